@@ -1,0 +1,539 @@
+//! Networks with static routing, and traffic patterns over them (the *network* form of a
+//! model file). Expanding a network model gives an ordinary [`Traffic`].
+//!
+//! # The shortest-path rule
+//! When a pair has no explicit route, its route is a shortest path in hops over the
+//! directed links, where only switches may be crossed (end nodes do not forward: 003
+//! section 1). Among shortest paths the rule takes, hop by hop, the out-link declared first
+//! in the model's `links` list that still lies on a shortest path. The result is the
+//! lexicographically smallest shortest path by link declaration order: deterministic, and
+//! independent of hashing or platform.
+
+use std::collections::{HashMap, VecDeque};
+
+use thiserror::Error;
+
+use crate::traffic::{BuildError, Traffic, TrafficBuilder};
+
+/// A directed link between two nodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetLink {
+    /// The link's id (also its name in the traffic).
+    pub id: String,
+    /// Tail node.
+    pub from: String,
+    /// Head node.
+    pub to: String,
+}
+
+/// An explicit route for one (sender, receiver) pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    /// Sending node.
+    pub from: String,
+    /// Receiving node.
+    pub to: String,
+    /// Link ids, in order from sender to receiver.
+    pub path: Vec<String>,
+}
+
+/// How routes are found for pairs without an explicit route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Routing {
+    /// The documented shortest-path rule (see the module docs).
+    #[default]
+    ShortestPath,
+    /// Every pair of the pattern must have an explicit route.
+    Explicit,
+}
+
+/// A network: end nodes (hosts), switches, directed links and static routing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Network {
+    /// End nodes: senders and receivers; never crossed by a route.
+    pub hosts: Vec<String>,
+    /// Switches: crossed by routes.
+    pub switches: Vec<String>,
+    /// Directed links, in declaration order (the order breaks routing ties).
+    pub links: Vec<NetLink>,
+    /// The routing rule for pairs without an explicit route.
+    pub routing: Routing,
+    /// Explicit routes, which take precedence over the rule.
+    pub routes: Vec<Route>,
+}
+
+/// One (sender, receiver) demand, possibly repeated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pair {
+    /// Sending host.
+    pub from: String,
+    /// Receiving host.
+    pub to: String,
+    /// How many transfers go from `from` to `to` (at least 1).
+    pub count: u64,
+}
+
+/// A traffic pattern over a network's hosts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pattern {
+    /// Every sender sends one transfer to every receiver, except to itself (a node that is
+    /// both sender and receiver has no transfer to itself: its path would be empty).
+    AllToAll {
+        /// Sending hosts, in order.
+        senders: Vec<String>,
+        /// Receiving hosts, in order.
+        receivers: Vec<String>,
+    },
+    /// An explicit list of pairs.
+    Pairs(Vec<Pair>),
+}
+
+/// Why a network model could not be expanded. `at` is a field path in the model file.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum NetworkError {
+    /// A node or link id declared twice.
+    #[error("duplicate {what} id {id:?}")]
+    Duplicate {
+        /// Field path.
+        at: String,
+        /// `node` or `link`.
+        what: &'static str,
+        /// The id.
+        id: String,
+    },
+    /// A reference to a node that is not declared.
+    #[error("unknown node {id:?}: declare it under network.hosts or network.switches")]
+    UnknownNode {
+        /// Field path.
+        at: String,
+        /// The id.
+        id: String,
+    },
+    /// A reference to a link that is not declared.
+    #[error("unknown link {id:?}: declare it under network.links")]
+    UnknownLink {
+        /// Field path.
+        at: String,
+        /// The id.
+        id: String,
+    },
+    /// A pattern endpoint that is a switch.
+    #[error("{id:?} is a switch; senders and receivers must be hosts")]
+    NotAHost {
+        /// Field path.
+        at: String,
+        /// The id.
+        id: String,
+    },
+    /// An explicit route whose links do not form a walk from sender to receiver.
+    #[error("route {from} -> {to} is broken: {why}")]
+    BrokenRoute {
+        /// Field path.
+        at: String,
+        /// Sender.
+        from: String,
+        /// Receiver.
+        to: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// Two explicit routes for one pair.
+    #[error("a second route for {from} -> {to}")]
+    DuplicateRoute {
+        /// Field path.
+        at: String,
+        /// Sender.
+        from: String,
+        /// Receiver.
+        to: String,
+    },
+    /// No route exists (or none is given with explicit routing).
+    #[error("no route from {from:?} to {to:?}: {why}")]
+    NoRoute {
+        /// Field path.
+        at: String,
+        /// Sender.
+        from: String,
+        /// Receiver.
+        to: String,
+        /// Why.
+        why: &'static str,
+    },
+    /// A count outside 1..=MAX_COUNT.
+    #[error("count must be between 1 and {max}, not {count}")]
+    BadCount {
+        /// Field path.
+        at: String,
+        /// The count given.
+        count: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// A list of virtual link names whose length differs from the count.
+    #[error("virtual_links names {given} links but count is {count}")]
+    VirtualLinks {
+        /// Field path.
+        at: String,
+        /// Names given.
+        given: usize,
+        /// The count.
+        count: u64,
+    },
+    /// A virtual link name that the traffic already uses.
+    #[error("virtual link {id:?} clashes with a link already in use")]
+    VirtualLinkClash {
+        /// Field path.
+        at: String,
+        /// The name.
+        id: String,
+    },
+    /// A self-pair in an explicit pair list.
+    #[error("a transfer from {id:?} to itself has an empty path")]
+    SelfPair {
+        /// Field path.
+        at: String,
+        /// The node.
+        id: String,
+    },
+    /// The pattern produces more transfers than supported.
+    #[error("the pattern produces {count} transfers; at most {max} are supported")]
+    TooLarge {
+        /// Field path.
+        at: String,
+        /// How many it would produce.
+        count: u128,
+        /// The limit.
+        max: u64,
+    },
+    /// An error of the underlying traffic.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+}
+
+impl NetworkError {
+    /// The field path inside the model that the error is about.
+    pub fn at(&self) -> &str {
+        match self {
+            NetworkError::Duplicate { at, .. }
+            | NetworkError::UnknownNode { at, .. }
+            | NetworkError::UnknownLink { at, .. }
+            | NetworkError::NotAHost { at, .. }
+            | NetworkError::BrokenRoute { at, .. }
+            | NetworkError::DuplicateRoute { at, .. }
+            | NetworkError::NoRoute { at, .. }
+            | NetworkError::BadCount { at, .. }
+            | NetworkError::VirtualLinks { at, .. }
+            | NetworkError::VirtualLinkClash { at, .. }
+            | NetworkError::SelfPair { at, .. }
+            | NetworkError::TooLarge { at, .. } => at,
+            NetworkError::Build(e) => e.at(),
+        }
+    }
+}
+
+/// The largest multiplicity one transfer may have.
+pub const MAX_COUNT: u64 = 1_000_000;
+
+/// The largest number of transfers a pattern may produce.
+pub const MAX_TRANSFERS: u64 = 50_000_000;
+
+/// The transfer id of the `k`-th copy (1-based) of a repeated transfer.
+pub fn copy_id(id: &str, k: u64) -> String {
+    format!("{id}#{k}")
+}
+
+/// The default name of the virtual link that distinguishes the `k`-th copy.
+pub fn default_virtual_link(id: &str, k: u64) -> String {
+    format!("{id}#{k}~v")
+}
+
+/// Adds a transfer with multiplicity to a builder, as Fig. 2 of 004 describes: with
+/// `count == 1` the transfer is added as it is; with `count == n > 1`, n transfers
+/// `id#1..id#n` are added, copy k using the same links plus one virtual link of its own
+/// (named by `virtual_links[k-1]`, or `id#k~v`), so the traffic stays a set of distinct
+/// transfers. A virtual link has load 1, so it never changes Λ when Λ ≥ 2.
+#[allow(clippy::too_many_arguments)]
+pub fn add_with_count(
+    b: &mut TrafficBuilder,
+    id: &str,
+    from: Option<String>,
+    to: Option<String>,
+    path: &[&str],
+    count: u64,
+    virtual_links: Option<&[String]>,
+    at: &str,
+) -> Result<(), NetworkError> {
+    if count == 0 || count > MAX_COUNT {
+        return Err(NetworkError::BadCount {
+            at: format!("{at}.count"),
+            count,
+            max: MAX_COUNT,
+        });
+    }
+    if let Some(v) = virtual_links {
+        if v.len() as u64 != count || count == 1 {
+            return Err(NetworkError::VirtualLinks {
+                at: format!("{at}.virtual_links"),
+                given: v.len(),
+                count,
+            });
+        }
+    }
+    let path_at = |i: usize| format!("{at}.path[{i}]");
+    if count == 1 {
+        b.transfer(id, from, to, path, at, &path_at)?;
+        return Ok(());
+    }
+    for k in 1..=count {
+        let vname = match virtual_links {
+            Some(v) => v[(k - 1) as usize].clone(),
+            None => default_virtual_link(id, k),
+        };
+        let vat = match virtual_links {
+            Some(_) => format!("{at}.virtual_links[{}]", k - 1),
+            None => format!("{at}.count"),
+        };
+        if b.has_link(&vname) {
+            return Err(NetworkError::VirtualLinkClash { at: vat, id: vname });
+        }
+        let mut p: Vec<&str> = path.to_vec();
+        p.push(&vname);
+        let n = path.len();
+        b.transfer(&copy_id(id, k), from.clone(), to.clone(), &p, at, &|i| {
+            if i < n {
+                path_at(i)
+            } else {
+                vat.clone()
+            }
+        })?;
+    }
+    Ok(())
+}
+
+struct Resolved<'a> {
+    net: &'a Network,
+    node: HashMap<&'a str, (usize, bool)>, // index, is_switch
+    link: HashMap<&'a str, usize>,
+    out: Vec<Vec<usize>>, // per node, out-links in declaration order
+    routes: HashMap<(&'a str, &'a str), usize>,
+}
+
+impl<'a> Resolved<'a> {
+    fn new(net: &'a Network) -> Result<Self, NetworkError> {
+        let mut node = HashMap::new();
+        for (kind, list, is_switch) in [("hosts", &net.hosts, false), ("switches", &net.switches, true)] {
+            for (i, id) in list.iter().enumerate() {
+                let at = format!("network.{kind}[{i}]");
+                if node.insert(id.as_str(), (node.len(), is_switch)).is_some() {
+                    return Err(NetworkError::Duplicate { at, what: "node", id: id.clone() });
+                }
+            }
+        }
+        let mut link = HashMap::new();
+        let mut out = vec![Vec::new(); node.len()];
+        for (i, l) in net.links.iter().enumerate() {
+            let at = format!("network.links[{i}]");
+            if link.insert(l.id.as_str(), i).is_some() {
+                return Err(NetworkError::Duplicate { at: format!("{at}.id"), what: "link", id: l.id.clone() });
+            }
+            let (u, _) = *node.get(l.from.as_str()).ok_or_else(|| NetworkError::UnknownNode {
+                at: format!("{at}.from"),
+                id: l.from.clone(),
+            })?;
+            node.get(l.to.as_str()).ok_or_else(|| NetworkError::UnknownNode {
+                at: format!("{at}.to"),
+                id: l.to.clone(),
+            })?;
+            out[u].push(i);
+        }
+        let mut r = Resolved { net, node, link, out, routes: HashMap::new() };
+        for (i, route) in net.routes.iter().enumerate() {
+            let at = format!("network.routes[{i}]");
+            r.check_route(route, &at)?;
+            if r.routes.insert((route.from.as_str(), route.to.as_str()), i).is_some() {
+                return Err(NetworkError::DuplicateRoute { at, from: route.from.clone(), to: route.to.clone() });
+            }
+        }
+        Ok(r)
+    }
+
+    fn host(&self, id: &str, at: String) -> Result<usize, NetworkError> {
+        match self.node.get(id) {
+            None => Err(NetworkError::UnknownNode { at, id: id.to_string() }),
+            Some(&(_, true)) => Err(NetworkError::NotAHost { at, id: id.to_string() }),
+            Some(&(i, false)) => Ok(i),
+        }
+    }
+
+    fn check_route(&self, route: &Route, at: &str) -> Result<(), NetworkError> {
+        self.host(&route.from, format!("{at}.from"))?;
+        self.host(&route.to, format!("{at}.to"))?;
+        let broken = |why: String| NetworkError::BrokenRoute {
+            at: format!("{at}.path"),
+            from: route.from.clone(),
+            to: route.to.clone(),
+            why,
+        };
+        if route.path.is_empty() {
+            return Err(broken("the path is empty".into()));
+        }
+        let mut here = route.from.as_str();
+        for (j, id) in route.path.iter().enumerate() {
+            let &li = self.link.get(id.as_str()).ok_or_else(|| NetworkError::UnknownLink {
+                at: format!("{at}.path[{j}]"),
+                id: id.clone(),
+            })?;
+            let l = &self.net.links[li];
+            if l.from != here {
+                return Err(broken(format!("link {:?} starts at {:?}, not at {:?}", l.id, l.from, here)));
+            }
+            if j + 1 < route.path.len() && !self.node[l.to.as_str()].1 {
+                return Err(broken(format!("it crosses host {:?}; only switches forward", l.to)));
+            }
+            here = &l.to;
+        }
+        if here != route.to {
+            return Err(broken(format!("it ends at {here:?}")));
+        }
+        Ok(())
+    }
+
+    /// Hop distance from every node to `dest`, crossing switches only (usize::MAX: none).
+    fn distances_to(&self, dest: usize) -> Vec<usize> {
+        let n = self.node.len();
+        let mut is_switch = vec![false; n];
+        for &(i, s) in self.node.values() {
+            is_switch[i] = s;
+        }
+        let mut into = vec![Vec::new(); n];
+        for l in &self.net.links {
+            let u = self.node[l.from.as_str()].0;
+            let v = self.node[l.to.as_str()].0;
+            into[v].push(u);
+        }
+        let mut dist = vec![usize::MAX; n];
+        dist[dest] = 0;
+        let mut queue = VecDeque::from([dest]);
+        while let Some(v) = queue.pop_front() {
+            if v != dest && !is_switch[v] {
+                continue; // a host is reached but never crossed
+            }
+            for &u in &into[v] {
+                if dist[u] == usize::MAX {
+                    dist[u] = dist[v] + 1;
+                    queue.push_back(u);
+                }
+            }
+        }
+        dist
+    }
+}
+
+/// Expands a network and a pattern into a traffic. Transfer ids are `from->to` (and
+/// `from->to#k` for repeated pairs); link names are the network's link ids.
+pub fn expand(
+    name: &str,
+    description: Option<String>,
+    link_throughput: Option<f64>,
+    net: &Network,
+    pattern: &Pattern,
+) -> Result<Traffic, NetworkError> {
+    let r = Resolved::new(net)?;
+    let mut pairs: Vec<(String, String, u64, String)> = Vec::new();
+    match pattern {
+        Pattern::AllToAll { senders, receivers } => {
+            for (i, s) in senders.iter().enumerate() {
+                r.host(s, format!("pattern.senders[{i}]"))?;
+            }
+            for (j, d) in receivers.iter().enumerate() {
+                r.host(d, format!("pattern.receivers[{j}]"))?;
+            }
+            let total = senders.len() as u128 * receivers.len() as u128;
+            if total > MAX_TRANSFERS as u128 {
+                return Err(NetworkError::TooLarge { at: "pattern".into(), count: total, max: MAX_TRANSFERS });
+            }
+            for (i, s) in senders.iter().enumerate() {
+                for d in receivers {
+                    if s != d {
+                        pairs.push((s.clone(), d.clone(), 1, format!("pattern.senders[{i}]")));
+                    }
+                }
+            }
+        }
+        Pattern::Pairs(list) => {
+            let total: u128 = list.iter().map(|p| p.count as u128).sum();
+            if total > MAX_TRANSFERS as u128 {
+                return Err(NetworkError::TooLarge { at: "pattern.pairs".into(), count: total, max: MAX_TRANSFERS });
+            }
+            for (i, p) in list.iter().enumerate() {
+                let at = format!("pattern.pairs[{i}]");
+                r.host(&p.from, format!("{at}.from"))?;
+                r.host(&p.to, format!("{at}.to"))?;
+                if p.from == p.to {
+                    return Err(NetworkError::SelfPair { at: format!("{at}.to"), id: p.to.clone() });
+                }
+                pairs.push((p.from.clone(), p.to.clone(), p.count, at));
+            }
+        }
+    }
+    let mut b = TrafficBuilder::new(name);
+    b.description(description);
+    b.link_throughput(link_throughput, "link_throughput")?;
+    let mut dist_cache: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut routed: Vec<Vec<&str>> = Vec::with_capacity(pairs.len());
+    for (from, to, _, at) in &pairs {
+        let path: Vec<&str> = if let Some(&ri) = r.routes.get(&(from.as_str(), to.as_str())) {
+            net.routes[ri].path.iter().map(String::as_str).collect()
+        } else if net.routing == Routing::Explicit {
+            return Err(NetworkError::NoRoute {
+                at: at.clone(),
+                from: from.clone(),
+                to: to.clone(),
+                why: "routing is explicit and network.routes has no route for this pair",
+            });
+        } else {
+            let d = r.node[to.as_str()].0;
+            let dist = dist_cache.entry(d).or_insert_with(|| r.distances_to(d));
+            let mut here = r.node[from.as_str()].0;
+            if dist[here] == usize::MAX {
+                return Err(NetworkError::NoRoute {
+                    at: at.clone(),
+                    from: from.clone(),
+                    to: to.clone(),
+                    why: "the receiver cannot be reached through switches",
+                });
+            }
+            let mut path = Vec::with_capacity(dist[here]);
+            while here != d {
+                let li = r.out[here]
+                    .iter()
+                    .copied()
+                    .find(|&li| {
+                        let v = r.node[net.links[li].to.as_str()];
+                        dist[v.0] != usize::MAX && dist[v.0] + 1 == dist[here] && (v.1 || v.0 == d)
+                    })
+                    .expect("a node at finite distance has a link one hop closer");
+                path.push(net.links[li].id.as_str());
+                here = r.node[net.links[li].to.as_str()].0;
+            }
+            path
+        };
+        routed.push(path);
+    }
+    // Declare the links that routes use in the network's order, so link ids (and every
+    // report listing links) follow the model file; unused links are not part of the traffic.
+    let mut used = vec![false; net.links.len()];
+    for path in &routed {
+        for id in path {
+            used[r.link[id]] = true;
+        }
+    }
+    for (i, l) in net.links.iter().enumerate().filter(|&(i, _)| used[i]) {
+        b.link(&l.id, &format!("network.links[{i}].id"))?;
+    }
+    for ((from, to, count, at), path) in pairs.iter().zip(&routed) {
+        let id = format!("{from}->{to}");
+        add_with_count(&mut b, &id, Some(from.clone()), Some(to.clone()), path, *count, None, at)?;
+    }
+    Ok(b.build("pattern")?)
+}

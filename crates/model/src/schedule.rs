@@ -1,0 +1,223 @@
+//! Schedules (partitions of a traffic into timeframes) and their validation.
+//!
+//! Every schedule any engine returns goes through [`validate`] before it is reported:
+//! engines never trust each other, and the validator shares no code with them.
+
+use std::fmt;
+
+use crate::traffic::{LinkId, Traffic, TransferId};
+
+/// A schedule: an ordered list of timeframes, each a list of transfers.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Schedule {
+    /// The timeframes, in execution order.
+    pub frames: Vec<Vec<TransferId>>,
+}
+
+impl Schedule {
+    /// A schedule from its timeframes.
+    pub fn new(frames: Vec<Vec<TransferId>>) -> Self {
+        Schedule { frames }
+    }
+
+    /// #(α): the number of timeframes.
+    pub fn len(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// Whether the schedule has no timeframe.
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+
+    /// The same schedule with every frame sorted by transfer id and the frames in their
+    /// original order: a canonical form for stable output.
+    pub fn normalized(mut self) -> Self {
+        for f in &mut self.frames {
+            f.sort_unstable();
+        }
+        self
+    }
+
+    /// The timeframes as lists of user-facing transfer ids.
+    pub fn frame_names(&self, traffic: &Traffic) -> Vec<Vec<String>> {
+        self.frames
+            .iter()
+            .map(|f| f.iter().map(|&t| traffic.transfer_name(t).to_string()).collect())
+            .collect()
+    }
+}
+
+/// Why a schedule is not a valid schedule of a traffic. Indices are 0-based internally;
+/// messages number timeframes from 1, as people do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScheduleError {
+    /// A transfer id that the traffic does not have.
+    UnknownTransfer {
+        /// Timeframe index.
+        frame: usize,
+        /// The id as given.
+        id: String,
+    },
+    /// A transfer of the traffic in no timeframe.
+    Missing {
+        /// The transfer.
+        transfer: String,
+    },
+    /// A transfer in two places.
+    Duplicated {
+        /// The transfer.
+        transfer: String,
+        /// First timeframe it appears in.
+        first: usize,
+        /// Second timeframe it appears in.
+        second: usize,
+    },
+    /// Two transfers of one timeframe share a link.
+    Conflict {
+        /// Timeframe index.
+        frame: usize,
+        /// First transfer.
+        a: String,
+        /// Second transfer.
+        b: String,
+        /// The shared link.
+        link: String,
+    },
+    /// A timeframe with no transfer (a partition has no empty part).
+    EmptyFrame {
+        /// Timeframe index.
+        frame: usize,
+    },
+}
+
+impl fmt::Display for ScheduleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScheduleError::UnknownTransfer { frame, id } => write!(
+                f,
+                "timeframe {}: transfer {id:?} is not in the traffic",
+                frame + 1
+            ),
+            ScheduleError::Missing { transfer } => {
+                write!(f, "transfer {transfer:?} is in no timeframe")
+            }
+            ScheduleError::Duplicated {
+                transfer,
+                first,
+                second,
+            } => {
+                if first == second {
+                    write!(f, "transfer {transfer:?} appears twice in timeframe {}", first + 1)
+                } else {
+                    write!(
+                        f,
+                        "transfer {transfer:?} appears in timeframes {} and {}",
+                        first + 1,
+                        second + 1
+                    )
+                }
+            }
+            ScheduleError::Conflict { frame, a, b, link } => write!(
+                f,
+                "timeframe {}: transfers {a:?} and {b:?} congest on link {link:?}",
+                frame + 1
+            ),
+            ScheduleError::EmptyFrame { frame } => {
+                write!(f, "timeframe {} is empty", frame + 1)
+            }
+        }
+    }
+}
+
+impl std::error::Error for ScheduleError {}
+
+/// What a valid schedule is, relative to its traffic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScheduleReport {
+    /// #(α).
+    pub length: usize,
+    /// Λ(X).
+    pub duration: usize,
+    /// length == Λ.
+    pub liquid: bool,
+}
+
+/// Checks that `schedule` partitions `traffic` into simultaneous timeframes.
+///
+/// Checks, in order: every frame non-empty, no transfer twice (first offending
+/// occurrence), no conflict inside a frame (the first pair, in frame order, and the first
+/// link they share), no transfer missing (the lowest id). Time and memory are linear in
+/// the total path length of the traffic plus the schedule's size.
+pub fn validate(traffic: &Traffic, schedule: &Schedule) -> Result<ScheduleReport, ScheduleError> {
+    let n = traffic.len();
+    let mut frame_of: Vec<Option<usize>> = vec![None; n];
+    for (i, frame) in schedule.frames.iter().enumerate() {
+        if frame.is_empty() {
+            return Err(ScheduleError::EmptyFrame { frame: i });
+        }
+        for &t in frame {
+            if t.index() >= n {
+                return Err(ScheduleError::UnknownTransfer {
+                    frame: i,
+                    id: format!("{t}"),
+                });
+            }
+            if let Some(first) = frame_of[t.index()] {
+                return Err(ScheduleError::Duplicated {
+                    transfer: traffic.transfer_name(t).to_string(),
+                    first,
+                    second: i,
+                });
+            }
+            frame_of[t.index()] = Some(i);
+        }
+    }
+    // Per link, the transfer of the current frame that holds it.
+    let mut holder: Vec<Option<(usize, TransferId)>> = vec![None; traffic.num_links()];
+    for (i, frame) in schedule.frames.iter().enumerate() {
+        for &t in frame {
+            for &l in &traffic.transfer(t).path {
+                if let Some((fi, other)) = holder[l.index()] {
+                    if fi == i {
+                        return Err(conflict(traffic, i, other, t, l));
+                    }
+                }
+                holder[l.index()] = Some((i, t));
+            }
+        }
+    }
+    if let Some(t) = frame_of.iter().position(Option::is_none) {
+        return Err(ScheduleError::Missing {
+            transfer: traffic.transfer_name(TransferId(t as u32)).to_string(),
+        });
+    }
+    let duration = traffic.duration();
+    Ok(ScheduleReport {
+        length: schedule.len(),
+        duration,
+        liquid: schedule.len() == duration,
+    })
+}
+
+fn conflict(traffic: &Traffic, frame: usize, a: TransferId, b: TransferId, l: LinkId) -> ScheduleError {
+    ScheduleError::Conflict {
+        frame,
+        a: traffic.transfer_name(a).to_string(),
+        b: traffic.transfer_name(b).to_string(),
+        link: traffic.link_name(l).to_string(),
+    }
+}
+
+/// Whether a set of transfers is simultaneous (no two share a link).
+pub fn is_simultaneous(traffic: &Traffic, set: &[TransferId]) -> bool {
+    let mut used = vec![false; traffic.num_links()];
+    for &t in set {
+        for &l in &traffic.transfer(t).path {
+            if std::mem::replace(&mut used[l.index()], true) {
+                return false;
+            }
+        }
+    }
+    true
+}

@@ -1,0 +1,535 @@
+//! Links, transfers and traffics: the traffic-set model of papers 003 and 004.
+//!
+//! A [`Traffic`] stores every transfer's path as a list of dense [`LinkId`]s and, for every
+//! link, the list of its users. Everything the engines need (loads, bottlenecks, the
+//! conflict structure) is derived from these two lists, so the memory is linear in the
+//! total path length: the conflict graph's edge list is never materialised.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use thiserror::Error;
+
+/// Dense index of a link in a [`Traffic`] (0-based, in order of first appearance).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LinkId(pub u32);
+
+/// Dense index of a transfer in a [`Traffic`] (0-based, in the model's order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TransferId(pub u32);
+
+impl LinkId {
+    /// The index as a `usize`, for indexing vectors.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl TransferId {
+    /// The index as a `usize`, for indexing vectors.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// One transfer: a user-facing id, optional end points, and its path (a set of links).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transfer {
+    /// The user's id, unique in the traffic.
+    pub id: String,
+    /// The sending node, when known.
+    pub from: Option<String>,
+    /// The receiving node, when known.
+    pub to: Option<String>,
+    /// The links of the route, in route order; no link twice.
+    pub path: Vec<LinkId>,
+}
+
+/// A traffic: a set of transfers over named links.
+#[derive(Debug, Clone)]
+pub struct Traffic {
+    name: String,
+    description: Option<String>,
+    link_throughput: Option<f64>,
+    links: Vec<String>,
+    transfers: Vec<Transfer>,
+    users: Vec<Vec<TransferId>>,
+    transfer_index: HashMap<String, TransferId>,
+}
+
+/// Why a traffic could not be built. `at` is the field path inside the model
+/// (for example `transfers[3].path[1]`), which the YAML layer turns into a line.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum BuildError {
+    /// The traffic has no transfer.
+    #[error("the traffic is empty: a model needs at least one transfer")]
+    Empty {
+        /// Field path of the offending element.
+        at: String,
+    },
+    /// Two transfers share an id.
+    #[error("duplicate transfer id {id:?} (first defined at {first})")]
+    DuplicateTransfer {
+        /// Field path of the second definition.
+        at: String,
+        /// The duplicated id.
+        id: String,
+        /// Field path of the first definition.
+        first: String,
+    },
+    /// A transfer's path is empty.
+    #[error("transfer {id:?} has an empty path: a transfer uses at least one link")]
+    EmptyPath {
+        /// Field path of the path.
+        at: String,
+        /// The transfer's id.
+        id: String,
+    },
+    /// A link appears twice in one path.
+    #[error("transfer {id:?} uses link {link:?} twice: a path is a set of links")]
+    RepeatedLink {
+        /// Field path of the repeated link.
+        at: String,
+        /// The transfer's id.
+        id: String,
+        /// The repeated link.
+        link: String,
+    },
+    /// An id (transfer or link) is empty.
+    #[error("an empty string is not a valid {what} id")]
+    EmptyId {
+        /// Field path of the id.
+        at: String,
+        /// `transfer` or `link`.
+        what: &'static str,
+    },
+    /// More elements than the dense 32-bit ids can hold.
+    #[error("too many {what}: at most {max} are supported")]
+    TooMany {
+        /// Field path of the collection.
+        at: String,
+        /// What overflowed.
+        what: &'static str,
+        /// The limit.
+        max: u64,
+    },
+    /// A link throughput that is not a positive finite number.
+    #[error("link_throughput must be a positive finite number of MB/s, not {value}")]
+    BadThroughput {
+        /// Field path.
+        at: String,
+        /// The value given.
+        value: f64,
+    },
+}
+
+impl BuildError {
+    /// The field path inside the model that the error is about.
+    pub fn at(&self) -> &str {
+        match self {
+            BuildError::Empty { at }
+            | BuildError::DuplicateTransfer { at, .. }
+            | BuildError::EmptyPath { at, .. }
+            | BuildError::RepeatedLink { at, .. }
+            | BuildError::EmptyId { at, .. }
+            | BuildError::TooMany { at, .. }
+            | BuildError::BadThroughput { at, .. } => at,
+        }
+    }
+}
+
+/// Builds a [`Traffic`] transfer by transfer, checking every invariant of the model.
+#[derive(Debug, Default)]
+pub struct TrafficBuilder {
+    name: String,
+    description: Option<String>,
+    link_throughput: Option<f64>,
+    links: Vec<String>,
+    link_index: HashMap<String, LinkId>,
+    transfers: Vec<Transfer>,
+    transfer_index: HashMap<String, TransferId>,
+    transfer_at: Vec<String>,
+}
+
+/// The largest number of transfers or links a traffic may hold (dense `u32` ids).
+pub const MAX_ELEMENTS: u64 = u32::MAX as u64;
+
+impl TrafficBuilder {
+    /// Starts an empty traffic with a name.
+    pub fn new(name: impl Into<String>) -> Self {
+        TrafficBuilder {
+            name: name.into(),
+            ..Default::default()
+        }
+    }
+
+    /// Sets the free-text description.
+    pub fn description(&mut self, description: Option<String>) -> &mut Self {
+        self.description = description;
+        self
+    }
+
+    /// Sets the single-link throughput in MB/s (checked to be positive and finite).
+    pub fn link_throughput(&mut self, mb_s: Option<f64>, at: &str) -> Result<&mut Self, BuildError> {
+        if let Some(v) = mb_s {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(BuildError::BadThroughput {
+                    at: at.to_string(),
+                    value: v,
+                });
+            }
+        }
+        self.link_throughput = mb_s;
+        Ok(self)
+    }
+
+    /// Declares a link (idempotent) and returns its dense id.
+    pub fn link(&mut self, name: &str, at: &str) -> Result<LinkId, BuildError> {
+        if let Some(&id) = self.link_index.get(name) {
+            return Ok(id);
+        }
+        if name.is_empty() {
+            return Err(BuildError::EmptyId {
+                at: at.to_string(),
+                what: "link",
+            });
+        }
+        if self.links.len() as u64 >= MAX_ELEMENTS {
+            return Err(BuildError::TooMany {
+                at: at.to_string(),
+                what: "links",
+                max: MAX_ELEMENTS,
+            });
+        }
+        let id = LinkId(self.links.len() as u32);
+        self.links.push(name.to_string());
+        self.link_index.insert(name.to_string(), id);
+        Ok(id)
+    }
+
+    /// Whether a link of that name was declared.
+    pub fn has_link(&self, name: &str) -> bool {
+        self.link_index.contains_key(name)
+    }
+
+    /// Adds a transfer. `at` is its field path; `path_at(i)` names the path's i-th element.
+    pub fn transfer(
+        &mut self,
+        id: &str,
+        from: Option<String>,
+        to: Option<String>,
+        path: &[&str],
+        at: &str,
+        path_at: &dyn Fn(usize) -> String,
+    ) -> Result<TransferId, BuildError> {
+        if id.is_empty() {
+            return Err(BuildError::EmptyId {
+                at: format!("{at}.id"),
+                what: "transfer",
+            });
+        }
+        if let Some(&first) = self.transfer_index.get(id) {
+            return Err(BuildError::DuplicateTransfer {
+                at: format!("{at}.id"),
+                id: id.to_string(),
+                first: self.transfer_at[first.index()].clone(),
+            });
+        }
+        if path.is_empty() {
+            return Err(BuildError::EmptyPath {
+                at: format!("{at}.path"),
+                id: id.to_string(),
+            });
+        }
+        if self.transfers.len() as u64 >= MAX_ELEMENTS {
+            return Err(BuildError::TooMany {
+                at: at.to_string(),
+                what: "transfers",
+                max: MAX_ELEMENTS,
+            });
+        }
+        let mut links = Vec::with_capacity(path.len());
+        for (i, name) in path.iter().enumerate() {
+            let l = self.link(name, &path_at(i))?;
+            if links.contains(&l) {
+                return Err(BuildError::RepeatedLink {
+                    at: path_at(i),
+                    id: id.to_string(),
+                    link: name.to_string(),
+                });
+            }
+            links.push(l);
+        }
+        let tid = TransferId(self.transfers.len() as u32);
+        self.transfers.push(Transfer {
+            id: id.to_string(),
+            from,
+            to,
+            path: links,
+        });
+        self.transfer_index.insert(id.to_string(), tid);
+        self.transfer_at.push(at.to_string());
+        Ok(tid)
+    }
+
+    /// Finishes the traffic; `at` names the transfer list for the empty-traffic error.
+    pub fn build(self, at: &str) -> Result<Traffic, BuildError> {
+        if self.transfers.is_empty() {
+            return Err(BuildError::Empty { at: at.to_string() });
+        }
+        Ok(self.finish())
+    }
+
+    /// Builds the per-link user lists; no check (an empty traffic is allowed here).
+    fn finish(self) -> Traffic {
+        let mut users = vec![Vec::new(); self.links.len()];
+        for (t, transfer) in self.transfers.iter().enumerate() {
+            for l in &transfer.path {
+                users[l.index()].push(TransferId(t as u32));
+            }
+        }
+        Traffic {
+            name: self.name,
+            description: self.description,
+            link_throughput: self.link_throughput,
+            links: self.links,
+            transfers: self.transfers,
+            users,
+            transfer_index: self.transfer_index,
+        }
+    }
+}
+
+/// Conflict-graph statistics, computed without building the edge list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConflictStats {
+    /// Vertices: one per transfer.
+    pub vertices: u64,
+    /// Edges: unordered pairs of transfers that share at least one link.
+    pub edges: u64,
+    /// The largest number of transfers one transfer congests with.
+    pub max_degree: u64,
+}
+
+impl Traffic {
+    /// Builds a traffic from `(id, path)` pairs of plain strings: a convenience for tests
+    /// and generators. Errors are the same as [`TrafficBuilder`]'s.
+    pub fn from_paths<S: AsRef<str>>(
+        name: &str,
+        transfers: &[(S, Vec<S>)],
+    ) -> Result<Traffic, BuildError> {
+        let mut b = TrafficBuilder::new(name);
+        for (i, (id, path)) in transfers.iter().enumerate() {
+            let path: Vec<&str> = path.iter().map(|s| s.as_ref()).collect();
+            let at = format!("transfers[{i}]");
+            b.transfer(id.as_ref(), None, None, &path, &at, &|j| {
+                format!("transfers[{i}].path[{j}]")
+            })?;
+        }
+        b.build("transfers")
+    }
+
+    /// The model's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The model's description, if any.
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    /// Single-link throughput in MB/s, if the model gives one.
+    pub fn link_throughput(&self) -> Option<f64> {
+        self.link_throughput
+    }
+
+    /// Number of transfers, #X.
+    pub fn len(&self) -> usize {
+        self.transfers.len()
+    }
+
+    /// Whether the traffic has no transfer (never true for a built traffic).
+    pub fn is_empty(&self) -> bool {
+        self.transfers.is_empty()
+    }
+
+    /// Number of links used by the traffic.
+    pub fn num_links(&self) -> usize {
+        self.links.len()
+    }
+
+    /// All transfers, indexed by [`TransferId`].
+    pub fn transfers(&self) -> &[Transfer] {
+        &self.transfers
+    }
+
+    /// One transfer.
+    pub fn transfer(&self, t: TransferId) -> &Transfer {
+        &self.transfers[t.index()]
+    }
+
+    /// Every transfer id, in order.
+    pub fn transfer_ids(&self) -> impl ExactSizeIterator<Item = TransferId> + '_ {
+        (0..self.transfers.len() as u32).map(TransferId)
+    }
+
+    /// Every link id, in order.
+    pub fn link_ids(&self) -> impl ExactSizeIterator<Item = LinkId> + '_ {
+        (0..self.links.len() as u32).map(LinkId)
+    }
+
+    /// The user-facing name of a link.
+    pub fn link_name(&self, l: LinkId) -> &str {
+        &self.links[l.index()]
+    }
+
+    /// The user-facing id of a transfer.
+    pub fn transfer_name(&self, t: TransferId) -> &str {
+        &self.transfers[t.index()].id
+    }
+
+    /// Looks a transfer up by its user-facing id.
+    pub fn find_transfer(&self, id: &str) -> Option<TransferId> {
+        self.transfer_index.get(id).copied()
+    }
+
+    /// Looks a link up by its user-facing name (linear; for reports, not hot paths).
+    pub fn find_link(&self, name: &str) -> Option<LinkId> {
+        self.links.iter().position(|n| n == name).map(|i| LinkId(i as u32))
+    }
+
+    /// The transfers that use a link, in increasing id order.
+    pub fn users(&self, l: LinkId) -> &[TransferId] {
+        &self.users[l.index()]
+    }
+
+    /// λ(l, X): the load of a link.
+    pub fn load(&self, l: LinkId) -> usize {
+        self.users[l.index()].len()
+    }
+
+    /// Loads of every link, indexed by [`LinkId`].
+    pub fn loads(&self) -> Vec<usize> {
+        self.users.iter().map(Vec::len).collect()
+    }
+
+    /// Λ(X): the largest load.
+    pub fn duration(&self) -> usize {
+        self.users.iter().map(Vec::len).max().unwrap_or(0)
+    }
+
+    /// σ(X): the links whose load equals the duration, in increasing id order.
+    pub fn bottlenecks(&self) -> Vec<LinkId> {
+        let d = self.duration();
+        self.link_ids().filter(|&l| self.load(l) == d).collect()
+    }
+
+    /// #X / Λ(X): the liquid throughput in units of one link's throughput.
+    pub fn liquid_ratio(&self) -> f64 {
+        self.len() as f64 / self.duration().max(1) as f64
+    }
+
+    /// Liquid throughput in MB/s, when the model gives a link throughput.
+    pub fn liquid_throughput(&self) -> Option<f64> {
+        self.link_throughput.map(|t| t * self.liquid_ratio())
+    }
+
+    /// Total path length Σ|x|: the size measure that memory bounds refer to.
+    pub fn total_path_length(&self) -> usize {
+        self.transfers.iter().map(|t| t.path.len()).sum()
+    }
+
+    /// Whether two transfers share a link.
+    pub fn congest(&self, a: TransferId, b: TransferId) -> bool {
+        let pa = &self.transfers[a.index()].path;
+        let pb = &self.transfers[b.index()].path;
+        pa.iter().any(|l| pb.contains(l))
+    }
+
+    /// A link shared by two transfers, if any (the first in `a`'s path order).
+    pub fn shared_link(&self, a: TransferId, b: TransferId) -> Option<LinkId> {
+        let pb = &self.transfers[b.index()].path;
+        self.transfers[a.index()]
+            .path
+            .iter()
+            .copied()
+            .find(|l| pb.contains(l))
+    }
+
+    /// Calls `f` once for every transfer that congests with `t` (excluding `t`), using
+    /// `mark` (length #X, reset on return) to skip repeats. Time O(Σ loads of t's links).
+    pub fn for_each_neighbour(
+        &self,
+        t: TransferId,
+        mark: &mut [bool],
+        mut f: impl FnMut(TransferId),
+    ) {
+        mark[t.index()] = true;
+        let mut seen = Vec::new();
+        for &l in &self.transfers[t.index()].path {
+            for &u in &self.users[l.index()] {
+                if !mark[u.index()] {
+                    mark[u.index()] = true;
+                    seen.push(u);
+                    f(u);
+                }
+            }
+        }
+        mark[t.index()] = false;
+        for u in seen {
+            mark[u.index()] = false;
+        }
+    }
+
+    /// Degree of every transfer in the conflict graph, without the edge list.
+    pub fn conflict_degrees(&self) -> Vec<u64> {
+        let mut mark = vec![false; self.len()];
+        self.transfer_ids()
+            .map(|t| {
+                let mut d = 0u64;
+                self.for_each_neighbour(t, &mut mark, |_| d += 1);
+                d
+            })
+            .collect()
+    }
+
+    /// Conflict-graph statistics (vertices, edges, largest degree).
+    pub fn conflict_stats(&self) -> ConflictStats {
+        let degrees = self.conflict_degrees();
+        ConflictStats {
+            vertices: self.len() as u64,
+            edges: degrees.iter().sum::<u64>() / 2,
+            max_degree: degrees.iter().copied().max().unwrap_or(0),
+        }
+    }
+
+    /// The sub-traffic made of the given transfers (ids, names and link names kept,
+    /// links renumbered densely). Panics on an out-of-range id: callers pass their own.
+    pub fn sub_traffic(&self, keep: &[TransferId]) -> Traffic {
+        let mut b = TrafficBuilder::new(self.name.clone());
+        b.description = self.description.clone();
+        b.link_throughput = self.link_throughput;
+        for &t in keep {
+            let tr = &self.transfers[t.index()];
+            let names: Vec<&str> = tr.path.iter().map(|&l| self.link_name(l)).collect();
+            // The source traffic already satisfies every invariant, so this cannot fail
+            // except on a repeated id in `keep`, which is a caller bug.
+            b.transfer(&tr.id, tr.from.clone(), tr.to.clone(), &names, "", &|_| String::new())
+                .expect("sub_traffic: transfer ids must be distinct");
+        }
+        b.finish()
+    }
+}
+
+impl fmt::Display for LinkId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "link#{}", self.0)
+    }
+}
+
+impl fmt::Display for TransferId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "transfer#{}", self.0)
+    }
+}
