@@ -15,6 +15,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::commands::EngineName;
 use crate::output::Format;
 
 /// Exit code of a negative answer (rejected schedule, proof or certificate).
@@ -52,6 +53,29 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
     },
+    /// Schedules a traffic with one engine and reports the verdict with its evidence.
+    Solve {
+        /// Model file.
+        model: PathBuf,
+        /// The engine to run.
+        #[arg(long, value_enum, default_value_t = EngineName::Dsatur)]
+        engine: EngineName,
+        /// Wall-clock limit in seconds (fractions allowed).
+        #[arg(long, value_parser = commands::parse_seconds)]
+        time_limit: Option<std::time::Duration>,
+        /// Search-node limit, for engines that count nodes.
+        #[arg(long)]
+        node_limit: Option<u64>,
+        /// Seed for randomised engines.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Also write the schedule to this file (schedule-file format).
+        #[arg(long)]
+        schedule_out: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Yaml)]
+        format: Format,
+    },
     /// Prints a model in the explicit form (every transfer with its path).
     Expand {
         /// Model file.
@@ -74,8 +98,30 @@ impl std::error::Error for InputError {}
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Analyze { model, format } => commands::analyze(&model, format),
-        Command::Verify { model, schedule, format } => commands::verify(&model, &schedule, format),
+        Command::Verify {
+            model,
+            schedule,
+            format,
+        } => commands::verify(&model, &schedule, format),
         Command::Expand { model } => commands::expand(&model),
+        Command::Solve {
+            model,
+            engine,
+            time_limit,
+            node_limit,
+            seed,
+            schedule_out,
+            format,
+        } => {
+            let opts = commands::SolveOptions {
+                limits: liquid_model::Limits {
+                    time: time_limit,
+                    nodes: node_limit,
+                },
+                seed,
+            };
+            commands::solve(&model, engine, &opts, schedule_out.as_ref(), format)
+        }
     }
 }
 

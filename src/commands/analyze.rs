@@ -41,13 +41,20 @@ fn analysis(traffic: &Traffic) -> Analysis {
         links: traffic.num_links(),
         total_path_length: traffic.total_path_length(),
         duration: traffic.duration(),
-        bottlenecks: bottlenecks.iter().map(|&l| traffic.link_name(l).to_string()).collect(),
+        bottlenecks: bottlenecks
+            .iter()
+            .map(|&l| traffic.link_name(l).to_string())
+            .collect(),
         bottleneck_users: bottlenecks
             .iter()
             .map(|&l| BottleneckUsers {
                 link: traffic.link_name(l).to_string(),
                 load: traffic.load(l),
-                users: traffic.users(l).iter().map(|&t| traffic.transfer_name(t).to_string()).collect(),
+                users: traffic
+                    .users(l)
+                    .iter()
+                    .map(|&t| traffic.transfer_name(t).to_string())
+                    .collect(),
             })
             .collect(),
         liquid_ratio: round4(traffic.liquid_ratio()),

@@ -2,8 +2,10 @@
 
 mod analyze;
 mod expand;
+mod solve;
 mod verify;
 
 pub use analyze::analyze;
 pub use expand::expand;
+pub use solve::{parse_seconds, solve, EngineName, SolveOptions};
 pub use verify::verify;

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::schedule::Schedule;
+use crate::schedule::{validate, Schedule, ScheduleReport};
 
 use crate::traffic::{LinkId, Traffic, TransferId};
 
@@ -118,7 +118,11 @@ impl LowerBound {
             }
             Witness::Clique(ts) => {
                 if ts.len() != self.value {
-                    return Err(format!("the clique has {} transfers, not {}", ts.len(), self.value));
+                    return Err(format!(
+                        "the clique has {} transfers, not {}",
+                        ts.len(),
+                        self.value
+                    ));
                 }
                 if let Some(t) = ts.iter().find(|t| t.index() >= traffic.len()) {
                     return Err(format!("{t} is not a transfer of the traffic"));
@@ -193,4 +197,56 @@ pub struct Outcome {
     pub lower_bound: LowerBound,
     /// Engine statistics, in a stable order.
     pub stats: Vec<(String, StatValue)>,
+}
+
+/// Checks an engine's outcome for internal consistency against the traffic: the schedule
+/// validates, the verdict agrees with its length and the lower bound, and a
+/// self-checking lower-bound witness holds. Returns the schedule's report, if any.
+///
+/// This is the gate every engine's answer passes before it is reported.
+pub fn check_outcome(
+    traffic: &Traffic,
+    outcome: &Outcome,
+) -> Result<Option<ScheduleReport>, String> {
+    let report = match &outcome.schedule {
+        Some(s) => Some(validate(traffic, s).map_err(|e| format!("invalid schedule: {e}"))?),
+        None => None,
+    };
+    let lb = outcome.lower_bound.value;
+    if lb < traffic.duration() {
+        return Err(format!(
+            "lower bound {lb} is below Λ = {}",
+            traffic.duration()
+        ));
+    }
+    if outcome.lower_bound.is_self_checking() {
+        outcome
+            .lower_bound
+            .check(traffic)
+            .map_err(|e| format!("lower-bound witness fails: {e}"))?;
+    }
+    let len = report.map(|r| r.length);
+    if let Some(len) = len {
+        if len < lb {
+            return Err(format!(
+                "schedule of length {len} below the claimed lower bound {lb}"
+            ));
+        }
+    }
+    let ok = match outcome.verdict {
+        Verdict::Liquid => len == Some(traffic.duration()),
+        Verdict::Optimal => len == Some(lb),
+        Verdict::NonLiquid => lb > traffic.duration(),
+        Verdict::Feasible => len.is_some(),
+        Verdict::Unknown => true,
+    };
+    if !ok {
+        return Err(format!(
+            "verdict {} does not match schedule length {} and lower bound {lb} (Λ = {})",
+            outcome.verdict,
+            len.map_or("none".to_string(), |l| l.to_string()),
+            traffic.duration()
+        ));
+    }
+    Ok(report)
 }

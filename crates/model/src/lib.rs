@@ -13,6 +13,8 @@ pub mod schedule;
 pub mod traffic;
 pub mod yaml;
 
-pub use certificate::{Limits, LowerBound, Outcome, StatValue, Verdict, Witness};
+pub use certificate::{check_outcome, Limits, LowerBound, Outcome, StatValue, Verdict, Witness};
 pub use schedule::{is_simultaneous, validate, Schedule, ScheduleError, ScheduleReport};
-pub use traffic::{BuildError, ConflictStats, LinkId, Traffic, TrafficBuilder, Transfer, TransferId};
+pub use traffic::{
+    BuildError, ConflictStats, LinkId, Traffic, TrafficBuilder, Transfer, TransferId,
+};

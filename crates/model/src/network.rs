@@ -321,11 +321,18 @@ struct Resolved<'a> {
 impl<'a> Resolved<'a> {
     fn new(net: &'a Network) -> Result<Self, NetworkError> {
         let mut node = HashMap::new();
-        for (kind, list, is_switch) in [("hosts", &net.hosts, false), ("switches", &net.switches, true)] {
+        for (kind, list, is_switch) in [
+            ("hosts", &net.hosts, false),
+            ("switches", &net.switches, true),
+        ] {
             for (i, id) in list.iter().enumerate() {
                 let at = format!("network.{kind}[{i}]");
                 if node.insert(id.as_str(), (node.len(), is_switch)).is_some() {
-                    return Err(NetworkError::Duplicate { at, what: "node", id: id.clone() });
+                    return Err(NetworkError::Duplicate {
+                        at,
+                        what: "node",
+                        id: id.clone(),
+                    });
                 }
             }
         }
@@ -334,24 +341,44 @@ impl<'a> Resolved<'a> {
         for (i, l) in net.links.iter().enumerate() {
             let at = format!("network.links[{i}]");
             if link.insert(l.id.as_str(), i).is_some() {
-                return Err(NetworkError::Duplicate { at: format!("{at}.id"), what: "link", id: l.id.clone() });
+                return Err(NetworkError::Duplicate {
+                    at: format!("{at}.id"),
+                    what: "link",
+                    id: l.id.clone(),
+                });
             }
-            let (u, _) = *node.get(l.from.as_str()).ok_or_else(|| NetworkError::UnknownNode {
-                at: format!("{at}.from"),
-                id: l.from.clone(),
-            })?;
-            node.get(l.to.as_str()).ok_or_else(|| NetworkError::UnknownNode {
-                at: format!("{at}.to"),
-                id: l.to.clone(),
-            })?;
+            let (u, _) = *node
+                .get(l.from.as_str())
+                .ok_or_else(|| NetworkError::UnknownNode {
+                    at: format!("{at}.from"),
+                    id: l.from.clone(),
+                })?;
+            node.get(l.to.as_str())
+                .ok_or_else(|| NetworkError::UnknownNode {
+                    at: format!("{at}.to"),
+                    id: l.to.clone(),
+                })?;
             out[u].push(i);
         }
-        let mut r = Resolved { net, node, link, out, routes: HashMap::new() };
+        let mut r = Resolved {
+            net,
+            node,
+            link,
+            out,
+            routes: HashMap::new(),
+        };
         for (i, route) in net.routes.iter().enumerate() {
             let at = format!("network.routes[{i}]");
             r.check_route(route, &at)?;
-            if r.routes.insert((route.from.as_str(), route.to.as_str()), i).is_some() {
-                return Err(NetworkError::DuplicateRoute { at, from: route.from.clone(), to: route.to.clone() });
+            if r.routes
+                .insert((route.from.as_str(), route.to.as_str()), i)
+                .is_some()
+            {
+                return Err(NetworkError::DuplicateRoute {
+                    at,
+                    from: route.from.clone(),
+                    to: route.to.clone(),
+                });
             }
         }
         Ok(r)
@@ -359,8 +386,14 @@ impl<'a> Resolved<'a> {
 
     fn host(&self, id: &str, at: String) -> Result<usize, NetworkError> {
         match self.node.get(id) {
-            None => Err(NetworkError::UnknownNode { at, id: id.to_string() }),
-            Some(&(_, true)) => Err(NetworkError::NotAHost { at, id: id.to_string() }),
+            None => Err(NetworkError::UnknownNode {
+                at,
+                id: id.to_string(),
+            }),
+            Some(&(_, true)) => Err(NetworkError::NotAHost {
+                at,
+                id: id.to_string(),
+            }),
             Some(&(i, false)) => Ok(i),
         }
     }
@@ -379,16 +412,25 @@ impl<'a> Resolved<'a> {
         }
         let mut here = route.from.as_str();
         for (j, id) in route.path.iter().enumerate() {
-            let &li = self.link.get(id.as_str()).ok_or_else(|| NetworkError::UnknownLink {
-                at: format!("{at}.path[{j}]"),
-                id: id.clone(),
-            })?;
+            let &li = self
+                .link
+                .get(id.as_str())
+                .ok_or_else(|| NetworkError::UnknownLink {
+                    at: format!("{at}.path[{j}]"),
+                    id: id.clone(),
+                })?;
             let l = &self.net.links[li];
             if l.from != here {
-                return Err(broken(format!("link {:?} starts at {:?}, not at {:?}", l.id, l.from, here)));
+                return Err(broken(format!(
+                    "link {:?} starts at {:?}, not at {:?}",
+                    l.id, l.from, here
+                )));
             }
             if j + 1 < route.path.len() && !self.node[l.to.as_str()].1 {
-                return Err(broken(format!("it crosses host {:?}; only switches forward", l.to)));
+                return Err(broken(format!(
+                    "it crosses host {:?}; only switches forward",
+                    l.to
+                )));
             }
             here = &l.to;
         }
@@ -450,7 +492,11 @@ pub fn expand(
             }
             let total = senders.len() as u128 * receivers.len() as u128;
             if total > MAX_TRANSFERS as u128 {
-                return Err(NetworkError::TooLarge { at: "pattern".into(), count: total, max: MAX_TRANSFERS });
+                return Err(NetworkError::TooLarge {
+                    at: "pattern".into(),
+                    count: total,
+                    max: MAX_TRANSFERS,
+                });
             }
             for (i, s) in senders.iter().enumerate() {
                 for d in receivers {
@@ -463,14 +509,21 @@ pub fn expand(
         Pattern::Pairs(list) => {
             let total: u128 = list.iter().map(|p| p.count as u128).sum();
             if total > MAX_TRANSFERS as u128 {
-                return Err(NetworkError::TooLarge { at: "pattern.pairs".into(), count: total, max: MAX_TRANSFERS });
+                return Err(NetworkError::TooLarge {
+                    at: "pattern.pairs".into(),
+                    count: total,
+                    max: MAX_TRANSFERS,
+                });
             }
             for (i, p) in list.iter().enumerate() {
                 let at = format!("pattern.pairs[{i}]");
                 r.host(&p.from, format!("{at}.from"))?;
                 r.host(&p.to, format!("{at}.to"))?;
                 if p.from == p.to {
-                    return Err(NetworkError::SelfPair { at: format!("{at}.to"), id: p.to.clone() });
+                    return Err(NetworkError::SelfPair {
+                        at: format!("{at}.to"),
+                        id: p.to.clone(),
+                    });
                 }
                 pairs.push((p.from.clone(), p.to.clone(), p.count, at));
             }
@@ -533,7 +586,16 @@ pub fn expand(
     }
     for ((from, to, count, at), path) in pairs.iter().zip(&routed) {
         let id = format!("{from}->{to}");
-        add_with_count(&mut b, &id, Some(from.clone()), Some(to.clone()), path, *count, None, at)?;
+        add_with_count(
+            &mut b,
+            &id,
+            Some(from.clone()),
+            Some(to.clone()),
+            path,
+            *count,
+            None,
+            at,
+        )?;
     }
     Ok(b.build("pattern")?)
 }

@@ -43,7 +43,11 @@ impl Schedule {
     pub fn frame_names(&self, traffic: &Traffic) -> Vec<Vec<String>> {
         self.frames
             .iter()
-            .map(|f| f.iter().map(|&t| traffic.transfer_name(t).to_string()).collect())
+            .map(|f| {
+                f.iter()
+                    .map(|&t| traffic.transfer_name(t).to_string())
+                    .collect()
+            })
             .collect()
     }
 }
@@ -108,7 +112,11 @@ impl fmt::Display for ScheduleError {
                 second,
             } => {
                 if first == second {
-                    write!(f, "transfer {transfer:?} appears twice in timeframe {}", first + 1)
+                    write!(
+                        f,
+                        "transfer {transfer:?} appears twice in timeframe {}",
+                        first + 1
+                    )
                 } else {
                     write!(
                         f,
@@ -200,7 +208,13 @@ pub fn validate(traffic: &Traffic, schedule: &Schedule) -> Result<ScheduleReport
     })
 }
 
-fn conflict(traffic: &Traffic, frame: usize, a: TransferId, b: TransferId, l: LinkId) -> ScheduleError {
+fn conflict(
+    traffic: &Traffic,
+    frame: usize,
+    a: TransferId,
+    b: TransferId,
+    l: LinkId,
+) -> ScheduleError {
     ScheduleError::Conflict {
         frame,
         a: traffic.transfer_name(a).to_string(),

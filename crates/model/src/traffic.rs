@@ -170,7 +170,11 @@ impl TrafficBuilder {
     }
 
     /// Sets the single-link throughput in MB/s (checked to be positive and finite).
-    pub fn link_throughput(&mut self, mb_s: Option<f64>, at: &str) -> Result<&mut Self, BuildError> {
+    pub fn link_throughput(
+        &mut self,
+        mb_s: Option<f64>,
+        at: &str,
+    ) -> Result<&mut Self, BuildError> {
         if let Some(v) = mb_s {
             if !(v.is_finite() && v > 0.0) {
                 return Err(BuildError::BadThroughput {
@@ -396,7 +400,10 @@ impl Traffic {
 
     /// Looks a link up by its user-facing name (linear; for reports, not hot paths).
     pub fn find_link(&self, name: &str) -> Option<LinkId> {
-        self.links.iter().position(|n| n == name).map(|i| LinkId(i as u32))
+        self.links
+            .iter()
+            .position(|n| n == name)
+            .map(|i| LinkId(i as u32))
     }
 
     /// The transfers that use a link, in increasing id order.
@@ -515,8 +522,10 @@ impl Traffic {
             let names: Vec<&str> = tr.path.iter().map(|&l| self.link_name(l)).collect();
             // The source traffic already satisfies every invariant, so this cannot fail
             // except on a repeated id in `keep`, which is a caller bug.
-            b.transfer(&tr.id, tr.from.clone(), tr.to.clone(), &names, "", &|_| String::new())
-                .expect("sub_traffic: transfer ids must be distinct");
+            b.transfer(&tr.id, tr.from.clone(), tr.to.clone(), &names, "", &|_| {
+                String::new()
+            })
+            .expect("sub_traffic: transfer ids must be distinct");
         }
         b.finish()
     }

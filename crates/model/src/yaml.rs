@@ -106,9 +106,16 @@ impl LoadError {
 /// Reads a file as UTF-8 text, naming the file in the error.
 pub fn read_text(path: &Path) -> Result<String, LoadError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| LoadError::plain(&file, format!("cannot read: {e}")))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| LoadError::plain(&file, format!("cannot read: {e}")))?;
     String::from_utf8(bytes).map_err(|e| {
-        LoadError::plain(&file, format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+        LoadError::plain(
+            &file,
+            format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
     })
 }
 
@@ -247,7 +254,10 @@ pub fn parse_model(file: &str, text: &str) -> Result<Traffic, LoadError> {
     }
     if let Some(transfers) = &m.transfers {
         if m.pattern.is_some() {
-            return Err(err("pattern", "`pattern` belongs to the network form; this model lists `transfers`".into()));
+            return Err(err(
+                "pattern",
+                "`pattern` belongs to the network form; this model lists `transfers`".into(),
+            ));
         }
         let mut b = TrafficBuilder::new(m.name.clone());
         b.description(m.description.clone());
@@ -269,9 +279,14 @@ pub fn parse_model(file: &str, text: &str) -> Result<Traffic, LoadError> {
         }
         return b.build("transfers").map_err(|e| err(e.at(), e.to_string()));
     }
-    let Some(net) = &m.network else { unreachable!("checked above") };
+    let Some(net) = &m.network else {
+        unreachable!("checked above")
+    };
     let Some(p) = &m.pattern else {
-        return Err(err("network", "the network form needs a `pattern` (all-to-all or pairs)".into()));
+        return Err(err(
+            "network",
+            "the network form needs a `pattern` (all-to-all or pairs)".into(),
+        ));
     };
     let network = Network {
         hosts: net.hosts.clone(),
@@ -279,7 +294,11 @@ pub fn parse_model(file: &str, text: &str) -> Result<Traffic, LoadError> {
         links: net
             .links
             .iter()
-            .map(|l| NetLink { id: l.id.clone(), from: l.from.clone(), to: l.to.clone() })
+            .map(|l| NetLink {
+                id: l.id.clone(),
+                from: l.from.clone(),
+                to: l.to.clone(),
+            })
             .collect(),
         routing: match net.routing {
             RoutingEntry::ShortestPath => Routing::ShortestPath,
@@ -288,22 +307,38 @@ pub fn parse_model(file: &str, text: &str) -> Result<Traffic, LoadError> {
         routes: net
             .routes
             .iter()
-            .map(|r| Route { from: r.from.clone(), to: r.to.clone(), path: r.path.clone() })
+            .map(|r| Route {
+                from: r.from.clone(),
+                to: r.to.clone(),
+                path: r.path.clone(),
+            })
             .collect(),
     };
     let pattern = match p.kind {
         PatternKind::AllToAll => {
             if p.pairs.is_some() {
-                return Err(err("pattern.pairs", "an all-to-all pattern takes `senders` and `receivers`, not `pairs`".into()));
+                return Err(err(
+                    "pattern.pairs",
+                    "an all-to-all pattern takes `senders` and `receivers`, not `pairs`".into(),
+                ));
             }
             let (Some(s), Some(r)) = (&p.senders, &p.receivers) else {
-                return Err(err("pattern", "an all-to-all pattern needs `senders` and `receivers`".into()));
+                return Err(err(
+                    "pattern",
+                    "an all-to-all pattern needs `senders` and `receivers`".into(),
+                ));
             };
-            Pattern::AllToAll { senders: s.clone(), receivers: r.clone() }
+            Pattern::AllToAll {
+                senders: s.clone(),
+                receivers: r.clone(),
+            }
         }
         PatternKind::Pairs => {
             if p.senders.is_some() || p.receivers.is_some() {
-                return Err(err("pattern", "a pairs pattern takes `pairs`, not `senders`/`receivers`".into()));
+                return Err(err(
+                    "pattern",
+                    "a pairs pattern takes `pairs`, not `senders`/`receivers`".into(),
+                ));
             }
             let Some(pairs) = &p.pairs else {
                 return Err(err("pattern", "a pairs pattern needs `pairs`".into()));
@@ -311,13 +346,23 @@ pub fn parse_model(file: &str, text: &str) -> Result<Traffic, LoadError> {
             Pattern::Pairs(
                 pairs
                     .iter()
-                    .map(|q| Pair { from: q.from.clone(), to: q.to.clone(), count: q.count.unwrap_or(1) })
+                    .map(|q| Pair {
+                        from: q.from.clone(),
+                        to: q.to.clone(),
+                        count: q.count.unwrap_or(1),
+                    })
                     .collect(),
             )
         }
     };
-    network::expand(&m.name, m.description.clone(), m.link_throughput, &network, &pattern)
-        .map_err(|e| err(e.at(), e.to_string()))
+    network::expand(
+        &m.name,
+        m.description.clone(),
+        m.link_throughput,
+        &network,
+        &pattern,
+    )
+    .map_err(|e| err(e.at(), e.to_string()))
 }
 
 /// Writes a traffic in the explicit form (the interchange format), paths as flow lists.
@@ -340,7 +385,11 @@ pub fn write_explicit(traffic: &Traffic) -> String {
         if let Some(to) = &t.to {
             out.push_str(&format!(", to: {}", scalar(to)));
         }
-        let path: Vec<String> = t.path.iter().map(|&l| scalar(traffic.link_name(l))).collect();
+        let path: Vec<String> = t
+            .path
+            .iter()
+            .map(|&l| scalar(traffic.link_name(l)))
+            .collect();
         out.push_str(&format!(", path: [{}]}}\n", path.join(", ")));
     }
     out
@@ -349,9 +398,15 @@ pub fn write_explicit(traffic: &Traffic) -> String {
 /// A string as a YAML scalar that is safe in flow context: plain when it is a simple
 /// identifier that YAML would not read as anything else, double-quoted otherwise.
 pub fn scalar(s: &str) -> String {
-    const RESERVED: [&str; 12] = ["y", "n", "yes", "no", "true", "false", "on", "off", "null", "~", "nan", "inf"];
-    let simple = s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-.>/#~".contains(c))
+    const RESERVED: [&str; 12] = [
+        "y", "n", "yes", "no", "true", "false", "on", "off", "null", "~", "nan", "inf",
+    ];
+    let simple = s
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.>/#~".contains(c))
         && !RESERVED.contains(&s.to_ascii_lowercase().as_str());
     if simple {
         return s.to_string();
@@ -398,7 +453,10 @@ pub fn parse_schedule(file: &str, text: &str, traffic: &Traffic) -> Result<Sched
                 file,
                 text,
                 "model",
-                format!("this schedule is for model {m:?}, not for {:?}", traffic.name()),
+                format!(
+                    "this schedule is for model {m:?}, not for {:?}",
+                    traffic.name()
+                ),
             ));
         }
     }
@@ -425,7 +483,10 @@ pub fn parse_schedule(file: &str, text: &str, traffic: &Traffic) -> Result<Sched
 pub fn write_schedule(traffic: &Traffic, schedule: &Schedule) -> String {
     let mut out = format!("model: {}\ntimeframes:\n", scalar(traffic.name()));
     for f in &schedule.frames {
-        let ids: Vec<String> = f.iter().map(|&t| scalar(traffic.transfer_name(t))).collect();
+        let ids: Vec<String> = f
+            .iter()
+            .map(|&t| scalar(traffic.transfer_name(t)))
+            .collect();
         out.push_str(&format!("  - [{}]\n", ids.join(", ")));
     }
     out
@@ -464,7 +525,11 @@ impl Locator<'_> {
                 *k = Some(String::new()); // placeholder until the key scalar is read
                 None
             }
-            Some(Frame::Map { path, key: Some(k) }) => Some(if path.is_empty() { k.clone() } else { format!("{path}.{k}") }),
+            Some(Frame::Map { path, key: Some(k) }) => Some(if path.is_empty() {
+                k.clone()
+            } else {
+                format!("{path}.{k}")
+            }),
             Some(Frame::Seq { path, index }) => Some(format!("{path}[{index}]")),
         }
     }
@@ -529,7 +594,11 @@ impl MarkedEventReceiver for Locator<'_> {
 pub fn locate(text: &str, at: &str) -> Option<(usize, usize)> {
     let mut target = at.to_string();
     loop {
-        let mut loc = Locator { target: &target, stack: Vec::new(), found: None };
+        let mut loc = Locator {
+            target: &target,
+            stack: Vec::new(),
+            found: None,
+        };
         let _ = Parser::new_from_str(text).load(&mut loc, false);
         if let Some(m) = loc.found {
             return Some((m.line(), m.col()));

@@ -1,0 +1,237 @@
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use liquid_model::{check_outcome, Limits, Outcome, StatValue, Traffic, Witness};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+
+use crate::output::{emit, round2, Format};
+use crate::{InputError, EXIT_INTERNAL};
+
+/// The engines `liquid solve` can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineName {
+    /// DSatur greedy colouring (003 annex): fast, no optimality proof.
+    Dsatur,
+}
+
+impl EngineName {
+    /// The engine's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineName::Dsatur => "dsatur",
+        }
+    }
+}
+
+/// Options shared by every engine.
+#[derive(Debug, Clone, Default)]
+pub struct SolveOptions {
+    /// Time and node limits.
+    pub limits: Limits,
+    /// Seed for randomised engines.
+    pub seed: u64,
+}
+
+/// Runs one engine. The outcome is *not* checked here: see [`checked`].
+pub fn run_engine(
+    engine: EngineName,
+    traffic: &Traffic,
+    _opts: &SolveOptions,
+) -> anyhow::Result<Outcome> {
+    let _ = (opts.limits, opts.seed); // DSatur is one fast deterministic pass.
+    Ok(match engine {
+        EngineName::Dsatur => liquid_search::dsatur::solve(traffic),
+    })
+}
+
+/// Parses `--time-limit` (seconds, fractional allowed).
+pub fn parse_seconds(s: &str) -> Result<Duration, String> {
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    if !(0.0..1e9).contains(&v) {
+        return Err(format!("{s:?} is not a usable number of seconds"));
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+struct Stats<'a>(&'a [(String, StatValue)], f64);
+
+impl Serialize for Stats<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len() + 1))?;
+        for (k, v) in self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.serialize_entry("time_s", &self.1)?;
+        m.end()
+    }
+}
+
+#[derive(Serialize)]
+struct WitnessReport {
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    link: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transfers: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    engine: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nodes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proof: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dual_bound: Option<f64>,
+}
+
+fn witness_report(traffic: &Traffic, w: &Witness) -> WitnessReport {
+    let mut r = WitnessReport {
+        kind: "",
+        link: None,
+        transfers: None,
+        engine: None,
+        nodes: None,
+        proof: None,
+        dual_bound: None,
+    };
+    let names = |ts: &[liquid_model::TransferId]| {
+        ts.iter()
+            .map(|&t| traffic.transfer_name(t).to_string())
+            .collect()
+    };
+    match w {
+        Witness::Bottleneck(l) => {
+            r.kind = "bottleneck";
+            r.link = Some(traffic.link_name(*l).to_string());
+            r.transfers = Some(names(traffic.users(*l)));
+        }
+        Witness::Clique(ts) => {
+            r.kind = "clique";
+            r.transfers = Some(names(ts));
+        }
+        Witness::Exhaustion { engine, nodes } => {
+            r.kind = "exhaustive-search";
+            r.engine = Some(engine.clone());
+            r.nodes = Some(*nodes);
+        }
+        Witness::SatProof { dir } => {
+            r.kind = "sat-proof";
+            r.proof = Some(dir.clone());
+        }
+        Witness::DualBound { bound } => {
+            r.kind = "dual-bound";
+            r.dual_bound = Some(*bound);
+        }
+    }
+    r
+}
+
+#[derive(Serialize)]
+struct SolveReport<'a> {
+    model: String,
+    engine: String,
+    verdict: &'static str,
+    transfers: usize,
+    duration: usize,
+    length: Option<usize>,
+    lower_bound: usize,
+    lower_bound_witness: WitnessReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    liquid_throughput: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schedule_throughput: Option<f64>,
+    /// Throughput lost against a liquid schedule, in percent: 100 (1 - Λ/length).
+    loss_percent: Option<f64>,
+    stats: Stats<'a>,
+    timeframes: Option<Vec<Vec<String>>>,
+}
+
+/// An outcome that passed [`check_outcome`], with the time the engine took.
+pub struct Checked {
+    /// The outcome.
+    pub outcome: Outcome,
+    /// The schedule's length, if any.
+    pub length: Option<usize>,
+    /// Wall time of the engine run.
+    pub seconds: f64,
+}
+
+/// Runs an engine and checks its outcome with the model's validator. A failing check is
+/// an internal error: the engine is wrong.
+pub fn checked(
+    engine: EngineName,
+    traffic: &Traffic,
+    opts: &SolveOptions,
+) -> anyhow::Result<Result<Checked, String>> {
+    let start = Instant::now();
+    let outcome = run_engine(engine, traffic, opts)?;
+    let seconds = start.elapsed().as_secs_f64();
+    Ok(match check_outcome(traffic, &outcome) {
+        Ok(r) => Ok(Checked {
+            length: r.map(|r| r.length),
+            outcome,
+            seconds,
+        }),
+        Err(e) => Err(format!(
+            "engine {} returned a wrong answer: {e}",
+            engine.name()
+        )),
+    })
+}
+
+/// `liquid solve MODEL --engine E`.
+pub fn solve(
+    model: &Path,
+    engine: EngineName,
+    opts: &SolveOptions,
+    schedule_out: Option<&PathBuf>,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    let traffic = liquid_model::yaml::load_model(model)?;
+    let c = match checked(engine, &traffic, opts)? {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("internal error: {e}");
+            return Ok(ExitCode::from(EXIT_INTERNAL));
+        }
+    };
+    let o = &c.outcome;
+    let d = traffic.duration();
+    let report = SolveReport {
+        model: traffic.name().to_string(),
+        engine: o.engine.clone(),
+        verdict: o.verdict.as_str(),
+        transfers: traffic.len(),
+        duration: d,
+        length: c.length,
+        lower_bound: o.lower_bound.value,
+        lower_bound_witness: witness_report(&traffic, &o.lower_bound.witness),
+        liquid_throughput: traffic.liquid_throughput().map(round2),
+        schedule_throughput: c.length.and_then(|len| {
+            traffic
+                .link_throughput()
+                .map(|t| round2(t * traffic.len() as f64 / len as f64))
+        }),
+        loss_percent: c
+            .length
+            .map(|len| round2(100.0 * (1.0 - d as f64 / len as f64))),
+        stats: Stats(&o.stats, c.seconds),
+        timeframes: o.schedule.as_ref().map(|s| s.frame_names(&traffic)),
+    };
+    if let (Some(path), Some(s)) = (schedule_out, &o.schedule) {
+        std::fs::write(path, liquid_model::yaml::write_schedule(&traffic, s))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    } else if let (Some(path), None) = (schedule_out, &o.schedule) {
+        return Err(InputError(format!(
+            "no schedule to write to {}: the engine found none",
+            path.display()
+        ))
+        .into());
+    }
+    emit(&report, format)?;
+    Ok(ExitCode::SUCCESS)
+}

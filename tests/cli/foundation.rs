@@ -1,0 +1,144 @@
+//! Issue 2: analyze, expand and verify on every model, and every input error.
+
+use crate::common::{files_in, liquid, models, stem};
+use crate::snap;
+
+#[test]
+fn analyze_every_model() {
+    for m in models() {
+        snap!(
+            format!("analyze@{}", stem(&m)),
+            liquid().args(["analyze", &m])
+        );
+    }
+}
+
+#[test]
+fn analyze_json_has_the_documented_keys() {
+    let out = liquid()
+        .args(["analyze", "models/paper-fig1.yaml", "--format", "json"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["transfers"], 25);
+    assert_eq!(v["links"], 12);
+    assert_eq!(v["duration"], 6);
+    assert_eq!(v["bottlenecks"], serde_json::json!(["l11", "l12"]));
+    assert_eq!(v["liquid_throughput"], 416.67);
+    assert!(v["conflict_edges"].is_u64());
+}
+
+#[test]
+fn expand_every_model() {
+    for m in models() {
+        snap!(
+            format!("expand@{}", stem(&m)),
+            liquid().args(["expand", &m])
+        );
+    }
+}
+
+/// The network form of Fig. 1 expands to exactly the 25 link sets printed in the papers
+/// (the explicit model transcribes them), and an expansion reads back as the same traffic.
+#[test]
+fn network_form_expands_to_the_printed_link_sets() {
+    let expand = |m: &str| {
+        let out = liquid().args(["expand", m]).output().expect("runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let sets = |text: &str| {
+        let mut v: Vec<(String, Vec<String>)> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("  - {id: "))
+            .map(|l| {
+                let id = l.split(',').next().expect("id").to_string();
+                let path = l
+                    .split("path: [")
+                    .nth(1)
+                    .expect("path")
+                    .trim_end_matches("]}");
+                let mut p: Vec<String> = path.split(", ").map(str::to_string).collect();
+                p.sort();
+                (id, p)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let net = expand("models/paper-fig1.yaml");
+    let explicit = expand("models/paper-fig1-explicit.yaml");
+    assert_eq!(sets(&net).len(), 25);
+    assert_eq!(sets(&net), sets(&explicit));
+    // Round trip: the expansion is itself a model with the same expansion.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let f = dir.path().join("expanded.yaml");
+    std::fs::write(&f, &net).expect("write");
+    assert_eq!(expand(f.to_str().expect("UTF-8 path")), net);
+}
+
+#[test]
+fn verify_accepts_the_papers_liquid_schedule() {
+    snap!(
+        "verify@paper-fig1-liquid",
+        liquid().args([
+            "verify",
+            "models/paper-fig1.yaml",
+            "models/paper-fig1-liquid-schedule.yaml"
+        ])
+    );
+}
+
+#[test]
+fn verify_reports_every_schedule_fixture() {
+    for s in files_in("tests/fixtures/schedules", |_| true) {
+        snap!(
+            format!("verify@{}", stem(&s)),
+            liquid().args(["verify", "models/paper-fig1.yaml", &s])
+        );
+    }
+}
+
+#[test]
+fn every_bad_model_is_a_clear_input_error() {
+    for m in files_in("tests/fixtures/bad", |_| true) {
+        let out = liquid().args(["analyze", &m]).output().expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{m}: exit code 2 for bad input");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with(&format!("error: {m}")),
+            "{m}: the message names the file: {err}"
+        );
+        assert!(!err.contains("panicked"), "{m}: no panic");
+        snap!(format!("bad@{}", stem(&m)), liquid().args(["analyze", &m]));
+    }
+}
+
+#[test]
+fn a_missing_file_is_an_input_error() {
+    snap!(
+        "bad@missing-file",
+        liquid().args(["analyze", "models/does-not-exist.yaml"])
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = liquid().args(["analyze"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn solve_dsatur_on_every_model() {
+    for m in models() {
+        snap!(
+            format!("solve-dsatur@{}", stem(&m)),
+            liquid().args(["solve", &m, "--engine", "dsatur"])
+        );
+    }
+}
