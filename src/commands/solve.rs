@@ -39,7 +39,7 @@ pub struct SolveOptions {
 pub fn run_engine(
     engine: EngineName,
     traffic: &Traffic,
-    _opts: &SolveOptions,
+    opts: &SolveOptions,
 ) -> anyhow::Result<Outcome> {
     let _ = (opts.limits, opts.seed); // DSatur is one fast deterministic pass.
     Ok(match engine {
