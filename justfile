@@ -1,0 +1,18 @@
+# liquid's tasks. `just --list` shows them. Every recipe is also a plain command in README.
+
+# The whole test suite, as CI runs it (fmt check, clippy -D warnings, every test).
+test:
+    bash scripts/test
+
+# Formatting check and clippy with warnings as errors.
+lint:
+    cargo fmt --all -- --check
+    cargo clippy --workspace --all-targets --locked -- -D warnings
+
+# The main job on a bundled model (pass other arguments to choose another).
+run *ARGS='solve models/paper-fig1.yaml':
+    cargo run --release --locked -- {{ARGS}}
+
+# The engine benchmarks (criterion), on the bundled models and generated traffics.
+bench:
+    cargo bench -p liquid-benchmarks --locked
