@@ -601,7 +601,7 @@ pub fn locate(text: &str, at: &str) -> Option<(usize, usize)> {
         };
         let _ = Parser::new_from_str(text).load(&mut loc, false);
         if let Some(m) = loc.found {
-            return Some((m.line(), m.col()));
+            return Some((m.line(), m.col() + 1)); // yaml-rust2 columns are 0-based
         }
         if target.is_empty() {
             return None;
