@@ -9,7 +9,12 @@ fn traffic() -> impl Strategy<Value = Traffic> {
         let transfers: Vec<(String, Vec<String>)> = paths
             .into_iter()
             .enumerate()
-            .map(|(i, p)| (format!("t{i}"), p.into_iter().map(|l| format!("l{l}")).collect()))
+            .map(|(i, p)| {
+                (
+                    format!("t{i}"),
+                    p.into_iter().map(|l| format!("l{l}")).collect(),
+                )
+            })
             .collect();
         Traffic::from_paths("random", &transfers).expect("generated traffic is valid")
     })
@@ -81,8 +86,14 @@ proptest! {
 
 #[test]
 fn scalars_that_yaml_would_misread_are_quoted() {
-    for s in ["yes", "No", "null", "1", "1.5", "a b", "x: y", "[a]", "a,b", "", "~", "-a", "#c", "\"q\""] {
-        let text = format!("name: n\ntransfers:\n  - {{id: {}, path: [{}]}}\n", liquid_model::yaml::scalar(s), liquid_model::yaml::scalar("l"));
+    for s in [
+        "yes", "No", "null", "1", "1.5", "a b", "x: y", "[a]", "a,b", "", "~", "-a", "#c", "\"q\"",
+    ] {
+        let text = format!(
+            "name: n\ntransfers:\n  - {{id: {}, path: [{}]}}\n",
+            liquid_model::yaml::scalar(s),
+            liquid_model::yaml::scalar("l")
+        );
         if s.is_empty() {
             continue; // an empty id is rejected by the model, not by YAML
         }
@@ -93,11 +104,21 @@ fn scalars_that_yaml_would_misread_are_quoted() {
 
 #[test]
 fn locate_finds_nested_fields() {
-    let text = "name: x\ntransfers:\n  - {id: a, path: [l1, l2]}\n  - id: b\n    path:\n      - l3\n";
-    assert_eq!(liquid_model::yaml::locate(text, "transfers[0].path[1]"), Some((3, 24)));
-    assert_eq!(liquid_model::yaml::locate(text, "transfers[1].path[0]"), Some((6, 9)));
+    let text =
+        "name: x\ntransfers:\n  - {id: a, path: [l1, l2]}\n  - id: b\n    path:\n      - l3\n";
+    assert_eq!(
+        liquid_model::yaml::locate(text, "transfers[0].path[1]"),
+        Some((3, 24))
+    );
+    assert_eq!(
+        liquid_model::yaml::locate(text, "transfers[1].path[0]"),
+        Some((6, 9))
+    );
     // An absent field falls back to its nearest enclosing node: the mapping on line 4
     // (the parser marks a block mapping's start inside its first entry, so only the line
     // is stable).
-    assert_eq!(liquid_model::yaml::locate(text, "transfers[1].count").map(|p| p.0), Some(4));
+    assert_eq!(
+        liquid_model::yaml::locate(text, "transfers[1].count").map(|p| p.0),
+        Some(4)
+    );
 }
