@@ -4,7 +4,8 @@
 //! - 0: success (a schedule is valid, a report was written);
 //! - 1: a negative answer: the schedule, proof or certificate given was rejected;
 //! - 2: bad input: unreadable or invalid model or schedule file, bad arguments;
-//! - 3: internal error: an engine returned a schedule that fails validation (a bug).
+//! - 3: internal error: an engine returned an answer that fails validation, or failed to run;
+//! - 4: `crosscheck` found engines contradicting each other.
 #![forbid(unsafe_code)]
 
 mod commands;
@@ -24,6 +25,8 @@ pub const EXIT_REJECTED: u8 = 1;
 pub const EXIT_INPUT: u8 = 2;
 /// Exit code of an internal error.
 pub const EXIT_INTERNAL: u8 = 3;
+/// Exit code of a contradiction between engines.
+pub const EXIT_CONTRADICTION: u8 = 4;
 
 /// Optimal schedules for collective network traffic, and proofs of their optimality.
 #[derive(Debug, Parser)]
@@ -76,6 +79,24 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
     },
+    /// Runs several engines on each model and reports any contradiction between them.
+    Crosscheck {
+        /// Model files.
+        #[arg(required = true)]
+        models: Vec<PathBuf>,
+        /// Engines to run, comma-separated.
+        #[arg(long, value_enum, value_delimiter = ',', default_values_t = commands::DEFAULT_ENGINES.to_vec())]
+        engines: Vec<EngineName>,
+        /// Wall-clock limit per engine run, in seconds.
+        #[arg(long, value_parser = commands::parse_seconds)]
+        time_limit: Option<std::time::Duration>,
+        /// Search-node limit per engine run.
+        #[arg(long)]
+        node_limit: Option<u64>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = commands::CrossFormat::Table)]
+        format: commands::CrossFormat,
+    },
     /// Prints a model in the explicit form (every transfer with its path).
     Expand {
         /// Model file.
@@ -104,6 +125,22 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             format,
         } => commands::verify(&model, &schedule, format),
         Command::Expand { model } => commands::expand(&model),
+        Command::Crosscheck {
+            models,
+            engines,
+            time_limit,
+            node_limit,
+            format,
+        } => {
+            let opts = commands::SolveOptions {
+                limits: liquid_model::Limits {
+                    time: time_limit,
+                    nodes: node_limit,
+                },
+                seed: 0,
+            };
+            commands::crosscheck(&models, &engines, &opts, format)
+        }
         Command::Solve {
             model,
             engine,

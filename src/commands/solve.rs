@@ -15,6 +15,12 @@ use crate::{InputError, EXIT_INTERNAL};
 pub enum EngineName {
     /// DSatur greedy colouring (003 annex): fast, no optimality proof.
     Dsatur,
+    /// Deliberately wrong (for tests of the checks): DSatur's schedule minus one transfer.
+    #[value(hide = true, name = "test-drop-transfer")]
+    TestDropTransfer,
+    /// Deliberately wrong (for tests of the checks): claims that no liquid schedule exists.
+    #[value(hide = true, name = "test-false-non-liquid")]
+    TestFalseNonLiquid,
 }
 
 impl EngineName {
@@ -22,6 +28,8 @@ impl EngineName {
     pub fn name(self) -> &'static str {
         match self {
             EngineName::Dsatur => "dsatur",
+            EngineName::TestDropTransfer => "test-drop-transfer",
+            EngineName::TestFalseNonLiquid => "test-false-non-liquid",
         }
     }
 }
@@ -44,6 +52,8 @@ pub fn run_engine(
     let _ = (opts.limits, opts.seed); // DSatur is one fast deterministic pass.
     Ok(match engine {
         EngineName::Dsatur => liquid_search::dsatur::solve(traffic),
+        EngineName::TestDropTransfer => super::broken::drop_transfer(traffic),
+        EngineName::TestFalseNonLiquid => super::broken::false_non_liquid(traffic),
     })
 }
 

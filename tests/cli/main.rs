@@ -2,4 +2,5 @@
 //! fixtures under `tests/fixtures/`, with insta snapshots (timings redacted).
 
 mod common;
+mod crosscheck;
 mod foundation;

@@ -479,6 +479,41 @@ pub fn parse_schedule(file: &str, text: &str, traffic: &Traffic) -> Result<Sched
     Ok(Schedule::new(frames))
 }
 
+/// A file that is either a model or a schedule, told apart by a top-level `timeframes` key.
+#[derive(Debug)]
+pub enum Document {
+    /// A model file.
+    Model(Traffic),
+    /// A schedule file, not yet resolved against a traffic.
+    Schedule {
+        /// The file as named by the user.
+        file: String,
+        /// Its text.
+        text: String,
+        /// Its `model:` field, if any.
+        model: Option<String>,
+    },
+}
+
+/// Reads a file that may be a model or a schedule (`timeframes:` at the top level).
+pub fn load_document(path: &Path) -> Result<Document, LoadError> {
+    let file = path.display().to_string();
+    let text = read_text(path)?;
+    let is_schedule = matches!(
+        serde_yaml::from_str::<serde_yaml::Value>(&text),
+        Ok(serde_yaml::Value::Mapping(m)) if m.contains_key("timeframes")
+    );
+    if is_schedule {
+        let s: ScheduleFile = parse(&file, &text)?;
+        return Ok(Document::Schedule {
+            file,
+            model: s.model,
+            text,
+        });
+    }
+    parse_model(&file, &text).map(Document::Model)
+}
+
 /// Writes a schedule file (one flow list per timeframe), readable by [`load_schedule`].
 pub fn write_schedule(traffic: &Traffic, schedule: &Schedule) -> String {
     let mut out = format!("model: {}\ntimeframes:\n", scalar(traffic.name()));
