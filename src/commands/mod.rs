@@ -3,9 +3,11 @@
 mod analyze;
 mod expand;
 mod solve;
+mod teams;
 mod verify;
 
 pub use analyze::analyze;
 pub use expand::expand;
 pub use solve::{parse_seconds, solve, EngineName, SolveOptions};
+pub use teams::teams;
 pub use verify::verify;
