@@ -29,10 +29,13 @@ use liquid_model::{
     Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId, Verdict, Witness,
 };
 
-use crate::teams::{all_transfers, bottlenecks_in, to_ids, FullTeams, TransferSet};
+use crate::teams::{all_transfers, bottlenecks_in, loads_in, to_ids, FullTeams, TransferSet};
 
 /// Largest number of failed sub-traffics remembered.
 const MEMO_CAP: usize = 1 << 20;
+
+/// Full teams sorted together before they are tried (see [`Search::go`]).
+const CHUNK: usize = 512;
 
 /// Counters of one search.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -115,23 +118,52 @@ impl Search<'_> {
             self.stats.memo_hits += 1;
             return Ok(false);
         }
-        let teams = FullTeams::new(self.traffic, rem);
+        // Value ordering (any order keeps the search exhaustive: every full team is
+        // still tried). The enumerator is lazy and a node may have very many full
+        // teams, so they are taken in chunks of `CHUNK`, each sorted before it is tried:
+        // teams covering more links of load Λ(R)-1 first (a link of load Λ(R)-1 that
+        // the team misses becomes a bottleneck of R - A, which every later team must
+        // then cover), then teams using more heavily loaded links.
+        let loads = loads_in(self.traffic, rem);
+        let mut enumeration = FullTeams::new(self.traffic, rem);
         let mut any = false;
-        for team in teams {
-            any = true;
-            self.stats.teams += 1;
-            if self.skips_a_lower_twin(&team, rem) {
-                self.stats.twin_skips += 1;
-                continue;
+        let mut chunk: Vec<(usize, usize, TransferSet)> = Vec::with_capacity(CHUNK);
+        loop {
+            chunk.clear();
+            for team in enumeration.by_ref() {
+                any = true;
+                self.stats.teams += 1;
+                if self.skips_a_lower_twin(&team, rem) {
+                    self.stats.twin_skips += 1;
+                    continue;
+                }
+                let (mut near, mut weight) = (0, 0);
+                for t in team.ones() {
+                    for l in &self.traffic.transfer(TransferId(t as u32)).path {
+                        let x = loads[l.index()];
+                        near += usize::from(x + 1 == d);
+                        weight += x;
+                    }
+                }
+                chunk.push((near, weight, team));
+                if chunk.len() == CHUNK {
+                    break;
+                }
             }
-            let mut next = rem.clone();
-            next.difference_with(&team);
-            if self.go(&next)? {
-                self.frames.push(team);
-                return Ok(true);
+            if chunk.is_empty() {
+                break;
             }
-            if self.out_of_budget() {
-                return Err(Stop);
+            chunk.sort_by_key(|c| std::cmp::Reverse((c.0, c.1)));
+            for (_, _, team) in chunk.drain(..) {
+                let mut next = rem.clone();
+                next.difference_with(&team);
+                if self.go(&next)? {
+                    self.frames.push(team);
+                    return Ok(true);
+                }
+                if self.out_of_budget() {
+                    return Err(Stop);
+                }
             }
         }
         if !any {
