@@ -61,7 +61,7 @@ enum Command {
         /// Model file.
         model: PathBuf,
         /// The engine to run.
-        #[arg(long, value_enum, default_value_t = EngineName::Dsatur)]
+        #[arg(long, value_enum, default_value_t = EngineName::Native)]
         engine: EngineName,
         /// Wall-clock limit in seconds (fractions allowed).
         #[arg(long, value_parser = commands::parse_seconds)]
@@ -79,6 +79,16 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
     },
+    /// Counts (and with --list lists) the full teams of a traffic (004, sections 2-3).
+    Teams {
+        /// Model file.
+        model: PathBuf,
+        /// Also list every full team as transfer ids.
+        #[arg(long)]
+        list: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Yaml)]
+        format: Format,
     /// Runs several engines on each model and reports any contradiction between them.
     Crosscheck {
         /// Model files.
@@ -125,6 +135,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             format,
         } => commands::verify(&model, &schedule, format),
         Command::Expand { model } => commands::expand(&model),
+        Command::Teams {
+            model,
+            list,
+            format,
+        } => commands::teams(&model, list, format),
         Command::Crosscheck {
             models,
             engines,

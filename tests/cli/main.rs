@@ -4,3 +4,4 @@
 mod common;
 mod crosscheck;
 mod foundation;
+mod native;
