@@ -89,6 +89,7 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
+    },
     /// Runs several engines on each model and reports any contradiction between them.
     Crosscheck {
         /// Model files.

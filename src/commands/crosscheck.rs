@@ -19,7 +19,8 @@ use crate::output::{emit, Format};
 use crate::{InputError, EXIT_CONTRADICTION, EXIT_INTERNAL};
 
 /// The engines crosscheck runs when `--engines` is not given.
-pub const DEFAULT_ENGINES: &[EngineName] = &[EngineName::Dsatur];
+pub const DEFAULT_ENGINES: &[EngineName] =
+    &[EngineName::Native, EngineName::Dsatur, EngineName::Exact];
 
 /// Output of crosscheck: a table for people, or YAML/JSON for machines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

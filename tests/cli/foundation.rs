@@ -57,13 +57,21 @@ fn network_form_expands_to_the_printed_link_sets() {
             .lines()
             .filter_map(|l| l.strip_prefix("  - {id: "))
             .map(|l| {
-                let id = l.split(',').next().expect("id").to_string();
+                let id = l
+                    .split(',')
+                    .next()
+                    .expect("id")
+                    .trim_matches('"')
+                    .to_string();
                 let path = l
                     .split("path: [")
                     .nth(1)
                     .expect("path")
                     .trim_end_matches("]}");
-                let mut p: Vec<String> = path.split(", ").map(str::to_string).collect();
+                let mut p: Vec<String> = path
+                    .split(", ")
+                    .map(|x| x.trim_matches('"').to_string())
+                    .collect();
                 p.sort();
                 (id, p)
             })

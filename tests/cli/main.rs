@@ -2,6 +2,7 @@
 //! fixtures under `tests/fixtures/`, with insta snapshots (timings redacted).
 
 mod common;
+mod conformance;
 mod crosscheck;
 mod foundation;
 mod native;
