@@ -4,6 +4,7 @@ mod analyze;
 mod broken;
 mod crosscheck;
 mod expand;
+mod portfolio;
 mod solve;
 mod teams;
 mod verify;

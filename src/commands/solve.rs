@@ -23,6 +23,8 @@ pub enum EngineName {
     RoundRobin,
     /// First fit in a seeded random order (`--seed`).
     Random,
+    /// DSatur, then the native search, then the exact engine, sharing one time limit.
+    Portfolio,
     /// Deliberately wrong (for tests of the checks): DSatur's schedule minus one transfer.
     #[value(hide = true, name = "test-drop-transfer")]
     TestDropTransfer,
@@ -40,6 +42,7 @@ impl EngineName {
             EngineName::Exact => "exact",
             EngineName::RoundRobin => "round-robin",
             EngineName::Random => "random",
+            EngineName::Portfolio => "portfolio",
             EngineName::TestDropTransfer => "test-drop-transfer",
             EngineName::TestFalseNonLiquid => "test-false-non-liquid",
         }
@@ -69,6 +72,7 @@ pub fn run_engine(
         EngineName::RoundRobin => liquid_search::baseline::round_robin(traffic)
             .map_err(|e| InputError(format!("{}: {e}", traffic.name())))?,
         EngineName::Random => liquid_search::baseline::random(traffic, opts.seed),
+        EngineName::Portfolio => super::portfolio::solve(traffic, &opts.limits),
         EngineName::TestDropTransfer => super::broken::drop_transfer(traffic),
         EngineName::TestFalseNonLiquid => super::broken::false_non_liquid(traffic),
     })

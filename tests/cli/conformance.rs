@@ -24,6 +24,7 @@ const ENGINES: &[(&str, Promise)] = &[
     ("dsatur", Promise::Heuristic),
     ("exact", Promise::FindsOptimum),
     ("random", Promise::Heuristic),
+    ("portfolio", Promise::FindsOptimum),
 ];
 
 /// A small seeded traffic: (transfer id, links).
