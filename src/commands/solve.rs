@@ -122,6 +122,10 @@ fn witness_report(traffic: &Traffic, w: &Witness) -> WitnessReport {
             r.kind = "sat-proof";
             r.proof = Some(dir.clone());
         }
+        Witness::Unsat { engine } => {
+            r.kind = "unsat-claim";
+            r.engine = Some(engine.clone());
+        }
         Witness::DualBound { bound } => {
             r.kind = "dual-bound";
             r.dual_bound = Some(*bound);
