@@ -1,11 +1,15 @@
 //! One function per subcommand.
 
 mod analyze;
+mod encode;
 mod expand;
+mod proof;
 mod solve;
 mod verify;
 
 pub use analyze::analyze;
+pub use encode::{encode, EncodeFormat};
 pub use expand::expand;
+pub use proof::{check_proof, prove};
 pub use solve::{parse_seconds, solve, EngineName, SolveOptions};
 pub use verify::verify;

@@ -15,6 +15,8 @@ use crate::{InputError, EXIT_INTERNAL};
 pub enum EngineName {
     /// DSatur greedy colouring (003 annex): fast, no optimality proof.
     Dsatur,
+    /// SAT (varisat): liquidity and the optimal length, with LRAT proofs on request.
+    Sat,
 }
 
 impl EngineName {
@@ -22,6 +24,7 @@ impl EngineName {
     pub fn name(self) -> &'static str {
         match self {
             EngineName::Dsatur => "dsatur",
+            EngineName::Sat => "sat",
         }
     }
 }
@@ -33,6 +36,8 @@ pub struct SolveOptions {
     pub limits: Limits,
     /// Seed for randomised engines.
     pub seed: u64,
+    /// Where a proof-writing engine (sat) writes the proof of its lower bound.
+    pub prove: Option<PathBuf>,
 }
 
 /// Runs one engine. The outcome is *not* checked here: see [`checked`].
@@ -41,9 +46,25 @@ pub fn run_engine(
     traffic: &Traffic,
     opts: &SolveOptions,
 ) -> anyhow::Result<Outcome> {
-    let _ = (opts.limits, opts.seed); // DSatur is one fast deterministic pass.
+    let _ = opts.seed; // No engine here is randomised.
+    if opts.prove.is_some() && engine != EngineName::Sat {
+        return Err(InputError(format!(
+            "--prove needs an engine that writes proofs (sat), not {}",
+            engine.name()
+        ))
+        .into());
+    }
     Ok(match engine {
+        // DSatur is one fast deterministic pass: no limit applies.
         EngineName::Dsatur => liquid_search::dsatur::solve(traffic),
+        EngineName::Sat => liquid_sat::solve_with(
+            traffic,
+            &opts.limits,
+            &liquid_sat::SatOptions {
+                prove_dir: opts.prove.clone(),
+                ..Default::default()
+            },
+        )?,
     })
 }
 

@@ -361,12 +361,16 @@ impl Encoding {
             o.team,
             o.symmetry
         );
+        let primary = self.transfers * self.colours;
+        let aux = if self.num_vars > primary {
+            format!("auxiliaries {}..{}", primary + 1, self.num_vars)
+        } else {
+            "no auxiliaries".to_string()
+        };
         let _ = writeln!(
             s,
-            "c variables: x[t,c] = t*{} + c + 1 for transfer t and timeframe c (0-based); auxiliaries {}..{}",
-            self.colours,
-            self.transfers * self.colours + 1,
-            self.num_vars
+            "c variables: x[t,c] = t*{} + c + 1 for transfer t and timeframe c (0-based); {aux}",
+            self.colours
         );
         for f in &self.families {
             let _ = writeln!(s, "c family: {} ({} clauses)", f.name, f.clauses);
