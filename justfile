@@ -16,3 +16,7 @@ run *ARGS='solve models/paper-fig1.yaml':
 # The engine benchmarks (criterion), on the bundled models and generated traffics.
 bench:
     cargo bench -p liquid-benchmarks --locked
+
+# SAT encoding sizes, solve times and proof sizes per model and encoding choice.
+sat-table:
+    cargo run --release --locked -p liquid-benchmarks --example sat_encodings

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::commands::EngineName;
+use crate::commands::{EncodeFormat, EngineName};
 use crate::output::Format;
 
 /// Exit code of a negative answer (rejected schedule, proof or certificate).
@@ -75,6 +75,10 @@ enum Command {
         /// Also write the schedule to this file (schedule-file format).
         #[arg(long)]
         schedule_out: Option<PathBuf>,
+        /// Write the proof of a lower bound above Λ (non-liquid or optimal answers) into
+        /// this directory: formula.cnf, proof.lrat, manifest.yaml (engine sat only).
+        #[arg(long, value_name = "DIR")]
+        prove: Option<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
@@ -112,6 +116,43 @@ enum Command {
     Expand {
         /// Model file.
         model: PathBuf,
+    },
+    /// Writes the formula "a schedule of at most k timeframes exists" to stdout.
+    Encode {
+        /// Model file.
+        model: PathBuf,
+        /// The number of timeframes k (default: the duration Λ).
+        #[arg(long)]
+        colours: Option<usize>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = EncodeFormat::Dimacs)]
+        format: EncodeFormat,
+    },
+    /// Proves with SAT that k timeframes do not suffice (exit 1 if they do): writes
+    /// DIR/formula.cnf, DIR/proof.lrat and DIR/manifest.yaml.
+    Prove {
+        /// Model file.
+        model: PathBuf,
+        /// The number of timeframes k (default: the duration Λ, i.e. prove non-liquidity).
+        #[arg(long)]
+        colours: Option<usize>,
+        /// The proof directory (created if needed).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Output format of the report.
+        #[arg(long, value_enum, default_value_t = Format::Yaml)]
+        format: Format,
+    },
+    /// Checks a proof directory written by `prove` against a model, with a checker that
+    /// shares no code with the solver (exit 1 when rejected).
+    CheckProof {
+        /// Model file.
+        model: PathBuf,
+        /// The proof directory.
+        dir: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Yaml)]
+        format: Format,
     },
 }
 
@@ -153,10 +194,22 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     time: time_limit,
                     nodes: node_limit,
                 },
-                seed: 0,
+                ..Default::default()
             };
             commands::crosscheck(&models, &engines, &opts, format)
         }
+        Command::Encode {
+            model,
+            colours,
+            format,
+        } => commands::encode(&model, colours, format),
+        Command::Prove {
+            model,
+            colours,
+            out,
+            format,
+        } => commands::prove(&model, colours, &out, format),
+        Command::CheckProof { model, dir, format } => commands::check_proof(&model, &dir, format),
         Command::Solve {
             model,
             engine,
@@ -164,6 +217,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             node_limit,
             seed,
             schedule_out,
+            prove,
             format,
         } => {
             let opts = commands::SolveOptions {
@@ -172,6 +226,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     nodes: node_limit,
                 },
                 seed,
+                prove,
             };
             commands::solve(&model, engine, &opts, schedule_out.as_ref(), format)
         }

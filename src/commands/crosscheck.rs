@@ -19,8 +19,12 @@ use crate::output::{emit, Format};
 use crate::{InputError, EXIT_CONTRADICTION, EXIT_INTERNAL};
 
 /// The engines crosscheck runs when `--engines` is not given.
-pub const DEFAULT_ENGINES: &[EngineName] =
-    &[EngineName::Native, EngineName::Dsatur, EngineName::Exact];
+pub const DEFAULT_ENGINES: &[EngineName] = &[
+    EngineName::Native,
+    EngineName::Dsatur,
+    EngineName::Exact,
+    EngineName::Sat,
+];
 
 /// Output of crosscheck: a table for people, or YAML/JSON for machines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -75,6 +79,7 @@ fn witness_kind(w: &Witness) -> &'static str {
         Witness::Clique(_) => "clique",
         Witness::Exhaustion { .. } => "exhaustive-search",
         Witness::SatProof { .. } => "sat-proof",
+        Witness::Unsat { .. } => "unsat-claim",
         Witness::DualBound { .. } => "dual-bound",
     }
 }

@@ -3,15 +3,19 @@
 mod analyze;
 mod broken;
 mod crosscheck;
+mod encode;
 mod expand;
 mod portfolio;
+mod proof;
 mod solve;
 mod teams;
 mod verify;
 
 pub use analyze::analyze;
 pub use crosscheck::{crosscheck, CrossFormat, DEFAULT_ENGINES};
+pub use encode::{encode, EncodeFormat};
 pub use expand::expand;
+pub use proof::{check_proof, prove};
 pub use solve::{parse_seconds, solve, EngineName, SolveOptions};
 pub use teams::teams;
 pub use verify::verify;

@@ -31,6 +31,8 @@ pub enum EngineName {
     /// Deliberately wrong (for tests of the checks): claims that no liquid schedule exists.
     #[value(hide = true, name = "test-false-non-liquid")]
     TestFalseNonLiquid,
+    /// SAT (varisat): liquidity and the optimal length, with LRAT proofs on request.
+    Sat,
 }
 
 impl EngineName {
@@ -45,6 +47,7 @@ impl EngineName {
             EngineName::Portfolio => "portfolio",
             EngineName::TestDropTransfer => "test-drop-transfer",
             EngineName::TestFalseNonLiquid => "test-false-non-liquid",
+            EngineName::Sat => "sat",
         }
     }
 }
@@ -56,6 +59,8 @@ pub struct SolveOptions {
     pub limits: Limits,
     /// Seed for randomised engines.
     pub seed: u64,
+    /// Where a proof-writing engine (sat) writes the proof of its lower bound.
+    pub prove: Option<PathBuf>,
 }
 
 /// Runs one engine. The outcome is *not* checked here: see [`checked`].
@@ -64,6 +69,13 @@ pub fn run_engine(
     traffic: &Traffic,
     opts: &SolveOptions,
 ) -> anyhow::Result<Outcome> {
+    if opts.prove.is_some() && engine != EngineName::Sat {
+        return Err(InputError(format!(
+            "--prove needs an engine that writes proofs (sat), not {}",
+            engine.name()
+        ))
+        .into());
+    }
     // DSatur and round-robin are single fast deterministic passes: no limit applies.
     Ok(match engine {
         EngineName::Native => liquid_search::liquid::solve(traffic, &opts.limits),
@@ -72,6 +84,14 @@ pub fn run_engine(
         EngineName::RoundRobin => liquid_search::baseline::round_robin(traffic)
             .map_err(|e| InputError(format!("{}: {e}", traffic.name())))?,
         EngineName::Random => liquid_search::baseline::random(traffic, opts.seed),
+        EngineName::Sat => liquid_sat::solve_with(
+            traffic,
+            &opts.limits,
+            &liquid_sat::SatOptions {
+                prove_dir: opts.prove.clone(),
+                ..Default::default()
+            },
+        )?,
         EngineName::Portfolio => super::portfolio::solve(traffic, &opts.limits),
         EngineName::TestDropTransfer => super::broken::drop_transfer(traffic),
         EngineName::TestFalseNonLiquid => super::broken::false_non_liquid(traffic),
@@ -152,6 +172,10 @@ fn witness_report(traffic: &Traffic, w: &Witness) -> WitnessReport {
         Witness::SatProof { dir } => {
             r.kind = "sat-proof";
             r.proof = Some(dir.clone());
+        }
+        Witness::Unsat { engine } => {
+            r.kind = "unsat-claim";
+            r.engine = Some(engine.clone());
         }
         Witness::DualBound { bound } => {
             r.kind = "dual-bound";

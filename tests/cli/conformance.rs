@@ -24,6 +24,7 @@ const ENGINES: &[(&str, Promise)] = &[
     ("dsatur", Promise::Heuristic),
     ("exact", Promise::FindsOptimum),
     ("random", Promise::Heuristic),
+    ("sat", Promise::FindsOptimum),
     ("portfolio", Promise::FindsOptimum),
 ];
 

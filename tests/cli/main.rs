@@ -6,3 +6,4 @@ mod conformance;
 mod crosscheck;
 mod foundation;
 mod native;
+mod sat;

@@ -52,7 +52,7 @@ impl fmt::Display for Verdict {
 /// Why no schedule can be shorter than some length.
 ///
 /// `Bottleneck`, `Clique` and `SatProof` can be checked independently of the engine that
-/// produced them; `Exhaustion` and `DualBound` are an engine's word (the number of search
+/// produced them; `Exhaustion`, `Unsat` and `DualBound` are an engine's word (the number of search
 /// nodes, or the MIP solver's bound) and are reported as such.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Witness {
@@ -71,6 +71,12 @@ pub enum Witness {
     SatProof {
         /// Directory holding `formula.cnf`, `proof.lrat` and `manifest.yaml`.
         dir: String,
+    },
+    /// A SAT solver found the CNF for `value - 1` timeframes unsatisfiable but wrote no
+    /// proof: the solver's word (ask for a proof with `liquid prove` or `--prove`).
+    Unsat {
+        /// Which engine said so.
+        engine: String,
     },
     /// A MIP dual bound: every schedule needs at least `bound` timeframes.
     DualBound {
@@ -140,7 +146,10 @@ impl LowerBound {
                 }
                 Ok(())
             }
-            Witness::Exhaustion { .. } | Witness::SatProof { .. } | Witness::DualBound { .. } => {
+            Witness::Exhaustion { .. }
+            | Witness::SatProof { .. }
+            | Witness::Unsat { .. }
+            | Witness::DualBound { .. } => {
                 Err("this witness is not checkable from the traffic alone".to_string())
             }
         }

@@ -528,6 +528,92 @@ pub fn write_schedule(traffic: &Traffic, schedule: &Schedule) -> String {
 }
 
 // ---------------------------------------------------------------------------------------
+// Proof manifests
+// ---------------------------------------------------------------------------------------
+
+/// The manifest of a proof directory (`manifest.yaml` beside `formula.cnf` and
+/// `proof.lrat`): what the proof claims and how the formula was built.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProofManifest {
+    /// Manifest format (`liquid-proof/1`).
+    pub format: String,
+    /// The claim in words.
+    pub claim: String,
+    /// The model's name.
+    pub model: String,
+    /// SHA-256 (hex) of the traffic's explicit form, as `liquid expand` prints it.
+    pub traffic_sha256: String,
+    /// Number of transfers.
+    pub transfers: usize,
+    /// Λ, the traffic's duration.
+    pub duration: usize,
+    /// k: the formula says "a schedule of at most k timeframes exists".
+    pub colours: usize,
+    /// Encoding version (`liquid-sat/1`).
+    pub encoding: String,
+    /// Encoding options.
+    pub options: ManifestOptions,
+    /// Clause families in file order.
+    pub families: Vec<ManifestFamily>,
+    /// The formula file.
+    pub formula: ManifestFile,
+    /// The proof file.
+    pub proof: ManifestFile,
+}
+
+/// Encoding options recorded in a [`ProofManifest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestOptions {
+    /// At-most-one encoding (`auto`, `pairwise`, `sequential`).
+    pub amo: String,
+    /// Transfer at-most-one clauses present.
+    pub transfer_amo: bool,
+    /// Team clauses present.
+    pub team: bool,
+    /// Symmetry-breaking units present.
+    pub symmetry: bool,
+}
+
+/// One clause family of a [`ProofManifest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestFamily {
+    /// The family's name.
+    pub name: String,
+    /// Its number of clauses.
+    pub clauses: usize,
+}
+
+/// A file of a proof directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestFile {
+    /// File name inside the directory.
+    pub file: String,
+    /// Format (`dimacs`, `lrat`).
+    pub format: String,
+    /// Size in bytes.
+    pub bytes: usize,
+    /// Lines (clauses or proof steps plus headers).
+    pub lines: usize,
+    /// SHA-256 (hex) of the file.
+    pub sha256: String,
+}
+
+/// Writes a proof manifest.
+pub fn write_manifest(m: &ProofManifest) -> Result<String, serde_yaml::Error> {
+    serde_yaml::to_string(m)
+}
+
+/// Reads a proof manifest; errors name the file, line and field.
+pub fn load_manifest(path: &Path) -> Result<ProofManifest, LoadError> {
+    let text = read_text(path)?;
+    parse(&path.display().to_string(), &text)
+}
+
+// ---------------------------------------------------------------------------------------
 // Reports
 // ---------------------------------------------------------------------------------------
 

@@ -1,0 +1,416 @@
+//! An independent checker of clausal unsatisfiability proofs: DIMACS CNF and textual
+//! LRAT.
+//!
+//! This crate shares no code with liquid's SAT engine or with varisat: it reads the two
+//! texts and nothing else. A proof is accepted when it derives the empty clause and every
+//! added clause is a reverse-unit-propagation (RUP) consequence of the clauses its hints
+//! name:
+//!
+//! - assign every literal of the new clause false;
+//! - walk the hints in order: each hinted clause must exist (original or added, not
+//!   deleted) and, under the current assignment, have all literals false (a conflict: the
+//!   step is proven) or all false but one, which is then assigned true (a unit);
+//! - a hint that is satisfied or has two unassigned literals, an unknown clause id, or hints
+//!   that end without a conflict reject the proof.
+//!
+//! RAT steps (negative hints) are not supported, and rejected with a clear reason:
+//! varisat's LRAT output only contains RUP steps. Added clause ids must increase and be
+//! larger than every existing id.
+//!
+//! # LRAT text format
+//!
+//! ```text
+//! <id> <lit>* 0 <hint id>* 0      add clause <id> with the given hints
+//! <id> d <clause id>* 0           delete clauses (the leading id is ignored)
+//! ```
+//! Lines starting with `c` are comments. Original clauses have ids 1..C in file order.
+#![forbid(unsafe_code)]
+
+use std::collections::HashMap;
+
+use thiserror::Error;
+
+/// Why a formula or proof was rejected. Line numbers are 1-based.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CheckError {
+    /// The DIMACS text is malformed.
+    #[error("formula line {line}: {message}")]
+    Dimacs {
+        /// Line in the CNF.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The LRAT text is malformed.
+    #[error("proof line {line}: {message}")]
+    Syntax {
+        /// Line in the proof.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A step does not follow from its hints.
+    #[error("proof line {line}: step {id}: {message}")]
+    Step {
+        /// Line in the proof.
+        line: usize,
+        /// The step's clause id.
+        id: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// The proof ends without deriving the empty clause.
+    #[error("the proof never derives the empty clause ({steps} steps checked)")]
+    NoEmptyClause {
+        /// Addition steps checked.
+        steps: u64,
+    },
+}
+
+/// A parsed DIMACS CNF.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cnf {
+    /// Variables declared in the `p cnf` header.
+    pub num_vars: usize,
+    /// The clauses, in file order (clause i has LRAT id i + 1).
+    pub clauses: Vec<Vec<i32>>,
+}
+
+/// What a successful check established.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckReport {
+    /// Variables of the formula.
+    pub variables: usize,
+    /// Clauses of the formula.
+    pub clauses: usize,
+    /// Clause additions checked, the empty clause included.
+    pub added: u64,
+    /// Clauses deleted.
+    pub deleted: u64,
+    /// Hints followed.
+    pub hints: u64,
+}
+
+fn parse_lit(tok: &str) -> Option<i32> {
+    let v: i64 = tok.parse().ok()?;
+    (v.unsigned_abs() <= i32::MAX as u64).then_some(v as i32)
+}
+
+/// Parses DIMACS CNF text: comments (`c`), one `p cnf V C` header, then clauses ended by
+/// `0` (they may span lines). The clause count and variable bound must match the header.
+pub fn parse_dimacs(text: &str) -> Result<Cnf, CheckError> {
+    let err = |line: usize, message: String| CheckError::Dimacs { line, message };
+    let mut header: Option<(usize, usize)> = None;
+    let mut clauses = Vec::new();
+    let mut current = Vec::new();
+    let mut last_line = 0;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        last_line = line;
+        let l = raw.trim();
+        if l.is_empty() || l.starts_with('c') {
+            continue;
+        }
+        if l.starts_with('p') {
+            if header.is_some() {
+                return Err(err(line, "a second `p cnf` header".to_string()));
+            }
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let (v, c) = match f.as_slice() {
+                ["p", "cnf", v, c] => (v.parse().ok(), c.parse().ok()),
+                _ => (None, None),
+            };
+            match (v, c) {
+                (Some(v), Some(c)) => header = Some((v, c)),
+                _ => return Err(err(line, format!("bad header {l:?}"))),
+            }
+            continue;
+        }
+        let Some((num_vars, _)) = header else {
+            return Err(err(line, "clause before the `p cnf` header".to_string()));
+        };
+        for tok in l.split_whitespace() {
+            let lit = parse_lit(tok).ok_or_else(|| err(line, format!("bad literal {tok:?}")))?;
+            if lit == 0 {
+                clauses.push(std::mem::take(&mut current));
+            } else if lit.unsigned_abs() as usize > num_vars {
+                return Err(err(
+                    line,
+                    format!("literal {lit} exceeds the {num_vars} declared variables"),
+                ));
+            } else {
+                current.push(lit);
+            }
+        }
+    }
+    let Some((num_vars, num_clauses)) = header else {
+        return Err(err(last_line, "no `p cnf` header".to_string()));
+    };
+    if !current.is_empty() {
+        return Err(err(
+            last_line,
+            "the last clause is not ended by 0".to_string(),
+        ));
+    }
+    if clauses.len() != num_clauses {
+        return Err(err(
+            last_line,
+            format!(
+                "the header declares {num_clauses} clauses, the file has {}",
+                clauses.len()
+            ),
+        ));
+    }
+    Ok(Cnf { num_vars, clauses })
+}
+
+/// Truth values: 0 unassigned, 1 true, -1 false, per variable.
+struct Assignment {
+    value: Vec<i8>,
+    trail: Vec<usize>,
+}
+
+impl Assignment {
+    fn value(&self, lit: i32) -> i8 {
+        let v = self
+            .value
+            .get(lit.unsigned_abs() as usize)
+            .copied()
+            .unwrap_or(0);
+        if lit > 0 {
+            v
+        } else {
+            -v
+        }
+    }
+
+    fn set_true(&mut self, lit: i32) {
+        let var = lit.unsigned_abs() as usize;
+        if var >= self.value.len() {
+            self.value.resize(var + 1, 0);
+        }
+        self.value[var] = if lit > 0 { 1 } else { -1 };
+        self.trail.push(var);
+    }
+
+    fn reset(&mut self) {
+        for v in self.trail.drain(..) {
+            self.value[v] = 0;
+        }
+    }
+}
+
+/// Checks an LRAT proof against a CNF: the proof must derive the empty clause.
+pub fn check(cnf: &Cnf, lrat: &str) -> Result<CheckReport, CheckError> {
+    let mut db: HashMap<u64, Vec<i32>> = HashMap::with_capacity(cnf.clauses.len() * 2);
+    for (i, c) in cnf.clauses.iter().enumerate() {
+        db.insert(i as u64 + 1, c.clone());
+    }
+    let mut max_id = cnf.clauses.len() as u64;
+    let mut a = Assignment {
+        value: vec![0; cnf.num_vars + 1],
+        trail: Vec::new(),
+    };
+    let mut report = CheckReport {
+        variables: cnf.num_vars,
+        clauses: cnf.clauses.len(),
+        added: 0,
+        deleted: 0,
+        hints: 0,
+    };
+    if cnf.clauses.iter().any(Vec::is_empty) {
+        // The formula itself contains the empty clause.
+        return Ok(report);
+    }
+    for (i, raw) in lrat.lines().enumerate() {
+        let line = i + 1;
+        let l = raw.trim();
+        if l.is_empty() || l.starts_with('c') {
+            continue;
+        }
+        let syntax = |message: String| CheckError::Syntax { line, message };
+        let mut toks = l.split_whitespace();
+        let id: u64 = toks
+            .next()
+            .and_then(|t| t.parse().ok())
+            .ok_or_else(|| syntax(format!("expected a step id at the start of {l:?}")))?;
+        let rest: Vec<&str> = toks.collect();
+        if rest.first() == Some(&"d") {
+            let mut ended = false;
+            for tok in &rest[1..] {
+                if ended {
+                    return Err(syntax("text after the closing 0".to_string()));
+                }
+                let del: u64 = tok
+                    .parse()
+                    .map_err(|_| syntax(format!("bad clause id {tok:?}")))?;
+                if del == 0 {
+                    ended = true;
+                } else if db.remove(&del).is_none() {
+                    return Err(CheckError::Step {
+                        line,
+                        id,
+                        message: format!("deletes clause {del}, which does not exist"),
+                    });
+                } else {
+                    report.deleted += 1;
+                }
+            }
+            if !ended {
+                return Err(syntax("deletion not ended by 0".to_string()));
+            }
+            continue;
+        }
+        let step = |message: String| CheckError::Step { line, id, message };
+        if id <= max_id || db.contains_key(&id) {
+            return Err(step(format!(
+                "clause ids must increase: {id} is not above {max_id}"
+            )));
+        }
+        // Literals up to the first 0, hints up to the second.
+        let mut clause = Vec::new();
+        let mut hints = Vec::new();
+        let mut part = 0;
+        for tok in &rest {
+            if part == 2 {
+                return Err(syntax("text after the closing 0".to_string()));
+            }
+            if part == 0 {
+                let lit = parse_lit(tok).ok_or_else(|| syntax(format!("bad literal {tok:?}")))?;
+                if lit == 0 {
+                    part = 1;
+                } else {
+                    clause.push(lit);
+                }
+            } else {
+                let h: i64 = tok
+                    .parse()
+                    .map_err(|_| syntax(format!("bad hint {tok:?}")))?;
+                if h == 0 {
+                    part = 2;
+                } else if h < 0 {
+                    return Err(step(format!(
+                        "RAT hint {h}: RAT steps are not supported by this checker"
+                    )));
+                } else {
+                    hints.push(h as u64);
+                }
+            }
+        }
+        if part != 2 {
+            return Err(syntax("a step needs `lits 0 hints 0`".to_string()));
+        }
+        // Reverse unit propagation along the hints.
+        a.reset();
+        let mut conflict = false;
+        for &lit in &clause {
+            match a.value(lit) {
+                1 => {
+                    // The clause holds l and ¬l: a tautology, trivially implied.
+                    conflict = true;
+                    break;
+                }
+                -1 => {}
+                _ => a.set_true(-lit),
+            }
+        }
+        if !conflict {
+            for &h in &hints {
+                report.hints += 1;
+                let c = db
+                    .get(&h)
+                    .ok_or_else(|| step(format!("hint {h} names no live clause")))?;
+                let mut unassigned = None;
+                let mut open = 0;
+                for &lit in c {
+                    match a.value(lit) {
+                        1 => return Err(step(format!("hint {h} is already satisfied, not unit"))),
+                        0 if unassigned != Some(lit) => {
+                            open += 1;
+                            unassigned = Some(lit);
+                        }
+                        _ => {}
+                    }
+                }
+                match (open, unassigned) {
+                    (0, _) => {
+                        conflict = true;
+                        break;
+                    }
+                    (1, Some(lit)) => a.set_true(lit),
+                    _ => {
+                        return Err(step(format!(
+                            "hint {h} has {open} unassigned literals, not unit"
+                        )))
+                    }
+                }
+            }
+        }
+        a.reset();
+        if !conflict {
+            return Err(step(
+                "the hints end without a conflict: the clause is not implied".to_string(),
+            ));
+        }
+        report.added += 1;
+        if clause.is_empty() {
+            return Ok(report);
+        }
+        max_id = id;
+        db.insert(id, clause);
+    }
+    Err(CheckError::NoEmptyClause {
+        steps: report.added,
+    })
+}
+
+/// Parses both texts and checks the proof: the whole job of `liquid check-proof` after the
+/// formula has been compared with the model's encoding.
+pub fn check_texts(cnf: &str, lrat: &str) -> Result<CheckReport, CheckError> {
+    check(&parse_dimacs(cnf)?, lrat)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // x1 ∨ x2, ¬x1 ∨ x2, x1 ∨ ¬x2, ¬x1 ∨ ¬x2: unsatisfiable.
+    const CNF: &str = "c four clauses\np cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n";
+
+    #[test]
+    fn accepts_a_correct_proof() {
+        // 5: x2 from 1 and 2 (¬x2 makes 1 unit x1, then 2 conflicts).
+        let proof = "5 2 0 1 2 0\n5 d 1 2 0\n6 0 5 3 4 0\n";
+        let r = check_texts(CNF, proof).expect("valid proof");
+        assert_eq!(r.added, 2);
+        assert_eq!(r.deleted, 2);
+    }
+
+    #[test]
+    fn rejects_a_wrong_hint_chain() {
+        let proof = "5 2 0 1 3 0\n6 0 5 3 4 0\n";
+        let e = check_texts(CNF, proof).expect_err("wrong hints");
+        assert!(matches!(e, CheckError::Step { id: 5, .. }), "{e}");
+    }
+
+    #[test]
+    fn rejects_a_proof_without_the_empty_clause() {
+        let e = check_texts(CNF, "5 2 0 1 2 0\n").expect_err("no empty clause");
+        assert_eq!(e, CheckError::NoEmptyClause { steps: 1 });
+    }
+
+    #[test]
+    fn rejects_use_of_a_deleted_clause() {
+        let proof = "5 2 0 1 2 0\n5 d 1 0\n6 0 5 3 1 0\n";
+        let e = check_texts(CNF, proof).expect_err("deleted clause");
+        assert!(e.to_string().contains("hint 1 names no live clause"), "{e}");
+    }
+
+    #[test]
+    fn rejects_rat_hints_and_bad_headers() {
+        let e = check_texts(CNF, "5 2 0 -1 2 0\n").expect_err("RAT");
+        assert!(e.to_string().contains("RAT"), "{e}");
+        let e = check_texts("p cnf 2 5\n1 2 0\n", "").expect_err("count");
+        assert!(e.to_string().contains("declares 5 clauses"), "{e}");
+    }
+}

@@ -1,0 +1,500 @@
+//! CNF encoding of "the traffic has a schedule of length at most k".
+//!
+//! # Variables
+//!
+//! `x[t,c]` (transfer `t` runs in timeframe `c`, both 0-based) is DIMACS variable
+//! `t·k + c + 1`. Auxiliary variables of sequential-counter at-most-one constraints are
+//! numbered after the `#X·k` primary ones, in the order the constraints are emitted. The
+//! numbering and the clause order depend only on the traffic (transfer and link order),
+//! `k` and the [`EncodeOptions`], so the same input gives the same bytes.
+//!
+//! # Clause families, in file order, and why each is sound
+//!
+//! A clause family is *sound* for unsatisfiability proofs when every schedule of length at
+//! most `k` yields (possibly after renaming timeframes) an assignment that satisfies it:
+//! then an UNSAT formula proves that no such schedule exists.
+//!
+//! 1. `at-least-one`: `x[t,0] ∨ … ∨ x[t,k-1]` for every transfer. Every transfer is in
+//!    some timeframe of a schedule.
+//! 2. `transfer-at-most-one`: at most one `x[t,c]` per transfer. A schedule is a partition:
+//!    a transfer is in one timeframe only.
+//! 3. `link-at-most-one`: for every link with load ≥ 2 and every timeframe, at most one of
+//!    the link's users. The users of a link pairwise congest, so a timeframe holds at most
+//!    one of them. The conflict graph is the union of one clique per link, so these
+//!    constraints (one per link, not one per conflict edge) forbid exactly the congesting
+//!    pairs: every model of families 1-3 is a schedule.
+//! 4. `team` (only links whose load is exactly `k`, i.e. the bottlenecks when `k = Λ`):
+//!    `∨_{u ∈ users(l)} x[u,c]` for every such link `l` and timeframe `c`. Its `k` users
+//!    pairwise congest, so in a schedule of length at most `k` they occupy `k` distinct
+//!    timeframes: all of them (paper 003 section 3: a liquid schedule's timeframes are
+//!    teams). Implied by families 1-3; stated to help the solver.
+//! 5. `symmetry`: unit clauses `x[u_i, i]` for the first `min(k, load)` users `u_i` of the
+//!    first link of largest load. Those users pairwise congest, so any schedule puts them
+//!    in distinct timeframes; renaming the timeframes (a schedule's frames can be permuted
+//!    freely, and the other families are invariant under a permutation of `c`) moves `u_i`
+//!    to timeframe `i`.
+//!
+//! # At-most-one encodings
+//!
+//! [`AmoEncoding::Pairwise`]: `¬a ∨ ¬b` for every pair, `n(n-1)/2` clauses, no auxiliary
+//! variable. [`AmoEncoding::Sequential`]: Sinz's sequential counter, `3n - 4` clauses and
+//! `n - 1` auxiliary variables `s_i` ("one of the first i literals is true"):
+//! `¬x_1 ∨ s_1`; for `1 < i < n`: `¬x_i ∨ s_i`, `¬s_{i-1} ∨ s_i`, `¬x_i ∨ ¬s_{i-1}`; and
+//! `¬x_n ∨ ¬s_{n-1}`. Every assignment with at most one true `x` extends to the `s`
+//! (set `s_i` iff one of `x_1..x_i` is true), so it is sound; it forbids two true `x`.
+//! [`AmoEncoding::Auto`] uses pairwise up to [`PAIRWISE_MAX`] literals and the sequential
+//! counter above (the benchmark `sat_encodings` measures the choice).
+
+use std::fmt::Write as _;
+
+use liquid_model::{Schedule, Traffic, TransferId};
+use thiserror::Error;
+
+/// Version of the encoding; part of the DIMACS header and of proof manifests. Change it
+/// whenever the variables, clauses or their order change.
+pub const ENCODING_VERSION: &str = "liquid-sat/1";
+
+/// [`AmoEncoding::Auto`] encodes an at-most-one over at most this many literals pairwise,
+/// over more with a sequential counter. Measured with `cargo run --release -p
+/// liquid-benchmarks --example sat_encodings` (see the benchmarks crate).
+pub const PAIRWISE_MAX: usize = 6;
+
+/// How an at-most-one constraint is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AmoEncoding {
+    /// Pairwise up to [`PAIRWISE_MAX`] literals, sequential counter above.
+    #[default]
+    Auto,
+    /// Always pairwise.
+    Pairwise,
+    /// Always a sequential counter (pairwise for two literals: one clause).
+    Sequential,
+}
+
+impl AmoEncoding {
+    /// The choice's name, for headers and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AmoEncoding::Auto => "auto",
+            AmoEncoding::Pairwise => "pairwise",
+            AmoEncoding::Sequential => "sequential",
+        }
+    }
+}
+
+/// Choices of the encoding. The default is what `liquid encode`, `prove` and
+/// `check-proof` use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EncodeOptions {
+    /// How at-most-one constraints are written.
+    pub amo: AmoEncoding,
+    /// Whether transfers get an at-most-one over their timeframes (family 2).
+    pub transfer_amo: bool,
+    /// Whether links of load exactly k get team clauses (family 4).
+    pub team: bool,
+    /// Whether one largest clique gets fixed timeframes (family 5).
+    pub symmetry: bool,
+}
+
+impl Default for EncodeOptions {
+    fn default() -> Self {
+        EncodeOptions {
+            amo: AmoEncoding::Auto,
+            transfer_amo: true,
+            team: true,
+            symmetry: true,
+        }
+    }
+}
+
+/// Why a traffic could not be encoded.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum EncodeError {
+    /// Zero timeframes: no schedule of a non-empty traffic.
+    #[error("the number of timeframes must be at least 1")]
+    NoColours,
+    /// More variables than DIMACS literals (i32) can name.
+    #[error("the encoding needs more than 2^31 - 1 variables ({transfers} transfers, {colours} timeframes)")]
+    TooLarge {
+        /// Transfers.
+        transfers: usize,
+        /// Timeframes.
+        colours: usize,
+    },
+}
+
+/// A clause family's name and its number of clauses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Family {
+    /// The family's name (`at-least-one`, `link-at-most-one`, ...).
+    pub name: &'static str,
+    /// Number of clauses it contributes.
+    pub clauses: usize,
+}
+
+/// A CNF encoding of one traffic for one number of timeframes.
+#[derive(Debug, Clone)]
+pub struct Encoding {
+    model: String,
+    transfers: usize,
+    colours: usize,
+    options: EncodeOptions,
+    num_vars: usize,
+    clauses: Vec<Vec<i32>>,
+    families: Vec<Family>,
+}
+
+struct Builder {
+    num_vars: usize,
+    clauses: Vec<Vec<i32>>,
+}
+
+impl Builder {
+    fn fresh(&mut self) -> i32 {
+        self.num_vars += 1;
+        self.num_vars as i32
+    }
+
+    /// At most one of `lits` (positive literals) is true.
+    fn at_most_one(&mut self, lits: &[i32], how: AmoEncoding) {
+        let n = lits.len();
+        if n < 2 {
+            return;
+        }
+        let pairwise = match how {
+            AmoEncoding::Pairwise => true,
+            AmoEncoding::Sequential => n == 2,
+            AmoEncoding::Auto => n <= PAIRWISE_MAX,
+        };
+        if pairwise {
+            for (i, &a) in lits.iter().enumerate() {
+                for &b in &lits[i + 1..] {
+                    self.clauses.push(vec![-a, -b]);
+                }
+            }
+            return;
+        }
+        // Sinz's sequential counter with s_1..s_{n-1}.
+        let mut prev = self.fresh();
+        self.clauses.push(vec![-lits[0], prev]);
+        for &x in &lits[1..n - 1] {
+            let s = self.fresh();
+            self.clauses.push(vec![-x, s]);
+            self.clauses.push(vec![-prev, s]);
+            self.clauses.push(vec![-x, -prev]);
+            prev = s;
+        }
+        self.clauses.push(vec![-lits[n - 1], -prev]);
+    }
+}
+
+/// Encodes "`traffic` has a schedule of length at most `k`" (see the module docs).
+pub fn encode(
+    traffic: &Traffic,
+    k: usize,
+    options: &EncodeOptions,
+) -> Result<Encoding, EncodeError> {
+    if k == 0 {
+        return Err(EncodeError::NoColours);
+    }
+    let n = traffic.len();
+    let too_large = EncodeError::TooLarge {
+        transfers: n,
+        colours: k,
+    };
+    // Primary variables plus at most one auxiliary per literal of every at-most-one.
+    let budget = n
+        .checked_mul(k)
+        .and_then(|p| p.checked_mul(2))
+        .and_then(|p| p.checked_add(traffic.total_path_length().checked_mul(k)?))
+        .ok_or(too_large.clone())?;
+    if budget > i32::MAX as usize {
+        return Err(too_large);
+    }
+    let x = |t: usize, c: usize| (t * k + c + 1) as i32;
+    let mut b = Builder {
+        num_vars: n * k,
+        clauses: Vec::new(),
+    };
+    let mut families = Vec::new();
+    let mut mark = |b: &Builder, name: &'static str, before: usize| {
+        families.push(Family {
+            name,
+            clauses: b.clauses.len() - before,
+        })
+    };
+
+    let before = b.clauses.len();
+    for t in 0..n {
+        b.clauses.push((0..k).map(|c| x(t, c)).collect());
+    }
+    mark(&b, "at-least-one", before);
+
+    if options.transfer_amo {
+        let before = b.clauses.len();
+        let mut lits = Vec::with_capacity(k);
+        for t in 0..n {
+            lits.clear();
+            lits.extend((0..k).map(|c| x(t, c)));
+            b.at_most_one(&lits, options.amo);
+        }
+        mark(&b, "transfer-at-most-one", before);
+    }
+
+    let before = b.clauses.len();
+    let mut lits = Vec::new();
+    for l in traffic.link_ids() {
+        let users = traffic.users(l);
+        if users.len() < 2 {
+            continue;
+        }
+        for c in 0..k {
+            lits.clear();
+            lits.extend(users.iter().map(|u| x(u.index(), c)));
+            b.at_most_one(&lits, options.amo);
+        }
+    }
+    mark(&b, "link-at-most-one", before);
+
+    if options.team {
+        let before = b.clauses.len();
+        for l in traffic.link_ids() {
+            let users = traffic.users(l);
+            if users.len() != k {
+                continue;
+            }
+            for c in 0..k {
+                b.clauses
+                    .push(users.iter().map(|u| x(u.index(), c)).collect());
+            }
+        }
+        mark(&b, "team", before);
+    }
+
+    if options.symmetry {
+        let before = b.clauses.len();
+        if let Some(&l) = traffic.bottlenecks().first() {
+            for (i, u) in traffic.users(l).iter().take(k).enumerate() {
+                b.clauses.push(vec![x(u.index(), i)]);
+            }
+        }
+        mark(&b, "symmetry", before);
+    }
+
+    Ok(Encoding {
+        model: traffic.name().to_string(),
+        transfers: n,
+        colours: k,
+        options: *options,
+        num_vars: b.num_vars,
+        clauses: b.clauses,
+        families,
+    })
+}
+
+/// The DIMACS text of [`encode`]: shorthand for `encode(..)?.dimacs()`.
+pub fn dimacs(traffic: &Traffic, k: usize, options: &EncodeOptions) -> Result<String, EncodeError> {
+    Ok(encode(traffic, k, options)?.dimacs())
+}
+
+/// A name on one comment line: control characters become spaces.
+fn one_line(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+impl Encoding {
+    /// Number of variables (primary and auxiliary).
+    pub fn num_vars(&self) -> usize {
+        self.num_vars
+    }
+
+    /// Number of clauses.
+    pub fn num_clauses(&self) -> usize {
+        self.clauses.len()
+    }
+
+    /// The clauses, as DIMACS literals, in file order.
+    pub fn clauses(&self) -> &[Vec<i32>] {
+        &self.clauses
+    }
+
+    /// The clause families, in file order, with their sizes.
+    pub fn families(&self) -> &[Family] {
+        &self.families
+    }
+
+    /// The number of timeframes k.
+    pub fn colours(&self) -> usize {
+        self.colours
+    }
+
+    /// The options the encoding was built with.
+    pub fn options(&self) -> &EncodeOptions {
+        &self.options
+    }
+
+    /// The DIMACS variable of `x[t,c]`.
+    pub fn var(&self, t: TransferId, c: usize) -> i32 {
+        (t.index() * self.colours + c + 1) as i32
+    }
+
+    /// The DIMACS CNF text: a comment header naming the model, k, the encoding version
+    /// and the clause families, then `p cnf V C` and one clause per line.
+    pub fn dimacs(&self) -> String {
+        let mut s = String::with_capacity(16 * self.clauses.len() + 512);
+        let o = &self.options;
+        let _ = writeln!(
+            s,
+            "c liquid CNF: does the traffic have a schedule of at most k timeframes?"
+        );
+        let _ = writeln!(s, "c encoding: {ENCODING_VERSION}");
+        let _ = writeln!(s, "c model: {}", one_line(&self.model));
+        let _ = writeln!(s, "c transfers: {}", self.transfers);
+        let _ = writeln!(s, "c colours: {}", self.colours);
+        let _ = writeln!(
+            s,
+            "c options: amo={} transfer_amo={} team={} symmetry={}",
+            o.amo.as_str(),
+            o.transfer_amo,
+            o.team,
+            o.symmetry
+        );
+        let primary = self.transfers * self.colours;
+        let aux = if self.num_vars > primary {
+            format!("auxiliaries {}..{}", primary + 1, self.num_vars)
+        } else {
+            "no auxiliaries".to_string()
+        };
+        let _ = writeln!(
+            s,
+            "c variables: x[t,c] = t*{} + c + 1 for transfer t and timeframe c (0-based); {aux}",
+            self.colours
+        );
+        for f in &self.families {
+            let _ = writeln!(s, "c family: {} ({} clauses)", f.name, f.clauses);
+        }
+        let _ = writeln!(s, "p cnf {} {}", self.num_vars, self.clauses.len());
+        for c in &self.clauses {
+            for l in c {
+                let _ = write!(s, "{l} ");
+            }
+            s.push_str("0\n");
+        }
+        s
+    }
+
+    /// Decodes a model (the true literals, or all literals with their signs) into a
+    /// schedule: each transfer goes to its first true timeframe; empty timeframes are
+    /// dropped. The result is validated by the caller, never trusted.
+    pub fn decode(&self, model: &[i32]) -> Schedule {
+        let k = self.colours;
+        let mut truth = vec![false; self.transfers * k];
+        for &l in model {
+            if l > 0 && (l as usize) <= truth.len() {
+                truth[l as usize - 1] = true;
+            }
+        }
+        let mut frames = vec![Vec::new(); k];
+        for t in 0..self.transfers {
+            if let Some(c) = (0..k).find(|&c| truth[t * k + c]) {
+                frames[c].push(TransferId(t as u32));
+            }
+        }
+        frames.retain(|f| !f.is_empty());
+        Schedule::new(frames)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_team() -> Traffic {
+        Traffic::from_paths(
+            "no-team",
+            &[
+                ("x", vec!["a", "b"]),
+                ("y", vec!["b", "c"]),
+                ("z", vec!["a", "c"]),
+            ],
+        )
+        .expect("valid")
+    }
+
+    #[test]
+    fn dimacs_of_no_team_at_two() {
+        let e = encode(&no_team(), 2, &EncodeOptions::default()).expect("encodes");
+        assert_eq!(e.num_vars(), 6);
+        let text = e.dimacs();
+        let body: Vec<&str> = text.lines().filter(|l| !l.starts_with('c')).collect();
+        assert_eq!(
+            body,
+            vec![
+                "p cnf 6 20",
+                "1 2 0",
+                "3 4 0",
+                "5 6 0",
+                "-1 -2 0",
+                "-3 -4 0",
+                "-5 -6 0",
+                // links a (x, z), b (x, y), c (y, z), frames 0 and 1
+                "-1 -5 0",
+                "-2 -6 0",
+                "-1 -3 0",
+                "-2 -4 0",
+                "-3 -5 0",
+                "-4 -6 0",
+                // team: every link has load 2 = k
+                "1 5 0",
+                "2 6 0",
+                "1 3 0",
+                "2 4 0",
+                "3 5 0",
+                "4 6 0",
+                // symmetry on link a: x in frame 0, z in frame 1
+                "1 0",
+                "6 0",
+            ]
+        );
+        assert!(text.contains("c family: team (6 clauses)"));
+    }
+
+    #[test]
+    fn sequential_counter_forbids_exactly_two_true() {
+        // Brute force: for n = 5, the counter's clauses have an extension iff <= 1 true.
+        let n = 5;
+        let mut b = Builder {
+            num_vars: n,
+            clauses: Vec::new(),
+        };
+        let lits: Vec<i32> = (1..=n as i32).collect();
+        b.at_most_one(&lits, AmoEncoding::Sequential);
+        assert_eq!(b.clauses.len(), 3 * n - 4);
+        let total = b.num_vars;
+        for xs in 0u32..(1 << n) {
+            let sat_some = (0u32..(1 << (total - n))).any(|ss| {
+                let val = |l: i32| {
+                    let v = l.unsigned_abs() as usize - 1;
+                    let bit = if v < n {
+                        xs >> v & 1
+                    } else {
+                        ss >> (v - n) & 1
+                    };
+                    (bit == 1) == (l > 0)
+                };
+                b.clauses.iter().all(|c| c.iter().any(|&l| val(l)))
+            });
+            assert_eq!(sat_some, xs.count_ones() <= 1, "x = {xs:b}");
+        }
+    }
+
+    #[test]
+    fn zero_colours_is_an_error() {
+        assert_eq!(
+            encode(&no_team(), 0, &EncodeOptions::default()).err(),
+            Some(EncodeError::NoColours)
+        );
+    }
+}

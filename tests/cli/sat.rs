@@ -1,0 +1,223 @@
+//! Issue 4: the SAT engine, encode, prove and check-proof (with tampered proofs).
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::{liquid, models, stem, timing_filters};
+use crate::snap;
+
+/// Snapshots a command whose output names the temporary directory `dir` (as `[DIR]`).
+fn snap_in(name: &str, dir: &Path, cmd: &mut Command) {
+    let mut cmd = cmd;
+    let mut settings = insta::Settings::clone_current();
+    for (re, rep) in timing_filters() {
+        settings.add_filter(re, rep);
+    }
+    settings.add_filter(&regex_escape(&dir.display().to_string()), "[DIR]");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        insta_cmd::assert_cmd_snapshot!(name, cmd);
+    });
+}
+
+fn regex_escape(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '/' || c == '_' || c == '-' {
+                c.to_string()
+            } else {
+                format!("\\{c}")
+            }
+        })
+        .collect()
+}
+
+fn run(cmd: &mut Command) -> (i32, String, String) {
+    let out = cmd.output().expect("runs");
+    (
+        out.status.code().expect("exit code"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn prove_into(model: &str, dir: &Path) {
+    let (code, out, err) = run(liquid().args(["prove", model, "--out"]).arg(dir));
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn solve_sat_every_model() {
+    for m in models() {
+        snap!(
+            format!("solve-sat@{}", stem(&m)),
+            liquid().args(["solve", &m, "--engine", "sat"])
+        );
+    }
+}
+
+/// SAT and DSatur agree on every model: DSatur is never shorter than SAT's optimum, and
+/// when DSatur is liquid so is SAT.
+#[test]
+fn sat_agrees_with_dsatur_on_every_model() {
+    for m in models() {
+        let json = |engine: &str| {
+            let (code, out, err) =
+                run(liquid().args(["solve", &m, "--engine", engine, "--format", "json"]));
+            assert_eq!(code, 0, "{m} {engine}: {err}");
+            serde_json::from_str::<serde_json::Value>(&out).expect("JSON")
+        };
+        let (s, d) = (json("sat"), json("dsatur"));
+        let verdict = s["verdict"].as_str().expect("verdict");
+        assert!(["liquid", "optimal"].contains(&verdict), "{m}: {verdict}");
+        assert!(s["length"].as_u64() <= d["length"].as_u64(), "{m}");
+        if d["verdict"] == "liquid" {
+            assert_eq!(s["verdict"], "liquid", "{m}");
+        }
+    }
+}
+
+#[test]
+fn prove_and_check_no_team() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path().join("no-team-proof");
+    snap_in(
+        "prove@no-team",
+        tmp.path(),
+        liquid()
+            .args(["prove", "models/no-team.yaml", "--out"])
+            .arg(&dir),
+    );
+    for f in ["formula.cnf", "proof.lrat", "manifest.yaml"] {
+        assert!(dir.join(f).is_file(), "{f} written");
+    }
+    snap_in(
+        "check-proof@no-team",
+        tmp.path(),
+        liquid()
+            .args(["check-proof", "models/no-team.yaml"])
+            .arg(&dir),
+    );
+}
+
+#[test]
+fn solve_sat_prove_writes_a_checkable_proof() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    for m in ["models/no-team.yaml", "models/odd-wheel.yaml"] {
+        let dir = tmp.path().join(stem(m));
+        let (code, out, err) = run(liquid()
+            .args(["solve", m, "--engine", "sat", "--prove"])
+            .arg(&dir));
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("kind: sat-proof"), "{out}");
+        let (code, out, err) = run(liquid().args(["check-proof", m]).arg(&dir));
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains("verified: true"), "{out}");
+    }
+    // odd-wheel's proof is for 3 timeframes (optimum 4 = Λ + 2).
+    let manifest =
+        std::fs::read_to_string(tmp.path().join("odd-wheel/manifest.yaml")).expect("manifest");
+    assert!(manifest.contains("\ncolours: 3\n"), "{manifest}");
+}
+
+/// A proof with one literal flipped, with one step deleted, and with the CNF of another
+/// model are all rejected with exit code 1 and a reason.
+#[test]
+fn tampered_proofs_are_rejected() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let good = tmp.path().join("good");
+    prove_into("models/no-team.yaml", &good);
+    let lrat = std::fs::read_to_string(good.join("proof.lrat")).expect("proof");
+    let copy = |name: &str| {
+        let d = tmp.path().join(name);
+        std::fs::create_dir_all(&d).expect("dir");
+        for f in ["formula.cnf", "proof.lrat", "manifest.yaml"] {
+            std::fs::copy(good.join(f), d.join(f)).expect("copy");
+        }
+        d
+    };
+
+    // One literal flipped: the first literal of the first added clause.
+    let flipped = copy("flipped");
+    let mut lines: Vec<String> = lrat.lines().map(str::to_string).collect();
+    let mut toks: Vec<String> = lines[0].split(' ').map(str::to_string).collect();
+    let lit: i64 = toks[1].parse().expect("a literal");
+    assert_ne!(lit, 0, "the first step has a literal");
+    toks[1] = (-lit).to_string();
+    lines[0] = toks.join(" ");
+    std::fs::write(flipped.join("proof.lrat"), lines.join("\n") + "\n").expect("write");
+
+    // One step deleted: the first one.
+    let deleted = copy("deleted");
+    let rest: Vec<&str> = lrat.lines().skip(1).collect();
+    std::fs::write(deleted.join("proof.lrat"), rest.join("\n") + "\n").expect("write");
+
+    // The CNF of another model (same encoding, same k).
+    let other = copy("other-cnf");
+    let other_proof = tmp.path().join("odd-cycle");
+    prove_into("models/odd-cycle.yaml", &other_proof);
+    std::fs::copy(other_proof.join("formula.cnf"), other.join("formula.cnf")).expect("copy");
+
+    for (name, dir, expect) in [
+        ("flipped", &flipped, "proof.lrat: proof line 1"),
+        ("deleted", &deleted, "names no live clause"),
+        ("other-cnf", &other, "formula.cnf is not the encoding"),
+    ] {
+        let (code, out, err) = run(liquid()
+            .args(["check-proof", "models/no-team.yaml"])
+            .arg(dir));
+        assert_eq!(code, 1, "{name}: {out}{err}");
+        assert!(out.contains("verified: false"), "{name}: {out}");
+        assert!(out.contains(expect), "{name}: {out}");
+        snap_in(
+            &format!("check-proof-rejected@{name}"),
+            tmp.path(),
+            liquid()
+                .args(["check-proof", "models/no-team.yaml"])
+                .arg(dir),
+        );
+    }
+
+    // The right proof for the wrong model: the manifest's traffic hash differs.
+    let (code, out, _) = run(liquid()
+        .args(["check-proof", "models/odd-cycle.yaml"])
+        .arg(&good));
+    assert_eq!(code, 1);
+    assert!(out.contains("the manifest is for another traffic"), "{out}");
+}
+
+#[test]
+fn prove_a_liquid_traffic_fails_with_exit_1() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    snap_in(
+        "prove@paper-fig1-satisfiable",
+        tmp.path(),
+        liquid()
+            .args(["prove", "models/paper-fig1.yaml", "--out"])
+            .arg(tmp.path().join("p")),
+    );
+    assert!(!tmp.path().join("p").exists(), "no proof directory");
+}
+
+#[test]
+fn encode_snapshots() {
+    snap!(
+        "encode@no-team",
+        liquid().args(["encode", "models/no-team.yaml"])
+    );
+    snap!(
+        "encode@odd-cycle-k3",
+        liquid().args(["encode", "models/odd-cycle.yaml", "--colours", "3"])
+    );
+}
+
+#[test]
+fn bad_sat_arguments_exit_2() {
+    let (code, _, err) = run(liquid().args(["encode", "models/no-team.yaml", "--colours", "0"]));
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = run(liquid().args(["solve", "models/no-team.yaml", "--prove", "/tmp/x"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--prove needs"), "{err}");
+    let (code, _, err) = run(liquid().args(["check-proof", "models/no-team.yaml", "no/such/dir"]));
+    assert_eq!(code, 2, "{err}");
+}
