@@ -52,6 +52,13 @@ enum Command {
         model: PathBuf,
         /// Schedule file (`timeframes:` as lists of transfer ids).
         schedule: PathBuf,
+        /// When the schedule is valid but not liquid, settle with SAT whether a shorter one
+        /// exists, and write the evidence (an LRAT proof, or the shorter schedule) to DIR.
+        #[arg(long, value_name = "DIR")]
+        prove: Option<PathBuf>,
+        /// Wall-clock limit for --prove, in seconds.
+        #[arg(long, value_parser = commands::parse_seconds)]
+        time_limit: Option<std::time::Duration>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
@@ -111,6 +118,21 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = commands::CrossFormat::Table)]
         format: commands::CrossFormat,
+    },
+    /// Checks a certificate (a schedule, a proof directory, or both) from files alone and
+    /// says exactly what it proves.
+    Certify {
+        /// Model file.
+        model: PathBuf,
+        /// A schedule file: the upper-bound witness.
+        #[arg(long)]
+        schedule: Option<PathBuf>,
+        /// A proof directory written by `prove` (or `solve --prove`): the lower-bound witness.
+        #[arg(long)]
+        proof: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Yaml)]
+        format: Format,
     },
     /// Prints a model in the explicit form (every transfer with its path).
     Expand {
@@ -174,9 +196,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Verify {
             model,
             schedule,
+            prove,
+            time_limit,
             format,
-        } => commands::verify(&model, &schedule, format),
+        } => commands::verify(&model, &schedule, prove.as_deref(), time_limit, format),
         Command::Expand { model } => commands::expand(&model),
+        Command::Certify {
+            model,
+            schedule,
+            proof,
+            format,
+        } => commands::certify(&model, schedule.as_ref(), proof.as_ref(), format),
         Command::Teams {
             model,
             list,

@@ -2,6 +2,7 @@
 
 mod analyze;
 mod broken;
+mod certify;
 mod crosscheck;
 mod encode;
 mod expand;
@@ -12,6 +13,7 @@ mod teams;
 mod verify;
 
 pub use analyze::analyze;
+pub use certify::certify;
 pub use crosscheck::{crosscheck, CrossFormat, DEFAULT_ENGINES};
 pub use encode::{encode, EncodeFormat};
 pub use expand::expand;

@@ -131,25 +131,27 @@ fn first_difference(a: &str, b: &str) -> usize {
     }
 }
 
-/// `liquid check-proof MODEL DIR`: re-encodes the model with the manifest's k, requires
-/// DIR/formula.cnf to be that encoding byte for byte, and checks DIR/proof.lrat with the
-/// independent checker of liquid-certify. Exit 0 when verified, 1 when rejected.
-pub fn check_proof(model: &Path, dir: &Path, format: Format) -> anyhow::Result<ExitCode> {
-    let traffic = liquid_model::yaml::load_model(model)?;
+/// A proof directory that passed every check: the manifest's k and the checker's report.
+pub struct VerifiedProof {
+    /// The number of timeframes proven insufficient.
+    pub colours: usize,
+    /// What the independent checker saw.
+    pub report: liquid_certify::CheckReport,
+}
+
+/// Checks a proof directory against a traffic: manifest format and encoding version, the
+/// traffic's hash, DIR/formula.cnf byte-identical to a fresh encoding with the manifest's
+/// k, and DIR/proof.lrat accepted by the independent checker of liquid-certify.
+/// Unreadable files are input errors (`Err`); a proof that fails a check is `Ok(Err(why))`.
+pub fn verify_proof_dir(
+    traffic: &liquid_model::Traffic,
+    model: &Path,
+    dir: &Path,
+) -> anyhow::Result<Result<VerifiedProof, String>> {
     let manifest = liquid_model::yaml::load_manifest(&dir.join(liquid_sat::MANIFEST_FILE))?;
     let cnf = read(dir, liquid_sat::FORMULA_FILE)?;
     let lrat = read(dir, liquid_sat::PROOF_FILE)?;
-    let mut report = CheckReport {
-        model: traffic.name().to_string(),
-        proof: dir.display().to_string(),
-        verified: false,
-        reason: None,
-        colours: None,
-        lower_bound: None,
-        claim: None,
-        checked: None,
-    };
-    let verdict = (|| -> Result<liquid_certify::CheckReport, String> {
+    Ok((|| -> Result<VerifiedProof, String> {
         if manifest.format != liquid_sat::prove::MANIFEST_FORMAT {
             return Err(format!(
                 "manifest format {:?} is not {:?}",
@@ -164,7 +166,7 @@ pub fn check_proof(model: &Path, dir: &Path, format: Format) -> anyhow::Result<E
                 liquid_sat::ENCODING_VERSION
             ));
         }
-        let hash = liquid_sat::traffic_sha256(&traffic);
+        let hash = liquid_sat::traffic_sha256(traffic);
         if manifest.traffic_sha256 != hash {
             return Err(format!(
                 "the manifest is for another traffic ({:?}, sha256 {}), not for {} (sha256 {hash})",
@@ -177,7 +179,7 @@ pub fn check_proof(model: &Path, dir: &Path, format: Format) -> anyhow::Result<E
             return Err("the manifest claims 0 timeframes".to_string());
         }
         let opts = liquid_sat::options_from_manifest(&manifest.options)?;
-        let expected = liquid_sat::dimacs(&traffic, manifest.colours, &opts)
+        let expected = liquid_sat::dimacs(traffic, manifest.colours, &opts)
             .map_err(|e| format!("cannot re-encode the model: {e}"))?;
         if expected != cnf {
             return Err(format!(
@@ -188,12 +190,36 @@ pub fn check_proof(model: &Path, dir: &Path, format: Format) -> anyhow::Result<E
                 first_difference(&expected, &cnf)
             ));
         }
-        liquid_certify::check_texts(&cnf, &lrat)
-            .map_err(|e| format!("{}: {e}", liquid_sat::PROOF_FILE))
-    })();
+        let report = liquid_certify::check_texts(&cnf, &lrat)
+            .map_err(|e| format!("{}: {e}", liquid_sat::PROOF_FILE))?;
+        Ok(VerifiedProof {
+            colours: manifest.colours,
+            report,
+        })
+    })())
+}
+
+/// `liquid check-proof MODEL DIR`: re-encodes the model with the manifest's k, requires
+/// DIR/formula.cnf to be that encoding byte for byte, and checks DIR/proof.lrat with the
+/// independent checker of liquid-certify. Exit 0 when verified, 1 when rejected.
+pub fn check_proof(model: &Path, dir: &Path, format: Format) -> anyhow::Result<ExitCode> {
+    let traffic = liquid_model::yaml::load_model(model)?;
+    let verdict = verify_proof_dir(&traffic, model, dir)?;
+    let mut report = CheckReport {
+        model: traffic.name().to_string(),
+        proof: dir.display().to_string(),
+        verified: false,
+        reason: None,
+        colours: None,
+        lower_bound: None,
+        claim: None,
+        checked: None,
+    };
     let code = match verdict {
-        Ok(r) => {
-            let k = manifest.colours;
+        Ok(VerifiedProof {
+            colours: k,
+            report: r,
+        }) => {
             report.verified = true;
             report.colours = Some(k);
             report.lower_bound = Some(k + 1);

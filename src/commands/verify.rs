@@ -1,5 +1,8 @@
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
 
 use liquid_model::validate;
 use serde::Serialize;
@@ -19,11 +22,69 @@ struct Verification {
     #[serde(skip_serializing_if = "Option::is_none")]
     liquid: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    optimality: Option<&'static str>,
+    optimality: Option<String>,
+    /// What `--prove` wrote: the proof directory, or the shorter schedule it found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evidence: Option<String>,
 }
 
-/// `liquid verify MODEL SCHEDULE`: exit 0 when the schedule is valid, 1 when it is not.
-pub fn verify(model: &Path, schedule_path: &Path, format: Format) -> anyhow::Result<ExitCode> {
+/// Settles with SAT whether a schedule shorter than `len` exists, writing the evidence
+/// into `dir` either way: an LRAT proof that `len - 1` timeframes do not suffice, or the
+/// shorter schedule (validated) as `dir/shorter-schedule.yaml`. Returns the optimality
+/// statement and the evidence path.
+fn settle(
+    traffic: &liquid_model::Traffic,
+    len: usize,
+    dir: &Path,
+    deadline: Option<Instant>,
+) -> anyhow::Result<(String, Option<String>)> {
+    let k = len - 1;
+    let opts = liquid_sat::EncodeOptions::default();
+    match liquid_sat::prove(traffic, k, &opts, deadline)? {
+        None => Ok(("not proven (the time limit stopped the proof)".into(), None)),
+        Some(liquid_sat::Proved::Unsat(p)) => {
+            liquid_sat::write_proof_dir(dir, &p)?;
+            Ok((
+                format!("optimal: proven that {k} timeframes do not suffice"),
+                Some(dir.display().to_string()),
+            ))
+        }
+        Some(liquid_sat::Proved::Sat) => {
+            let (_, answer) = liquid_sat::decide(traffic, k, &opts, deadline)?;
+            let Some(Some(shorter)) = answer else {
+                return Ok((
+                    format!("not optimal: a schedule of at most {k} timeframes exists (the time limit stopped its construction)"),
+                    None,
+                ));
+            };
+            let r = validate(traffic, &shorter)
+                .map_err(|e| anyhow::anyhow!("internal error: the SAT schedule is invalid: {e}"))?;
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            let file = dir.join("shorter-schedule.yaml");
+            std::fs::write(&file, liquid_model::yaml::write_schedule(traffic, &shorter))
+                .with_context(|| format!("cannot write {}", file.display()))?;
+            Ok((
+                format!(
+                    "not optimal: a valid schedule of {} timeframes exists",
+                    r.length
+                ),
+                Some(file.display().to_string()),
+            ))
+        }
+    }
+}
+
+/// `liquid verify MODEL SCHEDULE [--prove DIR]`: exit 0 when the schedule is valid, 1 when
+/// it is not. With `--prove`, a valid schedule that is not liquid is settled with SAT.
+pub fn verify(
+    model: &Path,
+    schedule_path: &Path,
+    prove: Option<&Path>,
+    time_limit: Option<Duration>,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    let deadline = time_limit.map(|t| Instant::now() + t);
     let traffic = liquid_model::yaml::load_model(model)?;
     let schedule = liquid_model::yaml::load_schedule(schedule_path, &traffic)?;
     let mut report = Verification {
@@ -35,6 +96,7 @@ pub fn verify(model: &Path, schedule_path: &Path, format: Format) -> anyhow::Res
         duration: traffic.duration(),
         liquid: None,
         optimality: None,
+        evidence: None,
     };
     let code = match validate(&traffic, &schedule) {
         Ok(r) => {
@@ -42,7 +104,15 @@ pub fn verify(model: &Path, schedule_path: &Path, format: Format) -> anyhow::Res
             report.liquid = Some(r.liquid);
             // A liquid schedule meets the lower bound Λ, so it is optimal; anything longer
             // needs a proof that no shorter schedule exists.
-            report.optimality = Some(if r.liquid { "optimal" } else { "not proven" });
+            report.optimality = Some(match prove {
+                _ if r.liquid => "optimal".to_string(),
+                None => "not proven".to_string(),
+                Some(dir) => {
+                    let (statement, evidence) = settle(&traffic, r.length, dir, deadline)?;
+                    report.evidence = evidence;
+                    statement
+                }
+            });
             ExitCode::SUCCESS
         }
         Err(e) => {
