@@ -55,6 +55,17 @@ fn main() {
             random_traffic(seed, n, links, path),
         ));
     }
+    // Dense random traffics, to show exhaustion (non-liquid) figures.
+    let mut dense = 0;
+    for seed in 100..400 {
+        let t = random_traffic(seed, 24, 8, 4);
+        let (r, _) =
+            liquid_search::liquid::search(&t, &liquid_search::teams::all_transfers(&t), &limits);
+        if r == liquid_search::liquid::SearchResult::NonLiquid && dense < 3 {
+            dense += 1;
+            cases.push((format!("dense-{seed}-24-8-4"), t));
+        }
+    }
     for (name, t) in &cases {
         let s = Instant::now();
         let o = liquid_search::liquid::solve(t, &limits);
