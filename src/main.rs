@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 mod commands;
+mod input;
 mod output;
 
 use std::path::PathBuf;
@@ -37,7 +38,8 @@ struct Cli {
 enum Command {
     /// Loads, duration, bottlenecks, liquid throughput and conflict-graph size of a traffic.
     Analyze {
-        /// Model file (explicit or network form).
+        /// Model file (explicit or network form), or a generated-model spec such as
+        /// `t1:4,4,4,4,0,0,2,1`, `fat-tree:4,3`, `ring:6,2`, `torus:4x4,1`, `paper-fig1:`.
         model: PathBuf,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
@@ -45,7 +47,7 @@ enum Command {
     },
     /// Checks a schedule file against a model: valid, liquid, optimal.
     Verify {
-        /// Model file.
+        /// Model file, or a generated-model spec (see `analyze --help`).
         model: PathBuf,
         /// Schedule file (`timeframes:` as lists of transfer ids).
         schedule: PathBuf,
@@ -55,7 +57,7 @@ enum Command {
     },
     /// Schedules a traffic with one engine and reports the verdict with its evidence.
     Solve {
-        /// Model file.
+        /// Model file, or a generated-model spec (see `analyze --help`).
         model: PathBuf,
         /// The engine to run.
         #[arg(long, value_enum, default_value_t = EngineName::Dsatur)]
@@ -78,8 +80,13 @@ enum Command {
     },
     /// Prints a model in the explicit form (every transfer with its path).
     Expand {
-        /// Model file.
+        /// Model file, or a generated-model spec (see `analyze --help`).
         model: PathBuf,
+    },
+    /// Writes a generated model (a network with its all-to-all) to stdout or a file.
+    Generate {
+        #[command(subcommand)]
+        what: commands::GenerateWhat,
     },
 }
 
@@ -104,6 +111,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             format,
         } => commands::verify(&model, &schedule, format),
         Command::Expand { model } => commands::expand(&model),
+        Command::Generate { what } => commands::generate(what),
         Command::Solve {
             model,
             engine,

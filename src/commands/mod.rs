@@ -2,10 +2,12 @@
 
 mod analyze;
 mod expand;
+mod generate;
 mod solve;
 mod verify;
 
 pub use analyze::analyze;
 pub use expand::expand;
+pub use generate::{generate, GenerateWhat};
 pub use solve::{parse_seconds, solve, EngineName, SolveOptions};
 pub use verify::verify;

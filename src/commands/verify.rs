@@ -24,7 +24,7 @@ struct Verification {
 
 /// `liquid verify MODEL SCHEDULE`: exit 0 when the schedule is valid, 1 when it is not.
 pub fn verify(model: &Path, schedule_path: &Path, format: Format) -> anyhow::Result<ExitCode> {
-    let traffic = liquid_model::yaml::load_model(model)?;
+    let traffic = crate::input::load_traffic(model)?;
     let schedule = liquid_model::yaml::load_schedule(schedule_path, &traffic)?;
     let mut report = Verification {
         model: traffic.name().to_string(),
