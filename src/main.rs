@@ -60,7 +60,7 @@ enum Command {
         /// Model file, or a generated-model spec (see `analyze --help`).
         model: PathBuf,
         /// The engine to run.
-        #[arg(long, value_enum, default_value_t = EngineName::Dsatur)]
+        #[arg(long, value_enum, default_value_t = EngineName::Native)]
         engine: EngineName,
         /// Wall-clock limit in seconds (fractions allowed).
         #[arg(long, value_parser = commands::parse_seconds)]
@@ -74,6 +74,17 @@ enum Command {
         /// Also write the schedule to this file (schedule-file format).
         #[arg(long)]
         schedule_out: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Yaml)]
+        format: Format,
+    },
+    /// Counts (and with --list lists) the full teams of a traffic (004, sections 2-3).
+    Teams {
+        /// Model file, or a generated-model spec (see `analyze --help`).
+        model: PathBuf,
+        /// Also list every full team as transfer ids.
+        #[arg(long)]
+        list: bool,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
@@ -112,6 +123,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => commands::verify(&model, &schedule, format),
         Command::Expand { model } => commands::expand(&model),
         Command::Generate { what } => commands::generate(what),
+        Command::Teams {
+            model,
+            list,
+            format,
+        } => commands::teams(&model, list, format),
         Command::Solve {
             model,
             engine,

@@ -13,15 +13,27 @@ use crate::{InputError, EXIT_INTERNAL};
 /// The engines `liquid solve` can run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum EngineName {
+    /// Liquid schedule search over full teams (003/004): liquid, non-liquid or unknown.
+    Native,
     /// DSatur greedy colouring (003 annex): fast, no optimality proof.
     Dsatur,
+    /// Exact optimal length by DSATUR branch and bound (chromatic number).
+    Exact,
+    /// Round-robin baseline for all-to-all traffics (phases split into fewest timeframes).
+    RoundRobin,
+    /// First fit in a seeded random order (`--seed`).
+    Random,
 }
 
 impl EngineName {
     /// The engine's name in reports.
     pub fn name(self) -> &'static str {
         match self {
+            EngineName::Native => "native",
             EngineName::Dsatur => "dsatur",
+            EngineName::Exact => "exact",
+            EngineName::RoundRobin => "round-robin",
+            EngineName::Random => "random",
         }
     }
 }
@@ -41,9 +53,14 @@ pub fn run_engine(
     traffic: &Traffic,
     opts: &SolveOptions,
 ) -> anyhow::Result<Outcome> {
-    let _ = (opts.limits, opts.seed); // DSatur is one fast deterministic pass.
+    // DSatur and round-robin are single fast deterministic passes: no limit applies.
     Ok(match engine {
+        EngineName::Native => liquid_search::liquid::solve(traffic, &opts.limits),
         EngineName::Dsatur => liquid_search::dsatur::solve(traffic),
+        EngineName::Exact => liquid_search::exact::solve(traffic, &opts.limits),
+        EngineName::RoundRobin => liquid_search::baseline::round_robin(traffic)
+            .map_err(|e| InputError(format!("{}: {e}", traffic.name())))?,
+        EngineName::Random => liquid_search::baseline::random(traffic, opts.seed),
     })
 }
 

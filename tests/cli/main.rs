@@ -3,4 +3,5 @@
 
 mod common;
 mod foundation;
+mod native;
 mod topology;

@@ -1,9 +1,17 @@
 //! Native scheduling engines of liquid.
 //!
+//! - [`teams`]: full simultaneities and full teams by the ancestor technique of paper 004.
+//! - [`liquid`]: the liquid schedule search of paper 003 (depth-first over full teams).
+//! - [`exact`]: exact optimal length (chromatic number) by DSATUR branch and bound.
+//! - [`baseline`]: round-robin and seeded random-order schedules.
 //! - [`dsatur`]: Brélaz's DSatur greedy colouring, as the annex of paper 003 describes it.
 //!
 //! Every engine returns a [`liquid_model::Outcome`]; its schedule must be validated with
 //! [`liquid_model::validate`] before it is reported.
 #![forbid(unsafe_code)]
 
+pub mod baseline;
 pub mod dsatur;
+pub mod exact;
+pub mod liquid;
+pub mod teams;

@@ -1,0 +1,256 @@
+//! Topology-unaware baselines (papers 000/003): the round-robin schedule of an all-to-all
+//! exchange and a seeded random-order schedule. Both report `liquid` when their length
+//! happens to equal Λ and `feasible` otherwise; the lower bound is Λ.
+//!
+//! **Round-robin rule.** Senders and receivers are the transfers' `from` and `to` nodes, each
+//! numbered in order of first appearance in the traffic: S_0..S_{p-1}, R_0..R_{q-1}. The
+//! traffic must be all-to-all: every transfer has both end points and every pair (S_i, R_j)
+//! occurs exactly once (p·q transfers). Phase s (s = 0..q-1) holds the transfers
+//! S_i → R_{(i+s) mod q} for every i, so each transfer is in exactly one phase. A phase
+//! whose transfers congest is split into the fewest timeframes by an exact colouring of
+//! the phase ([`crate::exact::colour_subset`]; phases hold at most p transfers). The
+//! schedule is the phases' timeframes in phase order. A traffic that is not all-to-all
+//! gets a [`BaselineError`], never a panic.
+//!
+//! **Random rule.** The transfers are shuffled by a Fisher-Yates shuffle driven by
+//! SplitMix64 seeded with `seed`; each transfer, in that order, goes to the lowest
+//! timeframe holding no transfer it congests with (first fit), opening a new one if none.
+
+use std::collections::HashMap;
+
+use liquid_model::{
+    Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId, Verdict,
+};
+use thiserror::Error;
+
+use crate::exact::colour_subset;
+
+/// Why the round-robin baseline does not apply to a traffic.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum BaselineError {
+    /// A transfer lacks its `from` or `to` node.
+    #[error("round-robin needs the from/to nodes of every transfer; transfer {transfer:?} has no {missing}")]
+    MissingEndpoint {
+        /// The transfer's id.
+        transfer: String,
+        /// `from` or `to`.
+        missing: &'static str,
+    },
+    /// A sender-receiver pair occurs twice.
+    #[error("round-robin needs an all-to-all traffic: the pair {from} -> {to} occurs twice (transfers {first:?} and {second:?})")]
+    DuplicatePair {
+        /// Sender.
+        from: String,
+        /// Receiver.
+        to: String,
+        /// First transfer of the pair.
+        first: String,
+        /// Second transfer of the pair.
+        second: String,
+    },
+    /// A sender-receiver pair is missing.
+    #[error("round-robin needs an all-to-all traffic: no transfer from {from} to {to} ({senders} senders x {receivers} receivers, {transfers} transfers)")]
+    MissingPair {
+        /// Sender.
+        from: String,
+        /// Receiver.
+        to: String,
+        /// Number of senders.
+        senders: usize,
+        /// Number of receivers.
+        receivers: usize,
+        /// Number of transfers.
+        transfers: usize,
+    },
+}
+
+fn number(names: &mut Vec<String>, index: &mut HashMap<String, usize>, name: &str) -> usize {
+    *index.entry(name.to_string()).or_insert_with(|| {
+        names.push(name.to_string());
+        names.len() - 1
+    })
+}
+
+/// The round-robin phases of an all-to-all traffic: phase s holds S_i → R_{(i+s) mod q}.
+pub fn round_robin_phases(traffic: &Traffic) -> Result<Vec<Vec<TransferId>>, BaselineError> {
+    let (mut senders, mut receivers) = (Vec::new(), Vec::new());
+    let (mut si, mut ri) = (HashMap::new(), HashMap::new());
+    let mut pair: HashMap<(usize, usize), TransferId> = HashMap::new();
+    for t in traffic.transfer_ids() {
+        let x = traffic.transfer(t);
+        let missing = |m| BaselineError::MissingEndpoint {
+            transfer: x.id.clone(),
+            missing: m,
+        };
+        let from = x.from.as_deref().ok_or_else(|| missing("from"))?;
+        let to = x.to.as_deref().ok_or_else(|| missing("to"))?;
+        let key = (
+            number(&mut senders, &mut si, from),
+            number(&mut receivers, &mut ri, to),
+        );
+        if let Some(&first) = pair.get(&key) {
+            return Err(BaselineError::DuplicatePair {
+                from: from.to_string(),
+                to: to.to_string(),
+                first: traffic.transfer_name(first).to_string(),
+                second: x.id.clone(),
+            });
+        }
+        pair.insert(key, t);
+    }
+    let (p, q) = (senders.len(), receivers.len());
+    let mut phases = Vec::with_capacity(q);
+    for s in 0..q {
+        let mut phase = Vec::with_capacity(p);
+        for (i, sender) in senders.iter().enumerate() {
+            let j = (i + s) % q;
+            match pair.get(&(i, j)) {
+                Some(&t) => phase.push(t),
+                None => {
+                    return Err(BaselineError::MissingPair {
+                        from: sender.clone(),
+                        to: receivers[j].clone(),
+                        senders: p,
+                        receivers: q,
+                        transfers: traffic.len(),
+                    })
+                }
+            }
+        }
+        phases.push(phase);
+    }
+    Ok(phases)
+}
+
+fn outcome(
+    traffic: &Traffic,
+    engine: &str,
+    frames: Vec<Vec<TransferId>>,
+    stats: Vec<(String, StatValue)>,
+) -> Outcome {
+    let lower_bound = LowerBound::duration(traffic);
+    let verdict = if frames.len() == lower_bound.value {
+        Verdict::Liquid
+    } else {
+        Verdict::Feasible
+    };
+    Outcome {
+        engine: engine.to_string(),
+        verdict,
+        schedule: Some(Schedule::new(frames)),
+        lower_bound,
+        stats,
+    }
+}
+
+/// The `round-robin` engine (see the module documentation for the rule).
+pub fn round_robin(traffic: &Traffic) -> Result<Outcome, BaselineError> {
+    let phases = round_robin_phases(traffic)?;
+    let mut frames = Vec::new();
+    let mut split = 0u64;
+    for phase in &phases {
+        let c = colour_subset(traffic, phase, &Limits::default());
+        if c.frames.len() > 1 {
+            split += 1;
+        }
+        frames.extend(c.frames);
+    }
+    let stats = vec![
+        ("phases".to_string(), StatValue::Count(phases.len() as u64)),
+        ("split_phases".to_string(), StatValue::Count(split)),
+    ];
+    Ok(outcome(traffic, "round-robin", frames, stats))
+}
+
+/// SplitMix64: a small, well-mixed seeded generator (deterministic everywhere).
+#[derive(Debug, Clone)]
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// First fit of the transfers in the given order: each goes to the lowest timeframe with
+/// none of its links already used there.
+pub fn first_fit(traffic: &Traffic, order: &[TransferId]) -> Vec<Vec<TransferId>> {
+    let mut on_link: Vec<Vec<u32>> = vec![Vec::new(); traffic.num_links()];
+    let mut frames: Vec<Vec<TransferId>> = Vec::new();
+    let mut busy: Vec<bool> = Vec::new();
+    for &t in order {
+        busy.clear();
+        busy.resize(frames.len() + 1, false);
+        for l in &traffic.transfer(t).path {
+            for &c in &on_link[l.index()] {
+                busy[c as usize] = true;
+            }
+        }
+        let c = busy
+            .iter()
+            .position(|&b| !b)
+            .expect("the last slot is free");
+        if c == frames.len() {
+            frames.push(Vec::new());
+        }
+        frames[c].push(t);
+        for l in &traffic.transfer(t).path {
+            on_link[l.index()].push(c as u32);
+        }
+    }
+    frames
+}
+
+/// The `random` engine: first fit in a seeded random order (see the module documentation).
+pub fn random(traffic: &Traffic, seed: u64) -> Outcome {
+    let mut order: Vec<TransferId> = traffic.transfer_ids().collect();
+    let mut rng = SplitMix64(seed);
+    for i in (1..order.len()).rev() {
+        let j = rng.below(i + 1);
+        order.swap(i, j);
+    }
+    let frames = first_fit(traffic, &order);
+    let stats = vec![("seed".to_string(), StatValue::Count(seed))];
+    outcome(traffic, "random", frames, stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use liquid_model::check_outcome;
+
+    #[test]
+    fn not_all_to_all_is_an_error() {
+        let t = Traffic::from_paths("t", &[("x", vec!["a"])]).expect("valid");
+        assert!(matches!(
+            round_robin(&t),
+            Err(BaselineError::MissingEndpoint { .. })
+        ));
+    }
+
+    #[test]
+    fn random_is_valid_and_seeded() {
+        let t = Traffic::from_paths(
+            "t",
+            &[
+                ("x", vec!["a", "b"]),
+                ("y", vec!["b", "c"]),
+                ("z", vec!["a", "c"]),
+                ("w", vec!["d"]),
+            ],
+        )
+        .expect("valid");
+        let a = random(&t, 1);
+        check_outcome(&t, &a).expect("valid outcome");
+        assert_eq!(a, random(&t, 1));
+        assert_eq!(a.schedule.expect("schedule").len(), 3);
+    }
+}

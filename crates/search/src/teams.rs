@@ -1,0 +1,455 @@
+//! Full simultaneities and full teams, enumerated one by one without repetition by the
+//! ancestor technique of paper 004 (sections 2 and 3).
+//!
+//! An *ancestor* is a triplet (outer, depot, inner): the inner is a simultaneity, the depot
+//! holds the transfers simultaneous with the inner that may still join it, the outer those
+//! that are denied. Its *progeny* is the set of full simultaneities that contain the inner,
+//! avoid the outer and are built from the depot. Binary fission on a depot element `a`
+//! splits an ancestor into ψ+a (a joins the inner; everything congesting with `a` leaves
+//! outer and depot) and ψ-a (a moves to the outer); the two progenies partition the
+//! parent's, so no full simultaneity is produced twice. An ancestor is *barren* (ρ) when an
+//! outer element congests with no depot element (nothing could ever block it, so no heir
+//! is full) and *viscid* (τ) when inner ∪ depot misses a bottleneck (no heir is a team);
+//! both are dropped. A *completed* ancestor (empty outer and depot) yields its inner.
+//!
+//! Full teams are built in the two phases of 004 section 3:
+//! 1. the full teams of the *skeleton* ζ(X) (the transfers that use a bottleneck) are
+//!    reproduced from the prim-ancestor (∅, ζ(X), ∅) with τ∘ρ∘Ψ. Every skeleton transfer
+//!    uses a bottleneck and a team uses every bottleneck exactly once, so these are the
+//!    exact covers of the bottleneck links by skeleton transfers; the fission element is
+//!    a depot user of the uncovered bottleneck with the fewest depot users (any choice is
+//!    allowed by 004; this one makes viscid ancestors appear early);
+//! 2. each skeleton team A becomes the ancestor (∅, {x ∈ X | x ∩ ∪A = ∅}, A), reproduced
+//!    with ρ∘Ψ: its completed descendants are exactly the full teams of X whose skeleton
+//!    is A. Distinct skeletons give disjoint progenies, so again nothing repeats.
+//!
+//! Transfer sets are [`FixedBitSet`]s indexed by [`TransferId`]. Congestion is computed
+//! through the traffic's per-link user lists (never a conflict edge list), so memory is
+//! linear in the total path length plus one bitset per ancestor on the depth-first stack.
+
+use fixedbitset::FixedBitSet;
+use liquid_model::{LinkId, Traffic, TransferId};
+
+/// A set of transfers of one traffic, as a bitset indexed by [`TransferId`].
+pub type TransferSet = FixedBitSet;
+
+/// The set holding every transfer of `traffic`.
+pub fn all_transfers(traffic: &Traffic) -> TransferSet {
+    let mut s = FixedBitSet::with_capacity(traffic.len());
+    s.insert_range(..);
+    s
+}
+
+/// The transfer ids of a set, in increasing order.
+pub fn to_ids(set: &TransferSet) -> Vec<TransferId> {
+    set.ones().map(|i| TransferId(i as u32)).collect()
+}
+
+/// Loads of every link restricted to the transfers of `set`.
+pub fn loads_in(traffic: &Traffic, set: &TransferSet) -> Vec<usize> {
+    let mut loads = vec![0usize; traffic.num_links()];
+    for t in set.ones() {
+        for l in &traffic.transfer(TransferId(t as u32)).path {
+            loads[l.index()] += 1;
+        }
+    }
+    loads
+}
+
+/// Λ and the bottlenecks (in increasing id order) of the sub-traffic `set`.
+pub fn bottlenecks_in(traffic: &Traffic, set: &TransferSet) -> (usize, Vec<LinkId>) {
+    let loads = loads_in(traffic, set);
+    let d = loads.iter().copied().max().unwrap_or(0);
+    if d == 0 {
+        return (0, Vec::new());
+    }
+    let b = loads
+        .iter()
+        .enumerate()
+        .filter(|&(_, &x)| x == d)
+        .map(|(l, _)| LinkId(l as u32))
+        .collect();
+    (d, b)
+}
+
+#[derive(Debug, Clone)]
+struct Ancestor {
+    outer: FixedBitSet,
+    depot: FixedBitSet,
+    inner: FixedBitSet,
+}
+
+/// Depth-first reproduction of a collection of ancestors with ρ∘Ψ (and τ when bottlenecks
+/// are given), yielding the inner of every completed ancestor.
+#[derive(Debug)]
+struct Reproducer<'a> {
+    traffic: &'a Traffic,
+    /// Bottlenecks for the viscid test τ and the fission choice; empty: no τ.
+    bottlenecks: Vec<LinkId>,
+    stack: Vec<Ancestor>,
+    /// Per-link stamp: the link is used by the current ancestor's depot.
+    depot_mark: Vec<u32>,
+    /// Per-link stamp: the link is used by the current ancestor's inner.
+    inner_mark: Vec<u32>,
+    /// Per-link count of depot users (valid for links stamped in `depot_mark`).
+    depot_users: Vec<u32>,
+    stamp: u32,
+    ancestors: u64,
+}
+
+impl<'a> Reproducer<'a> {
+    fn new(traffic: &'a Traffic, bottlenecks: Vec<LinkId>) -> Self {
+        let m = traffic.num_links();
+        Reproducer {
+            traffic,
+            bottlenecks,
+            stack: Vec::new(),
+            depot_mark: vec![0; m],
+            inner_mark: vec![0; m],
+            depot_users: vec![0; m],
+            stamp: 0,
+            ancestors: 0,
+        }
+    }
+
+    fn path(&self, t: usize) -> &'a [LinkId] {
+        &self.traffic.transfer(TransferId(t as u32)).path
+    }
+
+    /// Marks the links of the depot and inner of `r` with a fresh stamp.
+    fn mark(&mut self, r: &Ancestor) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.depot_mark.iter_mut().for_each(|x| *x = 0);
+            self.inner_mark.iter_mut().for_each(|x| *x = 0);
+            self.stamp = 1;
+        }
+        let s = self.stamp;
+        for t in r.depot.ones() {
+            for l in self.path(t) {
+                let li = l.index();
+                if self.depot_mark[li] != s {
+                    self.depot_mark[li] = s;
+                    self.depot_users[li] = 0;
+                }
+                self.depot_users[li] += 1;
+            }
+        }
+        if !self.bottlenecks.is_empty() {
+            for t in r.inner.ones() {
+                for l in self.path(t) {
+                    self.inner_mark[l.index()] = s;
+                }
+            }
+        }
+    }
+
+    /// ρ: some outer transfer congests with no depot transfer.
+    fn barren(&self, r: &Ancestor) -> bool {
+        let s = self.stamp;
+        r.outer
+            .ones()
+            .any(|x| self.path(x).iter().all(|l| self.depot_mark[l.index()] != s))
+    }
+
+    /// τ: inner ∪ depot misses a bottleneck.
+    fn viscid(&self) -> bool {
+        let s = self.stamp;
+        self.bottlenecks
+            .iter()
+            .any(|l| self.inner_mark[l.index()] != s && self.depot_mark[l.index()] != s)
+    }
+
+    /// The depot element to split on (the ancestor is neither barren, viscid nor completed).
+    fn choose(&self, r: &Ancestor) -> usize {
+        let s = self.stamp;
+        // A depot user of the uncovered bottleneck with the fewest depot users.
+        let best = self
+            .bottlenecks
+            .iter()
+            .filter(|l| self.inner_mark[l.index()] != s)
+            .min_by_key(|l| self.depot_users[l.index()]);
+        if let Some(&l) = best {
+            if let Some(&t) = self
+                .traffic
+                .users(l)
+                .iter()
+                .find(|t| r.depot.contains(t.index()))
+            {
+                return t.index();
+            }
+        }
+        // The first outer transfer must be blocked by a depot transfer: split on one.
+        if let Some(x) = r.outer.minimum() {
+            let px = self.path(x);
+            if let Some(t) = r
+                .depot
+                .ones()
+                .find(|&t| self.path(t).iter().any(|l| px.contains(l)))
+            {
+                return t;
+            }
+        }
+        r.depot
+            .minimum()
+            .expect("a non-completed ancestor has a depot")
+    }
+
+    fn next_inner(&mut self) -> Option<FixedBitSet> {
+        while let Some(r) = self.stack.pop() {
+            self.ancestors += 1;
+            if r.outer.is_clear() && r.depot.is_clear() {
+                if !self.bottlenecks.is_empty() {
+                    self.mark(&r);
+                    if self.viscid() {
+                        continue;
+                    }
+                }
+                return Some(r.inner);
+            }
+            self.mark(&r);
+            if self.barren(&r) || self.viscid() {
+                continue;
+            }
+            let a = self.choose(&r);
+            // ψ-a: a moves from the depot to the outer.
+            let mut minus = r.clone();
+            minus.depot.remove(a);
+            minus.outer.insert(a);
+            // ψ+a: a joins the inner; everything congesting with a leaves outer and depot.
+            let mut plus = r;
+            for l in self.path(a) {
+                for u in self.traffic.users(*l) {
+                    plus.depot.remove(u.index());
+                    plus.outer.remove(u.index());
+                }
+            }
+            plus.inner.insert(a);
+            self.stack.push(minus);
+            self.stack.push(plus);
+        }
+        None
+    }
+}
+
+/// Every full simultaneity (maximal set of pairwise simultaneous transfers) of a
+/// sub-traffic, one by one without repetition (004 section 2: ρ∘Ψ from the prim-ancestor).
+#[derive(Debug)]
+pub struct FullSimultaneities<'a> {
+    rep: Reproducer<'a>,
+}
+
+impl<'a> FullSimultaneities<'a> {
+    /// The full simultaneities of the sub-traffic `set` of `traffic` (nothing when empty).
+    pub fn new(traffic: &'a Traffic, set: &TransferSet) -> Self {
+        let mut rep = Reproducer::new(traffic, Vec::new());
+        if !set.is_clear() {
+            let empty = FixedBitSet::with_capacity(traffic.len());
+            rep.stack.push(Ancestor {
+                outer: empty.clone(),
+                depot: set.clone(),
+                inner: empty,
+            });
+        }
+        FullSimultaneities { rep }
+    }
+
+    /// Ancestors examined so far.
+    pub fn ancestors(&self) -> u64 {
+        self.rep.ancestors
+    }
+}
+
+impl Iterator for FullSimultaneities<'_> {
+    type Item = TransferSet;
+    fn next(&mut self) -> Option<TransferSet> {
+        self.rep.next_inner()
+    }
+}
+
+/// Every full team (full simultaneity using every bottleneck) of a sub-traffic, one by one
+/// without repetition, by the two-phase skeleton construction of 004 section 3.
+#[derive(Debug)]
+pub struct FullTeams<'a> {
+    set: TransferSet,
+    skeletons: Reproducer<'a>,
+    bodies: Reproducer<'a>,
+}
+
+impl<'a> FullTeams<'a> {
+    /// The full teams of the whole traffic.
+    pub fn of_traffic(traffic: &'a Traffic) -> Self {
+        Self::new(traffic, &all_transfers(traffic))
+    }
+
+    /// The full teams of the sub-traffic `set` of `traffic` (its own bottlenecks count;
+    /// nothing when the set is empty).
+    pub fn new(traffic: &'a Traffic, set: &TransferSet) -> Self {
+        let (_, bottlenecks) = bottlenecks_in(traffic, set);
+        let mut skeleton = FixedBitSet::with_capacity(traffic.len());
+        for &l in &bottlenecks {
+            for t in traffic.users(l) {
+                if set.contains(t.index()) {
+                    skeleton.insert(t.index());
+                }
+            }
+        }
+        let mut skeletons = Reproducer::new(traffic, bottlenecks);
+        if !skeleton.is_clear() {
+            let empty = FixedBitSet::with_capacity(traffic.len());
+            skeletons.stack.push(Ancestor {
+                outer: empty.clone(),
+                depot: skeleton,
+                inner: empty,
+            });
+        }
+        FullTeams {
+            set: set.clone(),
+            skeletons,
+            bodies: Reproducer::new(traffic, Vec::new()),
+        }
+    }
+
+    /// Ancestors examined so far (both phases).
+    pub fn ancestors(&self) -> u64 {
+        self.skeletons.ancestors + self.bodies.ancestors
+    }
+}
+
+impl Iterator for FullTeams<'_> {
+    type Item = TransferSet;
+    fn next(&mut self) -> Option<TransferSet> {
+        loop {
+            if let Some(team) = self.bodies.next_inner() {
+                return Some(team);
+            }
+            let skeleton = self.skeletons.next_inner()?;
+            // (∅, {x ∈ X | x ∩ ∪A = ∅}, A)
+            let traffic = self.skeletons.traffic;
+            let mut depot = self.set.clone();
+            for t in skeleton.ones() {
+                depot.remove(t);
+                for l in &traffic.transfer(TransferId(t as u32)).path {
+                    for u in traffic.users(*l) {
+                        depot.remove(u.index());
+                    }
+                }
+            }
+            self.bodies.stack.push(Ancestor {
+                outer: FixedBitSet::with_capacity(traffic.len()),
+                depot,
+                inner: skeleton,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A random small traffic: up to `n` transfers over `links` links.
+    pub(crate) fn arb_traffic(n: usize, links: usize) -> impl Strategy<Value = Traffic> {
+        prop::collection::vec(prop::collection::btree_set(0..links, 1..=3), 1..=n).prop_map(
+            |paths| {
+                let ts: Vec<(String, Vec<String>)> = paths
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        (
+                            format!("t{i}"),
+                            p.into_iter().map(|l| format!("l{l}")).collect(),
+                        )
+                    })
+                    .collect();
+                Traffic::from_paths("random", &ts).expect("valid")
+            },
+        )
+    }
+
+    fn simultaneous(t: &Traffic, s: &[usize]) -> bool {
+        s.iter().enumerate().all(|(i, &a)| {
+            s[i + 1..]
+                .iter()
+                .all(|&b| !t.congest(TransferId(a as u32), TransferId(b as u32)))
+        })
+    }
+
+    /// Brute force: subsets of `set` that are simultaneous, full, and (if `teams`) use
+    /// every bottleneck of `set`.
+    pub(crate) fn brute(t: &Traffic, set: &[usize], teams: bool) -> Vec<Vec<usize>> {
+        let mut fs = FixedBitSet::with_capacity(t.len());
+        set.iter().for_each(|&x| fs.insert(x));
+        let (_, b) = bottlenecks_in(t, &fs);
+        let mut out = Vec::new();
+        for mask in 0u32..(1 << set.len()) {
+            let s: Vec<usize> = (0..set.len())
+                .filter(|i| mask >> i & 1 == 1)
+                .map(|i| set[i])
+                .collect();
+            if s.is_empty() || !simultaneous(t, &s) {
+                continue;
+            }
+            let full = set.iter().filter(|x| !s.contains(x)).all(|&x| {
+                s.iter()
+                    .any(|&y| t.congest(TransferId(x as u32), TransferId(y as u32)))
+            });
+            let team = b.iter().all(|l| {
+                s.iter()
+                    .any(|&y| t.transfer(TransferId(y as u32)).path.contains(l))
+            });
+            if full && (team || !teams) {
+                out.push(s);
+            }
+        }
+        out.sort();
+        out
+    }
+
+    fn sorted(it: impl Iterator<Item = TransferSet>) -> (Vec<Vec<usize>>, usize) {
+        let mut v: Vec<Vec<usize>> = it.map(|s| s.ones().collect()).collect();
+        let n = v.len();
+        v.sort();
+        (v, n)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(192))]
+        #[test]
+        fn full_teams_equal_brute_force(t in arb_traffic(9, 6), mask in any::<u32>()) {
+            // The whole traffic, and a random sub-traffic.
+            let all: Vec<usize> = (0..t.len()).collect();
+            let sub: Vec<usize> = all.iter().copied().filter(|i| mask >> i & 1 == 1).collect();
+            for set in [all, sub] {
+                let mut fs = FixedBitSet::with_capacity(t.len());
+                set.iter().for_each(|&x| fs.insert(x));
+                let (got, n) = sorted(FullTeams::new(&t, &fs));
+                let mut dedup = got.clone();
+                dedup.dedup();
+                prop_assert_eq!(dedup.len(), n, "repetition");
+                prop_assert_eq!(got, brute(&t, &set, true));
+                let (got, n) = sorted(FullSimultaneities::new(&t, &fs));
+                let mut dedup = got.clone();
+                dedup.dedup();
+                prop_assert_eq!(dedup.len(), n, "repetition");
+                prop_assert_eq!(got, brute(&t, &set, false));
+            }
+        }
+    }
+
+    #[test]
+    fn no_team_has_no_full_team() {
+        let t = Traffic::from_paths(
+            "t",
+            &[
+                ("x", vec!["a", "b"]),
+                ("y", vec!["b", "c"]),
+                ("z", vec!["a", "c"]),
+            ],
+        )
+        .expect("valid");
+        assert_eq!(FullTeams::of_traffic(&t).count(), 0);
+        assert_eq!(FullSimultaneities::new(&t, &all_transfers(&t)).count(), 3);
+    }
+}
