@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 mod commands;
+mod input;
 mod output;
 
 use std::path::PathBuf;
@@ -40,7 +41,8 @@ struct Cli {
 enum Command {
     /// Loads, duration, bottlenecks, liquid throughput and conflict-graph size of a traffic.
     Analyze {
-        /// Model file (explicit or network form).
+        /// Model file (explicit or network form), or a generated-model spec such as
+        /// `t1:4,4,4,4,0,0,2,1`, `fat-tree:4,3`, `ring:6,2`, `torus:4x4,1`, `paper-fig1:`.
         model: PathBuf,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
@@ -48,7 +50,7 @@ enum Command {
     },
     /// Checks a schedule file against a model: valid, liquid, optimal.
     Verify {
-        /// Model file.
+        /// Model file, or a generated-model spec (see `analyze --help`).
         model: PathBuf,
         /// Schedule file (`timeframes:` as lists of transfer ids).
         schedule: PathBuf,
@@ -65,7 +67,7 @@ enum Command {
     },
     /// Schedules a traffic with one engine and reports the verdict with its evidence.
     Solve {
-        /// Model file.
+        /// Model file, or a generated-model spec (see `analyze --help`).
         model: PathBuf,
         /// The engine to run.
         #[arg(long, value_enum, default_value_t = EngineName::Native)]
@@ -92,7 +94,7 @@ enum Command {
     },
     /// Counts (and with --list lists) the full teams of a traffic (004, sections 2-3).
     Teams {
-        /// Model file.
+        /// Model file, or a generated-model spec (see `analyze --help`).
         model: PathBuf,
         /// Also list every full team as transfer ids.
         #[arg(long)]
@@ -136,7 +138,7 @@ enum Command {
     },
     /// Prints a model in the explicit form (every transfer with its path).
     Expand {
-        /// Model file.
+        /// Model file, or a generated-model spec (see `analyze --help`).
         model: PathBuf,
     },
     /// Writes the formula "a schedule of at most k timeframes exists" to stdout.
@@ -176,6 +178,11 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
     },
+    /// Writes a generated model (a network with its all-to-all) to stdout or a file.
+    Generate {
+        #[command(subcommand)]
+        what: commands::GenerateWhat,
+    },
 }
 
 /// An error of the user's input (exit code 2), as opposed to an internal error.
@@ -207,6 +214,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             proof,
             format,
         } => commands::certify(&model, schedule.as_ref(), proof.as_ref(), format),
+        Command::Generate { what } => commands::generate(what),
         Command::Teams {
             model,
             list,

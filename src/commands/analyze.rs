@@ -68,7 +68,7 @@ fn analysis(traffic: &Traffic) -> Analysis {
 
 /// `liquid analyze MODEL`.
 pub fn analyze(model: &Path, format: Format) -> anyhow::Result<ExitCode> {
-    let traffic = liquid_model::yaml::load_model(model)?;
+    let traffic = crate::input::load_traffic(model)?;
     emit(&analysis(&traffic), format)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -49,7 +49,7 @@ pub fn certify(
         )
         .into());
     }
-    let traffic = liquid_model::yaml::load_model(model)?;
+    let traffic = crate::input::load_traffic(model)?;
     let d = traffic.duration();
     let bottleneck = traffic.bottlenecks()[0];
     let mut report = CertifyReport {

@@ -290,7 +290,13 @@ pub fn crosscheck(
     let mut traffics = Vec::new();
     let mut schedules: Vec<(Option<String>, ScheduleClaim)> = Vec::new();
     for path in models {
-        match liquid_model::yaml::load_document(path)? {
+        let document = match path.to_str() {
+            Some(s) if liquid_topology::spec::is_spec(s) => {
+                Document::Model(crate::input::load_traffic(path)?)
+            }
+            _ => liquid_model::yaml::load_document(path)?,
+        };
+        match document {
             Document::Model(t) => traffics.push((path.display().to_string(), t)),
             Document::Schedule { file, text, model } => {
                 schedules.push((model, ScheduleClaim { file, text }))

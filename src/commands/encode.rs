@@ -31,7 +31,7 @@ pub fn encode(
     colours: Option<usize>,
     format: EncodeFormat,
 ) -> anyhow::Result<ExitCode> {
-    let traffic = liquid_model::yaml::load_model(model)?;
+    let traffic = crate::input::load_traffic(model)?;
     let k = colours_or_duration(&traffic, colours)?;
     let text = match format {
         EncodeFormat::Dimacs => liquid_sat::dimacs(&traffic, k, &EncodeOptions::default())

@@ -38,7 +38,7 @@ pub fn prove(
     out: &Path,
     format: Format,
 ) -> anyhow::Result<ExitCode> {
-    let traffic = liquid_model::yaml::load_model(model)?;
+    let traffic = crate::input::load_traffic(model)?;
     let k = colours_or_duration(&traffic, colours)?;
     let start = Instant::now();
     let proved = liquid_sat::prove(&traffic, k, &EncodeOptions::default(), None)
@@ -203,7 +203,7 @@ pub fn verify_proof_dir(
 /// DIR/formula.cnf to be that encoding byte for byte, and checks DIR/proof.lrat with the
 /// independent checker of liquid-certify. Exit 0 when verified, 1 when rejected.
 pub fn check_proof(model: &Path, dir: &Path, format: Format) -> anyhow::Result<ExitCode> {
-    let traffic = liquid_model::yaml::load_model(model)?;
+    let traffic = crate::input::load_traffic(model)?;
     let verdict = verify_proof_dir(&traffic, model, dir)?;
     let mut report = CheckReport {
         model: traffic.name().to_string(),

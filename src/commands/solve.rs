@@ -246,7 +246,7 @@ pub fn solve(
     schedule_out: Option<&PathBuf>,
     format: Format,
 ) -> anyhow::Result<ExitCode> {
-    let traffic = liquid_model::yaml::load_model(model)?;
+    let traffic = crate::input::load_traffic(model)?;
     let c = match checked(engine, &traffic, opts)? {
         Ok(c) => c,
         Err(e) => {

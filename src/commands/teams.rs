@@ -21,7 +21,7 @@ struct TeamsReport {
 
 /// `liquid teams MODEL [--list]`: the full teams of the whole traffic, in enumeration order.
 pub fn teams(model: &Path, list: bool, format: Format) -> anyhow::Result<ExitCode> {
-    let traffic = liquid_model::yaml::load_model(model)?;
+    let traffic = crate::input::load_traffic(model)?;
     let (duration, bottlenecks) = bottlenecks_in(&traffic, &all_transfers(&traffic));
     let mut it = FullTeams::of_traffic(&traffic);
     let mut count = 0u64;

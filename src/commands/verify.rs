@@ -85,7 +85,7 @@ pub fn verify(
     format: Format,
 ) -> anyhow::Result<ExitCode> {
     let deadline = time_limit.map(|t| Instant::now() + t);
-    let traffic = liquid_model::yaml::load_model(model)?;
+    let traffic = crate::input::load_traffic(model)?;
     let schedule = liquid_model::yaml::load_schedule(schedule_path, &traffic)?;
     let mut report = Verification {
         model: traffic.name().to_string(),

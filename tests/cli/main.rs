@@ -8,3 +8,4 @@ mod crosscheck;
 mod foundation;
 mod native;
 mod sat;
+mod topology;

@@ -76,13 +76,17 @@ pub struct Pair {
 /// A traffic pattern over a network's hosts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Pattern {
-    /// Every sender sends one transfer to every receiver, except to itself (a node that is
-    /// both sender and receiver has no transfer to itself: its path would be empty).
+    /// Every sender sends one transfer to every receiver. A node that is both sender and
+    /// receiver sends to itself only when `self_transfers` is set: such a transfer leaves
+    /// the host and comes back through the network (up to its switch and back, as in the
+    /// Swiss-T1 figures of 000/003), so its path is not empty.
     AllToAll {
         /// Sending hosts, in order.
         senders: Vec<String>,
         /// Receiving hosts, in order.
         receivers: Vec<String>,
+        /// Whether a host that sends and receives also sends to itself.
+        self_transfers: bool,
     },
     /// An explicit list of pairs.
     Pairs(Vec<Pair>),
@@ -483,7 +487,11 @@ pub fn expand(
     let r = Resolved::new(net)?;
     let mut pairs: Vec<(String, String, u64, String)> = Vec::new();
     match pattern {
-        Pattern::AllToAll { senders, receivers } => {
+        Pattern::AllToAll {
+            senders,
+            receivers,
+            self_transfers,
+        } => {
             for (i, s) in senders.iter().enumerate() {
                 r.host(s, format!("pattern.senders[{i}]"))?;
             }
@@ -500,7 +508,7 @@ pub fn expand(
             }
             for (i, s) in senders.iter().enumerate() {
                 for d in receivers {
-                    if s != d {
+                    if s != d || *self_transfers {
                         pairs.push((s.clone(), d.clone(), 1, format!("pattern.senders[{i}]")));
                     }
                 }
@@ -548,6 +556,29 @@ pub fn expand(
             let d = r.node[to.as_str()].0;
             let dist = dist_cache.entry(d).or_insert_with(|| r.distances_to(d));
             let mut here = r.node[from.as_str()].0;
+            let mut path = Vec::new();
+            if here == d {
+                // A transfer to itself leaves the host: the first out-link (in declaration
+                // order) to a switch nearest back to the host, then the rule as usual.
+                let first = r.out[here]
+                    .iter()
+                    .copied()
+                    .filter(|&li| {
+                        let v = r.node[net.links[li].to.as_str()];
+                        v.1 && dist[v.0] != usize::MAX
+                    })
+                    .min_by_key(|&li| dist[r.node[net.links[li].to.as_str()].0]);
+                let Some(li) = first else {
+                    return Err(NetworkError::NoRoute {
+                        at: at.clone(),
+                        from: from.clone(),
+                        to: to.clone(),
+                        why: "no switch leads back to the host",
+                    });
+                };
+                path.push(net.links[li].id.as_str());
+                here = r.node[net.links[li].to.as_str()].0;
+            }
             if dist[here] == usize::MAX {
                 return Err(NetworkError::NoRoute {
                     at: at.clone(),
@@ -556,7 +587,7 @@ pub fn expand(
                     why: "the receiver cannot be reached through switches",
                 });
             }
-            let mut path = Vec::with_capacity(dist[here]);
+            path.reserve(dist[here]);
             while here != d {
                 let li = r.out[here]
                     .iter()
@@ -598,4 +629,70 @@ pub fn expand(
         )?;
     }
     Ok(b.build("pattern")?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn star() -> Network {
+        let link = |id: &str, from: &str, to: &str| NetLink {
+            id: id.into(),
+            from: from.into(),
+            to: to.into(),
+        };
+        Network {
+            hosts: vec!["a".into(), "b".into()],
+            switches: vec!["s".into()],
+            links: vec![
+                link("a>s", "a", "s"),
+                link("s>a", "s", "a"),
+                link("b>s", "b", "s"),
+                link("s>b", "s", "b"),
+            ],
+            routing: Routing::ShortestPath,
+            routes: vec![],
+        }
+    }
+
+    #[test]
+    fn self_transfers_go_up_to_the_switch_and_back() {
+        let net = star();
+        let with = |self_transfers| Pattern::AllToAll {
+            senders: vec!["a".into(), "b".into()],
+            receivers: vec!["a".into(), "b".into()],
+            self_transfers,
+        };
+        let t = expand("x", None, None, &net, &with(false)).expect("expands");
+        assert_eq!(t.len(), 2);
+        let t = expand("x", None, None, &net, &with(true)).expect("expands");
+        assert_eq!(t.len(), 4);
+        let aa = t.find_transfer("a->a").expect("present");
+        let names: Vec<&str> = t
+            .transfer(aa)
+            .path
+            .iter()
+            .map(|&l| t.link_name(l))
+            .collect();
+        assert_eq!(names, ["a>s", "s>a"]);
+        assert_eq!(t.duration(), 2);
+    }
+
+    #[test]
+    fn network_form_round_trips_with_self_transfers() {
+        let net = star();
+        let p = Pattern::AllToAll {
+            senders: vec!["a".into(), "b".into()],
+            receivers: vec!["a".into(), "b".into()],
+            self_transfers: true,
+        };
+        let text = crate::yaml::write_network("x", Some("d"), Some(10.0), &net, &p);
+        let back = crate::yaml::parse_model("x.yaml", &text).expect("parses");
+        let direct = expand("x", Some("d".into()), Some(10.0), &net, &p).expect("expands");
+        assert_eq!(
+            crate::yaml::write_explicit(&back),
+            crate::yaml::write_explicit(&direct)
+        );
+        assert_eq!(back.len(), 4);
+    }
 }

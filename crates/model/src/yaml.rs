@@ -209,6 +209,8 @@ struct PatternEntry {
     receivers: Option<Vec<String>>,
     #[serde(default)]
     pairs: Option<Vec<PairEntry>>,
+    #[serde(default)]
+    self_transfers: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -331,13 +333,15 @@ pub fn parse_model(file: &str, text: &str) -> Result<Traffic, LoadError> {
             Pattern::AllToAll {
                 senders: s.clone(),
                 receivers: r.clone(),
+                self_transfers: p.self_transfers.unwrap_or(false),
             }
         }
         PatternKind::Pairs => {
-            if p.senders.is_some() || p.receivers.is_some() {
+            if p.senders.is_some() || p.receivers.is_some() || p.self_transfers.is_some() {
                 return Err(err(
                     "pattern",
-                    "a pairs pattern takes `pairs`, not `senders`/`receivers`".into(),
+                    "a pairs pattern takes `pairs`, not `senders`/`receivers`/`self_transfers`"
+                        .into(),
                 ));
             }
             let Some(pairs) = &p.pairs else {
@@ -620,6 +624,100 @@ pub fn load_manifest(path: &Path) -> Result<ProofManifest, LoadError> {
 /// Serialises a report as YAML.
 pub fn to_string<T: Serialize>(value: &T) -> Result<String, serde_yaml::Error> {
     serde_yaml::to_string(value)
+}
+
+/// Parses YAML data that is not a model or schedule file (for example a testbed
+/// description embedded in a crate) into any deserialisable type; `file` names it in errors.
+pub fn from_str<T: for<'de> Deserialize<'de>>(file: &str, text: &str) -> Result<T, LoadError> {
+    parse(file, text)
+}
+
+// ---------------------------------------------------------------------------------------
+// Network form output
+// ---------------------------------------------------------------------------------------
+
+/// Writes a model in the network form (network and pattern). Reading the output back with
+/// [`parse_model`] expands to the same traffic as [`network::expand`] on the same input.
+pub fn write_network(
+    name: &str,
+    description: Option<&str>,
+    link_throughput: Option<f64>,
+    net: &Network,
+    pattern: &Pattern,
+) -> String {
+    let list = |items: &[String]| {
+        items
+            .iter()
+            .map(|s| scalar(s))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = String::new();
+    out.push_str(&format!("name: {}\n", scalar(name)));
+    if let Some(d) = description {
+        out.push_str(&format!("description: {}\n", scalar(d)));
+    }
+    if let Some(t) = link_throughput {
+        out.push_str(&format!("link_throughput: {t}\n"));
+    }
+    out.push_str("network:\n");
+    out.push_str(&format!("  hosts: [{}]\n", list(&net.hosts)));
+    out.push_str(&format!("  switches: [{}]\n", list(&net.switches)));
+    out.push_str("  links:\n");
+    for l in &net.links {
+        out.push_str(&format!(
+            "    - {{id: {}, from: {}, to: {}}}\n",
+            scalar(&l.id),
+            scalar(&l.from),
+            scalar(&l.to)
+        ));
+    }
+    out.push_str(match net.routing {
+        Routing::ShortestPath => "  routing: shortest-path\n",
+        Routing::Explicit => "  routing: explicit\n",
+    });
+    if !net.routes.is_empty() {
+        out.push_str("  routes:\n");
+        for r in &net.routes {
+            out.push_str(&format!(
+                "    - {{from: {}, to: {}, path: [{}]}}\n",
+                scalar(&r.from),
+                scalar(&r.to),
+                list(&r.path)
+            ));
+        }
+    }
+    out.push_str("pattern:\n");
+    match pattern {
+        Pattern::AllToAll {
+            senders,
+            receivers,
+            self_transfers,
+        } => {
+            out.push_str("  type: all-to-all\n");
+            out.push_str(&format!("  senders: [{}]\n", list(senders)));
+            out.push_str(&format!("  receivers: [{}]\n", list(receivers)));
+            if *self_transfers {
+                out.push_str("  self_transfers: true\n");
+            }
+        }
+        Pattern::Pairs(pairs) => {
+            out.push_str("  type: pairs\n");
+            out.push_str("  pairs:\n");
+            for p in pairs {
+                out.push_str(&format!(
+                    "    - {{from: {}, to: {}",
+                    scalar(&p.from),
+                    scalar(&p.to)
+                ));
+                if p.count != 1 {
+                    out.push_str(&format!(", count: {}", p.count));
+                }
+                out.push_str("}\n");
+            }
+        }
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,0 +1,285 @@
+//! m-port n-trees (Lin; paper 002 section 2) with deterministic up*/down* routing.
+//!
+//! With `k = m/2`: `N = 2·k^n` processing nodes and `(2n-1)·k^(n-1)` switches.
+//! - Node `p(p0, p1, ..., p_{n-1})` with `p0 < m` and `pi < k` (i ≥ 1); its index (and
+//!   name `p{index}`) is the mixed-radix number `p0 p1 ... p_{n-1}`.
+//! - Switch `<w0 ... w_{n-2}, l>` at level `l` (0 = roots): roots have all `wi < k`;
+//!   levels 1..n-1 have `w0 < m`, `wi < k`. Name `sw{l}_{w0}_{w1}...`.
+//! - A switch at level `l` is joined to the switches at level `l+1` that differ from it
+//!   in coordinate `l` only (roots: `m` children; others `k` children and `k` parents);
+//!   a leaf (level n-1) `<w>` is joined to the `k` nodes `p(w, j)`.
+//! - Every connection is one directed link each way.
+//!
+//! Routing (up*/down*, destination-based, deterministic): from node `s` to node `d`
+//! whose first differing digit is `i`, go up from the leaf of `s` to level `i`, then down
+//! to `d`. Going up from level `l+1` to level `l` sets coordinate `l` to `d_{l+1}` (the
+//! "d-mod-k" choice, which spreads the destinations over the upper links); going down
+//! from level `l` sets coordinate `l` to `d_l`. A route has `2(n - i)` links.
+
+use crate::{bad, Generated, NetBuilder, TopologyError, MAX_HOSTS};
+
+/// Parameters of an m-port n-tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FatTree {
+    /// Ports per switch, `m` (even, ≥ 2).
+    pub ports: usize,
+    /// Levels, `n` (≥ 1).
+    pub levels: usize,
+    /// Whether each node also sends to itself (up to its leaf switch and back).
+    pub self_transfers: bool,
+}
+
+impl FatTree {
+    /// An m-port n-tree without self-transfers.
+    pub fn new(ports: usize, levels: usize) -> FatTree {
+        FatTree {
+            ports,
+            levels,
+            self_transfers: false,
+        }
+    }
+
+    fn k(&self) -> usize {
+        self.ports / 2
+    }
+
+    /// Number of processing nodes, `2·(m/2)^n`.
+    pub fn nodes(&self) -> usize {
+        2 * self.k().pow(self.levels as u32)
+    }
+
+    /// Number of switches, `(2n-1)·(m/2)^(n-1)`.
+    pub fn switches(&self) -> usize {
+        (2 * self.levels - 1) * self.k().pow(self.levels as u32 - 1)
+    }
+
+    fn check(&self) -> Result<(), TopologyError> {
+        if self.ports < 2 || self.ports % 2 == 1 {
+            return Err(bad("ports", "m must be even and at least 2"));
+        }
+        if self.levels == 0 {
+            return Err(bad("levels", "n must be at least 1"));
+        }
+        let nodes = (self.k() as u128)
+            .checked_pow(self.levels as u32)
+            .map(|x| 2 * x);
+        match nodes {
+            Some(n) if n <= MAX_HOSTS as u128 => Ok(()),
+            _ => Err(bad(
+                "levels",
+                format!("more than {MAX_HOSTS} nodes; choose a smaller tree"),
+            )),
+        }
+    }
+
+    /// The digits of node `i` (`p0` first).
+    pub fn digits(&self, mut i: usize) -> Vec<usize> {
+        let mut d = vec![0; self.levels];
+        for j in (1..self.levels).rev() {
+            d[j] = i % self.k();
+            i /= self.k();
+        }
+        d[0] = i;
+        d
+    }
+
+    fn switch_name(level: usize, w: &[usize]) -> String {
+        let mut s = format!("sw{level}");
+        for x in w {
+            s.push_str(&format!("_{x}"));
+        }
+        s
+    }
+
+    /// The route from node `s` to node `d` as a list of node and switch names, from `s`
+    /// to `d` (for `s == d`: `s`, its leaf, `s`).
+    pub fn route_names(&self, s: usize, d: usize) -> Vec<String> {
+        let n = self.levels;
+        let (ds, dd) = (self.digits(s), self.digits(d));
+        let first = (0..n).find(|&j| ds[j] != dd[j]).unwrap_or(n - 1);
+        let mut names = vec![format!("p{s}")];
+        let mut w: Vec<usize> = ds[..n - 1].to_vec();
+        names.push(Self::switch_name(n - 1, &w));
+        for level in (first..n - 1).rev() {
+            w[level] = dd[level + 1];
+            names.push(Self::switch_name(level, &w));
+        }
+        for level in first..n - 1 {
+            w[level] = dd[level];
+            names.push(Self::switch_name(level + 1, &w));
+        }
+        names.push(format!("p{d}"));
+        names
+    }
+
+    /// Builds the tree with its all-to-all.
+    pub fn generated(&self) -> Result<Generated, TopologyError> {
+        self.check()?;
+        let (m, n, k) = (self.ports, self.levels, self.k());
+        let mut b = NetBuilder::default();
+        let hosts: Vec<String> = (0..self.nodes()).map(|i| format!("p{i}")).collect();
+        for h in &hosts {
+            b.host(h.clone());
+        }
+        // Switch labels per level: w0 < (k at level 0, m below), wi < k.
+        let labels = |level: usize| -> Vec<Vec<usize>> {
+            let mut all = vec![vec![]];
+            for j in 0..n - 1 {
+                let r = if j == 0 && level > 0 { m } else { k };
+                all = all
+                    .into_iter()
+                    .flat_map(|p| {
+                        (0..r).map(move |x| {
+                            let mut q = p.clone();
+                            q.push(x);
+                            q
+                        })
+                    })
+                    .collect();
+            }
+            all
+        };
+        for level in 0..n {
+            for w in labels(level) {
+                b.switch(Self::switch_name(level, &w));
+            }
+        }
+        // Node links, then switch links level by level (down link, then up link).
+        for (i, h) in hosts.iter().enumerate() {
+            let leaf = Self::switch_name(n - 1, &self.digits(i)[..n - 1]);
+            b.link(h, &leaf);
+            b.link(&leaf, h);
+        }
+        for level in 0..n.saturating_sub(1) {
+            for w in labels(level) {
+                let r = if level == 0 { m } else { k };
+                for x in 0..r {
+                    let mut c = w.clone();
+                    c[level] = x;
+                    let (upper, lower) = (
+                        Self::switch_name(level, &w),
+                        Self::switch_name(level + 1, &c),
+                    );
+                    b.link(&upper, &lower);
+                    b.link(&lower, &upper);
+                }
+            }
+        }
+        for s in 0..self.nodes() {
+            for d in 0..self.nodes() {
+                if s == d && !self.self_transfers {
+                    continue;
+                }
+                let names = self.route_names(s, d);
+                let path: Vec<usize> = names
+                    .windows(2)
+                    .map(|w| b.link_index(&w[0], &w[1]))
+                    .collect();
+                b.route(&hosts[s], &hosts[d], &path);
+            }
+        }
+        Ok(Generated {
+            name: format!("fat-tree-{m}-{n}"),
+            description: format!(
+                "All-to-all{} over a {m}-port {n}-tree ({} nodes, {} switches), deterministic up*/down* routing",
+                if self.self_transfers { " (self-transfers included)" } else { "" },
+                self.nodes(),
+                self.switches()
+            ),
+            link_throughput: None,
+            network: b.finish(),
+            pattern: crate::all_to_all(&hosts, self.self_transfers),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use liquid_model::{validate, Schedule, TransferId};
+
+    #[test]
+    fn counts_match_the_formulas() {
+        for (m, n) in [
+            (2, 1),
+            (4, 1),
+            (4, 2),
+            (4, 3),
+            (6, 2),
+            (8, 2),
+            (4, 4),
+            (6, 3),
+        ] {
+            let t = FatTree::new(m, n);
+            let g = t.generated().expect("builds");
+            let k = m / 2;
+            let nodes = 2 * k.pow(n as u32);
+            let switches = (2 * n - 1) * k.pow(n as u32 - 1);
+            assert_eq!(g.network.hosts.len(), nodes, "{m}-port {n}-tree");
+            assert_eq!(g.network.switches.len(), switches, "{m}-port {n}-tree");
+            // Every switch has m ports in use, every node one: each connection is two
+            // directed links, so links = 2 · (nodes + switch-switch connections) and
+            // m · switches = nodes + 2 · (switch-switch connections).
+            let ss = (m * switches - nodes) / 2;
+            assert_eq!(g.network.links.len(), 2 * (nodes + ss));
+            assert_eq!(g.network.routes.len(), nodes * (nodes - 1));
+            // A route between nodes whose first differing digit is i has 2(n - i) links.
+            for r in &g.network.routes {
+                let s: usize = r.from[1..].parse().expect("p{i}");
+                let d: usize = r.to[1..].parse().expect("p{i}");
+                let (ds, dd) = (t.digits(s), t.digits(d));
+                let i = (0..n).find(|&j| ds[j] != dd[j]).unwrap_or(n - 1);
+                assert_eq!(r.path.len(), 2 * (n - i), "{r:?}");
+            }
+            let traffic = g.expand().expect("expands");
+            assert_eq!(traffic.len(), nodes * (nodes - 1));
+            // Full bisection: no link carries more than a node link (N - 1).
+            assert_eq!(traffic.duration(), nodes - 1, "{m}-port {n}-tree");
+        }
+    }
+
+    /// The shift schedule (frame s: every node i sends to i + s mod N) is a liquid
+    /// schedule of the all-to-all under d-mod-k routing: checked by the model's validator.
+    #[test]
+    fn all_to_all_is_liquid_by_the_shift_schedule() {
+        for (m, n) in [(4, 2), (4, 3), (6, 2), (8, 2)] {
+            let t = FatTree::new(m, n);
+            let traffic = t.generated().expect("builds").expand().expect("expands");
+            let nodes = t.nodes();
+            let frames: Vec<Vec<TransferId>> = (1..nodes)
+                .map(|s| {
+                    (0..nodes)
+                        .map(|i| {
+                            traffic
+                                .find_transfer(&format!("p{i}->p{}", (i + s) % nodes))
+                                .expect("transfer exists")
+                        })
+                        .collect()
+                })
+                .collect();
+            let report = validate(&traffic, &Schedule::new(frames)).expect("valid schedule");
+            assert_eq!(report.length, traffic.duration(), "{m}-port {n}-tree");
+        }
+    }
+
+    #[test]
+    fn dsatur_schedules_small_fat_trees() {
+        // DSatur is a heuristic: it must give a valid schedule, liquid or not.
+        for (m, n) in [(4, 2), (4, 3)] {
+            let traffic = FatTree::new(m, n)
+                .generated()
+                .expect("builds")
+                .expand()
+                .expect("expands");
+            let out = liquid_search::dsatur::solve(&traffic);
+            liquid_model::check_outcome(&traffic, &out).expect("checked");
+        }
+    }
+
+    #[test]
+    fn bad_parameters_are_errors() {
+        assert!(FatTree::new(3, 2).generated().is_err());
+        assert!(FatTree::new(4, 0).generated().is_err());
+        assert!(FatTree::new(8, 9).generated().is_err());
+    }
+}

@@ -1,0 +1,175 @@
+//! Network builders for liquid: networks of end nodes, switches and directed links with
+//! static routing, and traffic patterns over them, built programmatically and expanded
+//! into a [`Traffic`] by the model crate ([`liquid_model::network::expand`]).
+//!
+//! - [`paper`]: the 2-switch network of the worked example (000/003/004 Fig. 1);
+//! - [`t1`]: the Swiss-T1 testbed (8 switches in a K-ring, 4 nodes each) and its
+//!   allocation vectors, with a fast per-allocation load computation;
+//! - [`grid`]: rings, 2-D (or n-D) meshes and tori with dimension-order routing;
+//! - [`fat_tree`]: m-port n-trees with deterministic up*/down* routing (002 section 2);
+//! - [`spec`]: short textual specs (`t1:4,4,4,4,0,0,2,1`, `fat-tree:4,3`, ...).
+//!
+//! Every builder returns a [`Generated`]: a [`Network`] whose routing is explicit (a route
+//! for every pair of the pattern) and a [`Pattern`].
+#![forbid(unsafe_code)]
+
+pub mod fat_tree;
+pub mod grid;
+pub mod paper;
+pub mod ratio;
+pub mod spec;
+pub mod t1;
+
+use std::collections::HashMap;
+
+use liquid_model::network::{self, NetLink, Network, NetworkError, Pattern, Route, Routing};
+use liquid_model::{yaml, Traffic};
+use thiserror::Error;
+
+pub use ratio::Ratio;
+
+/// The largest number of hosts a generated network may have (routes are listed for every
+/// pair, so the model grows with the square of this).
+pub const MAX_HOSTS: usize = 1024;
+
+/// Why a topology could not be built.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum TopologyError {
+    /// A parameter out of range or malformed.
+    #[error("{name}: {why}")]
+    BadParameter {
+        /// The parameter (`--ports`, `alloc`, ...).
+        name: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// A spec string that cannot be read.
+    #[error("bad generated-model spec {spec:?}: {why}")]
+    BadSpec {
+        /// The spec as given.
+        spec: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// The network could not be expanded (a builder bug if it happens).
+    #[error(transparent)]
+    Network(#[from] NetworkError),
+}
+
+pub(crate) fn bad(name: &str, why: impl Into<String>) -> TopologyError {
+    TopologyError::BadParameter {
+        name: name.to_string(),
+        why: why.into(),
+    }
+}
+
+/// A generated model: a network with explicit routes and a pattern over its hosts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generated {
+    /// Model name.
+    pub name: String,
+    /// Model description (provenance, parameters).
+    pub description: String,
+    /// Link throughput in MB/s, when known.
+    pub link_throughput: Option<f64>,
+    /// The network.
+    pub network: Network,
+    /// The traffic pattern.
+    pub pattern: Pattern,
+}
+
+impl Generated {
+    /// Expands the model into a traffic through the model crate.
+    pub fn expand(&self) -> Result<Traffic, NetworkError> {
+        network::expand(
+            &self.name,
+            Some(self.description.clone()),
+            self.link_throughput,
+            &self.network,
+            &self.pattern,
+        )
+    }
+
+    /// The model in the network form (a model file).
+    pub fn to_network_yaml(&self) -> String {
+        yaml::write_network(
+            &self.name,
+            Some(&self.description),
+            self.link_throughput,
+            &self.network,
+            &self.pattern,
+        )
+    }
+}
+
+/// Accumulates hosts, switches, directed links and explicit routes by index.
+#[derive(Debug, Default)]
+pub(crate) struct NetBuilder {
+    hosts: Vec<String>,
+    switches: Vec<String>,
+    links: Vec<NetLink>,
+    link_at: HashMap<(String, String), usize>,
+    routes: Vec<Route>,
+}
+
+impl NetBuilder {
+    pub(crate) fn host(&mut self, id: String) {
+        self.hosts.push(id);
+    }
+
+    pub(crate) fn switch(&mut self, id: String) {
+        self.switches.push(id);
+    }
+
+    /// Adds the directed link `from>to` (once; a second call returns the same index).
+    pub(crate) fn link(&mut self, from: &str, to: &str) -> usize {
+        let key = (from.to_string(), to.to_string());
+        if let Some(&i) = self.link_at.get(&key) {
+            return i;
+        }
+        let i = self.links.len();
+        self.links.push(NetLink {
+            id: format!("{from}>{to}"),
+            from: from.to_string(),
+            to: to.to_string(),
+        });
+        self.link_at.insert(key, i);
+        i
+    }
+
+    /// The index of the directed link `from>to`; panics if it was never added (a builder
+    /// bug, caught by the builders' tests).
+    pub(crate) fn link_index(&self, from: &str, to: &str) -> usize {
+        *self
+            .link_at
+            .get(&(from.to_string(), to.to_string()))
+            .unwrap_or_else(|| panic!("builder bug: no link {from}>{to}"))
+    }
+
+    pub(crate) fn route(&mut self, from: &str, to: &str, path: &[usize]) {
+        self.routes.push(Route {
+            from: from.to_string(),
+            to: to.to_string(),
+            path: path.iter().map(|&i| self.links[i].id.clone()).collect(),
+        });
+    }
+
+    pub(crate) fn finish(self) -> Network {
+        Network {
+            hosts: self.hosts,
+            switches: self.switches,
+            links: self.links,
+            routing: Routing::Explicit,
+            routes: self.routes,
+        }
+    }
+}
+
+/// The all-to-all pattern over `hosts` (senders = receivers).
+pub fn all_to_all(hosts: &[String], self_transfers: bool) -> Pattern {
+    Pattern::AllToAll {
+        senders: hosts.to_vec(),
+        receivers: hosts.to_vec(),
+        self_transfers,
+    }
+}

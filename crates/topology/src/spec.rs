@@ -1,0 +1,157 @@
+//! Short textual specs of generated models, accepted by the CLI wherever a model file is:
+//!
+//! | spec | model |
+//! | --- | --- |
+//! | `t1:4,4,4,4,0,0,2,1` | Swiss-T1 all-to-all of an allocation vector ([`crate::t1`]) |
+//! | `fat-tree:M,N` | all-to-all over an M-port N-tree ([`crate::fat_tree`]) |
+//! | `ring:S,K` | all-to-all over a ring of S switches, K hosts each ([`crate::grid`]) |
+//! | `mesh:AxB[,K]` | all-to-all over an A×B mesh, K hosts per switch (default 1) |
+//! | `torus:AxB[,K]` | all-to-all over an A×B torus, K hosts per switch (default 1) |
+//! | `paper-fig1:` | the worked example of the papers ([`crate::paper`]) |
+
+use crate::fat_tree::FatTree;
+use crate::grid::Grid;
+use crate::t1::{self, Allocation};
+use crate::{Generated, TopologyError};
+
+/// The spec prefixes, with the colon.
+pub const PREFIXES: [&str; 6] = [
+    "t1:",
+    "fat-tree:",
+    "ring:",
+    "mesh:",
+    "torus:",
+    "paper-fig1:",
+];
+
+/// Whether `arg` is meant as a spec (it starts with one of [`PREFIXES`]).
+pub fn is_spec(arg: &str) -> bool {
+    PREFIXES.iter().any(|p| arg.starts_with(p))
+}
+
+fn number(spec: &str, what: &str, s: &str) -> Result<usize, TopologyError> {
+    s.trim().parse().map_err(|_| TopologyError::BadSpec {
+        spec: spec.to_string(),
+        why: format!("{what} {s:?} is not a whole number"),
+    })
+}
+
+/// Parses `AxB` (or `A`, `AxBxC`).
+pub fn parse_dims(spec: &str, s: &str) -> Result<Vec<usize>, TopologyError> {
+    s.split('x').map(|d| number(spec, "dimension", d)).collect()
+}
+
+/// Builds the model a spec names. `Ok(None)` when `arg` is not a spec (no known prefix).
+pub fn parse(arg: &str) -> Result<Option<Generated>, TopologyError> {
+    let Some((kind, rest)) = arg.split_once(':') else {
+        return Ok(None);
+    };
+    if !is_spec(arg) {
+        return Ok(None);
+    }
+    let wrong = |why: &str| TopologyError::BadSpec {
+        spec: arg.to_string(),
+        why: why.to_string(),
+    };
+    let within = |e: TopologyError| match e {
+        TopologyError::BadParameter { name, why } => TopologyError::BadSpec {
+            spec: arg.to_string(),
+            why: format!("{name}: {why}"),
+        },
+        e => e,
+    };
+    let parts: Vec<&str> = rest.split(',').collect();
+    let g = match kind {
+        "t1" => t1::generated(Allocation::parse(rest).map_err(within)?).map_err(within)?,
+        "fat-tree" => {
+            let [m, n] = parts[..] else {
+                return Err(wrong("give ports and levels, like fat-tree:4,3"));
+            };
+            FatTree::new(number(arg, "ports", m)?, number(arg, "levels", n)?)
+                .generated()
+                .map_err(within)?
+        }
+        "ring" => {
+            let [s, k] = parts[..] else {
+                return Err(wrong("give switches and hosts per switch, like ring:6,2"));
+            };
+            Grid::ring(
+                number(arg, "switches", s)?,
+                number(arg, "hosts per switch", k)?,
+            )
+            .generated()
+            .map_err(within)?
+        }
+        "mesh" | "torus" => {
+            let (dims, k) = match parts[..] {
+                [d] => (d, "1"),
+                [d, k] => (d, k),
+                _ => {
+                    return Err(wrong(
+                        "give dimensions and hosts per switch, like torus:4x4,1",
+                    ))
+                }
+            };
+            let dims = parse_dims(arg, dims)?;
+            if dims.len() != 2 {
+                return Err(wrong("give two dimensions, like 4x4"));
+            }
+            Grid {
+                dims,
+                wrap: kind == "torus",
+                hosts_per_switch: number(arg, "hosts per switch", k)?,
+                self_transfers: false,
+            }
+            .generated()
+            .map_err(within)?
+        }
+        "paper-fig1" => {
+            if !rest.is_empty() {
+                return Err(wrong("paper-fig1: takes no parameters"));
+            }
+            crate::paper::fig1()
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(g))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse() {
+        let g = parse("t1:4,4,4,4,0,0,2,1").expect("ok").expect("a spec");
+        assert_eq!(g.expand().expect("expands").len(), 19 * 19);
+        let g = parse("fat-tree:4,2").expect("ok").expect("a spec");
+        assert_eq!(g.network.hosts.len(), 8);
+        let g = parse("ring:5,2").expect("ok").expect("a spec");
+        assert_eq!(g.network.hosts.len(), 10);
+        let g = parse("torus:3x4,2").expect("ok").expect("a spec");
+        assert_eq!(g.network.hosts.len(), 24);
+        let g = parse("mesh:3x3").expect("ok").expect("a spec");
+        assert_eq!(g.network.hosts.len(), 9);
+        assert!(parse("paper-fig1:").expect("ok").is_some());
+        assert!(parse("models/paper-fig1.yaml").expect("ok").is_none());
+        assert!(parse("C:/x.yaml").expect("ok").is_none());
+    }
+
+    #[test]
+    fn bad_specs_are_errors() {
+        for s in [
+            "t1:4,4",
+            "t1:9,0,0,0,0,0,0,0",
+            "t1:0,0,0,0,0,0,0,0",
+            "fat-tree:3,2",
+            "fat-tree:4",
+            "ring:x,1",
+            "torus:4,1",
+            "mesh:0x3",
+            "paper-fig1:x",
+        ] {
+            let e = parse(s).expect_err(s);
+            assert!(e.to_string().contains(s), "{e}");
+        }
+    }
+}

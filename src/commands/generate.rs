@@ -1,0 +1,199 @@
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use liquid_topology::fat_tree::FatTree;
+use liquid_topology::grid::Grid;
+use liquid_topology::t1::{self, Allocation};
+use liquid_topology::{Generated, TopologyError};
+
+use crate::InputError;
+
+/// The form of a generated model file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Form {
+    /// Every transfer with its path (the interchange format).
+    Explicit,
+    /// The network (hosts, switches, links, explicit routes) and the pattern.
+    Network,
+}
+
+/// Where and how to write a generated model.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GenerateOutput {
+    /// Write the model to this file instead of stdout.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Model form.
+    #[arg(long, value_enum, default_value_t = Form::Explicit)]
+    form: Form,
+}
+
+/// The networks `liquid generate` builds (each with its all-to-all).
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum GenerateWhat {
+    /// Swiss-T1 testbed (reconstructed routing): the all-to-all, self-transfers included,
+    /// of the nodes an allocation vector picks.
+    T1 {
+        /// Allocation vector n0,...,n7: nodes taking part on each switch (0 to 4).
+        #[arg(long)]
+        alloc: String,
+        #[command(flatten)]
+        output: GenerateOutput,
+    },
+    /// m-port n-tree fat-tree with deterministic up*/down* routing.
+    FatTree {
+        /// Ports per switch, m (even).
+        #[arg(long)]
+        ports: usize,
+        /// Levels, n.
+        #[arg(long)]
+        levels: usize,
+        /// Each node also sends to itself (up to its switch and back).
+        #[arg(long)]
+        self_transfers: bool,
+        #[command(flatten)]
+        output: GenerateOutput,
+    },
+    /// Ring of switches, shortest-way routing (ties: the positive way).
+    Ring {
+        /// Number of switches.
+        #[arg(long)]
+        switches: usize,
+        /// Hosts in front of each switch.
+        #[arg(long, default_value_t = 1)]
+        hosts_per_switch: usize,
+        /// Each host also sends to itself (up to its switch and back).
+        #[arg(long)]
+        self_transfers: bool,
+        #[command(flatten)]
+        output: GenerateOutput,
+    },
+    /// Mesh of switches with dimension-order routing.
+    Mesh {
+        /// Dimensions, like 4x4.
+        #[arg(long)]
+        dims: String,
+        /// Hosts in front of each switch.
+        #[arg(long, default_value_t = 1)]
+        hosts_per_switch: usize,
+        /// Each host also sends to itself (up to its switch and back).
+        #[arg(long)]
+        self_transfers: bool,
+        #[command(flatten)]
+        output: GenerateOutput,
+    },
+    /// Torus of switches with dimension-order routing (shorter way round).
+    Torus {
+        /// Dimensions, like 4x4.
+        #[arg(long)]
+        dims: String,
+        /// Hosts in front of each switch.
+        #[arg(long, default_value_t = 1)]
+        hosts_per_switch: usize,
+        /// Each host also sends to itself (up to its switch and back).
+        #[arg(long)]
+        self_transfers: bool,
+        #[command(flatten)]
+        output: GenerateOutput,
+    },
+    /// The 2-switch worked example of the papers (Fig. 1).
+    PaperFig1 {
+        #[command(flatten)]
+        output: GenerateOutput,
+    },
+}
+
+fn input(e: TopologyError) -> anyhow::Error {
+    InputError(e.to_string()).into()
+}
+
+/// `liquid generate ...`.
+pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
+    let grid = |dims: &str, wrap, k, self_t| -> anyhow::Result<Generated> {
+        let dims = liquid_topology::spec::parse_dims(dims, dims).map_err(|_| {
+            InputError(format!(
+                "--dims {dims:?}: give sizes separated by x, like 4x4"
+            ))
+        })?;
+        Grid {
+            dims,
+            wrap,
+            hosts_per_switch: k,
+            self_transfers: self_t,
+        }
+        .generated()
+        .map_err(input)
+    };
+    let (g, output) = match what {
+        GenerateWhat::T1 { alloc, output } => (
+            t1::generated(Allocation::parse(&alloc).map_err(input)?).map_err(input)?,
+            output,
+        ),
+        GenerateWhat::FatTree {
+            ports,
+            levels,
+            self_transfers,
+            output,
+        } => (
+            FatTree {
+                ports,
+                levels,
+                self_transfers,
+            }
+            .generated()
+            .map_err(input)?,
+            output,
+        ),
+        GenerateWhat::Ring {
+            switches,
+            hosts_per_switch,
+            self_transfers,
+            output,
+        } => (
+            Grid {
+                self_transfers,
+                ..Grid::ring(switches, hosts_per_switch)
+            }
+            .generated()
+            .map_err(input)?,
+            output,
+        ),
+        GenerateWhat::Mesh {
+            dims,
+            hosts_per_switch,
+            self_transfers,
+            output,
+        } => (
+            grid(&dims, false, hosts_per_switch, self_transfers)?,
+            output,
+        ),
+        GenerateWhat::Torus {
+            dims,
+            hosts_per_switch,
+            self_transfers,
+            output,
+        } => (grid(&dims, true, hosts_per_switch, self_transfers)?, output),
+        GenerateWhat::PaperFig1 { output } => (liquid_topology::paper::fig1(), output),
+    };
+    let text = match output.form {
+        Form::Explicit => {
+            let traffic = g
+                .expand()
+                .map_err(|e| anyhow::anyhow!("generated model does not expand: {e}"))?;
+            liquid_model::yaml::write_explicit(&traffic)
+        }
+        Form::Network => g.to_network_yaml(),
+    };
+    match output.out {
+        Some(path) => std::fs::write(&path, text)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

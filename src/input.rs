@@ -1,0 +1,26 @@
+//! Where a model comes from: a file, or a generated-model spec (`t1:4,4,4,4,0,0,2,1`,
+//! `fat-tree:4,3`, `ring:6,2`, `mesh:3x3,1`, `torus:4x4,1`, `paper-fig1:`; see
+//! [`liquid_topology::spec`]). Every command that takes a model goes through here.
+
+use std::path::Path;
+
+use liquid_model::Traffic;
+
+use crate::InputError;
+
+/// Loads the traffic a model argument names: a generated-model spec when it starts with
+/// one of the spec prefixes, otherwise a model file. A bad spec is an input error
+/// (exit code 2), like a bad file.
+pub fn load_traffic(arg: &Path) -> anyhow::Result<Traffic> {
+    if let Some(s) = arg.to_str() {
+        if liquid_topology::spec::is_spec(s) {
+            let generated = liquid_topology::spec::parse(s)
+                .map_err(|e| InputError(e.to_string()))?
+                .ok_or_else(|| InputError(format!("{s:?} is not a generated-model spec")))?;
+            return generated
+                .expand()
+                .map_err(|e| anyhow::anyhow!("generated model {s:?} does not expand: {e}"));
+        }
+    }
+    Ok(liquid_model::yaml::load_model(arg)?)
+}

@@ -1,0 +1,122 @@
+//! Issue 8: generated models (`liquid generate`, specs in place of model files).
+
+use crate::common::liquid;
+use crate::snap;
+
+#[test]
+fn generate_small_instances() {
+    for (name, args) in [
+        ("paper-fig1", vec!["paper-fig1"]),
+        (
+            "t1-1-0-1-0-0-0-0-1",
+            vec!["t1", "--alloc", "1,0,1,0,0,0,0,1"],
+        ),
+        (
+            "fat-tree-4-1",
+            vec!["fat-tree", "--ports", "4", "--levels", "1"],
+        ),
+        (
+            "ring-3-1",
+            vec!["ring", "--switches", "3", "--hosts-per-switch", "1"],
+        ),
+        ("torus-2x3", vec!["torus", "--dims", "2x3"]),
+        (
+            "mesh-2x2-self",
+            vec!["mesh", "--dims", "2x2", "--self-transfers"],
+        ),
+        (
+            "ring-3-1-network",
+            vec!["ring", "--switches", "3", "--form", "network"],
+        ),
+    ] {
+        let mut a = vec!["generate"];
+        a.extend(args);
+        snap!(format!("generate@{name}"), liquid().args(&a));
+    }
+}
+
+#[test]
+fn generated_paper_fig1_is_the_model_file() {
+    let gen = liquid()
+        .args(["expand", "paper-fig1:"])
+        .output()
+        .expect("runs");
+    let file = liquid()
+        .args(["expand", "models/paper-fig1.yaml"])
+        .output()
+        .expect("runs");
+    assert!(gen.status.success() && file.status.success());
+    assert_eq!(gen.stdout, file.stdout);
+}
+
+#[test]
+fn analyze_specs() {
+    for spec in [
+        "t1:1,0,1,0,0,0,0,1",
+        "t1:4,4,4,4,0,0,2,1",
+        "fat-tree:4,2",
+        "torus:3x3,1",
+    ] {
+        snap!(
+            format!("analyze-spec@{}", spec.replace([':', ','], "-")),
+            liquid().args(["analyze", spec, "--format", "json"])
+        );
+    }
+}
+
+#[test]
+fn full_t1_has_1024_transfers_and_48704_edges() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("t1.yaml");
+    let status = liquid()
+        .args(["generate", "t1", "--alloc", "4,4,4,4,4,4,4,4", "--out"])
+        .arg(&file)
+        .status()
+        .expect("runs");
+    assert!(status.success());
+    let out = liquid()
+        .arg("analyze")
+        .arg(&file)
+        .args(["--format", "json"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["transfers"], 1024);
+    assert_eq!(v["conflict_vertices"], 1024);
+    assert_eq!(v["conflict_edges"], 48704);
+    assert_eq!(v["duration"], 48);
+}
+
+#[test]
+fn solve_accepts_specs() {
+    snap!(
+        "solve-spec@fat-tree-4-1",
+        liquid().args(["solve", "fat-tree:4,1", "--engine", "dsatur"])
+    );
+}
+
+#[test]
+fn bad_specs_are_input_errors() {
+    for (name, args) in [
+        ("t1-short", vec!["analyze", "t1:4,4"]),
+        ("t1-too-many", vec!["analyze", "t1:5,0,0,0,0,0,0,0"]),
+        ("t1-empty", vec!["analyze", "t1:0,0,0,0,0,0,0,0"]),
+        ("fat-tree-odd", vec!["solve", "fat-tree:3,2"]),
+        ("torus-one-dim", vec!["analyze", "torus:4"]),
+        (
+            "generate-bad-alloc",
+            vec!["generate", "t1", "--alloc", "1,2,x,0,0,0,0,0"],
+        ),
+        (
+            "generate-bad-dims",
+            vec!["generate", "torus", "--dims", "3y3"],
+        ),
+        (
+            "generate-huge",
+            vec!["generate", "fat-tree", "--ports", "8", "--levels", "6"],
+        ),
+    ] {
+        snap!(format!("bad-spec@{name}"), liquid().args(&args));
+    }
+}
