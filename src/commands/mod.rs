@@ -5,6 +5,7 @@ mod expand;
 mod generate;
 mod solve;
 mod teams;
+mod testbed;
 mod verify;
 
 pub use analyze::analyze;
@@ -12,4 +13,5 @@ pub use expand::expand;
 pub use generate::{generate, GenerateWhat};
 pub use solve::{parse_seconds, solve, EngineName, SolveOptions};
 pub use teams::teams;
+pub use testbed::{merge as testbed_merge, parse_shard, testbed_t1, Shard};
 pub use verify::verify;
