@@ -319,7 +319,7 @@ fn x_ticks(rows: &[Row]) -> Vec<(f64, String)> {
     let mut ticks = Vec::new();
     let mut last = 0;
     for r in rows {
-        if r.nodes != last && (r.nodes % 4 == 0 || r.nodes == 1) {
+        if r.nodes != last && r.nodes % 4 == 0 {
             ticks.push((r.class as f64, format!("({})", r.nodes)));
         }
         last = r.nodes;
