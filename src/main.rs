@@ -11,6 +11,7 @@
 mod commands;
 mod input;
 mod output;
+mod plot;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -183,6 +184,49 @@ enum Command {
         #[command(subcommand)]
         what: commands::GenerateWhat,
     },
+    /// Testbed sweeps (the Swiss-T1 evaluation of papers 000 and 003).
+    Testbed {
+        #[command(subcommand)]
+        what: TestbedWhat,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum TestbedWhat {
+    /// Swiss-T1: all 5^8 allocation vectors, grouped into classes by (nodes, liquid
+    /// throughput); for each class's smallest allocation: liquid throughput, round-robin,
+    /// DSatur and the native search. Writes DIR/t1-classes.csv and SVG plots, prints a
+    /// summary.
+    T1 {
+        /// Output directory.
+        #[arg(long, default_value = "t1-testbed")]
+        out: PathBuf,
+        /// Run only shard i of n (1 <= i <= n; classes i, i+n, ...), writing
+        /// DIR/t1-classes-shard-i-of-n.csv; join shards with `liquid testbed merge`.
+        #[arg(long, value_parser = commands::parse_shard)]
+        shard: Option<commands::Shard>,
+        /// Wall-clock limit of the native search per class, in seconds.
+        #[arg(long, value_parser = commands::parse_seconds, default_value = "10")]
+        time_limit: std::time::Duration,
+        /// Worker threads (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Summary format.
+        #[arg(long, value_enum, default_value_t = Format::Yaml)]
+        format: Format,
+    },
+    /// Joins shard outputs (every t1-classes*.csv in the directories) into one sweep.
+    Merge {
+        /// Directories holding shard CSVs.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Output directory.
+        #[arg(long, default_value = "t1-testbed")]
+        out: PathBuf,
+        /// Summary format.
+        #[arg(long, value_enum, default_value_t = Format::Yaml)]
+        format: Format,
+    },
 }
 
 /// An error of the user's input (exit code 2), as opposed to an internal error.
@@ -215,6 +259,27 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             format,
         } => commands::certify(&model, schedule.as_ref(), proof.as_ref(), format),
         Command::Generate { what } => commands::generate(what),
+        Command::Testbed {
+            what:
+                TestbedWhat::T1 {
+                    out,
+                    shard,
+                    time_limit,
+                    jobs,
+                    format,
+                },
+        } => {
+            if let Some(j) = jobs {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(j.max(1))
+                    .build_global()
+                    .map_err(|e| anyhow::anyhow!("cannot start {j} worker threads: {e}"))?;
+            }
+            commands::testbed_t1(&out, shard, time_limit, format)
+        }
+        Command::Testbed {
+            what: TestbedWhat::Merge { dirs, out, format },
+        } => commands::testbed_merge(&dirs, &out, format),
         Command::Teams {
             model,
             list,

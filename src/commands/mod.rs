@@ -11,6 +11,7 @@ mod portfolio;
 mod proof;
 mod solve;
 mod teams;
+mod testbed;
 mod verify;
 
 pub use analyze::analyze;
@@ -22,4 +23,5 @@ pub use generate::{generate, GenerateWhat};
 pub use proof::{check_proof, prove};
 pub use solve::{parse_seconds, solve, EngineName, SolveOptions};
 pub use teams::teams;
+pub use testbed::{merge as testbed_merge, parse_shard, testbed_t1, Shard};
 pub use verify::verify;

@@ -120,3 +120,59 @@ fn bad_specs_are_input_errors() {
         snap!(format!("bad-spec@{name}"), liquid().args(&args));
     }
 }
+
+#[test]
+fn testbed_shards_merge_into_the_363_classes() {
+    // Two shards (native search off: time limit 0), then the merge: every class once.
+    let dir = tempfile::tempdir().expect("tempdir");
+    for s in ["1/2", "2/2"] {
+        let out = liquid()
+            .args(["testbed", "t1", "--shard", s, "--time-limit", "0", "--out"])
+            .arg(dir.path().join(s.replace('/', "-")))
+            .output()
+            .expect("runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let merged = dir.path().join("merged");
+    let out = liquid()
+        .args(["testbed", "merge"])
+        .arg(dir.path().join("1-2"))
+        .arg(dir.path().join("2-2"))
+        .arg("--out")
+        .arg(&merged)
+        .args(["--format", "json"])
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["classes"], 363);
+    assert_eq!(v["classes_without_one_node"], 362);
+    assert_eq!(v["classes_in_this_output"], 363);
+    let csv = std::fs::read_to_string(merged.join("t1-classes.csv")).expect("written");
+    assert_eq!(csv.lines().count(), 364);
+    for svg in [
+        "t1-liquid-throughput.svg",
+        "t1-round-robin.svg",
+        "t1-dsatur-loss.svg",
+    ] {
+        let text = std::fs::read_to_string(merged.join(svg)).expect("written");
+        assert!(text.starts_with("<svg") && text.ends_with("</svg>\n"));
+    }
+    // A missing shard is an input error.
+    let out = liquid()
+        .args(["testbed", "merge"])
+        .arg(dir.path().join("1-2"))
+        .arg("--out")
+        .arg(dir.path().join("partial"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -283,3 +283,32 @@ mod tests {
         assert!(FatTree::new(8, 9).generated().is_err());
     }
 }
+
+#[cfg(test)]
+mod native_tests {
+    use super::*;
+    use liquid_model::{check_outcome, Limits, Verdict};
+
+    /// A full-bisection fat-tree all-to-all is liquid, and the native search finds it.
+    #[test]
+    fn native_search_finds_liquid_schedules() {
+        for (m, n, self_t) in [(4, 1, false), (4, 2, false), (4, 2, true), (6, 2, false)] {
+            let traffic = FatTree {
+                ports: m,
+                levels: n,
+                self_transfers: self_t,
+            }
+            .generated()
+            .expect("builds")
+            .expand()
+            .expect("expands");
+            let limits = Limits {
+                time: Some(std::time::Duration::from_secs(60)),
+                nodes: None,
+            };
+            let out = liquid_search::liquid::solve(&traffic, &limits);
+            check_outcome(&traffic, &out).expect("checked");
+            assert_eq!(out.verdict, Verdict::Liquid, "{m}-port {n}-tree");
+        }
+    }
+}

@@ -1,0 +1,596 @@
+//! `liquid testbed t1` and `liquid testbed merge`: the Swiss-T1 sweep of 000 section 3
+//! and 003 sections 2, 4 and the annex, on the reconstructed testbed of
+//! [`liquid_topology::t1`].
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use liquid_model::{check_outcome, Limits, Outcome, Traffic};
+#[cfg(test)]
+use liquid_topology::t1::Allocation;
+use liquid_topology::t1::{self, Class};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::output::{emit, round2, Format};
+use crate::plot::{Chart, Mark, Series};
+use crate::{InputError, EXIT_INTERNAL};
+
+/// The CSV file name of a full (or merged) sweep.
+pub const CSV: &str = "t1-classes.csv";
+
+const HEADER: &str = "class,nodes,allocation,allocations,transfers,duration,\
+liquid_throughput_ratio,liquid_throughput_mb_s,round_robin_length,\
+round_robin_throughput_mb_s,round_robin_loss_percent,dsatur_length,dsatur_loss_percent,\
+dsatur_time_s,native_verdict,native_length,native_time_s";
+
+/// A shard `i/n` (1 ≤ i ≤ n): the classes whose 1-based index is ≡ i (mod n).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, 1-based.
+    pub index: usize,
+    /// Number of shards.
+    pub count: usize,
+}
+
+/// Parses `--shard i/n`.
+pub fn parse_shard(s: &str) -> Result<Shard, String> {
+    let bad = || format!("{s:?} is not a shard: give i/n with 1 <= i <= n, like 2/8");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (index, count): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if index == 0 || index > count {
+        return Err(bad());
+    }
+    Ok(Shard { index, count })
+}
+
+/// One class's results: a CSV row.
+#[derive(Debug, Clone, PartialEq)]
+struct Row {
+    class: usize,
+    nodes: u32,
+    allocation: String,
+    allocations: u64,
+    transfers: u64,
+    duration: u64,
+    ratio: String,
+    liquid_mb_s: f64,
+    rr_length: usize,
+    rr_mb_s: f64,
+    rr_loss: f64,
+    dsatur_length: usize,
+    dsatur_loss: f64,
+    dsatur_time: f64,
+    native_verdict: String,
+    native_length: Option<usize>,
+    native_time: f64,
+}
+
+fn loss(duration: u64, length: usize) -> f64 {
+    round2(100.0 * (1.0 - duration as f64 / length as f64))
+}
+
+impl Row {
+    fn to_csv(&self) -> String {
+        format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6},{},{},{:.6}",
+            self.class,
+            self.nodes,
+            self.allocation,
+            self.allocations,
+            self.transfers,
+            self.duration,
+            self.ratio,
+            self.liquid_mb_s,
+            self.rr_length,
+            self.rr_mb_s,
+            self.rr_loss,
+            self.dsatur_length,
+            self.dsatur_loss,
+            self.dsatur_time,
+            self.native_verdict,
+            self.native_length
+                .map(|l| l.to_string())
+                .unwrap_or_default(),
+            self.native_time
+        )
+    }
+
+    fn from_csv(line: &str) -> Result<Row, String> {
+        let f: Vec<&str> = line.split(',').collect();
+        if f.len() != 17 {
+            return Err(format!("{} fields, expected 17", f.len()));
+        }
+        fn p<T: std::str::FromStr>(s: &str, what: &str) -> Result<T, String> {
+            s.parse()
+                .map_err(|_| format!("{what} {s:?} is not a number"))
+        }
+        Ok(Row {
+            class: p(f[0], "class")?,
+            nodes: p(f[1], "nodes")?,
+            allocation: f[2].to_string(),
+            allocations: p(f[3], "allocations")?,
+            transfers: p(f[4], "transfers")?,
+            duration: p(f[5], "duration")?,
+            ratio: f[6].to_string(),
+            liquid_mb_s: p(f[7], "liquid_throughput_mb_s")?,
+            rr_length: p(f[8], "round_robin_length")?,
+            rr_mb_s: p(f[9], "round_robin_throughput_mb_s")?,
+            rr_loss: p(f[10], "round_robin_loss_percent")?,
+            dsatur_length: p(f[11], "dsatur_length")?,
+            dsatur_loss: p(f[12], "dsatur_loss_percent")?,
+            dsatur_time: p(f[13], "dsatur_time_s")?,
+            native_verdict: f[14].to_string(),
+            native_length: if f[15].is_empty() {
+                None
+            } else {
+                Some(p(f[15], "native_length")?)
+            },
+            native_time: p(f[16], "native_time_s")?,
+        })
+    }
+
+    /// The row without its timings (rows of two runs must agree on this).
+    fn untimed(&self) -> Row {
+        Row {
+            dsatur_time: 0.0,
+            native_time: 0.0,
+            ..self.clone()
+        }
+    }
+}
+
+fn checked(traffic: &Traffic, o: &Outcome, what: &str) -> Result<usize, String> {
+    let r = check_outcome(traffic, o).map_err(|e| format!("{what}: {e}"))?;
+    r.map(|r| r.length)
+        .ok_or_else(|| format!("{what}: no schedule"))
+}
+
+fn run_class(index: usize, c: &Class, limits: &Limits) -> Result<Row, String> {
+    let what = |e: &str| format!("class {index} [{}]: {e}", c.representative);
+    let g = t1::generated(c.representative).map_err(|e| what(&e.to_string()))?;
+    let traffic = g.expand().map_err(|e| what(&e.to_string()))?;
+    let nodes = c.key.nodes as u64;
+    if traffic.duration() as u64 != c.duration || traffic.len() as u64 != nodes * nodes {
+        return Err(what(
+            "the expanded traffic disagrees with the fast load computation",
+        ));
+    }
+    let mb = traffic.link_throughput().unwrap_or(1.0);
+    let n = traffic.len() as f64;
+    let rr = liquid_search::baseline::round_robin(&traffic).map_err(|e| what(&e.to_string()))?;
+    let rr_length = checked(&traffic, &rr, "round-robin").map_err(|e| what(&e))?;
+    let start = Instant::now();
+    let ds = liquid_search::dsatur::solve(&traffic);
+    let dsatur_time = start.elapsed().as_secs_f64();
+    let dsatur_length = checked(&traffic, &ds, "dsatur").map_err(|e| what(&e))?;
+    let start = Instant::now();
+    let nat = liquid_search::liquid::solve(&traffic, limits);
+    let native_time = start.elapsed().as_secs_f64();
+    check_outcome(&traffic, &nat).map_err(|e| what(&format!("native: {e}")))?;
+    let native_length = nat.schedule.as_ref().map(|s| s.len());
+    let d = c.duration;
+    Ok(Row {
+        class: index,
+        nodes: c.key.nodes,
+        allocation: c.representative.0.iter().map(u8::to_string).collect(),
+        allocations: c.count,
+        transfers: traffic.len() as u64,
+        duration: d,
+        ratio: c.key.throughput.to_string(),
+        liquid_mb_s: round2(mb * n / d as f64),
+        rr_length,
+        rr_mb_s: round2(mb * n / rr_length as f64),
+        rr_loss: loss(d, rr_length),
+        dsatur_length,
+        dsatur_loss: loss(d, dsatur_length),
+        dsatur_time,
+        native_verdict: nat.verdict.as_str().to_string(),
+        native_length,
+        native_time,
+    })
+}
+
+fn progress(len: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(len);
+    pb.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} classes {msg}")
+            .expect("valid template"),
+    );
+    pb
+}
+
+#[derive(Serialize)]
+struct Buckets {
+    none: f64,
+    under_10: f64,
+    from_10_to_20: f64,
+    over_20: f64,
+}
+
+#[derive(Serialize)]
+struct NativeSummary {
+    liquid: usize,
+    non_liquid: usize,
+    unknown: usize,
+    decided_under_100ms_percent: f64,
+    decided_under_10ms_percent: f64,
+    slowest_time_s: f64,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    testbed: &'static str,
+    allocations: u32,
+    classes: usize,
+    classes_without_one_node: usize,
+    classes_in_this_output: usize,
+    /// Share of classes (percent) by DSatur's loss against the liquid schedule.
+    dsatur_loss_percent_of_classes: Buckets,
+    /// 003 annex, Fig. 11.
+    published_dsatur_loss_percent_of_classes: Buckets,
+    round_robin_mean_loss_percent: f64,
+    round_robin_at_most_half_of_liquid_percent_of_classes: f64,
+    native: NativeSummary,
+    files: Vec<String>,
+    wall_time_s: f64,
+}
+
+fn pct(k: usize, n: usize) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        round2(100.0 * k as f64 / n as f64)
+    }
+}
+
+fn summary(rows: &[Row], classes: &[Class], files: Vec<String>, wall: Duration) -> Summary {
+    let n = rows.len();
+    let count = |f: &dyn Fn(&Row) -> bool| rows.iter().filter(|r| f(r)).count();
+    let decided = |r: &Row| r.native_verdict == "liquid" || r.native_verdict == "non-liquid";
+    Summary {
+        testbed: "swiss-t1 (reconstructed routing, see liquid_topology::t1)",
+        allocations: t1::ALLOCATIONS,
+        classes: classes.len(),
+        classes_without_one_node: classes.iter().filter(|c| c.key.nodes > 1).count(),
+        classes_in_this_output: n,
+        dsatur_loss_percent_of_classes: Buckets {
+            none: pct(count(&|r| r.dsatur_length as u64 == r.duration), n),
+            under_10: pct(
+                count(&|r| r.dsatur_length as u64 > r.duration && r.dsatur_loss < 10.0),
+                n,
+            ),
+            from_10_to_20: pct(
+                count(&|r| r.dsatur_loss >= 10.0 && r.dsatur_loss <= 20.0),
+                n,
+            ),
+            over_20: pct(count(&|r| r.dsatur_loss > 20.0), n),
+        },
+        published_dsatur_loss_percent_of_classes: Buckets {
+            none: 74.0,
+            under_10: 18.0,
+            from_10_to_20: 8.0,
+            over_20: 0.0,
+        },
+        round_robin_mean_loss_percent: if n == 0 {
+            0.0
+        } else {
+            round2(rows.iter().map(|r| r.rr_loss).sum::<f64>() / n as f64)
+        },
+        round_robin_at_most_half_of_liquid_percent_of_classes: pct(
+            count(&|r| 2 * r.duration as usize <= r.rr_length),
+            n,
+        ),
+        native: NativeSummary {
+            liquid: count(&|r| r.native_verdict == "liquid"),
+            non_liquid: count(&|r| r.native_verdict == "non-liquid"),
+            unknown: count(&|r| !decided(r)),
+            decided_under_100ms_percent: pct(count(&|r| decided(r) && r.native_time < 0.1), n),
+            decided_under_10ms_percent: pct(count(&|r| decided(r) && r.native_time < 0.01), n),
+            slowest_time_s: rows.iter().map(|r| r.native_time).fold(0.0, f64::max),
+        },
+        files,
+        wall_time_s: wall.as_secs_f64(),
+    }
+}
+
+fn write_csv(path: &Path, rows: &[Row]) -> anyhow::Result<()> {
+    let mut text = String::from(HEADER);
+    text.push('\n');
+    for r in rows {
+        text.push_str(&r.to_csv());
+        text.push('\n');
+    }
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn x_ticks(rows: &[Row]) -> Vec<(f64, String)> {
+    let mut ticks = Vec::new();
+    let mut last = 0;
+    for r in rows {
+        if r.nodes != last && r.nodes % 4 == 0 {
+            ticks.push((r.class as f64, format!("({})", r.nodes)));
+        }
+        last = r.nodes;
+    }
+    ticks
+}
+
+fn plots(dir: &Path, rows: &[Row]) -> anyhow::Result<Vec<String>> {
+    let x = |r: &Row| r.class as f64;
+    let link = 86.0;
+    let xl = "sub-topologies (classes), sorted by nodes then liquid throughput; (nodes)";
+    let charts = [
+        (
+            "t1-liquid-throughput.svg",
+            Chart {
+                title: "Swiss-T1: liquid and crossbar throughput (cf. 000 Fig. 8, 003 Fig. 5)".into(),
+                x_label: xl.into(),
+                y_label: "throughput (MB/s)".into(),
+                x_ticks: x_ticks(rows),
+                series: vec![
+                    Series {
+                        name: "full crossbar (nodes × 86 MB/s)".into(),
+                        colour: "#999999",
+                        mark: Mark::Line,
+                        points: rows.iter().map(|r| (x(r), r.nodes as f64 * link)).collect(),
+                    },
+                    Series {
+                        name: "liquid throughput".into(),
+                        colour: "#1f4e9c",
+                        mark: Mark::Line,
+                        points: rows.iter().map(|r| (x(r), r.liquid_mb_s)).collect(),
+                    },
+                ],
+            },
+        ),
+        (
+            "t1-round-robin.svg",
+            Chart {
+                title: "Swiss-T1: liquid vs round-robin throughput, timeframe model (cf. 000 Fig. 9-10, 003 Fig. 6, 9)".into(),
+                x_label: xl.into(),
+                y_label: "throughput (MB/s)".into(),
+                x_ticks: x_ticks(rows),
+                series: vec![
+                    Series {
+                        name: "liquid throughput".into(),
+                        colour: "#1f4e9c",
+                        mark: Mark::Line,
+                        points: rows.iter().map(|r| (x(r), r.liquid_mb_s)).collect(),
+                    },
+                    Series {
+                        name: "round-robin schedule".into(),
+                        colour: "#c0392b",
+                        mark: Mark::Dots,
+                        points: rows.iter().map(|r| (x(r), r.rr_mb_s)).collect(),
+                    },
+                ],
+            },
+        ),
+        (
+            "t1-dsatur-loss.svg",
+            Chart {
+                title: "Swiss-T1: DSatur loss against the liquid schedule (cf. 003 Fig. 11)".into(),
+                x_label: xl.into(),
+                y_label: "loss (%)".into(),
+                x_ticks: x_ticks(rows),
+                series: vec![Series {
+                    name: "DSatur: 1 - Λ / length".into(),
+                    colour: "#d35400",
+                    mark: Mark::Dots,
+                    points: rows.iter().map(|r| (x(r), r.dsatur_loss)).collect(),
+                }],
+            },
+        ),
+    ];
+    let mut files = Vec::new();
+    for (name, chart) in charts {
+        let path = dir.join(name);
+        std::fs::write(&path, chart.to_svg())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        files.push(path.display().to_string());
+    }
+    Ok(files)
+}
+
+fn finish(
+    dir: &Path,
+    rows: &[Row],
+    classes: &[Class],
+    start: Instant,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    let csv = dir.join(CSV);
+    write_csv(&csv, rows)?;
+    let mut files = vec![csv.display().to_string()];
+    files.extend(plots(dir, rows)?);
+    emit(&summary(rows, classes, files, start.elapsed()), format)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `liquid testbed t1`.
+pub fn testbed_t1(
+    out: &Path,
+    shard: Option<Shard>,
+    time_limit: Duration,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    let start = Instant::now();
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let classes = t1::classes();
+    let limits = Limits {
+        time: Some(time_limit),
+        nodes: None,
+    };
+    let todo: Vec<(usize, &Class)> = classes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (i + 1, c))
+        .filter(|(i, _)| shard.is_none_or(|s| (i - 1) % s.count == s.index - 1))
+        .collect();
+    let pb = progress(todo.len() as u64);
+    let results: Vec<Result<Row, String>> = todo
+        .par_iter()
+        .map(|&(i, c)| {
+            let r = run_class(i, c, &limits);
+            pb.inc(1);
+            r
+        })
+        .collect();
+    pb.finish_and_clear();
+    let mut rows = Vec::with_capacity(results.len());
+    for r in results {
+        match r {
+            Ok(row) => rows.push(row),
+            Err(e) => {
+                eprintln!("internal error: {e}");
+                return Ok(ExitCode::from(EXIT_INTERNAL));
+            }
+        }
+    }
+    match shard {
+        None => finish(out, &rows, &classes, start, format),
+        Some(s) => {
+            let path = out.join(format!("t1-classes-shard-{}-of-{}.csv", s.index, s.count));
+            write_csv(&path, &rows)?;
+            eprintln!(
+                "wrote {} ({} of {} classes); join the shards with `liquid testbed merge`",
+                path.display(),
+                rows.len(),
+                classes.len()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// `liquid testbed merge DIR... --out DIR`: joins shard CSVs (every `t1-classes*.csv` in
+/// the directories) into one sweep, checks that every class is there exactly once (rows of
+/// the same class must agree, timings aside), and writes the CSV, plots and summary.
+pub fn merge(dirs: &[PathBuf], out: &Path, format: Format) -> anyhow::Result<ExitCode> {
+    let start = Instant::now();
+    let classes = t1::classes();
+    let mut rows: BTreeMap<usize, Row> = BTreeMap::new();
+    for dir in dirs {
+        let entries = std::fs::read_dir(dir)
+            .map_err(|e| InputError(format!("{}: cannot read directory: {e}", dir.display())))?;
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("t1-classes") && n.ends_with(".csv"))
+            })
+            .collect();
+        files.sort();
+        for file in files {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| InputError(format!("{}: cannot read: {e}", file.display())))?;
+            let mut lines = text.lines();
+            if lines.next() != Some(HEADER) {
+                return Err(InputError(format!(
+                    "{}:1: not a t1-classes CSV (unexpected header)",
+                    file.display()
+                ))
+                .into());
+            }
+            for (k, line) in lines.enumerate() {
+                let row = Row::from_csv(line)
+                    .map_err(|e| InputError(format!("{}:{}: {e}", file.display(), k + 2)))?;
+                let known = classes.get(row.class.wrapping_sub(1)).is_some_and(|c| {
+                    c.key.nodes == row.nodes && c.key.throughput.to_string() == row.ratio
+                });
+                if !known {
+                    return Err(InputError(format!(
+                        "{}:{}: class {} does not match this testbed's classes",
+                        file.display(),
+                        k + 2,
+                        row.class
+                    ))
+                    .into());
+                }
+                if let Some(prev) = rows.get(&row.class) {
+                    if prev.untimed() != row.untimed() {
+                        return Err(InputError(format!(
+                            "{}:{}: class {} differs from an earlier row for it",
+                            file.display(),
+                            k + 2,
+                            row.class
+                        ))
+                        .into());
+                    }
+                    continue;
+                }
+                rows.insert(row.class, row);
+            }
+        }
+    }
+    let missing: Vec<String> = (1..=classes.len())
+        .filter(|i| !rows.contains_key(i))
+        .map(|i| i.to_string())
+        .collect();
+    if !missing.is_empty() {
+        return Err(InputError(format!(
+            "{} of {} classes are missing from the shards (first: {})",
+            missing.len(),
+            classes.len(),
+            missing[..missing.len().min(10)].join(", ")
+        ))
+        .into());
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let rows: Vec<Row> = rows.into_values().collect();
+    finish(out, &rows, &classes, start, format)
+}
+
+/// The allocation a row names.
+#[cfg(test)]
+fn allocation_of(row: &Row) -> Option<Allocation> {
+    let digits: Vec<u8> = row
+        .allocation
+        .chars()
+        .map(|c| c.to_digit(10).map(|d| d as u8))
+        .collect::<Option<_>>()?;
+    Allocation::new(digits.try_into().ok()?).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_parse() {
+        assert_eq!(parse_shard("2/8"), Ok(Shard { index: 2, count: 8 }));
+        assert!(parse_shard("0/8").is_err());
+        assert!(parse_shard("9/8").is_err());
+        assert!(parse_shard("x").is_err());
+    }
+
+    #[test]
+    fn rows_round_trip_through_csv() {
+        let classes = t1::classes();
+        let row = run_class(
+            5,
+            &classes[4],
+            &Limits {
+                time: Some(Duration::from_secs(10)),
+                nodes: None,
+            },
+        )
+        .expect("runs");
+        let back = Row::from_csv(&row.to_csv()).expect("parses");
+        assert_eq!(back.untimed(), row.untimed());
+        assert_eq!(allocation_of(&row), Some(classes[4].representative));
+    }
+}
