@@ -125,7 +125,7 @@ impl Search<'_> {
         // the team misses becomes a bottleneck of R - A, which every later team must
         // then cover), then teams using more heavily loaded links.
         let loads = loads_in(self.traffic, rem);
-        let mut enumeration = FullTeams::new(self.traffic, rem);
+        let mut enumeration = FullTeams::new(self.traffic, rem).with_deadline(self.deadline);
         let mut any = false;
         let mut chunk: Vec<(usize, usize, TransferSet)> = Vec::with_capacity(CHUNK);
         loop {
@@ -151,6 +151,10 @@ impl Search<'_> {
                 }
             }
             if chunk.is_empty() {
+                if enumeration.stopped() {
+                    // The deadline cut the enumeration short: this node is not exhausted.
+                    return Err(Stop);
+                }
                 break;
             }
             chunk.sort_by_key(|c| std::cmp::Reverse((c.0, c.1)));

@@ -27,6 +27,8 @@
 //! through the traffic's per-link user lists (never a conflict edge list), so memory is
 //! linear in the total path length plus one bitset per ancestor on the depth-first stack.
 
+use std::time::Instant;
+
 use fixedbitset::FixedBitSet;
 use liquid_model::{LinkId, Traffic, TransferId};
 
@@ -95,7 +97,14 @@ struct Reproducer<'a> {
     depot_users: Vec<u32>,
     stamp: u32,
     ancestors: u64,
+    /// When to give up (checked every `DEADLINE_STRIDE` ancestors).
+    deadline: Option<Instant>,
+    /// The deadline passed: the enumeration ended early and is *not* complete.
+    stopped: bool,
 }
+
+/// How many ancestors are examined between two looks at the clock.
+const DEADLINE_STRIDE: u64 = 1024;
 
 impl<'a> Reproducer<'a> {
     fn new(traffic: &'a Traffic, bottlenecks: Vec<LinkId>) -> Self {
@@ -109,6 +118,8 @@ impl<'a> Reproducer<'a> {
             depot_users: vec![0; m],
             stamp: 0,
             ancestors: 0,
+            deadline: None,
+            stopped: false,
         }
     }
 
@@ -198,6 +209,14 @@ impl<'a> Reproducer<'a> {
     fn next_inner(&mut self) -> Option<FixedBitSet> {
         while let Some(r) = self.stack.pop() {
             self.ancestors += 1;
+            if self.ancestors % DEADLINE_STRIDE == 0
+                && self.deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                // Give up; the caller must not read the end as exhaustion.
+                self.stopped = true;
+                self.stack.clear();
+                return None;
+            }
             if r.outer.is_clear() && r.depot.is_clear() {
                 if !self.bottlenecks.is_empty() {
                     self.mark(&r);
@@ -313,6 +332,20 @@ impl<'a> FullTeams<'a> {
     /// Ancestors examined so far (both phases).
     pub fn ancestors(&self) -> u64 {
         self.skeletons.ancestors + self.bodies.ancestors
+    }
+
+    /// Stops the enumeration once `deadline` passes (between two teams the enumerator may
+    /// examine very many ancestors, so a caller's own clock checks are not enough).
+    pub fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
+        self.skeletons.deadline = deadline;
+        self.bodies.deadline = deadline;
+        self
+    }
+
+    /// Whether the deadline ended the enumeration early: then the teams seen so far are
+    /// not all the full teams, and nothing may be concluded from their exhaustion.
+    pub fn stopped(&self) -> bool {
+        self.skeletons.stopped || self.bodies.stopped
     }
 }
 
