@@ -46,6 +46,31 @@ pub fn stem(path: &str) -> String {
         .into_owned()
 }
 
+/// `liquid expand MODEL` as (transfer id, links) pairs, in model order, read from the
+/// explicit form's one-line flow mappings (quoted scalars unquoted).
+pub fn expand(model: &str) -> Vec<(String, Vec<String>)> {
+    let out = liquid().args(["expand", model]).output().expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let unquote = |x: &str| x.trim_matches('"').to_string();
+    text.lines()
+        .filter_map(|l| l.strip_prefix("  - {id: "))
+        .map(|l| {
+            let id = unquote(l.split(',').next().expect("id"));
+            let path = l
+                .split("path: [")
+                .nth(1)
+                .expect("path")
+                .trim_end_matches("]}");
+            (id, path.split(", ").map(unquote).collect())
+        })
+        .collect()
+}
+
 /// Insta filters that redact timings (`time_s: 0.0012`, `"time_s": 1e-5`, `12.3 s`).
 pub fn timing_filters() -> Vec<(&'static str, &'static str)> {
     vec![

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::common::{liquid, models};
+use crate::common::{expand, liquid, models};
 
 /// What an engine promises on small traffics without limits.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -214,31 +214,7 @@ fn every_engine_conforms_on_random_traffics() {
 #[test]
 fn every_engine_conforms_on_the_bundled_models() {
     for m in models() {
-        let out = liquid().args(["expand", &m]).output().expect("runs");
-        let text = String::from_utf8(out.stdout).expect("UTF-8");
-        let t: Small = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("  - {id: "))
-            .map(|l| {
-                let id = l
-                    .split(',')
-                    .next()
-                    .expect("id")
-                    .trim_matches('"')
-                    .to_string();
-                let path = l
-                    .split("path: [")
-                    .nth(1)
-                    .expect("path")
-                    .trim_end_matches("]}");
-                (
-                    id,
-                    path.split(", ")
-                        .map(|x| x.trim_matches('"').to_string())
-                        .collect(),
-                )
-            })
-            .collect();
+        let t: Small = expand(&m);
         for &(engine, promise) in ENGINES {
             check_engine(engine, promise, &m, &t);
         }
