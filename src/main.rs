@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::commands::EngineName;
+use crate::commands::{EncodeFormat, EngineName};
 use crate::output::Format;
 
 /// Exit code of a negative answer (rejected schedule, proof or certificate).
@@ -69,6 +69,11 @@ enum Command {
         /// Seed for randomised engines.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// ILP engine only: decide liquidity (K = Λ timeframes, no objective) instead of
+        /// minimising the length. Answers `liquid` or `unknown` (HiGHS's "infeasible" is
+        /// reported in the stats, not as a proof).
+        #[arg(long)]
+        decide: bool,
         /// Also write the schedule to this file (schedule-file format).
         #[arg(long)]
         schedule_out: Option<PathBuf>,
@@ -80,6 +85,17 @@ enum Command {
     Expand {
         /// Model file.
         model: PathBuf,
+    },
+    /// Writes the scheduling problem of a model for an external solver, on stdout.
+    Encode {
+        /// Model file.
+        model: PathBuf,
+        /// The encoding.
+        #[arg(long, value_enum)]
+        format: EncodeFormat,
+        /// Number of timeframes offered (default: DSatur's length; at least Λ).
+        #[arg(long)]
+        colours: Option<usize>,
     },
 }
 
@@ -104,12 +120,18 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             format,
         } => commands::verify(&model, &schedule, format),
         Command::Expand { model } => commands::expand(&model),
+        Command::Encode {
+            model,
+            format,
+            colours,
+        } => commands::encode(&model, format, colours),
         Command::Solve {
             model,
             engine,
             time_limit,
             node_limit,
             seed,
+            decide,
             schedule_out,
             format,
         } => {
@@ -119,6 +141,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     nodes: node_limit,
                 },
                 seed,
+                decide,
             };
             commands::solve(&model, engine, &opts, schedule_out.as_ref(), format)
         }

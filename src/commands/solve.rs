@@ -15,6 +15,9 @@ use crate::{InputError, EXIT_INTERNAL};
 pub enum EngineName {
     /// DSatur greedy colouring (003 annex): fast, no optimality proof.
     Dsatur,
+    /// 0-1 program solved by HiGHS (minimise the used timeframes): `optimal` only when
+    /// the MIP dual bound proves it; `--decide` asks only whether a liquid schedule exists.
+    Ilp,
 }
 
 impl EngineName {
@@ -22,6 +25,7 @@ impl EngineName {
     pub fn name(self) -> &'static str {
         match self {
             EngineName::Dsatur => "dsatur",
+            EngineName::Ilp => liquid_ilp::ENGINE,
         }
     }
 }
@@ -33,6 +37,8 @@ pub struct SolveOptions {
     pub limits: Limits,
     /// Seed for randomised engines.
     pub seed: u64,
+    /// Decision mode (ILP engine): only ask whether a liquid schedule exists.
+    pub decide: bool,
 }
 
 /// Runs one engine. The outcome is *not* checked here: see [`checked`].
@@ -41,9 +47,19 @@ pub fn run_engine(
     traffic: &Traffic,
     opts: &SolveOptions,
 ) -> anyhow::Result<Outcome> {
-    let _ = (opts.limits, opts.seed); // DSatur is one fast deterministic pass.
+    if opts.decide && engine != EngineName::Ilp {
+        return Err(InputError(format!(
+            "--decide is a mode of the ilp engine, not of {}",
+            engine.name()
+        ))
+        .into());
+    }
+    let _ = opts.seed; // No engine here is randomised.
     Ok(match engine {
+        // DSatur is one fast deterministic pass: no limits.
         EngineName::Dsatur => liquid_search::dsatur::solve(traffic),
+        EngineName::Ilp if opts.decide => liquid_ilp::decide_liquid(traffic, &opts.limits)?,
+        EngineName::Ilp => liquid_ilp::solve(traffic, &opts.limits)?,
     })
 }
 
