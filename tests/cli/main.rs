@@ -3,3 +3,4 @@
 
 mod common;
 mod foundation;
+mod ilp;
