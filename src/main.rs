@@ -82,6 +82,11 @@ enum Command {
         /// Seed for randomised engines.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// ILP engine only: decide liquidity (K = Λ timeframes, no objective) instead of
+        /// minimising the length. Answers `liquid` or `unknown` (HiGHS's "infeasible" is
+        /// reported in the stats, not as a proof).
+        #[arg(long)]
+        decide: bool,
         /// Also write the schedule to this file (schedule-file format).
         #[arg(long)]
         schedule_out: Option<PathBuf>,
@@ -142,11 +147,13 @@ enum Command {
         /// Model file, or a generated-model spec (see `analyze --help`).
         model: PathBuf,
     },
-    /// Writes the formula "a schedule of at most k timeframes exists" to stdout.
+    /// Writes the scheduling problem for an external solver to stdout: DIMACS CNF of "a
+    /// schedule of at most k timeframes exists", or the ILP as a CPLEX-LP file.
     Encode {
         /// Model file.
         model: PathBuf,
-        /// The number of timeframes k (default: the duration Λ).
+        /// The number of timeframes k (dimacs default: the duration Λ; lp default:
+        /// DSatur's length, at least Λ).
         #[arg(long)]
         colours: Option<usize>,
         /// Output format.
@@ -319,6 +326,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             time_limit,
             node_limit,
             seed,
+            decide,
             schedule_out,
             prove,
             format,
@@ -330,6 +338,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 },
                 seed,
                 prove,
+                decide,
             };
             commands::solve(&model, engine, &opts, schedule_out.as_ref(), format)
         }

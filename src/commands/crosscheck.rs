@@ -24,6 +24,7 @@ pub const DEFAULT_ENGINES: &[EngineName] = &[
     EngineName::Dsatur,
     EngineName::Exact,
     EngineName::Sat,
+    EngineName::Ilp,
 ];
 
 /// Output of crosscheck: a table for people, or YAML/JSON for machines.

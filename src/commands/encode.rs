@@ -11,6 +11,9 @@ use crate::InputError;
 pub enum EncodeFormat {
     /// DIMACS CNF for any SAT solver (the encoding of liquid-sat, with a comment header).
     Dimacs,
+    /// CPLEX-LP: the ILP engine's 0-1 model (minimise the used timeframes), for Gurobi,
+    /// CPLEX, SCIP or HiGHS's command line.
+    Lp,
 }
 
 /// The number of timeframes to encode: `--colours`, or Λ by default; 0 is bad input.
@@ -25,17 +28,39 @@ pub fn colours_or_duration(
     }
 }
 
-/// `liquid encode MODEL [--colours k] [--format dimacs]`: the formula on stdout.
+/// `liquid encode MODEL [--colours k] [--format dimacs|lp]`: the encoding on stdout.
+///
+/// DIMACS encodes "a schedule of at most k timeframes exists" (default k = Λ). LP offers
+/// k timeframes and minimises the used ones (default: DSatur's length, which always admits
+/// a solution); fewer than Λ is rejected there (the model would be trivially infeasible).
 pub fn encode(
     model: &Path,
     colours: Option<usize>,
     format: EncodeFormat,
 ) -> anyhow::Result<ExitCode> {
     let traffic = crate::input::load_traffic(model)?;
-    let k = colours_or_duration(&traffic, colours)?;
     let text = match format {
-        EncodeFormat::Dimacs => liquid_sat::dimacs(&traffic, k, &EncodeOptions::default())
-            .map_err(|e| InputError(format!("{}: {e}", model.display())))?,
+        EncodeFormat::Dimacs => {
+            let k = colours_or_duration(&traffic, colours)?;
+            liquid_sat::dimacs(&traffic, k, &EncodeOptions::default())
+                .map_err(|e| InputError(format!("{}: {e}", model.display())))?
+        }
+        EncodeFormat::Lp => {
+            let k = match colours {
+                Some(k) if k < traffic.duration() => {
+                    return Err(InputError(format!(
+                        "--colours {k} is below the duration Λ = {} of {}: the users of a \
+                         bottleneck link need Λ distinct timeframes",
+                        traffic.duration(),
+                        model.display()
+                    ))
+                    .into())
+                }
+                Some(k) => k,
+                None => liquid_search::dsatur::colour(&traffic).colours as usize,
+            };
+            liquid_ilp::write_lp(&traffic, k)
+        }
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;

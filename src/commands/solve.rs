@@ -23,6 +23,11 @@ pub enum EngineName {
     RoundRobin,
     /// First fit in a seeded random order (`--seed`).
     Random,
+    /// SAT (varisat): liquidity and the optimal length, with LRAT proofs on request.
+    Sat,
+    /// 0-1 program solved by HiGHS (minimise the used timeframes): `optimal` only when
+    /// the MIP dual bound proves it; `--decide` asks only whether a liquid schedule exists.
+    Ilp,
     /// DSatur, then the native search, then the exact engine, sharing one time limit.
     Portfolio,
     /// Deliberately wrong (for tests of the checks): DSatur's schedule minus one transfer.
@@ -31,8 +36,6 @@ pub enum EngineName {
     /// Deliberately wrong (for tests of the checks): claims that no liquid schedule exists.
     #[value(hide = true, name = "test-false-non-liquid")]
     TestFalseNonLiquid,
-    /// SAT (varisat): liquidity and the optimal length, with LRAT proofs on request.
-    Sat,
 }
 
 impl EngineName {
@@ -48,6 +51,7 @@ impl EngineName {
             EngineName::TestDropTransfer => "test-drop-transfer",
             EngineName::TestFalseNonLiquid => "test-false-non-liquid",
             EngineName::Sat => "sat",
+            EngineName::Ilp => liquid_ilp::ENGINE,
         }
     }
 }
@@ -61,6 +65,8 @@ pub struct SolveOptions {
     pub seed: u64,
     /// Where a proof-writing engine (sat) writes the proof of its lower bound.
     pub prove: Option<PathBuf>,
+    /// Decision mode (ILP engine): only ask whether a liquid schedule exists.
+    pub decide: bool,
 }
 
 /// Runs one engine. The outcome is *not* checked here: see [`checked`].
@@ -72,6 +78,13 @@ pub fn run_engine(
     if opts.prove.is_some() && engine != EngineName::Sat {
         return Err(InputError(format!(
             "--prove needs an engine that writes proofs (sat), not {}",
+            engine.name()
+        ))
+        .into());
+    }
+    if opts.decide && engine != EngineName::Ilp {
+        return Err(InputError(format!(
+            "--decide is a mode of the ilp engine, not of {}",
             engine.name()
         ))
         .into());
@@ -92,6 +105,8 @@ pub fn run_engine(
                 ..Default::default()
             },
         )?,
+        EngineName::Ilp if opts.decide => liquid_ilp::decide_liquid(traffic, &opts.limits)?,
+        EngineName::Ilp => liquid_ilp::solve(traffic, &opts.limits)?,
         EngineName::Portfolio => super::portfolio::solve(traffic, &opts.limits),
         EngineName::TestDropTransfer => super::broken::drop_transfer(traffic),
         EngineName::TestFalseNonLiquid => super::broken::false_non_liquid(traffic),

@@ -25,6 +25,7 @@ const ENGINES: &[(&str, Promise)] = &[
     ("exact", Promise::FindsOptimum),
     ("random", Promise::Heuristic),
     ("sat", Promise::FindsOptimum),
+    ("ilp", Promise::FindsOptimum),
     ("portfolio", Promise::FindsOptimum),
 ];
 

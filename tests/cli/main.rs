@@ -6,6 +6,7 @@ mod common;
 mod conformance;
 mod crosscheck;
 mod foundation;
+mod ilp;
 mod native;
 mod sat;
 mod topology;
