@@ -91,11 +91,12 @@ def instances(quick, workdir):
 # ---------------------------------------------------------------- liquid
 
 
-def run_liquid(args, cmd, limit):
-    """Runs liquid with a wall-clock guard; the parsed JSON report, or TIMEOUT."""
+def run_liquid(args, cmd, guard):
+    """Runs liquid, killed after `guard` seconds of wall time (model generation included);
+    the parsed JSON report, or TIMEOUT."""
     try:
         p = subprocess.run([args.liquid] + cmd, capture_output=True, text=True,
-                           timeout=limit * 2 + 30)
+                           timeout=guard)
     except subprocess.TimeoutExpired:
         return TIMEOUT
     if p.returncode != 0:
@@ -103,9 +104,9 @@ def run_liquid(args, cmd, limit):
     return json.loads(p.stdout)
 
 
-def liquid_solve(args, model, engine):
+def liquid_solve(args, model, engine, guard):
     rep = run_liquid(args, ["solve", model, "--engine", engine, "--time-limit",
-                            str(args.time_limit), "--format", "json"], args.time_limit)
+                            str(args.time_limit), "--format", "json"], guard)
     if rep == TIMEOUT:
         return {"verdict": TIMEOUT, "length": None, "time": None}
     return {"verdict": rep["verdict"], "length": rep["length"],
@@ -221,22 +222,32 @@ def varisat(args, cnf_path, limit):
 
 
 def run(args, name, model, workdir):
-    a = run_liquid(args, ["analyze", model, "--format", "json"], args.time_limit)
+    start = time.perf_counter()
+    a = run_liquid(args, ["analyze", model, "--format", "json"], args.big_guard)
+    analyze_wall = time.perf_counter() - start
     lam, n, edges = a["duration"], a["transfers"], a["conflict_edges"]
-    row = {"instance": name, "transfers": n, "lambda": lam, "conflict_edges": edges}
+    big = n * lam > args.max_vars or edges > args.max_edges
+    big_cnf = n * lam > args.max_cnf_vars
+    # Beyond the peers' size, liquid gets a longer wall guard (generation, and DSatur,
+    # which has no time limit) and runs analysis, DSatur and the native search only.
+    guard = args.big_guard if big else args.time_limit * 2 + 30
+    row = {"instance": name, "transfers": n, "lambda": lam, "conflict_edges": edges,
+           "ours_analyze_wall_s": analyze_wall}
     print(f"{name}: {n} transfers, Λ={lam}, {edges} conflict edges", file=sys.stderr)
 
-    ds = liquid_solve(args, model, "dsatur")
-    row["ours_dsatur_colours"], row["ours_dsatur_s"] = ds["length"], ds["time"]
-    nat = liquid_solve(args, model, "native")
-    row["ours_native"], row["ours_native_s"] = nat["verdict"], nat["time"]
-    big = n * lam > args.max_vars
-    big_cnf = n * lam > args.max_cnf_vars
+    ds = liquid_solve(args, model, "dsatur", guard)
+    row["ours_dsatur_colours"], row["ours_dsatur_colours_s"] = ds["length"], ds["time"]
+    if ds["verdict"] == TIMEOUT:
+        row["ours_dsatur_colours"] = TIMEOUT
+    nat = liquid_solve(args, model, "native", guard)
+    row["ours_native_s"] = nat["time"]
+    row["ours_native"] = nat["verdict"] if nat["verdict"] in ("liquid", "non-liquid") \
+        else TIMEOUT
     for eng in ["exact", "sat"]:
-        if eng == "sat" and big_cnf:
-            row["ours_sat"], row["ours_sat_s"] = SKIPPED, None
+        if big or (eng == "sat" and big_cnf):
+            row[f"ours_{eng}"], row[f"ours_{eng}_s"] = SKIPPED, None
             continue
-        r = liquid_solve(args, model, eng)
+        r = liquid_solve(args, model, eng, guard)
         known = r["verdict"] in ("liquid", "optimal")
         row[f"ours_{eng}"] = r["length"] if known else (
             TIMEOUT if r["verdict"] in ("feasible", "unknown", TIMEOUT) else r["verdict"])
@@ -244,7 +255,7 @@ def run(args, name, model, workdir):
 
     peer_cols = ["cpsat_liquid", "cpsat_opt", "nx_dsatur_colours", "cnf_varisat",
                  "cnf_cadical"]
-    if big or edges > args.max_edges:
+    if big:
         for c in peer_cols:
             row[c], row[c + "_s"] = SKIPPED, None
         return row
@@ -305,29 +316,38 @@ def disagreements(row):
 # ---------------------------------------------------------------- report
 
 
-def ratio(ours, theirs):
-    if isinstance(ours, (int, float)) and isinstance(theirs, (int, float)) and theirs > 0:
-        return ours / theirs
+def ratio(row, ours, theirs):
+    """ours / theirs for two time columns, when both tools answered."""
+    o, t = row.get(ours), row.get(theirs)
+    done = all(row.get(k.removesuffix("_s")) not in (TIMEOUT, SKIPPED, None)
+               for k in (ours, theirs))
+    if done and isinstance(o, (int, float)) and isinstance(t, (int, float)) and t > 0:
+        return o / t
     return None
 
 
-def fmt_ratio(row, ours, theirs):
-    r = ratio(row.get(ours), row.get(theirs))
+def fmt_ratio(row, ours, theirs, limit):
+    r = ratio(row, ours, theirs)
     if r is not None:
         return f"{r:.3g}"
-    sides = []
-    for tag, key in (("ours", ours), ("theirs", theirs)):
-        ans = row.get(key.removesuffix("_s"))
-        if ans in (TIMEOUT, SKIPPED):
-            sides.append(f"{tag}: {ans}")
-    return "; ".join(sides) or "-"
+    a, b = row.get(ours.removesuffix("_s")), row.get(theirs.removesuffix("_s"))
+    o, t = row.get(ours), row.get(theirs)
+    if a == SKIPPED or b == SKIPPED:
+        return SKIPPED
+    if a == TIMEOUT and b == TIMEOUT:
+        return "both time out"
+    if b == TIMEOUT and isinstance(o, float):  # a bound: theirs took at least the limit
+        return f"< {o / limit:.3g} (theirs: {TIMEOUT})"
+    if a == TIMEOUT and isinstance(t, float) and t > 0:
+        return f"> {limit / t:.3g} (ours: {TIMEOUT})"
+    return "-"
 
 
 COMPARISONS = [  # (column title, ours time, theirs time)
     ("liquidity: native / CP-SAT", "ours_native_s", "cpsat_liquid_s"),
     ("optimum: exact / CP-SAT", "ours_exact_s", "cpsat_opt_s"),
     ("optimum: sat / CP-SAT", "ours_sat_s", "cpsat_opt_s"),
-    ("DSatur: ours / networkx", "ours_dsatur_s", "nx_dsatur_colours_s"),
+    ("DSatur: ours / networkx", "ours_dsatur_colours_s", "nx_dsatur_colours_s"),
     ("CNF at Λ: varisat / CaDiCaL", "cnf_varisat_s", "cnf_cadical_s"),
 ]
 
@@ -380,7 +400,9 @@ def write_report(args, rows, total_s):
         f"\"{SKIPPED}\": decided from `liquid analyze` before building anything: "
         f"CP-SAT and networkx when transfers × Λ > {args.max_vars} or conflict edges > "
         f"{args.max_edges}; the CNF (both solvers) and the sat engine when transfers × Λ "
-        f"> {args.max_cnf_vars}. Raw numbers: peers.csv.",
+        f"> {args.max_cnf_vars}. Beyond the peers' size liquid runs analysis, DSatur "
+        f"and the native search only, each killed after {args.big_guard:g} s of wall time "
+        "(model generation included; DSatur has no time limit). Raw numbers: peers.csv.",
         "",
         "| instance | transfers | Λ | optimum | DSatur colours ours/nx | CNF at Λ | "
         + " | ".join(c[0] for c in COMPARISONS) + " | agree |",
@@ -392,11 +414,11 @@ def write_report(args, rows, total_s):
             if r["disagreements"] else "yes"
         lines.append(f"| {r['instance']} | {r['transfers']} | {r['lambda']} | {opt} | "
                      f"{cols} | {cnf} | "
-                     + " | ".join(fmt_ratio(r, o, t) for _, o, t in COMPARISONS)
+                     + " | ".join(fmt_ratio(r, o, t, args.time_limit) for _, o, t in COMPARISONS)
                      + f" | {agree} |")
     lines += ["", "Geometric mean of the ratios where both sides finished:", ""]
     for title, o, t in COMPARISONS:
-        rs = [x for x in (ratio(r.get(o), r.get(t)) for r in rows) if x]
+        rs = [x for x in (ratio(r, o, t) for r in rows) if x]
         if rs:
             g = math.exp(sum(math.log(x) for x in rs) / len(rs))
             lines.append(f"- {title}: {g:.3g} over {len(rs)} instances "
@@ -415,6 +437,8 @@ def main():
                    help="CNF comparison and sat engine skipped above this transfers x Λ")
     p.add_argument("--max-edges", type=int, default=5_000_000,
                    help="peers skipped above this many conflict edges")
+    p.add_argument("--big-guard", type=float, default=900,
+                   help="wall seconds per liquid command on instances beyond the peers")
     p.add_argument("--liquid", default=str(ROOT / "target/release/liquid"))
     p.add_argument("--varisat", default=str(ROOT / "target/release/examples/varisat_dimacs"))
     p.add_argument("--out", default=str(ROOT / "benchmarks/results"))
@@ -432,7 +456,7 @@ def main():
             print(f"DISAGREEMENT on {name} ({model}): {row['disagreements']}",
                   file=sys.stderr)
         rows.append(row)
-    write_report(args, rows, time.perf_counter() - start)
+        write_report(args, rows, time.perf_counter() - start)  # partial tables survive
     bad = [r["instance"] for r in rows if r["disagreements"]]
     print(f"wrote {args.out}/peers.md and peers.csv; disagreements: {bad or 'none'}",
           file=sys.stderr)
