@@ -20,3 +20,8 @@ bench:
 # SAT encoding sizes, solve times and proof sizes per model and encoding choice.
 sat-table:
     cargo run --release --locked -p liquid-benchmarks --example sat_encodings
+
+# liquid against OR-Tools CP-SAT, networkx DSatur and CaDiCaL (Python venv); writes
+# benchmarks/results/peers.md. `just bench-peers --quick` for a few small instances.
+bench-peers *ARGS:
+    bash scripts/bench-peers {{ARGS}}
