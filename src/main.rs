@@ -11,6 +11,7 @@
 mod commands;
 mod input;
 mod output;
+mod progress;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

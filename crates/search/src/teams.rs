@@ -27,8 +27,13 @@
 //! through the traffic's per-link user lists (never a conflict edge list), so memory is
 //! linear in the total path length plus one bitset per ancestor on the depth-first stack.
 
+use std::time::Instant;
+
 use fixedbitset::FixedBitSet;
 use liquid_model::{LinkId, Traffic, TransferId};
+
+/// Ancestors examined between two looks at the clock (see [`FullTeams::with_deadline`]).
+const CLOCK_EVERY: u64 = 256;
 
 /// A set of transfers of one traffic, as a bitset indexed by [`TransferId`].
 pub type TransferSet = FixedBitSet;
@@ -95,6 +100,10 @@ struct Reproducer<'a> {
     depot_users: Vec<u32>,
     stamp: u32,
     ancestors: u64,
+    /// When to give up (checked every [`CLOCK_EVERY`] ancestors).
+    deadline: Option<Instant>,
+    /// Whether the deadline stopped the reproduction.
+    timed_out: bool,
 }
 
 impl<'a> Reproducer<'a> {
@@ -109,6 +118,8 @@ impl<'a> Reproducer<'a> {
             depot_users: vec![0; m],
             stamp: 0,
             ancestors: 0,
+            deadline: None,
+            timed_out: false,
         }
     }
 
@@ -196,8 +207,20 @@ impl<'a> Reproducer<'a> {
     }
 
     fn next_inner(&mut self) -> Option<FixedBitSet> {
+        if self.timed_out {
+            return None;
+        }
         while let Some(r) = self.stack.pop() {
             self.ancestors += 1;
+            if self.ancestors % CLOCK_EVERY == 0
+                && self.deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                // Finding one team can take long on large traffics: a deadline must
+                // stop the enumeration itself, not only the search between teams.
+                self.timed_out = true;
+                self.stack.clear();
+                return None;
+            }
             if r.outer.is_clear() && r.depot.is_clear() {
                 if !self.bottlenecks.is_empty() {
                     self.mark(&r);
@@ -314,6 +337,19 @@ impl<'a> FullTeams<'a> {
     pub fn ancestors(&self) -> u64 {
         self.skeletons.ancestors + self.bodies.ancestors
     }
+
+    /// Stops the enumeration (it then yields nothing more) once `deadline` has passed;
+    /// [`FullTeams::timed_out`] tells a stop from the end of the enumeration.
+    pub fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
+        self.skeletons.deadline = deadline;
+        self.bodies.deadline = deadline;
+        self
+    }
+
+    /// Whether the deadline stopped the enumeration (then it is incomplete).
+    pub fn timed_out(&self) -> bool {
+        self.skeletons.timed_out || self.bodies.timed_out
+    }
 }
 
 impl Iterator for FullTeams<'_> {
@@ -322,6 +358,9 @@ impl Iterator for FullTeams<'_> {
         loop {
             if let Some(team) = self.bodies.next_inner() {
                 return Some(team);
+            }
+            if self.timed_out() {
+                return None;
             }
             let skeleton = self.skeletons.next_inner()?;
             // (∅, {x ∈ X | x ∩ ∪A = ∅}, A)
