@@ -20,3 +20,8 @@ bench:
 # SAT encoding sizes, solve times and proof sizes per model and encoding choice.
 sat-table:
     cargo run --release --locked -p liquid-benchmarks --example sat_encodings
+
+# Scale table: analyze, DSatur, native search and SAT encoding on fat-tree all-to-alls
+# (16, 128, 1024 hosts), time and peak memory, into benchmarks/results/scale.md.
+bench-scale LIMIT='60':
+    bash scripts/bench-scale {{LIMIT}}

@@ -95,7 +95,14 @@ pub fn run_engine(
                 prove_dir: opts.prove.clone(),
                 ..Default::default()
             },
-        )?,
+        )
+        .map_err(|e| match e {
+            // Too large to encode: said up front, before memory runs out (exit 2).
+            liquid_sat::SatError::Encode(e) => {
+                anyhow::Error::new(InputError(format!("{}: {e}", traffic.name())))
+            }
+            e => e.into(),
+        })?,
         EngineName::Portfolio => {
             crate::progress::with_progress(|p| super::portfolio::solve(traffic, &opts.limits, p))
         }
