@@ -8,4 +8,5 @@ mod crosscheck;
 mod foundation;
 mod native;
 mod sat;
+mod scale;
 mod topology;
