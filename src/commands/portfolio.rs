@@ -11,12 +11,13 @@
 //! other rather than in parallel threads: DSatur finishes long before the search could be
 //! interrupted, and a fixed order keeps the output deterministic.
 
+use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
 use liquid_model::{Limits, Outcome, StatValue, Traffic, Verdict};
 
-/// Runs the portfolio on a traffic.
-pub fn solve(traffic: &Traffic, limits: &Limits) -> Outcome {
+/// Runs the portfolio on a traffic, adding the search nodes of its stages to `progress`.
+pub fn solve(traffic: &Traffic, limits: &Limits, progress: &AtomicU64) -> Outcome {
     let start = Instant::now();
     let remaining = |l: &Limits| Limits {
         time: l.time.map(|t| t.saturating_sub(start.elapsed())),
@@ -36,7 +37,7 @@ pub fn solve(traffic: &Traffic, limits: &Limits) -> Outcome {
     if dsatur.verdict == Verdict::Liquid {
         return finish(dsatur, "dsatur", stats);
     }
-    let native = liquid_search::liquid::solve(traffic, &remaining(limits));
+    let native = liquid_search::liquid::solve_with_progress(traffic, &remaining(limits), progress);
     stats.push((
         "native_verdict".into(),
         StatValue::Text(native.verdict.as_str().into()),
@@ -59,7 +60,7 @@ pub fn solve(traffic: &Traffic, limits: &Limits) -> Outcome {
             return finish(dsatur, "none (limit reached)", stats);
         }
     }
-    let exact = liquid_search::exact::solve(traffic, &remaining(limits));
+    let exact = liquid_search::exact::solve_with_progress(traffic, &remaining(limits), progress);
     stats.push((
         "exact_verdict".into(),
         StatValue::Text(exact.verdict.as_str().into()),

@@ -64,7 +64,12 @@ fn paper_figures() {
     let v = json(&["solve", "models/no-team.yaml", "--format", "json"]);
     assert_eq!(v["verdict"], "non-liquid");
     assert_eq!(v["lower_bound"], 3);
-    assert_eq!(v["lower_bound_witness"]["kind"], "exhaustive-search");
+    // The root is refuted by a clique of three pairwise congesting transfers (> Λ = 2).
+    assert_eq!(v["lower_bound_witness"]["kind"], "clique");
+    assert_eq!(
+        v["lower_bound_witness"]["transfers"],
+        serde_json::json!(["x", "y", "z"])
+    );
     let v = json(&[
         "solve",
         "models/no-team.yaml",
