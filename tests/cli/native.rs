@@ -3,7 +3,14 @@
 use crate::common::{liquid, models, stem};
 use crate::snap;
 
-const ENGINES: [&str; 5] = ["native", "dsatur", "exact", "round-robin", "random"];
+const ENGINES: [&str; 6] = [
+    "native",
+    "dsatur",
+    "exact",
+    "round-robin",
+    "random",
+    "portfolio",
+];
 
 #[test]
 fn solve_every_engine_on_every_model() {
