@@ -450,17 +450,7 @@ impl Encoding {
 mod tests {
     use super::*;
 
-    fn no_team() -> Traffic {
-        Traffic::from_paths(
-            "no-team",
-            &[
-                ("x", vec!["a", "b"]),
-                ("y", vec!["b", "c"]),
-                ("z", vec!["a", "c"]),
-            ],
-        )
-        .expect("valid")
-    }
+    use liquid_model::examples::no_team;
 
     #[test]
     fn dimacs_of_no_team_at_two() {
