@@ -22,8 +22,12 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
-use liquid_model::{LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId, Verdict};
+use liquid_model::{
+    Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId, Verdict,
+};
 
 /// The colouring DSatur produces: `colour[t]` is transfer t's timeframe (0-based).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,9 +73,28 @@ const SCAN_MAX: usize = 256;
 
 type Key = (u32, u64, Reverse<u32>); // (saturation, uncoloured degree, lowest id first)
 
+/// Work (neighbour updates, plus one per coloured transfer) between two looks at the clock.
+const CHECK_EVERY: u64 = 4096;
+
 /// Colours the conflict graph of `traffic` with DSatur.
 pub fn colour(traffic: &Traffic) -> Colouring {
+    colour_until(traffic, None, &AtomicU64::new(0))
+        .expect("without a deadline the colouring completes")
+}
+
+/// Colours the conflict graph of `traffic` with DSatur unless the clock passes
+/// `deadline` first (looked at before the first transfer is coloured and then every few
+/// thousand neighbour updates): `None` then, since a partial colouring is no schedule.
+/// Every coloured transfer is added to `progress`.
+pub fn colour_until(
+    traffic: &Traffic,
+    deadline: Option<Instant>,
+    progress: &AtomicU64,
+) -> Option<Colouring> {
     let n = traffic.len();
+    // Work done since the clock was last read; starts full so the clock is read first.
+    let mut work = CHECK_EVERY;
+    let mut reported = 0u64;
     const NONE: u32 = u32::MAX;
     let mut colour = vec![NONE; n];
     let mut sat = vec![0u32; n];
@@ -90,7 +113,15 @@ pub fn colour(traffic: &Traffic) -> Colouring {
     let mut forbidden: Vec<bool> = Vec::new();
     let mut neighbours: Vec<TransferId> = Vec::new();
 
-    for _ in 0..n {
+    for done in 0..n {
+        if work >= CHECK_EVERY {
+            work = 0;
+            progress.fetch_add(done as u64 - reported, Ordering::Relaxed);
+            reported = done as u64;
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return None;
+            }
+        }
         // Pop the best current entry (stale entries no longer match the vertex's key).
         let v = loop {
             let (s, d, Reverse(v)) = heap.pop().expect("an uncoloured vertex is in the heap");
@@ -119,6 +150,7 @@ pub fn colour(traffic: &Traffic) -> Colouring {
                 neighbours.push(u);
             }
         });
+        work += 1 + neighbours.len() as u64;
         for &u in &neighbours {
             let ui = u.index();
             let sees = traffic.transfer(u).path.iter().any(|l| {
@@ -147,14 +179,37 @@ pub fn colour(traffic: &Traffic) -> Colouring {
             });
         }
     }
-    Colouring { colour, colours }
+    progress.fetch_add(n as u64 - reported, Ordering::Relaxed);
+    Some(Colouring { colour, colours })
 }
 
 /// Runs DSatur as an engine: `liquid` when it reaches Λ, otherwise `feasible` (DSatur
 /// proves nothing about optimality). The lower bound is Λ, witnessed by a bottleneck.
+/// No limit applies: see [`solve_with_limits`].
 pub fn solve(traffic: &Traffic) -> Outcome {
-    let c = colour(traffic);
+    solve_with_limits(traffic, &Limits::default())
+}
+
+/// [`solve`] under the time limit of `limits` (the node limit does not apply: DSatur does
+/// not search). When the time runs out before every transfer is coloured the verdict is
+/// `unknown`, with Λ as the lower bound and no schedule.
+pub fn solve_with_limits(traffic: &Traffic, limits: &Limits) -> Outcome {
+    solve_with_progress(traffic, limits, &AtomicU64::new(0))
+}
+
+/// [`solve_with_limits`], adding every coloured transfer to `progress` as it goes (a
+/// caller may poll it from another thread to show progress).
+pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &AtomicU64) -> Outcome {
     let lower_bound = LowerBound::duration(traffic);
+    let Some(c) = colour_until(traffic, limits.deadline(), progress) else {
+        return Outcome {
+            engine: "dsatur".to_string(),
+            verdict: Verdict::Unknown,
+            schedule: None,
+            lower_bound,
+            stats: vec![("complete".to_string(), StatValue::Text("no".to_string()))],
+        };
+    };
     let verdict = if c.colours as usize == lower_bound.value {
         Verdict::Liquid
     } else {
@@ -189,5 +244,19 @@ mod tests {
         let s = o.schedule.expect("schedule");
         assert_eq!(validate(&t, &s).expect("valid").length, 3);
         assert_eq!(o.verdict, Verdict::Feasible);
+    }
+
+    #[test]
+    fn time_limit_zero_is_unknown_without_schedule() {
+        let t = Traffic::from_paths("t", &[("x", vec!["a"]), ("y", vec!["a"])]).expect("valid");
+        let limits = Limits {
+            time: Some(std::time::Duration::ZERO),
+            nodes: None,
+        };
+        let o = solve_with_limits(&t, &limits);
+        assert_eq!(o.verdict, Verdict::Unknown);
+        assert_eq!(o.schedule, None);
+        assert_eq!(o.lower_bound.value, 2);
+        liquid_model::check_outcome(&t, &o).expect("a consistent outcome");
     }
 }
