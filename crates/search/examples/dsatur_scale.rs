@@ -5,6 +5,7 @@
 //!
 //! SECONDS is the time limit (none by default).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use liquid_model::Limits;
@@ -32,17 +33,19 @@ fn main() {
         start.elapsed().as_secs_f64()
     );
     let start = Instant::now();
+    let progress = AtomicU64::new(0);
     let o = if exact {
         liquid_search::exact::solve(&traffic, &limits)
     } else {
-        liquid_search::dsatur::solve_with_limits(&traffic, &limits)
+        liquid_search::dsatur::solve_with_progress(&traffic, &limits, &progress)
     };
     println!(
-        "{}: {} {:?} in {:.3} s, stats {:?}",
+        "{}: {} {:?} in {:.3} s, {} transfers coloured, stats {:?}",
         spec,
         o.engine,
         o.verdict,
         start.elapsed().as_secs_f64(),
+        progress.load(Ordering::Relaxed),
         o.stats
     );
 }
