@@ -319,7 +319,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::teams::tests::arb_traffic;
+    use crate::test_support::{arb_traffic, no_team};
     use liquid_model::validate;
     use proptest::prelude::*;
 
@@ -375,15 +375,7 @@ mod tests {
 
     #[test]
     fn no_team_needs_three() {
-        let t = Traffic::from_paths(
-            "t",
-            &[
-                ("x", vec!["a", "b"]),
-                ("y", vec!["b", "c"]),
-                ("z", vec!["a", "c"]),
-            ],
-        )
-        .expect("valid traffic");
+        let t = no_team();
         let o = solve(&t);
         let s = o.schedule.expect("schedule");
         assert_eq!(validate(&t, &s).expect("valid").length, 3);

@@ -308,32 +308,9 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::teams::tests::arb_traffic;
+    use crate::test_support::{arb_traffic, brute_chromatic, no_team};
     use liquid_model::{check_outcome, validate};
     use proptest::prelude::*;
-
-    /// Brute force chromatic number: smallest k with a proper k-colouring.
-    fn brute_chromatic(t: &Traffic) -> usize {
-        fn rec(t: &Traffic, i: usize, k: usize, col: &mut Vec<usize>) -> bool {
-            if i == col.len() {
-                return true;
-            }
-            for c in 0..k {
-                if (0..i)
-                    .all(|j| col[j] != c || !t.congest(TransferId(i as u32), TransferId(j as u32)))
-                {
-                    col[i] = c;
-                    if rec(t, i + 1, k, col) {
-                        return true;
-                    }
-                }
-            }
-            false
-        }
-        (1..=t.len())
-            .find(|&k| rec(t, 0, k, &mut vec![0; t.len()]))
-            .expect("n colours suffice")
-    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
@@ -351,15 +328,7 @@ mod tests {
 
     #[test]
     fn no_team_is_optimal_at_three_by_clique() {
-        let t = Traffic::from_paths(
-            "t",
-            &[
-                ("x", vec!["a", "b"]),
-                ("y", vec!["b", "c"]),
-                ("z", vec!["a", "c"]),
-            ],
-        )
-        .expect("valid");
+        let t = no_team();
         let o = solve(&t, &Limits::default());
         assert_eq!(o.verdict, Verdict::Optimal);
         assert_eq!(o.lower_bound.value, 3);
