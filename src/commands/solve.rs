@@ -89,12 +89,14 @@ pub fn run_engine(
         ))
         .into());
     }
-    // DSatur and round-robin are single fast deterministic passes: no limit applies.
+    // Round-robin and random are single fast passes: no limit applies to them.
     Ok(match engine {
         EngineName::Native => crate::progress::with_progress(|p| {
             liquid_search::liquid::solve_with_progress(traffic, &opts.limits, p)
         }),
-        EngineName::Dsatur => liquid_search::dsatur::solve(traffic),
+        EngineName::Dsatur => crate::progress::with_progress(|p| {
+            liquid_search::dsatur::solve_with_progress(traffic, &opts.limits, p)
+        }),
         EngineName::Exact => crate::progress::with_progress(|p| {
             liquid_search::exact::solve_with_progress(traffic, &opts.limits, p)
         }),

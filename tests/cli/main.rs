@@ -5,6 +5,7 @@ mod certify;
 mod common;
 mod conformance;
 mod crosscheck;
+mod dsatur;
 mod foundation;
 mod ilp;
 mod native;

@@ -54,6 +54,18 @@ struct Bnb<'a> {
     seen: Vec<u64>,
     stamp: u64,
     progress: &'a AtomicU64,
+    /// Saturation of every transfer, kept up to date as transfers are coloured.
+    sat: Vec<u32>,
+    /// Index in `vs` of every transfer of the traffic (`NONE` if not in `vs`).
+    index_of: Vec<u32>,
+    /// The uncoloured indices (in any order), with each one's position.
+    uncoloured: Vec<u32>,
+    position: Vec<u32>,
+    /// Indices whose saturation was raised, undone on backtracking.
+    trail: Vec<u32>,
+    /// Neighbour de-duplication stamps.
+    visited: Vec<u64>,
+    visit: u64,
 }
 
 impl Bnb<'_> {
@@ -74,6 +86,51 @@ impl Bnb<'_> {
             }
         }
         s
+    }
+
+    /// Removes `i` from the uncoloured list.
+    fn take(&mut self, i: usize) {
+        let p = self.position[i] as usize;
+        let last = self.uncoloured.pop().expect("i is uncoloured");
+        if last as usize != i {
+            self.uncoloured[p] = last;
+            self.position[last as usize] = p as u32;
+        }
+    }
+
+    /// Puts `i` back into the uncoloured list.
+    fn put_back(&mut self, i: usize) {
+        self.position[i] = self.uncoloured.len() as u32;
+        self.uncoloured.push(i as u32);
+    }
+
+    /// `v` (in `vs`) just took colour `c`, not yet recorded on its links: every uncoloured
+    /// neighbour that did not congest with `c` yet gains one in saturation (on the trail).
+    fn raise_saturations(&mut self, v: usize, c: u32) {
+        self.visit += 1;
+        let traffic = self.traffic;
+        for l in &traffic.transfer(self.vs[v]).path {
+            for &u in traffic.users(*l) {
+                let i = self.index_of[u.index()];
+                if i == NONE {
+                    continue;
+                }
+                let i = i as usize;
+                if self.colour[i] != NONE || self.visited[i] == self.visit {
+                    continue;
+                }
+                self.visited[i] = self.visit;
+                let sees = traffic
+                    .transfer(u)
+                    .path
+                    .iter()
+                    .any(|l| self.on_link[l.index()].contains(&c));
+                if !sees {
+                    self.sat[i] += 1;
+                    self.trail.push(i as u32);
+                }
+            }
+        }
     }
 
     fn limit_hit(&self) -> bool {
@@ -102,22 +159,21 @@ impl Bnb<'_> {
             }
             return;
         }
-        // DSATUR choice.
+        // DSATUR choice: largest (saturation, degree), then the lowest index.
         let mut pick = usize::MAX;
         let mut key = (0u32, 0u64);
-        for i in 0..self.vs.len() {
-            if self.colour[i] != NONE {
-                continue;
-            }
-            let k = (self.saturation(i), self.degree[i]);
-            if pick == usize::MAX || k > key {
+        for &i in &self.uncoloured {
+            let i = i as usize;
+            let k = (self.sat[i], self.degree[i]);
+            if pick == usize::MAX || k > key || (k == key && i < pick) {
                 pick = i;
                 key = k;
             }
         }
         let v = pick;
-        // Mark the colours v congests with.
-        self.saturation(v);
+        // Mark the colours v congests with (their number is the kept saturation).
+        let _s = self.saturation(v);
+        debug_assert_eq!(self.sat[v], _s);
         let stamp = self.stamp;
         let free: Vec<u32> = (0..used as u32)
             .filter(|&c| self.seen[c as usize] != stamp)
@@ -136,6 +192,9 @@ impl Bnb<'_> {
                 continue;
             }
             self.colour[v] = c;
+            self.take(v);
+            let mark = self.trail.len();
+            self.raise_saturations(v, c);
             for k in 0..self.path(v).len() {
                 let l = self.path(v)[k].index();
                 self.on_link[l].push(c);
@@ -145,6 +204,10 @@ impl Bnb<'_> {
                 let l = self.path(v)[k].index();
                 self.on_link[l].pop();
             }
+            for i in self.trail.drain(mark..) {
+                self.sat[i as usize] -= 1;
+            }
+            self.put_back(v);
             self.colour[v] = NONE;
         }
     }
@@ -210,6 +273,19 @@ pub fn colour_subset_with_progress(
         seen: vec![0; n + 1],
         stamp: 0,
         progress,
+        sat: vec![0; n],
+        index_of: {
+            let mut index_of = vec![NONE; traffic.len()];
+            vs.iter()
+                .enumerate()
+                .for_each(|(i, t)| index_of[t.index()] = i as u32);
+            index_of
+        },
+        uncoloured: (0..n as u32).collect(),
+        position: (0..n as u32).collect(),
+        trail: Vec::new(),
+        visited: vec![0; n],
+        visit: 0,
     };
     if n > 0 {
         b.go(0, 0);
@@ -308,32 +384,9 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::teams::tests::arb_traffic;
+    use crate::test_support::{arb_traffic, brute_chromatic, no_team};
     use liquid_model::{check_outcome, validate};
     use proptest::prelude::*;
-
-    /// Brute force chromatic number: smallest k with a proper k-colouring.
-    fn brute_chromatic(t: &Traffic) -> usize {
-        fn rec(t: &Traffic, i: usize, k: usize, col: &mut Vec<usize>) -> bool {
-            if i == col.len() {
-                return true;
-            }
-            for c in 0..k {
-                if (0..i)
-                    .all(|j| col[j] != c || !t.congest(TransferId(i as u32), TransferId(j as u32)))
-                {
-                    col[i] = c;
-                    if rec(t, i + 1, k, col) {
-                        return true;
-                    }
-                }
-            }
-            false
-        }
-        (1..=t.len())
-            .find(|&k| rec(t, 0, k, &mut vec![0; t.len()]))
-            .expect("n colours suffice")
-    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
@@ -351,15 +404,7 @@ mod tests {
 
     #[test]
     fn no_team_is_optimal_at_three_by_clique() {
-        let t = Traffic::from_paths(
-            "t",
-            &[
-                ("x", vec!["a", "b"]),
-                ("y", vec!["b", "c"]),
-                ("z", vec!["a", "c"]),
-            ],
-        )
-        .expect("valid");
+        let t = no_team();
         let o = solve(&t, &Limits::default());
         assert_eq!(o.verdict, Verdict::Optimal);
         assert_eq!(o.lower_bound.value, 3);

@@ -15,3 +15,5 @@ pub mod dsatur;
 pub mod exact;
 pub mod liquid;
 pub mod teams;
+#[cfg(test)]
+pub(crate) mod test_support;

@@ -608,40 +608,16 @@ pub fn is_liquid(traffic: &Traffic, set: &FixedBitSet) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::teams::tests::arb_traffic;
+    use crate::test_support::{arb_traffic, colourable, no_team, no_team_paths};
     use liquid_model::validate;
     use proptest::prelude::*;
-
-    /// Brute force: does some assignment of Λ colours colour the conflict graph?
-    fn brute_liquid(t: &Traffic) -> bool {
-        let n = t.len();
-        let k = t.duration();
-        let mut col = vec![0usize; n];
-        fn rec(t: &Traffic, i: usize, k: usize, col: &mut Vec<usize>) -> bool {
-            if i == col.len() {
-                return true;
-            }
-            for c in 0..k {
-                if (0..i)
-                    .all(|j| col[j] != c || !t.congest(TransferId(i as u32), TransferId(j as u32)))
-                {
-                    col[i] = c;
-                    if rec(t, i + 1, k, col) {
-                        return true;
-                    }
-                }
-            }
-            false
-        }
-        rec(t, 0, k, &mut col)
-    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
         #[test]
         fn agrees_with_brute_force(t in arb_traffic(10, 6)) {
             let o = solve(&t, &Limits::default());
-            let expected = brute_liquid(&t);
+            let expected = colourable(&t, t.duration());
             match o.verdict {
                 Verdict::Liquid => {
                     prop_assert!(expected);
@@ -658,18 +634,9 @@ mod tests {
     fn a_component_below_lambda_needs_at_most_lambda_frames() {
         // Component 1: a triangle (own Λ 2, chromatic number 3). Component 2: three
         // transfers on one link (Λ 3). Liquid at 3, though the triangle is not liquid.
-        let t = Traffic::from_paths(
-            "t",
-            &[
-                ("x", vec!["a", "b"]),
-                ("y", vec!["b", "c"]),
-                ("z", vec!["a", "c"]),
-                ("p", vec!["m"]),
-                ("q", vec!["m"]),
-                ("r", vec!["m"]),
-            ],
-        )
-        .expect("valid");
+        let mut paths = no_team_paths();
+        paths.extend([("p", vec!["m"]), ("q", vec!["m"]), ("r", vec!["m"])]);
+        let t = Traffic::from_paths("t", &paths).expect("valid");
         assert_eq!(components(&t).len(), 2);
         let o = solve(&t, &Limits::default());
         assert_eq!(o.verdict, Verdict::Liquid);
@@ -679,15 +646,7 @@ mod tests {
 
     #[test]
     fn a_root_clique_is_the_witness() {
-        let t = Traffic::from_paths(
-            "t",
-            &[
-                ("x", vec!["a", "b"]),
-                ("y", vec!["b", "c"]),
-                ("z", vec!["a", "c"]),
-            ],
-        )
-        .expect("valid");
+        let t = no_team();
         let o = solve(&t, &Limits::default());
         assert_eq!(o.verdict, Verdict::NonLiquid);
         assert!(matches!(o.lower_bound.witness, Witness::Clique(ref c) if c.len() == 3));
@@ -712,15 +671,7 @@ mod tests {
 
     #[test]
     fn node_limit_stops() {
-        let t = Traffic::from_paths(
-            "t",
-            &[
-                ("x", vec!["a", "b"]),
-                ("y", vec!["b", "c"]),
-                ("z", vec!["a", "c"]),
-            ],
-        )
-        .expect("valid");
+        let t = no_team();
         let o = solve(&t, &Limits::default());
         assert_eq!(o.verdict, Verdict::NonLiquid);
         assert_eq!(o.lower_bound.value, 3);

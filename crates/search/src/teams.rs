@@ -384,28 +384,10 @@ impl Iterator for FullTeams<'_> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
+    use crate::test_support::arb_traffic;
     use proptest::prelude::*;
-
-    /// A random small traffic: up to `n` transfers over `links` links.
-    pub(crate) fn arb_traffic(n: usize, links: usize) -> impl Strategy<Value = Traffic> {
-        prop::collection::vec(prop::collection::btree_set(0..links, 1..=3), 1..=n).prop_map(
-            |paths| {
-                let ts: Vec<(String, Vec<String>)> = paths
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, p)| {
-                        (
-                            format!("t{i}"),
-                            p.into_iter().map(|l| format!("l{l}")).collect(),
-                        )
-                    })
-                    .collect();
-                Traffic::from_paths("random", &ts).expect("valid")
-            },
-        )
-    }
 
     fn simultaneous(t: &Traffic, s: &[usize]) -> bool {
         s.iter().enumerate().all(|(i, &a)| {
@@ -479,15 +461,7 @@ pub(crate) mod tests {
 
     #[test]
     fn no_team_has_no_full_team() {
-        let t = Traffic::from_paths(
-            "t",
-            &[
-                ("x", vec!["a", "b"]),
-                ("y", vec!["b", "c"]),
-                ("z", vec!["a", "c"]),
-            ],
-        )
-        .expect("valid");
+        let t = crate::test_support::no_team();
         assert_eq!(FullTeams::of_traffic(&t).count(), 0);
         assert_eq!(FullSimultaneities::new(&t, &all_transfers(&t)).count(), 3);
     }
