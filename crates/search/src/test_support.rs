@@ -30,9 +30,9 @@ pub(crate) fn no_team_paths() -> Vec<(&'static str, Vec<&'static str>)> {
     ]
 }
 
-/// The no-team traffic (see [`no_team_paths`]).
+/// The no-team traffic (the same as [`no_team_paths`]).
 pub(crate) fn no_team() -> Traffic {
-    Traffic::from_paths("t", &no_team_paths()).expect("valid traffic")
+    liquid_model::examples::no_team()
 }
 
 /// Brute force: does some assignment of `k` colours colour the conflict graph?
