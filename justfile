@@ -25,3 +25,7 @@ sat-table:
 # benchmarks/results/peers.md. `just bench-peers --quick` for a few small instances.
 bench-peers *ARGS:
     bash scripts/bench-peers {{ARGS}}
+# Scale table: analyze, DSatur, native search and SAT encoding on fat-tree all-to-alls
+# (16, 128, 1024 hosts), time and peak memory, into benchmarks/results/scale.md.
+bench-scale LIMIT='60':
+    bash scripts/bench-scale {{LIMIT}}

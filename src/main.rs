@@ -12,6 +12,7 @@ mod commands;
 mod input;
 mod output;
 mod plot;
+mod progress;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -30,6 +30,20 @@ pub struct GenerateOutput {
     form: Form,
 }
 
+/// The shape of a mesh or torus.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GridArgs {
+    /// Dimensions, like 4x4.
+    #[arg(long)]
+    dims: String,
+    /// Hosts in front of each switch.
+    #[arg(long, default_value_t = 1)]
+    hosts_per_switch: usize,
+    /// Each host also sends to itself (up to its switch and back).
+    #[arg(long)]
+    self_transfers: bool,
+}
+
 /// The networks `liquid generate` builds (each with its all-to-all).
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum GenerateWhat {
@@ -72,29 +86,15 @@ pub enum GenerateWhat {
     },
     /// Mesh of switches with dimension-order routing.
     Mesh {
-        /// Dimensions, like 4x4.
-        #[arg(long)]
-        dims: String,
-        /// Hosts in front of each switch.
-        #[arg(long, default_value_t = 1)]
-        hosts_per_switch: usize,
-        /// Each host also sends to itself (up to its switch and back).
-        #[arg(long)]
-        self_transfers: bool,
+        #[command(flatten)]
+        grid: GridArgs,
         #[command(flatten)]
         output: GenerateOutput,
     },
     /// Torus of switches with dimension-order routing (shorter way round).
     Torus {
-        /// Dimensions, like 4x4.
-        #[arg(long)]
-        dims: String,
-        /// Hosts in front of each switch.
-        #[arg(long, default_value_t = 1)]
-        hosts_per_switch: usize,
-        /// Each host also sends to itself (up to its switch and back).
-        #[arg(long)]
-        self_transfers: bool,
+        #[command(flatten)]
+        grid: GridArgs,
         #[command(flatten)]
         output: GenerateOutput,
     },
@@ -161,18 +161,24 @@ pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
             output,
         ),
         GenerateWhat::Mesh {
-            dims,
-            hosts_per_switch,
-            self_transfers,
+            grid:
+                GridArgs {
+                    dims,
+                    hosts_per_switch,
+                    self_transfers,
+                },
             output,
         } => (
             grid(&dims, false, hosts_per_switch, self_transfers)?,
             output,
         ),
         GenerateWhat::Torus {
-            dims,
-            hosts_per_switch,
-            self_transfers,
+            grid:
+                GridArgs {
+                    dims,
+                    hosts_per_switch,
+                    self_transfers,
+                },
             output,
         } => (grid(&dims, true, hosts_per_switch, self_transfers)?, output),
         GenerateWhat::PaperFig1 { output } => (liquid_topology::paper::fig1(), output),

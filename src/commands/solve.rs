@@ -91,9 +91,13 @@ pub fn run_engine(
     }
     // DSatur and round-robin are single fast deterministic passes: no limit applies.
     Ok(match engine {
-        EngineName::Native => liquid_search::liquid::solve(traffic, &opts.limits),
+        EngineName::Native => crate::progress::with_progress(|p| {
+            liquid_search::liquid::solve_with_progress(traffic, &opts.limits, p)
+        }),
         EngineName::Dsatur => liquid_search::dsatur::solve(traffic),
-        EngineName::Exact => liquid_search::exact::solve(traffic, &opts.limits),
+        EngineName::Exact => crate::progress::with_progress(|p| {
+            liquid_search::exact::solve_with_progress(traffic, &opts.limits, p)
+        }),
         EngineName::RoundRobin => liquid_search::baseline::round_robin(traffic)
             .map_err(|e| InputError(format!("{}: {e}", traffic.name())))?,
         EngineName::Random => liquid_search::baseline::random(traffic, opts.seed),
@@ -104,10 +108,19 @@ pub fn run_engine(
                 prove_dir: opts.prove.clone(),
                 ..Default::default()
             },
-        )?,
+        )
+        .map_err(|e| match e {
+            // Too large to encode: said up front, before memory runs out (exit 2).
+            liquid_sat::SatError::Encode(e) => {
+                anyhow::Error::new(InputError(format!("{}: {e}", traffic.name())))
+            }
+            e => e.into(),
+        })?,
         EngineName::Ilp if opts.decide => liquid_ilp::decide_liquid(traffic, &opts.limits)?,
         EngineName::Ilp => liquid_ilp::solve(traffic, &opts.limits)?,
-        EngineName::Portfolio => super::portfolio::solve(traffic, &opts.limits),
+        EngineName::Portfolio => {
+            crate::progress::with_progress(|p| super::portfolio::solve(traffic, &opts.limits, p))
+        }
         EngineName::TestDropTransfer => super::broken::drop_transfer(traffic),
         EngineName::TestFalseNonLiquid => super::broken::false_non_liquid(traffic),
     })

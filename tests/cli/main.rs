@@ -9,4 +9,5 @@ mod foundation;
 mod ilp;
 mod native;
 mod sat;
+mod scale;
 mod topology;

@@ -3,7 +3,14 @@
 use crate::common::{liquid, models, stem};
 use crate::snap;
 
-const ENGINES: [&str; 5] = ["native", "dsatur", "exact", "round-robin", "random"];
+const ENGINES: [&str; 6] = [
+    "native",
+    "dsatur",
+    "exact",
+    "round-robin",
+    "random",
+    "portfolio",
+];
 
 #[test]
 fn solve_every_engine_on_every_model() {
@@ -64,7 +71,12 @@ fn paper_figures() {
     let v = json(&["solve", "models/no-team.yaml", "--format", "json"]);
     assert_eq!(v["verdict"], "non-liquid");
     assert_eq!(v["lower_bound"], 3);
-    assert_eq!(v["lower_bound_witness"]["kind"], "exhaustive-search");
+    // The root is refuted by a clique of three pairwise congesting transfers (> Λ = 2).
+    assert_eq!(v["lower_bound_witness"]["kind"], "clique");
+    assert_eq!(
+        v["lower_bound_witness"]["transfers"],
+        serde_json::json!(["x", "y", "z"])
+    );
     let v = json(&[
         "solve",
         "models/no-team.yaml",

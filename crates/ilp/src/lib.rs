@@ -388,17 +388,7 @@ mod tests {
     use super::*;
     use liquid_model::{check_outcome, Limits};
 
-    fn no_team() -> Traffic {
-        Traffic::from_paths(
-            "no-team",
-            &[
-                ("x", vec!["a", "b"]),
-                ("y", vec!["b", "c"]),
-                ("z", vec!["a", "c"]),
-            ],
-        )
-        .expect("valid traffic")
-    }
+    use liquid_model::examples::no_team;
 
     #[test]
     fn no_team_is_optimal_at_three() {

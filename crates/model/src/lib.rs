@@ -5,9 +5,11 @@
 //! - [`network`]: networks with static routing and traffic patterns (the network form).
 //! - [`certificate`]: lower-bound witnesses and verdicts, the evidence engines return.
 //! - [`yaml`]: every YAML file liquid reads or writes.
+//! - [`examples`]: small named traffics from the papers.
 #![forbid(unsafe_code)]
 
 pub mod certificate;
+pub mod examples;
 pub mod network;
 pub mod schedule;
 pub mod traffic;

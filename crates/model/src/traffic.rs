@@ -490,15 +490,35 @@ impl Traffic {
     }
 
     /// Degree of every transfer in the conflict graph, without the edge list.
+    ///
+    /// Time O(Σ_x Σ_{l∈x} load(l)) (every transfer meets the users of its links), spread
+    /// over the rayon thread pool in chunks; memory one stamp per transfer per thread.
+    /// A stamp (the transfer's own index + 1) replaces clearing a mark array.
     pub fn conflict_degrees(&self) -> Vec<u64> {
-        let mut mark = vec![false; self.len()];
-        self.transfer_ids()
-            .map(|t| {
-                let mut d = 0u64;
-                self.for_each_neighbour(t, &mut mark, |_| d += 1);
-                d
-            })
-            .collect()
+        use rayon::prelude::*;
+        let n = self.len();
+        let mut out = vec![0u64; n];
+        out.par_chunks_mut(4096).enumerate().for_each_init(
+            || vec![0u32; n],
+            |stamp, (chunk, degrees)| {
+                for (i, d) in degrees.iter_mut().enumerate() {
+                    let t = chunk * 4096 + i;
+                    let s = t as u32 + 1;
+                    stamp[t] = s;
+                    let mut deg = 0u64;
+                    for &l in &self.transfers[t].path {
+                        for &u in &self.users[l.index()] {
+                            if stamp[u.index()] != s {
+                                stamp[u.index()] = s;
+                                deg += 1;
+                            }
+                        }
+                    }
+                    *d = deg;
+                }
+            },
+        );
+        out
     }
 
     /// Conflict-graph statistics (vertices, edges, largest degree).

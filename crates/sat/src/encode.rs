@@ -107,6 +107,21 @@ impl Default for EncodeOptions {
     }
 }
 
+/// The largest encoding [`encode`] builds, in literals (an upper estimate made before
+/// anything is allocated: about 4 bytes each, plus the clause lists). Larger instances
+/// are refused up front with [`EncodeError::BeyondLimit`] instead of exhausting memory:
+/// the all-to-all of a 1024-host fat-tree (a million transfers, Λ = 1023) would need
+/// about 10^9 variables and 5·10^10 literals.
+pub const MAX_LITERALS: usize = 1 << 26;
+
+/// An upper estimate of the literals of the encoding of `traffic` with `k` timeframes
+/// (every at-most-one counted as a sequential counter, about 7 literals per element),
+/// computed in O(1) from the traffic's size; `None` on overflow.
+pub fn estimated_literals(traffic: &Traffic, k: usize) -> Option<usize> {
+    let elements = traffic.len().checked_add(traffic.total_path_length())?;
+    k.checked_mul(elements)?.checked_mul(7)
+}
+
 /// Why a traffic could not be encoded.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum EncodeError {
@@ -120,6 +135,20 @@ pub enum EncodeError {
         transfers: usize,
         /// Timeframes.
         colours: usize,
+    },
+    /// The encoding would exceed [`MAX_LITERALS`].
+    #[error("the encoding with {colours} timeframes would hold about {literals} literals ({transfers} transfers), beyond the limit of {limit} (it would take about {mib} MiB): too large for the SAT engine; use the dsatur or native engine")]
+    BeyondLimit {
+        /// Transfers.
+        transfers: usize,
+        /// Timeframes.
+        colours: usize,
+        /// Estimated literals.
+        literals: usize,
+        /// [`MAX_LITERALS`].
+        limit: usize,
+        /// Rough memory the encoding would take, in MiB.
+        mib: usize,
     },
 }
 
@@ -210,6 +239,16 @@ pub fn encode(
         .ok_or(too_large.clone())?;
     if budget > i32::MAX as usize {
         return Err(too_large);
+    }
+    let literals = estimated_literals(traffic, k).ok_or(too_large.clone())?;
+    if literals > MAX_LITERALS {
+        return Err(EncodeError::BeyondLimit {
+            transfers: n,
+            colours: k,
+            literals,
+            limit: MAX_LITERALS,
+            mib: (literals * 8) >> 20,
+        });
     }
     let x = |t: usize, c: usize| (t * k + c + 1) as i32;
     let mut b = Builder {
@@ -411,17 +450,7 @@ impl Encoding {
 mod tests {
     use super::*;
 
-    fn no_team() -> Traffic {
-        Traffic::from_paths(
-            "no-team",
-            &[
-                ("x", vec!["a", "b"]),
-                ("y", vec!["b", "c"]),
-                ("z", vec!["a", "c"]),
-            ],
-        )
-        .expect("valid")
-    }
+    use liquid_model::examples::no_team;
 
     #[test]
     fn dimacs_of_no_team_at_two() {

@@ -1,19 +1,8 @@
 //! The SAT engine on small traffics, with its proofs checked by liquid-certify.
 
+use liquid_model::examples::no_team;
 use liquid_model::{check_outcome, Limits, Traffic, Verdict, Witness};
 use liquid_sat::{prove, solve, solve_with, EncodeOptions, Proved, SatOptions};
-
-fn no_team() -> Traffic {
-    Traffic::from_paths(
-        "no-team",
-        &[
-            ("x", vec!["a", "b"]),
-            ("y", vec!["b", "c"]),
-            ("z", vec!["a", "c"]),
-        ],
-    )
-    .expect("valid")
-}
 
 /// Five transfers in a cycle, each sharing one link with the next: Λ = 2, optimum 3.
 fn c5() -> Traffic {

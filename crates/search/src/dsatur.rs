@@ -12,11 +12,16 @@
 //! Memory is linear in the total path length: no edge list. Neighbours are enumerated
 //! through the per-link user lists, and "does `u` already see colour `c`" is answered by
 //! the colours present on `u`'s links (a colour appears at most once per link, because a
-//! link's users pairwise congest). The priority queue is a binary heap with lazy
+//! link's users pairwise congest). Whether a neighbour already sees the colour just given
+//! is answered by a hash set of the (link, colour) pairs in use (one entry per coloured
+//! transfer per link: linear), in O(path length), not by scanning the colours of every
+//! link (O(load) each), except on links with few coloured users, where a scan is faster.
+//! The priority queue is a binary heap with lazy
 //! deletion, compacted whenever it outgrows four entries per vertex.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use liquid_model::{LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId, Verdict};
 
@@ -40,6 +45,28 @@ impl Colouring {
     }
 }
 
+/// A multiplicative hash for the (link, colour) keys (no denial-of-service concern here:
+/// the keys come from the traffic, and a bad spread only costs time).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// Links with at most this many coloured users are scanned, not looked up in the set.
+const SCAN_MAX: usize = 256;
+
 type Key = (u32, u64, Reverse<u32>); // (saturation, uncoloured degree, lowest id first)
 
 /// Colours the conflict graph of `traffic` with DSatur.
@@ -51,6 +78,9 @@ pub fn colour(traffic: &Traffic) -> Colouring {
     let mut deg: Vec<u64> = traffic.conflict_degrees();
     // Colours present on each link (at most one transfer per colour per link).
     let mut on_link: Vec<Vec<u32>> = vec![Vec::new(); traffic.num_links()];
+    // The same pairs as a set, keyed by link · 2^32 + colour.
+    let mut in_use: HashSet<u64, BuildHasherDefault<KeyHasher>> =
+        HashSet::with_capacity_and_hasher(traffic.total_path_length(), Default::default());
     let mut mark = vec![false; n];
     let mut heap: BinaryHeap<Key> = traffic
         .transfer_ids()
@@ -91,11 +121,14 @@ pub fn colour(traffic: &Traffic) -> Colouring {
         });
         for &u in &neighbours {
             let ui = u.index();
-            let sees = traffic
-                .transfer(u)
-                .path
-                .iter()
-                .any(|l| on_link[l.index()].contains(&c));
+            let sees = traffic.transfer(u).path.iter().any(|l| {
+                let here = &on_link[l.index()];
+                if here.len() <= SCAN_MAX {
+                    here.contains(&c)
+                } else {
+                    in_use.contains(&(u64::from(l.0) << 32 | u64::from(c)))
+                }
+            });
             if !sees {
                 sat[ui] += 1;
             }
@@ -105,6 +138,7 @@ pub fn colour(traffic: &Traffic) -> Colouring {
         colour[v.index()] = c;
         for &l in &traffic.transfer(v).path {
             on_link[l.index()].push(c);
+            in_use.insert(u64::from(l.0) << 32 | u64::from(c));
         }
         if heap.len() > 4 * n + 16 {
             heap.retain(|&(s, d, Reverse(u))| {

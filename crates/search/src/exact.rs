@@ -17,6 +17,7 @@
 //! Lower bounds: Λ (a bottleneck's users pairwise congest), and a greedy clique grown from
 //! the users of the most loaded links, reported as [`Witness::Clique`] when larger.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use liquid_model::{
@@ -52,6 +53,7 @@ struct Bnb<'a> {
     stopped: bool,
     seen: Vec<u64>,
     stamp: u64,
+    progress: &'a AtomicU64,
 }
 
 impl Bnb<'_> {
@@ -88,6 +90,7 @@ impl Bnb<'_> {
             return;
         }
         self.nodes += 1;
+        self.progress.fetch_add(1, Ordering::Relaxed);
         if self.limit_hit() {
             self.stopped = true;
             return;
@@ -165,6 +168,16 @@ fn max_load(traffic: &Traffic, vs: &[TransferId]) -> (usize, Option<LinkId>) {
 /// Colours the transfers `vs` of `traffic` with the fewest timeframes (exactly, unless a
 /// limit stops the search; then the best schedule found, with `optimal: false`).
 pub fn colour_subset(traffic: &Traffic, vs: &[TransferId], limits: &Limits) -> ExactColouring {
+    colour_subset_with_progress(traffic, vs, limits, &AtomicU64::new(0))
+}
+
+/// [`colour_subset`], adding every search node to `progress` as it is visited.
+pub fn colour_subset_with_progress(
+    traffic: &Traffic,
+    vs: &[TransferId],
+    limits: &Limits,
+    progress: &AtomicU64,
+) -> ExactColouring {
     let n = vs.len();
     let mut member = vec![false; traffic.len()];
     vs.iter().for_each(|t| member[t.index()] = true);
@@ -196,6 +209,7 @@ pub fn colour_subset(traffic: &Traffic, vs: &[TransferId], limits: &Limits) -> E
         stopped: false,
         seen: vec![0; n + 1],
         stamp: 0,
+        progress,
     };
     if n > 0 {
         b.go(0, 0);
@@ -238,9 +252,15 @@ pub fn greedy_clique(traffic: &Traffic) -> Vec<TransferId> {
 /// bottleneck, a clique when larger, or exhaustion of the branch and bound), or
 /// `feasible` with the best schedule and the best bound when a limit stops it.
 pub fn solve(traffic: &Traffic, limits: &Limits) -> Outcome {
+    solve_with_progress(traffic, limits, &AtomicU64::new(0))
+}
+
+/// [`solve`], adding every search node to `progress` as it is visited (a caller may poll
+/// it from another thread to show progress).
+pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &AtomicU64) -> Outcome {
     let vs: Vec<TransferId> = traffic.transfer_ids().collect();
     let clique = greedy_clique(traffic);
-    let r = colour_subset(traffic, &vs, limits);
+    let r = colour_subset_with_progress(traffic, &vs, limits, progress);
     let len = r.frames.len();
     let d = traffic.duration();
     let bound = if clique.len() > d {

@@ -32,6 +32,9 @@ use std::time::Instant;
 use fixedbitset::FixedBitSet;
 use liquid_model::{LinkId, Traffic, TransferId};
 
+/// Ancestors examined between two looks at the clock (see [`FullTeams::with_deadline`]).
+const CLOCK_EVERY: u64 = 256;
+
 /// A set of transfers of one traffic, as a bitset indexed by [`TransferId`].
 pub type TransferSet = FixedBitSet;
 
@@ -97,14 +100,11 @@ struct Reproducer<'a> {
     depot_users: Vec<u32>,
     stamp: u32,
     ancestors: u64,
-    /// When to give up (checked every `DEADLINE_STRIDE` ancestors).
+    /// When to give up (checked every [`CLOCK_EVERY`] ancestors).
     deadline: Option<Instant>,
-    /// The deadline passed: the enumeration ended early and is *not* complete.
-    stopped: bool,
+    /// Whether the deadline stopped the reproduction.
+    timed_out: bool,
 }
-
-/// How many ancestors are examined between two looks at the clock.
-const DEADLINE_STRIDE: u64 = 1024;
 
 impl<'a> Reproducer<'a> {
     fn new(traffic: &'a Traffic, bottlenecks: Vec<LinkId>) -> Self {
@@ -119,7 +119,7 @@ impl<'a> Reproducer<'a> {
             stamp: 0,
             ancestors: 0,
             deadline: None,
-            stopped: false,
+            timed_out: false,
         }
     }
 
@@ -207,13 +207,17 @@ impl<'a> Reproducer<'a> {
     }
 
     fn next_inner(&mut self) -> Option<FixedBitSet> {
+        if self.timed_out {
+            return None;
+        }
         while let Some(r) = self.stack.pop() {
             self.ancestors += 1;
-            if self.ancestors % DEADLINE_STRIDE == 0
+            if self.ancestors % CLOCK_EVERY == 0
                 && self.deadline.is_some_and(|d| Instant::now() >= d)
             {
-                // Give up; the caller must not read the end as exhaustion.
-                self.stopped = true;
+                // Finding one team can take long on large traffics: a deadline must
+                // stop the enumeration itself, not only the search between teams.
+                self.timed_out = true;
                 self.stack.clear();
                 return None;
             }
@@ -334,18 +338,17 @@ impl<'a> FullTeams<'a> {
         self.skeletons.ancestors + self.bodies.ancestors
     }
 
-    /// Stops the enumeration once `deadline` passes (between two teams the enumerator may
-    /// examine very many ancestors, so a caller's own clock checks are not enough).
+    /// Stops the enumeration (it then yields nothing more) once `deadline` has passed;
+    /// [`FullTeams::timed_out`] tells a stop from the end of the enumeration.
     pub fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
         self.skeletons.deadline = deadline;
         self.bodies.deadline = deadline;
         self
     }
 
-    /// Whether the deadline ended the enumeration early: then the teams seen so far are
-    /// not all the full teams, and nothing may be concluded from their exhaustion.
-    pub fn stopped(&self) -> bool {
-        self.skeletons.stopped || self.bodies.stopped
+    /// Whether the deadline stopped the enumeration (then it is incomplete).
+    pub fn timed_out(&self) -> bool {
+        self.skeletons.timed_out || self.bodies.timed_out
     }
 }
 
@@ -355,6 +358,9 @@ impl Iterator for FullTeams<'_> {
         loop {
             if let Some(team) = self.bodies.next_inner() {
                 return Some(team);
+            }
+            if self.timed_out() {
+                return None;
             }
             let skeleton = self.skeletons.next_inner()?;
             // (∅, {x ∈ X | x ∩ ∪A = ∅}, A)

@@ -276,6 +276,24 @@ mod tests {
         }
     }
 
+    /// The native liquid search (not told about shifts) finds a liquid schedule of the
+    /// 16-host all-to-all (4-port 3-tree: 240 transfers, Λ = 15).
+    #[test]
+    fn native_search_finds_the_16_host_all_to_all_liquid() {
+        let traffic = FatTree::new(4, 3)
+            .generated()
+            .expect("builds")
+            .expand()
+            .expect("expands");
+        assert_eq!((traffic.len(), traffic.duration()), (240, 15));
+        let out = liquid_search::liquid::solve(&traffic, &liquid_model::Limits::default());
+        assert_eq!(out.verdict, liquid_model::Verdict::Liquid);
+        let report = liquid_model::check_outcome(&traffic, &out)
+            .expect("checked")
+            .expect("a schedule");
+        assert_eq!(report.length, 15);
+    }
+
     #[test]
     fn bad_parameters_are_errors() {
         assert!(FatTree::new(3, 2).generated().is_err());

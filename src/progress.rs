@@ -1,0 +1,62 @@
+//! A progress indicator on stderr for long searches.
+//!
+//! The engines count their search nodes in an [`AtomicU64`]; a second thread polls it and,
+//! only when stderr is a terminal and the run has lasted more than [`QUIET_FOR`], shows a
+//! spinner with the node count and rate. Otherwise nothing is written to stderr, so tests,
+//! pipes and CI stay quiet and deterministic. The engines' crates hold no terminal code.
+
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// How long a run stays silent before the indicator appears.
+const QUIET_FOR: Duration = Duration::from_secs(1);
+
+/// How often the counter is polled.
+const POLL: Duration = Duration::from_millis(100);
+
+/// Runs `job` with a node counter; shows a spinner on a terminal while it runs long.
+pub fn with_progress<T>(job: impl FnOnce(&AtomicU64) -> T) -> T {
+    let nodes = AtomicU64::new(0);
+    if !std::io::stderr().is_terminal() {
+        return job(&nodes);
+    }
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| show(&nodes, &done));
+        let out = job(&nodes);
+        done.store(true, Ordering::Relaxed);
+        out
+    })
+}
+
+fn show(nodes: &AtomicU64, done: &AtomicBool) {
+    let start = Instant::now();
+    let mut bar: Option<ProgressBar> = None;
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(POLL);
+        let elapsed = start.elapsed();
+        if elapsed < QUIET_FOR {
+            continue;
+        }
+        let bar = bar.get_or_insert_with(|| {
+            let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            b.set_style(
+                ProgressStyle::with_template("{spinner} searching: {msg} [{elapsed}]")
+                    .expect("a valid template"),
+            );
+            b
+        });
+        let n = nodes.load(Ordering::Relaxed);
+        bar.set_message(format!(
+            "{n} nodes, {:.0} nodes/s",
+            n as f64 / elapsed.as_secs_f64()
+        ));
+        bar.tick();
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+}
