@@ -152,7 +152,8 @@ def in_child(build, solve, check, limit, grace, what):
     """Runs a peer in a forked child process that the parent kills at its deadlines, so
     no peer (nor the Python model building before it) can run past the limit:
       build()        -> state      deadline: `limit` seconds (Python model building)
-      solve(state)   -> answer     deadline: `limit + grace` seconds, timed in the child
+      solve(state)   -> (answer, seconds of the solve call itself, or None for the wall
+                        time of solve)   deadline: `limit + grace` seconds
       check(state, answer) -> summary (validation; deadline max(limit, 60) seconds)
     Returns (summary or TIMEOUT or "crashed", solve seconds or None, build seconds or None).
     A solve that took longer than `limit` counts as TIMEOUT even when it finished within
@@ -167,8 +168,8 @@ def in_child(build, solve, check, limit, grace, what):
             state = build()
             send.send(("built", time.perf_counter() - t0))
             t0 = time.perf_counter()
-            answer = solve(state)
-            send.send(("solved", time.perf_counter() - t0))
+            answer, secs = solve(state)
+            send.send(("solved", time.perf_counter() - t0 if secs is None else secs))
             send.send(("done", check(state, answer)))
         except BaseException:  # reported to the parent, which raises
             send.send(("error", traceback.format_exc()))
@@ -266,12 +267,14 @@ def cpsat(paths, users, k, minimise, limit, lower, grace):
         s = cp_model.CpSolver()
         s.parameters.num_workers = 1
         s.parameters.max_time_in_seconds = limit
+        start = time.perf_counter()
         status = s.Solve(m)
+        secs = time.perf_counter() - start
         if status == cp_model.INFEASIBLE:
-            return "infeasible"
+            return "infeasible", secs
         if status == cp_model.OPTIMAL or (status == cp_model.FEASIBLE and not minimise):
-            return [next(c for c in range(k) if s.Value(x[t][c])) for t in range(n)]
-        return TIMEOUT
+            return [next(c for c in range(k) if s.Value(x[t][c])) for t in range(n)], secs
+        return TIMEOUT, secs
 
     def check(_state, answer):
         if isinstance(answer, list):
@@ -295,7 +298,7 @@ def nx_dsatur(n, users, limit, grace):
         return g
 
     def solve(g):
-        return nx.coloring.greedy_color(g, strategy="saturation_largest_first")
+        return nx.coloring.greedy_color(g, strategy="saturation_largest_first"), None
 
     def check(_g, colour):
         if not proper(colour, users):
@@ -314,11 +317,13 @@ def cadical(cnf_path, limit, grace):
 
     def solve(state):
         _, s = state
-        timer = threading.Timer(limit, s.interrupt)
+        timer = threading.Timer(limit, s.interrupt)  # started outside the timed span
         timer.start()
+        start = time.perf_counter()
         r = s.solve_limited(expect_interrupt=True)
+        secs = time.perf_counter() - start
         timer.cancel()
-        return TIMEOUT if r is None else r
+        return (TIMEOUT if r is None else r), secs
 
     def check(state, r):
         cnf, s = state
