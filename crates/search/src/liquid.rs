@@ -162,16 +162,22 @@ impl CliqueFinder {
         clique
     }
 
-    /// The largest clique grown from the first `seeds` links of `links`.
+    /// The largest clique grown from the first `seeds` links of `links`, trying no further
+    /// seed once `deadline` has passed (on a million transfers each seed takes a while;
+    /// fewer seeds only find fewer cliques, which never makes the search unsound).
     pub fn best(
         &mut self,
         traffic: &Traffic,
         set: &TransferSet,
         links: &[LinkId],
         seeds: usize,
+        deadline: Option<Instant>,
     ) -> Vec<usize> {
         let mut best = Vec::new();
         for &l in links.iter().take(seeds) {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
             let c = self.grow(traffic, set, l);
             if c.len() > best.len() {
                 best = c;
@@ -269,7 +275,9 @@ impl Search<'_> {
             others.sort_by_key(|l| (std::cmp::Reverse(loads[l.index()]), *l));
             heavy.extend(others.into_iter().take(seeds - heavy.len()));
         }
-        let clique = self.cliques.best(self.traffic, rem, &heavy, seeds);
+        let clique = self
+            .cliques
+            .best(self.traffic, rem, &heavy, seeds, self.deadline);
         if clique.len() > d {
             self.stats.clique_prunes += 1;
             if self.stats.nodes == 1 {
@@ -279,6 +287,9 @@ impl Search<'_> {
                 self.memo.insert(rem.clone());
             }
             return Ok(false);
+        }
+        if self.out_of_budget() {
+            return Err(Stop); // the clique test ran out the clock
         }
         // Value ordering (any order keeps the search exhaustive: every full team is
         // still tried). The enumerator is lazy and a node may have very many full
