@@ -32,8 +32,13 @@ use std::time::Instant;
 use fixedbitset::FixedBitSet;
 use liquid_model::{LinkId, Traffic, TransferId};
 
-/// Ancestors examined between two looks at the clock (see [`FullTeams::with_deadline`]).
+/// Ancestors examined between two looks at the clock (see [`FullTeams::with_deadline`]),
+/// on small traffics. An ancestor step costs time linear in the traffic's size, so on large
+/// ones the clock is read more often: every `CLOCK_WORK / #X` steps, at least every step
+/// (256 steps on a million transfers overran a time limit by seconds).
 const CLOCK_EVERY: u64 = 256;
+/// Transfers' worth of work between two looks at the clock.
+const CLOCK_WORK: u64 = 1 << 16;
 
 /// A set of transfers of one traffic, as a bitset indexed by [`TransferId`].
 pub type TransferSet = FixedBitSet;
@@ -212,9 +217,8 @@ impl<'a> Reproducer<'a> {
         }
         while let Some(r) = self.stack.pop() {
             self.ancestors += 1;
-            if self.ancestors % CLOCK_EVERY == 0
-                && self.deadline.is_some_and(|d| Instant::now() >= d)
-            {
+            let every = (CLOCK_WORK / self.traffic.len().max(1) as u64).clamp(1, CLOCK_EVERY);
+            if self.ancestors % every == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
                 // Finding one team can take long on large traffics: a deadline must
                 // stop the enumeration itself, not only the search between teams.
                 self.timed_out = true;
