@@ -57,8 +57,14 @@ pub fn encode(
                     .into())
                 }
                 Some(k) => k,
-                None => liquid_search::dsatur::colour(&traffic).colours as usize,
+                None => {
+                    liquid_ilp::check_size(&traffic, traffic.duration())
+                        .map_err(|e| InputError(format!("{}: {e}", model.display())))?;
+                    liquid_search::dsatur::colour(&traffic).colours as usize
+                }
             };
+            liquid_ilp::check_size(&traffic, k)
+                .map_err(|e| InputError(format!("{}: {e}", model.display())))?;
             liquid_ilp::write_lp(&traffic, k)
         }
     };

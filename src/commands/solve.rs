@@ -118,8 +118,18 @@ pub fn run_engine(
             }
             e => e.into(),
         })?,
-        EngineName::Ilp if opts.decide => liquid_ilp::decide_liquid(traffic, &opts.limits)?,
-        EngineName::Ilp => liquid_ilp::solve(traffic, &opts.limits)?,
+        EngineName::Ilp => if opts.decide {
+            liquid_ilp::decide_liquid(traffic, &opts.limits)
+        } else {
+            liquid_ilp::solve(traffic, &opts.limits)
+        }
+        .map_err(|e| match e {
+            // Too large to build: said up front, before memory runs out (exit 2).
+            e @ liquid_ilp::IlpError::TooLarge { .. } => {
+                anyhow::Error::new(InputError(format!("{}: {e}", traffic.name())))
+            }
+            e => e.into(),
+        })?,
         EngineName::Portfolio => {
             crate::progress::with_progress(|p| super::portfolio::solve(traffic, &opts.limits, p))
         }

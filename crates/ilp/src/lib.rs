@@ -62,6 +62,48 @@ pub enum IlpError {
     /// The solver's solution does not put a transfer in exactly one timeframe.
     #[error("HiGHS's solution places transfer {0:?} in no single timeframe")]
     NotIntegral(String),
+    /// The model would exceed [`MAX_NONZEROS`]: said up front, before memory runs out.
+    #[error(
+        "the 0-1 model with {colours} timeframes would hold about {nonzeros} nonzeros \
+         ({transfers} transfers), beyond the limit of {limit}: too large for the ILP engine; \
+         use the dsatur or native engine"
+    )]
+    TooLarge {
+        /// Transfers.
+        transfers: usize,
+        /// Timeframes offered.
+        colours: usize,
+        /// Estimated nonzeros.
+        nonzeros: usize,
+        /// [`MAX_NONZEROS`].
+        limit: usize,
+    },
+}
+
+/// The largest model the ILP engine builds, in constraint-matrix nonzeros (about 2^25:
+/// a few GiB in good_lp's expressions and HiGHS together).
+pub const MAX_NONZEROS: usize = 1 << 25;
+
+/// An upper estimate of the nonzeros of the model with `k` timeframes, in O(1): every
+/// x[t,c] sits in its transfer's assignment row and in one link row per link of its path,
+/// plus the y[c] of the link, ordering and objective rows.
+pub fn estimated_nonzeros(traffic: &Traffic, k: usize) -> Option<usize> {
+    let per_frame = traffic.len().checked_add(traffic.total_path_length())?;
+    k.checked_mul(per_frame)?
+        .checked_add(k.checked_mul(traffic.num_links().checked_add(3)?)?)
+}
+
+/// Refuses a model with `k` timeframes that would exceed [`MAX_NONZEROS`].
+pub fn check_size(traffic: &Traffic, k: usize) -> Result<(), IlpError> {
+    match estimated_nonzeros(traffic, k) {
+        Some(n) if n <= MAX_NONZEROS => Ok(()),
+        n => Err(IlpError::TooLarge {
+            transfers: traffic.len(),
+            colours: k,
+            nonzeros: n.unwrap_or(usize::MAX),
+            limit: MAX_NONZEROS,
+        }),
+    }
 }
 
 /// HiGHS's model status as a short name for reports.
@@ -294,8 +336,11 @@ fn base_stats(mode: &str, f: &Formulation, run: &Run) -> Vec<(String, StatValue)
 /// `frames_offered` (K), `variables`, `constraints`, `highs_status`, `objective` (when a
 /// solution exists), `dual_bound` (HiGHS's `mip_dual_bound`) and `gap` (HiGHS's `mip_gap`).
 pub fn solve(traffic: &Traffic, limits: &liquid_model::Limits) -> Result<Outcome, IlpError> {
+    // K is at least Λ: refuse before DSatur when even Λ timeframes are too many.
+    check_size(traffic, traffic.duration())?;
     let dsatur = liquid_search::dsatur::colour(traffic);
     let k = dsatur.colours as usize;
+    check_size(traffic, k)?;
     let f = Formulation::new(traffic, k, true);
     let start = dsatur_start(traffic, &f, &dsatur.colour, k);
     let run = run_highs(&f, limits, Some(&start))?;
@@ -354,6 +399,7 @@ pub fn decide_liquid(
     limits: &liquid_model::Limits,
 ) -> Result<Outcome, IlpError> {
     let k = traffic.duration();
+    check_size(traffic, k)?;
     let f = Formulation::new(traffic, k, false);
     let run = run_highs(&f, limits, None)?;
     check_status(&run, k, false)?;
