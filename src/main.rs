@@ -74,12 +74,8 @@ enum Command {
         /// The engine to run.
         #[arg(long, value_enum, default_value_t = EngineName::Native)]
         engine: EngineName,
-        /// Wall-clock limit in seconds (fractions allowed).
-        #[arg(long, value_parser = commands::parse_seconds)]
-        time_limit: Option<std::time::Duration>,
-        /// Search-node limit, for engines that count nodes.
-        #[arg(long)]
-        node_limit: Option<u64>,
+        #[command(flatten)]
+        limits: LimitArgs,
         /// Seed for randomised engines.
         #[arg(long, default_value_t = 0)]
         seed: u64,
@@ -118,12 +114,9 @@ enum Command {
         /// Engines to run, comma-separated.
         #[arg(long, value_enum, value_delimiter = ',', default_values_t = commands::DEFAULT_ENGINES.to_vec())]
         engines: Vec<EngineName>,
-        /// Wall-clock limit per engine run, in seconds.
-        #[arg(long, value_parser = commands::parse_seconds)]
-        time_limit: Option<std::time::Duration>,
-        /// Search-node limit per engine run.
-        #[arg(long)]
-        node_limit: Option<u64>,
+        /// Limits for each engine run.
+        #[command(flatten)]
+        limits: LimitArgs,
         /// Output format.
         #[arg(long, value_enum, default_value_t = commands::CrossFormat::Table)]
         format: commands::CrossFormat,
@@ -237,6 +230,26 @@ enum TestbedWhat {
     },
 }
 
+/// `--time-limit` and `--node-limit`, shared by the commands that run engines.
+#[derive(Debug, Clone, clap::Args)]
+struct LimitArgs {
+    /// Wall-clock limit in seconds (fractions allowed).
+    #[arg(long, value_parser = commands::parse_seconds)]
+    time_limit: Option<std::time::Duration>,
+    /// Search-node limit, for engines that count nodes.
+    #[arg(long)]
+    node_limit: Option<u64>,
+}
+
+impl LimitArgs {
+    fn limits(&self) -> liquid_model::Limits {
+        liquid_model::Limits {
+            time: self.time_limit,
+            nodes: self.node_limit,
+        }
+    }
+}
+
 /// An error of the user's input (exit code 2), as opposed to an internal error.
 #[derive(Debug)]
 pub struct InputError(pub String);
@@ -296,15 +309,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Crosscheck {
             models,
             engines,
-            time_limit,
-            node_limit,
+            limits,
             format,
         } => {
             let opts = commands::SolveOptions {
-                limits: liquid_model::Limits {
-                    time: time_limit,
-                    nodes: node_limit,
-                },
+                limits: limits.limits(),
                 ..Default::default()
             };
             commands::crosscheck(&models, &engines, &opts, format)
@@ -324,8 +333,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Solve {
             model,
             engine,
-            time_limit,
-            node_limit,
+            limits,
             seed,
             decide,
             schedule_out,
@@ -333,10 +341,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             format,
         } => {
             let opts = commands::SolveOptions {
-                limits: liquid_model::Limits {
-                    time: time_limit,
-                    nodes: node_limit,
-                },
+                limits: limits.limits(),
                 seed,
                 prove,
                 decide,
