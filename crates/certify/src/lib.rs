@@ -277,6 +277,14 @@ pub fn check(cnf: &Cnf, lrat: &str) -> Result<CheckReport, CheckError> {
             }
             if part == 0 {
                 let lit = parse_lit(tok).ok_or_else(|| syntax(format!("bad literal {tok:?}")))?;
+                if lit.unsigned_abs() as usize > cnf.num_vars {
+                    // RUP steps never need new variables; refusing them also bounds the
+                    // checker's memory by the formula's size.
+                    return Err(step(format!(
+                        "literal {lit} is beyond the formula's {} variables",
+                        cnf.num_vars
+                    )));
+                }
                 if lit == 0 {
                     part = 1;
                 } else {
@@ -391,6 +399,16 @@ mod tests {
         let proof = "5 2 0 1 3 0\n6 0 5 3 4 0\n";
         let e = check_texts(CNF, proof).expect_err("wrong hints");
         assert!(matches!(e, CheckError::Step { id: 5, .. }), "{e}");
+    }
+
+    #[test]
+    fn rejects_literals_beyond_the_formula() {
+        // A variable far beyond the 2 declared: refused, not an allocation of its size.
+        let e = check_texts(CNF, "5 2000000000 0 1 2 0\n").expect_err("out of range");
+        assert!(
+            e.to_string().contains("beyond the formula's 2 variables"),
+            "{e}"
+        );
     }
 
     #[test]
