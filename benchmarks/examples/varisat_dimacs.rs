@@ -13,34 +13,6 @@ use std::time::Instant;
 
 use varisat::{ExtendFormula, Lit, Solver};
 
-/// Reads the clauses of a DIMACS CNF text (comment and problem lines skipped).
-fn parse(text: &str) -> Result<(usize, Vec<Vec<i32>>), String> {
-    let mut clauses = Vec::new();
-    let mut current = Vec::new();
-    let mut max_var = 0usize;
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('c') || line.starts_with('p') {
-            continue;
-        }
-        for tok in line.split_whitespace() {
-            let lit: i32 = tok
-                .parse()
-                .map_err(|_| format!("line {}: not a literal: {tok:?}", n + 1))?;
-            if lit == 0 {
-                clauses.push(std::mem::take(&mut current));
-            } else {
-                max_var = max_var.max(lit.unsigned_abs() as usize);
-                current.push(lit);
-            }
-        }
-    }
-    if !current.is_empty() {
-        return Err("the last clause has no terminating 0".to_string());
-    }
-    Ok((max_var, clauses))
-}
-
 fn main() -> ExitCode {
     let Some(path) = std::env::args().nth(1) else {
         eprintln!("usage: varisat_dimacs FILE.cnf");
@@ -53,8 +25,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let (vars, clauses) = match parse(&text) {
-        Ok(p) => p,
+    // The same parser as the proof checker's: the header must match the clauses.
+    let (vars, clauses) = match liquid_certify::parse_dimacs(&text) {
+        Ok(cnf) => (cnf.num_vars, cnf.clauses),
         Err(e) => {
             eprintln!("error: {path}: {e}");
             return ExitCode::from(2);
