@@ -1,6 +1,6 @@
 //! Issue 6: certify checks certificates from files alone; verify --prove settles optimality.
 
-use crate::common::liquid;
+use crate::common::{liquid, succeed};
 use crate::snap;
 
 #[test]
@@ -50,15 +50,7 @@ fn certify_accepts_a_proof_for_no_team_and_rejects_a_tampered_one() {
     let dir = tempfile::tempdir().expect("temp dir");
     let proof = dir.path().join("proof");
     let p = proof.to_str().expect("UTF-8 path");
-    let out = liquid()
-        .args(["prove", "models/no-team.yaml", "--out", p])
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeed(liquid().args(["prove", "models/no-team.yaml", "--out", p]));
     let out = liquid()
         .args(["certify", "models/no-team.yaml", "--proof", p])
         .output()

@@ -15,6 +15,17 @@ pub fn liquid() -> Command {
     c
 }
 
+/// Runs a command that must succeed, showing its stderr when it does not.
+pub fn succeed(cmd: &mut Command) -> std::process::Output {
+    let out = cmd.output().expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// The model files in `models/` (schedule files, `*-schedule.yaml`, excluded), sorted.
 pub fn models() -> Vec<String> {
     files_in("models", |name| !name.ends_with("-schedule.yaml"))
@@ -49,12 +60,7 @@ pub fn stem(path: &str) -> String {
 /// `liquid expand MODEL` as (transfer id, links) pairs, in model order, read from the
 /// explicit form's one-line flow mappings (quoted scalars unquoted).
 pub fn expand(model: &str) -> Vec<(String, Vec<String>)> {
-    let out = liquid().args(["expand", model]).output().expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeed(liquid().args(["expand", model]));
     let text = String::from_utf8(out.stdout).expect("UTF-8");
     let unquote = |x: &str| x.trim_matches('"').to_string();
     text.lines()

@@ -1,6 +1,6 @@
 //! Issue 3: every native engine on every model, and `liquid teams`.
 
-use crate::common::{liquid, models, stem};
+use crate::common::{liquid, models, stem, succeed};
 use crate::snap;
 
 const ENGINES: [&str; 6] = [
@@ -39,12 +39,7 @@ fn teams_every_model() {
 }
 
 fn json(args: &[&str]) -> serde_json::Value {
-    let out = liquid().args(args).output().expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeed(liquid().args(args));
     serde_json::from_slice(&out.stdout).expect("JSON")
 }
 

@@ -1,6 +1,6 @@
 //! Issue 8: generated models (`liquid generate`, specs in place of model files).
 
-use crate::common::liquid;
+use crate::common::{liquid, succeed};
 use crate::snap;
 
 #[test]
@@ -126,31 +126,21 @@ fn testbed_shards_merge_into_the_363_classes() {
     // Two shards (native search off: time limit 0), then the merge: every class once.
     let dir = tempfile::tempdir().expect("tempdir");
     for s in ["1/2", "2/2"] {
-        let out = liquid()
-            .args(["testbed", "t1", "--shard", s, "--time-limit", "0", "--out"])
-            .arg(dir.path().join(s.replace('/', "-")))
-            .output()
-            .expect("runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        succeed(
+            liquid()
+                .args(["testbed", "t1", "--shard", s, "--time-limit", "0", "--out"])
+                .arg(dir.path().join(s.replace('/', "-"))),
         );
     }
     let merged = dir.path().join("merged");
-    let out = liquid()
-        .args(["testbed", "merge"])
-        .arg(dir.path().join("1-2"))
-        .arg(dir.path().join("2-2"))
-        .arg("--out")
-        .arg(&merged)
-        .args(["--format", "json"])
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeed(
+        liquid()
+            .args(["testbed", "merge"])
+            .arg(dir.path().join("1-2"))
+            .arg(dir.path().join("2-2"))
+            .arg("--out")
+            .arg(&merged)
+            .args(["--format", "json"]),
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["classes"], 363);
