@@ -12,11 +12,7 @@ fn sat(c: &mut Criterion) {
     let mut inputs = models();
     inputs.push(("random-60".to_string(), random_traffic(7, 60, 20, 3)));
     for (name, t) in &inputs {
-        for amo in [
-            AmoEncoding::Pairwise,
-            AmoEncoding::Sequential,
-            AmoEncoding::Auto,
-        ] {
+        for amo in AmoEncoding::ALL {
             let o = EncodeOptions {
                 amo,
                 ..Default::default()

@@ -60,11 +60,7 @@ fn main() {
             ks.push(optimum.lower_bound.value - 1);
         }
         for &k in &ks {
-            for amo in [
-                AmoEncoding::Pairwise,
-                AmoEncoding::Sequential,
-                AmoEncoding::Auto,
-            ] {
+            for amo in AmoEncoding::ALL {
                 let o = EncodeOptions {
                     amo,
                     ..Default::default()

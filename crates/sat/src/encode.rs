@@ -72,6 +72,13 @@ pub enum AmoEncoding {
 }
 
 impl AmoEncoding {
+    /// Every choice, in the order benchmarks report them.
+    pub const ALL: [AmoEncoding; 3] = [
+        AmoEncoding::Pairwise,
+        AmoEncoding::Sequential,
+        AmoEncoding::Auto,
+    ];
+
     /// The choice's name, for headers and reports.
     pub fn as_str(self) -> &'static str {
         match self {

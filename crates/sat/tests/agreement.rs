@@ -82,7 +82,7 @@ proptest! {
         let t = build(&paths);
         let lam = t.duration();
         let liquid = colourable(&paths, lam);
-        for amo in [AmoEncoding::Pairwise, AmoEncoding::Sequential, AmoEncoding::Auto] {
+        for amo in AmoEncoding::ALL {
             for (team, symmetry, transfer_amo) in [(false, false, false), (true, true, true)] {
                 let opts = EncodeOptions { amo, team, symmetry, transfer_amo };
                 let (_, r) = decide(&t, lam, &opts, None).expect("runs");
