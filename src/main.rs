@@ -19,7 +19,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::commands::{EncodeFormat, EngineName};
+use crate::commands::EncodeFormat;
 use crate::output::Format;
 
 /// Exit code of a negative answer (rejected schedule, proof or certificate).
@@ -72,8 +72,8 @@ enum Command {
         /// Model file, or a generated-model spec (see `analyze --help`).
         model: PathBuf,
         /// The engine to run.
-        #[arg(long, value_enum, default_value_t = EngineName::Native)]
-        engine: EngineName,
+        #[arg(long, value_parser = commands::engine_parser(), default_value = "native")]
+        engine: String,
         #[command(flatten)]
         limits: LimitArgs,
         /// Seed for randomised engines.
@@ -88,9 +88,18 @@ enum Command {
         #[arg(long)]
         schedule_out: Option<PathBuf>,
         /// Write the proof of a lower bound above Λ (non-liquid or optimal answers) into
-        /// this directory: formula.cnf, proof.lrat, manifest.yaml (engine sat only).
+        /// this directory: formula.cnf, proof.lrat, manifest.yaml. Any engine: the SAT
+        /// engine and the portfolio refute the bound themselves, the others' bounds are
+        /// refuted with SAT at one timeframe fewer; the directory is read back and checked
+        /// before the report calls it a proof.
         #[arg(long, value_name = "DIR")]
         prove: Option<PathBuf>,
+        /// Accept checked evidence only: the bound of an optimal or non-liquid answer must
+        /// be a bottleneck, a clique or a checked proof (one is produced as with --prove,
+        /// in memory). Otherwise the report says how strong the evidence is, and the exit
+        /// code is 1.
+        #[arg(long)]
+        require_proof: bool,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
@@ -111,9 +120,9 @@ enum Command {
         /// Model files.
         #[arg(required = true)]
         models: Vec<PathBuf>,
-        /// Engines to run, comma-separated.
-        #[arg(long, value_enum, value_delimiter = ',', default_values_t = commands::DEFAULT_ENGINES.to_vec())]
-        engines: Vec<EngineName>,
+        /// Engines to run, comma-separated (default: native, dsatur, exact, sat, ilp).
+        #[arg(long, value_parser = commands::engine_parser(), value_delimiter = ',')]
+        engines: Vec<String>,
         /// Limits for each engine run.
         #[command(flatten)]
         limits: LimitArgs,
@@ -312,11 +321,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             limits,
             format,
         } => {
-            let opts = commands::SolveOptions {
+            let request = liquid_engine::Request {
                 limits: limits.limits(),
                 ..Default::default()
             };
-            commands::crosscheck(&models, &engines, &opts, format)
+            let engines: Vec<&'static dyn liquid_engine::Engine> = if engines.is_empty() {
+                liquid_engine::registry::crosscheck_defaults().collect()
+            } else {
+                engines
+                    .iter()
+                    .map(|e| commands::engine(e))
+                    .collect::<anyhow::Result<_>>()?
+            };
+            commands::crosscheck(&models, &engines, &request, format)
         }
         Command::Encode {
             model,
@@ -338,15 +355,22 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             decide,
             schedule_out,
             prove,
+            require_proof,
             format,
         } => {
-            let opts = commands::SolveOptions {
-                limits: limits.limits(),
-                seed,
-                prove,
-                decide,
+            let args = commands::SolveArgs {
+                request: liquid_engine::Request {
+                    limits: limits.limits(),
+                    seed,
+                    decide,
+                    proofs: false,
+                },
+                prove: prove.as_deref(),
+                require_proof,
+                schedule_out: schedule_out.as_ref(),
+                format,
             };
-            commands::solve(&model, engine, &opts, schedule_out.as_ref(), format)
+            commands::solve(&model, commands::engine(&engine)?, &args)
         }
     }
 }
@@ -358,7 +382,8 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("error: {e:#}");
             let input = e.downcast_ref::<liquid_model::yaml::LoadError>().is_some()
-                || e.downcast_ref::<InputError>().is_some();
+                || e.downcast_ref::<InputError>().is_some()
+                || e.downcast_ref::<liquid_proof::ProofError>().is_some();
             ExitCode::from(if input { EXIT_INPUT } else { EXIT_INTERNAL })
         }
     }

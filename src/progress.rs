@@ -1,6 +1,6 @@
 //! A progress indicator on stderr for long searches.
 //!
-//! The engines count their search nodes in an [`AtomicU64`]; a second thread polls it and,
+//! The engines count their search nodes (or coloured transfers) in an [`AtomicU64`]; a second thread polls it and,
 //! only when stderr is a terminal and the run has lasted more than [`QUIET_FOR`], shows a
 //! spinner with the node count and rate. Otherwise nothing is written to stderr, so tests,
 //! pipes and CI stay quiet and deterministic. The engines' crates hold no terminal code.
@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use liquid_engine::Counts;
 
 /// How long a run stays silent before the indicator appears.
 const QUIET_FOR: Duration = Duration::from_secs(1);
@@ -17,22 +18,28 @@ const QUIET_FOR: Duration = Duration::from_secs(1);
 /// How often the counter is polled.
 const POLL: Duration = Duration::from_millis(100);
 
-/// Runs `job` with a node counter; shows a spinner on a terminal while it runs long.
-pub fn with_progress<T>(job: impl FnOnce(&AtomicU64) -> T) -> T {
+/// Runs `job` with a counter of what the engine `counts`; shows a spinner on a terminal
+/// while it runs long.
+pub fn with_progress<T>(counts: Counts, job: impl FnOnce(&AtomicU64) -> T) -> T {
     let nodes = AtomicU64::new(0);
-    if !std::io::stderr().is_terminal() {
+    let unit = match counts {
+        Counts::Nodes => "nodes",
+        Counts::Transfers => "transfers coloured",
+        Counts::Nothing => "",
+    };
+    if !std::io::stderr().is_terminal() || unit.is_empty() {
         return job(&nodes);
     }
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        scope.spawn(|| show(&nodes, &done));
+        scope.spawn(|| show(&nodes, &done, unit));
         let out = job(&nodes);
         done.store(true, Ordering::Relaxed);
         out
     })
 }
 
-fn show(nodes: &AtomicU64, done: &AtomicBool) {
+fn show(nodes: &AtomicU64, done: &AtomicBool, unit: &str) {
     let start = Instant::now();
     let mut bar: Option<ProgressBar> = None;
     while !done.load(Ordering::Relaxed) {
@@ -51,7 +58,7 @@ fn show(nodes: &AtomicU64, done: &AtomicBool) {
         });
         let n = nodes.load(Ordering::Relaxed);
         bar.set_message(format!(
-            "{n} nodes, {:.0} nodes/s",
+            "{n} {unit}, {:.0}/s",
             n as f64 / elapsed.as_secs_f64()
         ));
         bar.tick();

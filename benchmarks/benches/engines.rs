@@ -1,11 +1,16 @@
-//! Times every engine on the bundled models and on seeded random traffics.
+//! Times every engine of the registry (the portfolio included), through the gate that
+//! checks every answer, on the bundled models and on seeded random traffics.
 //!
-//! The searching engines (`native`, `exact`) run under a node limit so that a hard
-//! instance bounds the bench's time instead of hanging it; the limit is part of the
-//! measured work, so figures stay comparable between versions.
+//! The searching engines run under a node limit so that a hard instance bounds the
+//! bench's time instead of hanging it; the limit is part of the measured work, so figures
+//! stay comparable between versions. An engine that refuses an input (round-robin on a
+//! traffic that is not an all-to-all) is skipped on it.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use liquid_benchmarks::{models, random_traffic};
+use std::sync::atomic::AtomicU64;
+
+use liquid_engine::Request;
 use liquid_model::{Limits, Traffic};
 
 /// Random traffics: (seed, transfers, links, longest path).
@@ -36,42 +41,24 @@ fn inputs() -> Vec<(String, Traffic)> {
     v
 }
 
-fn bench(c: &mut Criterion, group: &str, run: impl Fn(&Traffic) -> liquid_model::Outcome) {
-    let mut g = c.benchmark_group(group);
-    for (name, t) in inputs() {
-        g.bench_with_input(BenchmarkId::from_parameter(&name), &t, |b, t| {
-            b.iter(|| run(t))
-        });
+/// Every registered engine on every input, each run checked by the gate.
+fn engines(c: &mut Criterion) {
+    let request = Request {
+        limits: LIMITS,
+        seed: 1,
+        ..Default::default()
+    };
+    for engine in liquid_engine::visible() {
+        let mut g = c.benchmark_group(engine.name());
+        for (name, t) in inputs() {
+            let run = || liquid_engine::solve(&t, engine, &request, None, &AtomicU64::new(0));
+            if run().is_err() {
+                continue;
+            }
+            g.bench_function(BenchmarkId::from_parameter(&name), |b| b.iter(run));
+        }
+        g.finish();
     }
-    g.finish();
-}
-
-fn dsatur(c: &mut Criterion) {
-    let mut g = c.benchmark_group("dsatur");
-    for (name, t) in models() {
-        g.bench_with_input(BenchmarkId::new("model", &name), &t, |b, t| {
-            b.iter(|| liquid_search::dsatur::solve(t))
-        });
-    }
-    for n in [50, 200, 1000] {
-        let t = random_traffic(7, n, n / 4, 4);
-        g.bench_with_input(BenchmarkId::new("random", n), &t, |b, t| {
-            b.iter(|| liquid_search::dsatur::solve(t))
-        });
-    }
-    g.finish();
-}
-
-fn native(c: &mut Criterion) {
-    bench(c, "native", |t| liquid_search::liquid::solve(t, &LIMITS));
-}
-
-fn exact(c: &mut Criterion) {
-    bench(c, "exact", |t| liquid_search::exact::solve(t, &LIMITS));
-}
-
-fn random(c: &mut Criterion) {
-    bench(c, "random", |t| liquid_search::baseline::random(t, 1));
 }
 
 fn teams(c: &mut Criterion) {
@@ -89,18 +76,5 @@ fn teams(c: &mut Criterion) {
     g.finish();
 }
 
-fn round_robin(c: &mut Criterion) {
-    let mut g = c.benchmark_group("round-robin");
-    for (name, t) in models() {
-        // Only all-to-all models have a round-robin schedule.
-        if liquid_search::baseline::round_robin(&t).is_ok() {
-            g.bench_with_input(BenchmarkId::from_parameter(&name), &t, |b, t| {
-                b.iter(|| liquid_search::baseline::round_robin(t))
-            });
-        }
-    }
-    g.finish();
-}
-
-criterion_group!(benches, dsatur, native, exact, random, round_robin, teams);
+criterion_group!(benches, engines, teams);
 criterion_main!(benches);

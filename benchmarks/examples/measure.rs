@@ -2,16 +2,30 @@
 //! seeded random traffics: `cargo run --release -p liquid-benchmarks --example measure`.
 #![forbid(unsafe_code)]
 
-use std::time::Instant;
-
 use liquid_benchmarks::{models, random_traffic};
-use liquid_model::{check_outcome, Limits, Outcome, StatValue, Traffic};
+use std::sync::atomic::AtomicU64;
 
-fn show(name: &str, t: &Traffic, engine: &str, o: Outcome, secs: f64) {
-    check_outcome(t, &o).expect("engine answers pass the gate");
-    let len = o.schedule.as_ref().map(|s| s.len());
+use liquid_engine::Request;
+use liquid_model::{Limits, StatValue, Traffic};
+
+/// Runs an engine of the registry through the gate and prints one line (engines that
+/// refuse the input, round-robin on a non-all-to-all, are skipped).
+fn show(name: &str, t: &Traffic, engine: &str, limits: &Limits) {
+    let e = liquid_engine::find(engine).expect("registered");
+    let request = Request {
+        limits: *limits,
+        seed: 1,
+        ..Default::default()
+    };
+    let o = match liquid_engine::solve(t, e, &request, None, &AtomicU64::new(0)) {
+        Ok(o) => o,
+        Err(liquid_engine::SolveError::Input(_)) => return,
+        Err(e) => panic!("{name}: {e}"),
+    };
+    let secs = o.seconds();
+    let len = o.length();
     let nodes = o
-        .stats
+        .stats()
         .iter()
         .find(|(k, _)| k == "nodes")
         .map(|(_, v)| match v {
@@ -23,9 +37,9 @@ fn show(name: &str, t: &Traffic, engine: &str, o: Outcome, secs: f64) {
         "{name:28} n={:4} Λ={:3} {engine:12} {:11} len={:>4} lb={:3} nodes={nodes:>9} {:.6}s",
         t.len(),
         t.duration(),
-        o.verdict.as_str(),
+        o.verdict().as_str(),
         len.map_or("-".into(), |l| l.to_string()),
-        o.lower_bound.value,
+        o.outcome().lower_bound(t).value,
         secs
     );
 }
@@ -67,20 +81,15 @@ fn main() {
         }
     }
     for (name, t) in &cases {
-        let s = Instant::now();
-        let o = liquid_search::liquid::solve(t, &limits);
-        show(name, t, "native", o, s.elapsed().as_secs_f64());
-        let s = Instant::now();
-        let o = liquid_search::exact::solve(t, &limits);
-        show(name, t, "exact", o, s.elapsed().as_secs_f64());
-        let s = Instant::now();
-        let o = liquid_search::dsatur::solve(t);
-        show(name, t, "dsatur", o, s.elapsed().as_secs_f64());
-        let s = Instant::now();
-        let o = liquid_search::baseline::random(t, 1);
-        show(name, t, "random", o, s.elapsed().as_secs_f64());
-        if let Ok(o) = liquid_search::baseline::round_robin(t) {
-            show(name, t, "round-robin", o, s.elapsed().as_secs_f64());
+        for engine in [
+            "native",
+            "exact",
+            "dsatur",
+            "random",
+            "round-robin",
+            "portfolio",
+        ] {
+            show(name, t, engine, &limits);
         }
     }
 }

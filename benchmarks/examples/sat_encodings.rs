@@ -54,10 +54,12 @@ fn main() {
                 time: Some(Duration::from_secs(60)),
                 nodes: None,
             },
-        );
+        )
+        .outcome
+        .lower_bound(t);
         let mut ks = vec![lam];
-        if optimum.lower_bound.value > lam + 1 {
-            ks.push(optimum.lower_bound.value - 1);
+        if optimum.value > lam + 1 {
+            ks.push(optimum.value - 1);
         }
         for &k in &ks {
             for amo in AmoEncoding::ALL {
@@ -80,13 +82,15 @@ fn main() {
                 );
             }
         }
-        if optimum.lower_bound.value > lam {
-            let k = optimum.lower_bound.value - 1;
+        if optimum.value > lam {
+            let k = optimum.value - 1;
             let deadline = Some(Instant::now() + Duration::from_secs(60));
             if let Ok(Some(Proved::Unsat(p))) = prove(t, k, &EncodeOptions::default(), deadline) {
                 println!(
                     "{:<22} proof for k = {k}: {} LRAT lines, {} bytes",
-                    name, p.manifest.proof.lines, p.manifest.proof.bytes
+                    name,
+                    p.lrat.lines().count(),
+                    p.lrat.len()
                 );
             }
         }

@@ -1,31 +1,19 @@
-//! `liquid crosscheck`: runs several engines on each model and compares their answers.
-//!
-//! Every answer first passes the model's checks (`check_outcome`). Then the claims are
-//! compared: a lower bound claimed by one engine must not exceed the length of a schedule
-//! that another engine found and that validated. This one rule covers every disagreement
-//! that matters: "liquid" against "non-liquid" (length Λ against a bound Λ + 1), and two
-//! different optimal lengths (one's schedule is shorter than the other's bound).
+//! `liquid crosscheck`: runs several engines on each model through the gate and reports
+//! what the comparison rule of `liquid_engine::crosscheck` finds.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::AtomicU64;
 
+use liquid_engine::crosscheck::{compare, Claim, Status};
+use liquid_engine::{Engine, Request, SolveError};
 use liquid_model::yaml::Document;
-use liquid_model::{Traffic, Witness};
+use liquid_model::Traffic;
 use serde::Serialize;
 
-use super::solve::{checked, EngineName, SolveOptions};
 use crate::output::{emit, Format};
 use crate::{InputError, EXIT_CONTRADICTION, EXIT_INTERNAL};
-
-/// The engines crosscheck runs when `--engines` is not given.
-pub const DEFAULT_ENGINES: &[EngineName] = &[
-    EngineName::Native,
-    EngineName::Dsatur,
-    EngineName::Exact,
-    EngineName::Sat,
-    EngineName::Ilp,
-];
 
 /// Output of crosscheck: a table for people, or YAML/JSON for machines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -38,11 +26,32 @@ pub enum CrossFormat {
     Json,
 }
 
+/// How one engine's run went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+enum RowStatus {
+    /// It answered and the answer passed the gate.
+    Ok,
+    /// It answered and the answer failed the gate.
+    WrongAnswer,
+    /// It did not answer (input it refuses, or a failure).
+    Error,
+}
+
+impl RowStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            RowStatus::Ok => "ok",
+            RowStatus::WrongAnswer => "wrong-answer",
+            RowStatus::Error => "error",
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct EngineRow {
     engine: String,
-    /// `ok`, `wrong-answer` or `error`.
-    status: &'static str,
+    status: RowStatus,
     verdict: Option<&'static str>,
     length: Option<usize>,
     lower_bound: Option<usize>,
@@ -74,17 +83,6 @@ struct Report {
     models: Vec<ModelReport>,
 }
 
-fn witness_kind(w: &Witness) -> &'static str {
-    match w {
-        Witness::Bottleneck(_) => "bottleneck",
-        Witness::Clique(_) => "clique",
-        Witness::Exhaustion { .. } => "exhaustive-search",
-        Witness::SatProof { .. } => "sat-proof",
-        Witness::Unsat { .. } => "unsat-claim",
-        Witness::DualBound { .. } => "dual-bound",
-    }
-}
-
 /// A schedule file given among the models: one more claim, checked like an engine's.
 struct ScheduleClaim {
     file: String,
@@ -94,22 +92,20 @@ struct ScheduleClaim {
 fn check_model(
     file: &str,
     traffic: &Traffic,
-    engines: &[EngineName],
+    engines: &[&'static dyn Engine],
     schedules: &[&ScheduleClaim],
-    opts: &SolveOptions,
+    request: &Request,
 ) -> anyhow::Result<ModelReport> {
     let mut rows = Vec::new();
-    let mut contradictions = Vec::new();
-    // (engine, claimed lower bound, witness kind) and (engine, validated length).
-    let mut bounds: Vec<(String, usize, &'static str)> = Vec::new();
-    let mut lengths: Vec<(String, usize)> = Vec::new();
+    let mut wrong = Vec::new();
+    let mut claims = Vec::new();
     for s in schedules {
         let schedule = liquid_model::yaml::parse_schedule(&s.file, &s.text, traffic)?;
         let start = std::time::Instant::now();
         let checked = liquid_model::validate(traffic, &schedule);
         let mut row = EngineRow {
             engine: format!("schedule {}", s.file),
-            status: "ok",
+            status: RowStatus::Ok,
             verdict: None,
             length: Some(schedule.len()),
             lower_bound: None,
@@ -120,13 +116,17 @@ fn check_model(
         match checked {
             Ok(r) => {
                 row.verdict = Some(if r.liquid { "liquid" } else { "feasible" });
-                lengths.push((row.engine.clone(), r.length));
+                claims.push(Claim {
+                    source: row.engine.clone(),
+                    lower: None,
+                    length: Some(r.length),
+                });
             }
             Err(e) => {
-                row.status = "wrong-answer";
+                row.status = RowStatus::WrongAnswer;
                 row.length = None;
                 let msg = format!("the schedule in {} is invalid: {e}", s.file);
-                contradictions.push(msg.clone());
+                wrong.push(msg.clone());
                 row.problem = Some(msg);
             }
         }
@@ -136,7 +136,7 @@ fn check_model(
         let start = std::time::Instant::now();
         let mut row = EngineRow {
             engine: e.name().to_string(),
-            status: "ok",
+            status: RowStatus::Ok,
             verdict: None,
             length: None,
             lower_bound: None,
@@ -144,68 +144,42 @@ fn check_model(
             problem: None,
             time_s: 0.0,
         };
-        match checked(e, traffic, opts) {
+        match liquid_engine::solve(traffic, e, request, None, &AtomicU64::new(0)) {
+            Err(SolveError::Wrong { engine, reason }) => {
+                row.status = RowStatus::WrongAnswer;
+                row.time_s = start.elapsed().as_secs_f64();
+                let msg = format!("engine {engine} returned a wrong answer: {reason}");
+                wrong.push(msg.clone());
+                row.problem = Some(msg);
+            }
             Err(err) => {
-                row.status = "error";
-                row.problem = Some(format!("{err:#}"));
+                row.status = RowStatus::Error;
+                row.problem = Some(err.to_string());
                 row.time_s = start.elapsed().as_secs_f64();
             }
-            Ok(Err(wrong)) => {
-                row.status = "wrong-answer";
-                row.time_s = start.elapsed().as_secs_f64();
-                contradictions.push(wrong.clone());
-                row.problem = Some(wrong);
-            }
-            Ok(Ok(c)) => {
-                let o = &c.outcome;
-                row.verdict = Some(o.verdict.as_str());
-                row.length = c.length;
-                row.lower_bound = Some(o.lower_bound.value);
-                row.witness = Some(witness_kind(&o.lower_bound.witness));
-                row.time_s = c.seconds;
-                bounds.push((
-                    row.engine.clone(),
-                    o.lower_bound.value,
-                    witness_kind(&o.lower_bound.witness),
-                ));
-                if let Some(len) = c.length {
-                    lengths.push((row.engine.clone(), len));
-                }
+            Ok(c) => {
+                let claim = Claim::of(traffic, &c);
+                row.verdict = Some(c.verdict().as_str());
+                row.length = c.length();
+                row.lower_bound = claim.lower.map(|l| l.0);
+                row.witness = claim.lower.map(|l| l.1);
+                row.time_s = c.seconds();
+                claims.push(claim);
             }
         }
         rows.push(row);
     }
-    for (a, lb, w) in &bounds {
-        for (b, len) in &lengths {
-            if lb > len {
-                contradictions.push(format!(
-                    "{a} claims that no schedule has fewer than {lb} timeframes (witness: {w}), \
-                     but {b} found a valid schedule of {len}"
-                ));
-            }
-        }
-    }
-    let lower = bounds.iter().map(|b| b.1).max();
-    let upper = lengths.iter().map(|l| l.1).min();
-    let status = if !contradictions.is_empty() {
-        "contradiction"
-    } else if upper == Some(traffic.duration()) {
-        "liquid"
-    } else if lower.is_some() && lower == upper {
-        "optimal"
-    } else {
-        "open"
-    };
+    let cmp = compare(traffic.duration(), &claims, wrong);
     Ok(ModelReport {
         model: traffic.name().to_string(),
         file: file.to_string(),
         transfers: traffic.len(),
         duration: traffic.duration(),
-        lower_bound: lower,
-        upper_bound: upper,
-        status,
+        lower_bound: cmp.lower,
+        upper_bound: cmp.upper,
+        status: cmp.status.as_str(),
         engines: rows,
-        contradictions,
+        contradictions: cmp.contradictions,
     })
 }
 
@@ -217,13 +191,13 @@ fn table(report: &Report) -> String {
     let mut out = String::new();
     for m in &report.models {
         let summary = match m.status {
-            "liquid" => format!("optimal length {} (liquid)", m.duration),
-            "optimal" => format!(
+            s if s == Status::Liquid.as_str() => format!("optimal length {} (liquid)", m.duration),
+            s if s == Status::Optimal.as_str() => format!(
                 "optimal length {} (Λ = {})",
                 opt(&m.upper_bound),
                 m.duration
             ),
-            "open" => format!(
+            s if s == Status::Open.as_str() => format!(
                 "optimal length between {} and {}",
                 opt(&m.lower_bound),
                 opt(&m.upper_bound)
@@ -248,7 +222,7 @@ fn table(report: &Report) -> String {
             "engine", "verdict", "length", "bound", "witness", "time"
         );
         for r in &m.engines {
-            let verdict = r.verdict.unwrap_or(r.status);
+            let verdict = r.verdict.unwrap_or(r.status.as_str());
             let _ = writeln!(
                 out,
                 "  {:<w$} {:<12} {:>6} {:>6}  {:<18} {:>8.3}s",
@@ -259,7 +233,7 @@ fn table(report: &Report) -> String {
                 r.witness.unwrap_or("-"),
                 r.time_s
             );
-            if let (Some(p), "error") = (&r.problem, r.status) {
+            if let (Some(p), RowStatus::Error) = (&r.problem, r.status) {
                 let _ = writeln!(out, "    error: {p}");
             }
         }
@@ -284,8 +258,8 @@ fn table(report: &Report) -> String {
 /// 4 on a contradiction, 3 when an engine failed to run.
 pub fn crosscheck(
     models: &[PathBuf],
-    engines: &[EngineName],
-    opts: &SolveOptions,
+    engines: &[&'static dyn Engine],
+    request: &Request,
     format: CrossFormat,
 ) -> anyhow::Result<ExitCode> {
     let mut traffics = Vec::new();
@@ -331,12 +305,12 @@ pub fn crosscheck(
             .filter(|(m, _)| m.as_deref() == Some(traffic.name()))
             .map(|(_, s)| s)
             .collect();
-        reports.push(check_model(file, traffic, engines, &mine, opts)?);
+        reports.push(check_model(file, traffic, engines, &mine, request)?);
     }
     let consistent = reports.iter().all(|m| m.contradictions.is_empty());
     let errored = reports
         .iter()
-        .any(|m| m.engines.iter().any(|r| r.status == "error"));
+        .any(|m| m.engines.iter().any(|r| r.status == RowStatus::Error));
     let report = Report {
         consistent,
         models: reports,

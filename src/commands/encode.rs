@@ -31,8 +31,8 @@ pub fn colours_or_duration(
 /// `liquid encode MODEL [--colours k] [--format dimacs|lp]`: the encoding on stdout.
 ///
 /// DIMACS encodes "a schedule of at most k timeframes exists" (default k = Λ). LP offers
-/// k timeframes and minimises the used ones (default: DSatur's length, which always admits
-/// a solution); fewer than Λ is rejected there (the model would be trivially infeasible).
+/// k timeframes and minimises the used ones (default: the ILP engine's own choice,
+/// `liquid_ilp::offered_frames`, DSatur's length, which always admits a solution); fewer than Λ is rejected there (the model would be trivially infeasible).
 pub fn encode(
     model: &Path,
     colours: Option<usize>,
@@ -60,7 +60,12 @@ pub fn encode(
                 None => {
                     liquid_ilp::check_size(&traffic, traffic.duration())
                         .map_err(|e| InputError(format!("{}: {e}", model.display())))?;
-                    liquid_search::dsatur::colour(&traffic).colours as usize
+                    liquid_ilp::offered_frames(
+                        &traffic,
+                        None,
+                        &std::sync::atomic::AtomicU64::new(0),
+                    )
+                    .map_or(traffic.duration(), |c| c.colours as usize)
                 }
             };
             liquid_ilp::check_size(&traffic, k)

@@ -1,13 +1,11 @@
 //! One function per subcommand.
 
 mod analyze;
-mod broken;
 mod certify;
 mod crosscheck;
 mod encode;
 mod expand;
 mod generate;
-mod portfolio;
 mod proof;
 mod solve;
 mod teams;
@@ -16,12 +14,12 @@ mod verify;
 
 pub use analyze::analyze;
 pub use certify::certify;
-pub use crosscheck::{crosscheck, CrossFormat, DEFAULT_ENGINES};
+pub use crosscheck::{crosscheck, CrossFormat};
 pub use encode::{encode, EncodeFormat};
 pub use expand::expand;
 pub use generate::{generate, GenerateWhat};
 pub use proof::{check_proof, prove};
-pub use solve::{parse_seconds, solve, EngineName, SolveOptions};
+pub use solve::{engine, engine_parser, parse_seconds, solve, SolveArgs};
 pub use teams::teams;
 pub use testbed::{merge as testbed_merge, parse_shard, testbed_t1, Shard};
 pub use verify::verify;

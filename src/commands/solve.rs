@@ -1,141 +1,28 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Context;
-use liquid_model::{check_outcome, Limits, Outcome, StatValue, Traffic, Witness};
+use liquid_engine::{Checked, Engine, Request, SolveError};
+use liquid_model::{Evidence, StatValue, Traffic};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use crate::output::{emit, round2, Format};
-use crate::{InputError, EXIT_INTERNAL};
+use crate::{InputError, EXIT_INTERNAL, EXIT_REJECTED};
 
-/// The engines `liquid solve` can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum EngineName {
-    /// Liquid schedule search over full teams (003/004): liquid, non-liquid or unknown.
-    Native,
-    /// DSatur greedy colouring (003 annex): fast, no optimality proof.
-    Dsatur,
-    /// Exact optimal length by DSATUR branch and bound (chromatic number).
-    Exact,
-    /// Round-robin baseline for all-to-all traffics (phases split into fewest timeframes).
-    RoundRobin,
-    /// First fit in a seeded random order (`--seed`).
-    Random,
-    /// SAT (varisat): liquidity and the optimal length, with LRAT proofs on request.
-    Sat,
-    /// 0-1 program solved by HiGHS (minimise the used timeframes): `optimal` only when
-    /// the MIP dual bound proves it; `--decide` asks only whether a liquid schedule exists.
-    Ilp,
-    /// DSatur, then the native search, then the exact engine, sharing one time limit.
-    Portfolio,
-    /// Deliberately wrong (for tests of the checks): DSatur's schedule minus one transfer.
-    #[value(hide = true, name = "test-drop-transfer")]
-    TestDropTransfer,
-    /// Deliberately wrong (for tests of the checks): claims that no liquid schedule exists.
-    #[value(hide = true, name = "test-false-non-liquid")]
-    TestFalseNonLiquid,
+/// The `--engine` values: every engine of the registry (hidden ones accepted, not listed).
+pub fn engine_parser() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(liquid_engine::ENGINES.iter().map(|e| {
+        clap::builder::PossibleValue::new(e.name())
+            .help(e.about())
+            .hide(e.hidden())
+    }))
 }
 
-impl EngineName {
-    /// The engine's name in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineName::Native => "native",
-            EngineName::Dsatur => "dsatur",
-            EngineName::Exact => "exact",
-            EngineName::RoundRobin => "round-robin",
-            EngineName::Random => "random",
-            EngineName::Portfolio => "portfolio",
-            EngineName::TestDropTransfer => "test-drop-transfer",
-            EngineName::TestFalseNonLiquid => "test-false-non-liquid",
-            EngineName::Sat => "sat",
-            EngineName::Ilp => liquid_ilp::ENGINE,
-        }
-    }
-}
-
-/// Options shared by every engine.
-#[derive(Debug, Clone, Default)]
-pub struct SolveOptions {
-    /// Time and node limits.
-    pub limits: Limits,
-    /// Seed for randomised engines.
-    pub seed: u64,
-    /// Where a proof-writing engine (sat) writes the proof of its lower bound.
-    pub prove: Option<PathBuf>,
-    /// Decision mode (ILP engine): only ask whether a liquid schedule exists.
-    pub decide: bool,
-}
-
-/// Runs one engine. The outcome is *not* checked here: see [`checked`].
-pub fn run_engine(
-    engine: EngineName,
-    traffic: &Traffic,
-    opts: &SolveOptions,
-) -> anyhow::Result<Outcome> {
-    if opts.prove.is_some() && engine != EngineName::Sat {
-        return Err(InputError(format!(
-            "--prove needs an engine that writes proofs (sat), not {}",
-            engine.name()
-        ))
-        .into());
-    }
-    if opts.decide && engine != EngineName::Ilp {
-        return Err(InputError(format!(
-            "--decide is a mode of the ilp engine, not of {}",
-            engine.name()
-        ))
-        .into());
-    }
-    // Round-robin and random are single fast passes: no limit applies to them.
-    Ok(match engine {
-        EngineName::Native => crate::progress::with_progress(|p| {
-            liquid_search::liquid::solve_with_progress(traffic, &opts.limits, p)
-        }),
-        EngineName::Dsatur => crate::progress::with_progress(|p| {
-            liquid_search::dsatur::solve_with_progress(traffic, &opts.limits, p)
-        }),
-        EngineName::Exact => crate::progress::with_progress(|p| {
-            liquid_search::exact::solve_with_progress(traffic, &opts.limits, p)
-        }),
-        EngineName::RoundRobin => liquid_search::baseline::round_robin(traffic)
-            .map_err(|e| InputError(format!("{}: {e}", traffic.name())))?,
-        EngineName::Random => liquid_search::baseline::random(traffic, opts.seed),
-        EngineName::Sat => liquid_sat::solve_with(
-            traffic,
-            &opts.limits,
-            &liquid_sat::SatOptions {
-                prove_dir: opts.prove.clone(),
-                ..Default::default()
-            },
-        )
-        .map_err(|e| match e {
-            // Too large to encode: said up front, before memory runs out (exit 2).
-            liquid_sat::SatError::Encode(e) => {
-                anyhow::Error::new(InputError(format!("{}: {e}", traffic.name())))
-            }
-            e => e.into(),
-        })?,
-        EngineName::Ilp => if opts.decide {
-            liquid_ilp::decide_liquid(traffic, &opts.limits)
-        } else {
-            liquid_ilp::solve(traffic, &opts.limits)
-        }
-        .map_err(|e| match e {
-            // Too large to build: said up front, before memory runs out (exit 2).
-            e @ liquid_ilp::IlpError::TooLarge { .. } => {
-                anyhow::Error::new(InputError(format!("{}: {e}", traffic.name())))
-            }
-            e => e.into(),
-        })?,
-        EngineName::Portfolio => {
-            crate::progress::with_progress(|p| super::portfolio::solve(traffic, &opts.limits, p))
-        }
-        EngineName::TestDropTransfer => super::broken::drop_transfer(traffic),
-        EngineName::TestFalseNonLiquid => super::broken::false_non_liquid(traffic),
-    })
+/// The engine a validated `--engine` value names.
+pub fn engine(name: &str) -> anyhow::Result<&'static dyn Engine> {
+    liquid_engine::find(name).ok_or_else(|| InputError(format!("no engine {name:?}")).into())
 }
 
 /// Parses `--time-limit` (seconds, fractional allowed).
@@ -147,6 +34,14 @@ pub fn parse_seconds(s: &str) -> Result<Duration, String> {
         return Err(format!("{s:?} is not a usable number of seconds"));
     }
     Ok(Duration::from_secs_f64(v))
+}
+
+/// A gate error as the CLI reports it: input errors exit 2, the rest 3.
+pub fn gate_error(e: SolveError) -> anyhow::Error {
+    match e {
+        SolveError::Input(m) => InputError(m).into(),
+        e => anyhow::anyhow!(e),
+    }
 }
 
 struct Stats<'a>(&'a [(String, StatValue)], f64);
@@ -162,8 +57,9 @@ impl Serialize for Stats<'_> {
     }
 }
 
+/// A lower bound's evidence as reports show it.
 #[derive(Serialize)]
-struct WitnessReport {
+pub struct EvidenceReport {
     kind: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     link: Option<String>,
@@ -179,9 +75,10 @@ struct WitnessReport {
     dual_bound: Option<f64>,
 }
 
-fn witness_report(traffic: &Traffic, w: &Witness) -> WitnessReport {
-    let mut r = WitnessReport {
-        kind: "",
+/// The report of a lower bound's evidence.
+pub fn evidence_report(traffic: &Traffic, e: &Evidence) -> EvidenceReport {
+    let mut r = EvidenceReport {
+        kind: e.kind(),
         link: None,
         transfers: None,
         engine: None,
@@ -194,33 +91,25 @@ fn witness_report(traffic: &Traffic, w: &Witness) -> WitnessReport {
             .map(|&t| traffic.transfer_name(t).to_string())
             .collect()
     };
-    match w {
-        Witness::Bottleneck(l) => {
-            r.kind = "bottleneck";
+    match e {
+        Evidence::Bottleneck(l) => {
             r.link = Some(traffic.link_name(*l).to_string());
             r.transfers = Some(names(traffic.users(*l)));
         }
-        Witness::Clique(ts) => {
-            r.kind = "clique";
-            r.transfers = Some(names(ts));
-        }
-        Witness::Exhaustion { engine, nodes } => {
-            r.kind = "exhaustive-search";
+        Evidence::Clique(ts) => r.transfers = Some(names(ts)),
+        Evidence::Exhaustive { engine, nodes } => {
             r.engine = Some(engine.clone());
             r.nodes = Some(*nodes);
         }
-        Witness::SatProof { dir } => {
-            r.kind = "sat-proof";
-            r.proof = Some(dir.clone());
+        Evidence::CheckedProof(p) => {
+            r.proof = Some(
+                p.dir()
+                    .unwrap_or("checked in memory, not written")
+                    .to_string(),
+            );
         }
-        Witness::Unsat { engine } => {
-            r.kind = "unsat-claim";
-            r.engine = Some(engine.clone());
-        }
-        Witness::DualBound { bound } => {
-            r.kind = "dual-bound";
-            r.dual_bound = Some(*bound);
-        }
+        Evidence::SolverClaim { engine } => r.engine = Some(engine.clone()),
+        Evidence::DualBound { bound } => r.dual_bound = Some(*bound),
     }
     r
 }
@@ -234,7 +123,12 @@ struct SolveReport<'a> {
     duration: usize,
     length: Option<usize>,
     lower_bound: usize,
-    lower_bound_witness: WitnessReport,
+    lower_bound_witness: EvidenceReport,
+    /// How strong the lower bound's evidence is (`checked`, `exhaustive-search`,
+    /// `solver-claim`, `dual-bound`).
+    evidence: &'static str,
+    /// Whether the verdict's claim rests on checked evidence only.
+    certified: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     liquid_throughput: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -245,88 +139,87 @@ struct SolveReport<'a> {
     timeframes: Option<Vec<Vec<String>>>,
 }
 
-/// An outcome that passed [`check_outcome`], with the time the engine took.
-pub struct Checked {
-    /// The outcome.
-    pub outcome: Outcome,
-    /// The schedule's length, if any.
-    pub length: Option<usize>,
-    /// Wall time of the engine run.
-    pub seconds: f64,
-}
-
-/// Runs an engine and checks its outcome with the model's validator. A failing check is
-/// an internal error: the engine is wrong.
-pub fn checked(
-    engine: EngineName,
-    traffic: &Traffic,
-    opts: &SolveOptions,
-) -> anyhow::Result<Result<Checked, String>> {
-    let start = Instant::now();
-    let outcome = run_engine(engine, traffic, opts)?;
-    let seconds = start.elapsed().as_secs_f64();
-    Ok(match check_outcome(traffic, &outcome) {
-        Ok(r) => Ok(Checked {
-            length: r.map(|r| r.length),
-            outcome,
-            seconds,
-        }),
-        Err(e) => Err(format!(
-            "engine {} returned a wrong answer: {e}",
-            engine.name()
-        )),
-    })
+/// What `solve` was asked, beyond the model and the engine.
+pub struct SolveArgs<'a> {
+    /// Limits, seed, decision mode, proofs.
+    pub request: Request,
+    /// Where to write the proof of a bound above Λ.
+    pub prove: Option<&'a Path>,
+    /// Exit 1 when the verdict's claim could not be certified.
+    pub require_proof: bool,
+    /// Where to write the schedule.
+    pub schedule_out: Option<&'a PathBuf>,
+    /// Output format.
+    pub format: Format,
 }
 
 /// `liquid solve MODEL --engine E`.
-pub fn solve(
-    model: &Path,
-    engine: EngineName,
-    opts: &SolveOptions,
-    schedule_out: Option<&PathBuf>,
-    format: Format,
-) -> anyhow::Result<ExitCode> {
+pub fn solve(model: &Path, engine: &dyn Engine, args: &SolveArgs<'_>) -> anyhow::Result<ExitCode> {
     let traffic = crate::input::load_traffic(model)?;
-    let c = match checked(engine, &traffic, opts)? {
+    let mut request = args.request;
+    request.proofs |= args.require_proof;
+    let checked = crate::progress::with_progress(engine.counts(), |p| {
+        liquid_engine::solve(&traffic, engine, &request, args.prove, p)
+    });
+    let c = match checked {
         Ok(c) => c,
-        Err(e) => {
+        Err(e @ SolveError::Wrong { .. }) => {
             eprintln!("internal error: {e}");
             return Ok(ExitCode::from(EXIT_INTERNAL));
         }
+        Err(e) => return Err(gate_error(e)),
     };
-    let o = &c.outcome;
+    let report = report(&traffic, &c);
+    let schedule = c.outcome().schedule();
+    match (args.schedule_out, schedule) {
+        (Some(path), Some(s)) => {
+            std::fs::write(path, liquid_model::yaml::write_schedule(&traffic, s))
+                .with_context(|| format!("cannot write {}", path.display()))?
+        }
+        (Some(path), None) => {
+            return Err(InputError(format!(
+                "no schedule to write to {}: the engine found none",
+                path.display()
+            ))
+            .into())
+        }
+        (None, _) => {}
+    }
+    emit(&report, args.format)?;
+    if args.require_proof && !report.certified {
+        eprintln!(
+            "not certified: the {} verdict rests on {} evidence, not on a checked proof",
+            report.verdict, report.evidence
+        );
+        return Ok(ExitCode::from(EXIT_REJECTED));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn report<'a>(traffic: &Traffic, c: &'a Checked) -> SolveReport<'a> {
+    let o = c.outcome();
     let d = traffic.duration();
-    let report = SolveReport {
+    let bound = o.lower_bound(traffic);
+    let length = c.length();
+    SolveReport {
         model: traffic.name().to_string(),
-        engine: o.engine.clone(),
-        verdict: o.verdict.as_str(),
+        engine: c.engine().to_string(),
+        verdict: o.verdict().as_str(),
         transfers: traffic.len(),
         duration: d,
-        length: c.length,
-        lower_bound: o.lower_bound.value,
-        lower_bound_witness: witness_report(&traffic, &o.lower_bound.witness),
+        length,
+        lower_bound: bound.value,
+        lower_bound_witness: evidence_report(traffic, &bound.evidence),
+        evidence: bound.evidence.strength().as_str(),
+        certified: c.certified(traffic),
         liquid_throughput: traffic.liquid_throughput().map(round2),
-        schedule_throughput: c.length.and_then(|len| {
+        schedule_throughput: length.and_then(|len| {
             traffic
                 .link_throughput()
                 .map(|t| round2(t * traffic.len() as f64 / len as f64))
         }),
-        loss_percent: c
-            .length
-            .map(|len| round2(100.0 * (1.0 - d as f64 / len as f64))),
-        stats: Stats(&o.stats, c.seconds),
-        timeframes: o.schedule.as_ref().map(|s| s.frame_names(&traffic)),
-    };
-    if let (Some(path), Some(s)) = (schedule_out, &o.schedule) {
-        std::fs::write(path, liquid_model::yaml::write_schedule(&traffic, s))
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    } else if let (Some(path), None) = (schedule_out, &o.schedule) {
-        return Err(InputError(format!(
-            "no schedule to write to {}: the engine found none",
-            path.display()
-        ))
-        .into());
+        loss_percent: length.map(|len| round2(100.0 * (1.0 - d as f64 / len as f64))),
+        stats: Stats(c.stats(), c.seconds()),
+        timeframes: o.schedule().map(|s| s.frame_names(traffic)),
     }
-    emit(&report, format)?;
-    Ok(ExitCode::SUCCESS)
 }

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use liquid_model::{check_outcome, Limits, Outcome, Traffic};
+use std::sync::atomic::AtomicU64;
+
+use liquid_model::{Limits, Traffic};
 #[cfg(test)]
 use liquid_topology::t1::Allocation;
 use liquid_topology::t1::{self, Class};
@@ -148,10 +150,22 @@ impl Row {
     }
 }
 
-fn checked(traffic: &Traffic, o: &Outcome, what: &str) -> Result<usize, String> {
-    let r = check_outcome(traffic, o).map_err(|e| format!("{what}: {e}"))?;
-    r.map(|r| r.length)
-        .ok_or_else(|| format!("{what}: no schedule"))
+/// Runs one engine of the registry through the gate (every answer checked).
+fn gated(
+    traffic: &Traffic,
+    engine: &str,
+    limits: &Limits,
+) -> Result<liquid_engine::Checked, String> {
+    let e = liquid_engine::find(engine).ok_or_else(|| format!("no engine {engine}"))?;
+    let request = liquid_engine::Request {
+        limits: *limits,
+        ..Default::default()
+    };
+    liquid_engine::solve(traffic, e, &request, None, &AtomicU64::new(0)).map_err(|e| e.to_string())
+}
+
+fn length(c: &liquid_engine::Checked, what: &str) -> Result<usize, String> {
+    c.length().ok_or_else(|| format!("{what}: no schedule"))
 }
 
 fn run_class(index: usize, c: &Class, limits: &Limits) -> Result<Row, String> {
@@ -166,17 +180,15 @@ fn run_class(index: usize, c: &Class, limits: &Limits) -> Result<Row, String> {
     }
     let mb = traffic.link_throughput().unwrap_or(1.0);
     let n = traffic.len() as f64;
-    let rr = liquid_search::baseline::round_robin(&traffic).map_err(|e| what(&e.to_string()))?;
-    let rr_length = checked(&traffic, &rr, "round-robin").map_err(|e| what(&e))?;
-    let start = Instant::now();
-    let ds = liquid_search::dsatur::solve(&traffic);
-    let dsatur_time = start.elapsed().as_secs_f64();
-    let dsatur_length = checked(&traffic, &ds, "dsatur").map_err(|e| what(&e))?;
-    let start = Instant::now();
-    let nat = liquid_search::liquid::solve(&traffic, limits);
-    let native_time = start.elapsed().as_secs_f64();
-    check_outcome(&traffic, &nat).map_err(|e| what(&format!("native: {e}")))?;
-    let native_length = nat.schedule.as_ref().map(|s| s.len());
+    let none = Limits::default();
+    let rr = gated(&traffic, "round-robin", &none).map_err(|e| what(&e))?;
+    let rr_length = length(&rr, "round-robin").map_err(|e| what(&e))?;
+    let ds = gated(&traffic, "dsatur", &none).map_err(|e| what(&e))?;
+    let dsatur_time = ds.seconds();
+    let dsatur_length = length(&ds, "dsatur").map_err(|e| what(&e))?;
+    let nat = gated(&traffic, "native", limits).map_err(|e| what(&e))?;
+    let native_time = nat.seconds();
+    let native_length = nat.length();
     let d = c.duration;
     Ok(Row {
         class: index,
@@ -193,7 +205,7 @@ fn run_class(index: usize, c: &Class, limits: &Limits) -> Result<Row, String> {
         dsatur_length,
         dsatur_loss: loss(d, dsatur_length),
         dsatur_time,
-        native_verdict: nat.verdict.as_str().to_string(),
+        native_verdict: nat.verdict().as_str().to_string(),
         native_length,
         native_time,
     })

@@ -2,8 +2,6 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-
 use liquid_model::validate;
 use serde::Serialize;
 
@@ -28,51 +26,32 @@ struct Verification {
     evidence: Option<String>,
 }
 
-/// Settles with SAT whether a schedule shorter than `len` exists, writing the evidence
-/// into `dir` either way: an LRAT proof that `len - 1` timeframes do not suffice, or the
-/// shorter schedule (validated) as `dir/shorter-schedule.yaml`. Returns the optimality
-/// statement and the evidence path.
+/// Settles with SAT whether a schedule shorter than `len` exists (see
+/// `liquid_engine::optimality`): the optimality statement and the evidence path.
 fn settle(
     traffic: &liquid_model::Traffic,
     len: usize,
     dir: &Path,
     deadline: Option<Instant>,
 ) -> anyhow::Result<(String, Option<String>)> {
-    let k = len - 1;
-    let opts = liquid_sat::EncodeOptions::default();
-    match liquid_sat::prove(traffic, k, &opts, deadline)? {
-        None => Ok(("not proven (the time limit stopped the proof)".into(), None)),
-        Some(liquid_sat::Proved::Unsat(p)) => {
-            liquid_sat::write_proof_dir(dir, &p)?;
-            Ok((
-                format!("optimal: proven that {k} timeframes do not suffice"),
-                Some(dir.display().to_string()),
-            ))
-        }
-        Some(liquid_sat::Proved::Sat) => {
-            let (_, answer) = liquid_sat::decide(traffic, k, &opts, deadline)?;
-            let Some(Some(shorter)) = answer else {
-                return Ok((
-                    format!("not optimal: a schedule of at most {k} timeframes exists (the time limit stopped its construction)"),
-                    None,
-                ));
-            };
-            let r = validate(traffic, &shorter)
-                .map_err(|e| anyhow::anyhow!("internal error: the SAT schedule is invalid: {e}"))?;
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-            let file = dir.join("shorter-schedule.yaml");
-            std::fs::write(&file, liquid_model::yaml::write_schedule(traffic, &shorter))
-                .with_context(|| format!("cannot write {}", file.display()))?;
-            Ok((
+    use liquid_engine::optimality::{settle, Settled};
+    Ok(
+        match settle(traffic, len, dir, deadline).map_err(crate::commands::solve::gate_error)? {
+            Settled::Optimal(p) => (
                 format!(
-                    "not optimal: a valid schedule of {} timeframes exists",
-                    r.length
+                    "optimal: proven (checked proof) that {} timeframes do not suffice",
+                    p.colours()
                 ),
+                Some(dir.display().to_string()),
+            ),
+            Settled::Shorter { length, file } => (
+                format!("not optimal: a valid schedule of {length} timeframes exists"),
                 Some(file.display().to_string()),
-            ))
-        }
-    }
+            ),
+            Settled::Stopped => ("not proven (the time limit stopped the proof)".into(), None),
+            Settled::TooLarge(why) => (format!("not proven: {why}"), None),
+        },
+    )
 }
 
 /// `liquid verify MODEL SCHEDULE [--prove DIR]`: exit 0 when the schedule is valid, 1 when

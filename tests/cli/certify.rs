@@ -168,7 +168,7 @@ fn verify_prove_finds_a_shorter_schedule_or_writes_a_proof() {
         .output()
         .expect("runs");
     assert!(String::from_utf8_lossy(&out.stdout)
-        .contains("optimal: proven that 3 timeframes do not suffice"));
+        .contains("optimal: proven (checked proof) that 3 timeframes do not suffice"));
     let out = liquid()
         .args([
             "check-proof",

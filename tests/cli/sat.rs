@@ -215,9 +215,9 @@ fn encode_snapshots() {
 fn bad_sat_arguments_exit_2() {
     let (code, _, err) = run(liquid().args(["encode", "models/no-team.yaml", "--colours", "0"]));
     assert_eq!(code, 2, "{err}");
-    let (code, _, err) = run(liquid().args(["solve", "models/no-team.yaml", "--prove", "/tmp/x"]));
+    let (code, _, err) = run(liquid().args(["solve", "models/no-team.yaml", "--decide"]));
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("--prove needs"), "{err}");
+    assert!(err.contains("--decide is a mode of the ilp engine"), "{err}");
     let (code, _, err) = run(liquid().args(["check-proof", "models/no-team.yaml", "no/such/dir"]));
     assert_eq!(code, 2, "{err}");
 }

@@ -65,6 +65,13 @@ pub enum CheckError {
         /// Addition steps checked.
         steps: u64,
     },
+    /// The formula is not the one the caller expected (for liquid: not the encoding of the
+    /// model), so a proof of it would prove something else.
+    #[error("the formula is not the expected one (first difference at line {line})")]
+    UnexpectedFormula {
+        /// First line (1-based) where the two texts differ.
+        line: usize,
+    },
 }
 
 /// A parsed DIMACS CNF.
@@ -378,6 +385,50 @@ pub fn check_texts(cnf: &str, lrat: &str) -> Result<CheckReport, CheckError> {
     check(&parse_dimacs(cnf)?, lrat)
 }
 
+/// A refutation this checker accepted: a formula identical, byte for byte, to the one the
+/// caller expected, and an LRAT proof that derives the empty clause from it.
+///
+/// Only [`check_refutation`] builds one (its fields are private), so a value of this type
+/// is evidence that the check ran and passed: liquid's evidence types wrap it, and nothing
+/// else can make a "checked proof".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refuted {
+    report: CheckReport,
+}
+
+impl Refuted {
+    /// What the checker saw.
+    pub fn report(&self) -> &CheckReport {
+        &self.report
+    }
+}
+
+/// The line (1-based) of the first difference between two texts, if they differ.
+fn first_difference(a: &str, b: &str) -> Option<usize> {
+    if a == b {
+        return None;
+    }
+    let mut la = a.split('\n');
+    let mut lb = b.split('\n');
+    let mut n = 1;
+    loop {
+        match (la.next(), lb.next()) {
+            (Some(x), Some(y)) if x == y => n += 1,
+            _ => return Some(n),
+        }
+    }
+}
+
+/// Checks that `cnf` is exactly `expected` and that `lrat` refutes it.
+pub fn check_refutation(expected: &str, cnf: &str, lrat: &str) -> Result<Refuted, CheckError> {
+    if let Some(line) = first_difference(expected, cnf) {
+        return Err(CheckError::UnexpectedFormula { line });
+    }
+    Ok(Refuted {
+        report: check_texts(cnf, lrat)?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,6 +443,20 @@ mod tests {
         let r = check_texts(CNF, proof).expect("valid proof");
         assert_eq!(r.added, 2);
         assert_eq!(r.deleted, 2);
+    }
+
+    #[test]
+    fn refutations_are_checked_against_the_expected_formula() {
+        let proof = "5 2 0 1 2 0\n5 d 1 2 0\n6 0 5 3 4 0\n";
+        let r = check_refutation(CNF, CNF, proof).expect("same formula, valid proof");
+        assert_eq!(r.report().added, 2);
+        // One literal changed on line 4: a proof of another formula proves nothing here.
+        let other = CNF.replace("-1 2 0", "-1 -2 0");
+        let e = check_refutation(CNF, &other, proof).expect_err("another formula");
+        assert_eq!(e, CheckError::UnexpectedFormula { line: 4 });
+        // The expected formula with a wrong proof is still rejected.
+        let e = check_refutation(CNF, CNF, "5 2 0 1 3 0\n6 0 5 3 4 0\n").expect_err("bad proof");
+        assert!(matches!(e, CheckError::Step { id: 5, .. }), "{e}");
     }
 
     #[test]

@@ -3,13 +3,16 @@
 //! CPLEX-LP export of the same model for external solvers.
 //!
 //! The model (see `formulation.rs` for every row and why the symmetry breaking is sound)
-//! offers K timeframes, K = DSatur's length, so the model stays small and always has a
-//! solution; it minimises the number of used timeframes.
+//! offers K timeframes, K = the length of a starting schedule ([`offered_frames`]: the
+//! one place K is chosen, by `solve` and by the LP export), so the model stays small and
+//! always has a solution; it minimises the number of used timeframes.
 //!
-//! Verdicts: `liquid` when the schedule has Λ timeframes; `optimal` only when the objective
-//! is at most ⌈dual bound − 1e-6⌉ (the solver's own bound proves no shorter schedule
-//! exists); `feasible` when a limit stopped the solver with a schedule but an open gap;
-//! `unknown` without a schedule. The solver saying "infeasible" is never taken as a proof:
+//! Verdicts: `liquid` when the schedule has Λ timeframes; `optimal` only when the schedule
+//! meets ⌈dual bound − 1e-6⌉ (the solver's own bound: its word, reported as such);
+//! `non-liquid` when that bound exceeds Λ but the gap is open; `unknown` when a limit
+//! stopped the solver first, with the best schedule (HiGHS's or the starting one). Every
+//! step honours the time limit: the starting DSatur run, the model's construction (checked
+//! row by row) and HiGHS, which gets the time that remains. The solver saying "infeasible" is never taken as a proof:
 //! for [`solve`] it is an error (the model has a solution by construction), for
 //! [`decide_liquid`] it is reported as `unknown` with HiGHS's status in the stats (the SAT
 //! engine's clausal proof is the certificate of non-liquidity).
@@ -23,8 +26,11 @@ mod lp;
 use good_lp::solvers::highs::highs;
 use good_lp::{variable, Expression, ProblemVariables, SolverModel, Variable};
 use highs::{HighsModelStatus, HighsSolutionStatus};
+use std::sync::atomic::AtomicU64;
+use std::time::Instant;
+
 use liquid_model::{
-    LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId, Verdict, Witness,
+    Answer, Evidence, Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId,
 };
 use thiserror::Error;
 
@@ -149,9 +155,11 @@ struct Run {
 /// limits), solves, and reads the MIP dual bound from HiGHS's info.
 fn run_highs(
     f: &Formulation,
-    limits: &liquid_model::Limits,
+    limits: &Limits,
+    deadline: Option<Instant>,
     start: Option<&[f64]>,
-) -> Result<Run, IlpError> {
+) -> Result<Option<Run>, IlpError> {
+    let passed = || deadline.is_some_and(|d| Instant::now() >= d);
     let mut vars = ProblemVariables::new();
     // good_lp creates HiGHS columns in the order variables are added: column j = cols[j].
     let cols: Vec<Variable> = (0..f.num_vars())
@@ -164,7 +172,10 @@ fn run_highs(
         }
     }
     let mut problem = vars.minimise(objective).using(highs);
-    for row in &f.rows {
+    for (i, row) in f.rows.iter().enumerate() {
+        if i % 1024 == 1023 && passed() {
+            return Ok(None);
+        }
         let mut e = Expression::with_capacity(row.terms.len());
         for &(v, coef) in &row.terms {
             e.add_mul(coef, cols[v]);
@@ -190,9 +201,14 @@ fn run_highs(
     opt(model.try_set_option("threads", 1), "threads")?;
     opt(model.try_set_option("parallel", "off"), "parallel")?;
     opt(model.try_set_option("mip_rel_gap", 0.0), "mip_rel_gap")?;
-    if let Some(t) = limits.time {
+    if let Some(d) = deadline {
+        // The time that remains after building the model, not the whole limit.
+        let left = d.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Ok(None);
+        }
         opt(
-            model.try_set_option("time_limit", t.as_secs_f64()),
+            model.try_set_option("time_limit", left.as_secs_f64()),
             "time_limit",
         )?;
     }
@@ -219,7 +235,7 @@ fn run_highs(
     let dual_bound = solved
         .double_info_value(c"mip_dual_bound")
         .map_err(|e| IlpError::Solve(format!("cannot read mip_dual_bound: {e:?}")))?;
-    Ok(Run {
+    Ok(Some(Run {
         status,
         columns,
         objective: solved.objective_value(),
@@ -227,7 +243,7 @@ fn run_highs(
         gap: solved.mip_gap(),
         variables,
         constraints,
-    })
+    }))
 }
 
 /// Fails on the statuses that carry no usable answer (errors), and on "infeasible"
@@ -328,27 +344,65 @@ fn base_stats(mode: &str, f: &Formulation, run: &Run) -> Vec<(String, StatValue)
     ]
 }
 
+/// The timeframes the model offers (K): the length of a starting schedule, DSatur's
+/// (computed within the deadline; `None` when it passes first), with that schedule's
+/// colouring. The one place K is chosen: [`solve`] and `liquid encode --format lp` use it.
+pub fn offered_frames(
+    traffic: &Traffic,
+    deadline: Option<Instant>,
+    progress: &AtomicU64,
+) -> Option<liquid_search::dsatur::Colouring> {
+    liquid_search::dsatur::colour_until(traffic, deadline, progress)
+}
+
+fn unknown(traffic: &Traffic, best: Option<Schedule>, mode: &str, why: &str) -> Answer {
+    Answer::new(
+        ENGINE,
+        Outcome::Unknown {
+            best,
+            bound: LowerBound::duration(traffic),
+        },
+    )
+    .stat("mode", StatValue::Text(mode.to_string()))
+    .stat("stopped", StatValue::Text(why.to_string()))
+}
+
 /// Finds a shortest schedule of `traffic` with HiGHS, proven optimal by the MIP dual bound
 /// unless a limit (`limits.time`, `limits.nodes` as HiGHS's `mip_max_nodes`) stops it.
 ///
-/// One thread, relative gap 0, HiGHS's output silenced. The model offers K = DSatur's
-/// length timeframes and starts from DSatur's colouring. Stats: `mode`,
+/// One thread, relative gap 0, HiGHS's output silenced. The model offers K =
+/// [`offered_frames`] timeframes and starts from that colouring. Stats: `mode`,
 /// `frames_offered` (K), `variables`, `constraints`, `highs_status`, `objective` (when a
 /// solution exists), `dual_bound` (HiGHS's `mip_dual_bound`) and `gap` (HiGHS's `mip_gap`).
-pub fn solve(traffic: &Traffic, limits: &liquid_model::Limits) -> Result<Outcome, IlpError> {
+pub fn solve(traffic: &Traffic, limits: &Limits, progress: &AtomicU64) -> Result<Answer, IlpError> {
     // K is at least Λ: refuse before DSatur when even Λ timeframes are too many.
     check_size(traffic, traffic.duration())?;
-    let dsatur = liquid_search::dsatur::colour(traffic);
+    let deadline = limits.deadline();
+    let Some(dsatur) = offered_frames(traffic, deadline, progress) else {
+        return Ok(unknown(
+            traffic,
+            None,
+            "optimise",
+            "time limit (before a starting schedule)",
+        ));
+    };
     let k = dsatur.colours as usize;
     check_size(traffic, k)?;
     let f = Formulation::new(traffic, k, true);
     let start = dsatur_start(traffic, &f, &dsatur.colour, k);
-    let run = run_highs(&f, limits, Some(&start))?;
+    let Some(run) = run_highs(&f, limits, deadline, Some(&start))? else {
+        return Ok(unknown(
+            traffic,
+            Some(dsatur.to_schedule()),
+            "optimise",
+            "time limit (while building the model)",
+        ));
+    };
     check_status(&run, k, true)?;
     let lambda = traffic.duration();
     let schedule = match &run.columns {
         Some(cols) => Some(extract(traffic, &f, cols)?),
-        None => None,
+        None => Some(dsatur.to_schedule()),
     };
     let bound = if run.dual_bound.is_finite() {
         (run.dual_bound - BOUND_TOLERANCE).ceil()
@@ -358,7 +412,7 @@ pub fn solve(traffic: &Traffic, limits: &liquid_model::Limits) -> Result<Outcome
     let lower_bound = if bound > lambda as f64 {
         LowerBound {
             value: bound as usize,
-            witness: Witness::DualBound {
+            evidence: Evidence::DualBound {
                 bound: run.dual_bound,
             },
         }
@@ -366,12 +420,7 @@ pub fn solve(traffic: &Traffic, limits: &liquid_model::Limits) -> Result<Outcome
         LowerBound::duration(traffic)
     };
     let objective = run.objective.round();
-    let verdict = match &schedule {
-        Some(s) if s.len() == lambda => Verdict::Liquid,
-        Some(s) if objective <= bound && s.len() as f64 <= objective => Verdict::Optimal,
-        Some(_) => Verdict::Feasible,
-        None => Verdict::Unknown,
-    };
+    let outcome = Outcome::settle(traffic, schedule, lower_bound, false);
     let mut stats = base_stats("optimise", &f, &run);
     if run.columns.is_some() {
         stats.push((
@@ -381,11 +430,9 @@ pub fn solve(traffic: &Traffic, limits: &liquid_model::Limits) -> Result<Outcome
     }
     stats.push(("dual_bound".to_string(), StatValue::Real(run.dual_bound)));
     stats.push(("gap".to_string(), StatValue::Real(run.gap)));
-    Ok(Outcome {
+    Ok(Answer {
         engine: ENGINE.to_string(),
-        verdict,
-        schedule,
-        lower_bound,
+        outcome,
         stats,
     })
 }
@@ -393,31 +440,28 @@ pub fn solve(traffic: &Traffic, limits: &liquid_model::Limits) -> Result<Outcome
 /// Decides liquidity with the same model restricted to K = Λ timeframes and no objective:
 /// `liquid` with a schedule when HiGHS finds one; otherwise `unknown` (a limit, or HiGHS
 /// reporting the model infeasible, which is its word and not a checkable proof: the
-/// `highs_status` stat says which). The lower bound is Λ, witnessed by a bottleneck.
-pub fn decide_liquid(
-    traffic: &Traffic,
-    limits: &liquid_model::Limits,
-) -> Result<Outcome, IlpError> {
+/// `highs_status` stat says which).
+pub fn decide_liquid(traffic: &Traffic, limits: &Limits) -> Result<Answer, IlpError> {
     let k = traffic.duration();
     check_size(traffic, k)?;
     let f = Formulation::new(traffic, k, false);
-    let run = run_highs(&f, limits, None)?;
+    let Some(run) = run_highs(&f, limits, limits.deadline(), None)? else {
+        return Ok(unknown(
+            traffic,
+            None,
+            "decide",
+            "time limit (while building the model)",
+        ));
+    };
     check_status(&run, k, false)?;
     let schedule = match &run.columns {
         Some(cols) => Some(extract(traffic, &f, cols)?),
         None => None,
     };
-    let verdict = match &schedule {
-        Some(s) if s.len() == k => Verdict::Liquid,
-        // Every schedule of a K = Λ model has at most Λ frames, hence exactly Λ.
-        Some(_) => Verdict::Feasible,
-        None => Verdict::Unknown,
-    };
-    Ok(Outcome {
+    let outcome = Outcome::settle(traffic, schedule, LowerBound::duration(traffic), false);
+    Ok(Answer {
         engine: ENGINE.to_string(),
-        verdict,
-        schedule,
-        lower_bound: LowerBound::duration(traffic),
+        outcome,
         stats: base_stats("decide", &f, &run),
     })
 }
@@ -432,28 +476,33 @@ pub fn model_size(traffic: &Traffic, k: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use liquid_model::{check_outcome, Limits};
+    use liquid_model::{check_outcome, Verdict};
 
     use liquid_model::examples::no_team;
 
     #[test]
     fn no_team_is_optimal_at_three() {
         let t = no_team();
-        let o = solve(&t, &Limits::default()).expect("solves");
+        let o = solve(&t, &Limits::default(), &AtomicU64::new(0))
+            .expect("solves")
+            .outcome;
         check_outcome(&t, &o).expect("passes the gate");
-        assert_eq!(o.verdict, Verdict::Optimal);
-        assert_eq!(o.schedule.as_ref().map(|s| s.len()), Some(3));
-        assert_eq!(o.lower_bound.value, 3);
-        assert!(matches!(o.lower_bound.witness, Witness::DualBound { .. }));
+        assert_eq!(o.verdict(), Verdict::Optimal);
+        assert_eq!(o.schedule().map(|s| s.len()), Some(3));
+        assert_eq!(o.lower_bound(&t).value, 3);
+        assert!(matches!(
+            o.lower_bound(&t).evidence,
+            Evidence::DualBound { .. }
+        ));
     }
 
     #[test]
     fn no_team_is_not_decided_liquid() {
         let t = no_team();
-        let o = decide_liquid(&t, &Limits::default()).expect("runs");
+        let o = decide_liquid(&t, &Limits::default()).expect("runs").outcome;
         check_outcome(&t, &o).expect("passes the gate");
-        assert_eq!(o.verdict, Verdict::Unknown);
-        assert!(o.schedule.is_none());
+        assert_eq!(o.verdict(), Verdict::Unknown);
+        assert!(o.schedule().is_none());
     }
 
     #[test]
@@ -467,12 +516,26 @@ mod tests {
             ],
         )
         .expect("valid traffic");
-        let o = solve(&t, &Limits::default()).expect("solves");
+        let o = solve(&t, &Limits::default(), &AtomicU64::new(0))
+            .expect("solves")
+            .outcome;
         check_outcome(&t, &o).expect("passes the gate");
-        assert_eq!(o.verdict, Verdict::Liquid);
-        assert_eq!(o.schedule.map(|s| s.len()), Some(2));
+        assert_eq!(o.verdict(), Verdict::Liquid);
+        assert_eq!(o.schedule().map(|s| s.len()), Some(2));
         let d = decide_liquid(&t, &Limits::default()).expect("runs");
-        assert_eq!(d.verdict, Verdict::Liquid);
+        assert_eq!(d.verdict(), Verdict::Liquid);
+    }
+
+    #[test]
+    fn a_zero_time_limit_answers_unknown() {
+        let t = no_team();
+        let zero = Limits {
+            time: Some(std::time::Duration::ZERO),
+            nodes: None,
+        };
+        let o = solve(&t, &zero, &AtomicU64::new(0)).expect("runs").outcome;
+        check_outcome(&t, &o).expect("passes the gate");
+        assert_eq!(o.verdict(), Verdict::Unknown);
     }
 
     #[test]

@@ -53,17 +53,19 @@ proptest! {
     #[test]
     fn ilp_optimum_is_the_brute_force_optimum(t in traffic()) {
         let best = brute_optimum(&t);
-        let o = liquid_ilp::solve(&t, &Limits::default()).expect("solves");
+        let o = liquid_ilp::solve(&t, &Limits::default(), &std::sync::atomic::AtomicU64::new(0))
+            .expect("solves")
+            .outcome;
         check_outcome(&t, &o).expect("passes the gate");
-        let len = o.schedule.as_ref().expect("a schedule").len();
+        let len = o.schedule().expect("a schedule").len();
         prop_assert_eq!(len, best);
-        prop_assert_eq!(o.lower_bound.value, best);
+        prop_assert_eq!(o.lower_bound(&t).value, best);
         let expected = if best == t.duration() { Verdict::Liquid } else { Verdict::Optimal };
-        prop_assert_eq!(o.verdict, expected);
+        prop_assert_eq!(o.verdict(), expected);
 
-        let d = liquid_ilp::decide_liquid(&t, &Limits::default()).expect("runs");
+        let d = liquid_ilp::decide_liquid(&t, &Limits::default()).expect("runs").outcome;
         check_outcome(&t, &d).expect("passes the gate");
         let liquid = best == t.duration();
-        prop_assert_eq!(d.verdict, if liquid { Verdict::Liquid } else { Verdict::Unknown });
+        prop_assert_eq!(d.verdict(), if liquid { Verdict::Liquid } else { Verdict::Unknown });
     }
 }

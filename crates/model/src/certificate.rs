@@ -1,32 +1,42 @@
 //! Certificates as data: what an engine's answer rests on, in a form anyone can check.
 //!
-//! A lower bound is witnessed by a bottleneck link (its users pairwise congest, so they
-//! need distinct timeframes: Λ) or by a clique of pairwise congesting transfers. Both are
-//! checked here in time linear in the witness, or quadratic for a clique.
+//! An engine answers with an [`Outcome`]: an enum whose variants carry exactly the
+//! evidence their verdict needs (a liquid answer its schedule; an optimal one its schedule
+//! and a lower bound; a non-liquid one a lower bound above Λ; ...), so that a verdict
+//! without its evidence cannot be built. A lower bound carries its [`Evidence`]:
+//!
+//! | evidence | strength |
+//! | --- | --- |
+//! | a bottleneck link, a clique of pairwise congesting transfers | checked here, from the traffic alone |
+//! | a [`CheckedProof`] | an LRAT proof the independent checker (`liquid-certify`) accepted |
+//! | an exhaustive search | the engine's word, with its node count |
+//! | a solver's claim (UNSAT without a proof) | the solver's word |
+//! | a MIP dual bound | the solver's word, in floating point |
+//!
+//! A [`CheckedProof`] can only be made from a [`liquid_certify::Refuted`], which only the
+//! checker builds: no engine can call its own answer a proof.
 
 use std::fmt;
-
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use crate::schedule::{validate, Schedule, ScheduleReport};
-
 use crate::traffic::{LinkId, Traffic, TransferId};
 
 /// What an engine concluded about the optimal schedule length.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// A schedule of length Λ was found: liquid, hence optimal.
     Liquid,
-    /// A schedule longer than Λ was found and proven optimal.
+    /// A schedule longer than Λ was found, with a lower bound equal to its length.
     Optimal,
-    /// The traffic was proven to have no liquid schedule (the optimum is not settled).
+    /// A lower bound above Λ: no liquid schedule exists (the optimum is not settled).
     NonLiquid,
-    /// A valid schedule was found; its optimality is not proven.
+    /// A valid schedule; its optimality is not settled.
     Feasible,
-    /// No schedule and no proof: a limit stopped the engine.
+    /// A limit stopped the engine before it settled anything (it may still have a schedule).
     Unknown,
 }
 
@@ -49,32 +59,61 @@ impl fmt::Display for Verdict {
     }
 }
 
-/// Why no schedule can be shorter than some length.
+/// A proof that `colours` timeframes do not suffice, accepted by the independent checker
+/// in this run: the CNF was byte-identical to the model's encoding with `colours`
+/// timeframes, and the LRAT proof refutes it.
 ///
-/// `Bottleneck`, `Clique` and `SatProof` can be checked independently of the engine that
-/// produced them; `Exhaustion`, `Unsat` and `DualBound` are an engine's word (the number of search
-/// nodes, or the MIP solver's bound) and are reported as such.
+/// Built only from the checker's [`liquid_certify::Refuted`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckedProof {
+    colours: usize,
+    dir: Option<String>,
+    refuted: liquid_certify::Refuted,
+}
+
+impl CheckedProof {
+    /// Wraps the checker's acceptance of the encoding with `colours` timeframes; `dir` is
+    /// where the proof was written and read back from, if it was written.
+    pub fn new(refuted: liquid_certify::Refuted, colours: usize, dir: Option<String>) -> Self {
+        CheckedProof {
+            colours,
+            dir,
+            refuted,
+        }
+    }
+
+    /// The number of timeframes proven insufficient.
+    pub fn colours(&self) -> usize {
+        self.colours
+    }
+
+    /// The proof directory, when the proof was written to one.
+    pub fn dir(&self) -> Option<&str> {
+        self.dir.as_deref()
+    }
+
+    /// What the checker saw.
+    pub fn report(&self) -> &liquid_certify::CheckReport {
+        self.refuted.report()
+    }
+}
+
+/// Why no schedule can be shorter than some length.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Witness {
+pub enum Evidence {
     /// A link whose users pairwise congest: the bound is the link's load.
     Bottleneck(LinkId),
     /// Transfers that pairwise congest: the bound is their number.
     Clique(Vec<TransferId>),
     /// An exhaustive search showed that `value - 1` timeframes do not suffice.
-    Exhaustion {
+    Exhaustive {
         /// Which engine searched.
         engine: String,
         /// Search nodes visited: the size of the explored space.
         nodes: u64,
     },
-    /// A clausal proof (DIMACS CNF + LRAT) that `value - 1` timeframes do not suffice.
-    SatProof {
-        /// Directory holding `formula.cnf`, `proof.lrat` and `manifest.yaml`.
-        dir: String,
-    },
-    /// A SAT solver found the CNF for `value - 1` timeframes unsatisfiable but wrote no
-    /// proof: the solver's word (ask for a proof with `liquid prove` or `--prove`).
-    Unsat {
+    /// A solver found `value - 1` timeframes infeasible but gave no checkable proof.
+    SolverClaim {
         /// Which engine said so.
         engine: String,
     },
@@ -83,15 +122,70 @@ pub enum Witness {
         /// The solver's bound (rounded up to give `value`).
         bound: f64,
     },
+    /// A checked LRAT proof that `value - 1` timeframes do not suffice.
+    CheckedProof(CheckedProof),
 }
 
-/// A lower bound on the length of every schedule, with its witness.
+/// How much a lower bound can be trusted, strongest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strength {
+    /// Checked in this run without trusting any engine: a bottleneck or clique recomputed
+    /// from the traffic, or a proof the independent checker accepted.
+    Checked,
+    /// An engine's exhaustive search (sound if the engine is; not independently checked).
+    ExhaustiveSearch,
+    /// A solver's word (UNSAT without a proof).
+    SolverClaim,
+    /// A MIP solver's dual bound (floating point, the solver's word).
+    DualBound,
+}
+
+impl Strength {
+    /// The name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strength::Checked => "checked",
+            Strength::ExhaustiveSearch => "exhaustive-search",
+            Strength::SolverClaim => "solver-claim",
+            Strength::DualBound => "dual-bound",
+        }
+    }
+}
+
+impl Evidence {
+    /// The kind's name in reports.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Evidence::Bottleneck(_) => "bottleneck",
+            Evidence::Clique(_) => "clique",
+            Evidence::Exhaustive { .. } => "exhaustive-search",
+            Evidence::SolverClaim { .. } => "unsat-claim",
+            Evidence::DualBound { .. } => "dual-bound",
+            Evidence::CheckedProof(_) => "sat-proof",
+        }
+    }
+
+    /// How strong this evidence is, once [`LowerBound::check`] has passed.
+    pub fn strength(&self) -> Strength {
+        match self {
+            Evidence::Bottleneck(_) | Evidence::Clique(_) | Evidence::CheckedProof(_) => {
+                Strength::Checked
+            }
+            Evidence::Exhaustive { .. } => Strength::ExhaustiveSearch,
+            Evidence::SolverClaim { .. } => Strength::SolverClaim,
+            Evidence::DualBound { .. } => Strength::DualBound,
+        }
+    }
+}
+
+/// A lower bound on the length of every schedule, with its evidence.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LowerBound {
     /// The bound.
     pub value: usize,
     /// Why it holds.
-    pub witness: Witness,
+    pub evidence: Evidence,
 }
 
 impl LowerBound {
@@ -100,15 +194,36 @@ impl LowerBound {
         let link = traffic.bottlenecks()[0];
         LowerBound {
             value: traffic.load(link),
-            witness: Witness::Bottleneck(link),
+            evidence: Evidence::Bottleneck(link),
         }
     }
 
-    /// Checks the witness against the traffic: the bottleneck's load, or the clique's
-    /// size and pairwise congestion, must equal the claimed value.
+    /// A bound above Λ that an engine's exhaustive search established.
+    pub fn exhaustive(value: usize, engine: &str, nodes: u64) -> LowerBound {
+        LowerBound {
+            value,
+            evidence: Evidence::Exhaustive {
+                engine: engine.to_string(),
+                nodes,
+            },
+        }
+    }
+
+    /// A bound that a clique of pairwise congesting transfers witnesses.
+    pub fn clique(transfers: Vec<TransferId>) -> LowerBound {
+        LowerBound {
+            value: transfers.len(),
+            evidence: Evidence::Clique(transfers),
+        }
+    }
+
+    /// Checks what can be checked of the evidence against the traffic: a bottleneck's
+    /// load, a clique's size and pairwise congestion, a checked proof's number of
+    /// timeframes. An engine's or solver's word is accepted as such (its
+    /// [`Evidence::strength`] says so).
     pub fn check(&self, traffic: &Traffic) -> Result<(), String> {
-        match &self.witness {
-            Witness::Bottleneck(l) => {
+        match &self.evidence {
+            Evidence::Bottleneck(l) => {
                 if l.index() >= traffic.num_links() {
                     return Err(format!("{l} is not a link of the traffic"));
                 }
@@ -122,7 +237,7 @@ impl LowerBound {
                 }
                 Ok(())
             }
-            Witness::Clique(ts) => {
+            Evidence::Clique(ts) => {
                 if ts.len() != self.value {
                     return Err(format!(
                         "the clique has {} transfers, not {}",
@@ -146,23 +261,41 @@ impl LowerBound {
                 }
                 Ok(())
             }
-            Witness::Exhaustion { .. }
-            | Witness::SatProof { .. }
-            | Witness::Unsat { .. }
-            | Witness::DualBound { .. } => {
-                Err("this witness is not checkable from the traffic alone".to_string())
+            Evidence::CheckedProof(p) => {
+                if p.colours() + 1 != self.value {
+                    return Err(format!(
+                        "the proof shows that {} timeframes do not suffice, not {}",
+                        p.colours(),
+                        self.value - 1
+                    ));
+                }
+                Ok(())
             }
+            Evidence::Exhaustive { .. }
+            | Evidence::SolverClaim { .. }
+            | Evidence::DualBound { .. } => Ok(()),
         }
     }
 
-    /// Whether [`LowerBound::check`] can verify this witness from the traffic alone.
-    pub fn is_self_checking(&self) -> bool {
-        matches!(self.witness, Witness::Bottleneck(_) | Witness::Clique(_))
+    /// Whether this bound is checked evidence (see [`Strength::Checked`]).
+    pub fn is_checked(&self) -> bool {
+        self.evidence.strength() == Strength::Checked
+    }
+
+    /// The better of two bounds: the larger; between equal ones, the stronger evidence.
+    pub fn better(self, other: LowerBound) -> LowerBound {
+        if other.value > self.value
+            || (other.value == self.value && other.evidence.strength() < self.evidence.strength())
+        {
+            other
+        } else {
+            self
+        }
     }
 }
 
 /// Limits on an engine's run. An engine that hits one answers with what it has
-/// ([`Verdict::Feasible`] or [`Verdict::Unknown`]), never with a guess.
+/// ([`Outcome::Unknown`] with its best schedule, or a bound it proved), never with a guess.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Limits {
     /// Wall-clock limit.
@@ -190,50 +323,179 @@ pub enum StatValue {
     Text(String),
 }
 
-/// What an engine returns: its verdict with the evidence for it.
+/// An engine's conclusion, each verdict with the evidence it needs.
 ///
-/// The schedule (if any) is the upper-bound witness and must still be validated with
-/// [`crate::validate`] before anyone reports it: engines never trust each other.
+/// Schedules are upper-bound witnesses and must still be validated with
+/// [`crate::validate`] before anyone reports them: engines never trust each other
+/// ([`check_outcome`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
+pub enum Outcome {
+    /// A schedule of length Λ: liquid, hence optimal (Λ is witnessed by a bottleneck).
+    Liquid {
+        /// The schedule.
+        schedule: Schedule,
+    },
+    /// A schedule longer than Λ and a lower bound equal to its length.
+    Optimal {
+        /// The schedule.
+        schedule: Schedule,
+        /// The matching lower bound.
+        bound: LowerBound,
+    },
+    /// A lower bound above Λ: no liquid schedule exists; the optimum is not settled.
+    NonLiquid {
+        /// The bound.
+        bound: LowerBound,
+        /// The best schedule found, if any.
+        best: Option<Schedule>,
+    },
+    /// A valid schedule; the engine does not settle its optimality (a heuristic).
+    Feasible {
+        /// The schedule.
+        schedule: Schedule,
+        /// The best lower bound known (at least Λ, not above Λ).
+        bound: LowerBound,
+    },
+    /// A limit stopped the engine before it settled anything.
+    Unknown {
+        /// The best schedule found before the limit, if any.
+        best: Option<Schedule>,
+        /// The best lower bound known (not above Λ).
+        bound: LowerBound,
+    },
+}
+
+impl Outcome {
+    /// The verdict.
+    pub fn verdict(&self) -> Verdict {
+        match self {
+            Outcome::Liquid { .. } => Verdict::Liquid,
+            Outcome::Optimal { .. } => Verdict::Optimal,
+            Outcome::NonLiquid { .. } => Verdict::NonLiquid,
+            Outcome::Feasible { .. } => Verdict::Feasible,
+            Outcome::Unknown { .. } => Verdict::Unknown,
+        }
+    }
+
+    /// The best schedule, if any.
+    pub fn schedule(&self) -> Option<&Schedule> {
+        match self {
+            Outcome::Liquid { schedule }
+            | Outcome::Optimal { schedule, .. }
+            | Outcome::Feasible { schedule, .. } => Some(schedule),
+            Outcome::NonLiquid { best, .. } | Outcome::Unknown { best, .. } => best.as_ref(),
+        }
+    }
+
+    /// The best schedule, taken out.
+    pub fn into_schedule(self) -> Option<Schedule> {
+        match self {
+            Outcome::Liquid { schedule }
+            | Outcome::Optimal { schedule, .. }
+            | Outcome::Feasible { schedule, .. } => Some(schedule),
+            Outcome::NonLiquid { best, .. } | Outcome::Unknown { best, .. } => best,
+        }
+    }
+
+    /// The lower bound the outcome rests on (for a liquid one: Λ, by a bottleneck).
+    pub fn lower_bound(&self, traffic: &Traffic) -> LowerBound {
+        match self {
+            Outcome::Liquid { .. } => LowerBound::duration(traffic),
+            Outcome::Optimal { bound, .. }
+            | Outcome::NonLiquid { bound, .. }
+            | Outcome::Feasible { bound, .. }
+            | Outcome::Unknown { bound, .. } => bound.clone(),
+        }
+    }
+
+    /// The lower bound, mutable (to upgrade its evidence), when the outcome carries one.
+    pub fn bound_mut(&mut self) -> Option<&mut LowerBound> {
+        match self {
+            Outcome::Liquid { .. } => None,
+            Outcome::Optimal { bound, .. }
+            | Outcome::NonLiquid { bound, .. }
+            | Outcome::Feasible { bound, .. }
+            | Outcome::Unknown { bound, .. } => Some(bound),
+        }
+    }
+
+    /// The outcome that a best schedule and a best lower bound settle, for an engine that
+    /// ran to completion (`finished`) or was stopped by a limit: liquid when the schedule
+    /// has length Λ, optimal when it meets a bound above Λ, non-liquid when the bound
+    /// exceeds Λ, and otherwise feasible (finished) or unknown (stopped).
+    pub fn settle(
+        traffic: &Traffic,
+        best: Option<Schedule>,
+        bound: LowerBound,
+        finished: bool,
+    ) -> Outcome {
+        let d = traffic.duration();
+        match best {
+            Some(schedule) if schedule.len() == d => Outcome::Liquid { schedule },
+            Some(schedule) if schedule.len() == bound.value => Outcome::Optimal { schedule, bound },
+            best if bound.value > d => Outcome::NonLiquid { bound, best },
+            Some(schedule) if finished => Outcome::Feasible { schedule, bound },
+            best => Outcome::Unknown { best, bound },
+        }
+    }
+}
+
+/// What one engine run returns: who answered, the outcome, and statistics.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
     /// The engine's name (`native`, `dsatur`, `sat`, ...).
     pub engine: String,
-    /// The conclusion.
-    pub verdict: Verdict,
-    /// The best schedule found.
-    pub schedule: Option<Schedule>,
-    /// The best lower bound known, with its witness.
-    pub lower_bound: LowerBound,
+    /// The conclusion with its evidence.
+    pub outcome: Outcome,
     /// Engine statistics, in a stable order.
     pub stats: Vec<(String, StatValue)>,
 }
 
-/// Checks an engine's outcome for internal consistency against the traffic: the schedule
-/// validates, the verdict agrees with its length and the lower bound, and a
-/// self-checking lower-bound witness holds. Returns the schedule's report, if any.
+impl Answer {
+    /// An answer with no statistics.
+    pub fn new(engine: &str, outcome: Outcome) -> Answer {
+        Answer {
+            engine: engine.to_string(),
+            outcome,
+            stats: Vec::new(),
+        }
+    }
+
+    /// The verdict (shorthand).
+    pub fn verdict(&self) -> Verdict {
+        self.outcome.verdict()
+    }
+
+    /// Adds a statistic.
+    pub fn stat(mut self, key: &str, value: StatValue) -> Answer {
+        self.stats.push((key.to_string(), value));
+        self
+    }
+}
+
+/// Checks an outcome for internal consistency against the traffic: the schedule
+/// validates, the lower bound is at least Λ and what can be checked of its evidence holds,
+/// and the verdict agrees with the schedule's length and the bound. Returns the schedule's
+/// report, if any.
 ///
 /// This is the gate every engine's answer passes before it is reported.
 pub fn check_outcome(
     traffic: &Traffic,
     outcome: &Outcome,
 ) -> Result<Option<ScheduleReport>, String> {
-    let report = match &outcome.schedule {
+    let report = match outcome.schedule() {
         Some(s) => Some(validate(traffic, s).map_err(|e| format!("invalid schedule: {e}"))?),
         None => None,
     };
-    let lb = outcome.lower_bound.value;
-    if lb < traffic.duration() {
-        return Err(format!(
-            "lower bound {lb} is below Λ = {}",
-            traffic.duration()
-        ));
+    let d = traffic.duration();
+    let bound = outcome.lower_bound(traffic);
+    let lb = bound.value;
+    if lb < d {
+        return Err(format!("lower bound {lb} is below Λ = {d}"));
     }
-    if outcome.lower_bound.is_self_checking() {
-        outcome
-            .lower_bound
-            .check(traffic)
-            .map_err(|e| format!("lower-bound witness fails: {e}"))?;
-    }
+    bound
+        .check(traffic)
+        .map_err(|e| format!("lower-bound evidence fails: {e}"))?;
     let len = report.map(|r| r.length);
     if let Some(len) = len {
         if len < lb {
@@ -242,20 +504,93 @@ pub fn check_outcome(
             ));
         }
     }
-    let ok = match outcome.verdict {
-        Verdict::Liquid => len == Some(traffic.duration()),
-        Verdict::Optimal => len == Some(lb),
-        Verdict::NonLiquid => lb > traffic.duration(),
-        Verdict::Feasible => len.is_some(),
-        Verdict::Unknown => true,
+    let ok = match outcome {
+        Outcome::Liquid { .. } => len == Some(d),
+        Outcome::Optimal { .. } => len == Some(lb) && lb > d,
+        Outcome::NonLiquid { .. } => lb > d && len != Some(lb),
+        Outcome::Feasible { .. } | Outcome::Unknown { .. } => lb == d && len != Some(d),
     };
     if !ok {
         return Err(format!(
-            "verdict {} does not match schedule length {} and lower bound {lb} (Λ = {})",
-            outcome.verdict,
+            "verdict {} does not match schedule length {} and lower bound {lb} (Λ = {d})",
+            outcome.verdict(),
             len.map_or("none".to_string(), |l| l.to_string()),
-            traffic.duration()
         ));
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::examples;
+
+    #[test]
+    fn settle_names_what_the_bounds_show() {
+        let t = examples::no_team();
+        let d = t.duration();
+        let all: Vec<TransferId> = (0..t.len() as u32).map(TransferId).collect();
+        let three = Schedule::new(all.iter().map(|&x| vec![x]).collect());
+        let o = Outcome::settle(&t, Some(three.clone()), LowerBound::duration(&t), true);
+        assert_eq!(o.verdict(), Verdict::Feasible);
+        let o = Outcome::settle(&t, Some(three.clone()), LowerBound::duration(&t), false);
+        assert_eq!(o.verdict(), Verdict::Unknown);
+        let bound = LowerBound::clique(all.clone());
+        assert_eq!(bound.value, d + 1);
+        let o = Outcome::settle(&t, Some(three), bound.clone(), false);
+        assert_eq!(o.verdict(), Verdict::Optimal);
+        assert_eq!(
+            check_outcome(&t, &o).map(|r| r.map(|r| r.length)),
+            Ok(Some(3))
+        );
+        let o = Outcome::settle(&t, None, bound, false);
+        assert_eq!(o.verdict(), Verdict::NonLiquid);
+    }
+
+    #[test]
+    fn the_gate_refuses_inconsistent_outcomes() {
+        let t = examples::no_team();
+        let all: Vec<TransferId> = (0..t.len() as u32).map(TransferId).collect();
+        // Two transfers that congest, in one frame.
+        let bad = Schedule::new(vec![all.clone()]);
+        let e = check_outcome(&t, &Outcome::Liquid { schedule: bad }).expect_err("invalid");
+        assert!(e.contains("invalid schedule"), "{e}");
+        // "Non-liquid" on a bound of Λ.
+        let o = Outcome::NonLiquid {
+            bound: LowerBound::duration(&t),
+            best: None,
+        };
+        assert!(check_outcome(&t, &o).is_err());
+        // A clique that is not one.
+        let o = Outcome::NonLiquid {
+            bound: LowerBound {
+                value: 3,
+                evidence: Evidence::Clique(vec![all[0], all[0], all[1]]),
+            },
+            best: None,
+        };
+        let e = check_outcome(&t, &o).expect_err("not a clique");
+        assert!(e.contains("do not congest"), "{e}");
+        // "Feasible" with a bound above Λ hides a non-liquid claim.
+        let o = Outcome::Feasible {
+            schedule: Schedule::new(all.iter().map(|&x| vec![x]).collect()),
+            bound: LowerBound::exhaustive(3, "x", 1),
+        };
+        assert!(check_outcome(&t, &o).is_err());
+    }
+
+    #[test]
+    fn the_stronger_of_equal_bounds_wins() {
+        let t = examples::no_team();
+        let all: Vec<TransferId> = (0..t.len() as u32).map(TransferId).collect();
+        let word = LowerBound::exhaustive(3, "native", 7);
+        let clique = LowerBound::clique(all);
+        assert_eq!(word.clone().better(clique.clone()), clique);
+        assert_eq!(clique.clone().better(word.clone()), clique);
+        assert_eq!(
+            LowerBound::duration(&t).better(word.clone()),
+            word,
+            "the larger bound wins"
+        );
+    }
 }

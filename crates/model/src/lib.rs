@@ -3,7 +3,7 @@
 //! - [`traffic`]: links, transfers, traffics, loads, duration, bottlenecks, conflicts.
 //! - [`schedule`]: schedules and their validation.
 //! - [`network`]: networks with static routing and traffic patterns (the network form).
-//! - [`certificate`]: lower-bound witnesses and verdicts, the evidence engines return.
+//! - [`certificate`]: outcomes, verdicts and the evidence they carry.
 //! - [`yaml`]: every YAML file liquid reads or writes.
 //! - [`examples`]: small named traffics from the papers.
 #![forbid(unsafe_code)]
@@ -15,7 +15,10 @@ pub mod schedule;
 pub mod traffic;
 pub mod yaml;
 
-pub use certificate::{check_outcome, Limits, LowerBound, Outcome, StatValue, Verdict, Witness};
+pub use certificate::{
+    check_outcome, Answer, CheckedProof, Evidence, Limits, LowerBound, Outcome, StatValue,
+    Strength, Verdict,
+};
 pub use schedule::{is_simultaneous, validate, Schedule, ScheduleError, ScheduleReport};
 pub use traffic::{
     BuildError, ConflictStats, LinkId, Traffic, TrafficBuilder, Transfer, TransferId,

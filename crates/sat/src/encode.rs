@@ -79,6 +79,11 @@ impl AmoEncoding {
         AmoEncoding::Auto,
     ];
 
+    /// The choice named `name` (as [`AmoEncoding::as_str`] writes it).
+    pub fn from_name(name: &str) -> Option<AmoEncoding> {
+        AmoEncoding::ALL.into_iter().find(|a| a.as_str() == name)
+    }
+
     /// The choice's name, for headers and reports.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -224,12 +229,10 @@ impl Builder {
     }
 }
 
-/// Encodes "`traffic` has a schedule of length at most `k`" (see the module docs).
-pub fn encode(
-    traffic: &Traffic,
-    k: usize,
-    options: &EncodeOptions,
-) -> Result<Encoding, EncodeError> {
+/// Refuses, in O(1) and before anything is allocated, an encoding with `k` timeframes
+/// that cannot be built: zero timeframes, more variables than DIMACS can name, or more
+/// than [`MAX_LITERALS`] literals.
+pub fn check_size(traffic: &Traffic, k: usize) -> Result<(), EncodeError> {
     if k == 0 {
         return Err(EncodeError::NoColours);
     }
@@ -257,6 +260,17 @@ pub fn encode(
             mib: (literals * 8) >> 20,
         });
     }
+    Ok(())
+}
+
+/// Encodes "`traffic` has a schedule of length at most `k`" (see the module docs).
+pub fn encode(
+    traffic: &Traffic,
+    k: usize,
+    options: &EncodeOptions,
+) -> Result<Encoding, EncodeError> {
+    check_size(traffic, k)?;
+    let n = traffic.len();
     let x = |t: usize, c: usize| (t * k + c + 1) as i32;
     let mut b = Builder {
         num_vars: n * k,

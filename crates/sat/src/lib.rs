@@ -2,26 +2,38 @@
 //!
 //! - [`encode`]: the CNF of "the traffic has a schedule of at most k timeframes", with a
 //!   deterministic DIMACS writer ([`dimacs`]).
-//! - [`solve`](mod@solve): liquidity (k = Λ) and the optimal length (k between Λ and
-//!   DSatur's length); [`solve()`] is the engine entry point (`engine: sat`).
-//! - [`prove`](mod@prove): an LRAT proof that k timeframes do not suffice, written with
-//!   the CNF and a manifest into a proof directory.
+//! - [`solver`]: one varisat run in the calling thread, stopped at a deadline, with an LRAT
+//!   proof on request.
+//! - [`prove`](mod@prove): refutations (CNF + LRAT) that k timeframes do not suffice, in
+//!   memory.
+//! - [`engine`]: liquidity (k = Λ) and the optimal length (`engine: sat`).
 //!
-//! Schedules decoded from models must still be validated by the model crate
-//! ([`liquid_model::check_outcome`]); proofs are checked by `liquid-certify`, which
-//! shares no code with this crate or varisat.
+//! Modules depend one way: `encode` ← `solver` ← `prove` ← `engine`. Schedules decoded
+//! from models must still be validated by the model crate; refutations are checked by
+//! `liquid-certify` (through `liquid-proof`), which shares no code with this crate or
+//! varisat, before anything calls them proofs.
 #![forbid(unsafe_code)]
 
 pub mod encode;
+pub mod engine;
 pub mod prove;
-pub mod solve;
+pub mod solver;
 
 pub use encode::{
-    dimacs, encode, AmoEncoding, EncodeError, EncodeOptions, Encoding, Family, ENCODING_VERSION,
-    PAIRWISE_MAX,
+    check_size, dimacs, encode, AmoEncoding, EncodeError, EncodeOptions, Encoding, Family,
+    ENCODING_VERSION, PAIRWISE_MAX,
 };
-pub use prove::{
-    options_from_manifest, prove, traffic_sha256, write_proof_dir, Proof, ProofError, Proved,
-    FORMULA_FILE, MANIFEST_FILE, PROOF_FILE,
-};
-pub use solve::{decide, solve, solve_with, Answer, SatError, SatOptions, ENGINE};
+pub use engine::{decide, solve, solve_with, SatOptions, SatRun, ENGINE};
+pub use prove::{prove, prove_encoding, Proved, Refutation};
+pub use solver::{run, DeadlineSink, Formula, Run, SolverError};
+
+/// Errors of the SAT engine.
+#[derive(Debug, thiserror::Error)]
+pub enum SatError {
+    /// The traffic could not be encoded (for instance: too large, refused up front).
+    #[error(transparent)]
+    Encode(#[from] EncodeError),
+    /// varisat failed.
+    #[error(transparent)]
+    Solver(#[from] SolverError),
+}

@@ -57,13 +57,13 @@ proptest! {
         let t = build(&paths);
         let lam = t.duration();
         let optimum = (1..=paths.len()).find(|&k| colourable(&paths, k)).expect("n suffice");
-        let o = solve(&t, &Limits::default());
+        let o = solve(&t, &Limits::default()).outcome;
         check_outcome(&t, &o).map_err(TestCaseError::fail)?;
-        let len = o.schedule.as_ref().map(|s| s.len());
+        let len = o.schedule().map(|s| s.len());
         prop_assert_eq!(len, Some(optimum));
-        prop_assert_eq!(o.lower_bound.value, optimum);
+        prop_assert_eq!(o.lower_bound(&t).value, optimum);
         let expected = if optimum == lam { Verdict::Liquid } else { Verdict::Optimal };
-        prop_assert_eq!(o.verdict, expected);
+        prop_assert_eq!(o.verdict(), expected);
         // The optimum minus one has a proof that the independent checker accepts.
         if optimum > 1 {
             match prove(&t, optimum - 1, &EncodeOptions::default(), None).expect("runs") {

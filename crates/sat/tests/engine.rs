@@ -1,8 +1,10 @@
-//! The SAT engine on small traffics, with its proofs checked by liquid-certify.
+//! The SAT engine on small traffics, with its refutations checked by liquid-certify.
+
+use std::sync::atomic::AtomicU64;
 
 use liquid_model::examples::no_team;
-use liquid_model::{check_outcome, Limits, Traffic, Verdict, Witness};
-use liquid_sat::{prove, solve, solve_with, EncodeOptions, Proved, SatOptions};
+use liquid_model::{check_outcome, Evidence, Limits, Traffic, Verdict};
+use liquid_sat::{dimacs, prove, solve, solve_with, EncodeOptions, Proved, SatOptions};
 
 /// Five transfers in a cycle, each sharing one link with the next: Λ = 2, optimum 3.
 fn c5() -> Traffic {
@@ -18,13 +20,16 @@ fn c5() -> Traffic {
 }
 
 #[test]
-fn no_team_is_optimal_at_three_with_a_checked_proof() {
+fn no_team_is_optimal_at_three_and_without_proofs_says_so_as_a_claim() {
     let t = no_team();
-    let o = solve(&t, &Limits::default());
+    let o = solve(&t, &Limits::default()).outcome;
     check_outcome(&t, &o).expect("outcome passes the gate");
-    assert_eq!(o.verdict, Verdict::Optimal);
-    assert_eq!(o.lower_bound.value, 3);
-    assert!(matches!(o.lower_bound.witness, Witness::Unsat { .. }));
+    assert_eq!(o.verdict(), Verdict::Optimal);
+    assert_eq!(o.lower_bound(&t).value, 3);
+    assert!(matches!(
+        o.lower_bound(&t).evidence,
+        Evidence::SolverClaim { .. }
+    ));
     let Some(Proved::Unsat(p)) = prove(&t, 2, &EncodeOptions::default(), None).expect("runs")
     else {
         panic!("no-team is not 2-colourable");
@@ -34,31 +39,44 @@ fn no_team_is_optimal_at_three_with_a_checked_proof() {
 }
 
 #[test]
-fn c5_is_optimal_at_three_and_the_proof_checks() {
+fn with_proofs_the_refutation_is_of_the_bound_minus_one_and_checks() {
     let t = c5();
-    let dir = std::env::temp_dir().join(format!("liquid-sat-c5-{}", std::process::id()));
     let opts = SatOptions {
-        prove_dir: Some(dir.clone()),
+        proofs: true,
         ..Default::default()
     };
-    let o = solve_with(&t, &Limits::default(), &opts).expect("runs");
-    check_outcome(&t, &o).expect("outcome passes the gate");
-    assert_eq!(o.verdict, Verdict::Optimal);
-    assert_eq!(o.schedule.as_ref().map(|s| s.len()), Some(3));
-    assert!(matches!(o.lower_bound.witness, Witness::SatProof { .. }));
-    let cnf = std::fs::read_to_string(dir.join("formula.cnf")).expect("cnf written");
-    let lrat = std::fs::read_to_string(dir.join("proof.lrat")).expect("proof written");
-    liquid_certify::check_texts(&cnf, &lrat).expect("proof checks");
-    let _ = std::fs::remove_dir_all(&dir);
+    let r = solve_with(&t, &Limits::default(), &opts, &AtomicU64::new(0)).expect("runs");
+    let o = &r.answer.outcome;
+    check_outcome(&t, o).expect("outcome passes the gate");
+    assert_eq!(o.verdict(), Verdict::Optimal);
+    assert_eq!(o.schedule().map(|s| s.len()), Some(3));
+    let refutation = r.refutation.expect("a refutation of 2 timeframes");
+    assert_eq!(refutation.colours, 2);
+    // The CNF is the model's encoding, byte for byte, and the proof refutes it.
+    let expected = dimacs(&t, 2, &EncodeOptions::default()).expect("encodes");
+    liquid_certify::check_refutation(&expected, &refutation.cnf, &refutation.lrat)
+        .expect("the refutation checks");
 }
 
 #[test]
-fn satisfiable_k_gives_no_proof() {
+fn a_liquid_answer_carries_no_refutation() {
+    let t = Traffic::from_paths("t", &[("x", vec!["a"]), ("y", vec!["b"])]).expect("valid");
+    let opts = SatOptions {
+        proofs: true,
+        ..Default::default()
+    };
+    let r = solve_with(&t, &Limits::default(), &opts, &AtomicU64::new(0)).expect("runs");
+    assert_eq!(r.answer.verdict(), Verdict::Liquid);
+    assert!(r.refutation.is_none());
+}
+
+#[test]
+fn satisfiable_k_gives_a_schedule_not_a_proof() {
     let t = c5();
-    assert!(matches!(
-        prove(&t, 3, &EncodeOptions::default(), None).expect("runs"),
-        Some(Proved::Sat)
-    ));
+    let Some(Proved::Sat(s)) = prove(&t, 3, &EncodeOptions::default(), None).expect("runs") else {
+        panic!("c5 has a 3-timeframe schedule");
+    };
+    assert_eq!(liquid_model::validate(&t, &s).expect("valid").length, 3);
 }
 
 #[test]
@@ -72,18 +90,35 @@ fn k_below_duration_is_refuted_by_propagation() {
 }
 
 #[test]
-fn a_zero_time_limit_still_gives_a_checked_answer() {
+fn a_zero_time_limit_answers_unknown_at_once() {
+    // The deadline has passed before the starting DSatur run, so nothing is settled: the
+    // engine says so rather than guess, and the answer still passes the gate.
     let t = c5();
     let limits = Limits {
         time: Some(std::time::Duration::ZERO),
         nodes: None,
     };
-    let o = solve(&t, &limits);
+    let o = solve(&t, &limits).outcome;
     check_outcome(&t, &o).expect("outcome passes the gate");
-    // Either varisat answered before the (immediate) deadline or DSatur's schedule stands.
-    assert!(
-        matches!(o.verdict, Verdict::Feasible | Verdict::Optimal),
-        "{:?}",
-        o.verdict
-    );
+    assert_eq!(o.verdict(), Verdict::Unknown);
+    assert_eq!(o.schedule(), None);
+}
+
+#[test]
+fn a_given_start_replaces_dsatur() {
+    // Starting from a 5-frame schedule of c5 (one transfer per frame), SAT still finds 3.
+    let t = c5();
+    let one_each =
+        liquid_model::Schedule::new(t.transfer_ids().map(|x| vec![x]).collect::<Vec<_>>());
+    let opts = SatOptions {
+        start: Some(one_each),
+        ..Default::default()
+    };
+    let r = solve_with(&t, &Limits::default(), &opts, &AtomicU64::new(0)).expect("runs");
+    assert_eq!(r.answer.outcome.schedule().map(|s| s.len()), Some(3));
+    assert!(r
+        .answer
+        .stats
+        .iter()
+        .any(|(k, v)| k == "start_length" && *v == liquid_model::StatValue::Count(5)));
 }

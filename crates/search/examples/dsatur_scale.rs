@@ -43,7 +43,7 @@ fn main() {
         "{}: {} {:?} in {:.3} s, {} transfers coloured, stats {:?}",
         spec,
         o.engine,
-        o.verdict,
+        o.verdict(),
         start.elapsed().as_secs_f64(),
         progress.load(Ordering::Relaxed),
         o.stats

@@ -18,9 +18,7 @@
 
 use std::collections::HashMap;
 
-use liquid_model::{
-    Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId, Verdict,
-};
+use liquid_model::{Answer, Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId};
 use thiserror::Error;
 
 use crate::exact::colour_subset;
@@ -127,24 +125,22 @@ fn outcome(
     engine: &str,
     frames: Vec<Vec<TransferId>>,
     stats: Vec<(String, StatValue)>,
-) -> Outcome {
-    let lower_bound = LowerBound::duration(traffic);
-    let verdict = if frames.len() == lower_bound.value {
-        Verdict::Liquid
-    } else {
-        Verdict::Feasible
-    };
-    Outcome {
+) -> Answer {
+    let outcome = Outcome::settle(
+        traffic,
+        Some(Schedule::new(frames)),
+        LowerBound::duration(traffic),
+        true,
+    );
+    Answer {
         engine: engine.to_string(),
-        verdict,
-        schedule: Some(Schedule::new(frames)),
-        lower_bound,
+        outcome,
         stats,
     }
 }
 
 /// The `round-robin` engine (see the module documentation for the rule).
-pub fn round_robin(traffic: &Traffic) -> Result<Outcome, BaselineError> {
+pub fn round_robin(traffic: &Traffic) -> Result<Answer, BaselineError> {
     let phases = round_robin_phases(traffic)?;
     let mut frames = Vec::new();
     let mut split = 0u64;
@@ -210,7 +206,7 @@ pub fn first_fit(traffic: &Traffic, order: &[TransferId]) -> Vec<Vec<TransferId>
 }
 
 /// The `random` engine: first fit in a seeded random order (see the module documentation).
-pub fn random(traffic: &Traffic, seed: u64) -> Outcome {
+pub fn random(traffic: &Traffic, seed: u64) -> Answer {
     let mut order: Vec<TransferId> = traffic.transfer_ids().collect();
     let mut rng = SplitMix64(seed);
     for i in (1..order.len()).rev() {
@@ -242,8 +238,8 @@ mod tests {
         paths.push(("w", vec!["d"]));
         let t = Traffic::from_paths("t", &paths).expect("valid");
         let a = random(&t, 1);
-        check_outcome(&t, &a).expect("valid outcome");
+        check_outcome(&t, &a.outcome).expect("valid outcome");
         assert_eq!(a, random(&t, 1));
-        assert_eq!(a.schedule.expect("schedule").len(), 3);
+        assert_eq!(a.outcome.schedule().expect("schedule").len(), 3);
     }
 }

@@ -27,9 +27,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use liquid_model::{
-    Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId, Verdict,
-};
+use liquid_model::{Answer, Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId};
 
 /// The colouring DSatur produces: `colour[t]` is transfer t's timeframe (0-based).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -278,49 +276,40 @@ fn colour_tiered(
 /// Runs DSatur as an engine: `liquid` when it reaches Λ, otherwise `feasible` (DSatur
 /// proves nothing about optimality). The lower bound is Λ, witnessed by a bottleneck.
 /// No limit applies: see [`solve_with_limits`].
-pub fn solve(traffic: &Traffic) -> Outcome {
+pub fn solve(traffic: &Traffic) -> Answer {
     solve_with_limits(traffic, &Limits::default())
 }
 
 /// [`solve`] under the time limit of `limits` (the node limit does not apply: DSatur does
 /// not search). When the time runs out before every transfer is coloured the verdict is
 /// `unknown`, with Λ as the lower bound and no schedule.
-pub fn solve_with_limits(traffic: &Traffic, limits: &Limits) -> Outcome {
+pub fn solve_with_limits(traffic: &Traffic, limits: &Limits) -> Answer {
     solve_with_progress(traffic, limits, &AtomicU64::new(0))
 }
 
 /// [`solve_with_limits`], adding every coloured transfer to `progress` as it goes (a
 /// caller may poll it from another thread to show progress).
-pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &AtomicU64) -> Outcome {
+pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &AtomicU64) -> Answer {
     let lower_bound = LowerBound::duration(traffic);
     let Some(c) = colour_until(traffic, limits.deadline(), progress) else {
-        return Outcome {
-            engine: "dsatur".to_string(),
-            verdict: Verdict::Unknown,
-            schedule: None,
-            lower_bound,
-            stats: vec![("complete".to_string(), StatValue::Text("no".to_string()))],
-        };
+        return Answer::new(
+            "dsatur",
+            Outcome::Unknown {
+                best: None,
+                bound: lower_bound,
+            },
+        )
+        .stat("complete", StatValue::Text("no".to_string()));
     };
-    let verdict = if c.colours as usize == lower_bound.value {
-        Verdict::Liquid
-    } else {
-        Verdict::Feasible
-    };
-    Outcome {
-        engine: "dsatur".to_string(),
-        verdict,
-        schedule: Some(c.to_schedule()),
-        lower_bound,
-        stats: vec![("colours".to_string(), StatValue::Count(c.colours as u64))],
-    }
+    let outcome = Outcome::settle(traffic, Some(c.to_schedule()), lower_bound, true);
+    Answer::new("dsatur", outcome).stat("colours", StatValue::Count(c.colours as u64))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::test_support::{arb_traffic, no_team};
-    use liquid_model::validate;
+    use liquid_model::{validate, Verdict};
     use proptest::prelude::*;
 
     /// DSatur by its definition, in O(n²) per step: the uncoloured transfer of largest
@@ -376,10 +365,10 @@ mod tests {
     #[test]
     fn no_team_needs_three() {
         let t = no_team();
-        let o = solve(&t);
-        let s = o.schedule.expect("schedule");
+        let o = solve(&t).outcome;
+        let s = o.schedule().cloned().expect("schedule");
         assert_eq!(validate(&t, &s).expect("valid").length, 3);
-        assert_eq!(o.verdict, Verdict::Feasible);
+        assert_eq!(o.verdict(), Verdict::Feasible);
     }
 
     #[test]
@@ -389,10 +378,10 @@ mod tests {
             time: Some(std::time::Duration::ZERO),
             nodes: None,
         };
-        let o = solve_with_limits(&t, &limits);
-        assert_eq!(o.verdict, Verdict::Unknown);
-        assert_eq!(o.schedule, None);
-        assert_eq!(o.lower_bound.value, 2);
+        let o = solve_with_limits(&t, &limits).outcome;
+        assert_eq!(o.verdict(), Verdict::Unknown);
+        assert_eq!(o.schedule(), None);
+        assert_eq!(o.lower_bound(&t).value, 2);
         liquid_model::check_outcome(&t, &o).expect("a consistent outcome");
     }
 }

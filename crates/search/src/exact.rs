@@ -15,13 +15,17 @@
 //! conflict edge list.
 //!
 //! Lower bounds: Λ (a bottleneck's users pairwise congest), and a greedy clique grown from
-//! the users of the most loaded links, reported as [`Witness::Clique`] when larger.
+//! the users of the most loaded links, reported as a clique when larger.
+//!
+//! Under a time limit the engine stops everywhere, the first dive and the clique included
+//! (at a million transfers each takes minutes): it then answers `unknown` with what it
+//! has.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use liquid_model::{
-    Limits, LinkId, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId, Verdict, Witness,
+    Answer, Limits, LinkId, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId,
 };
 
 const NONE: u32 = u32::MAX;
@@ -50,6 +54,8 @@ struct Bnb<'a> {
     nodes: u64,
     limits: Limits,
     deadline: Option<Instant>,
+    /// Whether a limit may stop the first dive (then no schedule is left behind).
+    stop_first_dive: bool,
     stopped: bool,
     seen: Vec<u64>,
     stamp: u64,
@@ -134,8 +140,8 @@ impl Bnb<'_> {
     }
 
     fn limit_hit(&self) -> bool {
-        // The first dive always completes, so a limit leaves a schedule behind.
-        if self.best > self.vs.len() {
+        // Unless told otherwise, the first dive completes, so a limit leaves a schedule.
+        if self.best > self.vs.len() && !self.stop_first_dive {
             return false;
         }
         self.limits.nodes.is_some_and(|n| self.nodes > n)
@@ -241,22 +247,55 @@ pub fn colour_subset_with_progress(
     limits: &Limits,
     progress: &AtomicU64,
 ) -> ExactColouring {
-    let n = vs.len();
+    colour(traffic, vs, limits, progress, false)
+}
+
+/// Conflict degrees of `vs` within `vs`; `None` when the deadline passes first.
+fn degrees_within(
+    traffic: &Traffic,
+    vs: &[TransferId],
+    deadline: Option<Instant>,
+) -> Option<Vec<u64>> {
     let mut member = vec![false; traffic.len()];
     vs.iter().for_each(|t| member[t.index()] = true);
     let mut mark = vec![false; traffic.len()];
-    let degree = vs
-        .iter()
-        .map(|&t| {
-            let mut d = 0;
-            traffic.for_each_neighbour(t, &mut mark, |u| {
-                if member[u.index()] {
-                    d += 1;
-                }
-            });
-            d
-        })
-        .collect();
+    let mut degree = Vec::with_capacity(vs.len());
+    for (k, &t) in vs.iter().enumerate() {
+        if k % 1024 == 1023 && deadline.is_some_and(|d| Instant::now() >= d) {
+            return None;
+        }
+        let mut d = 0;
+        traffic.for_each_neighbour(t, &mut mark, |u| {
+            if member[u.index()] {
+                d += 1;
+            }
+        });
+        degree.push(d);
+    }
+    Some(degree)
+}
+
+/// The branch and bound; `stop_first_dive` lets a limit stop it before any schedule is
+/// complete (then `frames` is empty and `optimal` false).
+fn colour(
+    traffic: &Traffic,
+    vs: &[TransferId],
+    limits: &Limits,
+    progress: &AtomicU64,
+    stop_first_dive: bool,
+) -> ExactColouring {
+    let n = vs.len();
+    let deadline = limits.deadline();
+    let degree = match degrees_within(traffic, vs, deadline.filter(|_| stop_first_dive)) {
+        Some(d) => d,
+        None => {
+            return ExactColouring {
+                frames: Vec::new(),
+                optimal: false,
+                nodes: 0,
+            }
+        }
+    };
     let mut b = Bnb {
         traffic,
         vs,
@@ -268,7 +307,8 @@ pub fn colour_subset_with_progress(
         lower: max_load(traffic, vs).0,
         nodes: 0,
         limits: *limits,
-        deadline: limits.deadline(),
+        deadline,
+        stop_first_dive,
         stopped: false,
         seen: vec![0; n + 1],
         stamp: 0,
@@ -290,7 +330,8 @@ pub fn colour_subset_with_progress(
     if n > 0 {
         b.go(0, 0);
     }
-    let mut frames = vec![Vec::new(); if n == 0 { 0 } else { b.best }];
+    let complete = b.best <= n;
+    let mut frames = vec![Vec::new(); if complete { b.best } else { 0 }];
     for (i, &c) in b.best_colour.iter().enumerate() {
         frames[c as usize].push(vs[i]);
     }
@@ -304,15 +345,47 @@ pub fn colour_subset_with_progress(
 /// A clique of pairwise congesting transfers, grown greedily from the users of the most
 /// loaded links (at least as large as Λ).
 pub fn greedy_clique(traffic: &Traffic) -> Vec<TransferId> {
+    greedy_clique_until(traffic, None).unwrap_or_default()
+}
+
+/// [`greedy_clique`], or `None` when the deadline passes first.
+pub fn greedy_clique_until(
+    traffic: &Traffic,
+    deadline: Option<Instant>,
+) -> Option<Vec<TransferId>> {
+    let passed = || deadline.is_some_and(|d| Instant::now() >= d);
     let mut links: Vec<LinkId> = traffic.link_ids().collect();
     links.sort_by_key(|&l| (std::cmp::Reverse(traffic.load(l)), l));
-    let degrees = traffic.conflict_degrees();
+    // The conflict degree orders the candidates; above 2^16 transfers computing it costs
+    // more than a time limit may allow (seconds at a million), so the sum of the loads of
+    // a transfer's links, an upper bound on its degree, stands in.
+    let degrees: Vec<u64> = if traffic.len() <= 1 << 16 {
+        traffic.conflict_degrees()
+    } else {
+        traffic
+            .transfer_ids()
+            .map(|t| {
+                traffic
+                    .transfer(t)
+                    .path
+                    .iter()
+                    .map(|&l| traffic.load(l) as u64)
+                    .sum()
+            })
+            .collect()
+    };
     let mut order: Vec<TransferId> = traffic.transfer_ids().collect();
     order.sort_by_key(|t| (std::cmp::Reverse(degrees[t.index()]), *t));
     let mut best: Vec<TransferId> = Vec::new();
     for &l in links.iter().take(32) {
+        if passed() {
+            return None;
+        }
         let mut clique: Vec<TransferId> = traffic.users(l).to_vec();
-        for &t in &order {
+        for (k, &t) in order.iter().enumerate() {
+            if k % 4096 == 4095 && passed() {
+                return None;
+            }
             if !clique.contains(&t) && clique.iter().all(|&c| traffic.congest(c, t)) {
                 clique.push(t);
             }
@@ -321,93 +394,103 @@ pub fn greedy_clique(traffic: &Traffic) -> Vec<TransferId> {
             best = clique;
         }
     }
-    best
+    Some(best)
 }
 
 /// The `exact` engine: `liquid` or `optimal` with the schedule and its lower bound (Λ by a
-/// bottleneck, a clique when larger, or exhaustion of the branch and bound), or
-/// `feasible` with the best schedule and the best bound when a limit stops it.
-pub fn solve(traffic: &Traffic, limits: &Limits) -> Outcome {
+/// bottleneck, a clique when larger, or exhaustion of the branch and bound); when a limit
+/// stops it, `non-liquid` (a clique above Λ) or `unknown`, with the best schedule found.
+pub fn solve(traffic: &Traffic, limits: &Limits) -> Answer {
     solve_with_progress(traffic, limits, &AtomicU64::new(0))
 }
 
 /// [`solve`], adding every search node to `progress` as it is visited (a caller may poll
 /// it from another thread to show progress).
-pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &AtomicU64) -> Outcome {
-    let vs: Vec<TransferId> = traffic.transfer_ids().collect();
-    let clique = greedy_clique(traffic);
-    let r = colour_subset_with_progress(traffic, &vs, limits, progress);
-    let len = r.frames.len();
+pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &AtomicU64) -> Answer {
+    let start = Instant::now();
+    let deadline = limits.deadline();
+    let clique = greedy_clique_until(traffic, deadline);
     let d = traffic.duration();
-    let bound = if clique.len() > d {
-        LowerBound {
-            value: clique.len(),
-            witness: Witness::Clique(clique.clone()),
+    let mut bound = LowerBound::duration(traffic);
+    if let Some(c) = &clique {
+        if c.len() > d {
+            bound = LowerBound::clique(c.clone());
         }
-    } else {
-        LowerBound::duration(traffic)
-    };
-    let (verdict, lower_bound) = if len == d {
-        (Verdict::Liquid, LowerBound::duration(traffic))
-    } else if len == bound.value {
-        (Verdict::Optimal, bound)
-    } else if r.optimal {
-        (
-            Verdict::Optimal,
-            LowerBound {
-                value: len,
-                witness: Witness::Exhaustion {
-                    engine: "exact".to_string(),
-                    nodes: r.nodes,
-                },
-            },
-        )
-    } else {
-        (Verdict::Feasible, bound)
-    };
-    Outcome {
-        engine: "exact".to_string(),
-        verdict,
-        schedule: Some(Schedule::new(r.frames)),
-        lower_bound,
-        stats: vec![
-            ("nodes".to_string(), StatValue::Count(r.nodes)),
-            ("clique".to_string(), StatValue::Count(clique.len() as u64)),
-            (
-                "complete".to_string(),
-                StatValue::Text(if r.optimal { "yes" } else { "no" }.to_string()),
-            ),
-        ],
     }
+    let vs: Vec<TransferId> = traffic.transfer_ids().collect();
+    let rest = Limits {
+        time: limits.time.map(|t| t.saturating_sub(start.elapsed())),
+        nodes: limits.nodes,
+    };
+    let r = if clique.is_some() {
+        colour(traffic, &vs, &rest, progress, true)
+    } else {
+        ExactColouring {
+            frames: Vec::new(),
+            optimal: false,
+            nodes: 0,
+        }
+    };
+    let len = r.frames.len();
+    let best = (len > 0).then(|| Schedule::new(r.frames));
+    if r.optimal && len > bound.value {
+        bound = LowerBound::exhaustive(len, "exact", r.nodes);
+    }
+    let outcome = Outcome::settle(traffic, best, bound, false);
+    Answer::new("exact", outcome)
+        .stat("nodes", StatValue::Count(r.nodes))
+        .stat(
+            "clique",
+            StatValue::Count(clique.as_ref().map_or(0, Vec::len) as u64),
+        )
+        .stat(
+            "complete",
+            StatValue::Text(if r.optimal { "yes" } else { "no" }.to_string()),
+        )
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::test_support::{arb_traffic, brute_chromatic, no_team};
-    use liquid_model::{check_outcome, validate};
+    use liquid_model::{check_outcome, validate, Evidence, Verdict};
     use proptest::prelude::*;
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
         #[test]
         fn equals_brute_force(t in arb_traffic(10, 5)) {
-            let o = solve(&t, &Limits::default());
+            let o = solve(&t, &Limits::default()).outcome;
             check_outcome(&t, &o).map_err(TestCaseError::fail)?;
-            let len = validate(&t, o.schedule.as_ref().expect("schedule")).expect("valid").length;
+            let len = validate(&t, o.schedule().expect("schedule")).expect("valid").length;
             prop_assert_eq!(len, brute_chromatic(&t));
             prop_assert!(len >= t.duration());
-            prop_assert!(o.lower_bound.value >= t.duration());
-            prop_assert!(matches!(o.verdict, Verdict::Liquid | Verdict::Optimal));
+            prop_assert!(o.lower_bound(&t).value >= t.duration());
+            prop_assert!(matches!(o.verdict(), Verdict::Liquid | Verdict::Optimal));
         }
     }
 
     #[test]
     fn no_team_is_optimal_at_three_by_clique() {
         let t = no_team();
-        let o = solve(&t, &Limits::default());
-        assert_eq!(o.verdict, Verdict::Optimal);
-        assert_eq!(o.lower_bound.value, 3);
-        assert!(matches!(o.lower_bound.witness, Witness::Clique(_)));
+        let o = solve(&t, &Limits::default()).outcome;
+        assert_eq!(o.verdict(), Verdict::Optimal);
+        assert_eq!(o.lower_bound(&t).value, 3);
+        assert!(matches!(o.lower_bound(&t).evidence, Evidence::Clique(_)));
+    }
+
+    #[test]
+    fn a_zero_time_limit_stops_before_the_first_dive() {
+        let t = no_team();
+        let o = solve(
+            &t,
+            &Limits {
+                time: Some(std::time::Duration::ZERO),
+                nodes: None,
+            },
+        )
+        .outcome;
+        check_outcome(&t, &o).expect("consistent");
+        assert_eq!(o.verdict(), Verdict::Unknown);
+        assert_eq!(o.schedule(), None);
     }
 }

@@ -6,7 +6,7 @@
 //! - [`baseline`]: round-robin and seeded random-order schedules.
 //! - [`dsatur`]: Brélaz's DSatur greedy colouring, as the annex of paper 003 describes it.
 //!
-//! Every engine returns a [`liquid_model::Outcome`]; its schedule must be validated with
+//! Every engine returns a [`liquid_model::Answer`]; its schedule must be validated with
 //! [`liquid_model::validate`] before it is reported.
 #![forbid(unsafe_code)]
 

@@ -25,7 +25,7 @@
 //!   schedule and the node is a dead end. The clique is grown greedily from the users of
 //!   a bottleneck of R (see [`CliqueFinder`]); it is a sufficient test only, so a node it
 //!   does not refute is searched as before: nothing live is pruned. When the root itself
-//!   is refuted, the clique is the witness ([`Witness::Clique`], checkable by anyone);
+//!   is refuted, the clique is the witness (a clique lower bound, checkable by anyone);
 //! - **independent components**: transfers in different components (no shared link,
 //!   directly or through other transfers) never congest, so a schedule of the traffic is
 //!   any set of schedules of its components, timeframe j being the union of the
@@ -41,7 +41,7 @@ use std::time::Instant;
 
 use fixedbitset::FixedBitSet;
 use liquid_model::{
-    Limits, LinkId, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId, Verdict, Witness,
+    Answer, Limits, LinkId, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId,
 };
 
 use crate::teams::{bottlenecks_in, loads_in, to_ids, FullTeams, TransferSet};
@@ -453,13 +453,13 @@ pub fn components(traffic: &Traffic) -> Vec<Vec<TransferId>> {
 /// The `native` engine: `liquid` with a schedule, `non-liquid` (lower bound Λ+1 by
 /// exhaustion, or a clique larger than Λ) when the whole space was explored, `unknown`
 /// when a limit stopped it.
-pub fn solve(traffic: &Traffic, limits: &Limits) -> Outcome {
+pub fn solve(traffic: &Traffic, limits: &Limits) -> Answer {
     solve_with_progress(traffic, limits, &AtomicU64::new(0))
 }
 
 /// [`solve`], adding every search node to `progress` as it is visited (a caller may
 /// poll it from another thread to show progress).
-pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &AtomicU64) -> Outcome {
+pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &AtomicU64) -> Answer {
     let deadline = limits.deadline();
     let d = traffic.duration();
     let comps = components(traffic);
@@ -520,45 +520,37 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
         ),
         ("exact_nodes".to_string(), StatValue::Count(exact_nodes)),
     ];
-    let (verdict, schedule, lower_bound) = match result {
+    let outcome = match result {
         Ok(()) => {
             for f in &mut frames {
                 f.sort_unstable();
             }
-            (
-                Verdict::Liquid,
-                Some(Schedule::new(frames)),
-                LowerBound::duration(traffic),
-            )
+            Outcome::Liquid {
+                schedule: Schedule::new(frames),
+            }
         }
         Err(true) => {
-            let witness = match clique {
+            let bound = match clique {
                 // A clique refuting a component's root is a clique of the traffic, larger
                 // than the component's Λ, which equals Λ.
                 Some(c) if c.len() > d => {
                     let mut c: Vec<TransferId> =
                         c.into_iter().map(|t| TransferId(t as u32)).collect();
                     c.sort_unstable();
-                    Witness::Clique(c)
+                    LowerBound::clique(c)
                 }
-                _ => Witness::Exhaustion {
-                    engine: "native".to_string(),
-                    nodes: total.nodes + exact_nodes,
-                },
+                _ => LowerBound::exhaustive(d + 1, "native", total.nodes + exact_nodes),
             };
-            let value = match &witness {
-                Witness::Clique(c) => c.len(),
-                _ => d + 1,
-            };
-            (Verdict::NonLiquid, None, LowerBound { value, witness })
+            Outcome::NonLiquid { bound, best: None }
         }
-        Err(false) => (Verdict::Unknown, None, LowerBound::duration(traffic)),
+        Err(false) => Outcome::Unknown {
+            best: None,
+            bound: LowerBound::duration(traffic),
+        },
     };
-    Outcome {
+    Answer {
         engine: "native".to_string(),
-        verdict,
-        schedule,
-        lower_bound,
+        outcome,
         stats,
     }
 }
@@ -620,19 +612,19 @@ pub fn is_liquid(traffic: &Traffic, set: &FixedBitSet) -> bool {
 mod tests {
     use super::*;
     use crate::test_support::{arb_traffic, colourable, no_team, no_team_paths};
-    use liquid_model::validate;
+    use liquid_model::{validate, Evidence, Verdict};
     use proptest::prelude::*;
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
         #[test]
         fn agrees_with_brute_force(t in arb_traffic(10, 6)) {
-            let o = solve(&t, &Limits::default());
+            let o = solve(&t, &Limits::default()).outcome;
             let expected = colourable(&t, t.duration());
-            match o.verdict {
+            match o.verdict() {
                 Verdict::Liquid => {
                     prop_assert!(expected);
-                    let s = o.schedule.expect("schedule");
+                    let s = o.schedule().cloned().expect("schedule");
                     prop_assert_eq!(validate(&t, &s).expect("valid").length, t.duration());
                 }
                 Verdict::NonLiquid => prop_assert!(!expected),
@@ -649,18 +641,18 @@ mod tests {
         paths.extend([("p", vec!["m"]), ("q", vec!["m"]), ("r", vec!["m"])]);
         let t = Traffic::from_paths("t", &paths).expect("valid");
         assert_eq!(components(&t).len(), 2);
-        let o = solve(&t, &Limits::default());
-        assert_eq!(o.verdict, Verdict::Liquid);
-        let s = o.schedule.expect("schedule");
+        let o = solve(&t, &Limits::default()).outcome;
+        assert_eq!(o.verdict(), Verdict::Liquid);
+        let s = o.schedule().cloned().expect("schedule");
         assert_eq!(validate(&t, &s).expect("valid").length, 3);
     }
 
     #[test]
     fn a_root_clique_is_the_witness() {
         let t = no_team();
-        let o = solve(&t, &Limits::default());
-        assert_eq!(o.verdict, Verdict::NonLiquid);
-        assert!(matches!(o.lower_bound.witness, Witness::Clique(ref c) if c.len() == 3));
+        let o = solve(&t, &Limits::default()).outcome;
+        assert_eq!(o.verdict(), Verdict::NonLiquid);
+        assert!(matches!(o.lower_bound(&t).evidence, Evidence::Clique(ref c) if c.len() == 3));
         liquid_model::check_outcome(&t, &o).expect("the clique checks");
     }
 
@@ -677,22 +669,23 @@ mod tests {
         )
         .expect("valid");
         assert_eq!(twins(&t), vec![None, Some(0), None, Some(1)]);
-        assert_eq!(solve(&t, &Limits::default()).verdict, Verdict::Liquid);
+        assert_eq!(solve(&t, &Limits::default()).verdict(), Verdict::Liquid);
     }
 
     #[test]
     fn node_limit_stops() {
         let t = no_team();
-        let o = solve(&t, &Limits::default());
-        assert_eq!(o.verdict, Verdict::NonLiquid);
-        assert_eq!(o.lower_bound.value, 3);
+        let o = solve(&t, &Limits::default()).outcome;
+        assert_eq!(o.verdict(), Verdict::NonLiquid);
+        assert_eq!(o.lower_bound(&t).value, 3);
         let o = solve(
             &t,
             &Limits {
                 time: None,
                 nodes: Some(0),
             },
-        );
-        assert_eq!(o.verdict, Verdict::Unknown);
+        )
+        .outcome;
+        assert_eq!(o.verdict(), Verdict::Unknown);
     }
 }

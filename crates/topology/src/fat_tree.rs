@@ -263,70 +263,9 @@ mod tests {
     }
 
     #[test]
-    fn dsatur_schedules_small_fat_trees() {
-        // DSatur is a heuristic: it must give a valid schedule, liquid or not.
-        for (m, n) in [(4, 2), (4, 3)] {
-            let traffic = FatTree::new(m, n)
-                .generated()
-                .expect("builds")
-                .expand()
-                .expect("expands");
-            let out = liquid_search::dsatur::solve(&traffic);
-            liquid_model::check_outcome(&traffic, &out).expect("checked");
-        }
-    }
-
-    /// The native liquid search (not told about shifts) finds a liquid schedule of the
-    /// 16-host all-to-all (4-port 3-tree: 240 transfers, Λ = 15).
-    #[test]
-    fn native_search_finds_the_16_host_all_to_all_liquid() {
-        let traffic = FatTree::new(4, 3)
-            .generated()
-            .expect("builds")
-            .expand()
-            .expect("expands");
-        assert_eq!((traffic.len(), traffic.duration()), (240, 15));
-        let out = liquid_search::liquid::solve(&traffic, &liquid_model::Limits::default());
-        assert_eq!(out.verdict, liquid_model::Verdict::Liquid);
-        let report = liquid_model::check_outcome(&traffic, &out)
-            .expect("checked")
-            .expect("a schedule");
-        assert_eq!(report.length, 15);
-    }
-
-    #[test]
     fn bad_parameters_are_errors() {
         assert!(FatTree::new(3, 2).generated().is_err());
         assert!(FatTree::new(4, 0).generated().is_err());
         assert!(FatTree::new(8, 9).generated().is_err());
-    }
-}
-
-#[cfg(test)]
-mod native_tests {
-    use super::*;
-    use liquid_model::{check_outcome, Limits, Verdict};
-
-    /// A full-bisection fat-tree all-to-all is liquid, and the native search finds it.
-    #[test]
-    fn native_search_finds_liquid_schedules() {
-        for (m, n, self_t) in [(4, 1, false), (4, 2, false), (4, 2, true), (6, 2, false)] {
-            let traffic = FatTree {
-                ports: m,
-                levels: n,
-                self_transfers: self_t,
-            }
-            .generated()
-            .expect("builds")
-            .expand()
-            .expect("expands");
-            let limits = Limits {
-                time: Some(std::time::Duration::from_secs(60)),
-                nodes: None,
-            };
-            let out = liquid_search::liquid::solve(&traffic, &limits);
-            check_outcome(&traffic, &out).expect("checked");
-            assert_eq!(out.verdict, Verdict::Liquid, "{m}-port {n}-tree");
-        }
     }
 }

@@ -1,0 +1,36 @@
+//! `exact`: the optimal length (chromatic number) by DSATUR branch and bound.
+
+use std::sync::atomic::AtomicU64;
+
+use liquid_model::{Traffic, Verdict};
+
+use crate::{Counts, Engine, EngineError, Request, Run};
+
+/// DSATUR branch and bound.
+pub struct Exact;
+
+impl Engine for Exact {
+    fn name(&self) -> &'static str {
+        "exact"
+    }
+    fn about(&self) -> &'static str {
+        "exact optimal length by DSATUR branch and bound (chromatic number)"
+    }
+    fn verdicts(&self) -> &'static [Verdict] {
+        &[
+            Verdict::Liquid,
+            Verdict::Optimal,
+            Verdict::NonLiquid,
+            Verdict::Unknown,
+        ]
+    }
+    fn counts(&self) -> Counts {
+        Counts::Nodes
+    }
+    fn in_crosscheck(&self) -> bool {
+        true
+    }
+    fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
+        Ok(liquid_search::exact::solve_with_progress(t, &r.limits, p).into())
+    }
+}

@@ -1,0 +1,14 @@
+//! One module per engine: a unit struct implementing [`crate::Engine`] over the engine's
+//! crate (`liquid-search`, `liquid-sat`, `liquid-ilp`), or, for the portfolio, over the
+//! other engines.
+
+#[cfg(feature = "test-engines")]
+pub mod broken;
+pub mod dsatur;
+pub mod exact;
+pub mod ilp;
+pub mod native;
+pub mod portfolio;
+pub mod random;
+pub mod round_robin;
+pub mod sat;

@@ -1,0 +1,31 @@
+//! `native`: the liquid-schedule search of papers 003/004 over full teams.
+
+use std::sync::atomic::AtomicU64;
+
+use liquid_model::{Traffic, Verdict};
+
+use crate::{Counts, Engine, EngineError, Request, Run};
+
+/// The native full-team search.
+pub struct Native;
+
+impl Engine for Native {
+    fn name(&self) -> &'static str {
+        "native"
+    }
+    fn about(&self) -> &'static str {
+        "liquid schedule search over full teams (003/004): liquid, non-liquid or unknown"
+    }
+    fn verdicts(&self) -> &'static [Verdict] {
+        &[Verdict::Liquid, Verdict::NonLiquid, Verdict::Unknown]
+    }
+    fn counts(&self) -> Counts {
+        Counts::Nodes
+    }
+    fn in_crosscheck(&self) -> bool {
+        true
+    }
+    fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
+        Ok(liquid_search::liquid::solve_with_progress(t, &r.limits, p).into())
+    }
+}

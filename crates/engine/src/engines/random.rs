@@ -1,0 +1,25 @@
+//! `random`: first fit in a seeded random order.
+
+use std::sync::atomic::AtomicU64;
+
+use liquid_model::{Traffic, Verdict};
+
+use crate::{Engine, EngineError, Request, Run};
+
+/// Seeded random first fit.
+pub struct Random;
+
+impl Engine for Random {
+    fn name(&self) -> &'static str {
+        "random"
+    }
+    fn about(&self) -> &'static str {
+        "first fit in a seeded random order (`--seed`)"
+    }
+    fn verdicts(&self) -> &'static [Verdict] {
+        &[Verdict::Liquid, Verdict::Feasible]
+    }
+    fn run(&self, t: &Traffic, r: &Request, _: &AtomicU64) -> Result<Run, EngineError> {
+        Ok(liquid_search::baseline::random(t, r.seed).into())
+    }
+}

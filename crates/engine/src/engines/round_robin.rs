@@ -1,0 +1,27 @@
+//! `round-robin`: the baseline of papers 000/003 for all-to-all traffics.
+
+use std::sync::atomic::AtomicU64;
+
+use liquid_model::{Traffic, Verdict};
+
+use crate::{Engine, EngineError, Request, Run};
+
+/// Round-robin.
+pub struct RoundRobin;
+
+impl Engine for RoundRobin {
+    fn name(&self) -> &'static str {
+        "round-robin"
+    }
+    fn about(&self) -> &'static str {
+        "round-robin baseline for all-to-all traffics (phases split into fewest timeframes)"
+    }
+    fn verdicts(&self) -> &'static [Verdict] {
+        &[Verdict::Liquid, Verdict::Feasible]
+    }
+    fn run(&self, t: &Traffic, _: &Request, _: &AtomicU64) -> Result<Run, EngineError> {
+        liquid_search::baseline::round_robin(t)
+            .map(Run::from)
+            .map_err(|e| EngineError::Input(format!("{}: {e}", t.name())))
+    }
+}

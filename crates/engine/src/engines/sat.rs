@@ -1,0 +1,57 @@
+//! `sat`: liquidity and the optimal length with varisat, with LRAT refutations on request.
+
+use std::sync::atomic::AtomicU64;
+
+use liquid_model::{Traffic, Verdict};
+use liquid_sat::{SatError, SatOptions};
+
+use crate::{Counts, Engine, EngineError, Request, Run};
+
+/// The SAT engine.
+pub struct Sat;
+
+/// A SAT error as an engine error: too large to encode is the user's input (said up
+/// front), a solver failure is ours.
+pub fn sat_error(traffic: &Traffic, e: SatError) -> EngineError {
+    match e {
+        SatError::Encode(e) => EngineError::Input(format!("{}: {e}", traffic.name())),
+        e => EngineError::Failed(e.to_string()),
+    }
+}
+
+impl Engine for Sat {
+    fn name(&self) -> &'static str {
+        "sat"
+    }
+    fn about(&self) -> &'static str {
+        "SAT (varisat): liquidity and the optimal length, with checked LRAT proofs on request"
+    }
+    fn verdicts(&self) -> &'static [Verdict] {
+        &[
+            Verdict::Liquid,
+            Verdict::Optimal,
+            Verdict::NonLiquid,
+            Verdict::Unknown,
+        ]
+    }
+    fn counts(&self) -> Counts {
+        Counts::Transfers
+    }
+    fn proves(&self) -> bool {
+        true
+    }
+    fn in_crosscheck(&self) -> bool {
+        true
+    }
+    fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
+        let opts = SatOptions {
+            proofs: r.proofs,
+            ..Default::default()
+        };
+        let run = liquid_sat::solve_with(t, &r.limits, &opts, p).map_err(|e| sat_error(t, e))?;
+        Ok(Run {
+            answer: run.answer,
+            refutation: run.refutation,
+        })
+    }
+}

@@ -1,0 +1,250 @@
+//! The gate: runs an engine and checks its answer before anyone reports it.
+//!
+//! 1. The outcome passes [`liquid_model::check_outcome`]: the schedule is validated by the
+//!    model crate, the verdict agrees with the schedule's length and the bound, and the
+//!    bound's evidence holds as far as it can be checked (a bottleneck's load, a clique's
+//!    pairwise congestion).
+//! 2. With proofs requested (`Request::proofs`, or a proof directory), a lower bound above
+//!    Λ gets a refutation of one timeframe fewer: the engine's own, or else one from SAT
+//!    within the time that remains. It becomes [`Evidence::CheckedProof`] only when
+//!    `liquid-proof` accepted it (and, with a directory, after writing the directory and
+//!    reading it back). A refutation that fails the check is a wrong answer; a SAT run
+//!    that finds a schedule below the engine's bound shows the engine wrong.
+//!
+//! A [`Checked`] can only be made here, so holding one means all of that passed.
+
+use std::path::Path;
+use std::sync::atomic::AtomicU64;
+use std::time::Instant;
+
+use liquid_model::{
+    check_outcome, validate, Evidence, LowerBound, Outcome, ScheduleReport, StatValue, Strength,
+    Traffic, Verdict,
+};
+use liquid_sat::{EncodeOptions, Proved, Refutation, SatError};
+use thiserror::Error;
+
+use crate::{Engine, EngineError, Request};
+
+/// An answer that passed the gate.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    engine: String,
+    outcome: Outcome,
+    report: Option<ScheduleReport>,
+    stats: Vec<(String, StatValue)>,
+    seconds: f64,
+}
+
+impl Checked {
+    /// The engine that answered (the portfolio names itself, not its stages).
+    pub fn engine(&self) -> &str {
+        &self.engine
+    }
+
+    /// The outcome, with its evidence (upgraded to a checked proof where one was made).
+    pub fn outcome(&self) -> &Outcome {
+        &self.outcome
+    }
+
+    /// The outcome, taken out.
+    pub fn into_outcome(self) -> Outcome {
+        self.outcome
+    }
+
+    /// The verdict.
+    pub fn verdict(&self) -> Verdict {
+        self.outcome.verdict()
+    }
+
+    /// The validated schedule's report, if there is a schedule.
+    pub fn report(&self) -> Option<&ScheduleReport> {
+        self.report.as_ref()
+    }
+
+    /// The schedule's length, if there is a schedule.
+    pub fn length(&self) -> Option<usize> {
+        self.report.map(|r| r.length)
+    }
+
+    /// The engine's statistics, then the gate's (`proof`).
+    pub fn stats(&self) -> &[(String, StatValue)] {
+        &self.stats
+    }
+
+    /// Wall time of the engine run and its checks, in seconds.
+    pub fn seconds(&self) -> f64 {
+        self.seconds
+    }
+
+    /// How strong the lower bound's evidence is.
+    pub fn strength(&self, traffic: &Traffic) -> Strength {
+        self.outcome.lower_bound(traffic).evidence.strength()
+    }
+
+    /// Whether what the verdict claims rests on checked evidence only: a validated
+    /// schedule, and for a bound above Λ (optimal, non-liquid) a bottleneck, a clique or a
+    /// checked proof. Feasible and unknown claim nothing beyond a valid schedule.
+    pub fn certified(&self, traffic: &Traffic) -> bool {
+        match self.outcome {
+            Outcome::Optimal { .. } | Outcome::NonLiquid { .. } => {
+                self.strength(traffic) == Strength::Checked
+            }
+            _ => true,
+        }
+    }
+}
+
+/// Why the gate has no answer to report.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SolveError {
+    /// The request does not fit the input or the engine (exit code 2).
+    #[error("{0}")]
+    Input(String),
+    /// The engine failed to run (exit code 3).
+    #[error("engine {engine} failed: {message}")]
+    Failed {
+        /// The engine.
+        engine: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The engine answered, and its answer is wrong (exit code 3; a contradiction in
+    /// `crosscheck`).
+    #[error("engine {engine} returned a wrong answer: {reason}")]
+    Wrong {
+        /// The engine.
+        engine: String,
+        /// What the checks found.
+        reason: String,
+    },
+}
+
+/// Runs `engine` on `traffic` and checks its answer (see the module documentation). With
+/// `proof_dir`, proofs are requested and the proof of a bound above Λ is written there,
+/// read back and checked.
+pub fn solve(
+    traffic: &Traffic,
+    engine: &dyn Engine,
+    request: &Request,
+    proof_dir: Option<&Path>,
+    progress: &AtomicU64,
+) -> Result<Checked, SolveError> {
+    let name = engine.name();
+    if request.decide && !engine.decides() {
+        return Err(SolveError::Input(format!(
+            "--decide is a mode of the ilp engine, not of {name}"
+        )));
+    }
+    let mut request = *request;
+    request.proofs |= proof_dir.is_some();
+    let deadline = request.limits.deadline();
+    let start = Instant::now();
+    let run = engine
+        .run(traffic, &request, progress)
+        .map_err(|e| match e {
+            EngineError::Input(m) => SolveError::Input(m),
+            EngineError::Failed(message) => SolveError::Failed {
+                engine: name.to_string(),
+                message,
+            },
+        })?;
+    let wrong = |reason: String| SolveError::Wrong {
+        engine: name.to_string(),
+        reason,
+    };
+    let mut answer = run.answer;
+    let report = check_outcome(traffic, &answer.outcome).map_err(wrong)?;
+    if request.proofs {
+        let note = certify(
+            traffic,
+            &mut answer.outcome,
+            run.refutation,
+            proof_dir,
+            deadline,
+        )
+        .map_err(|e| match e {
+            Certify::Wrong(reason) => wrong(reason),
+            Certify::Failed(message) => SolveError::Failed {
+                engine: name.to_string(),
+                message,
+            },
+            Certify::Input(m) => SolveError::Input(m),
+        })?;
+        if let Some(note) = note {
+            answer
+                .stats
+                .push(("proof".to_string(), StatValue::Text(note)));
+        }
+    }
+    Ok(Checked {
+        engine: answer.engine,
+        outcome: answer.outcome,
+        report,
+        stats: answer.stats,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+enum Certify {
+    Wrong(String),
+    Failed(String),
+    Input(String),
+}
+
+/// Backs the outcome's bound above Λ with a checked proof if it can; the note says what
+/// happened when no proof could be made (`None` when there was nothing to prove).
+fn certify(
+    traffic: &Traffic,
+    outcome: &mut Outcome,
+    refutation: Option<Box<Refutation>>,
+    dir: Option<&Path>,
+    deadline: Option<Instant>,
+) -> Result<Option<String>, Certify> {
+    let d = traffic.duration();
+    let Some(bound) = outcome.bound_mut() else {
+        return Ok(None);
+    };
+    if bound.value <= d || (dir.is_none() && bound.is_checked()) {
+        return Ok(None);
+    }
+    let k = bound.value - 1;
+    let refutation = match refutation.filter(|r| r.colours == k) {
+        Some(r) => r,
+        None => match liquid_sat::prove(traffic, k, &EncodeOptions::default(), deadline) {
+            Ok(Some(Proved::Unsat(r))) => r,
+            Ok(Some(Proved::Sat(s))) => {
+                return Err(match validate(traffic, &s) {
+                    Ok(r) => Certify::Wrong(format!(
+                        "it claims that every schedule needs at least {} timeframes, but SAT \
+                         found a valid schedule of {}",
+                        bound.value, r.length
+                    )),
+                    Err(e) => {
+                        Certify::Failed(format!("SAT's schedule of {k} timeframes is invalid: {e}"))
+                    }
+                })
+            }
+            Ok(None) => return Ok(Some("not produced: the time limit came first".to_string())),
+            Err(SatError::Encode(e)) => return Ok(Some(format!("not produced: {e}"))),
+            Err(e) => return Err(Certify::Failed(e.to_string())),
+        },
+    };
+    let checked = match dir {
+        Some(dir) => liquid_proof::write_and_verify(dir, traffic, &refutation)
+            .map_err(|e| Certify::Input(e.to_string()))?,
+        None => liquid_proof::check_refutation(traffic, &refutation),
+    };
+    match checked {
+        Ok(p) => {
+            *bound = LowerBound {
+                value: bound.value,
+                evidence: Evidence::CheckedProof(p),
+            };
+            Ok(None)
+        }
+        Err(why) => Err(Certify::Wrong(format!(
+            "its proof that {k} timeframes do not suffice was rejected: {why}"
+        ))),
+    }
+}

@@ -1,0 +1,126 @@
+//! The engine layer of liquid: every engine behind one trait, and the gate every answer
+//! passes before anyone reports it.
+//!
+//! Data flows one way: model → analysis → engines → outcome with evidence → checked report.
+//!
+//! - [`Engine`]: a name, what it can answer, and `run(traffic, request, progress)`.
+//! - [`registry`]: every engine; adding one is a module under `engines/` and one line in
+//!   [`registry::ENGINES`] (`crosscheck`, the conformance suite and the benchmarks then
+//!   pick it up).
+//! - [`gate`]: runs an engine and checks its answer: the schedule is validated by the
+//!   model crate, the verdict against the schedule and the bound, what can be checked of
+//!   the bound's evidence is checked, and a refutation becomes a
+//!   [`liquid_model::CheckedProof`] only once `liquid-proof` (with `liquid-certify`)
+//!   accepted it. With proofs requested, a bound above Λ that rests on an engine's or a
+//!   solver's word is certified by a SAT refutation of one timeframe fewer.
+//! - [`crosscheck`]: the rule that finds contradictions between checked answers.
+//! - [`optimality`]: settles whether a given schedule is optimal (`verify --prove`).
+#![forbid(unsafe_code)]
+
+pub mod crosscheck;
+pub mod engines;
+pub mod gate;
+pub mod optimality;
+pub mod registry;
+
+use std::sync::atomic::AtomicU64;
+
+use liquid_model::{Answer, Limits, Traffic, Verdict};
+use liquid_sat::Refutation;
+use thiserror::Error;
+
+pub use crate::gate::{solve, Checked, SolveError};
+pub use crate::registry::{find, visible, ENGINES};
+
+/// What a caller asks of an engine run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Request {
+    /// Time and node limits.
+    pub limits: Limits,
+    /// Seed for randomised engines.
+    pub seed: u64,
+    /// Decision mode (engines that offer it): only ask whether a liquid schedule exists.
+    pub decide: bool,
+    /// Produce refutations for lower bounds above Λ (engines that can).
+    pub proofs: bool,
+}
+
+/// What an engine counts in the progress counter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counts {
+    /// Search nodes.
+    Nodes,
+    /// Transfers coloured.
+    Transfers,
+    /// Nothing (single passes, external solvers).
+    Nothing,
+}
+
+/// What one engine run returns: the answer and, from engines that write proofs, the
+/// refutation of `bound - 1` timeframes (unchecked: the gate checks it).
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// The engine's answer.
+    pub answer: Answer,
+    /// A refutation backing the answer's lower bound, if the engine produced one.
+    pub refutation: Option<Box<Refutation>>,
+}
+
+impl From<Answer> for Run {
+    fn from(answer: Answer) -> Run {
+        Run {
+            answer,
+            refutation: None,
+        }
+    }
+}
+
+/// Why an engine did not answer.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum EngineError {
+    /// The input is outside what the engine accepts (too large to encode, not an
+    /// all-to-all for round-robin, an option it does not have): the user's to change.
+    #[error("{0}")]
+    Input(String),
+    /// The engine failed (a solver error): a bug or a solver failure, ours to fix.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// A scheduling engine.
+pub trait Engine: Sync {
+    /// Its name (`--engine NAME`, reports).
+    fn name(&self) -> &'static str;
+    /// One line on what it does.
+    fn about(&self) -> &'static str;
+    /// The verdicts it can give.
+    fn verdicts(&self) -> &'static [Verdict];
+    /// What it counts in the progress counter.
+    fn counts(&self) -> Counts {
+        Counts::Nothing
+    }
+    /// Whether it has a decision mode ([`Request::decide`]).
+    fn decides(&self) -> bool {
+        false
+    }
+    /// Whether it produces refutations itself ([`Request::proofs`]); the gate certifies
+    /// the others' bounds with SAT.
+    fn proves(&self) -> bool {
+        false
+    }
+    /// Hidden from listings and default runs (the deliberately wrong test engines).
+    fn hidden(&self) -> bool {
+        false
+    }
+    /// Whether `crosscheck` runs it when no engine list is given.
+    fn in_crosscheck(&self) -> bool {
+        false
+    }
+    /// Runs the engine. The answer is *not* checked here: see [`gate::solve`].
+    fn run(
+        &self,
+        traffic: &Traffic,
+        request: &Request,
+        progress: &AtomicU64,
+    ) -> Result<Run, EngineError>;
+}

@@ -1,0 +1,76 @@
+//! Settles whether a valid schedule is optimal (`liquid verify --prove DIR`): SAT decides
+//! whether one timeframe fewer suffices, and the evidence is written either way: a checked
+//! proof that it does not, or the shorter schedule, validated.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use liquid_model::{validate, CheckedProof, Schedule, Traffic};
+use liquid_sat::{EncodeOptions, Proved, SatError};
+
+use crate::gate::SolveError;
+
+/// What [`settle`] found.
+#[derive(Debug, Clone)]
+pub enum Settled {
+    /// The schedule is optimal: a checked proof that one timeframe fewer does not suffice.
+    Optimal(CheckedProof),
+    /// A shorter valid schedule exists; it was written to the file named.
+    Shorter {
+        /// Its length.
+        length: usize,
+        /// The file it was written to.
+        file: PathBuf,
+    },
+    /// The time limit came first.
+    Stopped,
+    /// SAT cannot encode the traffic (too large): nothing was decided.
+    TooLarge(String),
+}
+
+/// Settles whether a schedule of `length` timeframes is optimal, writing the evidence into
+/// `dir` (created if needed): a proof directory, or `dir/shorter-schedule.yaml`.
+pub fn settle(
+    traffic: &Traffic,
+    length: usize,
+    dir: &Path,
+    deadline: Option<Instant>,
+) -> Result<Settled, SolveError> {
+    let failed = |message: String| SolveError::Failed {
+        engine: "sat".to_string(),
+        message,
+    };
+    let k = length - 1;
+    match liquid_sat::prove(traffic, k, &EncodeOptions::default(), deadline) {
+        Err(SatError::Encode(e)) => Ok(Settled::TooLarge(e.to_string())),
+        Err(e) => Err(failed(e.to_string())),
+        Ok(None) => Ok(Settled::Stopped),
+        Ok(Some(Proved::Unsat(r))) => {
+            match liquid_proof::write_and_verify(dir, traffic, &r)
+                .map_err(|e| SolveError::Input(e.to_string()))?
+            {
+                Ok(p) => Ok(Settled::Optimal(p)),
+                Err(why) => Err(SolveError::Wrong {
+                    engine: "sat".to_string(),
+                    reason: format!(
+                        "its proof that {k} timeframes do not suffice was rejected: {why}"
+                    ),
+                }),
+            }
+        }
+        Ok(Some(Proved::Sat(shorter))) => {
+            let shorter: Schedule = shorter.normalized();
+            let r = validate(traffic, &shorter)
+                .map_err(|e| failed(format!("the SAT schedule is invalid: {e}")))?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| SolveError::Input(format!("cannot create {}: {e}", dir.display())))?;
+            let file = dir.join("shorter-schedule.yaml");
+            std::fs::write(&file, liquid_model::yaml::write_schedule(traffic, &shorter))
+                .map_err(|e| SolveError::Input(format!("cannot write {}: {e}", file.display())))?;
+            Ok(Settled::Shorter {
+                length: r.length,
+                file,
+            })
+        }
+    }
+}

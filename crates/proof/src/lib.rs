@@ -1,0 +1,261 @@
+//! Proof directories and certificates: the only place liquid turns a refutation into a
+//! checked proof.
+//!
+//! A proof directory holds `formula.cnf` (DIMACS), `proof.lrat` (textual LRAT) and
+//! `manifest.yaml` ([`manifest`]). A refutation or a directory is accepted when
+//! 1. every field of the manifest is what the traffic and the files give (hashes, sizes,
+//!    line counts, claim, Λ, options, clause families),
+//! 2. the formula is byte-identical to a fresh encoding of the traffic with the manifest's
+//!    k (`liquid-sat`'s encoder), and
+//! 3. the LRAT proof refutes it, by the checker of `liquid-certify`, which shares no code
+//!    with the SAT engine or varisat.
+//!
+//! Only then is a [`CheckedProof`] made (from the checker's `Refuted`, which nothing else
+//! can build). [`certificate`] says what a schedule file and a proof directory prove
+//! together, from files alone.
+#![forbid(unsafe_code)]
+
+pub mod certificate;
+pub mod manifest;
+
+use std::path::Path;
+
+use liquid_model::yaml::LoadError;
+use liquid_model::{CheckedProof, Traffic};
+use liquid_sat::{encode, Refutation, ENCODING_VERSION};
+use thiserror::Error;
+
+pub use crate::manifest::{
+    traffic_sha256, ProofManifest, FORMULA_FILE, MANIFEST_FILE, MANIFEST_FORMAT, PROOF_FILE,
+};
+
+/// Why a proof could not be written or read (as opposed to rejected).
+#[derive(Debug, Error)]
+pub enum ProofError {
+    /// A file could not be written.
+    #[error("cannot write {path}: {message}")]
+    Write {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        message: String,
+    },
+    /// A file could not be read or parsed (names the file, line and field).
+    #[error(transparent)]
+    Load(#[from] LoadError),
+}
+
+/// Why a proof was rejected: it does not prove what it claims about this traffic.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{0}")]
+pub struct Rejection(pub String);
+
+/// Checks a refutation held in memory against the traffic (manifest-free: the same checks
+/// on the formula and the proof as [`verify_dir`]).
+pub fn check_refutation(traffic: &Traffic, r: &Refutation) -> Result<CheckedProof, Rejection> {
+    check(traffic, r.colours, &r.options, &r.cnf, &r.lrat, None)
+}
+
+fn check(
+    traffic: &Traffic,
+    k: usize,
+    options: &liquid_sat::EncodeOptions,
+    cnf: &str,
+    lrat: &str,
+    dir: Option<&Path>,
+) -> Result<CheckedProof, Rejection> {
+    if k == 0 {
+        return Err(Rejection("the proof claims 0 timeframes".to_string()));
+    }
+    let expected = encode(traffic, k, options)
+        .map_err(|e| Rejection(format!("cannot re-encode the model: {e}")))?
+        .dimacs();
+    let refuted = liquid_certify::check_refutation(&expected, cnf, lrat).map_err(|e| {
+        Rejection(match e {
+            liquid_certify::CheckError::UnexpectedFormula { line } => format!(
+                "{FORMULA_FILE} is not the encoding of {:?} with {k} timeframes (first difference at line {line})",
+                traffic.name()
+            ),
+            e => format!("{PROOF_FILE}: {e}"),
+        })
+    })?;
+    Ok(CheckedProof::new(
+        refuted,
+        k,
+        dir.map(|d| d.display().to_string()),
+    ))
+}
+
+/// Writes `formula.cnf`, `proof.lrat` and `manifest.yaml` into `dir` (created if needed).
+pub fn write_dir(dir: &Path, traffic: &Traffic, r: &Refutation) -> Result<(), ProofError> {
+    let err = |p: &Path, e: &dyn std::fmt::Display| ProofError::Write {
+        path: p.display().to_string(),
+        message: e.to_string(),
+    };
+    std::fs::create_dir_all(dir).map_err(|e| err(dir, &e))?;
+    let m = manifest::manifest(traffic, r);
+    let text = liquid_model::yaml::to_string(&m).map_err(|e| err(dir, &e))?;
+    for (name, content) in [
+        (FORMULA_FILE, r.cnf.as_str()),
+        (PROOF_FILE, r.lrat.as_str()),
+        (MANIFEST_FILE, text.as_str()),
+    ] {
+        let p = dir.join(name);
+        std::fs::write(&p, content).map_err(|e| err(&p, &e))?;
+    }
+    Ok(())
+}
+
+/// Writes the refutation into `dir`, then reads the directory back and verifies it: the
+/// proof a user is handed is the one that was checked.
+pub fn write_and_verify(
+    dir: &Path,
+    traffic: &Traffic,
+    r: &Refutation,
+) -> Result<Result<CheckedProof, Rejection>, ProofError> {
+    write_dir(dir, traffic, r)?;
+    verify_dir(traffic, dir)
+}
+
+/// Verifies a proof directory against a traffic (see the crate documentation). Unreadable
+/// or malformed files are errors (`Err`); a proof that fails a check is `Ok(Err(why))`.
+pub fn verify_dir(
+    traffic: &Traffic,
+    dir: &Path,
+) -> Result<Result<CheckedProof, Rejection>, ProofError> {
+    let path = dir.join(MANIFEST_FILE);
+    let text = liquid_model::yaml::read_text(&path)?;
+    let found: ProofManifest = liquid_model::yaml::from_str(&path.display().to_string(), &text)?;
+    let cnf = liquid_model::yaml::read_text(&dir.join(FORMULA_FILE))?;
+    let lrat = liquid_model::yaml::read_text(&dir.join(PROOF_FILE))?;
+    Ok(verify_texts(traffic, dir, &found, cnf, lrat))
+}
+
+fn verify_texts(
+    traffic: &Traffic,
+    dir: &Path,
+    found: &ProofManifest,
+    cnf: String,
+    lrat: String,
+) -> Result<CheckedProof, Rejection> {
+    {
+        if found.format != MANIFEST_FORMAT {
+            return Err(Rejection(format!(
+                "manifest format {:?} is not {MANIFEST_FORMAT:?}",
+                found.format
+            )));
+        }
+        if found.encoding != ENCODING_VERSION {
+            return Err(Rejection(format!(
+                "the proof uses encoding {:?}; this liquid writes {ENCODING_VERSION:?}",
+                found.encoding
+            )));
+        }
+        let hash = traffic_sha256(traffic);
+        if found.traffic_sha256 != hash {
+            return Err(Rejection(format!(
+                "the manifest is for another traffic ({:?}, sha256 {}), not for {:?} (sha256 {hash})",
+                found.model,
+                found.traffic_sha256,
+                traffic.name()
+            )));
+        }
+        let options = manifest::options_from_manifest(&found.options).map_err(Rejection)?;
+        let checked = check(traffic, found.colours, &options, &cnf, &lrat, Some(dir))?;
+        // The formula and proof check; now the manifest must say only what is true.
+        let e = encode(traffic, found.colours, &options)
+            .map_err(|e| Rejection(format!("cannot re-encode the model: {e}")))?;
+        let expected = manifest::manifest(
+            traffic,
+            &Refutation {
+                colours: found.colours,
+                options,
+                families: e.families().to_vec(),
+                cnf,
+                lrat,
+            },
+        );
+        let diffs = manifest::differences(found, &expected);
+        if !diffs.is_empty() {
+            return Err(Rejection(format!(
+                "{MANIFEST_FILE} does not describe this proof: {}",
+                diffs.join("; ")
+            )));
+        }
+        Ok(checked)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use liquid_model::examples::no_team;
+    use liquid_sat::{prove, EncodeOptions, Proved};
+
+    fn refutation() -> (Traffic, Refutation) {
+        let t = no_team();
+        let Some(Proved::Unsat(r)) = prove(&t, 2, &EncodeOptions::default(), None).expect("runs")
+        else {
+            panic!("no-team is not 2-colourable");
+        };
+        (t, *r)
+    }
+
+    #[test]
+    fn a_written_proof_verifies_and_says_what_it_proves() {
+        let (t, r) = refutation();
+        let dir = tempfile::tempdir().expect("temp dir");
+        let p = write_and_verify(dir.path(), &t, &r)
+            .expect("written")
+            .expect("accepted");
+        assert_eq!(p.colours(), 2);
+        assert!(p.report().added >= 1);
+        assert_eq!(check_refutation(&t, &r).expect("in memory").colours(), 2);
+    }
+
+    #[test]
+    fn a_lying_manifest_is_rejected() {
+        let (t, r) = refutation();
+        let dir = tempfile::tempdir().expect("temp dir");
+        write_dir(dir.path(), &t, &r).expect("written");
+        let path = dir.path().join(MANIFEST_FILE);
+        let text = std::fs::read_to_string(&path).expect("manifest");
+        for (from, to) in [
+            (
+                format!("duration: {}", t.duration()),
+                "duration: 7".to_string(),
+            ),
+            (
+                format!("bytes: {}", r.lrat.len()),
+                format!("bytes: {}", r.lrat.len() + 1),
+            ),
+            (
+                "has no schedule".to_string(),
+                "has no liquid schedule".to_string(),
+            ),
+        ] {
+            assert!(text.contains(&from), "{from} in {text}");
+            std::fs::write(&path, text.replacen(&from, &to, 1)).expect("edit");
+            let why = verify_dir(&t, dir.path())
+                .expect("readable")
+                .expect_err("a lie");
+            assert!(why.0.contains("does not describe this proof"), "{why}");
+        }
+    }
+
+    #[test]
+    fn another_formula_or_a_broken_proof_is_rejected() {
+        let (t, mut r) = refutation();
+        let good = r.clone();
+        r.cnf = r.cnf.replacen(" 0\n", " 1 0\n", 1);
+        let why = check_refutation(&t, &r).expect_err("another formula");
+        assert!(why.0.contains("is not the encoding"), "{why}");
+        let mut r = good;
+        let last = r.lrat.trim_end().rfind('\n').map_or(0, |i| i + 1);
+        r.lrat.truncate(last);
+        assert!(
+            check_refutation(&t, &r).is_err(),
+            "a proof without its last step"
+        );
+    }
+}

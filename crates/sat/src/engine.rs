@@ -1,0 +1,202 @@
+//! The SAT engine: liquidity (k = Λ) and the optimal length (k from Λ up to the length of
+//! a starting schedule), every varisat run in the calling thread and stopped at the
+//! deadline (see [`crate::solver`]).
+
+use std::sync::atomic::AtomicU64;
+use std::time::Instant;
+
+use crate::encode::{check_size, encode, EncodeOptions, Encoding};
+use crate::prove::{prove_encoding, Proved, Refutation};
+use crate::solver::{run, Formula, Run};
+use crate::SatError;
+use liquid_model::{Answer, Evidence, Limits, LowerBound, Outcome, Schedule, StatValue, Traffic};
+
+/// The engine's name in outcomes.
+pub const ENGINE: &str = "sat";
+
+/// Decides whether `traffic` has a schedule of at most `k` timeframes: `None` at the
+/// deadline, `Some(Some(schedule))` (decoded from the model, not yet validated) when it
+/// has, `Some(None)` when it has not.
+pub fn decide(
+    traffic: &Traffic,
+    k: usize,
+    options: &EncodeOptions,
+    deadline: Option<Instant>,
+) -> Result<(Encoding, Option<Option<Schedule>>), SatError> {
+    let e = encode(traffic, k, options)?;
+    let r = match run(Formula::Clauses(e.clauses()), false, deadline)? {
+        Run::Sat(m) => Some(Some(e.decode(&m))),
+        Run::Unsat(_) => Some(None),
+        Run::Timeout => None,
+    };
+    Ok((e, r))
+}
+
+/// Options of the SAT engine beyond the limits.
+#[derive(Debug, Clone, Default)]
+pub struct SatOptions {
+    /// The encoding's options.
+    pub encode: EncodeOptions,
+    /// Produce an LRAT refutation of the final lower bound (when it is above Λ).
+    pub proofs: bool,
+    /// A valid schedule to start from (its length is the first upper bound); without one,
+    /// DSatur's, computed within the time limit.
+    pub start: Option<Schedule>,
+}
+
+/// What the engine returns: its answer and, when proofs were asked for and the lower
+/// bound is above Λ, the refutation of one timeframe fewer (unchecked: the engine layer
+/// checks it before it calls it a proof).
+#[derive(Debug, Clone)]
+pub struct SatRun {
+    /// The answer.
+    pub answer: Answer,
+    /// The refutation of `bound - 1` timeframes.
+    pub refutation: Option<Box<Refutation>>,
+}
+
+/// The engine with default options and no proof; a failure becomes `unknown` with the
+/// error in the statistics.
+pub fn solve(traffic: &Traffic, limits: &Limits) -> Answer {
+    match solve_with(traffic, limits, &SatOptions::default(), &AtomicU64::new(0)) {
+        Ok(r) => r.answer,
+        Err(e) => Answer::new(
+            ENGINE,
+            Outcome::Unknown {
+                best: None,
+                bound: LowerBound::duration(traffic),
+            },
+        )
+        .stat("error", StatValue::Text(e.to_string())),
+    }
+}
+
+/// Runs the SAT engine: k = Λ, Λ+1, … up to one less than the starting schedule's length,
+/// one fresh solver per k (with the LRAT writer when proofs are asked for, so the proof of
+/// the last unsatisfiable k comes from the run that found it). The first satisfiable k
+/// gives an optimal schedule; if every k is unsatisfiable, the starting schedule is
+/// optimal. `liquid`, `optimal`, `non-liquid` (a bound above Λ, the optimum not reached
+/// before the deadline) or `unknown` (stopped before anything was settled, with the best
+/// schedule). The node limit does not apply: varisat counts no nodes. Colours transfers of
+/// the starting DSatur run into `progress`.
+pub fn solve_with(
+    traffic: &Traffic,
+    limits: &Limits,
+    opts: &SatOptions,
+    progress: &AtomicU64,
+) -> Result<SatRun, SatError> {
+    let deadline = limits.deadline();
+    let lam = traffic.duration();
+    // Too large to encode even at k = Λ: said before any work, not after minutes of DSatur.
+    check_size(traffic, lam)?;
+    let mut stats = Vec::new();
+    let start = match &opts.start {
+        Some(s) => Some(s.clone()),
+        None => liquid_search::dsatur::colour_until(traffic, deadline, progress)
+            .map(|c| c.to_schedule()),
+    };
+    stats.push((
+        if opts.start.is_some() {
+            "start_length"
+        } else {
+            "dsatur_colours"
+        }
+        .to_string(),
+        StatValue::Count(start.as_ref().map_or(0, |s| s.len() as u64)),
+    ));
+    let Some(mut best) = start else {
+        stats.push((
+            "stopped".to_string(),
+            StatValue::Text("time limit (before a starting schedule)".to_string()),
+        ));
+        let outcome = Outcome::Unknown {
+            best: None,
+            bound: LowerBound::duration(traffic),
+        };
+        return Ok(SatRun {
+            answer: Answer {
+                engine: ENGINE.to_string(),
+                outcome,
+                stats,
+            },
+            refutation: None,
+        });
+    };
+    let ub = best.len();
+    let mut bound = LowerBound::duration(traffic);
+    let mut refutation = None;
+    let mut calls = 0u64;
+    let mut last_size = (0usize, 0usize);
+    let mut stopped = false;
+    // Always ask SAT about k = Λ, even when the starting schedule is liquid: the engine
+    // then answers on its own.
+    for k in lam..ub.max(lam + 1) {
+        calls += 1;
+        let e = encode(traffic, k, &opts.encode)?;
+        last_size = (e.num_vars(), e.num_clauses());
+        let answer = if opts.proofs {
+            match prove_encoding(&e, deadline)? {
+                None => None,
+                Some(Proved::Sat(s)) => Some(Some(s)),
+                Some(Proved::Unsat(r)) => {
+                    refutation = Some(r);
+                    Some(None)
+                }
+            }
+        } else {
+            match run(Formula::Clauses(e.clauses()), false, deadline)? {
+                Run::Sat(m) => Some(Some(e.decode(&m))),
+                Run::Unsat(_) => Some(None),
+                Run::Timeout => None,
+            }
+        };
+        match answer {
+            Some(Some(s)) => {
+                best = s;
+                break;
+            }
+            Some(None) => {
+                bound = LowerBound {
+                    value: k + 1,
+                    evidence: Evidence::SolverClaim {
+                        engine: ENGINE.to_string(),
+                    },
+                };
+            }
+            None => {
+                stopped = true;
+                break;
+            }
+        }
+    }
+    stats.push(("sat_calls".to_string(), StatValue::Count(calls)));
+    stats.push((
+        "last_variables".to_string(),
+        StatValue::Count(last_size.0 as u64),
+    ));
+    stats.push((
+        "last_clauses".to_string(),
+        StatValue::Count(last_size.1 as u64),
+    ));
+    if let Some(r) = &refutation {
+        stats.push((
+            "proof_bytes".to_string(),
+            StatValue::Count(r.lrat.len() as u64),
+        ));
+    }
+    if stopped {
+        stats.push((
+            "stopped".to_string(),
+            StatValue::Text("time limit".to_string()),
+        ));
+    }
+    let outcome = Outcome::settle(traffic, Some(best.normalized()), bound, !stopped);
+    Ok(SatRun {
+        answer: Answer {
+            engine: ENGINE.to_string(),
+            outcome,
+            stats,
+        },
+        refutation,
+    })
+}
