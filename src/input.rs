@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use liquid_model::Traffic;
+use liquid_model::network::NetworkError;
+use liquid_model::{BuildError, Traffic};
 
 use crate::InputError;
 
@@ -17,9 +18,13 @@ pub fn load_traffic(arg: &Path) -> anyhow::Result<Traffic> {
             let generated = liquid_topology::spec::parse(s)
                 .map_err(|e| InputError(e.to_string()))?
                 .ok_or_else(|| InputError(format!("{s:?} is not a generated-model spec")))?;
-            return generated
-                .expand()
-                .map_err(|e| anyhow::anyhow!("generated model {s:?} does not expand: {e}"));
+            return generated.expand().map_err(|e| match e {
+                // A spec whose pattern is empty is bad input, not a generator bug.
+                NetworkError::Build(BuildError::Empty { .. }) => {
+                    InputError(format!("generated model {s:?}: {e}")).into()
+                }
+                e => anyhow::anyhow!("generated model {s:?} does not expand: {e}"),
+            });
         }
     }
     Ok(liquid_model::yaml::load_model(arg)?)

@@ -7,6 +7,7 @@ mod conformance;
 mod crosscheck;
 mod dsatur;
 mod foundation;
+mod hostile;
 mod ilp;
 mod native;
 mod sat;

@@ -183,14 +183,6 @@ pub enum NetworkError {
         /// The count.
         count: u64,
     },
-    /// A virtual link name that the traffic already uses.
-    #[error("virtual link {id:?} clashes with a link already in use")]
-    VirtualLinkClash {
-        /// Field path.
-        at: String,
-        /// The name.
-        id: String,
-    },
     /// A self-pair in an explicit pair list.
     #[error("a transfer from {id:?} to itself has an empty path")]
     SelfPair {
@@ -227,7 +219,6 @@ impl NetworkError {
             | NetworkError::NoRoute { at, .. }
             | NetworkError::BadCount { at, .. }
             | NetworkError::VirtualLinks { at, .. }
-            | NetworkError::VirtualLinkClash { at, .. }
             | NetworkError::SelfPair { at, .. }
             | NetworkError::TooLarge { at, .. } => at,
             NetworkError::Build(e) => e.at(),
@@ -297,19 +288,16 @@ pub fn add_with_count(
             Some(_) => format!("{at}.virtual_links[{}]", k - 1),
             None => format!("{at}.count"),
         };
-        if b.has_link(&vname) {
-            return Err(NetworkError::VirtualLinkClash { at: vat, id: vname });
-        }
-        let mut p: Vec<&str> = path.to_vec();
-        p.push(&vname);
-        let n = path.len();
-        b.transfer(&copy_id(id, k), from.clone(), to.clone(), &p, at, &|i| {
-            if i < n {
-                path_at(i)
-            } else {
-                vat.clone()
-            }
-        })?;
+        let v = b.virtual_link(&vname, &vat)?;
+        b.transfer_copy(
+            &copy_id(id, k),
+            from.clone(),
+            to.clone(),
+            path,
+            v,
+            at,
+            &path_at,
+        )?;
     }
     Ok(())
 }

@@ -5,8 +5,9 @@
 //! conflict structure) is derived from these two lists, so the memory is linear in the
 //! total path length: the conflict graph's edge list is never materialised.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::sync::Arc;
 
 use thiserror::Error;
 
@@ -68,7 +69,7 @@ pub enum BuildError {
         at: String,
     },
     /// Two transfers share an id.
-    #[error("duplicate transfer id {id:?} (first defined at {first})")]
+    #[error("duplicate transfer id {id:?}: first defined at {first}")]
     DuplicateTransfer {
         /// Field path of the second definition.
         at: String,
@@ -94,6 +95,29 @@ pub enum BuildError {
         id: String,
         /// The repeated link.
         link: String,
+    },
+    /// A virtual link whose name is already in use, as a real link or as the virtual link
+    /// of another copy.
+    #[error("virtual link {link:?} is already in use as {first_kind} at {first}: a virtual link must be a link of its own")]
+    VirtualLinkClash {
+        /// Field path of the virtual link's declaration.
+        at: String,
+        /// The link's name.
+        link: String,
+        /// Field path where the name was first used.
+        first: String,
+        /// What the first use declared: `a real link` or `a virtual link`.
+        first_kind: &'static str,
+    },
+    /// A real link (in a path) that is the name of a virtual link declared earlier.
+    #[error("link {link:?} is a virtual link, declared at {first}: a virtual link must not also be a real link")]
+    RealLinkIsVirtual {
+        /// Field path of the path element.
+        at: String,
+        /// The link's name.
+        link: String,
+        /// Field path of the virtual link's declaration.
+        first: String,
     },
     /// An id (transfer or link) is empty.
     #[error("an empty string is not a valid {what} id")]
@@ -131,9 +155,23 @@ impl BuildError {
             | BuildError::DuplicateTransfer { at, .. }
             | BuildError::EmptyPath { at, .. }
             | BuildError::RepeatedLink { at, .. }
+            | BuildError::VirtualLinkClash { at, .. }
+            | BuildError::RealLinkIsVirtual { at, .. }
             | BuildError::EmptyId { at, .. }
             | BuildError::TooMany { at, .. }
             | BuildError::BadThroughput { at, .. } => at,
+        }
+    }
+
+    /// The field path of a second place the error is about (the first definition of a
+    /// duplicate, the other use of a clashing link), when there is one. The message names
+    /// it, last, so that a caller can add its line and column.
+    pub fn related_at(&self) -> Option<&str> {
+        match self {
+            BuildError::DuplicateTransfer { first, .. }
+            | BuildError::VirtualLinkClash { first, .. }
+            | BuildError::RealLinkIsVirtual { first, .. } => Some(first),
+            _ => None,
         }
     }
 }
@@ -146,10 +184,19 @@ pub struct TrafficBuilder {
     link_throughput: Option<f64>,
     links: Vec<String>,
     link_index: HashMap<String, LinkId>,
+    /// Per link: the field path of its first use, and whether it is a virtual link.
+    link_at: Vec<(Arc<str>, bool)>,
     transfers: Vec<Transfer>,
     transfer_index: HashMap<String, TransferId>,
-    transfer_at: Vec<String>,
+    transfer_at: Vec<Arc<str>>,
+    /// The field paths stored last in `link_at` and `transfer_at`: the copies of a
+    /// `count` share theirs instead of holding one string each.
+    last_at: [Option<Arc<str>>; 2],
 }
+
+/// Paths longer than this are checked for repeated links with a hash set rather than by
+/// pairwise comparison, so that a hostile path of many links loads in linear time.
+const SHORT_PATH: usize = 16;
 
 /// The largest number of transfers or links a traffic may hold (dense `u32` ids).
 pub const MAX_ELEMENTS: u64 = u32::MAX as u64;
@@ -187,11 +234,45 @@ impl TrafficBuilder {
         Ok(self)
     }
 
-    /// Declares a link (idempotent) and returns its dense id.
+    /// Declares a real link (idempotent) and returns its dense id. Naming a link that was
+    /// declared as a virtual link ([`TrafficBuilder::virtual_link`]) is an error.
     pub fn link(&mut self, name: &str, at: &str) -> Result<LinkId, BuildError> {
         if let Some(&id) = self.link_index.get(name) {
+            let (first, is_virtual) = &self.link_at[id.index()];
+            if *is_virtual {
+                return Err(BuildError::RealLinkIsVirtual {
+                    at: at.to_string(),
+                    link: name.to_string(),
+                    first: first.to_string(),
+                });
+            }
             return Ok(id);
         }
+        self.new_link(name, at, false)
+    }
+
+    /// Declares a virtual link: a link of its own that distinguishes one copy of a
+    /// repeated transfer (004 Fig. 2). The name must not be in use yet, as a real link or
+    /// as another virtual link; a later real use of it is an error too (see
+    /// [`TrafficBuilder::link`]), so the check does not depend on declaration order.
+    pub fn virtual_link(&mut self, name: &str, at: &str) -> Result<LinkId, BuildError> {
+        if let Some(&id) = self.link_index.get(name) {
+            let (first, first_is_virtual) = &self.link_at[id.index()];
+            return Err(BuildError::VirtualLinkClash {
+                at: at.to_string(),
+                link: name.to_string(),
+                first: first.to_string(),
+                first_kind: if *first_is_virtual {
+                    "a virtual link"
+                } else {
+                    "a real link"
+                },
+            });
+        }
+        self.new_link(name, at, true)
+    }
+
+    fn new_link(&mut self, name: &str, at: &str, is_virtual: bool) -> Result<LinkId, BuildError> {
         if name.is_empty() {
             return Err(BuildError::EmptyId {
                 at: at.to_string(),
@@ -208,10 +289,25 @@ impl TrafficBuilder {
         let id = LinkId(self.links.len() as u32);
         self.links.push(name.to_string());
         self.link_index.insert(name.to_string(), id);
+        let at = self.intern(0, at);
+        self.link_at.push((at, is_virtual));
         Ok(id)
     }
 
-    /// Whether a link of that name was declared.
+    /// A shared copy of a field path: equal to the one stored last in the same `slot`,
+    /// it is that one.
+    fn intern(&mut self, slot: usize, at: &str) -> Arc<str> {
+        match &self.last_at[slot] {
+            Some(last) if **last == *at => last.clone(),
+            _ => {
+                let at: Arc<str> = Arc::from(at);
+                self.last_at[slot] = Some(at.clone());
+                at
+            }
+        }
+    }
+
+    /// Whether a link of that name was declared (real or virtual).
     pub fn has_link(&self, name: &str) -> bool {
         self.link_index.contains_key(name)
     }
@@ -226,6 +322,36 @@ impl TrafficBuilder {
         at: &str,
         path_at: &dyn Fn(usize) -> String,
     ) -> Result<TransferId, BuildError> {
+        self.add_transfer(id, from, to, path, None, at, path_at)
+    }
+
+    /// Adds one copy of a repeated transfer: the links of `path` plus `virtual_link`, a
+    /// link declared by [`TrafficBuilder::virtual_link`] (last in the path).
+    #[allow(clippy::too_many_arguments)]
+    pub fn transfer_copy(
+        &mut self,
+        id: &str,
+        from: Option<String>,
+        to: Option<String>,
+        path: &[&str],
+        virtual_link: LinkId,
+        at: &str,
+        path_at: &dyn Fn(usize) -> String,
+    ) -> Result<TransferId, BuildError> {
+        self.add_transfer(id, from, to, path, Some(virtual_link), at, path_at)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_transfer(
+        &mut self,
+        id: &str,
+        from: Option<String>,
+        to: Option<String>,
+        path: &[&str],
+        extra: Option<LinkId>,
+        at: &str,
+        path_at: &dyn Fn(usize) -> String,
+    ) -> Result<TransferId, BuildError> {
         if id.is_empty() {
             return Err(BuildError::EmptyId {
                 at: format!("{at}.id"),
@@ -236,7 +362,7 @@ impl TrafficBuilder {
             return Err(BuildError::DuplicateTransfer {
                 at: format!("{at}.id"),
                 id: id.to_string(),
-                first: self.transfer_at[first.index()].clone(),
+                first: self.transfer_at[first.index()].to_string(),
             });
         }
         if path.is_empty() {
@@ -252,10 +378,16 @@ impl TrafficBuilder {
                 max: MAX_ELEMENTS,
             });
         }
-        let mut links = Vec::with_capacity(path.len());
+        let mut links = Vec::with_capacity(path.len() + usize::from(extra.is_some()));
+        let mut seen: HashSet<LinkId> = HashSet::new();
         for (i, name) in path.iter().enumerate() {
             let l = self.link(name, &path_at(i))?;
-            if links.contains(&l) {
+            let repeated = if path.len() <= SHORT_PATH {
+                links.contains(&l)
+            } else {
+                !seen.insert(l)
+            };
+            if repeated {
                 return Err(BuildError::RepeatedLink {
                     at: path_at(i),
                     id: id.to_string(),
@@ -264,6 +396,8 @@ impl TrafficBuilder {
             }
             links.push(l);
         }
+        // A virtual link is new when declared, so it cannot repeat a link of the path.
+        links.extend(extra);
         let tid = TransferId(self.transfers.len() as u32);
         self.transfers.push(Transfer {
             id: id.to_string(),
@@ -272,7 +406,8 @@ impl TrafficBuilder {
             path: links,
         });
         self.transfer_index.insert(id.to_string(), tid);
-        self.transfer_at.push(at.to_string());
+        let at = self.intern(1, at);
+        self.transfer_at.push(at);
         Ok(tid)
     }
 
@@ -491,30 +626,55 @@ impl Traffic {
 
     /// Degree of every transfer in the conflict graph, without the edge list.
     ///
-    /// Time O(Σ_x Σ_{l∈x} load(l)) (every transfer meets the users of its links), spread
-    /// over the rayon thread pool in chunks; memory one stamp per transfer per thread.
-    /// A stamp (the transfer's own index + 1) replaces clearing a mark array.
+    /// A transfer's degree is the number of other users of its links. Links of load 1
+    /// (virtual links, for instance) add nobody, so only the *shared* links count: with
+    /// none the degree is 0, with one it is that link's load - 1, at once. Otherwise the
+    /// users of the shared links are merged with a stamp per transfer (the transfer's own
+    /// index + 1, which replaces clearing a mark array), in time Σ_{l shared} load(l);
+    /// a transfer whose shared links are those of the transfer before it (the copies of a
+    /// `count`) reuses that degree, so n copies of one route cost O(n · |path|), not
+    /// O(n²). The work is spread over the rayon thread pool in chunks; memory is one stamp
+    /// per transfer per thread.
     pub fn conflict_degrees(&self) -> Vec<u64> {
         use rayon::prelude::*;
+        const CHUNK: usize = 4096;
         let n = self.len();
         let mut out = vec![0u64; n];
-        out.par_chunks_mut(4096).enumerate().for_each_init(
+        let shared = |t: usize| {
+            self.transfers[t]
+                .path
+                .iter()
+                .copied()
+                .filter(|l| self.users[l.index()].len() > 1)
+        };
+        out.par_chunks_mut(CHUNK).enumerate().for_each_init(
             || vec![0u32; n],
             |stamp, (chunk, degrees)| {
-                for (i, d) in degrees.iter_mut().enumerate() {
-                    let t = chunk * 4096 + i;
-                    let s = t as u32 + 1;
-                    stamp[t] = s;
-                    let mut deg = 0u64;
-                    for &l in &self.transfers[t].path {
-                        for &u in &self.users[l.index()] {
-                            if stamp[u.index()] != s {
-                                stamp[u.index()] = s;
-                                deg += 1;
-                            }
-                        }
+                for i in 0..degrees.len() {
+                    let t = chunk * CHUNK + i;
+                    if i > 0 && shared(t).eq(shared(t - 1)) {
+                        degrees[i] = degrees[i - 1];
+                        continue;
                     }
-                    *d = deg;
+                    let mut links = shared(t);
+                    degrees[i] = match (links.next(), links.next()) {
+                        (None, _) => 0,
+                        (Some(l), None) => self.users[l.index()].len() as u64 - 1,
+                        _ => {
+                            let s = t as u32 + 1;
+                            stamp[t] = s;
+                            let mut deg = 0u64;
+                            for l in shared(t) {
+                                for &u in &self.users[l.index()] {
+                                    if stamp[u.index()] != s {
+                                        stamp[u.index()] = s;
+                                        deg += 1;
+                                    }
+                                }
+                            }
+                            deg
+                        }
+                    };
                 }
             },
         );
@@ -560,5 +720,90 @@ impl fmt::Display for LinkId {
 impl fmt::Display for TransferId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "transfer#{}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_path_at(_: usize) -> String {
+        String::new()
+    }
+
+    #[test]
+    fn a_virtual_link_never_coincides_with_another_link_in_either_order() {
+        // Virtual first, real later.
+        let mut b = TrafficBuilder::new("t");
+        b.virtual_link("c", "transfers[0].virtual_links[0]")
+            .expect("new");
+        let e = b
+            .transfer("y", None, None, &["c", "d"], "transfers[1]", &|i| {
+                format!("transfers[1].path[{i}]")
+            })
+            .expect_err("c is virtual");
+        assert_eq!(
+            e,
+            BuildError::RealLinkIsVirtual {
+                at: "transfers[1].path[0]".into(),
+                link: "c".into(),
+                first: "transfers[0].virtual_links[0]".into(),
+            }
+        );
+        assert_eq!(e.related_at(), Some("transfers[0].virtual_links[0]"));
+        // Real first, virtual later.
+        let mut b = TrafficBuilder::new("t");
+        b.transfer("y", None, None, &["c", "d"], "transfers[0]", &|i| {
+            format!("transfers[0].path[{i}]")
+        })
+        .expect("valid");
+        let e = b
+            .virtual_link("c", "transfers[1].virtual_links[0]")
+            .expect_err("c is real");
+        assert!(
+            matches!(&e, BuildError::VirtualLinkClash { first, first_kind: "a real link", .. } if first == "transfers[0].path[0]"),
+            "{e:?}"
+        );
+        // Virtual twice.
+        let e = b
+            .virtual_link("v", "x")
+            .and_then(|_| b.virtual_link("v", "y"))
+            .expect_err("v twice");
+        assert!(
+            matches!(&e, BuildError::VirtualLinkClash { first, first_kind: "a virtual link", .. } if first == "x"),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn a_copy_uses_its_path_and_its_virtual_link() {
+        let mut b = TrafficBuilder::new("t");
+        let v = b.virtual_link("a#1~v", "transfers[0].count").expect("new");
+        b.transfer_copy("a#1", None, None, &["l"], v, "transfers[0]", &no_path_at)
+            .expect("valid");
+        let t = b.build("transfers").expect("not empty");
+        let names: Vec<&str> = t.transfers()[0]
+            .path
+            .iter()
+            .map(|&l| t.link_name(l))
+            .collect();
+        assert_eq!(names, ["l", "a#1~v"]);
+    }
+
+    #[test]
+    fn a_long_path_with_a_repeat_is_refused() {
+        let mut names: Vec<String> = (0..1000).map(|i| format!("l{i}")).collect();
+        names.push("l500".into());
+        let path: Vec<&str> = names.iter().map(String::as_str).collect();
+        let mut b = TrafficBuilder::new("t");
+        let e = b
+            .transfer("x", None, None, &path, "transfers[0]", &|i| {
+                format!("p[{i}]")
+            })
+            .expect_err("l500 twice");
+        assert_eq!(e.at(), "p[1000]");
+        let mut b = TrafficBuilder::new("t");
+        b.transfer("x", None, None, &path[..1000], "transfers[0]", &no_path_at)
+            .expect("distinct links");
     }
 }

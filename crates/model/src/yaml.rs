@@ -11,11 +11,11 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
-use yaml_rust2::scanner::Marker;
+use yaml_rust2::scanner::{Marker, TScalarStyle};
 
-use crate::network::{self, NetLink, Network, Pair, Pattern, Route, Routing};
+use crate::network::{self, NetLink, Network, NetworkError, Pair, Pattern, Route, Routing};
 use crate::schedule::Schedule;
-use crate::traffic::{Traffic, TrafficBuilder};
+use crate::traffic::{BuildError, Traffic, TrafficBuilder};
 
 /// An error in a file the user gave: where it is and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,7 +58,16 @@ impl LoadError {
             line: None,
             column: None,
             field: None,
-            message: message.into(),
+            message: shorten_quoted(&message.into()),
+        }
+    }
+
+    /// An error at a known 1-based line and column, about no particular field.
+    fn at_position(file: &str, (line, column): (usize, usize), message: impl Into<String>) -> Self {
+        LoadError {
+            line: Some(line),
+            column: Some(column),
+            ..LoadError::plain(file, message)
         }
     }
 
@@ -69,38 +78,118 @@ impl LoadError {
             file: file.to_string(),
             line: pos.map(|p| p.0),
             column: pos.map(|p| p.1),
-            field: (!at.is_empty()).then(|| at.to_string()),
-            message: message.into(),
+            field: (!at.is_empty()).then(|| shorten(at, MAX_FIELD_CHARS)),
+            message: shorten_quoted(&message.into()),
         }
     }
 
-    fn from_serde(file: &str, err: &serde_yaml::Error) -> Self {
-        let mut text = err.to_string();
-        let (line, column) = match err.location() {
-            Some(loc) => {
-                let suffix = format!(" at line {} column {}", loc.line(), loc.column());
-                if let Some(stripped) = text.strip_suffix(&suffix) {
-                    text = stripped.to_string();
-                }
-                (Some(loc.line()), Some(loc.column()))
+    /// Like [`LoadError::at_field`], for an error that is also about a second place,
+    /// `related` (the first definition of a duplicate, say): the message names that field
+    /// path last, and gets its line and column added after it.
+    fn at_fields(
+        file: &str,
+        text: &str,
+        at: &str,
+        related: Option<&str>,
+        message: impl Into<String>,
+    ) -> Self {
+        let mut message = message.into();
+        if let Some(r) = related.filter(|r| !r.is_empty()) {
+            if let (Some(i), Some((line, col))) = (message.rfind(r), locate(text, r)) {
+                message.insert_str(i + r.len(), &format!(" (line {line}, column {col})"));
             }
-            None => (None, None),
-        };
+        }
+        LoadError::at_field(file, text, at, message)
+    }
+
+    fn from_serde(file: &str, text: &str, err: &serde_yaml::Error) -> Self {
+        let mut raw = err.to_string();
+        let position = err.location().map(|loc| {
+            let suffix = format!(" at line {} column {}", loc.line(), loc.column());
+            if let Some(stripped) = raw.strip_suffix(&suffix) {
+                raw = stripped.to_string();
+            }
+            (loc.line(), loc.column())
+        });
         // serde prefixes the field path as "path: message".
-        let (field, message) = match text.split_once(": ") {
+        let (field, message) = match raw.split_once(": ") {
             Some((path, rest)) if !path.contains(' ') && !path.is_empty() => {
                 (Some(path.to_string()), rest.to_string())
             }
-            _ => (None, text),
+            _ => (None, raw),
         };
+        // A null name in a list: serde places it at the list; the element is more useful.
+        let (field, position) = match (&field, message == NULL_NAME) {
+            (Some(f), true) => match locate_null(text, f) {
+                Some((i, pos)) => (Some(format!("{f}[{i}]")), Some(pos)),
+                None => (field, position),
+            },
+            _ => (field, position),
+        };
+        // Every error names a line: when serde has none, the field's (or the document's).
+        let position = position.or_else(|| locate(text, field.as_deref().unwrap_or("")));
         LoadError {
             file: file.to_string(),
-            line,
-            column,
-            field,
-            message,
+            line: position.map(|p| p.0),
+            column: position.map(|p| p.1),
+            field: field.map(|f| shorten(&f, MAX_FIELD_CHARS)),
+            message: shorten_quoted(&message),
         }
     }
+}
+
+/// The longest name (id, link, unknown key) an error message quotes in full: longer ones
+/// are cut to this many characters and an ellipsis.
+pub const MAX_NAME_CHARS: usize = 60;
+
+/// The longest field path an error shows in full.
+const MAX_FIELD_CHARS: usize = 200;
+
+/// `s` cut to `max` characters plus an ellipsis, when it is longer.
+fn shorten(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// A message with every quoted name (`"..."` as `{:?}` writes it, or `` `...` `` as serde
+/// writes unknown fields) longer than [`MAX_NAME_CHARS`] cut short, so that a hostile
+/// name of a megabyte is not echoed in full.
+fn shorten_quoted(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(4096));
+    let mut chars = message.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c != '"' && c != '`' {
+            continue;
+        }
+        // Inside a quoted name: copy up to MAX_NAME_CHARS characters, skip the rest.
+        let mut kept = 0;
+        let mut cut = false;
+        while let Some(d) = chars.next() {
+            if d == c {
+                if cut {
+                    out.push('…');
+                }
+                out.push(d);
+                break;
+            }
+            let escaped = if d == '\\' && c == '"' {
+                chars.next()
+            } else {
+                None
+            };
+            if kept < MAX_NAME_CHARS {
+                out.push(d);
+                out.extend(escaped);
+                kept += 1;
+            } else {
+                cut = true;
+            }
+        }
+    }
+    out
 }
 
 /// Reads a file as UTF-8 text, naming the file in the error.
@@ -109,26 +198,212 @@ pub fn read_text(path: &Path) -> Result<String, LoadError> {
     let bytes =
         std::fs::read(path).map_err(|e| LoadError::plain(&file, format!("cannot read: {e}")))?;
     String::from_utf8(bytes).map_err(|e| {
-        LoadError::plain(
+        let valid = e.utf8_error().valid_up_to();
+        let prefix = String::from_utf8_lossy(&e.as_bytes()[..valid]);
+        LoadError::at_position(
             &file,
-            format!(
-                "not UTF-8 text (invalid byte at offset {})",
-                e.utf8_error().valid_up_to()
-            ),
+            position_after(&prefix),
+            format!("not UTF-8 text (invalid byte at offset {valid})"),
         )
     })
 }
 
-fn parse<'de, T: Deserialize<'de>>(file: &str, text: &'de str) -> Result<T, LoadError> {
-    if text.trim().is_empty() {
-        return Err(LoadError::plain(file, "the file is empty"));
+/// The 1-based (line, column) of the character just after `prefix` (columns count
+/// characters; a line ends at `\n`, `\r\n` or a lone `\r`, as in YAML).
+fn position_after(prefix: &str) -> (usize, usize) {
+    let mut line = 1;
+    let mut col = 1;
+    let mut chars = prefix.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' if chars.peek() == Some(&'\n') => {}
+            '\n' | '\r' => {
+                line += 1;
+                col = 1;
+            }
+            _ => col += 1,
+        }
     }
-    serde_yaml::from_str(text).map_err(|e| LoadError::from_serde(file, &e))
+    (line, col)
+}
+
+fn parse<'de, T: Deserialize<'de>>(file: &str, text: &'de str) -> Result<T, LoadError> {
+    prescan(file, text)?;
+    serde_yaml::from_str(text).map_err(|e| LoadError::from_serde(file, text, &e))
+}
+
+// ---------------------------------------------------------------------------------------
+// The pre-scan: limits checked before the YAML library sees the text
+// ---------------------------------------------------------------------------------------
+
+/// The deepest nesting of mappings and sequences a file may have. A model nests at most
+/// 5 levels (`network.routes[i].path[j]`); the YAML parser that builds the model slows
+/// down with the square of the depth, so deeper files are refused before it runs.
+pub const MAX_DEPTH: usize = 64;
+
+/// The most that aliases (`*name`) may add to a file, in bytes of scalar text (plus one
+/// per node): [`ALIAS_BUDGET_FACTOR`] times the file's size plus this many bytes.
+pub const ALIAS_BUDGET_BASE: u64 = 16 << 20;
+
+/// See [`ALIAS_BUDGET_BASE`].
+pub const ALIAS_BUDGET_FACTOR: u64 = 8;
+
+/// Whether YAML allows the character in a stream (its printable set, c-printable).
+fn yaml_printable(c: char) -> bool {
+    matches!(c,
+        '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{a0}'..='\u{d7ff}'
+        | '\u{e000}'..='\u{fffd}' | '\u{10000}'..='\u{10ffff}')
+}
+
+/// A syntax error the pre-scan found. The YAML library's messages are often the clearer
+/// ones ("did not find expected ',' or '}' ... while parsing a flow mapping at line 3"), so
+/// it reads the text up to the end of the error's line, and no further (beyond it lies
+/// what the pre-scan did not check), and its error is reported if it finds one there;
+/// otherwise the pre-scan's own.
+fn syntax_error(file: &str, text: &str, e: &yaml_rust2::ScanError) -> LoadError {
+    let m = *e.marker();
+    let end: usize = text
+        .split_inclusive('\n')
+        .take(m.line())
+        .map(str::len)
+        .sum();
+    if let Err(serde_err) = serde_yaml::from_str::<serde::de::IgnoredAny>(&text[..end]) {
+        if serde_err.location().is_some() {
+            return LoadError::from_serde(file, text, &serde_err);
+        }
+    }
+    LoadError::at_position(
+        file,
+        (m.line(), m.col() + 1),
+        format!("YAML syntax error: {}", e.info()),
+    )
+}
+
+/// Checks, in one linear pass each, what the YAML library would handle badly or report
+/// without a line: characters YAML does not allow, nesting deeper than [`MAX_DEPTH`],
+/// aliases that expand beyond the budget of [`ALIAS_BUDGET_BASE`], and a second
+/// document. The event pass stops at the first problem, so a hostile file costs time
+/// linear in its size; a syntax error is one of those problems.
+fn prescan(file: &str, text: &str) -> Result<(), LoadError> {
+    if text.trim().is_empty() {
+        return Err(LoadError::at_position(file, (1, 1), "the file is empty"));
+    }
+    if let Some(i) = text.find(|c: char| !yaml_printable(c)) {
+        let c = text[i..].chars().next().unwrap_or_default();
+        return Err(LoadError::at_position(
+            file,
+            position_after(&text[..i]),
+            format!(
+                "control character U+{:04X} is not allowed in YAML (byte offset {i})",
+                c as u32
+            ),
+        ));
+    }
+    let at = |m: Marker| (m.line(), m.col() + 1);
+    let budget =
+        ALIAS_BUDGET_BASE.saturating_add(ALIAS_BUDGET_FACTOR.saturating_mul(text.len() as u64));
+    let mut parser = Parser::new_from_str(text);
+    let mut depth = 0usize;
+    let mut documents = 0usize;
+    // Bytes of the document as aliases expand it, so far; the size of every anchored node
+    // (by anchor id); the anchored nodes still open, with the size when they started.
+    let mut expanded = 0u64;
+    let mut anchors: std::collections::HashMap<usize, u64> = std::collections::HashMap::new();
+    let mut open: Vec<(usize, u64)> = Vec::new();
+    let too_deep = |mark: Marker| {
+        LoadError::at_position(
+            file,
+            at(mark),
+            format!("nested more than {MAX_DEPTH} levels deep: a model file is never nested this deeply"),
+        )
+    };
+    loop {
+        let (event, mark) = match parser.next_token() {
+            Ok(next) => next,
+            // The scanner reads a flow collection to its end before it emits an event (it
+            // might be a key), and stops at its own limit of 255 flow levels.
+            Err(e) if e.info().contains("recursion limit") => return Err(too_deep(*e.marker())),
+            Err(e) => return Err(syntax_error(file, text, &e)),
+        };
+        match event {
+            Event::StreamEnd => return Ok(()),
+            Event::DocumentStart => {
+                documents += 1;
+                if documents > 1 {
+                    return Err(LoadError::at_position(
+                        file,
+                        at(mark),
+                        "a second YAML document starts here: a file holds one document (one `---` at most)",
+                    ));
+                }
+            }
+            Event::MappingStart(anchor, _) | Event::SequenceStart(anchor, _) => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(too_deep(mark));
+                }
+                expanded += 1;
+                open.push((anchor, expanded));
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                depth = depth.saturating_sub(1);
+                if let Some((anchor, start)) = open.pop() {
+                    if anchor != 0 {
+                        anchors.insert(anchor, expanded - start + 1);
+                    }
+                }
+            }
+            Event::Scalar(value, _, anchor, _) => {
+                let size = value.len() as u64 + 1;
+                expanded = expanded.saturating_add(size);
+                if anchor != 0 {
+                    anchors.insert(anchor, size);
+                }
+            }
+            Event::Alias(anchor) => {
+                let size = anchors.get(&anchor).copied().unwrap_or(1);
+                expanded = expanded.saturating_add(size);
+                if expanded > budget {
+                    return Err(LoadError::at_position(
+                        file,
+                        at(mark),
+                        format!(
+                            "aliases expand the file beyond {budget} bytes ({ALIAS_BUDGET_FACTOR} times its size plus {} MiB): refused to bound memory",
+                            ALIAS_BUDGET_BASE >> 20
+                        ),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
 // Model files
 // ---------------------------------------------------------------------------------------
+
+/// An id or a name (of a transfer, link or node): any string, but not YAML's null (`~`,
+/// `null` or nothing), which would otherwise be read as the text `~`.
+#[derive(Debug)]
+struct Name(String);
+
+/// The message of a null [`Name`].
+const NULL_NAME: &str = "null is not a name: ids and link names are non-empty strings";
+
+impl<'de> Deserialize<'de> for Name {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match Option::<String>::deserialize(d)? {
+            Some(s) => Ok(Name(s)),
+            None => Err(serde::de::Error::custom(NULL_NAME)),
+        }
+    }
+}
+
+/// The strings of a list of names.
+fn strings(names: &[Name]) -> Vec<String> {
+    names.iter().map(|n| n.0.clone()).collect()
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -149,24 +424,24 @@ struct ModelFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TransferEntry {
-    id: String,
+    id: Name,
     #[serde(default)]
     from: Option<String>,
     #[serde(default)]
     to: Option<String>,
-    path: Vec<String>,
+    path: Vec<Name>,
     #[serde(default)]
     count: Option<u64>,
     #[serde(default)]
-    virtual_links: Option<Vec<String>>,
+    virtual_links: Option<Vec<Name>>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct NetworkEntry {
-    hosts: Vec<String>,
+    hosts: Vec<Name>,
     #[serde(default)]
-    switches: Vec<String>,
+    switches: Vec<Name>,
     links: Vec<LinkEntry>,
     #[serde(default)]
     routing: RoutingEntry,
@@ -177,9 +452,9 @@ struct NetworkEntry {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct LinkEntry {
-    id: String,
-    from: String,
-    to: String,
+    id: Name,
+    from: Name,
+    to: Name,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -193,9 +468,9 @@ enum RoutingEntry {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RouteEntry {
-    from: String,
-    to: String,
-    path: Vec<String>,
+    from: Name,
+    to: Name,
+    path: Vec<Name>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -204,9 +479,9 @@ struct PatternEntry {
     #[serde(rename = "type")]
     kind: PatternKind,
     #[serde(default)]
-    senders: Option<Vec<String>>,
+    senders: Option<Vec<Name>>,
     #[serde(default)]
-    receivers: Option<Vec<String>>,
+    receivers: Option<Vec<Name>>,
     #[serde(default)]
     pairs: Option<Vec<PairEntry>>,
     #[serde(default)]
@@ -223,8 +498,8 @@ enum PatternKind {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PairEntry {
-    from: String,
-    to: String,
+    from: Name,
+    to: Name,
     #[serde(default)]
     count: Option<u64>,
 }
@@ -239,6 +514,12 @@ pub fn load_model(path: &Path) -> Result<Traffic, LoadError> {
 pub fn parse_model(file: &str, text: &str) -> Result<Traffic, LoadError> {
     let m: ModelFile = parse(file, text)?;
     let err = |at: &str, msg: String| LoadError::at_field(file, text, at, msg);
+    let build_err =
+        |e: BuildError| LoadError::at_fields(file, text, e.at(), e.related_at(), e.to_string());
+    let network_err = |e: NetworkError| match e {
+        NetworkError::Build(e) => build_err(e),
+        e => err(e.at(), e.to_string()),
+    };
     match (&m.transfers, &m.network) {
         (Some(_), Some(_)) => {
             return Err(err(
@@ -264,22 +545,23 @@ pub fn parse_model(file: &str, text: &str) -> Result<Traffic, LoadError> {
         let mut b = TrafficBuilder::new(m.name.clone());
         b.description(m.description.clone());
         b.link_throughput(m.link_throughput, "link_throughput")
-            .map_err(|e| err(e.at(), e.to_string()))?;
+            .map_err(build_err)?;
         for (i, t) in transfers.iter().enumerate() {
-            let path: Vec<&str> = t.path.iter().map(String::as_str).collect();
+            let path: Vec<&str> = t.path.iter().map(|n| n.0.as_str()).collect();
+            let virtual_links = t.virtual_links.as_deref().map(strings);
             network::add_with_count(
                 &mut b,
-                &t.id,
+                &t.id.0,
                 t.from.clone(),
                 t.to.clone(),
                 &path,
                 t.count.unwrap_or(1),
-                t.virtual_links.as_deref(),
+                virtual_links.as_deref(),
                 &format!("transfers[{i}]"),
             )
-            .map_err(|e| err(e.at(), e.to_string()))?;
+            .map_err(network_err)?;
         }
-        return b.build("transfers").map_err(|e| err(e.at(), e.to_string()));
+        return b.build("transfers").map_err(build_err);
     }
     let Some(net) = &m.network else {
         unreachable!("checked above")
@@ -291,15 +573,15 @@ pub fn parse_model(file: &str, text: &str) -> Result<Traffic, LoadError> {
         ));
     };
     let network = Network {
-        hosts: net.hosts.clone(),
-        switches: net.switches.clone(),
+        hosts: strings(&net.hosts),
+        switches: strings(&net.switches),
         links: net
             .links
             .iter()
             .map(|l| NetLink {
-                id: l.id.clone(),
-                from: l.from.clone(),
-                to: l.to.clone(),
+                id: l.id.0.clone(),
+                from: l.from.0.clone(),
+                to: l.to.0.clone(),
             })
             .collect(),
         routing: match net.routing {
@@ -310,9 +592,9 @@ pub fn parse_model(file: &str, text: &str) -> Result<Traffic, LoadError> {
             .routes
             .iter()
             .map(|r| Route {
-                from: r.from.clone(),
-                to: r.to.clone(),
-                path: r.path.clone(),
+                from: r.from.0.clone(),
+                to: r.to.0.clone(),
+                path: strings(&r.path),
             })
             .collect(),
     };
@@ -331,8 +613,8 @@ pub fn parse_model(file: &str, text: &str) -> Result<Traffic, LoadError> {
                 ));
             };
             Pattern::AllToAll {
-                senders: s.clone(),
-                receivers: r.clone(),
+                senders: strings(s),
+                receivers: strings(r),
                 self_transfers: p.self_transfers.unwrap_or(false),
             }
         }
@@ -351,8 +633,8 @@ pub fn parse_model(file: &str, text: &str) -> Result<Traffic, LoadError> {
                 pairs
                     .iter()
                     .map(|q| Pair {
-                        from: q.from.clone(),
-                        to: q.to.clone(),
+                        from: q.from.0.clone(),
+                        to: q.to.0.clone(),
                         count: q.count.unwrap_or(1),
                     })
                     .collect(),
@@ -366,7 +648,7 @@ pub fn parse_model(file: &str, text: &str) -> Result<Traffic, LoadError> {
         &network,
         &pattern,
     )
-    .map_err(|e| err(e.at(), e.to_string()))
+    .map_err(network_err)
 }
 
 /// Writes a traffic in the explicit form (the interchange format), paths as flow lists.
@@ -503,6 +785,7 @@ pub enum Document {
 pub fn load_document(path: &Path) -> Result<Document, LoadError> {
     let file = path.display().to_string();
     let text = read_text(path)?;
+    prescan(&file, &text)?;
     let is_schedule = matches!(
         serde_yaml::from_str::<serde_yaml::Value>(&text),
         Ok(serde_yaml::Value::Mapping(m)) if m.contains_key("timeframes")
@@ -721,6 +1004,56 @@ impl MarkedEventReceiver for Locator<'_> {
     }
 }
 
+/// Finds the first null element of the sequence at a field path (serde reports an error
+/// raised by [`Name`] at the sequence, not at the element).
+struct NullFinder<'a> {
+    locator: Locator<'a>,
+    /// The locator's stack depth of the sequence's direct children, once it has started.
+    children: Option<usize>,
+    found: Option<(usize, Marker)>,
+}
+
+impl MarkedEventReceiver for NullFinder<'_> {
+    fn on_event(&mut self, ev: Event, mark: Marker) {
+        if self.found.is_some() {
+            return;
+        }
+        if let (Some(d), Some(Frame::Seq { index, .. })) =
+            (self.children, self.locator.stack.last())
+        {
+            if self.locator.stack.len() == d {
+                if let Event::Scalar(v, TScalarStyle::Plain, _, None) = &ev {
+                    if matches!(v.as_str(), "" | "~" | "null" | "Null" | "NULL") {
+                        self.found = Some((*index, mark));
+                        return;
+                    }
+                }
+            }
+        }
+        let started = self.locator.found.is_some();
+        self.locator.on_event(ev, mark);
+        if !started && self.locator.found.is_some() {
+            self.children = Some(self.locator.stack.len());
+        }
+    }
+}
+
+/// The index and 1-based (line, column) of the first null element of the sequence at
+/// field path `at`, if it has one.
+fn locate_null(text: &str, at: &str) -> Option<(usize, (usize, usize))> {
+    let mut finder = NullFinder {
+        locator: Locator {
+            target: at,
+            stack: Vec::new(),
+            found: None,
+        },
+        children: None,
+        found: None,
+    };
+    let _ = Parser::new_from_str(text).load(&mut finder, false);
+    finder.found.map(|(i, m)| (i, (m.line(), m.col() + 1)))
+}
+
 /// The 1-based (line, column) of the node at a field path such as `transfers[3].path[1]`
 /// (the empty path is the document). When the path is not in the text, its nearest
 /// enclosing node is used.
@@ -741,5 +1074,130 @@ pub fn locate(text: &str, at: &str) -> Option<(usize, usize)> {
         }
         let cut = target.rfind(['.', '[']).unwrap_or(0);
         target.truncate(cut);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(text: &str) -> LoadError {
+        parse_model("m.yaml", text).expect_err("an input error")
+    }
+
+    fn position(e: &LoadError) -> (Option<usize>, Option<usize>) {
+        (e.line, e.column)
+    }
+
+    #[test]
+    fn nesting_deeper_than_the_limit_is_refused_with_its_position() {
+        let ok = format!("name: x\nnotes: {}{}\n", "[".repeat(62), "]".repeat(62));
+        // 63 levels (the root mapping and 62 sequences): within the limit, so the error is
+        // the unknown field, not the depth.
+        assert!(
+            error(&ok).message.contains("unknown field"),
+            "{}",
+            error(&ok)
+        );
+        let deep = format!("name: x\nnotes: {}{}\n", "[".repeat(64), "]".repeat(64));
+        let e = error(&deep);
+        assert!(e.message.contains("nested more than 64 levels"), "{e}");
+        assert_eq!(position(&e), (Some(2), Some(8 + 63)));
+    }
+
+    #[test]
+    fn a_second_document_is_refused_where_it_starts() {
+        let e = error("name: a\ntransfers: [{id: x, path: [l]}]\n---\nname: b\n");
+        assert_eq!(position(&e), (Some(3), Some(1)), "{e}");
+        assert!(e.message.contains("second YAML document"), "{e}");
+        // One explicit `---` is one document.
+        parse_model("m.yaml", "---\nname: a\ntransfers: [{id: x, path: [l]}]\n")
+            .expect("one document");
+    }
+
+    #[test]
+    fn control_characters_are_located() {
+        let e = error("name: a\ntransfers: [{id: x, path: [l\u{7}]}]\n");
+        assert_eq!(position(&e), (Some(2), Some(29)), "{e}");
+        assert!(e.message.contains("U+0007"), "{e}");
+    }
+
+    #[test]
+    fn not_utf8_is_located() {
+        let dir = std::env::temp_dir().join(format!("liquid-yaml-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("bad.yaml");
+        std::fs::write(&path, b"name: a\ntransfers: [\xff]\n").expect("write");
+        let e = load_model(&path).expect_err("not UTF-8");
+        assert_eq!(position(&e), (Some(2), Some(13)), "{e}");
+        std::fs::remove_dir_all(&dir).expect("clean up");
+    }
+
+    #[test]
+    fn aliases_expand_within_a_budget() {
+        // A short anchored path used a few times is fine.
+        let t = parse_model(
+            "m.yaml",
+            "name: a\ntransfers:\n  - {id: x, path: &p [l1, l2]}\n  - {id: y, path: *p, count: 2}\n",
+        )
+        .expect("aliases of a path");
+        assert_eq!(t.len(), 3);
+        // Nested anchors that multiply: refused at the alias that crosses the budget.
+        let mut text = String::from("name: a\nl0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        for i in 1..10 {
+            let prev = format!("*a{}", i - 1);
+            text.push_str(&format!("l{i}: &a{i} [{}]\n", vec![prev; 8].join(", ")));
+        }
+        let e = error(&text);
+        assert!(e.message.contains("aliases expand the file beyond"), "{e}");
+        assert!(e.line.is_some_and(|l| l <= 11), "{e}");
+    }
+
+    #[test]
+    fn null_is_not_a_name() {
+        for (text, field, column) in [
+            (
+                "name: a\ntransfers: [{id: x, path: [~]}]\n",
+                "transfers[0].path[0]",
+                28,
+            ),
+            (
+                "name: a\ntransfers: [{id: x, path: [a, null]}]\n",
+                "transfers[0].path[1]",
+                31,
+            ),
+            (
+                "name: a\ntransfers: [{id: x, path: [a], count: 2, virtual_links: [v, ~]}]\n",
+                "transfers[0].virtual_links[1]",
+                61,
+            ),
+        ] {
+            let e = error(text);
+            assert_eq!(e.message, NULL_NAME, "{text}: {e}");
+            assert_eq!(e.field.as_deref(), Some(field), "{e}");
+            assert_eq!(position(&e), (Some(2), Some(column)), "{e}");
+        }
+        let e = error("name: a\ntransfers: [{id: ~, path: [a]}]\n");
+        assert_eq!(e.message, NULL_NAME, "{e}");
+        assert_eq!(e.line, Some(2), "{e}");
+        // Quoted, `~` is a name like any other.
+        let t = parse_model("m.yaml", "name: a\ntransfers: [{id: x, path: [\"~\"]}]\n")
+            .expect("a quoted ~ is a string");
+        assert_eq!(t.link_name(crate::LinkId(0)), "~");
+    }
+
+    #[test]
+    fn long_quoted_names_are_shortened() {
+        let long = "n".repeat(100);
+        let m = shorten_quoted(&format!(
+            "unknown field `{long}`, expected `id` and {long:?} \"a\\\"b\""
+        ));
+        assert_eq!(
+            m,
+            format!(
+                "unknown field `{0}…`, expected `id` and \"{0}…\" \"a\\\"b\"",
+                "n".repeat(MAX_NAME_CHARS)
+            )
+        );
     }
 }

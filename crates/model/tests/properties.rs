@@ -20,6 +20,47 @@ fn traffic() -> impl Strategy<Value = Traffic> {
     })
 }
 
+/// Random traffics with repeated transfers: up to 8 entries over up to 6 links, each
+/// with a count of 1-3 (copies get virtual links, as a model's `count` does).
+fn traffic_with_counts() -> impl Strategy<Value = Traffic> {
+    prop::collection::vec(
+        (prop::collection::btree_set(0u8..6, 1..=3), 1u64..=3),
+        1..=8,
+    )
+    .prop_map(|entries| {
+        let mut b = liquid_model::TrafficBuilder::new("counts");
+        for (i, (p, count)) in entries.into_iter().enumerate() {
+            let names: Vec<String> = p.into_iter().map(|l| format!("l{l}")).collect();
+            let path: Vec<&str> = names.iter().map(String::as_str).collect();
+            liquid_model::network::add_with_count(
+                &mut b,
+                &format!("t{i}"),
+                None,
+                None,
+                &path,
+                count,
+                None,
+                &format!("transfers[{i}]"),
+            )
+            .expect("generated traffic is valid");
+        }
+        b.build("transfers").expect("not empty")
+    })
+}
+
+/// Each transfer's number of congesting transfers, pair by pair.
+fn brute_force_degrees(t: &Traffic) -> Vec<u64> {
+    let ids: Vec<TransferId> = t.transfer_ids().collect();
+    ids.iter()
+        .map(|&a| {
+            let pa = &t.transfer(a).path;
+            ids.iter()
+                .filter(|&&b| b != a && t.transfer(b).path.iter().any(|l| pa.contains(l)))
+                .count() as u64
+        })
+        .collect()
+}
+
 fn brute_force_edges(t: &Traffic) -> u64 {
     let ids: Vec<TransferId> = t.transfer_ids().collect();
     let mut edges = 0;
@@ -52,6 +93,17 @@ proptest! {
 
     #[test]
     fn conflict_edges_match_brute_force(t in traffic()) {
+        prop_assert_eq!(t.conflict_stats().edges, brute_force_edges(&t));
+    }
+
+    #[test]
+    fn conflict_degrees_match_brute_force(t in traffic()) {
+        prop_assert_eq!(t.conflict_degrees(), brute_force_degrees(&t));
+    }
+
+    #[test]
+    fn conflict_degrees_match_brute_force_with_counts(t in traffic_with_counts()) {
+        prop_assert_eq!(t.conflict_degrees(), brute_force_degrees(&t));
         prop_assert_eq!(t.conflict_stats().edges, brute_force_edges(&t));
     }
 

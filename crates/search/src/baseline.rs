@@ -9,8 +9,13 @@
 //! S_i → R_{(i+s) mod q} for every i, so each transfer is in exactly one phase. A phase
 //! whose transfers congest is split into the fewest timeframes by an exact colouring of
 //! the phase ([`crate::exact::colour_subset`]; phases hold at most p transfers). The
-//! schedule is the phases' timeframes in phase order. A traffic that is not all-to-all
-//! gets a [`BaselineError`], never a panic.
+//! schedule is the phases' timeframes in phase order.
+//!
+//! An all-to-all *without self-transfers* (the senders are the receivers, every pair of
+//! distinct nodes occurs exactly once and no node sends to itself: n·(n-1) transfers) is
+//! scheduled the same way with the receivers numbered like the senders and the phase
+//! s = 0, which would hold only self-transfers, left out: phase s (s = 1..n-1) holds
+//! S_i → S_{(i+s) mod n}. Any other traffic gets a [`BaselineError`], never a panic.
 //!
 //! **Random rule.** The transfers are shuffled by a Fisher-Yates shuffle driven by
 //! SplitMix64 seeded with `seed`; each transfer, in that order, goes to the lowest
@@ -97,6 +102,34 @@ pub fn round_robin_phases(traffic: &Traffic) -> Result<Vec<Vec<TransferId>>, Bas
         pair.insert(key, t);
     }
     let (p, q) = (senders.len(), receivers.len());
+    // Without self-transfers: the same nodes send and receive, and none sends to itself.
+    let self_free = p == q
+        && receivers.iter().all(|r| si.contains_key(r))
+        && pair.keys().all(|&(i, j)| senders[i] != receivers[j]);
+    if self_free {
+        let receiver_of: Vec<usize> = senders.iter().map(|s| ri[s]).collect();
+        let mut phases = Vec::with_capacity(p.saturating_sub(1));
+        for s in 1..p {
+            let mut phase = Vec::with_capacity(p);
+            for (i, sender) in senders.iter().enumerate() {
+                let j = receiver_of[(i + s) % p];
+                match pair.get(&(i, j)) {
+                    Some(&t) => phase.push(t),
+                    None => {
+                        return Err(BaselineError::MissingPair {
+                            from: sender.clone(),
+                            to: receivers[j].clone(),
+                            senders: p,
+                            receivers: q,
+                            transfers: traffic.len(),
+                        })
+                    }
+                }
+            }
+            phases.push(phase);
+        }
+        return Ok(phases);
+    }
     let mut phases = Vec::with_capacity(q);
     for s in 0..q {
         let mut phase = Vec::with_capacity(p);
@@ -230,6 +263,66 @@ mod tests {
             round_robin(&t),
             Err(BaselineError::MissingEndpoint { .. })
         ));
+    }
+
+    /// All-to-all over n hosts of one switch (host i: links `u{i}` up, `d{i}` down).
+    fn star(n: usize, self_transfers: bool) -> Traffic {
+        let mut b = liquid_model::TrafficBuilder::new("star");
+        for i in 0..n {
+            for j in 0..n {
+                if i == j && !self_transfers {
+                    continue;
+                }
+                let path = [format!("u{i}"), format!("d{j}")];
+                let path: Vec<&str> = path.iter().map(String::as_str).collect();
+                b.transfer(
+                    &format!("h{i}->h{j}"),
+                    Some(format!("h{i}")),
+                    Some(format!("h{j}")),
+                    &path,
+                    "",
+                    &|_| String::new(),
+                )
+                .expect("valid");
+            }
+        }
+        b.build("transfers").expect("not empty")
+    }
+
+    #[test]
+    fn all_to_all_without_self_transfers_skips_the_diagonal_phase() {
+        let t = star(5, false);
+        let phases = round_robin_phases(&t).expect("an all-to-all without self-transfers");
+        assert_eq!(phases.len(), 4);
+        for (s, phase) in phases.iter().enumerate() {
+            assert_eq!(phase.len(), 5);
+            for (i, &x) in phase.iter().enumerate() {
+                let expected = format!("h{i}->h{}", (i + s + 1) % 5);
+                assert_eq!(t.transfer_name(x), expected);
+            }
+        }
+        let o = round_robin(&t).expect("schedules");
+        check_outcome(&t, &o).expect("valid outcome");
+        assert_eq!(o.verdict, Verdict::Liquid);
+        assert_eq!(o.schedule.expect("schedule").len(), 4);
+        // With self-transfers the rule is unchanged: n phases, diagonal first.
+        let o = round_robin(&star(5, true)).expect("schedules");
+        assert_eq!(o.schedule.expect("schedule").len(), 5);
+    }
+
+    #[test]
+    fn a_missing_pair_is_still_an_error_without_self_transfers() {
+        let full = star(4, false);
+        let keep: Vec<TransferId> = full
+            .transfer_ids()
+            .filter(|&x| full.transfer_name(x) != "h2->h3")
+            .collect();
+        let t = full.sub_traffic(&keep);
+        let e = round_robin(&t).expect_err("not all-to-all");
+        assert!(
+            matches!(&e, BaselineError::MissingPair { from, to, .. } if from == "h2" && to == "h3"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -114,6 +114,11 @@ impl Grid {
             .iter()
             .try_fold(self.hosts_per_switch, |acc, &d| acc.checked_mul(d));
         match hosts {
+            Some(1) if !self.self_transfers => Err(bad(
+                "hosts",
+                "the network has a single host, so its all-to-all (without self-transfers) is \
+                 empty: give at least 2 hosts in all",
+            )),
             Some(h) if h <= MAX_HOSTS => Ok(()),
             _ => Err(bad(
                 "dims",
@@ -307,5 +312,22 @@ mod tests {
         assert!(Grid::ring(0, 1).generated().is_err());
         assert!(Grid::ring(3, 0).generated().is_err());
         assert!(Grid::ring(2000, 1).generated().is_err());
+        // One host and no self-transfers: an empty traffic, refused as a parameter error.
+        let e = Grid::ring(1, 1).generated().expect_err("a single host");
+        assert!(e.to_string().contains("single host"), "{e}");
+        let one = Grid {
+            dims: vec![1, 1],
+            wrap: false,
+            hosts_per_switch: 1,
+            self_transfers: true,
+        };
+        assert_eq!(
+            one.generated()
+                .expect("self-transfer")
+                .expand()
+                .expect("expands")
+                .len(),
+            1
+        );
     }
 }

@@ -1,0 +1,217 @@
+//! Issue 11 §5: hostile and unusual input. Each case is either a clear input error (file,
+//! line, column; exit code 2) or works, in time linear in the input. The inputs are large
+//! enough that the old quadratic behaviour would make a test run for minutes; no test
+//! measures time itself.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::common::{liquid, succeed};
+
+/// Writes `text` to `name` in a fresh temporary directory (kept alive by the guard).
+fn write(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).expect("write");
+    (dir, path)
+}
+
+fn analyze(path: &Path) -> Output {
+    liquid()
+        .args(["analyze", "--format", "json"])
+        .arg(path)
+        .output()
+        .expect("runs")
+}
+
+/// Asserts an input error (exit 2) that starts with `error: FILE:LINE:COL: ` and contains
+/// `needle`; returns the message.
+fn input_error(out: &Output, path: &Path, line_col: &str, needle: &str) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "exit code 2: {err}");
+    let prefix = format!("error: {}:{line_col}: ", path.display());
+    assert!(err.starts_with(&prefix), "expected {prefix:?}: {err}");
+    assert!(err.contains(needle), "expected {needle:?}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+/// Item 1: `count: 200000` loads in linear time (each copy with its own virtual link),
+/// and the analysis of the resulting clique is linear too.
+#[test]
+fn a_large_count_loads_in_linear_time() {
+    let n: u64 = 200_000;
+    let (_d, path) = write(
+        "big-count.yaml",
+        &format!("name: big-count\ntransfers:\n  - {{id: a, path: [l1, l2], count: {n}}}\n"),
+    );
+    let v = json(&analyze(&path));
+    assert_eq!(v["transfers"], n);
+    assert_eq!(v["links"], n + 2);
+    assert_eq!(v["duration"], n);
+    assert_eq!(v["conflict_edges"], n * (n - 1) / 2);
+    assert_eq!(v["max_conflict_degree"], n - 1);
+}
+
+/// Item 1, network form: a `pairs` entry with `count: 200000`.
+#[test]
+fn a_large_pair_count_loads_in_linear_time() {
+    let n: u64 = 200_000;
+    let text = format!(
+        "name: big-pairs\nnetwork:\n  hosts: [a, b]\n  switches: [s]\n  links:\n    \
+         - {{id: up, from: a, to: s}}\n    - {{id: down, from: s, to: b}}\n\
+         pattern:\n  type: pairs\n  pairs: [{{from: a, to: b, count: {n}}}]\n"
+    );
+    let (_d, path) = write("big-pairs.yaml", &text);
+    let v = json(&analyze(&path));
+    assert_eq!(v["transfers"], n);
+    assert_eq!(v["duration"], n);
+    assert_eq!(v["conflict_edges"], n * (n - 1) / 2);
+}
+
+/// A path of 100,000 distinct links loads in linear time, and a repeat at its end is
+/// still found.
+#[test]
+fn a_long_path_is_checked_in_linear_time() {
+    let links: Vec<String> = (0..100_000).map(|i| format!("l{i}")).collect();
+    let text = format!(
+        "name: long-path\ntransfers:\n  - {{id: a, path: [{}]}}\n",
+        links.join(", ")
+    );
+    let (_d, path) = write("long-path.yaml", &text);
+    assert_eq!(json(&analyze(&path))["links"], 100_000);
+    let text = format!(
+        "name: long-path\ntransfers:\n  - {{id: a, path: [{}, l0]}}\n",
+        links.join(", ")
+    );
+    let (_d, path) = write("long-path-repeat.yaml", &text);
+    input_error(
+        &analyze(&path),
+        &path,
+        &format!("3:{}", 22 + links.join(", ").len()),
+        "transfers[0].path[100000]: transfer \"a\" uses link \"l0\" twice",
+    );
+}
+
+/// Item 2: 100,000 nested flow mappings (500 KB) are refused at the first level too deep,
+/// before the YAML parser's quadratic work.
+#[test]
+fn deep_nesting_is_refused_early() {
+    let depth = 100_000;
+    let text = format!("{}{}\n", "{a: ".repeat(depth), "}".repeat(depth));
+    let (_d, path) = write("deep.yaml", &text);
+    // The scanner reads a flow collection ahead to its end (it might be a key), up to its
+    // own limit of 255 flow levels: the error is at the 256th `{`, column 4 * 255 + 1.
+    input_error(
+        &analyze(&path),
+        &path,
+        "1:1021",
+        "nested more than 64 levels deep",
+    );
+    // Block nesting too: 100,000 levels of `- `.
+    let text = format!("{}x\n", "- ".repeat(depth));
+    let (_d, path) = write("deep-block.yaml", &text);
+    input_error(
+        &analyze(&path),
+        &path,
+        "1:129",
+        "nested more than 64 levels deep",
+    );
+}
+
+/// Item 3: one anchored 1 MB string and 3000 aliases of it would expand to 3 GB: refused
+/// at the alias that crosses the budget, with its line and column.
+#[test]
+fn aliases_cannot_expand_without_bound() {
+    let mut text = format!("name: &big {}\ntransfers:\n", "x".repeat(1 << 20));
+    for i in 0..3000 {
+        text.push_str(&format!("  - {{id: t{i}, path: [*big]}}\n"));
+    }
+    let (_d, path) = write("aliases.yaml", &text);
+    // Budget: 16 MiB + 8 × 1.08 MiB (the file) = 24.7 MiB: the 24th alias (on line 26)
+    // crosses it.
+    let err = input_error(
+        &analyze(&path),
+        &path,
+        "26:22",
+        "aliases expand the file beyond",
+    );
+    assert!(err.len() < 300, "{err}");
+    // A few aliases of a short path are fine.
+    let (_d, path) = write(
+        "few-aliases.yaml",
+        "name: few\ntransfers:\n  - {id: a, path: &p [l1, l2]}\n  - {id: b, path: [l3]}\n",
+    );
+    assert_eq!(json(&analyze(&path))["transfers"], 2);
+}
+
+/// Item 4: a generated model with a single host and no self-transfers has an empty
+/// traffic: bad input (exit 2), not an internal error.
+#[test]
+fn single_host_specs_are_input_errors() {
+    for spec in ["ring:1,1", "mesh:1x1,1", "torus:1x1,1"] {
+        let out = liquid().args(["analyze", spec]).output().expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{spec}: {err}");
+        assert!(err.contains(spec), "{spec}: {err}");
+        assert!(err.contains("single host"), "{spec}: {err}");
+    }
+}
+
+/// Item 7: a 1 MB unknown field name (an explicit key: a plain one is limited to 1024
+/// characters) is not echoed in full.
+#[test]
+fn long_names_are_shortened_in_errors() {
+    let key = "k".repeat(1 << 20);
+    let (_d, path) = write(
+        "long-key.yaml",
+        &format!("name: x\n? {key}\n: 1\ntransfers:\n  - {{id: a, path: [l]}}\n"),
+    );
+    let err = input_error(&analyze(&path), &path, "2:3", "unknown field `kkkk");
+    assert!(err.len() < 400, "{} bytes: {}", err.len(), &err[..400]);
+    assert!(err.contains(&format!("`{}…`", "k".repeat(60))), "{err}");
+    // A long duplicate id too.
+    let id = "i".repeat(100_000);
+    let (_d, path) = write(
+        "long-id.yaml",
+        &format!("name: x\ntransfers:\n  - {{id: {id}, path: [l]}}\n  - {{id: {id}, path: [m]}}\n"),
+    );
+    let err = input_error(&analyze(&path), &path, "4:10", "duplicate transfer id");
+    assert!(err.len() < 400, "{} bytes", err.len());
+}
+
+/// Item 7: round-robin schedules an all-to-all without self-transfers (phases 1..n-1).
+#[test]
+fn round_robin_schedules_an_all_to_all_without_self_transfers() {
+    let out = succeed(liquid().args([
+        "solve",
+        "fat-tree:4,3",
+        "--engine",
+        "round-robin",
+        "--format",
+        "json",
+    ]));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["engine"], "round-robin", "{v}");
+    assert_eq!(v["transfers"], 16 * 15);
+    assert_eq!(v["stats"]["phases"], 15, "phases 1..n-1: {v}");
+    let frames = v["timeframes"].as_array().expect("a schedule");
+    assert_eq!(frames.len(), v["length"], "{v}");
+    assert!(frames.len() >= 15, "at least one frame per phase: {v}");
+    // A traffic that is not all-to-all is still refused, with the missing pair named.
+    let out = liquid()
+        .args(["solve", "models/no-team.yaml", "--engine", "round-robin"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("round-robin needs"));
+}
