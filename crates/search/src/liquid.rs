@@ -1,25 +1,45 @@
 //! The liquid schedule search of paper 003 section 3 (engine `native`).
 //!
-//! Depth-first over the full teams of the *current reduced* traffic (Theorems 1-2: if X
-//! has a liquid schedule, it has one whose first timeframe is a full team of X, and the
-//! rest is a liquid schedule of the remainder). A node is a remaining sub-traffic R; it is
-//! a leaf (solution) when R is one team (simultaneous), a dead end when R has no full team;
-//! otherwise every full team A of R is tried in turn, recursing on R − A, backtracking
+//! Depth-first over full teams of the *current reduced* traffic (Theorems 1-2: if X has a
+//! liquid schedule, it has one whose first timeframe is a full team of X, and the rest is
+//! a liquid schedule of the remainder). A node is a remaining sub-traffic R; it is a leaf
+//! (solution) when R is one team (simultaneous), a dead end when R has no suitable full
+//! team; otherwise full teams A of R are tried in turn, recursing on R − A, backtracking
 //! when a branch fails. Exhaustive: `non-liquid` means the whole space was explored.
 //!
+//! **Anchored branching.** The timeframes of a schedule can be listed in any order, so
+//! trying every full team of R as "the first frame" explores each schedule up to Λ! times.
+//! Instead, a node picks one transfer t* of R (the *anchor*) and tries only the full teams
+//! of R that hold t*: in a liquid schedule of R, the frame F holding t* is a team of R (a
+//! frame of a Λ(R)-frame schedule holds one user of every bottleneck); moving into F every
+//! transfer of the other frames that congests nothing in F keeps a schedule of Λ(R)
+//! frames and makes F a *full* team holding t*, with R − F liquid. So if R is liquid, some
+//! full team holding t* leads to a liquid remainder, and the search stays exhaustive. The
+//! anchor is the transfer on the most bottlenecks, then on the most heavily loaded links
+//! (the most constrained: its team avoids everything it congests); the teams come from
+//! [`crate::anchored`] (incremental ancestors with an undo trail).
+//!
 //! Additions beyond the paper, each keeping the search exhaustive:
-//! - **bitsets**: R and the teams are [`FixedBitSet`]s; the teams come from
-//!   [`crate::teams::FullTeams`], which branches on the most constrained bottleneck first;
 //! - **memo of failures**: whether R has a liquid schedule depends on R alone, so a
 //!   sub-traffic proven non-liquid is stored (the full set, not only its hash, so a hash
 //!   collision can never prune a live branch) and skipped when met again through another
-//!   order of the same teams. The memo is capped in size; past the cap it stops growing,
+//!   order of the same teams. The memo is capped in bytes; past the cap it stops growing,
 //!   which only loses pruning, never solutions;
 //! - **identical transfers**: two transfers with the same path are interchangeable in
 //!   every schedule (swapping them maps schedules to schedules of the same length), so of
 //!   the full teams that differ only by which twin they hold, only the one holding the
 //!   lowest-id twin still in R is explored: the skipped branches are images of explored
-//!   ones under a swap, so their sub-traffics are isomorphic and equally (non-)liquid;
+//!   ones under a swap, so their sub-traffics are isomorphic and equally (non-)liquid.
+//!   The anchor is always the lowest of its twins in R (a swap that fixes it maps any
+//!   team holding it to one that obeys the rule);
+//! - **two frames left**: when Λ(R) = 2, R is liquid iff its conflict graph is bipartite,
+//!   decided by a breadth-first two-colouring instead of a search;
+//! - **restarts**: the search runs in attempts with budgets of luby(i) × (2048 + 8·#R)
+//!   work units (nodes and ancestors), each attempt with its own deterministic tie-breaking
+//!   among equally loaded transfers (the first none, then a hash of the attempt and the
+//!   transfer), so that no input order traps the first dive in a hopeless subtree. Only
+//!   completely explored sub-traffics enter the memo, so every attempt keeps the memo of
+//!   the previous ones and the last attempt, unbounded, is exhaustive;
 //! - **clique pruning**: a sub-traffic R holding k > Λ(R) pairwise congesting transfers
 //!   needs at least k timeframes (each in a timeframe of its own), so it has no liquid
 //!   schedule and the node is a dead end. The clique is grown greedily from the users of
@@ -35,6 +55,7 @@
 //!   needs at most Λ frames, which is not liquidity of the component: DSatur settles it
 //!   when it reaches Λ frames, else the exact engine (chromatic number) decides.
 
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -44,29 +65,29 @@ use liquid_model::{
     Limits, LinkId, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId, Verdict, Witness,
 };
 
-use crate::teams::{bottlenecks_in, loads_in, to_ids, FullTeams, TransferSet};
-
-/// Largest number of failed sub-traffics remembered.
-const MEMO_CAP: usize = 1 << 20;
-
-/// Full teams sorted together before they are tried (see [`Search::go`]).
-const CHUNK: usize = 512;
+use crate::anchored::{Anchored, Node, Stop};
+use crate::teams::{bottlenecks_in, TransferSet};
 
 /// Counters of one search.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SearchStats {
     /// Search nodes: sub-traffics visited.
     pub nodes: u64,
-    /// Full teams enumerated over all nodes.
+    /// Full teams tried over all nodes.
     pub teams: u64,
     /// Nodes pruned because the sub-traffic was already proven non-liquid.
     pub memo_hits: u64,
-    /// Full teams skipped as twins (identical transfers) of an explored team.
+    /// Transfers kept out of a node's teams because an identical twin of lower id is in
+    /// R (summed over nodes).
     pub twin_skips: u64,
     /// Dead ends: sub-traffics without any full team.
     pub dead_ends: u64,
     /// Nodes pruned because a clique larger than Λ(R) was found in the sub-traffic.
     pub clique_prunes: u64,
+    /// Ancestors examined by the team enumeration.
+    pub ancestors: u64,
+    /// Restarts of the search (see [`run`]).
+    pub restarts: u64,
 }
 
 /// Most loaded links of a sub-traffic from which [`CliqueFinder`] grows a clique at a node.
@@ -198,6 +219,35 @@ pub enum SearchResult {
     Stopped,
 }
 
+/// Bytes of remembered failed sub-traffics (bitsets) past which the memo stops growing.
+const MEMO_BYTES: usize = 256 << 20;
+
+/// Work units (search nodes plus ancestors) of the first restart, plus 8 per transfer;
+/// restart i gets `luby(i)` times that (see [`run`]).
+const RESTART_BASE: u64 = 2048;
+
+/// The Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, … (`i` from 1).
+fn luby(mut i: u64) -> u64 {
+    loop {
+        let mut k = 1u32;
+        while (1u64 << k) - 1 < i {
+            k += 1;
+        }
+        if i == (1u64 << k) - 1 {
+            return 1u64 << (k - 1);
+        }
+        i -= (1u64 << (k - 1)) - 1;
+    }
+}
+
+/// SplitMix64: a well-mixed 64-bit hash of `x`.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
 struct Search<'a> {
     traffic: &'a Traffic,
     node_limit: Option<u64>,
@@ -209,67 +259,171 @@ struct Search<'a> {
     /// `twin_prev[t]`: the previous transfer with exactly the same link set, if any.
     twin_prev: Vec<Option<usize>>,
     memo: HashSet<TransferSet>,
+    memo_bytes: usize,
     stats: SearchStats,
-    frames: Vec<TransferSet>,
+    /// The timeframes found, innermost first.
+    frames: Vec<Vec<usize>>,
+    /// R, the current sub-traffic, and the loads of its links.
+    rem: TransferSet,
+    load: Vec<u32>,
+    /// Per depth: the transfers of R, the scratch space of its team enumeration, the
+    /// transfers' weights (value ordering) and those demoted by a lower twin.
+    sets: Vec<Vec<usize>>,
+    levels: Vec<Anchored>,
+    weights: Vec<Vec<u64>>,
+    demoted: Vec<Vec<usize>>,
+    /// Per-link scratch marks.
+    link_mark: Vec<bool>,
+    /// Per-transfer scratch (two-colouring).
+    side: Vec<u8>,
+    /// Work done (nodes and ancestors) and the budget of the current restart.
+    work: &'a Cell<u64>,
+    work_limit: u64,
+    /// Tie-breaking keys of the current restart.
+    key: Vec<u32>,
 }
 
-struct Stop;
-
 impl Search<'_> {
-    fn out_of_budget(&self) -> bool {
-        if let Some(n) = self.node_limit {
-            if self.stats.nodes > n {
+    fn check(&self) -> Result<(), Stop> {
+        if self.node_limit.is_some_and(|n| self.stats.nodes > n)
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            return Err(Stop::Limit);
+        }
+        if self.work.get() > self.work_limit {
+            return Err(Stop::Restart);
+        }
+        Ok(())
+    }
+
+    fn path(&self, t: usize) -> &[LinkId] {
+        &self.traffic.transfer(TransferId(t as u32)).path
+    }
+
+    /// Whether `t` has a twin of lower id in R.
+    fn has_lower_twin(&self, t: usize) -> bool {
+        let mut p = self.twin_prev[t];
+        while let Some(q) = p {
+            if self.rem.contains(q) {
                 return true;
             }
+            p = self.twin_prev[q];
         }
-        self.deadline.is_some_and(|d| Instant::now() >= d)
+        false
     }
 
-    /// Whether the team holds a twin whose lower-id twin is still in `rem`.
-    fn skips_a_lower_twin(&self, team: &TransferSet, rem: &TransferSet) -> bool {
-        team.ones().any(|t| {
-            let mut p = self.twin_prev[t];
-            while let Some(q) = p {
-                if rem.contains(q) {
-                    return true;
+    /// The bottlenecks (links of load `d`) of the R at `depth`, in increasing id order,
+    /// and its other links of load 2 or more, most loaded first.
+    fn bottlenecks(&mut self, depth: usize, d: usize) -> (Vec<LinkId>, Vec<LinkId>) {
+        let (mut out, mut urgent) = (Vec::new(), Vec::new());
+        for &t in &self.sets[depth] {
+            for l in &self.traffic.transfer(TransferId(t as u32)).path {
+                let li = l.index();
+                if !self.link_mark[li] && self.load[li] >= 2 {
+                    self.link_mark[li] = true;
+                    if self.load[li] as usize == d {
+                        out.push(*l);
+                    } else {
+                        urgent.push(*l);
+                    }
                 }
-                p = self.twin_prev[q];
             }
-            false
-        })
+        }
+        for l in out.iter().chain(&urgent) {
+            self.link_mark[l.index()] = false;
+        }
+        out.sort_unstable();
+        urgent.sort_unstable_by_key(|l| (std::cmp::Reverse(self.load[l.index()]), *l));
+        (out, urgent)
     }
 
-    /// Ok(true): a liquid schedule of `rem` was pushed onto `frames` (in reverse order).
-    fn go(&mut self, rem: &TransferSet) -> Result<bool, Stop> {
-        self.stats.nodes += 1;
-        self.progress.fetch_add(1, Ordering::Relaxed);
-        if self.out_of_budget() {
-            return Err(Stop);
+    /// R with Λ(R) = 2: liquid iff its conflict graph is bipartite (two timeframes).
+    fn two_frames(&mut self, depth: usize) -> bool {
+        let set = std::mem::take(&mut self.sets[depth]);
+        let mut ok = true;
+        let mut queue: Vec<usize> = Vec::new();
+        'outer: for &s in &set {
+            if self.side[s] != 0 {
+                continue;
+            }
+            self.side[s] = 1;
+            queue.clear();
+            queue.push(s);
+            while let Some(t) = queue.pop() {
+                let other = 3 - self.side[t];
+                for l in &self.traffic.transfer(TransferId(t as u32)).path {
+                    for u in self.traffic.users(*l) {
+                        let u = u.index();
+                        if u == t || !self.rem.contains(u) {
+                            continue;
+                        }
+                        if self.side[u] == 0 {
+                            self.side[u] = other;
+                            queue.push(u);
+                        } else if self.side[u] != other {
+                            ok = false;
+                            break 'outer;
+                        }
+                    }
+                }
+            }
         }
-        let (d, bottlenecks) = bottlenecks_in(self.traffic, rem);
+        if !ok {
+            self.stats.dead_ends += 1;
+        } else {
+            let (a, b): (Vec<usize>, Vec<usize>) = set.iter().partition(|&&t| self.side[t] == 1);
+            self.frames.push(b);
+            self.frames.push(a);
+        }
+        for &t in &set {
+            self.side[t] = 0;
+        }
+        self.sets[depth] = set;
+        ok
+    }
+
+    /// Ok(true): a liquid schedule of R (the set at `depth`, of Λ `d`) was pushed onto
+    /// `frames` (in reverse order).
+    fn go(&mut self, depth: usize, d: usize) -> Result<bool, Stop> {
+        self.stats.nodes += 1;
+        self.work.set(self.work.get() + 1);
+        self.progress.fetch_add(1, Ordering::Relaxed);
+        self.check()?;
         if d <= 1 {
             // One team (or nothing left).
             if d == 1 {
-                self.frames.push(rem.clone());
+                self.frames.push(self.sets[depth].clone());
             }
             return Ok(true);
         }
-        if self.memo.contains(rem) {
+        // The root's clique is the witness of a refutation: test it first.
+        let root = self.stats.nodes == 1;
+        if d == 2 && !root {
+            return Ok(self.two_frames(depth));
+        }
+        if self.memo.contains(&self.rem) {
             self.stats.memo_hits += 1;
             return Ok(false);
         }
+        while self.sets.len() < depth + 2 {
+            self.sets.push(Vec::new());
+            self.levels.push(Anchored::default());
+            self.weights.push(vec![0; self.traffic.len()]);
+            self.demoted.push(Vec::new());
+        }
+        let (bottlenecks, urgent) = self.bottlenecks(depth, d);
         // Clique pruning (module docs): more than Λ(R) pairwise congesting transfers,
         // grown from the most loaded links of R (more seeds at the root, met once).
-        let loads = loads_in(self.traffic, rem);
-        let seeds = if self.stats.nodes == 1 {
+        let seeds = if root {
             ROOT_CLIQUE_SEEDS
         } else {
             CLIQUE_SEEDS
         };
-        let mut heavy: Vec<LinkId> = bottlenecks;
-        if heavy.len() < seeds {
+        let mut heavy: Vec<LinkId> = bottlenecks.clone();
+        if root && heavy.len() < seeds {
+            let loads = &self.load;
             let mut others: Vec<LinkId> = (0..loads.len())
-                .filter(|&l| loads[l] >= 2 && loads[l] < d)
+                .filter(|&l| loads[l] >= 2 && (loads[l] as usize) < d)
                 .map(|l| LinkId(l as u32))
                 .collect();
             others.sort_by_key(|l| (std::cmp::Reverse(loads[l.index()]), *l));
@@ -277,80 +431,108 @@ impl Search<'_> {
         }
         let clique = self
             .cliques
-            .best(self.traffic, rem, &heavy, seeds, self.deadline);
+            .best(self.traffic, &self.rem, &heavy, seeds, self.deadline);
         if clique.len() > d {
             self.stats.clique_prunes += 1;
-            if self.stats.nodes == 1 {
+            if root {
                 self.root_clique = Some(clique);
             }
-            if self.memo.len() < MEMO_CAP {
-                self.memo.insert(rem.clone());
-            }
+            self.remember();
             return Ok(false);
         }
-        if self.out_of_budget() {
-            return Err(Stop); // the clique test ran out the clock
+        self.check()?;
+        if d == 2 {
+            return Ok(self.two_frames(depth));
         }
-        // Value ordering (any order keeps the search exhaustive: every full team is
-        // still tried). The enumerator is lazy and a node may have very many full
-        // teams, so they are taken in chunks of `CHUNK`, each sorted before it is tried:
-        // teams covering more links of load Λ(R)-1 first (a link of load Λ(R)-1 that
-        // the team misses becomes a bottleneck of R - A, which every later team must
-        // then cover), then teams using more heavily loaded links.
-        let mut enumeration = FullTeams::new(self.traffic, rem).with_deadline(self.deadline);
-        let mut any = false;
-        let mut chunk: Vec<(usize, usize, TransferSet)> = Vec::with_capacity(CHUNK);
-        loop {
-            chunk.clear();
-            for team in enumeration.by_ref() {
-                any = true;
-                self.stats.teams += 1;
-                if self.skips_a_lower_twin(&team, rem) {
-                    self.stats.twin_skips += 1;
-                    continue;
-                }
-                let (mut near, mut weight) = (0, 0);
-                for t in team.ones() {
-                    for l in &self.traffic.transfer(TransferId(t as u32)).path {
-                        let x = loads[l.index()];
-                        near += usize::from(x + 1 == d);
-                        weight += x;
-                    }
-                }
-                chunk.push((near, weight, team));
-                if chunk.len() == CHUNK {
-                    break;
-                }
+        // Weights (value ordering): the load of a transfer's links in R, ties broken by
+        // the restart's keys. The anchor t*: a transfer on the most bottlenecks, then the
+        // heaviest (the most constrained: its team must avoid everything it congests),
+        // taken as the lowest of its identical twins in R.
+        let mut weight = std::mem::take(&mut self.weights[depth]);
+        let mut demoted = std::mem::take(&mut self.demoted[depth]);
+        demoted.clear();
+        let set = std::mem::take(&mut self.sets[depth]);
+        let mut anchor = (0usize, 0u64, usize::MAX);
+        for &t in &set {
+            let (mut on, mut w) = (0usize, 0u64);
+            for l in self.path(t) {
+                let x = self.load[l.index()] as usize;
+                on += usize::from(x == d);
+                w += x as u64;
             }
-            if enumeration.timed_out() {
-                return Err(Stop);
-            }
-            if chunk.is_empty() {
-                break;
-            }
-            chunk.sort_by_key(|c| std::cmp::Reverse((c.0, c.1)));
-            for (_, _, team) in chunk.drain(..) {
-                let mut next = rem.clone();
-                next.difference_with(&team);
-                if self.go(&next)? {
-                    self.frames.push(team);
-                    return Ok(true);
-                }
-                if self.out_of_budget() {
-                    return Err(Stop);
-                }
+            weight[t] = (w << 32) | u64::from(self.key[t]);
+            if self.has_lower_twin(t) {
+                demoted.push(t);
+            } else if anchor.2 == usize::MAX || (on, weight[t]) > (anchor.0, anchor.1) {
+                anchor = (on, weight[t], t);
             }
         }
-        if !any {
-            self.stats.dead_ends += 1;
+        self.stats.twin_skips += demoted.len() as u64;
+        let mut level = std::mem::take(&mut self.levels[depth]);
+        let teams_before = self.stats.teams;
+        let before = level.ancestors;
+        let work = self.work;
+        let node = Node {
+            traffic: self.traffic,
+            set: &set,
+            bottlenecks: &bottlenecks,
+            urgent: &urgent,
+            weight: &weight,
+            demoted: &demoted,
+            deadline: self.deadline,
+            work,
+            work_limit: self.work_limit,
+        };
+        let r = level.enumerate(&node, anchor.2, &mut |team: &[usize]| {
+            self.stats.teams += 1;
+            for &t in team {
+                self.rem.set(t, false);
+                for l in &self.traffic.transfer(TransferId(t as u32)).path {
+                    self.load[l.index()] -= 1;
+                }
+            }
+            let mut next = std::mem::take(&mut self.sets[depth + 1]);
+            next.clear();
+            next.extend(set.iter().copied().filter(|&t| self.rem.contains(t)));
+            self.sets[depth + 1] = next;
+            let r = self.go(depth + 1, d - 1);
+            for &t in team {
+                self.rem.insert(t);
+                for l in &self.traffic.transfer(TransferId(t as u32)).path {
+                    self.load[l.index()] += 1;
+                }
+            }
+            if let Ok(true) = r {
+                self.frames.push(team.to_vec());
+            }
+            r
+        });
+        self.stats.ancestors += level.ancestors - before;
+        self.levels[depth] = level;
+        self.sets[depth] = set;
+        self.weights[depth] = weight;
+        self.demoted[depth] = demoted;
+        match r {
+            Ok(false) => {
+                if self.stats.teams == teams_before {
+                    self.stats.dead_ends += 1;
+                }
+                self.remember();
+                Ok(false)
+            }
+            other => other,
         }
-        if self.memo.len() < MEMO_CAP {
-            self.memo.insert(rem.clone());
+    }
+
+    /// Remembers R as failed (the memo stops growing at [`MEMO_BYTES`]).
+    fn remember(&mut self) {
+        let bytes = std::mem::size_of_val(self.rem.as_slice()) + 64;
+        if self.memo_bytes + bytes <= MEMO_BYTES {
+            self.memo_bytes += bytes;
+            self.memo.insert(self.rem.clone());
         }
-        Ok(false)
     }
 }
-
 /// For every transfer, the previous transfer (lower id) with the same set of links.
 fn twins(traffic: &Traffic) -> Vec<Option<usize>> {
     let mut last: std::collections::HashMap<Vec<u32>, usize> = Default::default();
@@ -379,18 +561,32 @@ pub fn search(
         limits.nodes,
         limits.deadline(),
         &AtomicU64::new(0),
+        None,
     );
     (r, st)
 }
 
 /// The search proper; also returns the clique that refuted the root, if one did.
+/// `restart_base`: the work of the first attempt (default: [`RESTART_BASE`] plus 8 per
+/// transfer of `set`).
 fn run(
     traffic: &Traffic,
     set: &TransferSet,
     node_limit: Option<u64>,
     deadline: Option<Instant>,
     progress: &AtomicU64,
+    restart_base: Option<u64>,
 ) -> (SearchResult, SearchStats, Option<Vec<usize>>) {
+    let work = Cell::new(0u64);
+    let mut load = vec![0u32; traffic.num_links()];
+    let mut members = Vec::with_capacity(set.count_ones(..));
+    for t in set.ones() {
+        members.push(t);
+        for l in &traffic.transfer(TransferId(t as u32)).path {
+            load[l.index()] += 1;
+        }
+    }
+    let d = load.iter().copied().max().unwrap_or(0) as usize;
     let mut s = Search {
         traffic,
         node_limit,
@@ -400,17 +596,57 @@ fn run(
         root_clique: None,
         twin_prev: twins(traffic),
         memo: HashSet::new(),
+        memo_bytes: 0,
         stats: SearchStats::default(),
         frames: Vec::new(),
+        rem: set.clone(),
+        load,
+        sets: vec![members],
+        levels: vec![Anchored::default()],
+        weights: vec![vec![0; traffic.len()]],
+        demoted: vec![Vec::new()],
+        link_mark: vec![false; traffic.num_links()],
+        side: vec![0; traffic.len()],
+        work: &work,
+        work_limit: u64::MAX,
+        key: vec![0; traffic.len()],
     };
-    let r = match s.go(set) {
+    // Restarts (module docs): attempt i gets a budget of luby(i) × RESTART_BASE work
+    // units and its own tie-breaking keys; failures proven in any attempt stay in the memo.
+    // A dive costs about one ancestor per transfer and level: the budget grows with R.
+    let restart_base = restart_base.unwrap_or(RESTART_BASE + 8 * set.count_ones(..) as u64);
+    let mut attempt = 0u64;
+    let outcome = loop {
+        attempt += 1;
+        s.work_limit = work
+            .get()
+            .saturating_add(luby(attempt).saturating_mul(restart_base));
+        for (t, k) in s.key.iter_mut().enumerate() {
+            *k = if attempt == 1 {
+                0
+            } else {
+                mix(attempt << 32 ^ t as u64) as u32
+            };
+        }
+        s.frames.clear();
+        match s.go(0, d) {
+            Err(Stop::Restart) => s.stats.restarts += 1,
+            other => break other,
+        }
+    };
+    let r = match outcome {
         Ok(true) => {
-            let mut frames: Vec<Vec<TransferId>> = s.frames.iter().rev().map(to_ids).collect();
+            let mut frames: Vec<Vec<TransferId>> = s
+                .frames
+                .iter()
+                .rev()
+                .map(|f| f.iter().map(|&t| TransferId(t as u32)).collect())
+                .collect();
             frames.retain(|f| !f.is_empty());
             SearchResult::Liquid(frames)
         }
         Ok(false) => SearchResult::NonLiquid,
-        Err(Stop) => SearchResult::Stopped,
+        Err(_) => SearchResult::Stopped,
     };
     (r, s.stats, s.root_clique)
 }
@@ -476,7 +712,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
         let searched = total.nodes + exact_nodes;
         let node_limit = limits.nodes.map(|n| n.saturating_sub(searched));
         let got: Result<Vec<Vec<TransferId>>, bool> = if dc == d {
-            let (r, st, c) = run(traffic, &set, node_limit, deadline, progress);
+            let (r, st, c) = run(traffic, &set, node_limit, deadline, progress, None);
             add_stats(&mut total, &st);
             match r {
                 SearchResult::Liquid(f) => Ok(f),
@@ -519,6 +755,8 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
             StatValue::Count(comps.len() as u64),
         ),
         ("exact_nodes".to_string(), StatValue::Count(exact_nodes)),
+        ("ancestors".to_string(), StatValue::Count(total.ancestors)),
+        ("restarts".to_string(), StatValue::Count(total.restarts)),
     ];
     let (verdict, schedule, lower_bound) = match result {
         Ok(()) => {
@@ -570,6 +808,8 @@ fn add_stats(total: &mut SearchStats, st: &SearchStats) {
     total.twin_skips += st.twin_skips;
     total.dead_ends += st.dead_ends;
     total.clique_prunes += st.clique_prunes;
+    total.ancestors += st.ancestors;
+    total.restarts += st.restarts;
 }
 
 /// A schedule of at most `d` timeframes for a component whose own Λ is below `d`:
@@ -639,6 +879,94 @@ mod tests {
                 v => prop_assert!(false, "unexpected verdict {}", v),
             }
         }
+    }
+
+    /// The traffic with its transfers listed in the order `order` (link ids change too:
+    /// links are numbered by first use).
+    fn reordered(t: &Traffic, order: &[usize]) -> Traffic {
+        let paths: Vec<(String, Vec<String>)> = order
+            .iter()
+            .map(|&k| {
+                let tr = &t.transfers()[k];
+                let mut p: Vec<String> = tr
+                    .path
+                    .iter()
+                    .map(|&l| t.link_name(l).to_string())
+                    .collect();
+                p.reverse();
+                (tr.id.clone(), p)
+            })
+            .collect();
+        Traffic::from_paths("reordered", &paths).expect("valid")
+    }
+
+    /// Checks a verdict against brute force (and the schedule, if any).
+    fn agrees(t: &Traffic) -> Result<(), TestCaseError> {
+        let o = solve(t, &Limits::default());
+        let expected = colourable(t, t.duration());
+        match o.verdict {
+            Verdict::Liquid => {
+                prop_assert!(expected);
+                let s = o.schedule.as_ref().expect("schedule");
+                prop_assert_eq!(validate(t, s).expect("valid").length, t.duration());
+            }
+            Verdict::NonLiquid => prop_assert!(!expected),
+            v => prop_assert!(false, "unexpected verdict {}", v),
+        }
+        liquid_model::check_outcome(t, &o).expect("the outcome checks");
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+        #[test]
+        fn larger_traffics_agree_with_brute_force(t in arb_traffic(16, 7)) {
+            agrees(&t)?;
+        }
+
+        #[test]
+        fn permuted_inputs_agree_with_brute_force(
+            t in arb_traffic(14, 6),
+            keys in prop::collection::vec(any::<u64>(), 14),
+        ) {
+            let mut order: Vec<usize> = (0..t.len()).collect();
+            order.sort_by_key(|&i| keys[i]);
+            agrees(&t)?;
+            agrees(&reordered(&t, &order))?;
+            let mut rev = order.clone();
+            rev.reverse();
+            agrees(&reordered(&t, &rev))?;
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+        #[test]
+        fn restarts_on_a_tiny_budget_keep_the_answer(t in arb_traffic(16, 7)) {
+            // Every attempt gets luby(i) work units: many restarts, the same answer.
+            let all = crate::teams::all_transfers(&t);
+            let (r, st, _) = run(&t, &all, None, None, &AtomicU64::new(0), Some(1));
+            let expected = colourable(&t, t.duration());
+            match r {
+                SearchResult::Liquid(frames) => {
+                    prop_assert!(expected);
+                    let s = Schedule::new(frames);
+                    prop_assert_eq!(validate(&t, &s).expect("valid").length, t.duration());
+                }
+                SearchResult::NonLiquid => prop_assert!(!expected),
+                SearchResult::Stopped => prop_assert!(false, "no limit was set"),
+            }
+            prop_assert!(st.nodes < 3 || st.restarts > 0 || st.ancestors < 2);
+        }
+    }
+
+    #[test]
+    fn the_luby_sequence() {
+        assert_eq!(luby(1), 1);
+        assert_eq!(
+            (1..=15).map(luby).collect::<Vec<_>>(),
+            vec![1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
+        );
     }
 
     #[test]
