@@ -6,6 +6,7 @@
 //! cargo run --release -p liquid-search --example native_speed -- perm [SECONDS] [SPEC]
 //! cargo run --release -p liquid-search --example native_speed -- spec SPEC [SECONDS]
 //! cargo run --release -p liquid-search --example native_speed -- random [SECONDS] [SEEDS]
+//! cargo run --release -p liquid-search --example native_speed -- files SECONDS FILE...
 //! ```
 //!
 //! - `t1`: one traffic per Swiss-T1 class (its representative allocation), all 363;
@@ -271,6 +272,26 @@ fn main() {
             args.get(3)
                 .map_or(5, |s| s.parse().expect("SEEDS is a number")),
         ),
-        other => panic!("unknown mode {other}: t1, perm, spec or random"),
+        "files" => {
+            // Model files (e.g. the peers' random instances written by
+            // benchmarks/peers/peers.py), each solved once.
+            let secs: f64 = args[2].parse().expect("SECONDS is a number");
+            let mut times = Vec::new();
+            for path in &args[3..] {
+                let t = liquid_model::yaml::load_model(std::path::Path::new(path))
+                    .expect("the model loads");
+                let (v, el, nodes) = run(&t, secs);
+                println!(
+                    "{path}: n={} Λ={} {} {el:.4} s nodes={nodes}",
+                    t.len(),
+                    t.duration(),
+                    v.as_str()
+                );
+                times.push(el);
+            }
+            let (min, med, max) = stats(&mut times);
+            println!("files: {}, min {min:.4} s, median {med:.4} s, max {max:.4} s", times.len());
+        }
+        other => panic!("unknown mode {other}: t1, perm, spec, random or files"),
     }
 }
