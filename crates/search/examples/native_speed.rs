@@ -290,7 +290,10 @@ fn main() {
                 times.push(el);
             }
             let (min, med, max) = stats(&mut times);
-            println!("files: {}, min {min:.4} s, median {med:.4} s, max {max:.4} s", times.len());
+            println!(
+                "files: {}, min {min:.4} s, median {med:.4} s, max {max:.4} s",
+                times.len()
+            );
         }
         other => panic!("unknown mode {other}: t1, perm, spec, random or files"),
     }

@@ -57,6 +57,9 @@ pub(crate) struct Node<'a> {
     pub set: &'a [usize],
     /// The bottlenecks of R (links of load Λ(R) in R).
     pub bottlenecks: &'a [LinkId],
+    /// Further sets of transfers of R that every timeframe of a liquid schedule of R
+    /// meets (e.g. cliques of Λ(R) transfers): a team meeting none of one is not tried.
+    pub hitting: &'a [Vec<usize>],
     /// The other links of R shared by two transfers or more, most loaded first: once the
     /// bottlenecks are covered, the depot element is a user of the first of them that
     /// is still uncovered (the link with the least slack).
@@ -88,6 +91,12 @@ pub(crate) struct Anchored {
     trail: Vec<(u32, u8)>,
     /// Links whose depot count dropped to zero since the last check.
     zeroed: Vec<u32>,
+    /// Per hitting set: depot and inner members; per transfer: its hitting sets.
+    hdep: Vec<u32>,
+    hinn: Vec<u32>,
+    member: Vec<Vec<u32>>,
+    /// Hitting sets whose depot count dropped to zero since the last check.
+    hzeroed: Vec<u32>,
     /// The inner, in the order of joining.
     inner: Vec<usize>,
     /// Depot size.
@@ -115,10 +124,20 @@ impl Anchored {
                     self.zeroed.push(li as u32);
                 }
             }
+            for i in 0..self.member[t].len() {
+                let h = self.member[t][i] as usize;
+                self.hdep[h] -= 1;
+                if self.hdep[h] == 0 {
+                    self.hzeroed.push(h as u32);
+                }
+            }
         }
         if s == INNER {
             for l in Self::path(traffic, t) {
                 self.inn[l.index()] += 1;
+            }
+            for i in 0..self.member[t].len() {
+                self.hinn[self.member[t][i] as usize] += 1;
             }
         }
     }
@@ -132,16 +151,23 @@ impl Anchored {
                 for l in Self::path(traffic, t) {
                     self.inn[l.index()] -= 1;
                 }
+                for i in 0..self.member[t].len() {
+                    self.hinn[self.member[t][i] as usize] -= 1;
+                }
             }
             if old == DEPOT {
                 self.ndepot += 1;
                 for l in Self::path(traffic, t) {
                     self.dep[l.index()] += 1;
                 }
+                for i in 0..self.member[t].len() {
+                    self.hdep[self.member[t][i] as usize] += 1;
+                }
             }
             self.status[t] = old;
         }
         self.zeroed.clear();
+        self.hzeroed.clear();
     }
 
     /// a joins the inner; every depot or outer transfer congesting it is blocked.
@@ -168,8 +194,12 @@ impl Anchored {
 
     /// Barren or viscid, looking only where depot counts dropped to zero.
     fn dead(&mut self, traffic: &Traffic) -> bool {
-        let mut dead = false;
+        let mut dead = self.hzeroed.iter().any(|&h| self.hinn[h as usize] == 0);
+        self.hzeroed.clear();
         for &l in &self.zeroed {
+            if dead {
+                break;
+            }
             let li = l as usize;
             if self.is_bottleneck[li] && self.inn[li] == 0 {
                 dead = true;
@@ -204,6 +234,16 @@ impl Anchored {
             self.dep = vec![0; m];
             self.inn = vec![0; m];
             self.is_bottleneck = vec![false; m];
+            self.member = vec![Vec::new(); n];
+        }
+        self.hdep.clear();
+        self.hinn.clear();
+        for (h, set) in node.hitting.iter().enumerate() {
+            for &t in set {
+                self.member[t].push(h as u32);
+            }
+            self.hdep.push(set.len() as u32);
+            self.hinn.push(0);
         }
         for &t in node.set {
             self.status[t] = DEPOT;
@@ -224,10 +264,12 @@ impl Anchored {
             }
         }
         self.zeroed.clear();
+        self.hzeroed.clear();
         let alive = node
             .bottlenecks
             .iter()
             .all(|l| self.inn[l.index()] > 0 || self.dep[l.index()] > 0)
+            && (0..node.hitting.len()).all(|h| self.hinn[h] > 0 || self.hdep[h] > 0)
             && node
                 .set
                 .iter()
@@ -244,6 +286,11 @@ impl Anchored {
         for l in node.bottlenecks {
             self.is_bottleneck[l.index()] = false;
         }
+        for set in node.hitting {
+            for &t in set {
+                self.member[t].clear();
+            }
+        }
         self.inner.clear();
         r
     }
@@ -259,13 +306,29 @@ impl Anchored {
                 .filter(|&u| self.status[u] == DEPOT)
                 .max_by_key(|&u| (node.weight[u], std::cmp::Reverse(u)))
         };
-        // A depot user of the uncovered bottleneck with the fewest depot users.
-        if let Some(&l) = node
+        // A depot user of the uncovered bottleneck with the fewest depot users, or a
+        // depot member of the unmet hitting set with fewer.
+        let link = node
             .bottlenecks
             .iter()
             .filter(|l| self.inn[l.index()] == 0)
-            .min_by_key(|l| self.dep[l.index()])
-        {
+            .min_by_key(|l| self.dep[l.index()]);
+        let hit = (0..node.hitting.len())
+            .filter(|&h| self.hinn[h] == 0)
+            .min_by_key(|&h| self.hdep[h]);
+        if let Some(h) = hit {
+            if link.is_none_or(|l| self.hdep[h] < self.dep[l.index()]) {
+                if let Some(u) = node.hitting[h]
+                    .iter()
+                    .copied()
+                    .filter(|&u| self.status[u] == DEPOT)
+                    .max_by_key(|&u| (node.weight[u], std::cmp::Reverse(u)))
+                {
+                    return u;
+                }
+            }
+        }
+        if let Some(&l) = link {
             if let Some(u) = best_user(l) {
                 return u;
             }
@@ -346,7 +409,13 @@ mod tests {
     use proptest::prelude::*;
 
     /// The anchored enumeration of `set` with `anchor` and `demoted`, sorted.
-    fn anchored(t: &Traffic, set: &[usize], anchor: usize, demoted: &[usize]) -> Vec<Vec<usize>> {
+    fn anchored(
+        t: &Traffic,
+        set: &[usize],
+        anchor: usize,
+        demoted: &[usize],
+        hitting: &[Vec<usize>],
+    ) -> Vec<Vec<usize>> {
         let mut fs = TransferSet::with_capacity(t.len());
         set.iter().for_each(|&x| fs.insert(x));
         let (_, bottlenecks) = bottlenecks_in(t, &fs);
@@ -356,6 +425,7 @@ mod tests {
             traffic: t,
             set,
             bottlenecks: &bottlenecks,
+            hitting,
             urgent: &[],
             weight: &weight,
             demoted,
@@ -393,6 +463,7 @@ mod tests {
             mask in any::<u32>(),
             pick in any::<usize>(),
             demote in any::<u32>(),
+            hits in prop::collection::vec(any::<u32>(), 0..3),
         ) {
             let all: Vec<usize> = (0..t.len()).collect();
             let sub: Vec<usize> = all.iter().copied().filter(|i| mask >> i & 1 == 1).collect();
@@ -406,14 +477,19 @@ mod tests {
                     .copied()
                     .filter(|&x| x != anchor && demote >> x & 1 == 1)
                     .collect();
+                let hitting: Vec<Vec<usize>> = hits
+                    .iter()
+                    .map(|h| set.iter().copied().filter(|x| h >> x & 1 == 1).collect())
+                    .collect();
                 let mut fs = TransferSet::with_capacity(t.len());
                 set.iter().for_each(|&x| fs.insert(x));
                 let mut want: Vec<Vec<usize>> = FullTeams::new(&t, &fs)
                     .map(|s| s.ones().collect::<Vec<usize>>())
                     .filter(|s| s.contains(&anchor) && !s.iter().any(|x| demoted.contains(x)))
+                    .filter(|s| hitting.iter().all(|h| h.iter().any(|x| s.contains(x))))
                     .collect();
                 want.sort();
-                prop_assert_eq!(anchored(&t, &set, anchor, &demoted), want);
+                prop_assert_eq!(anchored(&t, &set, anchor, &demoted, &hitting), want);
             }
         }
     }

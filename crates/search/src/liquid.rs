@@ -40,6 +40,18 @@
 //!   transfer), so that no input order traps the first dive in a hopeless subtree. Only
 //!   completely explored sub-traffics enter the memo, so every attempt keeps the memo of
 //!   the previous ones and the last attempt, unbounded, is exhaustive;
+//! - **probes**: between two attempts (Λ ≥ 3), the ball of radius 3 around one transfer
+//!   (in the conflict graph, the most congested transfers in turn) is coloured by the
+//!   exact engine (DSATUR branch and bound) within 8 times the attempt's budget in nodes.
+//!   A sub-traffic that needs more than Λ frames, proven so exhaustively, refutes the
+//!   whole traffic (it needs at least as many); an open probe proves nothing and the
+//!   search goes on. Small non-colourable cores (odd wheels and the like) are what make
+//!   random sparse traffics non-liquid, and the exact engine finds them fast in a ball;
+//! - **cliques of Λ(R) transfers**: in a schedule of Λ(R) frames, such a clique has one
+//!   transfer in every frame, so every team tried must meet it, like a bottleneck. When
+//!   Λ(R) ≤ 4 and R is not too large, they are listed (up to a cap) and the team
+//!   enumeration treats them as further sets to meet (a sufficient test: teams it skips
+//!   cannot be frames of a liquid schedule, so nothing live is pruned);
 //! - **clique pruning**: a sub-traffic R holding k > Λ(R) pairwise congesting transfers
 //!   needs at least k timeframes (each in a timeframe of its own), so it has no liquid
 //!   schedule and the node is a dead end. The clique is grown greedily from the users of
@@ -88,6 +100,12 @@ pub struct SearchStats {
     pub ancestors: u64,
     /// Restarts of the search (see [`run`]).
     pub restarts: u64,
+    /// Probes between attempts (see [`run`]).
+    pub probes: u64,
+    /// Exact engine nodes spent in probes.
+    pub probe_nodes: u64,
+    /// Cliques of Λ(R) transfers required in every team (summed over nodes).
+    pub hitting_sets: u64,
 }
 
 /// Most loaded links of a sub-traffic from which [`CliqueFinder`] grows a clique at a node.
@@ -222,6 +240,18 @@ pub enum SearchResult {
 /// Bytes of remembered failed sub-traffics (bitsets) past which the memo stops growing.
 const MEMO_BYTES: usize = 256 << 20;
 
+/// A probe's node budget, in units of the attempt's work budget.
+const PROBE_FACTOR: u64 = 8;
+
+/// Largest Λ(R) for which cliques of Λ(R) transfers are listed as hitting sets.
+const HIT_MAX_D: usize = 4;
+
+/// Largest sub-traffic for which they are.
+const HIT_MAX_R: usize = 4096;
+
+/// Most hitting sets per node.
+const HIT_CAP: usize = 1 << 16;
+
 /// Work units (search nodes plus ancestors) of the first restart, plus 8 per transfer;
 /// restart i gets `luby(i)` times that (see [`run`]).
 const RESTART_BASE: u64 = 2048;
@@ -285,7 +315,9 @@ struct Search<'a> {
 
 impl Search<'_> {
     fn check(&self) -> Result<(), Stop> {
-        if self.node_limit.is_some_and(|n| self.stats.nodes > n)
+        if self
+            .node_limit
+            .is_some_and(|n| self.stats.nodes + self.stats.probe_nodes > n)
             || self.deadline.is_some_and(|d| Instant::now() >= d)
         {
             return Err(Stop::Limit);
@@ -468,6 +500,8 @@ impl Search<'_> {
             }
         }
         self.stats.twin_skips += demoted.len() as u64;
+        let hitting = self.hitting_cliques(&set, d);
+        self.stats.hitting_sets += hitting.len() as u64;
         let mut level = std::mem::take(&mut self.levels[depth]);
         let teams_before = self.stats.teams;
         let before = level.ancestors;
@@ -476,6 +510,7 @@ impl Search<'_> {
             traffic: self.traffic,
             set: &set,
             bottlenecks: &bottlenecks,
+            hitting: &hitting,
             urgent: &urgent,
             weight: &weight,
             demoted: &demoted,
@@ -524,6 +559,91 @@ impl Search<'_> {
         }
     }
 
+    /// The cliques of `d` transfers of R (`set`) that are not the users of one link, when
+    /// `d` is at most [`HIT_MAX_D`] and R at most [`HIT_MAX_R`] transfers: in a schedule of
+    /// `d` timeframes each of them has one transfer in every timeframe, so every team
+    /// tried must meet each (see [`crate::anchored::Node::hitting`]). At most
+    /// [`HIT_CAP`] of them (fewer only prune less).
+    fn hitting_cliques(&mut self, set: &[usize], d: usize) -> Vec<Vec<usize>> {
+        let mut out = Vec::new();
+        if !(3..=HIT_MAX_D).contains(&d) || set.len() > HIT_MAX_R {
+            return out;
+        }
+        // Neighbours in R with a higher id, sorted.
+        let mut adj: Vec<Vec<usize>> = Vec::with_capacity(set.len());
+        for &t in set {
+            let mut nb: Vec<usize> = Vec::new();
+            for l in self.path(t) {
+                for u in self.traffic.users(*l) {
+                    let u = u.index();
+                    if u > t && self.rem.contains(u) {
+                        nb.push(u);
+                    }
+                }
+            }
+            nb.sort_unstable();
+            nb.dedup();
+            adj.push(nb);
+        }
+        let pos = |t: usize, set: &[usize]| set.binary_search(&t).expect("in R");
+        let sorted = set.windows(2).all(|w| w[0] < w[1]);
+        debug_assert!(sorted);
+        let common = |a: &[usize], b: &[usize]| -> Vec<usize> {
+            let (mut i, mut j, mut c) = (0, 0, Vec::new());
+            while i < a.len() && j < b.len() {
+                match a[i].cmp(&b[j]) {
+                    std::cmp::Ordering::Less => i += 1,
+                    std::cmp::Ordering::Greater => j += 1,
+                    std::cmp::Ordering::Equal => {
+                        c.push(a[i]);
+                        i += 1;
+                        j += 1;
+                    }
+                }
+            }
+            c
+        };
+        'all: for (i, &u) in set.iter().enumerate() {
+            for &v in &adj[i] {
+                let uv = common(&adj[i], &adj[pos(v, set)]);
+                for (k, &w) in uv.iter().enumerate() {
+                    if d == 3 {
+                        out.push(vec![u, v, w]);
+                    } else {
+                        let aw = &adj[pos(w, set)];
+                        for &x in &uv[k + 1..] {
+                            if aw.binary_search(&x).is_ok() {
+                                out.push(vec![u, v, w, x]);
+                            }
+                        }
+                    }
+                    if out.len() >= HIT_CAP {
+                        break 'all;
+                    }
+                }
+            }
+        }
+        // Drop the users of one link (a bottleneck: already required).
+        let traffic = self.traffic;
+        out.retain(|c| {
+            !traffic
+                .transfer(TransferId(c[0] as u32))
+                .path
+                .iter()
+                .any(|l| {
+                    c[1..]
+                        .iter()
+                        .all(|&x| traffic.transfer(TransferId(x as u32)).path.contains(l))
+                })
+        });
+        out
+    }
+
+    /// The work budget of attempt `attempt`.
+    fn scale_budget(&self, attempt: u64, base: u64) -> u64 {
+        luby(attempt).saturating_mul(base)
+    }
+
     /// Remembers R as failed (the memo stops growing at [`MEMO_BYTES`]).
     fn remember(&mut self) {
         let bytes = std::mem::size_of_val(self.rem.as_slice()) + 64;
@@ -533,6 +653,77 @@ impl Search<'_> {
         }
     }
 }
+/// What a [`probe`] found.
+enum Probe {
+    /// The ball needs more than Λ frames (exact engine nodes used).
+    Refuted(u64),
+    /// Colourable in Λ frames, or the budget ran out.
+    Open(u64),
+}
+
+/// Transfers of `set` by decreasing number of congesting transfers in it (ties: lower id).
+fn probe_order(traffic: &Traffic, set: &[usize]) -> Vec<usize> {
+    let mut mark = vec![false; traffic.len()];
+    let mut member = vec![false; traffic.len()];
+    set.iter().for_each(|&t| member[t] = true);
+    let mut deg: Vec<(usize, usize)> = set
+        .iter()
+        .map(|&t| {
+            let mut k = 0;
+            traffic.for_each_neighbour(TransferId(t as u32), &mut mark, |u| {
+                k += usize::from(member[u.index()]);
+            });
+            (std::cmp::Reverse(k).0, t)
+        })
+        .collect();
+    deg.sort_by_key(|&(k, t)| (std::cmp::Reverse(k), t));
+    deg.into_iter().map(|(_, t)| t).collect()
+}
+
+/// Whether the sub-traffic of `set` within distance 3 of `centre` (in the conflict graph)
+/// needs more than `d` timeframes, by the exact engine within `budget` nodes: if so, so
+/// does `set` (it holds the ball), and `set` has no liquid schedule when Λ(set) = `d`.
+fn probe(
+    traffic: &Traffic,
+    set: &TransferSet,
+    centre: usize,
+    d: usize,
+    budget: u64,
+    deadline: Option<Instant>,
+) -> Probe {
+    let mut seen = FixedBitSet::with_capacity(traffic.len());
+    seen.insert(centre);
+    let mut frontier = vec![centre];
+    let mut ball = vec![TransferId(centre as u32)];
+    for _ in 0..3 {
+        let mut next = Vec::new();
+        for &x in &frontier {
+            for l in &traffic.transfer(TransferId(x as u32)).path {
+                for u in traffic.users(*l) {
+                    let ui = u.index();
+                    if set.contains(ui) && !seen.contains(ui) {
+                        seen.insert(ui);
+                        next.push(ui);
+                    }
+                }
+            }
+        }
+        ball.extend(next.iter().map(|&u| TransferId(u as u32)));
+        frontier = next;
+    }
+    ball.sort_unstable();
+    let limits = Limits {
+        time: deadline.map(|t| t.saturating_duration_since(Instant::now())),
+        nodes: Some(budget),
+    };
+    let r = crate::exact::colour_subset(traffic, &ball, &limits);
+    if r.optimal && r.frames.len() > d {
+        Probe::Refuted(r.nodes)
+    } else {
+        Probe::Open(r.nodes)
+    }
+}
+
 /// For every transfer, the previous transfer (lower id) with the same set of links.
 fn twins(traffic: &Traffic) -> Vec<Option<usize>> {
     let mut last: std::collections::HashMap<Vec<u32>, usize> = Default::default();
@@ -616,6 +807,7 @@ fn run(
     // A dive costs about one ancestor per transfer and level: the budget grows with R.
     let restart_base = restart_base.unwrap_or(RESTART_BASE + 8 * set.count_ones(..) as u64);
     let mut attempt = 0u64;
+    let mut probes: Vec<usize> = Vec::new();
     let outcome = loop {
         attempt += 1;
         s.work_limit = work
@@ -632,6 +824,31 @@ fn run(
         match s.go(0, d) {
             Err(Stop::Restart) => s.stats.restarts += 1,
             other => break other,
+        }
+        // Between two attempts, a probe (module docs): is the ball of radius 3 around
+        // one transfer (taken in turn, most congested first) colourable in Λ frames?
+        if d >= 3 {
+            if probes.is_empty() {
+                probes = probe_order(traffic, &s.sets[0]);
+            }
+            let centre = probes[(attempt as usize - 1) % probes.len()];
+            // Probe nodes count against the node limit like search nodes.
+            let budget = s
+                .scale_budget(attempt, restart_base)
+                .saturating_mul(PROBE_FACTOR)
+                .min(node_limit.map_or(u64::MAX, |n| {
+                    n.saturating_sub(s.stats.nodes + s.stats.probe_nodes)
+                }));
+            let (refuted, nodes) = match probe(traffic, &s.rem, centre, d, budget, deadline) {
+                Probe::Refuted(nodes) => (true, nodes),
+                Probe::Open(nodes) => (false, nodes),
+            };
+            s.stats.probe_nodes += nodes;
+            s.stats.probes += 1;
+            progress.fetch_add(nodes, Ordering::Relaxed);
+            if refuted {
+                break Ok(false);
+            }
         }
     };
     let r = match outcome {
@@ -709,7 +926,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
         let mut set = FixedBitSet::with_capacity(traffic.len());
         comp.iter().for_each(|t| set.insert(t.index()));
         let (dc, _) = bottlenecks_in(traffic, &set);
-        let searched = total.nodes + exact_nodes;
+        let searched = total.nodes + total.probe_nodes + exact_nodes;
         let node_limit = limits.nodes.map(|n| n.saturating_sub(searched));
         let got: Result<Vec<Vec<TransferId>>, bool> = if dc == d {
             let (r, st, c) = run(traffic, &set, node_limit, deadline, progress, None);
@@ -757,6 +974,15 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
         ("exact_nodes".to_string(), StatValue::Count(exact_nodes)),
         ("ancestors".to_string(), StatValue::Count(total.ancestors)),
         ("restarts".to_string(), StatValue::Count(total.restarts)),
+        ("probes".to_string(), StatValue::Count(total.probes)),
+        (
+            "probe_nodes".to_string(),
+            StatValue::Count(total.probe_nodes),
+        ),
+        (
+            "hitting_sets".to_string(),
+            StatValue::Count(total.hitting_sets),
+        ),
     ];
     let (verdict, schedule, lower_bound) = match result {
         Ok(()) => {
@@ -781,7 +1007,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
                 }
                 _ => Witness::Exhaustion {
                     engine: "native".to_string(),
-                    nodes: total.nodes + exact_nodes,
+                    nodes: total.nodes + total.probe_nodes + exact_nodes,
                 },
             };
             let value = match &witness {
@@ -810,6 +1036,9 @@ fn add_stats(total: &mut SearchStats, st: &SearchStats) {
     total.clique_prunes += st.clique_prunes;
     total.ancestors += st.ancestors;
     total.restarts += st.restarts;
+    total.probes += st.probes;
+    total.probe_nodes += st.probe_nodes;
+    total.hitting_sets += st.hitting_sets;
 }
 
 /// A schedule of at most `d` timeframes for a component whose own Λ is below `d`:
