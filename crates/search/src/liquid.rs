@@ -243,6 +243,9 @@ const MEMO_BYTES: usize = 256 << 20;
 /// A probe's node budget, in units of the attempt's work budget.
 const PROBE_FACTOR: u64 = 8;
 
+/// Largest ball probed (transfers).
+const PROBE_MAX: usize = 2048;
+
 /// Largest Λ(R) for which cliques of Λ(R) transfers are listed as hitting sets.
 const HIT_MAX_D: usize = 4;
 
@@ -681,7 +684,8 @@ fn probe_order(traffic: &Traffic, set: &[usize]) -> Vec<usize> {
 }
 
 /// Whether the sub-traffic of `set` within distance 3 of `centre` (in the conflict graph)
-/// needs more than `d` timeframes, by the exact engine within `budget` nodes: if so, so
+/// needs more than `d` timeframes (balls of more than [`PROBE_MAX`] transfers are not
+/// probed), by the exact engine within `budget` nodes: if so, so
 /// does `set` (it holds the ball), and `set` has no liquid schedule when Λ(set) = `d`.
 fn probe(
     traffic: &Traffic,
@@ -710,6 +714,10 @@ fn probe(
         }
         ball.extend(next.iter().map(|&u| TransferId(u as u32)));
         frontier = next;
+        if ball.len() > PROBE_MAX {
+            // Too large to be a small core: not worth the exact engine's time.
+            return Probe::Open(0);
+        }
     }
     ball.sort_unstable();
     let limits = Limits {
