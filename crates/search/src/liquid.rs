@@ -54,10 +54,10 @@
 //!   cannot be frames of a liquid schedule, so nothing live is pruned);
 //! - **clique pruning**: a sub-traffic R holding k > Λ(R) pairwise congesting transfers
 //!   needs at least k timeframes (each in a timeframe of its own), so it has no liquid
-//!   schedule and the node is a dead end. The clique is grown greedily from the users of
-//!   a bottleneck of R (see [`CliqueFinder`]); it is a sufficient test only, so a node it
-//!   does not refute is searched as before: nothing live is pruned. When the root itself
-//!   is refuted, the clique is the witness ([`Witness::Clique`], checkable by anyone);
+//!   schedule. At the root, the clique is grown greedily from the users of the most
+//!   loaded links (see [`CliqueFinder`]); it is a sufficient test only, so a traffic it
+//!   does not refute is searched as before: nothing live is pruned. When it refutes the
+//!   root, the clique is the witness ([`Witness::Clique`], checkable by anyone);
 //! - **independent components**: transfers in different components (no shared link,
 //!   directly or through other transfers) never congest, so a schedule of the traffic is
 //!   any set of schedules of its components, timeframe j being the union of the
@@ -108,10 +108,7 @@ pub struct SearchStats {
     pub hitting_sets: u64,
 }
 
-/// Most loaded links of a sub-traffic from which [`CliqueFinder`] grows a clique at a node.
-const CLIQUE_SEEDS: usize = 4;
-
-/// The same at the root, which is met once.
+/// Most loaded links of the root from which [`CliqueFinder`] grows a clique.
 const ROOT_CLIQUE_SEEDS: usize = 32;
 
 /// Greedy cliques of pairwise congesting transfers inside a sub-traffic, in time
@@ -448,32 +445,29 @@ impl Search<'_> {
         }
         let (bottlenecks, urgent) = self.bottlenecks(depth, d);
         // Clique pruning (module docs): more than Λ(R) pairwise congesting transfers,
-        // grown from the most loaded links of R (more seeds at the root, met once).
-        let seeds = if root {
-            ROOT_CLIQUE_SEEDS
-        } else {
-            CLIQUE_SEEDS
-        };
-        let mut heavy: Vec<LinkId> = bottlenecks.clone();
-        if root && heavy.len() < seeds {
-            let loads = &self.load;
-            let mut others: Vec<LinkId> = (0..loads.len())
-                .filter(|&l| loads[l] >= 2 && (loads[l] as usize) < d)
-                .map(|l| LinkId(l as u32))
-                .collect();
-            others.sort_by_key(|l| (std::cmp::Reverse(loads[l.index()]), *l));
-            heavy.extend(others.into_iter().take(seeds - heavy.len()));
-        }
-        let clique = self
-            .cliques
-            .best(self.traffic, &self.rem, &heavy, seeds, self.deadline);
-        if clique.len() > d {
-            self.stats.clique_prunes += 1;
-            if root {
-                self.root_clique = Some(clique);
+        // grown from the most loaded links of the root (at inner nodes the test cost more
+        // than it pruned: the hitting cliques and the anchored enumeration catch them).
+        if root {
+            let seeds = ROOT_CLIQUE_SEEDS;
+            let mut heavy: Vec<LinkId> = bottlenecks.clone();
+            if heavy.len() < seeds {
+                let loads = &self.load;
+                let mut others: Vec<LinkId> = (0..loads.len())
+                    .filter(|&l| loads[l] >= 2 && (loads[l] as usize) < d)
+                    .map(|l| LinkId(l as u32))
+                    .collect();
+                others.sort_by_key(|l| (std::cmp::Reverse(loads[l.index()]), *l));
+                heavy.extend(others.into_iter().take(seeds - heavy.len()));
             }
-            self.remember();
-            return Ok(false);
+            let clique = self
+                .cliques
+                .best(self.traffic, &self.rem, &heavy, seeds, self.deadline);
+            if clique.len() > d {
+                self.stats.clique_prunes += 1;
+                self.root_clique = Some(clique);
+                self.remember();
+                return Ok(false);
+            }
         }
         self.check()?;
         if d == 2 {
@@ -684,8 +678,8 @@ fn probe_order(traffic: &Traffic, set: &[usize]) -> Vec<usize> {
 }
 
 /// Whether the sub-traffic of `set` within distance 3 of `centre` (in the conflict graph)
-/// needs more than `d` timeframes (balls of more than [`PROBE_MAX`] transfers are not
-/// probed), by the exact engine within `budget` nodes: if so, so
+/// needs more than `d` timeframes (balls of more than [`PROBE_MAX`] transfers, or of all
+/// of `set`, are not probed), by the exact engine within `budget` nodes: if so, so
 /// does `set` (it holds the ball), and `set` has no liquid schedule when Λ(set) = `d`.
 fn probe(
     traffic: &Traffic,
@@ -718,6 +712,10 @@ fn probe(
             // Too large to be a small core: not worth the exact engine's time.
             return Probe::Open(0);
         }
+    }
+    if ball.len() == set.count_ones(..) {
+        // The whole traffic: no smaller core to find.
+        return Probe::Open(0);
     }
     ball.sort_unstable();
     let limits = Limits {
