@@ -990,47 +990,15 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
             StatValue::Count(total.hitting_sets),
         ),
     ];
-    let (verdict, schedule, lower_bound) = match result {
-        Ok(()) => {
-            for f in &mut frames {
-                f.sort_unstable();
-            }
-            (
-                Verdict::Liquid,
-                Some(Schedule::new(frames)),
-                LowerBound::duration(traffic),
-            )
-        }
-        Err(true) => {
-            let witness = match clique {
-                // A clique refuting a component's root is a clique of the traffic, larger
-                // than the component's Λ, which equals Λ.
-                Some(c) if c.len() > d => {
-                    let mut c: Vec<TransferId> =
-                        c.into_iter().map(|t| TransferId(t as u32)).collect();
-                    c.sort_unstable();
-                    Witness::Clique(c)
-                }
-                _ => Witness::Exhaustion {
-                    engine: "native".to_string(),
-                    nodes: total.nodes + total.probe_nodes + exact_nodes,
-                },
-            };
-            let value = match &witness {
-                Witness::Clique(c) => c.len(),
-                _ => d + 1,
-            };
-            (Verdict::NonLiquid, None, LowerBound { value, witness })
-        }
-        Err(false) => (Verdict::Unknown, None, LowerBound::duration(traffic)),
+    let answer = match result {
+        Ok(()) => Answer::Liquid(frames),
+        Err(true) => Answer::NonLiquid {
+            clique,
+            nodes: total.nodes + total.probe_nodes + exact_nodes,
+        },
+        Err(false) => Answer::Unknown,
     };
-    Outcome {
-        engine: "native".to_string(),
-        verdict,
-        schedule,
-        lower_bound,
-        stats,
-    }
+    finish(traffic, answer, stats)
 }
 
 fn add_stats(total: &mut SearchStats, st: &SearchStats) {
@@ -1089,6 +1057,66 @@ pub fn is_liquid(traffic: &Traffic, set: &FixedBitSet) -> bool {
         search(traffic, set, &Limits::default()).0,
         SearchResult::Liquid(_)
     )
+}
+
+/// What the native engine found, before it becomes an [`Outcome`] (see [`finish`]).
+enum Answer {
+    /// A schedule of Λ timeframes.
+    Liquid(Vec<Vec<TransferId>>),
+    /// No liquid schedule: the clique that refuted a component's root, if one did, and
+    /// the nodes of the exhaustive search otherwise.
+    NonLiquid {
+        clique: Option<Vec<usize>>,
+        nodes: u64,
+    },
+    /// A limit stopped the engine.
+    Unknown,
+}
+
+/// The engine's [`Outcome`] (the one place where it is built).
+fn finish(traffic: &Traffic, answer: Answer, stats: Vec<(String, StatValue)>) -> Outcome {
+    let d = traffic.duration();
+    let (verdict, schedule, lower_bound) = match answer {
+        Answer::Liquid(mut frames) => {
+            for f in &mut frames {
+                f.sort_unstable();
+            }
+            (
+                Verdict::Liquid,
+                Some(Schedule::new(frames)),
+                LowerBound::duration(traffic),
+            )
+        }
+        Answer::NonLiquid { clique, nodes } => {
+            let witness = match clique {
+                // A clique refuting a component's root is a clique of the traffic, larger
+                // than the component's Λ, which equals Λ.
+                Some(c) if c.len() > d => {
+                    let mut c: Vec<TransferId> =
+                        c.into_iter().map(|t| TransferId(t as u32)).collect();
+                    c.sort_unstable();
+                    Witness::Clique(c)
+                }
+                _ => Witness::Exhaustion {
+                    engine: "native".to_string(),
+                    nodes,
+                },
+            };
+            let value = match &witness {
+                Witness::Clique(c) => c.len(),
+                _ => d + 1,
+            };
+            (Verdict::NonLiquid, None, LowerBound { value, witness })
+        }
+        Answer::Unknown => (Verdict::Unknown, None, LowerBound::duration(traffic)),
+    };
+    Outcome {
+        engine: "native".to_string(),
+        verdict,
+        schedule,
+        lower_bound,
+        stats,
+    }
 }
 
 #[cfg(test)]
