@@ -217,7 +217,10 @@ fn bad_sat_arguments_exit_2() {
     assert_eq!(code, 2, "{err}");
     let (code, _, err) = run(liquid().args(["solve", "models/no-team.yaml", "--decide"]));
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("--decide is a mode of the ilp engine"), "{err}");
+    assert!(
+        err.contains("--decide is a mode of the ilp engine"),
+        "{err}"
+    );
     let (code, _, err) = run(liquid().args(["check-proof", "models/no-team.yaml", "no/such/dir"]));
     assert_eq!(code, 2, "{err}");
 }

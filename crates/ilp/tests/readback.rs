@@ -126,9 +126,13 @@ fn readback(name: &str, k: usize) {
     assert_eq!(lp.binaries.len(), n * k + k);
     let (status, value) = solve_lp(&lp);
     assert_eq!(status, HighsModelStatus::Optimal, "{name}");
-    let o = liquid_ilp::solve(&t, &Limits::default(), &std::sync::atomic::AtomicU64::new(0))
-        .expect("solves")
-        .outcome;
+    let o = liquid_ilp::solve(
+        &t,
+        &Limits::default(),
+        &std::sync::atomic::AtomicU64::new(0),
+    )
+    .expect("solves")
+    .outcome;
     let len = o.schedule().expect("a schedule").len();
     assert!(
         (value - len as f64).abs() < 1e-6,

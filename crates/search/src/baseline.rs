@@ -301,13 +301,13 @@ mod tests {
                 assert_eq!(t.transfer_name(x), expected);
             }
         }
-        let o = round_robin(&t).expect("schedules");
+        let o = round_robin(&t).expect("schedules").outcome;
         check_outcome(&t, &o).expect("valid outcome");
-        assert_eq!(o.verdict, Verdict::Liquid);
-        assert_eq!(o.schedule.expect("schedule").len(), 4);
+        assert_eq!(o.verdict(), liquid_model::Verdict::Liquid);
+        assert_eq!(o.schedule().expect("schedule").len(), 4);
         // With self-transfers the rule is unchanged: n phases, diagonal first.
-        let o = round_robin(&star(5, true)).expect("schedules");
-        assert_eq!(o.schedule.expect("schedule").len(), 5);
+        let o = round_robin(&star(5, true)).expect("schedules").outcome;
+        assert_eq!(o.schedule().expect("schedule").len(), 5);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! [`liquid_model::validate`] before it is reported.
 #![forbid(unsafe_code)]
 
+mod anchored;
 pub mod baseline;
 pub mod dsatur;
 pub mod exact;

@@ -1,31 +1,63 @@
 //! The liquid schedule search of paper 003 section 3 (engine `native`).
 //!
-//! Depth-first over the full teams of the *current reduced* traffic (Theorems 1-2: if X
-//! has a liquid schedule, it has one whose first timeframe is a full team of X, and the
-//! rest is a liquid schedule of the remainder). A node is a remaining sub-traffic R; it is
-//! a leaf (solution) when R is one team (simultaneous), a dead end when R has no full team;
-//! otherwise every full team A of R is tried in turn, recursing on R − A, backtracking
+//! Depth-first over full teams of the *current reduced* traffic (Theorems 1-2: if X has a
+//! liquid schedule, it has one whose first timeframe is a full team of X, and the rest is
+//! a liquid schedule of the remainder). A node is a remaining sub-traffic R; it is a leaf
+//! (solution) when R is one team (simultaneous), a dead end when R has no suitable full
+//! team; otherwise full teams A of R are tried in turn, recursing on R − A, backtracking
 //! when a branch fails. Exhaustive: `non-liquid` means the whole space was explored.
 //!
+//! **Anchored branching.** The timeframes of a schedule can be listed in any order, so
+//! trying every full team of R as "the first frame" explores each schedule up to Λ! times.
+//! Instead, a node picks one transfer t* of R (the *anchor*) and tries only the full teams
+//! of R that hold t*: in a liquid schedule of R, the frame F holding t* is a team of R (a
+//! frame of a Λ(R)-frame schedule holds one user of every bottleneck); moving into F every
+//! transfer of the other frames that congests nothing in F keeps a schedule of Λ(R)
+//! frames and makes F a *full* team holding t*, with R − F liquid. So if R is liquid, some
+//! full team holding t* leads to a liquid remainder, and the search stays exhaustive. The
+//! anchor is the transfer on the most bottlenecks, then on the most heavily loaded links
+//! (the most constrained: its team avoids everything it congests); the teams come from
+//! [`crate::anchored`] (incremental ancestors with an undo trail).
+//!
 //! Additions beyond the paper, each keeping the search exhaustive:
-//! - **bitsets**: R and the teams are [`FixedBitSet`]s; the teams come from
-//!   [`crate::teams::FullTeams`], which branches on the most constrained bottleneck first;
 //! - **memo of failures**: whether R has a liquid schedule depends on R alone, so a
 //!   sub-traffic proven non-liquid is stored (the full set, not only its hash, so a hash
 //!   collision can never prune a live branch) and skipped when met again through another
-//!   order of the same teams. The memo is capped in size; past the cap it stops growing,
+//!   order of the same teams. The memo is capped in bytes; past the cap it stops growing,
 //!   which only loses pruning, never solutions;
 //! - **identical transfers**: two transfers with the same path are interchangeable in
 //!   every schedule (swapping them maps schedules to schedules of the same length), so of
 //!   the full teams that differ only by which twin they hold, only the one holding the
 //!   lowest-id twin still in R is explored: the skipped branches are images of explored
-//!   ones under a swap, so their sub-traffics are isomorphic and equally (non-)liquid;
+//!   ones under a swap, so their sub-traffics are isomorphic and equally (non-)liquid.
+//!   The anchor is always the lowest of its twins in R (a swap that fixes it maps any
+//!   team holding it to one that obeys the rule);
+//! - **two frames left**: when Λ(R) = 2, R is liquid iff its conflict graph is bipartite,
+//!   decided by a breadth-first two-colouring instead of a search;
+//! - **restarts**: the search runs in attempts with budgets of luby(i) × (2048 + 8·#R)
+//!   work units (nodes and ancestors), each attempt with its own deterministic tie-breaking
+//!   among equally loaded transfers (the first none, then a hash of the attempt and the
+//!   transfer), so that no input order traps the first dive in a hopeless subtree. Only
+//!   completely explored sub-traffics enter the memo, so every attempt keeps the memo of
+//!   the previous ones and the last attempt, unbounded, is exhaustive;
+//! - **probes**: between two attempts (Λ ≥ 3), the ball of radius 3 around one transfer
+//!   (in the conflict graph, the most congested transfers in turn) is coloured by the
+//!   exact engine (DSATUR branch and bound) within 8 times the attempt's budget in nodes.
+//!   A sub-traffic that needs more than Λ frames, proven so exhaustively, refutes the
+//!   whole traffic (it needs at least as many); an open probe proves nothing and the
+//!   search goes on. Small non-colourable cores (odd wheels and the like) are what make
+//!   random sparse traffics non-liquid, and the exact engine finds them fast in a ball;
+//! - **cliques of Λ(R) transfers**: in a schedule of Λ(R) frames, such a clique has one
+//!   transfer in every frame, so every team tried must meet it, like a bottleneck. When
+//!   Λ(R) ≤ 4 and R is not too large, they are listed (up to a cap) and the team
+//!   enumeration treats them as further sets to meet (a sufficient test: teams it skips
+//!   cannot be frames of a liquid schedule, so nothing live is pruned);
 //! - **clique pruning**: a sub-traffic R holding k > Λ(R) pairwise congesting transfers
 //!   needs at least k timeframes (each in a timeframe of its own), so it has no liquid
-//!   schedule and the node is a dead end. The clique is grown greedily from the users of
-//!   a bottleneck of R (see [`CliqueFinder`]); it is a sufficient test only, so a node it
-//!   does not refute is searched as before: nothing live is pruned. When the root itself
-//!   is refuted, the clique is the witness (a clique lower bound, checkable by anyone);
+//!   schedule. At the root, the clique is grown greedily from the users of the most
+//!   loaded links (see [`CliqueFinder`]); it is a sufficient test only, so a traffic it
+//!   does not refute is searched as before: nothing live is pruned. When it refutes the
+//!   root, the clique is the witness (a clique lower bound, checkable by anyone);
 //! - **independent components**: transfers in different components (no shared link,
 //!   directly or through other transfers) never congest, so a schedule of the traffic is
 //!   any set of schedules of its components, timeframe j being the union of the
@@ -35,6 +67,7 @@
 //!   needs at most Λ frames, which is not liquidity of the component: DSatur settles it
 //!   when it reaches Λ frames, else the exact engine (chromatic number) decides.
 
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -44,35 +77,38 @@ use liquid_model::{
     Answer, Limits, LinkId, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId,
 };
 
-use crate::teams::{bottlenecks_in, loads_in, to_ids, FullTeams, TransferSet};
-
-/// Largest number of failed sub-traffics remembered.
-const MEMO_CAP: usize = 1 << 20;
-
-/// Full teams sorted together before they are tried (see [`Search::go`]).
-const CHUNK: usize = 512;
+use crate::anchored::{Anchored, Node, Stop};
+use crate::teams::{bottlenecks_in, TransferSet};
 
 /// Counters of one search.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SearchStats {
     /// Search nodes: sub-traffics visited.
     pub nodes: u64,
-    /// Full teams enumerated over all nodes.
+    /// Full teams tried over all nodes.
     pub teams: u64,
     /// Nodes pruned because the sub-traffic was already proven non-liquid.
     pub memo_hits: u64,
-    /// Full teams skipped as twins (identical transfers) of an explored team.
+    /// Transfers kept out of a node's teams because an identical twin of lower id is in
+    /// R (summed over nodes).
     pub twin_skips: u64,
     /// Dead ends: sub-traffics without any full team.
     pub dead_ends: u64,
     /// Nodes pruned because a clique larger than Λ(R) was found in the sub-traffic.
     pub clique_prunes: u64,
+    /// Ancestors examined by the team enumeration.
+    pub ancestors: u64,
+    /// Restarts of the search (see [`run`]).
+    pub restarts: u64,
+    /// Probes between attempts (see [`run`]).
+    pub probes: u64,
+    /// Exact engine nodes spent in probes.
+    pub probe_nodes: u64,
+    /// Cliques of Λ(R) transfers required in every team (summed over nodes).
+    pub hitting_sets: u64,
 }
 
-/// Most loaded links of a sub-traffic from which [`CliqueFinder`] grows a clique at a node.
-const CLIQUE_SEEDS: usize = 4;
-
-/// The same at the root, which is met once.
+/// Most loaded links of the root from which [`CliqueFinder`] grows a clique.
 const ROOT_CLIQUE_SEEDS: usize = 32;
 
 /// Greedy cliques of pairwise congesting transfers inside a sub-traffic, in time
@@ -198,6 +234,50 @@ pub enum SearchResult {
     Stopped,
 }
 
+/// Bytes of remembered failed sub-traffics (bitsets) past which the memo stops growing.
+const MEMO_BYTES: usize = 256 << 20;
+
+/// A probe's node budget, in units of the attempt's work budget.
+const PROBE_FACTOR: u64 = 8;
+
+/// Largest ball probed (transfers).
+const PROBE_MAX: usize = 2048;
+
+/// Largest Λ(R) for which cliques of Λ(R) transfers are listed as hitting sets.
+const HIT_MAX_D: usize = 4;
+
+/// Largest sub-traffic for which they are.
+const HIT_MAX_R: usize = 4096;
+
+/// Most hitting sets per node.
+const HIT_CAP: usize = 1 << 16;
+
+/// Work units (search nodes plus ancestors) of the first restart, plus 8 per transfer;
+/// restart i gets `luby(i)` times that (see [`run`]).
+const RESTART_BASE: u64 = 2048;
+
+/// The Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, … (`i` from 1).
+fn luby(mut i: u64) -> u64 {
+    loop {
+        let mut k = 1u32;
+        while (1u64 << k) - 1 < i {
+            k += 1;
+        }
+        if i == (1u64 << k) - 1 {
+            return 1u64 << (k - 1);
+        }
+        i -= (1u64 << (k - 1)) - 1;
+    }
+}
+
+/// SplitMix64: a well-mixed 64-bit hash of `x`.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
 struct Search<'a> {
     traffic: &'a Traffic,
     node_limit: Option<u64>,
@@ -209,145 +289,444 @@ struct Search<'a> {
     /// `twin_prev[t]`: the previous transfer with exactly the same link set, if any.
     twin_prev: Vec<Option<usize>>,
     memo: HashSet<TransferSet>,
+    memo_bytes: usize,
     stats: SearchStats,
-    frames: Vec<TransferSet>,
+    /// The timeframes found, innermost first.
+    frames: Vec<Vec<usize>>,
+    /// R, the current sub-traffic, and the loads of its links.
+    rem: TransferSet,
+    load: Vec<u32>,
+    /// Per depth: the transfers of R, the scratch space of its team enumeration, the
+    /// transfers' weights (value ordering) and those demoted by a lower twin.
+    sets: Vec<Vec<usize>>,
+    levels: Vec<Anchored>,
+    weights: Vec<Vec<u64>>,
+    demoted: Vec<Vec<usize>>,
+    /// Per-link scratch marks.
+    link_mark: Vec<bool>,
+    /// Per-transfer scratch (two-colouring).
+    side: Vec<u8>,
+    /// Work done (nodes and ancestors) and the budget of the current restart.
+    work: &'a Cell<u64>,
+    work_limit: u64,
+    /// Tie-breaking keys of the current restart.
+    key: Vec<u32>,
 }
 
-struct Stop;
-
 impl Search<'_> {
-    fn out_of_budget(&self) -> bool {
-        if let Some(n) = self.node_limit {
-            if self.stats.nodes > n {
+    fn check(&self) -> Result<(), Stop> {
+        if self
+            .node_limit
+            .is_some_and(|n| self.stats.nodes + self.stats.probe_nodes > n)
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            return Err(Stop::Limit);
+        }
+        if self.work.get() > self.work_limit {
+            return Err(Stop::Restart);
+        }
+        Ok(())
+    }
+
+    fn path(&self, t: usize) -> &[LinkId] {
+        &self.traffic.transfer(TransferId(t as u32)).path
+    }
+
+    /// Whether `t` has a twin of lower id in R.
+    fn has_lower_twin(&self, t: usize) -> bool {
+        let mut p = self.twin_prev[t];
+        while let Some(q) = p {
+            if self.rem.contains(q) {
                 return true;
             }
+            p = self.twin_prev[q];
         }
-        self.deadline.is_some_and(|d| Instant::now() >= d)
+        false
     }
 
-    /// Whether the team holds a twin whose lower-id twin is still in `rem`.
-    fn skips_a_lower_twin(&self, team: &TransferSet, rem: &TransferSet) -> bool {
-        team.ones().any(|t| {
-            let mut p = self.twin_prev[t];
-            while let Some(q) = p {
-                if rem.contains(q) {
-                    return true;
+    /// The bottlenecks (links of load `d`) of the R at `depth`, in increasing id order,
+    /// and its other links of load 2 or more, most loaded first.
+    fn bottlenecks(&mut self, depth: usize, d: usize) -> (Vec<LinkId>, Vec<LinkId>) {
+        let (mut out, mut urgent) = (Vec::new(), Vec::new());
+        for &t in &self.sets[depth] {
+            for l in &self.traffic.transfer(TransferId(t as u32)).path {
+                let li = l.index();
+                if !self.link_mark[li] && self.load[li] >= 2 {
+                    self.link_mark[li] = true;
+                    if self.load[li] as usize == d {
+                        out.push(*l);
+                    } else {
+                        urgent.push(*l);
+                    }
                 }
-                p = self.twin_prev[q];
             }
-            false
-        })
+        }
+        for l in out.iter().chain(&urgent) {
+            self.link_mark[l.index()] = false;
+        }
+        out.sort_unstable();
+        urgent.sort_unstable_by_key(|l| (std::cmp::Reverse(self.load[l.index()]), *l));
+        (out, urgent)
     }
 
-    /// Ok(true): a liquid schedule of `rem` was pushed onto `frames` (in reverse order).
-    fn go(&mut self, rem: &TransferSet) -> Result<bool, Stop> {
-        self.stats.nodes += 1;
-        self.progress.fetch_add(1, Ordering::Relaxed);
-        if self.out_of_budget() {
-            return Err(Stop);
+    /// R with Λ(R) = 2: liquid iff its conflict graph is bipartite (two timeframes).
+    fn two_frames(&mut self, depth: usize) -> bool {
+        let set = std::mem::take(&mut self.sets[depth]);
+        let mut ok = true;
+        let mut queue: Vec<usize> = Vec::new();
+        'outer: for &s in &set {
+            if self.side[s] != 0 {
+                continue;
+            }
+            self.side[s] = 1;
+            queue.clear();
+            queue.push(s);
+            while let Some(t) = queue.pop() {
+                let other = 3 - self.side[t];
+                for l in &self.traffic.transfer(TransferId(t as u32)).path {
+                    for u in self.traffic.users(*l) {
+                        let u = u.index();
+                        if u == t || !self.rem.contains(u) {
+                            continue;
+                        }
+                        if self.side[u] == 0 {
+                            self.side[u] = other;
+                            queue.push(u);
+                        } else if self.side[u] != other {
+                            ok = false;
+                            break 'outer;
+                        }
+                    }
+                }
+            }
         }
-        let (d, bottlenecks) = bottlenecks_in(self.traffic, rem);
+        if !ok {
+            self.stats.dead_ends += 1;
+        } else {
+            let (a, b): (Vec<usize>, Vec<usize>) = set.iter().partition(|&&t| self.side[t] == 1);
+            self.frames.push(b);
+            self.frames.push(a);
+        }
+        for &t in &set {
+            self.side[t] = 0;
+        }
+        self.sets[depth] = set;
+        ok
+    }
+
+    /// Ok(true): a liquid schedule of R (the set at `depth`, of Λ `d`) was pushed onto
+    /// `frames` (in reverse order).
+    fn go(&mut self, depth: usize, d: usize) -> Result<bool, Stop> {
+        self.stats.nodes += 1;
+        self.work.set(self.work.get() + 1);
+        self.progress.fetch_add(1, Ordering::Relaxed);
+        self.check()?;
         if d <= 1 {
             // One team (or nothing left).
             if d == 1 {
-                self.frames.push(rem.clone());
+                self.frames.push(self.sets[depth].clone());
             }
             return Ok(true);
         }
-        if self.memo.contains(rem) {
+        // The root's clique is the witness of a refutation: test it first.
+        let root = self.stats.nodes == 1;
+        if d == 2 && !root {
+            return Ok(self.two_frames(depth));
+        }
+        if self.memo.contains(&self.rem) {
             self.stats.memo_hits += 1;
             return Ok(false);
         }
+        while self.sets.len() < depth + 2 {
+            self.sets.push(Vec::new());
+            self.levels.push(Anchored::default());
+            self.weights.push(vec![0; self.traffic.len()]);
+            self.demoted.push(Vec::new());
+        }
+        let (bottlenecks, urgent) = self.bottlenecks(depth, d);
         // Clique pruning (module docs): more than Λ(R) pairwise congesting transfers,
-        // grown from the most loaded links of R (more seeds at the root, met once).
-        let loads = loads_in(self.traffic, rem);
-        let seeds = if self.stats.nodes == 1 {
-            ROOT_CLIQUE_SEEDS
-        } else {
-            CLIQUE_SEEDS
-        };
-        let mut heavy: Vec<LinkId> = bottlenecks;
-        if heavy.len() < seeds {
-            let mut others: Vec<LinkId> = (0..loads.len())
-                .filter(|&l| loads[l] >= 2 && loads[l] < d)
-                .map(|l| LinkId(l as u32))
-                .collect();
-            others.sort_by_key(|l| (std::cmp::Reverse(loads[l.index()]), *l));
-            heavy.extend(others.into_iter().take(seeds - heavy.len()));
-        }
-        let clique = self
-            .cliques
-            .best(self.traffic, rem, &heavy, seeds, self.deadline);
-        if clique.len() > d {
-            self.stats.clique_prunes += 1;
-            if self.stats.nodes == 1 {
+        // grown from the most loaded links of the root (at inner nodes the test cost more
+        // than it pruned: the hitting cliques and the anchored enumeration catch them).
+        if root {
+            let seeds = ROOT_CLIQUE_SEEDS;
+            let mut heavy: Vec<LinkId> = bottlenecks.clone();
+            if heavy.len() < seeds {
+                let loads = &self.load;
+                let mut others: Vec<LinkId> = (0..loads.len())
+                    .filter(|&l| loads[l] >= 2 && (loads[l] as usize) < d)
+                    .map(|l| LinkId(l as u32))
+                    .collect();
+                others.sort_by_key(|l| (std::cmp::Reverse(loads[l.index()]), *l));
+                heavy.extend(others.into_iter().take(seeds - heavy.len()));
+            }
+            let clique = self
+                .cliques
+                .best(self.traffic, &self.rem, &heavy, seeds, self.deadline);
+            if clique.len() > d {
+                self.stats.clique_prunes += 1;
                 self.root_clique = Some(clique);
+                self.remember();
+                return Ok(false);
             }
-            if self.memo.len() < MEMO_CAP {
-                self.memo.insert(rem.clone());
+        }
+        self.check()?;
+        if d == 2 {
+            return Ok(self.two_frames(depth));
+        }
+        // Weights (value ordering): the load of a transfer's links in R, ties broken by
+        // the restart's keys. The anchor t*: a transfer on the most bottlenecks, then the
+        // heaviest (the most constrained: its team must avoid everything it congests),
+        // taken as the lowest of its identical twins in R.
+        let mut weight = std::mem::take(&mut self.weights[depth]);
+        let mut demoted = std::mem::take(&mut self.demoted[depth]);
+        demoted.clear();
+        let set = std::mem::take(&mut self.sets[depth]);
+        let mut anchor = (0usize, 0u64, usize::MAX);
+        for &t in &set {
+            let (mut on, mut w) = (0usize, 0u64);
+            for l in self.path(t) {
+                let x = self.load[l.index()] as usize;
+                on += usize::from(x == d);
+                w += x as u64;
             }
-            return Ok(false);
+            weight[t] = (w << 32) | u64::from(self.key[t]);
+            if self.has_lower_twin(t) {
+                demoted.push(t);
+            } else if anchor.2 == usize::MAX || (on, weight[t]) > (anchor.0, anchor.1) {
+                anchor = (on, weight[t], t);
+            }
         }
-        if self.out_of_budget() {
-            return Err(Stop); // the clique test ran out the clock
-        }
-        // Value ordering (any order keeps the search exhaustive: every full team is
-        // still tried). The enumerator is lazy and a node may have very many full
-        // teams, so they are taken in chunks of `CHUNK`, each sorted before it is tried:
-        // teams covering more links of load Λ(R)-1 first (a link of load Λ(R)-1 that
-        // the team misses becomes a bottleneck of R - A, which every later team must
-        // then cover), then teams using more heavily loaded links.
-        let mut enumeration = FullTeams::new(self.traffic, rem).with_deadline(self.deadline);
-        let mut any = false;
-        let mut chunk: Vec<(usize, usize, TransferSet)> = Vec::with_capacity(CHUNK);
-        loop {
-            chunk.clear();
-            for team in enumeration.by_ref() {
-                any = true;
-                self.stats.teams += 1;
-                if self.skips_a_lower_twin(&team, rem) {
-                    self.stats.twin_skips += 1;
-                    continue;
+        self.stats.twin_skips += demoted.len() as u64;
+        let hitting = self.hitting_cliques(&set, d);
+        self.stats.hitting_sets += hitting.len() as u64;
+        let mut level = std::mem::take(&mut self.levels[depth]);
+        let teams_before = self.stats.teams;
+        let before = level.ancestors;
+        let work = self.work;
+        let node = Node {
+            traffic: self.traffic,
+            set: &set,
+            bottlenecks: &bottlenecks,
+            hitting: &hitting,
+            urgent: &urgent,
+            weight: &weight,
+            demoted: &demoted,
+            deadline: self.deadline,
+            work,
+            work_limit: self.work_limit,
+        };
+        let r = level.enumerate(&node, anchor.2, &mut |team: &[usize]| {
+            self.stats.teams += 1;
+            for &t in team {
+                self.rem.set(t, false);
+                for l in &self.traffic.transfer(TransferId(t as u32)).path {
+                    self.load[l.index()] -= 1;
                 }
-                let (mut near, mut weight) = (0, 0);
-                for t in team.ones() {
-                    for l in &self.traffic.transfer(TransferId(t as u32)).path {
-                        let x = loads[l.index()];
-                        near += usize::from(x + 1 == d);
-                        weight += x;
+            }
+            let mut next = std::mem::take(&mut self.sets[depth + 1]);
+            next.clear();
+            next.extend(set.iter().copied().filter(|&t| self.rem.contains(t)));
+            self.sets[depth + 1] = next;
+            let r = self.go(depth + 1, d - 1);
+            for &t in team {
+                self.rem.insert(t);
+                for l in &self.traffic.transfer(TransferId(t as u32)).path {
+                    self.load[l.index()] += 1;
+                }
+            }
+            if let Ok(true) = r {
+                self.frames.push(team.to_vec());
+            }
+            r
+        });
+        self.stats.ancestors += level.ancestors - before;
+        self.levels[depth] = level;
+        self.sets[depth] = set;
+        self.weights[depth] = weight;
+        self.demoted[depth] = demoted;
+        match r {
+            Ok(false) => {
+                if self.stats.teams == teams_before {
+                    self.stats.dead_ends += 1;
+                }
+                self.remember();
+                Ok(false)
+            }
+            other => other,
+        }
+    }
+
+    /// The cliques of `d` transfers of R (`set`) that are not the users of one link, when
+    /// `d` is at most [`HIT_MAX_D`] and R at most [`HIT_MAX_R`] transfers: in a schedule of
+    /// `d` timeframes each of them has one transfer in every timeframe, so every team
+    /// tried must meet each (see [`crate::anchored::Node::hitting`]). At most
+    /// [`HIT_CAP`] of them (fewer only prune less).
+    fn hitting_cliques(&mut self, set: &[usize], d: usize) -> Vec<Vec<usize>> {
+        let mut out = Vec::new();
+        if !(3..=HIT_MAX_D).contains(&d) || set.len() > HIT_MAX_R {
+            return out;
+        }
+        // Neighbours in R with a higher id, sorted.
+        let mut adj: Vec<Vec<usize>> = Vec::with_capacity(set.len());
+        for &t in set {
+            let mut nb: Vec<usize> = Vec::new();
+            for l in self.path(t) {
+                for u in self.traffic.users(*l) {
+                    let u = u.index();
+                    if u > t && self.rem.contains(u) {
+                        nb.push(u);
                     }
                 }
-                chunk.push((near, weight, team));
-                if chunk.len() == CHUNK {
-                    break;
+            }
+            nb.sort_unstable();
+            nb.dedup();
+            adj.push(nb);
+        }
+        let pos = |t: usize, set: &[usize]| set.binary_search(&t).expect("in R");
+        let sorted = set.windows(2).all(|w| w[0] < w[1]);
+        debug_assert!(sorted);
+        let common = |a: &[usize], b: &[usize]| -> Vec<usize> {
+            let (mut i, mut j, mut c) = (0, 0, Vec::new());
+            while i < a.len() && j < b.len() {
+                match a[i].cmp(&b[j]) {
+                    std::cmp::Ordering::Less => i += 1,
+                    std::cmp::Ordering::Greater => j += 1,
+                    std::cmp::Ordering::Equal => {
+                        c.push(a[i]);
+                        i += 1;
+                        j += 1;
+                    }
                 }
             }
-            if enumeration.timed_out() {
-                return Err(Stop);
-            }
-            if chunk.is_empty() {
-                break;
-            }
-            chunk.sort_by_key(|c| std::cmp::Reverse((c.0, c.1)));
-            for (_, _, team) in chunk.drain(..) {
-                let mut next = rem.clone();
-                next.difference_with(&team);
-                if self.go(&next)? {
-                    self.frames.push(team);
-                    return Ok(true);
-                }
-                if self.out_of_budget() {
-                    return Err(Stop);
+            c
+        };
+        'all: for (i, &u) in set.iter().enumerate() {
+            for &v in &adj[i] {
+                let uv = common(&adj[i], &adj[pos(v, set)]);
+                for (k, &w) in uv.iter().enumerate() {
+                    if d == 3 {
+                        out.push(vec![u, v, w]);
+                    } else {
+                        let aw = &adj[pos(w, set)];
+                        for &x in &uv[k + 1..] {
+                            if aw.binary_search(&x).is_ok() {
+                                out.push(vec![u, v, w, x]);
+                            }
+                        }
+                    }
+                    if out.len() >= HIT_CAP {
+                        break 'all;
+                    }
                 }
             }
         }
-        if !any {
-            self.stats.dead_ends += 1;
+        // Drop the users of one link (a bottleneck: already required).
+        let traffic = self.traffic;
+        out.retain(|c| {
+            !traffic
+                .transfer(TransferId(c[0] as u32))
+                .path
+                .iter()
+                .any(|l| {
+                    c[1..]
+                        .iter()
+                        .all(|&x| traffic.transfer(TransferId(x as u32)).path.contains(l))
+                })
+        });
+        out
+    }
+
+    /// The work budget of attempt `attempt`.
+    fn scale_budget(&self, attempt: u64, base: u64) -> u64 {
+        luby(attempt).saturating_mul(base)
+    }
+
+    /// Remembers R as failed (the memo stops growing at [`MEMO_BYTES`]).
+    fn remember(&mut self) {
+        let bytes = std::mem::size_of_val(self.rem.as_slice()) + 64;
+        if self.memo_bytes + bytes <= MEMO_BYTES {
+            self.memo_bytes += bytes;
+            self.memo.insert(self.rem.clone());
         }
-        if self.memo.len() < MEMO_CAP {
-            self.memo.insert(rem.clone());
+    }
+}
+/// What a [`probe`] found.
+enum Probe {
+    /// The ball needs more than Λ frames (exact engine nodes used).
+    Refuted(u64),
+    /// Colourable in Λ frames, or the budget ran out.
+    Open(u64),
+}
+
+/// Transfers of `set` by decreasing number of congesting transfers in it (ties: lower id).
+fn probe_order(traffic: &Traffic, set: &[usize]) -> Vec<usize> {
+    let mut mark = vec![false; traffic.len()];
+    let mut member = vec![false; traffic.len()];
+    set.iter().for_each(|&t| member[t] = true);
+    let mut deg: Vec<(usize, usize)> = set
+        .iter()
+        .map(|&t| {
+            let mut k = 0;
+            traffic.for_each_neighbour(TransferId(t as u32), &mut mark, |u| {
+                k += usize::from(member[u.index()]);
+            });
+            (std::cmp::Reverse(k).0, t)
+        })
+        .collect();
+    deg.sort_by_key(|&(k, t)| (std::cmp::Reverse(k), t));
+    deg.into_iter().map(|(_, t)| t).collect()
+}
+
+/// Whether the sub-traffic of `set` within distance 3 of `centre` (in the conflict graph)
+/// needs more than `d` timeframes (balls of more than [`PROBE_MAX`] transfers, or of all
+/// of `set`, are not probed), by the exact engine within `budget` nodes: if so, so
+/// does `set` (it holds the ball), and `set` has no liquid schedule when Λ(set) = `d`.
+fn probe(
+    traffic: &Traffic,
+    set: &TransferSet,
+    centre: usize,
+    d: usize,
+    budget: u64,
+    deadline: Option<Instant>,
+) -> Probe {
+    let mut seen = FixedBitSet::with_capacity(traffic.len());
+    seen.insert(centre);
+    let mut frontier = vec![centre];
+    let mut ball = vec![TransferId(centre as u32)];
+    for _ in 0..3 {
+        let mut next = Vec::new();
+        for &x in &frontier {
+            for l in &traffic.transfer(TransferId(x as u32)).path {
+                for u in traffic.users(*l) {
+                    let ui = u.index();
+                    if set.contains(ui) && !seen.contains(ui) {
+                        seen.insert(ui);
+                        next.push(ui);
+                    }
+                }
+            }
         }
-        Ok(false)
+        ball.extend(next.iter().map(|&u| TransferId(u as u32)));
+        frontier = next;
+        if ball.len() > PROBE_MAX {
+            // Too large to be a small core: not worth the exact engine's time.
+            return Probe::Open(0);
+        }
+    }
+    if ball.len() == set.count_ones(..) {
+        // The whole traffic: no smaller core to find.
+        return Probe::Open(0);
+    }
+    ball.sort_unstable();
+    let limits = Limits {
+        time: deadline.map(|t| t.saturating_duration_since(Instant::now())),
+        nodes: Some(budget),
+    };
+    let r = crate::exact::colour_subset(traffic, &ball, &limits);
+    if r.optimal && r.frames.len() > d {
+        Probe::Refuted(r.nodes)
+    } else {
+        Probe::Open(r.nodes)
     }
 }
 
@@ -379,18 +758,32 @@ pub fn search(
         limits.nodes,
         limits.deadline(),
         &AtomicU64::new(0),
+        None,
     );
     (r, st)
 }
 
 /// The search proper; also returns the clique that refuted the root, if one did.
+/// `restart_base`: the work of the first attempt (default: [`RESTART_BASE`] plus 8 per
+/// transfer of `set`).
 fn run(
     traffic: &Traffic,
     set: &TransferSet,
     node_limit: Option<u64>,
     deadline: Option<Instant>,
     progress: &AtomicU64,
+    restart_base: Option<u64>,
 ) -> (SearchResult, SearchStats, Option<Vec<usize>>) {
+    let work = Cell::new(0u64);
+    let mut load = vec![0u32; traffic.num_links()];
+    let mut members = Vec::with_capacity(set.count_ones(..));
+    for t in set.ones() {
+        members.push(t);
+        for l in &traffic.transfer(TransferId(t as u32)).path {
+            load[l.index()] += 1;
+        }
+    }
+    let d = load.iter().copied().max().unwrap_or(0) as usize;
     let mut s = Search {
         traffic,
         node_limit,
@@ -400,17 +793,83 @@ fn run(
         root_clique: None,
         twin_prev: twins(traffic),
         memo: HashSet::new(),
+        memo_bytes: 0,
         stats: SearchStats::default(),
         frames: Vec::new(),
+        rem: set.clone(),
+        load,
+        sets: vec![members],
+        levels: vec![Anchored::default()],
+        weights: vec![vec![0; traffic.len()]],
+        demoted: vec![Vec::new()],
+        link_mark: vec![false; traffic.num_links()],
+        side: vec![0; traffic.len()],
+        work: &work,
+        work_limit: u64::MAX,
+        key: vec![0; traffic.len()],
     };
-    let r = match s.go(set) {
+    // Restarts (module docs): attempt i gets a budget of luby(i) × RESTART_BASE work
+    // units and its own tie-breaking keys; failures proven in any attempt stay in the memo.
+    // A dive costs about one ancestor per transfer and level: the budget grows with R.
+    let restart_base = restart_base.unwrap_or(RESTART_BASE + 8 * set.count_ones(..) as u64);
+    let mut attempt = 0u64;
+    let mut probes: Vec<usize> = Vec::new();
+    let outcome = loop {
+        attempt += 1;
+        s.work_limit = work
+            .get()
+            .saturating_add(luby(attempt).saturating_mul(restart_base));
+        for (t, k) in s.key.iter_mut().enumerate() {
+            *k = if attempt == 1 {
+                0
+            } else {
+                mix(attempt << 32 ^ t as u64) as u32
+            };
+        }
+        s.frames.clear();
+        match s.go(0, d) {
+            Err(Stop::Restart) => s.stats.restarts += 1,
+            other => break other,
+        }
+        // Between two attempts, a probe (module docs): is the ball of radius 3 around
+        // one transfer (taken in turn, most congested first) colourable in Λ frames?
+        if d >= 3 {
+            if probes.is_empty() {
+                probes = probe_order(traffic, &s.sets[0]);
+            }
+            let centre = probes[(attempt as usize - 1) % probes.len()];
+            // Probe nodes count against the node limit like search nodes.
+            let budget = s
+                .scale_budget(attempt, restart_base)
+                .saturating_mul(PROBE_FACTOR)
+                .min(node_limit.map_or(u64::MAX, |n| {
+                    n.saturating_sub(s.stats.nodes + s.stats.probe_nodes)
+                }));
+            let (refuted, nodes) = match probe(traffic, &s.rem, centre, d, budget, deadline) {
+                Probe::Refuted(nodes) => (true, nodes),
+                Probe::Open(nodes) => (false, nodes),
+            };
+            s.stats.probe_nodes += nodes;
+            s.stats.probes += 1;
+            progress.fetch_add(nodes, Ordering::Relaxed);
+            if refuted {
+                break Ok(false);
+            }
+        }
+    };
+    let r = match outcome {
         Ok(true) => {
-            let mut frames: Vec<Vec<TransferId>> = s.frames.iter().rev().map(to_ids).collect();
+            let mut frames: Vec<Vec<TransferId>> = s
+                .frames
+                .iter()
+                .rev()
+                .map(|f| f.iter().map(|&t| TransferId(t as u32)).collect())
+                .collect();
             frames.retain(|f| !f.is_empty());
             SearchResult::Liquid(frames)
         }
         Ok(false) => SearchResult::NonLiquid,
-        Err(Stop) => SearchResult::Stopped,
+        Err(_) => SearchResult::Stopped,
     };
     (r, s.stats, s.root_clique)
 }
@@ -473,10 +932,10 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
         let mut set = FixedBitSet::with_capacity(traffic.len());
         comp.iter().for_each(|t| set.insert(t.index()));
         let (dc, _) = bottlenecks_in(traffic, &set);
-        let searched = total.nodes + exact_nodes;
+        let searched = total.nodes + total.probe_nodes + exact_nodes;
         let node_limit = limits.nodes.map(|n| n.saturating_sub(searched));
         let got: Result<Vec<Vec<TransferId>>, bool> = if dc == d {
-            let (r, st, c) = run(traffic, &set, node_limit, deadline, progress);
+            let (r, st, c) = run(traffic, &set, node_limit, deadline, progress, None);
             add_stats(&mut total, &st);
             match r {
                 SearchResult::Liquid(f) => Ok(f),
@@ -519,40 +978,27 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
             StatValue::Count(comps.len() as u64),
         ),
         ("exact_nodes".to_string(), StatValue::Count(exact_nodes)),
+        ("ancestors".to_string(), StatValue::Count(total.ancestors)),
+        ("restarts".to_string(), StatValue::Count(total.restarts)),
+        ("probes".to_string(), StatValue::Count(total.probes)),
+        (
+            "probe_nodes".to_string(),
+            StatValue::Count(total.probe_nodes),
+        ),
+        (
+            "hitting_sets".to_string(),
+            StatValue::Count(total.hitting_sets),
+        ),
     ];
-    let outcome = match result {
-        Ok(()) => {
-            for f in &mut frames {
-                f.sort_unstable();
-            }
-            Outcome::Liquid {
-                schedule: Schedule::new(frames),
-            }
-        }
-        Err(true) => {
-            let bound = match clique {
-                // A clique refuting a component's root is a clique of the traffic, larger
-                // than the component's Λ, which equals Λ.
-                Some(c) if c.len() > d => {
-                    let mut c: Vec<TransferId> =
-                        c.into_iter().map(|t| TransferId(t as u32)).collect();
-                    c.sort_unstable();
-                    LowerBound::clique(c)
-                }
-                _ => LowerBound::exhaustive(d + 1, "native", total.nodes + exact_nodes),
-            };
-            Outcome::NonLiquid { bound, best: None }
-        }
-        Err(false) => Outcome::Unknown {
-            best: None,
-            bound: LowerBound::duration(traffic),
+    let answer = match result {
+        Ok(()) => Found::Liquid(frames),
+        Err(true) => Found::NonLiquid {
+            clique,
+            nodes: total.nodes + total.probe_nodes + exact_nodes,
         },
+        Err(false) => Found::Unknown,
     };
-    Answer {
-        engine: "native".to_string(),
-        outcome,
-        stats,
-    }
+    finish(traffic, answer, stats)
 }
 
 fn add_stats(total: &mut SearchStats, st: &SearchStats) {
@@ -562,6 +1008,11 @@ fn add_stats(total: &mut SearchStats, st: &SearchStats) {
     total.twin_skips += st.twin_skips;
     total.dead_ends += st.dead_ends;
     total.clique_prunes += st.clique_prunes;
+    total.ancestors += st.ancestors;
+    total.restarts += st.restarts;
+    total.probes += st.probes;
+    total.probe_nodes += st.probe_nodes;
+    total.hitting_sets += st.hitting_sets;
 }
 
 /// A schedule of at most `d` timeframes for a component whose own Λ is below `d`:
@@ -608,6 +1059,58 @@ pub fn is_liquid(traffic: &Traffic, set: &FixedBitSet) -> bool {
     )
 }
 
+/// What the native engine found, before it becomes an [`Answer`] (see [`finish`]).
+enum Found {
+    /// A schedule of Λ timeframes.
+    Liquid(Vec<Vec<TransferId>>),
+    /// No liquid schedule: the clique that refuted a component's root, if one did, and
+    /// the nodes of the exhaustive search otherwise.
+    NonLiquid {
+        clique: Option<Vec<usize>>,
+        nodes: u64,
+    },
+    /// A limit stopped the engine.
+    Unknown,
+}
+
+/// The engine's [`Answer`] (the one place where its outcome is built).
+fn finish(traffic: &Traffic, found: Found, stats: Vec<(String, StatValue)>) -> Answer {
+    let d = traffic.duration();
+    let outcome = match found {
+        Found::Liquid(mut frames) => {
+            for f in &mut frames {
+                f.sort_unstable();
+            }
+            Outcome::Liquid {
+                schedule: Schedule::new(frames),
+            }
+        }
+        Found::NonLiquid { clique, nodes } => {
+            let bound = match clique {
+                // A clique refuting a component's root is a clique of the traffic, larger
+                // than the component's Λ, which equals Λ.
+                Some(c) if c.len() > d => {
+                    let mut c: Vec<TransferId> =
+                        c.into_iter().map(|t| TransferId(t as u32)).collect();
+                    c.sort_unstable();
+                    LowerBound::clique(c)
+                }
+                _ => LowerBound::exhaustive(d + 1, "native", nodes),
+            };
+            Outcome::NonLiquid { bound, best: None }
+        }
+        Found::Unknown => Outcome::Unknown {
+            best: None,
+            bound: LowerBound::duration(traffic),
+        },
+    };
+    Answer {
+        engine: "native".to_string(),
+        outcome,
+        stats,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -631,6 +1134,94 @@ mod tests {
                 v => prop_assert!(false, "unexpected verdict {}", v),
             }
         }
+    }
+
+    /// The traffic with its transfers listed in the order `order` (link ids change too:
+    /// links are numbered by first use).
+    fn reordered(t: &Traffic, order: &[usize]) -> Traffic {
+        let paths: Vec<(String, Vec<String>)> = order
+            .iter()
+            .map(|&k| {
+                let tr = &t.transfers()[k];
+                let mut p: Vec<String> = tr
+                    .path
+                    .iter()
+                    .map(|&l| t.link_name(l).to_string())
+                    .collect();
+                p.reverse();
+                (tr.id.clone(), p)
+            })
+            .collect();
+        Traffic::from_paths("reordered", &paths).expect("valid")
+    }
+
+    /// Checks a verdict against brute force (and the schedule, if any).
+    fn agrees(t: &Traffic) -> Result<(), TestCaseError> {
+        let o = solve(t, &Limits::default()).outcome;
+        let expected = colourable(t, t.duration());
+        match o.verdict() {
+            Verdict::Liquid => {
+                prop_assert!(expected);
+                let s = o.schedule().expect("schedule");
+                prop_assert_eq!(validate(t, s).expect("valid").length, t.duration());
+            }
+            Verdict::NonLiquid => prop_assert!(!expected),
+            v => prop_assert!(false, "unexpected verdict {}", v),
+        }
+        liquid_model::check_outcome(t, &o).expect("the outcome checks");
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+        #[test]
+        fn larger_traffics_agree_with_brute_force(t in arb_traffic(16, 7)) {
+            agrees(&t)?;
+        }
+
+        #[test]
+        fn permuted_inputs_agree_with_brute_force(
+            t in arb_traffic(14, 6),
+            keys in prop::collection::vec(any::<u64>(), 14),
+        ) {
+            let mut order: Vec<usize> = (0..t.len()).collect();
+            order.sort_by_key(|&i| keys[i]);
+            agrees(&t)?;
+            agrees(&reordered(&t, &order))?;
+            let mut rev = order.clone();
+            rev.reverse();
+            agrees(&reordered(&t, &rev))?;
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+        #[test]
+        fn restarts_on_a_tiny_budget_keep_the_answer(t in arb_traffic(16, 7)) {
+            // Every attempt gets luby(i) work units: many restarts, the same answer.
+            let all = crate::teams::all_transfers(&t);
+            let (r, st, _) = run(&t, &all, None, None, &AtomicU64::new(0), Some(1));
+            let expected = colourable(&t, t.duration());
+            match r {
+                SearchResult::Liquid(frames) => {
+                    prop_assert!(expected);
+                    let s = Schedule::new(frames);
+                    prop_assert_eq!(validate(&t, &s).expect("valid").length, t.duration());
+                }
+                SearchResult::NonLiquid => prop_assert!(!expected),
+                SearchResult::Stopped => prop_assert!(false, "no limit was set"),
+            }
+            prop_assert!(st.nodes < 3 || st.restarts > 0 || st.ancestors < 2);
+        }
+    }
+
+    #[test]
+    fn the_luby_sequence() {
+        assert_eq!(luby(1), 1);
+        assert_eq!(
+            (1..=15).map(luby).collect::<Vec<_>>(),
+            vec![1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
+        );
     }
 
     #[test]
