@@ -11,4 +11,5 @@ mod ilp;
 mod native;
 mod sat;
 mod scale;
+mod simulate;
 mod topology;

@@ -16,7 +16,9 @@
 //! fairness: rates are recomputed by progressive filling whenever a flow starts or ends,
 //! and stay constant in between. Cost grows with the number of flows and events, never
 //! with simulated time. This is SimGrid's CM02 model with its TCP corrections off
-//! (latency and bandwidth factors 1, `weight-S` 0, no cross-traffic).
+//! (latency and bandwidth factors 1, `weight-S` 0, no cross-traffic, `TCP-gamma` 0), except
+//! that CM02 also divides a flow's share by its route latency (RTT unfairness) while here
+//! every flow weighs the same.
 #![forbid(unsafe_code)]
 
 pub mod engine;
