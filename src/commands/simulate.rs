@@ -161,7 +161,7 @@ fn load_sizes(traffic: &Traffic, args: &SimArgs) -> anyhow::Result<Vec<f64>> {
     if let Some(path) = &args.sizes {
         let file = path.display().to_string();
         let text = liquid_model::yaml::read_text(path)?;
-        let map: indexmap_free::Sizes = liquid_model::yaml::from_str(&file, &text)?;
+        let map: sizes_file::Sizes = liquid_model::yaml::from_str(&file, &text)?;
         for (id, bytes) in map.0 {
             let t = traffic.find_transfer(&id).ok_or_else(|| {
                 InputError(format!(
@@ -178,7 +178,7 @@ fn load_sizes(traffic: &Traffic, args: &SimArgs) -> anyhow::Result<Vec<f64>> {
     Ok(sizes)
 }
 
-mod indexmap_free {
+mod sizes_file {
     //! The `--sizes` file: a mapping from transfer id to bytes, kept in file order.
 
     use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
