@@ -302,6 +302,16 @@ enum TestbedWhat {
         /// Worker threads (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
+        /// Also simulate each class (liquid schedule and round-robin frame by frame, and
+        /// all-at-once) with messages of this many bytes: writes DIR/t1-simulated.csv.
+        #[arg(long, value_name = "BYTES")]
+        sim_size: Option<f64>,
+        /// Link latency in seconds for --sim-size.
+        #[arg(long, default_value_t = 0.0, requires = "sim_size")]
+        sim_latency: f64,
+        /// Per-message software overhead in seconds for --sim-size.
+        #[arg(long, default_value_t = 0.0, requires = "sim_size")]
+        sim_overhead: f64,
         /// Summary format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
@@ -386,6 +396,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     shard,
                     time_limit,
                     jobs,
+                    sim_size,
+                    sim_latency,
+                    sim_overhead,
                     format,
                 },
         } => {
@@ -395,7 +408,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     .build_global()
                     .map_err(|e| anyhow::anyhow!("cannot start {j} worker threads: {e}"))?;
             }
-            commands::testbed_t1(&out, shard, time_limit, format)
+            let sim = sim_size.map(|size| commands::SimParams {
+                size,
+                latency: sim_latency,
+                overhead: sim_overhead,
+            });
+            commands::testbed_t1(&out, shard, time_limit, sim, format)
         }
         Command::Testbed {
             what: TestbedWhat::Merge { dirs, out, format },

@@ -25,5 +25,5 @@ pub use proof::{check_proof, prove};
 pub use simulate::{export_simgrid, simulate, SimArgs, SimMode};
 pub use solve::{parse_seconds, solve, EngineName, SolveOptions};
 pub use teams::teams;
-pub use testbed::{merge as testbed_merge, parse_shard, testbed_t1, Shard};
+pub use testbed::{merge as testbed_merge, parse_shard, testbed_t1, Shard, SimParams};
 pub use verify::verify;
