@@ -5,6 +5,30 @@
 //! link to fill (the one with the smallest remaining capacity per unfrozen flow) freezes
 //! its flows at that share; repeat until every flow is frozen. The result is the unique
 //! max-min fair allocation: no flow can get more without taking from a flow that has less.
+//!
+//! The links are kept in a heap by their current share (stale entries are skipped), so a
+//! solution costs O((Σ route lengths + links) log links), not links².
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// A share ordered totally (shares are finite and not negative).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Share(f64);
+
+impl Eq for Share {}
+
+impl PartialOrd for Share {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Share {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
 
 /// Reusable buffers for [`MaxMin::solve`] (allocation-free after warm-up).
 #[derive(Debug, Clone, Default)]
@@ -12,8 +36,11 @@ pub struct MaxMin {
     remaining: Vec<f64>,
     count: Vec<u32>,
     users: Vec<Vec<u32>>,
+    version: Vec<u32>,
     touched: Vec<u32>,
+    changed: Vec<u32>,
     frozen: Vec<bool>,
+    heap: BinaryHeap<Reverse<(Share, u32, u32)>>,
 }
 
 impl MaxMin {
@@ -23,9 +50,13 @@ impl MaxMin {
             remaining: vec![0.0; links],
             count: vec![0; links],
             users: vec![Vec::new(); links],
-            touched: Vec::new(),
-            frozen: Vec::new(),
+            version: vec![0; links],
+            ..Default::default()
         }
+    }
+
+    fn share(&self, l: usize) -> f64 {
+        self.remaining[l].max(0.0) / self.count[l] as f64
     }
 
     /// The max-min fair rates of `routes` (each a list of link indices, no link twice)
@@ -55,21 +86,18 @@ impl MaxMin {
                 self.users[li].push(f as u32);
             }
         }
-        self.touched.sort_unstable();
-        loop {
-            let mut best: Option<(f64, u32)> = None;
-            for &l in &self.touched {
-                let li = l as usize;
-                if self.count[li] == 0 {
-                    continue;
-                }
-                let share = self.remaining[li].max(0.0) / self.count[li] as f64;
-                if best.is_none_or(|(b, _)| share < b) {
-                    best = Some((share, l));
-                }
+        self.heap.clear();
+        for &l in &self.touched {
+            let li = l as usize;
+            self.heap
+                .push(Reverse((Share(self.share(li)), l, self.version[li])));
+        }
+        while let Some(Reverse((Share(share), l, version))) = self.heap.pop() {
+            let li = l as usize;
+            if version != self.version[li] || self.count[li] == 0 {
+                continue; // stale, or every flow on it is frozen already
             }
-            let Some((share, l)) = best else { break };
-            let users = std::mem::take(&mut self.users[l as usize]);
+            let users = std::mem::take(&mut self.users[li]);
             for &f in &users {
                 let fi = f as usize;
                 if self.frozen[fi] {
@@ -81,9 +109,21 @@ impl MaxMin {
                     let ki = k as usize;
                     self.remaining[ki] -= share;
                     self.count[ki] -= 1;
+                    self.changed.push(k);
                 }
             }
-            self.users[l as usize] = users;
+            self.users[li] = users;
+            self.changed.sort_unstable();
+            self.changed.dedup();
+            for i in 0..self.changed.len() {
+                let k = self.changed[i] as usize;
+                self.version[k] = self.version[k].wrapping_add(1);
+                if self.count[k] > 0 {
+                    self.heap
+                        .push(Reverse((Share(self.share(k)), k as u32, self.version[k])));
+                }
+            }
+            self.changed.clear();
         }
         for &l in &self.touched {
             let li = l as usize;
@@ -93,7 +133,6 @@ impl MaxMin {
         self.touched.clear();
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
