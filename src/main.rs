@@ -194,11 +194,101 @@ enum Command {
         #[command(subcommand)]
         what: commands::GenerateWhat,
     },
+    /// Runs a schedule on a flow-level network simulator (max-min fair sharing, per-link
+    /// latency, per-message overhead) and reports the makespan and throughput.
+    Simulate {
+        /// Model file, or a generated-model spec (see `analyze --help`).
+        model: PathBuf,
+        #[command(flatten)]
+        sim: SimCliArgs,
+        /// Draw a timeline (frames, link utilisation, throughput) into this SVG file.
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Yaml)]
+        format: Format,
+    },
+    /// Writes a model and a plan for another simulator.
+    Export {
+        #[command(subcommand)]
+        what: ExportWhat,
+    },
     /// Testbed sweeps (the Swiss-T1 evaluation of papers 000 and 003).
     Testbed {
         #[command(subcommand)]
         what: TestbedWhat,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum ExportWhat {
+    /// SimGrid: DIR/platform.xml (hosts, links with bandwidth and latency, the model's
+    /// routes as one-way `<route>`s) and DIR/plan.json (the plan `simulate` runs).
+    Simgrid {
+        /// Model file, or a generated-model spec (see `analyze --help`).
+        model: PathBuf,
+        #[command(flatten)]
+        sim: SimCliArgs,
+        /// Output directory (created if needed).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+}
+
+/// What to simulate and how, shared by `simulate` and `export simgrid`.
+#[derive(Debug, Clone, clap::Args)]
+struct SimCliArgs {
+    /// A schedule file to run.
+    #[arg(long)]
+    schedule: Option<PathBuf>,
+    /// Run the schedule of this engine (default: native, except all-at-once, which
+    /// without a schedule posts the whole traffic at once).
+    #[arg(long, value_parser = commands::engine_parser())]
+    engine: Option<String>,
+    #[command(flatten)]
+    limits: LimitArgs,
+    /// Seed for randomised engines.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// How the schedule runs: frames (a barrier between timeframes), async (each sender
+    /// moves on when its transfer ends), all-at-once (everything posted at time 0).
+    #[arg(long, value_enum, default_value_t = commands::SimMode::Frames)]
+    mode: commands::SimMode,
+    /// Message size in bytes, for every transfer.
+    #[arg(long, default_value_t = 1e6)]
+    size: f64,
+    /// YAML mapping `transfer id: bytes` for per-transfer sizes (others use --size).
+    #[arg(long, value_name = "FILE")]
+    sizes: Option<PathBuf>,
+    /// Software overhead per message, in seconds.
+    #[arg(long, default_value_t = 0.0)]
+    overhead: f64,
+    /// Link bandwidth in MB/s for links without their own (overrides link_throughput).
+    #[arg(long, value_name = "MB/s")]
+    link_throughput: Option<f64>,
+    /// Link latency in seconds for links without their own (overrides link_latency).
+    #[arg(long, value_name = "SECONDS")]
+    link_latency: Option<f64>,
+}
+
+impl SimCliArgs {
+    fn args(&self) -> anyhow::Result<commands::SimArgs> {
+        Ok(commands::SimArgs {
+            schedule: self.schedule.clone(),
+            engine: self.engine.as_deref().map(commands::engine).transpose()?,
+            request: liquid_engine::Request {
+                limits: self.limits.limits(),
+                seed: self.seed,
+                ..Default::default()
+            },
+            mode: self.mode,
+            size: self.size,
+            sizes: self.sizes.clone(),
+            overhead: self.overhead,
+            link_throughput: self.link_throughput,
+            link_latency: self.link_latency,
+        })
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -221,6 +311,16 @@ enum TestbedWhat {
         /// Worker threads (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
+        /// Also simulate each class (liquid schedule and round-robin frame by frame, and
+        /// all-at-once) with messages of this many bytes: writes DIR/t1-simulated.csv.
+        #[arg(long, value_name = "BYTES")]
+        sim_size: Option<f64>,
+        /// Link latency in seconds for --sim-size.
+        #[arg(long, default_value_t = 0.0, requires = "sim_size")]
+        sim_latency: f64,
+        /// Per-message software overhead in seconds for --sim-size.
+        #[arg(long, default_value_t = 0.0, requires = "sim_size")]
+        sim_overhead: f64,
         /// Summary format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
@@ -289,6 +389,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             format,
         } => commands::certify(&model, schedule.as_ref(), proof.as_ref(), format),
         Command::Generate { what } => commands::generate(what),
+        Command::Simulate {
+            model,
+            sim,
+            plot,
+            format,
+        } => commands::simulate(&model, &sim.args()?, plot.as_deref(), format),
+        Command::Export {
+            what: ExportWhat::Simgrid { model, sim, out },
+        } => commands::export_simgrid(&model, &sim.args()?, &out),
         Command::Testbed {
             what:
                 TestbedWhat::T1 {
@@ -296,6 +405,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     shard,
                     time_limit,
                     jobs,
+                    sim_size,
+                    sim_latency,
+                    sim_overhead,
                     format,
                 },
         } => {
@@ -305,7 +417,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     .build_global()
                     .map_err(|e| anyhow::anyhow!("cannot start {j} worker threads: {e}"))?;
             }
-            commands::testbed_t1(&out, shard, time_limit, format)
+            let sim = sim_size.map(|size| commands::SimParams {
+                size,
+                latency: sim_latency,
+                overhead: sim_overhead,
+            });
+            commands::testbed_t1(&out, shard, time_limit, sim, format)
         }
         Command::Testbed {
             what: TestbedWhat::Merge { dirs, out, format },

@@ -31,6 +31,86 @@ liquid_throughput_ratio,liquid_throughput_mb_s,round_robin_length,\
 round_robin_throughput_mb_s,round_robin_loss_percent,dsatur_length,dsatur_loss_percent,\
 dsatur_time_s,native_verdict,native_length,native_time_s";
 
+/// The file of simulated throughputs (`--sim-size`), beside [`CSV`].
+pub const SIM_CSV: &str = "t1-simulated.csv";
+
+const SIM_HEADER: &str = "class,nodes,allocation,transfers,size_bytes,liquid_throughput_mb_s,\
+schedule,schedule_length,schedule_sim_mb_s,round_robin_length,round_robin_sim_mb_s,\
+all_at_once_sim_mb_s";
+
+/// `testbed t1 --sim-size`: simulate each class's schedules (003's measured-throughput
+/// study) on the flow-level simulator of `liquid-sim`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SimParams {
+    /// Bytes per transfer.
+    pub size: f64,
+    /// Latency of every link, seconds.
+    pub latency: f64,
+    /// Software overhead per message, seconds.
+    pub overhead: f64,
+}
+
+/// One class's simulated throughputs: a row of [`SIM_CSV`].
+#[derive(Debug, Clone, PartialEq)]
+struct SimRow {
+    class: usize,
+    nodes: u32,
+    allocation: String,
+    transfers: u64,
+    size: f64,
+    liquid_mb_s: f64,
+    /// The engine whose schedule ran (native's when it found one, DSatur's otherwise).
+    schedule: &'static str,
+    schedule_length: usize,
+    schedule_sim: f64,
+    rr_length: usize,
+    rr_sim: f64,
+    all_at_once_sim: f64,
+}
+
+impl SimRow {
+    fn to_csv(&self) -> String {
+        format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            self.class,
+            self.nodes,
+            self.allocation,
+            self.transfers,
+            self.size,
+            self.liquid_mb_s,
+            self.schedule,
+            self.schedule_length,
+            self.schedule_sim,
+            self.rr_length,
+            self.rr_sim,
+            self.all_at_once_sim
+        )
+    }
+}
+
+/// Simulated throughput (MB/s) of a schedule in a mode.
+fn sim_throughput(
+    traffic: &Traffic,
+    mapped: &liquid_sim::MappedTraffic,
+    schedule: &liquid_model::Schedule,
+    mode: liquid_sim::Mode,
+    p: &SimParams,
+) -> Result<f64, String> {
+    let sizes = vec![p.size; traffic.len()];
+    let plan = liquid_sim::from_schedule(traffic, &mapped.routes, &sizes, schedule, mode)
+        .map_err(|e| e.to_string())?;
+    let opts = liquid_sim::Options {
+        overhead: p.overhead,
+        trace: false,
+    };
+    let run = liquid_sim::simulate(&mapped.platform, &plan, &opts).map_err(|e| e.to_string())?;
+    Ok(if run.makespan > 0.0 {
+        round2(p.size * traffic.len() as f64 / run.makespan / 1e6)
+    } else {
+        0.0
+    })
+}
+
 /// A shard `i/n` (1 ≤ i ≤ n): the classes whose 1-based index is ≡ i (mod n).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
@@ -168,7 +248,12 @@ fn length(c: &liquid_engine::Checked, what: &str) -> Result<usize, String> {
     c.length().ok_or_else(|| format!("{what}: no schedule"))
 }
 
-fn run_class(index: usize, c: &Class, limits: &Limits) -> Result<Row, String> {
+fn run_class(
+    index: usize,
+    c: &Class,
+    limits: &Limits,
+    sim: Option<&SimParams>,
+) -> Result<(Row, Option<SimRow>), String> {
     let what = |e: &str| format!("class {index} [{}]: {e}", c.representative);
     let g = t1::generated(c.representative).map_err(|e| what(&e.to_string()))?;
     let traffic = g.expand().map_err(|e| what(&e.to_string()))?;
@@ -190,10 +275,43 @@ fn run_class(index: usize, c: &Class, limits: &Limits) -> Result<Row, String> {
     let native_time = nat.seconds();
     let native_length = nat.length();
     let d = c.duration;
-    Ok(Row {
+    let allocation: String = c.representative.0.iter().map(u8::to_string).collect();
+    let sim_row = match sim {
+        None => None,
+        Some(p) => {
+            let mapped = liquid_sim::MappedTraffic::new(&traffic, |_| Some((mb * 1e6, p.latency)))
+                .map_err(|e| what(&e.to_string()))?;
+            let (schedule, engine) = match (nat.outcome().schedule(), ds.outcome().schedule()) {
+                (Some(s), _) => (s, "native"),
+                (None, Some(s)) => (s, "dsatur"),
+                (None, None) => return Err(what("dsatur: no schedule")),
+            };
+            let rr_schedule = rr
+                .outcome()
+                .schedule()
+                .ok_or_else(|| what("round-robin: no schedule"))?;
+            let all = liquid_model::Schedule::new(vec![traffic.transfer_ids().collect()]);
+            let run = |s, mode| sim_throughput(&traffic, &mapped, s, mode, p).map_err(|e| what(&e));
+            Some(SimRow {
+                class: index,
+                nodes: c.key.nodes,
+                allocation: allocation.clone(),
+                transfers: traffic.len() as u64,
+                size: p.size,
+                liquid_mb_s: round2(mb * n / d as f64),
+                schedule: engine,
+                schedule_length: schedule.frames.len(),
+                schedule_sim: run(schedule, liquid_sim::Mode::Frames)?,
+                rr_length,
+                rr_sim: run(rr_schedule, liquid_sim::Mode::Frames)?,
+                all_at_once_sim: run(&all, liquid_sim::Mode::AllAtOnce)?,
+            })
+        }
+    };
+    let row = Row {
         class: index,
         nodes: c.key.nodes,
-        allocation: c.representative.0.iter().map(u8::to_string).collect(),
+        allocation,
         allocations: c.count,
         transfers: traffic.len() as u64,
         duration: d,
@@ -208,7 +326,8 @@ fn run_class(index: usize, c: &Class, limits: &Limits) -> Result<Row, String> {
         native_verdict: nat.verdict().as_str().to_string(),
         native_length,
         native_time,
-    })
+    };
+    Ok((row, sim_row))
 }
 
 fn progress(len: u64) -> ProgressBar {
@@ -255,8 +374,55 @@ struct Summary {
     round_robin_mean_loss_percent: f64,
     round_robin_at_most_half_of_liquid_percent_of_classes: f64,
     native: NativeSummary,
+    /// `--sim-size`: mean simulated throughput of each strategy, as a percentage of the
+    /// liquid throughput, over the classes of this output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    simulated: Option<SimSummary>,
     files: Vec<String>,
     wall_time_s: f64,
+}
+
+#[derive(Serialize)]
+struct SimSummary {
+    size_bytes: f64,
+    link_latency_s: f64,
+    overhead_s: f64,
+    schedule_mean_percent_of_liquid: f64,
+    round_robin_mean_percent_of_liquid: f64,
+    all_at_once_mean_percent_of_liquid: f64,
+}
+
+fn sim_summary(rows: &[SimRow], p: &SimParams) -> SimSummary {
+    let mean = |f: &dyn Fn(&SimRow) -> f64| {
+        if rows.is_empty() {
+            0.0
+        } else {
+            round2(
+                rows.iter()
+                    .map(|r| 100.0 * f(r) / r.liquid_mb_s)
+                    .sum::<f64>()
+                    / rows.len() as f64,
+            )
+        }
+    };
+    SimSummary {
+        size_bytes: p.size,
+        link_latency_s: p.latency,
+        overhead_s: p.overhead,
+        schedule_mean_percent_of_liquid: mean(&|r| r.schedule_sim),
+        round_robin_mean_percent_of_liquid: mean(&|r| r.rr_sim),
+        all_at_once_mean_percent_of_liquid: mean(&|r| r.all_at_once_sim),
+    }
+}
+
+fn write_sim_csv(path: &Path, rows: &[SimRow]) -> anyhow::Result<()> {
+    let mut text = String::from(SIM_HEADER);
+    text.push('\n');
+    for r in rows {
+        text.push_str(&r.to_csv());
+        text.push('\n');
+    }
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
 fn pct(k: usize, n: usize) -> f64 {
@@ -312,6 +478,7 @@ fn summary(rows: &[Row], classes: &[Class], files: Vec<String>, wall: Duration) 
             decided_under_10ms_percent: pct(count(&|r| decided(r) && r.native_time < 0.01), n),
             slowest_time_s: rows.iter().map(|r| r.native_time).fold(0.0, f64::max),
         },
+        simulated: None,
         files,
         wall_time_s: wall.as_secs_f64(),
     }
@@ -420,14 +587,22 @@ fn finish(
     dir: &Path,
     rows: &[Row],
     classes: &[Class],
+    sim: Option<(&SimParams, &[SimRow])>,
     start: Instant,
     format: Format,
 ) -> anyhow::Result<ExitCode> {
     let csv = dir.join(CSV);
     write_csv(&csv, rows)?;
     let mut files = vec![csv.display().to_string()];
+    if let Some((_, sim_rows)) = sim {
+        let path = dir.join(SIM_CSV);
+        write_sim_csv(&path, sim_rows)?;
+        files.push(path.display().to_string());
+    }
     files.extend(plots(dir, rows)?);
-    emit(&summary(rows, classes, files, start.elapsed()), format)?;
+    let mut s = summary(rows, classes, files, start.elapsed());
+    s.simulated = sim.map(|(p, r)| sim_summary(r, p));
+    emit(&s, format)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -436,8 +611,19 @@ pub fn testbed_t1(
     out: &Path,
     shard: Option<Shard>,
     time_limit: Duration,
+    sim: Option<SimParams>,
     format: Format,
 ) -> anyhow::Result<ExitCode> {
+    if let Some(p) = &sim {
+        let ok = |v: f64| v.is_finite() && v >= 0.0;
+        if !(ok(p.size) && ok(p.latency) && ok(p.overhead)) {
+            return Err(InputError(
+                "--sim-size, --sim-latency and --sim-overhead must be finite and not negative"
+                    .into(),
+            )
+            .into());
+        }
+    }
     let start = Instant::now();
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let classes = t1::classes();
@@ -452,19 +638,23 @@ pub fn testbed_t1(
         .filter(|(i, _)| shard.is_none_or(|s| (i - 1) % s.count == s.index - 1))
         .collect();
     let pb = progress(todo.len() as u64);
-    let results: Vec<Result<Row, String>> = todo
+    let results: Vec<Result<(Row, Option<SimRow>), String>> = todo
         .par_iter()
         .map(|&(i, c)| {
-            let r = run_class(i, c, &limits);
+            let r = run_class(i, c, &limits, sim.as_ref());
             pb.inc(1);
             r
         })
         .collect();
     pb.finish_and_clear();
     let mut rows = Vec::with_capacity(results.len());
+    let mut sim_rows = Vec::new();
     for r in results {
         match r {
-            Ok(row) => rows.push(row),
+            Ok((row, sim_row)) => {
+                rows.push(row);
+                sim_rows.extend(sim_row);
+            }
             Err(e) => {
                 eprintln!("internal error: {e}");
                 return Ok(ExitCode::from(EXIT_INTERNAL));
@@ -472,10 +662,23 @@ pub fn testbed_t1(
         }
     }
     match shard {
-        None => finish(out, &rows, &classes, start, format),
+        None => finish(
+            out,
+            &rows,
+            &classes,
+            sim.as_ref().map(|p| (p, sim_rows.as_slice())),
+            start,
+            format,
+        ),
         Some(s) => {
             let path = out.join(format!("t1-classes-shard-{}-of-{}.csv", s.index, s.count));
             write_csv(&path, &rows)?;
+            if sim.is_some() {
+                let sim_path =
+                    out.join(format!("t1-simulated-shard-{}-of-{}.csv", s.index, s.count));
+                write_sim_csv(&sim_path, &sim_rows)?;
+                eprintln!("wrote {}", sim_path.display());
+            }
             eprintln!(
                 "wrote {} ({} of {} classes); join the shards with `liquid testbed merge`",
                 path.display(),
@@ -563,7 +766,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path, format: Format) -> anyhow::Result<Exi
     }
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let rows: Vec<Row> = rows.into_values().collect();
-    finish(out, &rows, &classes, start, format)
+    finish(out, &rows, &classes, None, start, format)
 }
 
 /// The allocation a row names.
@@ -592,15 +795,17 @@ mod tests {
     #[test]
     fn rows_round_trip_through_csv() {
         let classes = t1::classes();
-        let row = run_class(
+        let (row, sim) = run_class(
             5,
             &classes[4],
             &Limits {
                 time: Some(Duration::from_secs(10)),
                 nodes: None,
             },
+            None,
         )
         .expect("runs");
+        assert!(sim.is_none());
         let back = Row::from_csv(&row.to_csv()).expect("parses");
         assert_eq!(back.untimed(), row.untimed());
         assert_eq!(allocation_of(&row), Some(classes[4].representative));

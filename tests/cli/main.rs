@@ -12,4 +12,5 @@ mod ilp;
 mod native;
 mod sat;
 mod scale;
+mod simulate;
 mod topology;

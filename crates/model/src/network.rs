@@ -26,6 +26,17 @@ pub struct NetLink {
     pub to: String,
 }
 
+/// Physical parameters of one link of a network-form model (`bandwidth`, `latency` in
+/// `network.links`), used by simulators; `None` means "the model-wide default"
+/// (`link_throughput`, `link_latency`). They never change the traffic or its schedules.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LinkParams {
+    /// Bandwidth in MB/s (10^6 bytes per second), positive and finite.
+    pub bandwidth: Option<f64>,
+    /// One-way latency in seconds, finite and not negative.
+    pub latency: Option<f64>,
+}
+
 /// An explicit route for one (sender, receiver) pair.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Route {

@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
-use crate::network::{self, NetLink, Network, NetworkError, Pair, Pattern, Route, Routing};
+use crate::network::{
+    self, LinkParams, NetLink, Network, NetworkError, Pair, Pattern, Route, Routing,
+};
 use crate::schedule::Schedule;
 use crate::traffic::{BuildError, Traffic, TrafficBuilder};
 
@@ -414,6 +416,8 @@ struct ModelFile {
     #[serde(default)]
     link_throughput: Option<f64>,
     #[serde(default)]
+    link_latency: Option<f64>,
+    #[serde(default)]
     transfers: Option<Vec<TransferEntry>>,
     #[serde(default)]
     network: Option<NetworkEntry>,
@@ -455,6 +459,10 @@ struct LinkEntry {
     id: Name,
     from: Name,
     to: Name,
+    #[serde(default)]
+    bandwidth: Option<f64>,
+    #[serde(default)]
+    latency: Option<f64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -512,7 +520,106 @@ pub fn load_model(path: &Path) -> Result<Traffic, LoadError> {
 
 /// Parses model text; `file` names it in errors.
 pub fn parse_model(file: &str, text: &str) -> Result<Traffic, LoadError> {
+    parse_model_full(file, text).map(|m| m.traffic)
+}
+
+/// A model with what a simulator needs beyond its traffic: the model-wide link latency
+/// and, in the network form, the network with each link's own bandwidth and latency.
+#[derive(Debug, Clone)]
+pub struct LoadedModel {
+    /// The traffic (as [`parse_model`] returns it).
+    pub traffic: Traffic,
+    /// Model-wide one-way latency of every link, in seconds (`link_latency`).
+    pub link_latency: Option<f64>,
+    /// The network (network form only).
+    pub network: Option<Network>,
+    /// Per-link parameters, parallel to `network.links` (empty in the explicit form).
+    pub link_params: Vec<LinkParams>,
+}
+
+/// Reads a model file with its physical parameters (see [`LoadedModel`]).
+pub fn load_model_full(path: &Path) -> Result<LoadedModel, LoadError> {
+    let text = read_text(path)?;
+    parse_model_full(&path.display().to_string(), &text)
+}
+
+fn check_latency(value: Option<f64>, at: &str) -> Result<(), String> {
+    match value {
+        Some(v) if !(v.is_finite() && v >= 0.0) => Err(format!(
+            "{} must be a finite, non-negative number of seconds, not {v}",
+            at.rsplit('.').next().unwrap_or(at)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Parses model text with its physical parameters; `file` names it in errors.
+pub fn parse_model_full(file: &str, text: &str) -> Result<LoadedModel, LoadError> {
     let m: ModelFile = parse(file, text)?;
+    let err = |at: &str, msg: String| LoadError::at_field(file, text, at, msg);
+    check_latency(m.link_latency, "link_latency").map_err(|e| err("link_latency", e))?;
+    let traffic = build_model(file, text, &m)?;
+    let (network, link_params) = match &m.network {
+        None => (None, Vec::new()),
+        Some(net) => {
+            let mut params = Vec::with_capacity(net.links.len());
+            for (i, l) in net.links.iter().enumerate() {
+                if let Some(b) = l.bandwidth {
+                    if !(b.is_finite() && b > 0.0) {
+                        return Err(err(
+                            &format!("network.links[{i}].bandwidth"),
+                            format!("bandwidth must be a positive finite number of MB/s, not {b}"),
+                        ));
+                    }
+                }
+                let at = format!("network.links[{i}].latency");
+                check_latency(l.latency, &at).map_err(|e| err(&at, e))?;
+                params.push(LinkParams {
+                    bandwidth: l.bandwidth,
+                    latency: l.latency,
+                });
+            }
+            (Some(network_of(net)), params)
+        }
+    };
+    Ok(LoadedModel {
+        traffic,
+        link_latency: m.link_latency,
+        network,
+        link_params,
+    })
+}
+
+fn network_of(net: &NetworkEntry) -> Network {
+    Network {
+        hosts: strings(&net.hosts),
+        switches: strings(&net.switches),
+        links: net
+            .links
+            .iter()
+            .map(|l| NetLink {
+                id: l.id.0.clone(),
+                from: l.from.0.clone(),
+                to: l.to.0.clone(),
+            })
+            .collect(),
+        routing: match net.routing {
+            RoutingEntry::ShortestPath => Routing::ShortestPath,
+            RoutingEntry::Explicit => Routing::Explicit,
+        },
+        routes: net
+            .routes
+            .iter()
+            .map(|r| Route {
+                from: r.from.0.clone(),
+                to: r.to.0.clone(),
+                path: strings(&r.path),
+            })
+            .collect(),
+    }
+}
+
+fn build_model(file: &str, text: &str, m: &ModelFile) -> Result<Traffic, LoadError> {
     let err = |at: &str, msg: String| LoadError::at_field(file, text, at, msg);
     let build_err =
         |e: BuildError| LoadError::at_fields(file, text, e.at(), e.related_at(), e.to_string());
@@ -572,32 +679,7 @@ pub fn parse_model(file: &str, text: &str) -> Result<Traffic, LoadError> {
             "the network form needs a `pattern` (all-to-all or pairs)".into(),
         ));
     };
-    let network = Network {
-        hosts: strings(&net.hosts),
-        switches: strings(&net.switches),
-        links: net
-            .links
-            .iter()
-            .map(|l| NetLink {
-                id: l.id.0.clone(),
-                from: l.from.0.clone(),
-                to: l.to.0.clone(),
-            })
-            .collect(),
-        routing: match net.routing {
-            RoutingEntry::ShortestPath => Routing::ShortestPath,
-            RoutingEntry::Explicit => Routing::Explicit,
-        },
-        routes: net
-            .routes
-            .iter()
-            .map(|r| Route {
-                from: r.from.0.clone(),
-                to: r.to.0.clone(),
-                path: strings(&r.path),
-            })
-            .collect(),
-    };
+    let network = network_of(net);
     let pattern = match p.kind {
         PatternKind::AllToAll => {
             if p.pairs.is_some() {

@@ -1,0 +1,395 @@
+//! The event-driven simulation of a plan (see the crate docs for the network model).
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use crate::maxmin::MaxMin;
+use crate::plan::Plan;
+use crate::platform::Platform;
+use crate::SimError;
+
+/// Simulation parameters.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Options {
+    /// Software overhead per message, in seconds: the time between posting a message and
+    /// its first bit entering the network.
+    pub overhead: f64,
+    /// Record the link utilisation over time ([`Run::trace`]), for plots.
+    pub trace: bool,
+}
+
+/// A time interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Span {
+    /// Start, in seconds.
+    pub start: f64,
+    /// End, in seconds.
+    pub end: f64,
+}
+
+/// An interval during which every flow's rate is constant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Segment {
+    /// When the interval starts (it ends where the next one starts, or at the makespan).
+    pub start: f64,
+    /// Sum of all flows' rates, bytes per second.
+    pub throughput: f64,
+    /// The utilisation (used / bandwidth, in [0, 1]) of every link in use, by platform
+    /// link index, in increasing index order.
+    pub links: Vec<(u32, f64)>,
+}
+
+/// The outcome of a simulation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// When the last step finished, in seconds.
+    pub makespan: f64,
+    /// Each step's start (its dependencies met) and end (its last message delivered).
+    pub steps: Vec<Span>,
+    /// Each message's delivery time, per step, in the plan's order.
+    pub delivered: Vec<Vec<f64>>,
+    /// Number of events processed (timers fired and flows completed).
+    pub events: u64,
+    /// Number of times the max-min rates were recomputed.
+    pub reallocations: u64,
+    /// The rate history, when [`Options::trace`] is set.
+    pub trace: Vec<Segment>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Waiting,
+    Overhead,
+    Latency,
+    Flowing,
+    Done,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Timer {
+    Post(u32),
+    Phase(u32),
+}
+
+/// An f64 time ordered totally (times are finite and not negative).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Time(f64);
+
+impl Eq for Time {}
+
+impl PartialOrd for Time {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Time {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// A flow whose remaining bytes are within this fraction of its size is delivered (the
+/// rounding error of advancing it piecewise).
+const DONE_FRACTION: f64 = 1e-9;
+
+struct Sim<'a> {
+    platform: &'a Platform,
+    plan: &'a Plan,
+    overhead: f64,
+    /// First flat message index of each step.
+    first: Vec<usize>,
+    /// (step, index in step) of each flat message.
+    owner: Vec<(u32, u32)>,
+    phase: Vec<Phase>,
+    remaining: Vec<f64>,
+    deps_left: Vec<usize>,
+    msgs_left: Vec<usize>,
+    dependents: Vec<Vec<u32>>,
+    steps: Vec<Span>,
+    delivered: Vec<Vec<f64>>,
+    timers: BinaryHeap<Reverse<(Time, u64, Timer)>>,
+    seq: u64,
+    ready: VecDeque<u32>,
+    flowing: Vec<u32>,
+    dirty: bool,
+    events: u64,
+}
+
+impl Sim<'_> {
+    fn timer(&mut self, at: f64, t: Timer) {
+        self.seq += 1;
+        self.timers.push(Reverse((Time(at), self.seq, t)));
+    }
+
+    fn start_step(&mut self, s: u32, now: f64) {
+        self.steps[s as usize].start = now;
+        let delay = self.plan.steps[s as usize].delay;
+        if delay > 0.0 {
+            self.timer(now + delay, Timer::Post(s));
+        } else {
+            self.post(s, now);
+        }
+    }
+
+    fn post(&mut self, s: u32, now: f64) {
+        let si = s as usize;
+        if self.plan.steps[si].messages.is_empty() {
+            self.finish_step(s, now);
+            return;
+        }
+        for m in self.first[si]..self.first[si + 1] {
+            self.phase[m] = Phase::Overhead;
+            if self.overhead > 0.0 {
+                self.timer(now + self.overhead, Timer::Phase(m as u32));
+            } else {
+                self.after_overhead(m, now);
+            }
+        }
+    }
+
+    fn message(&self, m: usize) -> &crate::plan::Message {
+        let (s, i) = self.owner[m];
+        &self.plan.steps[s as usize].messages[i as usize]
+    }
+
+    fn after_overhead(&mut self, m: usize, now: f64) {
+        self.phase[m] = Phase::Latency;
+        let latency = self.platform.route_latency(&self.message(m).route);
+        if latency > 0.0 {
+            self.timer(now + latency, Timer::Phase(m as u32));
+        } else {
+            self.after_latency(m, now);
+        }
+    }
+
+    fn after_latency(&mut self, m: usize, now: f64) {
+        let bytes = self.message(m).bytes;
+        if bytes > 0.0 {
+            self.phase[m] = Phase::Flowing;
+            self.remaining[m] = bytes;
+            self.flowing.push(m as u32);
+            self.dirty = true;
+        } else {
+            self.deliver(m, now);
+        }
+    }
+
+    fn deliver(&mut self, m: usize, now: f64) {
+        self.phase[m] = Phase::Done;
+        let (s, i) = self.owner[m];
+        self.delivered[s as usize][i as usize] = now;
+        self.msgs_left[s as usize] -= 1;
+        if self.msgs_left[s as usize] == 0 {
+            self.finish_step(s, now);
+        }
+    }
+
+    fn finish_step(&mut self, s: u32, now: f64) {
+        self.steps[s as usize].end = now;
+        for k in 0..self.dependents[s as usize].len() {
+            let d = self.dependents[s as usize][k];
+            self.deps_left[d as usize] -= 1;
+            if self.deps_left[d as usize] == 0 {
+                self.ready.push_back(d);
+            }
+        }
+    }
+
+    fn drain_ready(&mut self, now: f64) {
+        while let Some(s) = self.ready.pop_front() {
+            self.start_step(s, now);
+        }
+    }
+}
+
+/// Runs a plan on a platform. Deterministic: the same input gives the same output.
+pub fn simulate(platform: &Platform, plan: &Plan, opts: &Options) -> Result<Run, SimError> {
+    if !(opts.overhead.is_finite() && opts.overhead >= 0.0) {
+        return Err(SimError::BadParameter {
+            name: "overhead",
+            why: format!(
+                "must be a finite, non-negative number of seconds, not {}",
+                opts.overhead
+            ),
+        });
+    }
+    plan.check(platform)?;
+    let n = plan.steps.len();
+    let mut first = Vec::with_capacity(n + 1);
+    let mut owner = Vec::new();
+    for (s, step) in plan.steps.iter().enumerate() {
+        first.push(owner.len());
+        owner.extend((0..step.messages.len()).map(|i| (s as u32, i as u32)));
+    }
+    first.push(owner.len());
+    let mut dependents = vec![Vec::new(); n];
+    for (s, step) in plan.steps.iter().enumerate() {
+        for &d in &step.after {
+            dependents[d].push(s as u32);
+        }
+    }
+    let total = owner.len();
+    let mut sim = Sim {
+        platform,
+        plan,
+        overhead: opts.overhead,
+        first,
+        owner,
+        phase: vec![Phase::Waiting; total],
+        remaining: vec![0.0; total],
+        deps_left: plan.steps.iter().map(|s| s.after.len()).collect(),
+        msgs_left: plan.steps.iter().map(|s| s.messages.len()).collect(),
+        dependents,
+        steps: vec![
+            Span {
+                start: f64::NAN,
+                end: f64::NAN
+            };
+            n
+        ],
+        delivered: plan
+            .steps
+            .iter()
+            .map(|s| vec![f64::NAN; s.messages.len()])
+            .collect(),
+        timers: BinaryHeap::new(),
+        seq: 0,
+        ready: (0..n as u32)
+            .filter(|&s| plan.steps[s as usize].after.is_empty())
+            .collect(),
+        flowing: Vec::new(),
+        dirty: false,
+        events: 0,
+    };
+    let capacity: Vec<f64> = platform.links().iter().map(|l| l.bandwidth).collect();
+    let mut maxmin = MaxMin::new(capacity.len());
+    let mut rates: Vec<f64> = Vec::new();
+    let mut trace = Vec::new();
+    let mut reallocations = 0;
+    let mut now = 0.0;
+    sim.drain_ready(now);
+    loop {
+        if sim.dirty {
+            sim.dirty = false;
+            reallocations += 1;
+            let routes = sim
+                .flowing
+                .iter()
+                .map(|&m| sim.message(m as usize).route.as_slice());
+            let routes: Vec<&[u32]> = routes.collect();
+            maxmin.solve(&capacity, routes.iter().copied(), &mut rates);
+            if opts.trace {
+                trace.push(segment(&sim, &capacity, &rates, now));
+            }
+        }
+        let next_timer = sim.timers.peek().map(|Reverse((t, _, _))| t.0);
+        let mut next_flow: Option<(f64, usize)> = None;
+        for (i, &m) in sim.flowing.iter().enumerate() {
+            let t = now + sim.remaining[m as usize] / rates[i];
+            if next_flow.is_none_or(|(b, _)| t < b) {
+                next_flow = Some((t, i));
+            }
+        }
+        let next = match (next_timer, next_flow) {
+            (None, None) => break,
+            (Some(a), None) => a,
+            (None, Some((b, _))) => b,
+            (Some(a), Some((b, _))) => a.min(b),
+        };
+        let dt = next - now;
+        if !sim.flowing.is_empty() && dt > 0.0 {
+            for (i, &m) in sim.flowing.iter().enumerate() {
+                sim.remaining[m as usize] -= rates[i] * dt;
+            }
+        }
+        now = next;
+        if let Some((t, i)) = next_flow {
+            if t <= now {
+                sim.remaining[sim.flowing[i] as usize] = 0.0;
+            }
+        }
+        // Flows done at `now`, in the order they started.
+        let mut done = Vec::new();
+        let mut kept_rates = Vec::with_capacity(rates.len());
+        let flowing = std::mem::take(&mut sim.flowing);
+        let mut still = Vec::with_capacity(flowing.len());
+        for (i, &m) in flowing.iter().enumerate() {
+            let bytes = sim.message(m as usize).bytes;
+            if sim.remaining[m as usize] <= bytes * DONE_FRACTION {
+                done.push(m);
+            } else {
+                still.push(m);
+                kept_rates.push(rates[i]);
+            }
+        }
+        sim.flowing = still;
+        rates = kept_rates;
+        if !done.is_empty() {
+            sim.dirty = true;
+        }
+        for m in done {
+            sim.events += 1;
+            sim.deliver(m as usize, now);
+        }
+        while let Some(Reverse((t, _, _))) = sim.timers.peek() {
+            if t.0 > now {
+                break;
+            }
+            let Some(Reverse((_, _, timer))) = sim.timers.pop() else {
+                break;
+            };
+            sim.events += 1;
+            match timer {
+                Timer::Post(s) => sim.post(s, now),
+                Timer::Phase(m) => match sim.phase[m as usize] {
+                    Phase::Overhead => sim.after_overhead(m as usize, now),
+                    Phase::Latency => sim.after_latency(m as usize, now),
+                    other => {
+                        return Err(SimError::Mismatch(format!(
+                            "internal: message {m} woke up in phase {other:?}"
+                        )))
+                    }
+                },
+            }
+        }
+        sim.drain_ready(now);
+    }
+    if let Some(s) = sim.steps.iter().position(|s| s.end.is_nan()) {
+        return Err(SimError::Cycle { step: s });
+    }
+    let makespan = sim.steps.iter().map(|s| s.end).fold(0.0, f64::max);
+    Ok(Run {
+        makespan,
+        steps: sim.steps,
+        delivered: sim.delivered,
+        events: sim.events,
+        reallocations,
+        trace,
+    })
+}
+
+fn segment(sim: &Sim<'_>, capacity: &[f64], rates: &[f64], now: f64) -> Segment {
+    let mut used: Vec<(u32, f64)> = Vec::new();
+    for (i, &m) in sim.flowing.iter().enumerate() {
+        for &l in &sim.message(m as usize).route {
+            used.push((l, rates[i]));
+        }
+    }
+    used.sort_by_key(|&(l, _)| l);
+    let mut links: Vec<(u32, f64)> = Vec::new();
+    for (l, r) in used {
+        match links.last_mut() {
+            Some((last, sum)) if *last == l => *sum += r,
+            _ => links.push((l, r)),
+        }
+    }
+    for (l, u) in &mut links {
+        *u = (*u / capacity[*l as usize]).min(1.0);
+    }
+    Segment {
+        start: now,
+        throughput: rates.iter().sum(),
+        links,
+    }
+}

@@ -1,0 +1,71 @@
+//! Flow-level, event-driven simulation of communication *plans* over a network with
+//! static routing (issue 15: "run the schedules").
+//!
+//! - [`platform`]: links with a bandwidth and a latency, and the mapping of a traffic's
+//!   links and routes onto them;
+//! - [`plan`]: what is run: *steps* of messages with dependencies between steps. A
+//!   schedule is one kind of plan ([`plan::from_schedule`], in three [`plan::Mode`]s);
+//!   algorithms that relay and aggregate data build their own plans;
+//! - [`maxmin`]: max-min fair bandwidth sharing by progressive filling;
+//! - [`engine`]: the event-driven simulation ([`engine::simulate`]).
+//!
+//! # The network model
+//! A message posted at time t spends the per-message software overhead `o`, then the
+//! latency of its route (the sum of its links' latencies), then becomes a *flow* on every
+//! link of its route until its bytes are delivered. Flows share link bandwidth by max-min
+//! fairness: rates are recomputed by progressive filling whenever a flow starts or ends,
+//! and stay constant in between. Cost grows with the number of flows and events, never
+//! with simulated time. This is SimGrid's CM02 model with its TCP corrections off
+//! (latency and bandwidth factors 1, `weight-S` 0, no cross-traffic, `TCP-gamma` 0), except
+//! that CM02 also divides a flow's share by its route latency (RTT unfairness) while here
+//! every flow weighs the same.
+#![forbid(unsafe_code)]
+
+pub mod engine;
+pub mod maxmin;
+pub mod plan;
+pub mod platform;
+
+pub use engine::{simulate, Options, Run, Segment, Span};
+pub use plan::{from_schedule, Message, Mode, Plan, Step};
+pub use platform::{Link, MappedTraffic, Platform};
+
+use thiserror::Error;
+
+/// Why a platform, a plan or a simulation was refused.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum SimError {
+    /// A link with an unusable bandwidth or latency.
+    #[error("link {link:?}: {why}")]
+    BadLink {
+        /// The link's name.
+        link: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// A plan that cannot be run on the platform.
+    #[error("plan step {step}: {why}")]
+    BadStep {
+        /// The step's index.
+        step: usize,
+        /// What is wrong.
+        why: String,
+    },
+    /// Steps whose dependencies form a cycle, so they can never start.
+    #[error("the plan's dependencies form a cycle through step {step}")]
+    Cycle {
+        /// One step on the cycle.
+        step: usize,
+    },
+    /// A simulation parameter out of range.
+    #[error("{name}: {why}")]
+    BadParameter {
+        /// The parameter.
+        name: &'static str,
+        /// What is wrong.
+        why: String,
+    },
+    /// Sizes or routes that do not match the traffic.
+    #[error("{0}")]
+    Mismatch(String),
+}

@@ -1,0 +1,357 @@
+//! `liquid simulate` and `liquid export simgrid`: exact cases, bounds, errors.
+
+use serde_json::Value;
+
+use crate::common::{expand, liquid, root, succeed};
+
+fn simulate(args: &[&str]) -> Value {
+    let mut cmd = liquid();
+    cmd.arg("simulate").args(args).args(["--format", "json"]);
+    let out = succeed(&mut cmd);
+    serde_json::from_slice(&out.stdout).expect("JSON report")
+}
+
+fn f(v: &Value, key: &str) -> f64 {
+    v[key].as_f64().unwrap_or_else(|| panic!("{key} in {v}"))
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1e-12)
+}
+
+/// The timeframes of a schedule file, as transfer ids.
+fn timeframes(path: &str) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(root().join(path)).expect("schedule");
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("- ["))
+        .map(|l| {
+            l.trim_end_matches(']')
+                .split(", ")
+                .map(|s| s.to_string())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_liquid_schedule_in_frames_takes_the_sum_of_latency_overhead_and_size_per_frame() {
+    let (size, bw, lat, o) = (1e6, 100e6, 2e-6, 1e-5);
+    let r = simulate(&[
+        "models/paper-fig1.yaml",
+        "--schedule",
+        "models/paper-fig1-liquid-schedule.yaml",
+        "--size",
+        "1000000",
+        "--overhead",
+        "0.00001",
+        "--link-latency",
+        "0.000002",
+    ]);
+    let paths: std::collections::HashMap<String, usize> = expand("models/paper-fig1.yaml")
+        .into_iter()
+        .map(|(id, p)| (id, p.len()))
+        .collect();
+    let mut expected = 0.0;
+    let frames = timeframes("models/paper-fig1-liquid-schedule.yaml");
+    assert_eq!(frames.len(), 6);
+    for (i, frame) in frames.iter().enumerate() {
+        let hops = frame.iter().map(|t| paths[t]).max().expect("non-empty");
+        let start = expected;
+        expected += hops as f64 * lat + o + size / bw;
+        let fr = &r["frames"][i];
+        assert!(close(f(fr, "start_s"), start), "{fr}");
+        assert!(close(f(fr, "end_s"), expected), "{fr}");
+        assert_eq!(fr["transfers"].as_u64(), Some(frame.len() as u64));
+    }
+    assert!(close(f(&r, "makespan_s"), expected), "{r}");
+    assert_eq!(r["schedule"]["liquid"], Value::Bool(true));
+    assert_eq!(r["mode"], "frames");
+}
+
+#[test]
+fn without_latency_and_overhead_a_liquid_schedule_runs_at_the_liquid_throughput() {
+    let r = simulate(&["paper-fig1:", "--engine", "native"]);
+    assert!(
+        close(f(&r, "throughput_mb_s"), f(&r, "liquid_throughput_mb_s")),
+        "{r}"
+    );
+    assert_eq!(r["schedule"]["source"], "engine native");
+    // Round-robin needs 7 frames: 6/7 of the liquid throughput.
+    let r = simulate(&["paper-fig1:", "--engine", "round-robin"]);
+    assert!(
+        close(
+            f(&r, "throughput_mb_s") * 7.0,
+            f(&r, "liquid_throughput_mb_s") * 6.0
+        ),
+        "{r}"
+    );
+}
+
+#[test]
+fn two_flows_on_one_link_each_get_half_of_it() {
+    // a->c and b->c share s>c (50 MB/s, 2 ms); a>s and b>s are 100 MB/s with 1 ms.
+    let r = simulate(&[
+        "tests/fixtures/sim/shared-link.yaml",
+        "--mode",
+        "all-at-once",
+    ]);
+    let expected = 0.001 + 0.002 + 2.0 * 1e6 / 50e6;
+    assert!(close(f(&r, "makespan_s"), expected), "{r}");
+    assert!(close(f(&r, "link_bound_s"), 2.0 * 1e6 / 50e6), "{r}");
+    // Sizes per transfer: a->c 3 MB, b->c 1 MB. Both at 25 MB/s until b->c ends at 0.04 s,
+    // then a->c alone at 50 MB/s for its last 2 MB.
+    let r = simulate(&[
+        "tests/fixtures/sim/shared-link.yaml",
+        "--mode",
+        "all-at-once",
+        "--sizes",
+        "tests/fixtures/sim/shared-link-sizes.yaml",
+    ]);
+    assert!(close(f(&r, "makespan_s"), 0.003 + 0.04 + 0.04), "{r}");
+    // Timeframe by timeframe (a schedule of 2 frames), each alone at 50 MB/s.
+    let r = simulate(&["tests/fixtures/sim/shared-link.yaml", "--engine", "dsatur"]);
+    assert!(
+        close(f(&r, "makespan_s"), 2.0 * (0.003 + 1e6 / 50e6)),
+        "{r}"
+    );
+}
+
+#[test]
+fn max_min_gives_the_rest_of_a_link_to_the_flow_not_held_elsewhere() {
+    // x = d->c is held to 10 MB/s by d>s, y = a->c gets the 90 MB/s left on s>c: y ends
+    // first (1 MB at 90 MB/s), x at 0.1 s (1 MB at 10 MB/s).
+    let r = simulate(&[
+        "tests/fixtures/sim/bottleneck-elsewhere.yaml",
+        "--mode",
+        "all-at-once",
+    ]);
+    assert!(close(f(&r, "makespan_s"), 1e6 / 10e6), "{r}");
+    // y = 9 MB: 9 MB at 90 MB/s takes 0.1 s too, and both end together.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sizes = dir.path().join("sizes.yaml");
+    std::fs::write(&sizes, "a->c: 9000000\n").expect("write");
+    let r = simulate(&[
+        "tests/fixtures/sim/bottleneck-elsewhere.yaml",
+        "--mode",
+        "all-at-once",
+        "--sizes",
+        sizes.to_str().expect("UTF-8"),
+    ]);
+    assert!(close(f(&r, "makespan_s"), 0.1), "{r}");
+    assert!(close(f(&r, "total_bytes"), 10e6), "{r}");
+    // 19 MB for y: 9 MB by 0.1 s, then the last 10 MB alone at 100 MB/s.
+    std::fs::write(&sizes, "a->c: 19000000\n").expect("write");
+    let r = simulate(&[
+        "tests/fixtures/sim/bottleneck-elsewhere.yaml",
+        "--mode",
+        "all-at-once",
+        "--sizes",
+        sizes.to_str().expect("UTF-8"),
+    ]);
+    assert!(close(f(&r, "makespan_s"), 0.2), "{r}");
+}
+
+#[test]
+fn makespan_never_beats_the_busiest_link_in_any_mode() {
+    for model in [
+        "t1:4,4,4,4,0,0,2,1",
+        "t1:3,1,0,2,4,0,1,3",
+        "ring:6,2",
+        "paper-fig1:",
+    ] {
+        for mode in ["frames", "async", "all-at-once"] {
+            let r = simulate(&[
+                model,
+                "--engine",
+                "dsatur",
+                "--mode",
+                mode,
+                "--link-latency",
+                "0.00001",
+                "--overhead",
+                "0.00002",
+                "--link-throughput",
+                "86",
+            ]);
+            assert!(
+                f(&r, "makespan_s") >= f(&r, "link_bound_s") * (1.0 - 1e-9),
+                "{model} {mode}: {r}"
+            );
+            assert!(f(&r, "throughput_mb_s") > 0.0);
+            let last = r["frames"]
+                .as_array()
+                .expect("frames")
+                .last()
+                .cloned()
+                .expect("a frame");
+            assert!(close(f(&last, "end_s"), f(&r, "makespan_s")) || mode == "async");
+        }
+    }
+}
+
+#[test]
+fn every_mode_respects_the_link_bound_and_async_can_lose_to_frames() {
+    // The liquid schedule of 004 Fig. 9 on paper-fig1: frames of congestion-free
+    // transfers, so frame by frame the makespan is exactly the link bound (6 frames of
+    // 1 MB at 100 MB/s). Async lets a sender idle in a frame run ahead into the next
+    // frame's links, where it shares bandwidth: it can only lose here, and does.
+    let run = |mode: &str| {
+        simulate(&[
+            "models/paper-fig1.yaml",
+            "--schedule",
+            "models/paper-fig1-liquid-schedule.yaml",
+            "--mode",
+            mode,
+        ])
+    };
+    let frames = run("frames");
+    assert!(close(f(&frames, "makespan_s"), 0.06), "{frames}");
+    for mode in ["frames", "async", "all-at-once"] {
+        let r = run(mode);
+        assert!(
+            f(&r, "makespan_s") >= f(&r, "link_bound_s") * (1.0 - 1e-9),
+            "{mode}: {r}"
+        );
+    }
+    assert!(f(&run("async"), "makespan_s") > f(&frames, "makespan_s"));
+}
+
+#[test]
+fn bad_input_exits_with_2() {
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["models/no-team.yaml"], // no link_throughput anywhere
+        vec![
+            "paper-fig1:",
+            "--engine",
+            "dsatur",
+            "--schedule",
+            "models/paper-fig1-liquid-schedule.yaml",
+        ],
+        vec!["paper-fig1:", "--size", "-1"],
+        vec!["paper-fig1:", "--overhead", "NaN"],
+        vec![
+            "tests/fixtures/sim/shared-link.yaml",
+            "--sizes",
+            "models/paper-fig1.yaml",
+        ],
+    ];
+    for args in cases {
+        let out = liquid().arg("simulate").args(&args).output().expect("runs");
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // A schedule that leaves a transfer out.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = dir.path().join("s.yaml");
+    std::fs::write(&s, "timeframes:\n  - [a->c]\n").expect("write");
+    let out = liquid()
+        .args([
+            "simulate",
+            "tests/fixtures/sim/shared-link.yaml",
+            "--schedule",
+        ])
+        .arg(&s)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("b->c"));
+}
+
+#[test]
+fn plot_writes_a_timeline() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let svg = dir.path().join("t.svg");
+    succeed(
+        liquid()
+            .args(["simulate", "paper-fig1:", "--engine", "native", "--plot"])
+            .arg(&svg),
+    );
+    let text = std::fs::read_to_string(&svg).expect("svg written");
+    assert!(text.starts_with("<svg"));
+    assert!(text.contains("link utilisation"));
+    assert_eq!(text.matches("<title>frame").count(), 6);
+}
+
+#[test]
+fn export_simgrid_writes_one_way_routes_and_the_plan() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    succeed(
+        liquid()
+            .args([
+                "export",
+                "simgrid",
+                "tests/fixtures/sim/shared-link.yaml",
+                "--mode",
+                "all-at-once",
+                "--out",
+            ])
+            .arg(dir.path()),
+    );
+    let xml = std::fs::read_to_string(dir.path().join("platform.xml")).expect("platform");
+    assert_eq!(xml.matches("<route ").count(), 2);
+    assert_eq!(xml.matches("symmetrical=\"NO\"").count(), 2);
+    assert!(
+        xml.contains(r#"<link id="s&gt;c" bandwidth="50000000Bps" latency="0.002s""#),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(r#"<link id="a&gt;s" bandwidth="100000000Bps" latency="0.001s""#),
+        "{xml}"
+    );
+    // Links no route uses (s>d, d>s) are not part of the platform.
+    assert!(!xml.contains("s&gt;d"));
+    let plan: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("plan.json")).expect("plan"))
+            .expect("JSON");
+    assert_eq!(plan["steps"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        plan["steps"][0]["messages"][1],
+        serde_json::json!(["b", "c", 1e6, 0.003])
+    );
+}
+
+#[test]
+fn testbed_t1_simulates_each_class_when_asked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    succeed(
+        liquid()
+            .args(["testbed", "t1", "--shard", "3/40", "--time-limit", "0"])
+            .args(["--sim-size", "1000000", "--out"])
+            .arg(dir.path()),
+    );
+    let csv = std::fs::read_to_string(dir.path().join("t1-simulated-shard-3-of-40.csv"))
+        .expect("written");
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).expect("column");
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 10);
+    for r in &rows {
+        let num = |name: &str| -> f64 { r[col(name)].parse().expect("a number") };
+        // No latency, no overhead: frame by frame, each frame takes size / 86 MB/s.
+        let expect = |len: f64| (num("transfers") / len * 86.0 * 100.0).round() / 100.0;
+        assert_eq!(
+            num("schedule_sim_mb_s"),
+            expect(num("schedule_length")),
+            "{r:?}"
+        );
+        assert_eq!(
+            num("round_robin_sim_mb_s"),
+            expect(num("round_robin_length")),
+            "{r:?}"
+        );
+        assert!(num("all_at_once_sim_mb_s") <= num("liquid_throughput_mb_s") + 0.01);
+        // The native search is off (time limit 0): DSatur's schedule runs.
+        assert_eq!(r[col("schedule")], "dsatur");
+    }
+    let out = liquid()
+        .args(["testbed", "t1", "--sim-latency", "0.001", "--out"])
+        .arg(dir.path())
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+}
