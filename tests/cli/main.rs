@@ -14,3 +14,4 @@ mod sat;
 mod scale;
 mod simulate;
 mod topology;
+mod trust;

@@ -1,0 +1,201 @@
+//! Trust: the set-up detects what the build really loads; a proof is called a proof only
+//! after the checker accepted it; every engine's optimal answer can come with a
+//! certificate that `certify` accepts; `--require-proof` reports how strong the evidence
+//! is.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::{liquid, root};
+
+fn run(cmd: &mut Command) -> (i32, String, String) {
+    let out = cmd.output().expect("runs");
+    (
+        out.status.code().expect("exit code"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(args: &[&str]) -> (i32, Value) {
+    let (code, out, err) = run(liquid().args(args).args(["--format", "json"]));
+    let v = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    (code, v)
+}
+
+/// `scripts/setup --check` on library directories made for the purpose: bindgen loads
+/// `libclang.so`, `libclang-N.so` or `libclang.so.N`; `libclang-cpp.so.N` (what Debian's
+/// LLVM runtime ships) is another library and must not count.
+#[test]
+fn setup_detects_libclang_as_bindgen_loads_it() {
+    let check = |files: &[&str]| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for f in files {
+            std::fs::write(dir.path().join(f), b"").expect("file");
+        }
+        let out = Command::new("bash")
+            .arg(root().join("scripts/setup"))
+            .arg("--check")
+            .env("LIQUID_SETUP_LIBDIRS", dir.path())
+            .output()
+            .expect("bash runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let cpp_only = check(&["libclang-cpp.so.14"]);
+    assert!(cpp_only.contains("libclang-dev"), "{cpp_only}");
+    for good in [
+        "libclang.so.1",
+        "libclang-14.so",
+        "libclang.so",
+        "libclang-14.so.1",
+    ] {
+        let out = check(&["libclang-cpp.so.14", good]);
+        assert!(!out.contains("libclang-dev"), "{good}: {out}");
+    }
+    let empty = check(&[]);
+    assert!(empty.contains("libclang-dev"), "{empty}");
+}
+
+/// Without proofs an exhaustive search is the engine's word; asked for checked evidence,
+/// the gate refutes the bound with SAT and checks the refutation before it says so.
+#[test]
+fn require_proof_upgrades_an_engine_s_word_to_a_checked_proof() {
+    let (code, v) = json(&["solve", "models/wheel-team.yaml", "--engine", "native"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["verdict"], "non-liquid");
+    assert_eq!(v["evidence"], "exhaustive-search");
+    assert_eq!(v["certified"], false);
+    let (code, v) = json(&[
+        "solve",
+        "models/wheel-team.yaml",
+        "--engine",
+        "native",
+        "--require-proof",
+    ]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["lower_bound_witness"]["kind"], "sat-proof");
+    assert_eq!(v["evidence"], "checked");
+    assert_eq!(v["certified"], true);
+    // A MIP dual bound likewise.
+    let (code, v) = json(&[
+        "solve",
+        "models/odd-wheel.yaml",
+        "--engine",
+        "ilp",
+        "--require-proof",
+    ]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(
+        (v["verdict"].as_str(), v["length"].as_u64()),
+        (Some("optimal"), Some(4))
+    );
+    assert_eq!(v["evidence"], "checked");
+}
+
+/// A false claim meets the certification: SAT finds a schedule below the claimed bound,
+/// and the answer is refused as wrong (exit 3), not reported.
+#[test]
+fn a_false_non_liquid_claim_is_caught_by_certification() {
+    let (code, out, err) = run(liquid().args([
+        "solve",
+        "models/paper-fig1.yaml",
+        "--engine",
+        "test-false-non-liquid",
+        "--require-proof",
+    ]));
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(err.contains("found a valid schedule of 6"), "{err}");
+    assert!(out.is_empty(), "nothing reported: {out}");
+}
+
+/// Every engine that answers `optimal` can hand over a certificate (the schedule and a
+/// proof directory) that `certify` accepts from the files alone.
+#[test]
+fn every_optimal_answer_comes_with_a_certificate_certify_accepts() {
+    for model in [
+        "models/no-team.yaml",
+        "models/odd-wheel.yaml",
+        "models/wheel-team.yaml",
+    ] {
+        for engine in ["exact", "sat", "ilp", "portfolio"] {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let schedule = dir.path().join("schedule.yaml");
+            let proof = dir.path().join("proof");
+            let (code, v) = json(&[
+                "solve",
+                model,
+                "--engine",
+                engine,
+                "--prove",
+                proof.to_str().expect("UTF-8"),
+                "--schedule-out",
+                schedule.to_str().expect("UTF-8"),
+            ]);
+            assert_eq!(code, 0, "{model} {engine}: {v}");
+            assert_eq!(v["verdict"], "optimal", "{model} {engine}");
+            assert_eq!(v["lower_bound_witness"]["kind"], "sat-proof");
+            assert_eq!(v["certified"], true);
+            let (code, c) = json(&[
+                "certify",
+                model,
+                "--schedule",
+                schedule.to_str().expect("UTF-8"),
+                "--proof",
+                proof.to_str().expect("UTF-8"),
+            ]);
+            assert_eq!(code, 0, "{model} {engine}: {c}");
+            assert!(
+                c["statement"]
+                    .as_str()
+                    .is_some_and(|s| s.starts_with("optimal: a schedule of length")),
+                "{model} {engine}: {c}"
+            );
+        }
+    }
+}
+
+/// The native engine proves non-liquidity; with `--prove` the directory it leaves behind
+/// is a proof `check-proof` and `certify` accept.
+#[test]
+fn a_native_non_liquid_answer_leaves_a_checkable_proof() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let proof = dir.path().join("proof");
+    let p = proof.to_str().expect("UTF-8");
+    let (code, v) = json(&["solve", "models/odd-cycle.yaml", "--prove", p]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["verdict"], "non-liquid");
+    assert_eq!(v["lower_bound_witness"]["proof"], p);
+    let (code, c) = json(&["check-proof", "models/odd-cycle.yaml", p]);
+    assert_eq!((code, &c["verified"]), (0, &Value::Bool(true)), "{c}");
+    let (code, c) = json(&["certify", "models/odd-cycle.yaml", "--proof", p]);
+    assert_eq!(code, 0, "{c}");
+    assert!(
+        c["statement"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("not liquid")),
+        "{c}"
+    );
+}
+
+/// A proof directory whose manifest says something untrue is rejected, even though the
+/// formula and the proof themselves check.
+#[test]
+fn a_manifest_that_lies_is_rejected() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let proof = dir.path().join("proof");
+    let p = proof.to_str().expect("UTF-8");
+    let (code, _) = json(&["prove", "models/no-team.yaml", "--out", p]);
+    assert_eq!(code, 0);
+    let manifest = proof.join("manifest.yaml");
+    let text = std::fs::read_to_string(&manifest).expect("manifest");
+    std::fs::write(&manifest, text.replace("duration: 2", "duration: 5")).expect("edit");
+    let (code, c) = json(&["check-proof", "models/no-team.yaml", p]);
+    assert_eq!(code, 1, "{c}");
+    assert!(
+        c["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("duration says 5, but it is 2")),
+        "{c}"
+    );
+}
