@@ -24,6 +24,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use crate::liquid::CliqueFinder;
 use liquid_model::{
     Answer, Limits, LinkId, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId,
 };
@@ -343,58 +344,31 @@ fn colour(
 }
 
 /// A clique of pairwise congesting transfers, grown greedily from the users of the most
-/// loaded links (at least as large as Λ).
+/// loaded links (at least as large as Λ): the native search's [`CliqueFinder`] on the
+/// whole traffic, the one clique builder of the crate.
 pub fn greedy_clique(traffic: &Traffic) -> Vec<TransferId> {
     greedy_clique_until(traffic, None).unwrap_or_default()
 }
 
-/// [`greedy_clique`], or `None` when the deadline passes first.
+/// Seeds of [`greedy_clique`]: the most loaded links.
+const CLIQUE_SEEDS: usize = 32;
+
+/// [`greedy_clique`], or `None` when the deadline passes before the first seed is grown
+/// (later seeds are skipped once it has passed: fewer seeds only find fewer cliques).
 pub fn greedy_clique_until(
     traffic: &Traffic,
     deadline: Option<Instant>,
 ) -> Option<Vec<TransferId>> {
-    let passed = || deadline.is_some_and(|d| Instant::now() >= d);
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        return None;
+    }
     let mut links: Vec<LinkId> = traffic.link_ids().collect();
     links.sort_by_key(|&l| (std::cmp::Reverse(traffic.load(l)), l));
-    // The conflict degree orders the candidates; above 2^16 transfers computing it costs
-    // more than a time limit may allow (seconds at a million), so the sum of the loads of
-    // a transfer's links, an upper bound on its degree, stands in.
-    let degrees: Vec<u64> = if traffic.len() <= 1 << 16 {
-        traffic.conflict_degrees()
-    } else {
-        traffic
-            .transfer_ids()
-            .map(|t| {
-                traffic
-                    .transfer(t)
-                    .path
-                    .iter()
-                    .map(|&l| traffic.load(l) as u64)
-                    .sum()
-            })
-            .collect()
-    };
-    let mut order: Vec<TransferId> = traffic.transfer_ids().collect();
-    order.sort_by_key(|t| (std::cmp::Reverse(degrees[t.index()]), *t));
-    let mut best: Vec<TransferId> = Vec::new();
-    for &l in links.iter().take(32) {
-        if passed() {
-            return None;
-        }
-        let mut clique: Vec<TransferId> = traffic.users(l).to_vec();
-        for (k, &t) in order.iter().enumerate() {
-            if k % 4096 == 4095 && passed() {
-                return None;
-            }
-            if !clique.contains(&t) && clique.iter().all(|&c| traffic.congest(c, t)) {
-                clique.push(t);
-            }
-        }
-        if clique.len() > best.len() {
-            best = clique;
-        }
-    }
-    Some(best)
+    links.truncate(CLIQUE_SEEDS);
+    let all = crate::teams::all_transfers(traffic);
+    let clique =
+        CliqueFinder::new(traffic.len()).best(traffic, &all, &links, CLIQUE_SEEDS, deadline);
+    Some(clique.into_iter().map(|t| TransferId(t as u32)).collect())
 }
 
 /// The `exact` engine: `liquid` or `optimal` with the schedule and its lower bound (Λ by a
