@@ -115,14 +115,30 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
     },
-    /// Runs several engines on each model and reports any contradiction between them.
+    /// Runs several engines on each model and reports any contradiction between them;
+    /// records their answers as a baseline, or compares them with one.
     Crosscheck {
-        /// Model files.
+        /// Model files, folders (every `.yaml` inside) or generated-model specs.
         #[arg(required = true)]
         models: Vec<PathBuf>,
         /// Engines to run, comma-separated (default: native, dsatur, exact, sat, ilp).
         #[arg(long, value_parser = commands::engine_parser(), value_delimiter = ',')]
         engines: Vec<String>,
+        /// Record every engine's answer (verdict, length, bound, evidence; no timings) in
+        /// FILE: a baseline to compare later runs with.
+        #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+        record: Option<PathBuf>,
+        /// Compare the answers with a recorded baseline: exit 5 when an answer regressed,
+        /// 6 when answers only improved (0 with --accept-improvements).
+        #[arg(long, value_name = "FILE")]
+        baseline: Option<PathBuf>,
+        /// With --baseline: rewrite the baseline with this run's answers.
+        #[arg(long, requires = "baseline")]
+        update: bool,
+        /// With --baseline: improvements (a shorter schedule, a higher bound, stronger
+        /// evidence, a verdict that settles more) exit 0.
+        #[arg(long, requires = "baseline")]
+        accept_improvements: bool,
         /// Limits for each engine run.
         #[command(flatten)]
         limits: LimitArgs,
@@ -437,7 +453,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             engines,
             limits,
             format,
+            record,
+            baseline,
+            update,
+            accept_improvements,
         } => {
+            let base = commands::BaselineArgs {
+                record,
+                baseline,
+                update,
+                accept_improvements,
+            };
             let request = liquid_engine::Request {
                 limits: limits.limits(),
                 ..Default::default()
@@ -450,7 +476,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     .map(|e| commands::engine(e))
                     .collect::<anyhow::Result<_>>()?
             };
-            commands::crosscheck(&models, &engines, &request, format)
+            commands::crosscheck(&models, &engines, &request, format, &base)
         }
         Command::Encode {
             model,

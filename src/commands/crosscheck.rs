@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicU64;
 
+use liquid_engine::baseline::{Baseline, Change, Entry};
 use liquid_engine::crosscheck::{compare, Claim, Status};
 use liquid_engine::{Engine, Request, SolveError};
 use liquid_model::yaml::Document;
@@ -75,12 +76,69 @@ struct ModelReport {
     status: &'static str,
     engines: Vec<EngineRow>,
     contradictions: Vec<String>,
+    /// The answers as a baseline records them.
+    #[serde(skip)]
+    entries: Vec<Entry>,
 }
 
 #[derive(Serialize)]
 struct Report {
     consistent: bool,
     models: Vec<ModelReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<BaselineReport>,
+}
+
+/// How this run compares with a recorded baseline.
+#[derive(Serialize)]
+struct BaselineReport {
+    file: String,
+    regressions: usize,
+    improvements: usize,
+    /// Whether the baseline file was rewritten with this run's answers (`--update`).
+    updated: bool,
+    differences: Vec<DiffReport>,
+}
+
+#[derive(Serialize)]
+struct DiffReport {
+    change: &'static str,
+    model: String,
+    engine: String,
+    old: Option<String>,
+    new: Option<String>,
+}
+
+/// Where crosscheck's answers go besides the report (`--record`, `--baseline`).
+#[derive(Debug, Clone, Default)]
+pub struct BaselineArgs {
+    /// Write the answers to this file.
+    pub record: Option<PathBuf>,
+    /// Compare the answers with this file.
+    pub baseline: Option<PathBuf>,
+    /// With `baseline`: rewrite it with this run's answers.
+    pub update: bool,
+    /// With `baseline`: exit 0 when the only differences are improvements.
+    pub accept_improvements: bool,
+}
+
+/// Exit code of `crosscheck --baseline` when an answer regressed.
+pub const EXIT_REGRESSION: u8 = 5;
+/// Exit code of `crosscheck --baseline` when answers only improved (without
+/// `--accept-improvements`).
+pub const EXIT_IMPROVEMENT: u8 = 6;
+
+fn describe(e: &Entry) -> String {
+    let opt = |v: Option<usize>| v.map_or("-".to_string(), |v| v.to_string());
+    match (&e.evidence, &e.strength) {
+        (Some(k), Some(s)) => format!(
+            "{}, length {}, bound {} ({k}, {s})",
+            e.verdict,
+            opt(e.length),
+            opt(e.lower_bound)
+        ),
+        _ => format!("{}, length {}", e.verdict, opt(e.length)),
+    }
 }
 
 /// A schedule file given among the models: one more claim, checked like an engine's.
@@ -99,6 +157,7 @@ fn check_model(
     let mut rows = Vec::new();
     let mut wrong = Vec::new();
     let mut claims = Vec::new();
+    let mut entries = Vec::new();
     for s in schedules {
         let schedule = liquid_model::yaml::parse_schedule(&s.file, &s.text, traffic)?;
         let start = std::time::Instant::now();
@@ -146,6 +205,7 @@ fn check_model(
         };
         match liquid_engine::solve(traffic, e, request, None, &AtomicU64::new(0)) {
             Err(SolveError::Wrong { engine, reason }) => {
+                entries.push(Entry::failed(traffic, e.name(), "wrong-answer"));
                 row.status = RowStatus::WrongAnswer;
                 row.time_s = start.elapsed().as_secs_f64();
                 let msg = format!("engine {engine} returned a wrong answer: {reason}");
@@ -153,11 +213,13 @@ fn check_model(
                 row.problem = Some(msg);
             }
             Err(err) => {
+                entries.push(Entry::failed(traffic, e.name(), "error"));
                 row.status = RowStatus::Error;
                 row.problem = Some(err.to_string());
                 row.time_s = start.elapsed().as_secs_f64();
             }
             Ok(c) => {
+                entries.push(Entry::of(traffic, &c));
                 let claim = Claim::of(traffic, &c);
                 row.verdict = Some(c.verdict().as_str());
                 row.length = c.length();
@@ -180,6 +242,7 @@ fn check_model(
         status: cmp.status.as_str(),
         engines: rows,
         contradictions: cmp.contradictions,
+        entries,
     })
 }
 
@@ -242,6 +305,26 @@ fn table(report: &Report) -> String {
         }
         out.push('\n');
     }
+    if let Some(b) = &report.baseline {
+        let _ = writeln!(
+            out,
+            "baseline {}: {} regressions, {} improvements{}",
+            b.file,
+            b.regressions,
+            b.improvements,
+            if b.updated { " (baseline updated)" } else { "" }
+        );
+        for d in &b.differences {
+            let _ = writeln!(out, "  {}: {} / {}", d.change, d.model, d.engine);
+            if let Some(o) = &d.old {
+                let _ = writeln!(out, "  - {o}");
+            }
+            if let Some(n) = &d.new {
+                let _ = writeln!(out, "  + {n}");
+            }
+        }
+        out.push('\n');
+    }
     let _ = writeln!(
         out,
         "{}",
@@ -261,10 +344,29 @@ pub fn crosscheck(
     engines: &[&'static dyn Engine],
     request: &Request,
     format: CrossFormat,
+    base: &BaselineArgs,
 ) -> anyhow::Result<ExitCode> {
+    if base.update && base.baseline.is_none() {
+        return Err(InputError("--update needs --baseline FILE".into()).into());
+    }
     let mut traffics = Vec::new();
     let mut schedules: Vec<(Option<String>, ScheduleClaim)> = Vec::new();
+    // A folder stands for every `.yaml` file inside it, in name order.
+    let mut paths = Vec::new();
     for path in models {
+        if path.is_dir() {
+            let mut inside: Vec<PathBuf> = std::fs::read_dir(path)
+                .map_err(|e| InputError(format!("{}: cannot read: {e}", path.display())))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+                .collect();
+            inside.sort();
+            paths.extend(inside);
+        } else {
+            paths.push(path.clone());
+        }
+    }
+    for path in &paths {
         let document = match path.to_str() {
             Some(s) if liquid_topology::spec::is_spec(s) => {
                 Document::Model(crate::input::load_traffic(path)?)
@@ -311,19 +413,68 @@ pub fn crosscheck(
     let errored = reports
         .iter()
         .any(|m| m.engines.iter().any(|r| r.status == RowStatus::Error));
+    let answers: Vec<Entry> = reports.iter().flat_map(|m| m.entries.clone()).collect();
+    if let Some(file) = &base.record {
+        std::fs::write(file, Baseline::new(answers.clone()).to_yaml())
+            .map_err(|e| InputError(format!("cannot write {}: {e}", file.display())))?;
+    }
+    let baseline = match &base.baseline {
+        None => None,
+        Some(file) => {
+            let recorded = Baseline::load(file)?;
+            let diffs = liquid_engine::baseline::compare(&recorded.answers, &answers);
+            if base.update {
+                std::fs::write(file, Baseline::new(answers.clone()).to_yaml())
+                    .map_err(|e| InputError(format!("cannot write {}: {e}", file.display())))?;
+            }
+            let count = |c: Change| diffs.iter().filter(|d| d.change == c).count();
+            Some(BaselineReport {
+                file: file.display().to_string(),
+                regressions: count(Change::Regression),
+                improvements: count(Change::Improvement),
+                updated: base.update,
+                differences: diffs
+                    .iter()
+                    .map(|d| {
+                        let any = d.old.as_ref().or(d.new.as_ref());
+                        DiffReport {
+                            change: match d.change {
+                                Change::Regression => "regression",
+                                Change::Improvement => "improvement",
+                            },
+                            model: any.map(|e| e.model.clone()).unwrap_or_default(),
+                            engine: any.map(|e| e.engine.clone()).unwrap_or_default(),
+                            old: d.old.as_ref().map(describe),
+                            new: d.new.as_ref().map(describe),
+                        }
+                    })
+                    .collect(),
+            })
+        }
+    };
     let report = Report {
         consistent,
         models: reports,
+        baseline,
     };
     match format {
         CrossFormat::Table => print!("{}", table(&report)),
         CrossFormat::Yaml => emit(&report, Format::Yaml)?,
         CrossFormat::Json => emit(&report, Format::Json)?,
     }
+    let (regressions, improvements) = report
+        .baseline
+        .as_ref()
+        .filter(|b| !b.updated)
+        .map_or((0, 0), |b| (b.regressions, b.improvements));
     Ok(if !consistent {
         ExitCode::from(EXIT_CONTRADICTION)
     } else if errored {
         ExitCode::from(EXIT_INTERNAL)
+    } else if regressions > 0 {
+        ExitCode::from(EXIT_REGRESSION)
+    } else if improvements > 0 && !base.accept_improvements {
+        ExitCode::from(EXIT_IMPROVEMENT)
     } else {
         ExitCode::SUCCESS
     })

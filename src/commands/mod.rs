@@ -15,7 +15,7 @@ mod verify;
 
 pub use analyze::analyze;
 pub use certify::certify;
-pub use crosscheck::{crosscheck, CrossFormat};
+pub use crosscheck::{crosscheck, BaselineArgs, CrossFormat};
 pub use encode::{encode, EncodeFormat};
 pub use expand::expand;
 pub use generate::{generate, GenerateWhat};

@@ -14,9 +14,11 @@
 //!   accepted it. With proofs requested, a bound above Λ that rests on an engine's or a
 //!   solver's word is certified by a SAT refutation of one timeframe fewer.
 //! - [`crosscheck`]: the rule that finds contradictions between checked answers.
+//! - [`baseline`]: recorded answers (no timings) and the regression/improvement rule.
 //! - [`optimality`]: settles whether a given schedule is optimal (`verify --prove`).
 #![forbid(unsafe_code)]
 
+pub mod baseline;
 pub mod crosscheck;
 pub mod engines;
 pub mod gate;

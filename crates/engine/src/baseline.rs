@@ -1,0 +1,269 @@
+//! Solver-output baselines: what each engine answered for each model, recorded in a stable,
+//! reviewable form (no timings), and compared with a later run.
+//!
+//! A difference is an *improvement* when the new answer is at least as good in every
+//! respect and better in one (a shorter schedule, a higher bound, stronger evidence, a
+//! verdict that settles more), and a *regression* otherwise (an engine that answered now
+//! errs, a longer schedule, a lower bound, weaker evidence, a verdict that settles less, or
+//! any change that is not an improvement). A user's CI can then gate on regressions only.
+
+use std::path::Path;
+
+use liquid_model::yaml::LoadError;
+use liquid_model::{Strength, Traffic, Verdict};
+use serde::{Deserialize, Serialize};
+
+use crate::gate::Checked;
+
+/// Format tag of baseline files.
+pub const FORMAT: &str = "liquid-baseline/1";
+
+/// A baseline file: the answers of one crosscheck run, without timings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Baseline {
+    /// [`FORMAT`].
+    pub format: String,
+    /// The answers, in the run's order (models as given, engines as given).
+    pub answers: Vec<Entry>,
+}
+
+impl Baseline {
+    /// A baseline of these answers.
+    pub fn new(answers: Vec<Entry>) -> Baseline {
+        Baseline {
+            format: FORMAT.to_string(),
+            answers,
+        }
+    }
+
+    /// Reads a baseline file; errors name the file, line and field.
+    pub fn load(path: &Path) -> Result<Baseline, LoadError> {
+        let file = path.display().to_string();
+        let text = liquid_model::yaml::read_text(path)?;
+        let b: Baseline = liquid_model::yaml::from_str(&file, &text)?;
+        if b.format != FORMAT {
+            return Err(LoadError::at_field(
+                &file,
+                &text,
+                "format",
+                format!("format {:?} is not {FORMAT:?}", b.format),
+            ));
+        }
+        Ok(b)
+    }
+
+    /// The file's text (YAML, stable: the same answers give the same bytes).
+    pub fn to_yaml(&self) -> String {
+        liquid_model::yaml::to_string(self).unwrap_or_default()
+    }
+}
+
+/// One engine's answer on one model, as recorded.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// The model's name.
+    pub model: String,
+    /// The engine.
+    pub engine: String,
+    /// The verdict, or `error`/`wrong-answer` when the engine gave none that checked.
+    pub verdict: String,
+    /// The schedule's length.
+    pub length: Option<usize>,
+    /// The lower bound.
+    pub lower_bound: Option<usize>,
+    /// The lower bound's evidence kind (`bottleneck`, `clique`, `sat-proof`, ...).
+    pub evidence: Option<String>,
+    /// How strong that evidence is (`checked`, `exhaustive-search`, ...).
+    pub strength: Option<String>,
+}
+
+impl Entry {
+    /// The entry of a checked answer.
+    pub fn of(traffic: &Traffic, c: &Checked) -> Entry {
+        let b = c.outcome().lower_bound(traffic);
+        Entry {
+            model: traffic.name().to_string(),
+            engine: c.engine().to_string(),
+            verdict: c.verdict().as_str().to_string(),
+            length: c.length(),
+            lower_bound: Some(b.value),
+            evidence: Some(b.evidence.kind().to_string()),
+            strength: Some(b.evidence.strength().as_str().to_string()),
+        }
+    }
+
+    /// The entry of an engine that gave no answer that checked.
+    pub fn failed(traffic: &Traffic, engine: &str, what: &str) -> Entry {
+        Entry {
+            model: traffic.name().to_string(),
+            engine: engine.to_string(),
+            verdict: what.to_string(),
+            length: None,
+            lower_bound: None,
+            evidence: None,
+            strength: None,
+        }
+    }
+
+    fn key(&self) -> (&str, &str) {
+        (&self.model, &self.engine)
+    }
+}
+
+/// What kind of change a difference is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Change {
+    /// Better in one respect, worse in none.
+    Improvement,
+    /// Anything else.
+    Regression,
+}
+
+/// One difference between a baseline and a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Difference {
+    /// The recorded entry (`None`: a new model or engine).
+    pub old: Option<Entry>,
+    /// The new entry (`None`: no longer run).
+    pub new: Option<Entry>,
+    /// Its kind.
+    pub change: Change,
+}
+
+/// How much a verdict settles: liquid and optimal settle the optimum, non-liquid a bound,
+/// feasible and unknown nothing; an engine that failed, less than nothing.
+fn settles(verdict: &str) -> u8 {
+    match verdict {
+        v if v == Verdict::Liquid.as_str() || v == Verdict::Optimal.as_str() => 3,
+        v if v == Verdict::NonLiquid.as_str() => 2,
+        v if v == Verdict::Feasible.as_str() || v == Verdict::Unknown.as_str() => 1,
+        _ => 0,
+    }
+}
+
+fn strength_rank(s: Option<&str>) -> u8 {
+    match s {
+        Some(s) if s == Strength::Checked.as_str() => 4,
+        Some(s) if s == Strength::ExhaustiveSearch.as_str() => 3,
+        Some(s) if s == Strength::SolverClaim.as_str() => 2,
+        Some(s) if s == Strength::DualBound.as_str() => 1,
+        _ => 0,
+    }
+}
+
+/// Classifies a changed entry.
+pub fn classify(old: &Entry, new: &Entry) -> Change {
+    use std::cmp::Ordering::{Greater, Less};
+    // Each respect: Greater = the new answer is better, Less = worse.
+    let length = match (old.length, new.length) {
+        (Some(a), Some(b)) => a.cmp(&b),
+        (None, Some(_)) => Greater,
+        (Some(_), None) => Less,
+        (None, None) => std::cmp::Ordering::Equal,
+    };
+    let bound = new
+        .lower_bound
+        .unwrap_or(0)
+        .cmp(&old.lower_bound.unwrap_or(0));
+    let verdict = settles(&new.verdict).cmp(&settles(&old.verdict));
+    let strength = if old.lower_bound == new.lower_bound {
+        strength_rank(new.strength.as_deref()).cmp(&strength_rank(old.strength.as_deref()))
+    } else {
+        std::cmp::Ordering::Equal
+    };
+    let respects = [length, bound, verdict, strength];
+    if respects.contains(&Less) || !respects.contains(&Greater) {
+        Change::Regression
+    } else {
+        Change::Improvement
+    }
+}
+
+/// Every difference between a recorded baseline and a run, in model and engine order.
+pub fn compare(baseline: &[Entry], run: &[Entry]) -> Vec<Difference> {
+    let mut out = Vec::new();
+    for old in baseline {
+        match run.iter().find(|n| n.key() == old.key()) {
+            None => out.push(Difference {
+                old: Some(old.clone()),
+                new: None,
+                change: Change::Regression,
+            }),
+            Some(new) if new != old => out.push(Difference {
+                old: Some(old.clone()),
+                new: Some(new.clone()),
+                change: classify(old, new),
+            }),
+            Some(_) => {}
+        }
+    }
+    for new in run {
+        if !baseline.iter().any(|o| o.key() == new.key()) {
+            // A model or engine the baseline does not have: nothing to regress from.
+            out.push(Difference {
+                old: None,
+                new: Some(new.clone()),
+                change: Change::Improvement,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(verdict: &str, length: Option<usize>, lb: usize, strength: &str) -> Entry {
+        Entry {
+            model: "m".into(),
+            engine: "x".into(),
+            verdict: verdict.into(),
+            length,
+            lower_bound: Some(lb),
+            evidence: Some("k".into()),
+            strength: Some(strength.into()),
+        }
+    }
+
+    #[test]
+    fn better_answers_are_improvements_and_the_rest_regressions() {
+        let feasible = e("unknown", Some(5), 3, "checked");
+        let optimal = e("optimal", Some(4), 4, "checked");
+        assert_eq!(classify(&feasible, &optimal), Change::Improvement);
+        assert_eq!(classify(&optimal, &feasible), Change::Regression);
+        let claim = e("optimal", Some(4), 4, "solver-claim");
+        assert_eq!(classify(&claim, &optimal), Change::Improvement);
+        assert_eq!(classify(&optimal, &claim), Change::Regression);
+        // Shorter schedule but a lower bound: mixed, so a regression.
+        let mixed = e("unknown", Some(4), 3, "checked");
+        assert_eq!(classify(&optimal, &mixed), Change::Regression);
+        let failed = Entry {
+            verdict: "error".into(),
+            length: None,
+            lower_bound: None,
+            evidence: None,
+            strength: None,
+            ..optimal.clone()
+        };
+        assert_eq!(classify(&optimal, &failed), Change::Regression);
+        assert_eq!(classify(&failed, &optimal), Change::Improvement);
+    }
+
+    #[test]
+    fn compare_finds_changed_missing_and_new_entries() {
+        let a = e("optimal", Some(4), 4, "checked");
+        let b = Entry {
+            engine: "y".into(),
+            ..a.clone()
+        };
+        let (one, other) = (vec![a.clone()], vec![b]);
+        assert!(compare(&one, &one).is_empty());
+        let d = compare(&one, &other);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].change, Change::Regression, "x is gone");
+        assert_eq!(d[1].change, Change::Improvement, "y is new");
+    }
+}
