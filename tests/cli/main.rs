@@ -3,7 +3,6 @@
 
 mod certify;
 mod common;
-mod conformance;
 mod crosscheck;
 mod dsatur;
 mod foundation;
