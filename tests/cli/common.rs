@@ -1,5 +1,6 @@
 //! Helpers shared by the CLI tests.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -88,12 +89,133 @@ pub fn timing_filters() -> Vec<(&'static str, &'static str)> {
     ]
 }
 
-/// Snapshots a command's stdout, stderr and exit code with timings redacted.
+/// Insta filters that redact what an external solver chooses rather than what liquid
+/// promises: the schedule a solver (HiGHS, varisat) picked among the optimal ones (tests
+/// validate it before snapshotting), and the size and shape of varisat's LRAT proofs (line,
+/// byte, step and hint counts). Verdicts, lengths, bounds, witness kinds and our own
+/// encoding sizes stay in the snapshot.
+pub fn solver_filters() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (
+            r"(?m)^timeframes:\n(?:(?:- |  ).*\n)*",
+            "timeframes: [the solver's choice, validated by the test]\n",
+        ),
+        (
+            r"(?m)^(\s*(?:proof_lines|proof_bytes|added|deleted|hints): )[0-9]+$",
+            "$1[lrat]",
+        ),
+        (
+            r"proof line [0-9]+: step [0-9]+: hint [0-9]+",
+            "proof line [n]: step [n]: hint [n]",
+        ),
+    ]
+}
+
+/// The optimal schedule length of every bundled model, as the model files and the README
+/// document them; the conformance suite (`crates/engine/tests/conformance.rs`) recomputes
+/// each by brute force from the link sets.
+pub const OPTIMA: &[(&str, usize)] = &[
+    ("no-team", 3),
+    ("odd-cycle", 3),
+    ("odd-wheel", 4),
+    ("paper-fig1", 6),
+    ("paper-fig1-explicit", 6),
+    ("paper-fig2", 6),
+    ("wheel-team", 4),
+];
+
+/// The documented optimum of a bundled model (panics for a model without one: a new
+/// bundled model needs its entry in [`OPTIMA`]).
+pub fn optimum(model: &str) -> usize {
+    let s = stem(model);
+    OPTIMA
+        .iter()
+        .find(|(m, _)| *m == s)
+        .unwrap_or_else(|| panic!("{model}: no documented optimum in OPTIMA"))
+        .1
+}
+
+/// A bundled model's transfers and link sets, read straight from the YAML file with the
+/// explicit form's rules (`count: n` gives copies `id#k` with the virtual link `id#k~v` or
+/// the k-th of `virtual_links`), without liquid's parser. The network-form
+/// `paper-fig1.yaml` is read from `paper-fig1-explicit.yaml`, which holds its link sets
+/// (the `expand@paper-fig1` snapshot shows the same ones).
+pub fn link_sets(model: &str) -> BTreeMap<String, BTreeSet<String>> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        transfers: Vec<Entry>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        id: String,
+        path: Vec<String>,
+        count: Option<usize>,
+        virtual_links: Option<Vec<String>>,
+    }
+    let file = if model == "models/paper-fig1.yaml" {
+        "models/paper-fig1-explicit.yaml"
+    } else {
+        model
+    };
+    let text = std::fs::read_to_string(root().join(file)).expect("readable model");
+    let parsed: File = serde_yaml::from_str(&text).expect("an explicit-form model");
+    let mut sets = BTreeMap::new();
+    for e in parsed.transfers {
+        let path: BTreeSet<String> = e.path.into_iter().collect();
+        match e.count {
+            None | Some(1) => {
+                sets.insert(e.id, path);
+            }
+            Some(n) => {
+                for k in 1..=n {
+                    let mut p = path.clone();
+                    p.insert(match &e.virtual_links {
+                        Some(v) => v[k - 1].clone(),
+                        None => format!("{}#{k}~v", e.id),
+                    });
+                    sets.insert(format!("{}#{k}", e.id), p);
+                }
+            }
+        }
+    }
+    sets
+}
+
+/// Checks a JSON report's `timeframes` against the model's link sets ([`link_sets`]):
+/// every transfer exactly once, no two in one timeframe sharing a link. Returns the length.
+pub fn check_schedule(model: &str, report: &serde_json::Value) -> usize {
+    let sets = link_sets(model);
+    let frames: Vec<Vec<String>> =
+        serde_json::from_value(report["timeframes"].clone()).expect("a schedule");
+    let mut seen = BTreeSet::new();
+    for (i, f) in frames.iter().enumerate() {
+        for (a, x) in f.iter().enumerate() {
+            let px = sets
+                .get(x)
+                .unwrap_or_else(|| panic!("{model}: unknown {x}"));
+            assert!(seen.insert(x.clone()), "{model}: {x} twice");
+            for y in &f[a + 1..] {
+                assert!(
+                    px.is_disjoint(&sets[y]),
+                    "{model}: timeframe {i}: {x} and {y} congest"
+                );
+            }
+        }
+    }
+    assert_eq!(seen.len(), sets.len(), "{model}: transfers missing");
+    frames.len()
+}
+
+/// Snapshots a command's stdout, stderr and exit code with timings redacted (and, with a
+/// third argument, more filters: [`solver_filters`]).
 #[macro_export]
 macro_rules! snap {
-    ($name:expr, $cmd:expr) => {{
+    ($name:expr, $cmd:expr) => {
+        $crate::snap!($name, $cmd, Vec::<(&str, &str)>::new())
+    };
+    ($name:expr, $cmd:expr, $filters:expr) => {{
         let mut settings = insta::Settings::clone_current();
-        for (re, rep) in $crate::common::timing_filters() {
+        for (re, rep) in $crate::common::timing_filters().into_iter().chain($filters) {
             settings.add_filter(re, rep);
         }
         settings.set_prepend_module_to_snapshot(false);

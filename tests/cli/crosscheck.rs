@@ -132,3 +132,65 @@ fn solve_refuses_a_wrong_engine_answer() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("internal error"));
 }
+
+/// A small seeded traffic in the explicit form (2 to 8 transfers over 2 to 6 links).
+fn random_small_yaml(seed: u64) -> String {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move |m: u64| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s % m
+    };
+    let n = 2 + next(7);
+    let links = 2 + next(5);
+    let mut yaml = format!("name: random-{seed}\ntransfers:\n");
+    let mut seen = std::collections::BTreeSet::new();
+    for i in 0..n {
+        let len = 1 + next(3.min(links));
+        let mut p = std::collections::BTreeSet::new();
+        while p.len() < len as usize {
+            p.insert(format!("l{}", next(links)));
+        }
+        if seen.insert(p.clone()) {
+            let p: Vec<String> = p.into_iter().collect();
+            yaml.push_str(&format!("  - {{id: t{i}, path: [{}]}}\n", p.join(", ")));
+        }
+    }
+    yaml
+}
+
+/// Every engine `solve` offers, run by `crosscheck` side by side on seeded random traffics:
+/// no two contradict (each engine's answers are judged on their own by the conformance
+/// suite, `crates/engine/tests/conformance.rs`).
+#[test]
+fn no_two_engines_contradict_on_random_traffics() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut files = Vec::new();
+    for seed in 100..120u64 {
+        let file = dir.path().join(format!("random-{seed}.yaml"));
+        std::fs::write(&file, random_small_yaml(seed)).expect("write");
+        files.push(file.to_str().expect("UTF-8 path").to_string());
+    }
+    let engines = "native,dsatur,exact,random,sat,ilp,portfolio";
+    let out = liquid()
+        .args(["crosscheck", "--engines", engines, "--format", "json"])
+        .args(&files)
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // The runs happened: one answer per engine and model.
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let text = v.to_string();
+    for e in engines.split(',') {
+        assert!(
+            text.contains(&format!("\"{e}\"")),
+            "{e} did not run: {text}"
+        );
+    }
+}

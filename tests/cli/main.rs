@@ -4,7 +4,6 @@
 mod baseline;
 mod certify;
 mod common;
-mod conformance;
 mod crosscheck;
 mod dsatur;
 mod foundation;

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::common::{expand, liquid, root, succeed};
+use crate::common::{link_sets, liquid, root, succeed};
 
 fn simulate(args: &[&str]) -> Value {
     let mut cmd = liquid();
@@ -47,10 +47,12 @@ fn a_liquid_schedule_in_frames_takes_the_sum_of_latency_overhead_and_size_per_fr
         "--link-latency",
         "0.000002",
     ]);
-    let paths: std::collections::HashMap<String, usize> = expand("models/paper-fig1.yaml")
-        .into_iter()
-        .map(|(id, p)| (id, p.len()))
-        .collect();
+    // Route lengths from the papers' link sets (not from liquid's routing).
+    let paths: std::collections::BTreeMap<String, usize> =
+        link_sets("models/paper-fig1-explicit.yaml")
+            .into_iter()
+            .map(|(id, p)| (id, p.len()))
+            .collect();
     let mut expected = 0.0;
     let frames = timeframes("models/paper-fig1-liquid-schedule.yaml");
     assert_eq!(frames.len(), 6);

@@ -4,6 +4,15 @@
 use liquid_model::{check_outcome, Limits, Traffic, TransferId, Verdict};
 use proptest::prelude::*;
 
+/// Whether two transfers share a link, from their paths (not the model's conflict analysis).
+fn congest(t: &Traffic, a: usize, b: usize) -> bool {
+    let pb = &t.transfer(TransferId(b as u32)).path;
+    t.transfer(TransferId(a as u32))
+        .path
+        .iter()
+        .any(|l| pb.contains(l))
+}
+
 /// Whether the transfers can be coloured with `k` colours (plain backtracking).
 fn colourable(t: &Traffic, k: usize, colour: &mut Vec<usize>) -> bool {
     let v = colour.len();
@@ -11,8 +20,7 @@ fn colourable(t: &Traffic, k: usize, colour: &mut Vec<usize>) -> bool {
         return true;
     }
     for c in 0..k {
-        let ok = (0..v)
-            .all(|u| colour[u] != c || !t.congest(TransferId(u as u32), TransferId(v as u32)));
+        let ok = (0..v).all(|u| colour[u] != c || !congest(t, u, v));
         if ok {
             colour.push(c);
             if colourable(t, k, colour) {

@@ -35,6 +35,16 @@ pub(crate) fn no_team() -> Traffic {
     liquid_model::examples::no_team()
 }
 
+/// Whether two transfers share a link, from their paths alone (not the model's conflict
+/// analysis, which the engines use).
+fn share_a_link(t: &Traffic, a: usize, b: usize) -> bool {
+    let pb = &t.transfer(TransferId(b as u32)).path;
+    t.transfer(TransferId(a as u32))
+        .path
+        .iter()
+        .any(|l| pb.contains(l))
+}
+
 /// Brute force: does some assignment of `k` colours colour the conflict graph?
 pub(crate) fn colourable(t: &Traffic, k: usize) -> bool {
     fn rec(t: &Traffic, i: usize, k: usize, col: &mut Vec<usize>) -> bool {
@@ -42,8 +52,7 @@ pub(crate) fn colourable(t: &Traffic, k: usize) -> bool {
             return true;
         }
         for c in 0..k {
-            if (0..i).all(|j| col[j] != c || !t.congest(TransferId(i as u32), TransferId(j as u32)))
-            {
+            if (0..i).all(|j| col[j] != c || !share_a_link(t, i, j)) {
                 col[i] = c;
                 if rec(t, i + 1, k, col) {
                     return true;

@@ -1,0 +1,708 @@
+//! The conformance suite (issue 12): every engine of the registry ([`liquid_engine::ENGINES`],
+//! the hidden test engines aside), in every mode it offers (`decide`, `proofs`), through the
+//! gate ([`liquid_engine::solve`]), on seeded random traffics small enough for brute force
+//! and on every bundled model in the explicit form.
+//!
+//! A new engine is picked up without touching this file. Its answers are judged by an
+//! oracle that shares no code with the engines nor with `liquid-model`'s analysis: link sets
+//! come from the generator below or straight from the model files (read with `serde_yaml`
+//! into this file's own structs, `count:` expanded here), and Λ, congestion and the optimum
+//! (a brute-force chromatic number) are computed here.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+
+use liquid_engine::{Engine, Request, SolveError, ENGINES};
+use liquid_model::{Evidence, Outcome, Traffic, Verdict};
+use serde::Deserialize;
+
+// ---------------------------------------------------------------------------------------
+// The oracle.
+
+/// A traffic as the oracle sees it: transfer id → set of link names.
+#[derive(Debug, Clone)]
+struct Oracle {
+    name: String,
+    transfers: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl Oracle {
+    fn new(name: &str, transfers: Vec<(String, BTreeSet<String>)>) -> Oracle {
+        let n = transfers.len();
+        let transfers: BTreeMap<_, _> = transfers.into_iter().collect();
+        assert_eq!(transfers.len(), n, "{name}: duplicate transfer ids");
+        Oracle {
+            name: name.to_string(),
+            transfers,
+        }
+    }
+
+    fn path(&self, id: &str) -> Result<&BTreeSet<String>, String> {
+        self.transfers
+            .get(id)
+            .ok_or_else(|| format!("{id:?} is not a transfer of {}", self.name))
+    }
+
+    /// Whether two transfers share a link.
+    fn congest(&self, a: &str, b: &str) -> Result<bool, String> {
+        Ok(!self.path(a)?.is_disjoint(self.path(b)?))
+    }
+
+    /// The number of transfers using a link.
+    fn load(&self, link: &str) -> usize {
+        self.transfers.values().filter(|p| p.contains(link)).count()
+    }
+
+    /// Λ: the largest load.
+    fn lambda(&self) -> usize {
+        let links: BTreeSet<&String> = self.transfers.values().flatten().collect();
+        links.iter().map(|l| self.load(l)).max().unwrap_or(0)
+    }
+
+    /// The optimum: the chromatic number of the conflict graph, by plain backtracking over
+    /// k = Λ, Λ + 1, ... (the users of one link pairwise congest, so fewer than Λ colours
+    /// never suffice). Vertices are coloured in decreasing degree order.
+    fn optimum(&self) -> usize {
+        let ids: Vec<&String> = self.transfers.keys().collect();
+        let n = ids.len();
+        let adj: Vec<Vec<bool>> = ids
+            .iter()
+            .map(|a| {
+                ids.iter()
+                    .map(|b| a != b && self.congest(a, b).expect("known ids"))
+                    .collect()
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&v| std::cmp::Reverse(adj[v].iter().filter(|&&x| x).count()));
+        fn colour(adj: &[Vec<bool>], order: &[usize], k: usize, c: &mut [usize], i: usize) -> bool {
+            let Some(&v) = order.get(i) else {
+                return true;
+            };
+            // Symmetry: a vertex never opens more than one new colour.
+            let used = order[..i].iter().map(|&u| c[u] + 1).max().unwrap_or(0);
+            for x in 0..k.min(used + 1) {
+                if order[..i].iter().all(|&u| !adj[v][u] || c[u] != x) {
+                    c[v] = x;
+                    if colour(adj, order, k, c, i + 1) {
+                        return true;
+                    }
+                }
+            }
+            false
+        }
+        let mut c = vec![usize::MAX; n];
+        (self.lambda().max(1)..=n)
+            .find(|&k| colour(&adj, &order, k, &mut c, 0))
+            .expect("n colours always suffice")
+    }
+
+    /// Checks that `frames` partition the transfers into sets of pairwise non-congesting
+    /// transfers.
+    fn validate(&self, frames: &[Vec<String>]) -> Result<(), String> {
+        let mut seen = BTreeSet::new();
+        for (i, f) in frames.iter().enumerate() {
+            if f.is_empty() {
+                return Err(format!("timeframe {i} is empty"));
+            }
+            for (a, x) in f.iter().enumerate() {
+                self.path(x)?;
+                if !seen.insert(x.as_str()) {
+                    return Err(format!("{x} is scheduled twice"));
+                }
+                for y in &f[a + 1..] {
+                    if self.congest(x, y)? {
+                        return Err(format!("timeframe {i}: {x} and {y} congest"));
+                    }
+                }
+            }
+        }
+        if let Some(x) = self.transfers.keys().find(|x| !seen.contains(x.as_str())) {
+            return Err(format!("{x} is not scheduled"));
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Inputs.
+
+/// A seeded random traffic of 4 to 10 transfers over 5 to 9 links, paths of 2 or 3 links,
+/// no two transfers with the same link set (sparse enough that about one in four is not
+/// liquid).
+fn random_traffic(seed: u64) -> Oracle {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move |m: u64| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s % m
+    };
+    let n = 4 + next(7) as usize;
+    let links = 5 + next(5);
+    let mut sets: Vec<BTreeSet<String>> = Vec::new();
+    let mut tries = 0;
+    while sets.len() < n && tries < 1000 {
+        tries += 1;
+        let len = 2 + next(2) as usize;
+        let mut p = BTreeSet::new();
+        while p.len() < len {
+            p.insert(format!("l{}", next(links)));
+        }
+        if !sets.contains(&p) {
+            sets.push(p);
+        }
+    }
+    let transfers = sets
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| (format!("t{i}"), p))
+        .collect();
+    Oracle::new(&format!("random-{seed}"), transfers)
+}
+
+/// The explicit form as the oracle reads it: only ids, paths and multiplicities (serde
+/// ignores the other fields).
+#[derive(Deserialize)]
+struct ModelFile {
+    name: String,
+    transfers: Option<Vec<Entry>>,
+}
+
+#[derive(Deserialize)]
+struct Entry {
+    id: String,
+    path: Vec<String>,
+    count: Option<usize>,
+    virtual_links: Option<Vec<String>>,
+}
+
+/// The oracle's reading of a model file, or `None` for a model in the network form. Copy k
+/// of `count: n` is `id#k` with the virtual link `id#k~v`, or the k-th of `virtual_links`.
+fn read_model(path: &Path) -> Option<Oracle> {
+    let text = std::fs::read_to_string(path).expect("readable model");
+    let file: ModelFile = serde_yaml::from_str(&text).expect("a YAML model");
+    let mut transfers = Vec::new();
+    for e in file.transfers? {
+        let path: BTreeSet<String> = e.path.iter().cloned().collect();
+        match e.count {
+            None | Some(1) => transfers.push((e.id, path)),
+            Some(n) => {
+                for k in 1..=n {
+                    let virtual_link = match &e.virtual_links {
+                        Some(v) => v[k - 1].clone(),
+                        None => format!("{}#{k}~v", e.id),
+                    };
+                    let mut p = path.clone();
+                    p.insert(virtual_link);
+                    transfers.push((format!("{}#{k}", e.id), p));
+                }
+            }
+        }
+    }
+    Some(Oracle::new(&file.name, transfers))
+}
+
+fn models_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models")
+}
+
+/// Every bundled model in the explicit form: the oracle's reading and the model crate's.
+fn bundled() -> Vec<(Oracle, Traffic)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(models_dir())
+        .expect("models/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            let name = p.file_name().expect("name").to_string_lossy();
+            name.ends_with(".yaml") && !name.ends_with("-schedule.yaml")
+        })
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .filter_map(|f| {
+            let oracle = read_model(f)?;
+            let traffic = liquid_model::yaml::load_model(f).expect("a valid model");
+            Some((oracle, traffic))
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// Engines and their promises.
+
+/// One way of running an engine.
+struct Config {
+    label: String,
+    engine: &'static dyn Engine,
+    request: Request,
+}
+
+/// Every visible engine as registered, plus its decision mode and its proofs where it
+/// has them.
+fn configurations() -> Vec<Config> {
+    let mut v = Vec::new();
+    for &engine in ENGINES.iter().filter(|e| !e.hidden()) {
+        let name = engine.name();
+        let plain = Request::default();
+        v.push(Config {
+            label: name.to_string(),
+            engine,
+            request: plain,
+        });
+        if engine.decides() {
+            v.push(Config {
+                label: format!("{name} --decide"),
+                engine,
+                request: Request {
+                    decide: true,
+                    ..plain
+                },
+            });
+        }
+        if engine.proves() {
+            v.push(Config {
+                label: format!("{name} --prove"),
+                engine,
+                request: Request {
+                    proofs: true,
+                    ..plain
+                },
+            });
+        }
+    }
+    v
+}
+
+/// What an engine promises without limits, beyond a verdict among its `verdicts()` that its
+/// evidence supports. Engines not named here get the generic checks only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Promise {
+    /// `liquid` or `non-liquid`: decides liquidity.
+    DecidesLiquidity,
+    /// `liquid` or `optimal`: finds and proves the optimum.
+    FindsOptimum,
+    /// `liquid` exactly when a liquid schedule exists, `unknown` otherwise (ILP's decision
+    /// mode: HiGHS's "infeasible" is not a proof).
+    FindsLiquid,
+}
+
+fn promise(c: &Config) -> Option<Promise> {
+    match (c.engine.name(), c.request.decide) {
+        ("native", _) => Some(Promise::DecidesLiquidity),
+        ("ilp", true) => Some(Promise::FindsLiquid),
+        ("exact" | "sat" | "ilp" | "portfolio", _) => Some(Promise::FindsOptimum),
+        _ => None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The checks.
+
+/// What the oracle knows of one input.
+struct Truth {
+    lambda: usize,
+    optimum: usize,
+}
+
+/// Judges one answer against the oracle. `frames` is the schedule by transfer id.
+fn judge(
+    c: &Config,
+    oracle: &Oracle,
+    truth: &Truth,
+    traffic: &Traffic,
+    outcome: &Outcome,
+) -> Result<(), String> {
+    let (lambda, opt) = (truth.lambda, truth.optimum);
+    let verdict = outcome.verdict();
+    if !c.engine.verdicts().contains(&verdict) {
+        return Err(format!(
+            "verdict {verdict} is not among the engine's verdicts"
+        ));
+    }
+    let frames: Option<Vec<Vec<String>>> = outcome.schedule().map(|s| {
+        s.frames
+            .iter()
+            .map(|f| {
+                f.iter()
+                    .map(|&t| traffic.transfer_name(t).to_string())
+                    .collect()
+            })
+            .collect()
+    });
+    let len = frames.as_ref().map(Vec::len);
+    if let Some(f) = &frames {
+        oracle
+            .validate(f)
+            .map_err(|e| format!("invalid schedule: {e}"))?;
+        if f.len() < opt {
+            return Err(format!("a schedule of {} beats the optimum {opt}", f.len()));
+        }
+    }
+    match verdict {
+        Verdict::Liquid if opt != lambda || len != Some(lambda) => {
+            return Err(format!(
+                "liquid with length {len:?}, but Λ = {lambda}, optimum {opt}"
+            ))
+        }
+        Verdict::Optimal if len != Some(opt) => {
+            return Err(format!("optimal with length {len:?}, but optimum {opt}"))
+        }
+        Verdict::NonLiquid if opt == lambda => {
+            return Err(format!("non-liquid, but a schedule of Λ = {lambda} exists"))
+        }
+        Verdict::Feasible if len.is_none() => return Err("feasible without a schedule".into()),
+        _ => {}
+    }
+    let bound = outcome.lower_bound(traffic);
+    if bound.value > opt {
+        return Err(format!(
+            "lower bound {} exceeds the optimum {opt}",
+            bound.value
+        ));
+    }
+    if bound.value < lambda {
+        return Err(format!("lower bound {} below Λ = {lambda}", bound.value));
+    }
+    match &bound.evidence {
+        Evidence::Bottleneck(l) => {
+            let name = traffic.link_name(*l);
+            let load = oracle.load(name);
+            if load != lambda || bound.value != lambda {
+                return Err(format!(
+                    "bottleneck {name:?} has {load} users, Λ = {lambda}, bound {}",
+                    bound.value
+                ));
+            }
+        }
+        Evidence::Clique(ts) => {
+            let names: Vec<&str> = ts.iter().map(|&t| traffic.transfer_name(t)).collect();
+            if names.len() < bound.value {
+                return Err(format!(
+                    "a clique of {} for a bound of {}",
+                    names.len(),
+                    bound.value
+                ));
+            }
+            for (i, a) in names.iter().enumerate() {
+                for b in &names[i + 1..] {
+                    if a == b || !oracle.congest(a, b)? {
+                        return Err(format!("clique members {a} and {b} do not congest"));
+                    }
+                }
+            }
+        }
+        Evidence::CheckedProof(p) => {
+            if p.colours() + 1 != bound.value {
+                return Err(format!(
+                    "a proof for {} timeframes backs a bound of {}",
+                    p.colours(),
+                    bound.value
+                ));
+            }
+        }
+        Evidence::DualBound { bound: b } => {
+            if *b > opt as f64 + 1e-6 {
+                return Err(format!("dual bound {b} above the optimum {opt}"));
+            }
+        }
+        Evidence::Exhaustive { .. } | Evidence::SolverClaim { .. } => {}
+    }
+    if c.request.proofs && bound.value > lambda && !bound.is_checked() {
+        return Err(format!(
+            "proofs requested, but the bound {} rests on {}",
+            bound.value,
+            bound.evidence.kind()
+        ));
+    }
+    let kept = match promise(c) {
+        None => verdict != Verdict::Unknown,
+        Some(Promise::DecidesLiquidity) => {
+            matches!(verdict, Verdict::Liquid | Verdict::NonLiquid)
+        }
+        Some(Promise::FindsOptimum) => matches!(verdict, Verdict::Liquid | Verdict::Optimal),
+        Some(Promise::FindsLiquid) => {
+            verdict
+                == if opt == lambda {
+                    Verdict::Liquid
+                } else {
+                    Verdict::Unknown
+                }
+        }
+    };
+    if !kept {
+        return Err(format!(
+            "verdict {verdict} breaks its promise {:?} without limits (Λ = {lambda}, optimum {opt})",
+            promise(c)
+        ));
+    }
+    Ok(())
+}
+
+/// Runs every configuration on one input and judges each answer; returns the verdicts seen
+/// and the number of answers judged.
+fn conform(oracle: &Oracle, traffic: &Traffic) -> (BTreeSet<Verdict>, usize) {
+    // The model crate reads the same transfers as the oracle.
+    let names: BTreeSet<&str> = traffic
+        .transfer_ids()
+        .map(|t| traffic.transfer_name(t))
+        .collect();
+    let expected: BTreeSet<&str> = oracle.transfers.keys().map(String::as_str).collect();
+    assert_eq!(names, expected, "{}: transfers", oracle.name);
+    assert_eq!(names.len(), traffic.len(), "{}: duplicate ids", oracle.name);
+    let truth = Truth {
+        lambda: oracle.lambda(),
+        optimum: oracle.optimum(),
+    };
+    assert_eq!(traffic.duration(), truth.lambda, "{}: Λ", oracle.name);
+    let mut verdicts = BTreeSet::new();
+    let mut judged = 0;
+    for c in configurations() {
+        let answer = liquid_engine::solve(traffic, c.engine, &c.request, None, &AtomicU64::new(0));
+        let checked = match answer {
+            Ok(checked) => checked,
+            // Round-robin is the all-to-all baseline: it refuses other traffics.
+            Err(SolveError::Input(_)) if c.engine.name() == "round-robin" => continue,
+            Err(e) => panic!("{} on {}: {e}", c.label, oracle.name),
+        };
+        judge(&c, oracle, &truth, traffic, checked.outcome())
+            .unwrap_or_else(|e| panic!("{} on {}: {e}", c.label, oracle.name));
+        verdicts.insert(checked.verdict());
+        judged += 1;
+    }
+    (verdicts, judged)
+}
+
+// ---------------------------------------------------------------------------------------
+// The suite.
+
+#[test]
+fn every_engine_conforms_on_random_traffics() {
+    let mut verdicts = BTreeSet::new();
+    let (mut liquid, mut not_liquid, mut judged) = (0, 0, 0);
+    for seed in 1..=40 {
+        let oracle = random_traffic(seed);
+        let paths: Vec<(String, Vec<String>)> = oracle
+            .transfers
+            .iter()
+            .map(|(id, p)| (id.clone(), p.iter().cloned().collect()))
+            .collect();
+        let traffic = Traffic::from_paths(&oracle.name, &paths).expect("a valid traffic");
+        if oracle.optimum() == oracle.lambda() {
+            liquid += 1;
+        } else {
+            not_liquid += 1;
+        }
+        let (seen, n) = conform(&oracle, &traffic);
+        verdicts.extend(seen);
+        judged += n;
+    }
+    // Every configuration answered every input, round-robin (all-to-all only) aside.
+    assert_eq!(judged, 40 * (configurations().len() - 1));
+    // The inputs exercise both sides and every verdict the engines give without limits.
+    assert!(
+        liquid >= 5 && not_liquid >= 5,
+        "{liquid} liquid, {not_liquid} not"
+    );
+    let all = [
+        Verdict::Liquid,
+        Verdict::Optimal,
+        Verdict::NonLiquid,
+        Verdict::Feasible,
+        Verdict::Unknown,
+    ];
+    assert_eq!(verdicts, all.into_iter().collect(), "verdicts seen");
+}
+
+#[test]
+fn every_engine_conforms_on_the_bundled_models() {
+    let models = bundled();
+    assert!(models.len() >= 6, "{} explicit models", models.len());
+    let mut round_robin_answered = false;
+    for (oracle, traffic) in &models {
+        let (_, judged) = conform(oracle, traffic);
+        round_robin_answered |= judged == configurations().len();
+    }
+    // paper-fig1-explicit is an all-to-all: round-robin is judged there.
+    assert!(round_robin_answered);
+}
+
+/// The suite runs every visible engine, and the modes it must: ILP's decision mode, SAT's
+/// and the portfolio's proofs.
+#[test]
+fn the_suite_covers_the_registry() {
+    let labels: Vec<String> = configurations().into_iter().map(|c| c.label).collect();
+    for e in ENGINES.iter().filter(|e| !e.hidden()) {
+        assert!(labels.iter().any(|l| l == e.name()), "{}", e.name());
+    }
+    for l in [
+        "ilp --decide",
+        "sat --prove",
+        "portfolio --prove",
+        "round-robin",
+    ] {
+        assert!(labels.iter().any(|x| x == l), "{l} missing from {labels:?}");
+    }
+}
+
+/// The optima the bundled models document (README, model comments, `tests/cli/sat.rs`),
+/// recomputed by the oracle.
+#[test]
+fn the_oracle_finds_the_documented_optima() {
+    let documented = [
+        ("no-team", 2, 3),
+        ("odd-cycle", 2, 3),
+        ("odd-wheel", 2, 4),
+        ("wheel-team", 3, 4),
+        ("paper-fig1", 6, 6),
+        ("paper-fig2", 6, 6),
+    ];
+    let models = bundled();
+    for (name, lambda, optimum) in documented {
+        let (oracle, _) = models
+            .iter()
+            .find(|(o, _)| o.name == name)
+            .unwrap_or_else(|| panic!("{name} not bundled in the explicit form"));
+        assert_eq!(
+            (oracle.lambda(), oracle.optimum()),
+            (lambda, optimum),
+            "{name}"
+        );
+    }
+    // paper-fig2 is paper-fig1 with T1->R1 twice, told apart by l13 and l14.
+    let fig2 = &models
+        .iter()
+        .find(|(o, _)| o.name == "paper-fig2")
+        .expect("")
+        .0;
+    assert_eq!(fig2.transfers.len(), 26);
+    assert!(fig2.transfers["T1->R1#2"].contains("l14"));
+}
+
+/// The checks can fail: forged wrong answers are caught by the oracle, not only by the gate.
+#[test]
+fn the_checks_catch_wrong_answers() {
+    use liquid_model::{LowerBound, Schedule};
+    let oracle = Oracle::new(
+        "no-team",
+        vec![
+            ("x".into(), ["a", "b"].map(String::from).into()),
+            ("y".into(), ["b", "c"].map(String::from).into()),
+            ("z".into(), ["a", "c"].map(String::from).into()),
+        ],
+    );
+    let truth = Truth {
+        lambda: oracle.lambda(),
+        optimum: oracle.optimum(),
+    };
+    assert_eq!((truth.lambda, truth.optimum), (2, 3));
+    let t = liquid_model::examples::no_team();
+    let [x, y, z] = ["x", "y", "z"].map(|n| t.find_transfer(n).expect("a transfer"));
+    let config = |name: &str| Config {
+        label: name.to_string(),
+        engine: liquid_engine::find(name).expect("registered"),
+        request: Request::default(),
+    };
+    let exact = config("exact");
+    let wrong = |c: &Config, o: Outcome| judge(c, &oracle, &truth, &t, &o).expect_err("caught");
+    let singles = Schedule::new(vec![vec![x], vec![y], vec![z]]);
+    assert_eq!(
+        judge(
+            &exact,
+            &oracle,
+            &truth,
+            &t,
+            &Outcome::Optimal {
+                schedule: singles.clone(),
+                bound: LowerBound::clique(vec![x, y, z]),
+            }
+        ),
+        Ok(())
+    );
+    // Two congesting transfers in one frame; a transfer missing; one twice.
+    for frames in [
+        vec![vec![x, y], vec![z]],
+        vec![vec![x], vec![y]],
+        vec![vec![x], vec![y], vec![z], vec![x]],
+    ] {
+        let e = wrong(
+            &config("dsatur"),
+            Outcome::Feasible {
+                schedule: Schedule::new(frames),
+                bound: LowerBound::duration(&t),
+            },
+        );
+        assert!(e.contains("invalid schedule"), "{e}");
+    }
+    // Liquid on a traffic that is not; a bound above the optimum; a clique that is not one.
+    wrong(
+        &config("dsatur"),
+        Outcome::Liquid {
+            schedule: Schedule::new(vec![vec![x], vec![y, z]]),
+        },
+    );
+    wrong(
+        &exact,
+        Outcome::NonLiquid {
+            bound: LowerBound::exhaustive(4, "exact", 1),
+            best: None,
+        },
+    );
+    let e = wrong(
+        &exact,
+        Outcome::NonLiquid {
+            bound: LowerBound {
+                value: 3,
+                evidence: Evidence::Clique(vec![x, y, y]),
+            },
+            best: None,
+        },
+    );
+    assert!(e.contains("do not congest"), "{e}");
+    // A heuristic's honest answer from an engine that promised the optimum.
+    let e = wrong(
+        &exact,
+        Outcome::Feasible {
+            schedule: singles.clone(),
+            bound: LowerBound::duration(&t),
+        },
+    );
+    assert!(e.contains("not among the engine's verdicts"), "{e}");
+    let e = wrong(
+        &config("native"),
+        Outcome::Unknown {
+            best: Some(singles.clone()),
+            bound: LowerBound::duration(&t),
+        },
+    );
+    assert!(e.contains("promise"), "{e}");
+    // Proofs requested, but the bound is an engine's word.
+    let mut sat = config("sat");
+    sat.request.proofs = true;
+    let e = wrong(
+        &sat,
+        Outcome::Optimal {
+            schedule: singles,
+            bound: LowerBound::exhaustive(3, "sat", 1),
+        },
+    );
+    assert!(e.contains("proofs requested"), "{e}");
+    // The brute force: an odd cycle of five needs three colours, a path two.
+    let ring = |n: usize, closed: bool| {
+        let links = |i: usize| {
+            let mut s = BTreeSet::from([format!("e{i}")]);
+            if closed || i + 1 < n {
+                s.insert(format!("e{}", (i + 1) % n));
+            }
+            s
+        };
+        Oracle::new(
+            "ring",
+            (0..n).map(|i| (format!("t{i}"), links(i))).collect(),
+        )
+    };
+    assert_eq!((ring(5, true).lambda(), ring(5, true).optimum()), (2, 3));
+    assert_eq!((ring(6, true).lambda(), ring(6, true).optimum()), (2, 2));
+    assert_eq!((ring(5, false).lambda(), ring(5, false).optimum()), (2, 2));
+}
