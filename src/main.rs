@@ -161,6 +161,22 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
     },
+    /// Why a traffic is not liquid: a minimal set of transfers that cannot share Λ
+    /// timeframes (removing any one makes them fit), with a checked proof and, for each
+    /// of its transfers, a schedule of the rest; the structure when it is a known one.
+    Explain {
+        /// Model file, or a generated-model spec (see `analyze --help`).
+        model: PathBuf,
+        /// Report disjoint cores until what remains is liquid.
+        #[arg(long)]
+        all: bool,
+        /// Wall-clock limit in seconds.
+        #[arg(long, value_parser = commands::parse_seconds)]
+        time_limit: Option<std::time::Duration>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Yaml)]
+        format: Format,
+    },
     /// Prints a model in the explicit form (every transfer with its path).
     Expand {
         /// Model file, or a generated-model spec (see `analyze --help`).
@@ -398,6 +414,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             format,
         } => commands::verify(&model, &schedule, prove.as_deref(), time_limit, format),
         Command::Expand { model } => commands::expand(&model),
+        Command::Explain {
+            model,
+            all,
+            time_limit,
+            format,
+        } => commands::explain(&model, all, time_limit, format),
         Command::Certify {
             model,
             schedule,

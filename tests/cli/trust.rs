@@ -199,3 +199,39 @@ fn a_manifest_that_lies_is_rejected() {
         "{c}"
     );
 }
+
+/// `explain` names a minimal non-liquid core of every non-liquid bundled model, with its
+/// structure, a checked proof, and for each core transfer a schedule of the rest.
+#[test]
+fn explain_finds_minimal_cores_with_their_certificates() {
+    for (model, size, structure) in [
+        ("models/no-team.yaml", 3, "clique"),
+        ("models/odd-cycle.yaml", 5, "odd-cycle"),
+        ("models/odd-wheel.yaml", 3, "clique"),
+        ("models/wheel-team.yaml", 6, "odd-wheel"),
+    ] {
+        let (code, v) = json(&["explain", model]);
+        assert_eq!(code, 0, "{v}");
+        assert_eq!(v["liquid"], false, "{model}");
+        let core = &v["cores"][0];
+        assert_eq!(core["size"], size, "{model}: {v}");
+        assert_eq!(core["structure"], structure, "{model}");
+        assert_eq!(core["proof"]["checked"], true);
+        let d = v["duration"].as_u64().expect("Λ");
+        assert_eq!(core["proof"]["colours"].as_u64(), Some(d));
+        let without = core["without_one"].as_array().expect("list");
+        assert_eq!(without.len(), size, "{model}");
+        for w in without {
+            // Λ frames holding every core transfer but the removed one.
+            let frames = w["timeframes"].as_array().expect("frames");
+            assert!(frames.len() as u64 <= d, "{model}: {w}");
+            let held: usize = frames
+                .iter()
+                .map(|f| f.as_array().map_or(0, Vec::len))
+                .sum();
+            assert_eq!(held, size - 1, "{model}: {w}");
+        }
+    }
+    let (code, v) = json(&["explain", "models/paper-fig1.yaml"]);
+    assert_eq!((code, &v["liquid"]), (0, &Value::Bool(true)), "{v}");
+}

@@ -15,12 +15,14 @@
 //!   solver's word is certified by a SAT refutation of one timeframe fewer.
 //! - [`crosscheck`]: the rule that finds contradictions between checked answers.
 //! - [`baseline`]: recorded answers (no timings) and the regression/improvement rule.
+//! - [`explain`]: minimal non-liquid cores with checked certificates.
 //! - [`optimality`]: settles whether a given schedule is optimal (`verify --prove`).
 #![forbid(unsafe_code)]
 
 pub mod baseline;
 pub mod crosscheck;
 pub mod engines;
+pub mod explain;
 pub mod gate;
 pub mod optimality;
 pub mod registry;
