@@ -29,7 +29,8 @@ struct CoreReport {
     size: usize,
     structure: &'static str,
     transfers: Vec<String>,
-    links: Vec<String>,
+    /// The links two or more of the core's transfers share.
+    shared_links: Vec<String>,
     /// The checked proof that the core needs more than Λ timeframes.
     proof: ProofReport,
     /// For each core transfer, a validated Λ-frame schedule of the core without it.
@@ -77,25 +78,24 @@ pub fn explain(
     let d = traffic.duration();
     let mut reports = Vec::new();
     for c in &found {
-        let mut links: Vec<&str> = c
-            .transfers
-            .iter()
-            .flat_map(|&t| {
-                traffic
-                    .transfer(t)
-                    .path
-                    .iter()
-                    .map(|&l| traffic.link_name(l))
-            })
+        // The links the core's transfers share (the others play no part).
+        let mut uses: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+        for &t in &c.transfers {
+            for &l in &traffic.transfer(t).path {
+                *uses.entry(traffic.link_name(l)).or_default() += 1;
+            }
+        }
+        let links: Vec<&str> = uses
+            .into_iter()
+            .filter(|&(_, n)| n >= 2)
+            .map(|(l, _)| l)
             .collect();
-        links.sort_unstable();
-        links.dedup();
         let r = c.proof.report();
         reports.push(CoreReport {
             size: c.transfers.len(),
             structure: c.structure.as_str(),
             transfers: names(&traffic, &c.transfers),
-            links: links.into_iter().map(str::to_string).collect(),
+            shared_links: links.into_iter().map(str::to_string).collect(),
             proof: ProofReport {
                 checked: true,
                 colours: c.proof.colours(),
