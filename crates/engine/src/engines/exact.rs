@@ -17,12 +17,7 @@ impl Engine for Exact {
         "exact optimal length by DSATUR branch and bound (chromatic number)"
     }
     fn verdicts(&self) -> &'static [Verdict] {
-        &[
-            Verdict::Liquid,
-            Verdict::Optimal,
-            Verdict::NonLiquid,
-            Verdict::Unknown,
-        ]
+        super::SETTLING
     }
     fn counts(&self) -> Counts {
         Counts::Nodes

@@ -20,12 +20,7 @@ impl Engine for Ilp {
          MIP dual bound meets the schedule; `--decide` asks only whether a liquid schedule exists"
     }
     fn verdicts(&self) -> &'static [Verdict] {
-        &[
-            Verdict::Liquid,
-            Verdict::Optimal,
-            Verdict::NonLiquid,
-            Verdict::Unknown,
-        ]
+        super::SETTLING
     }
     fn counts(&self) -> Counts {
         Counts::Transfers

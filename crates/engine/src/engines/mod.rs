@@ -12,3 +12,14 @@ pub mod portfolio;
 pub mod random;
 pub mod round_robin;
 pub mod sat;
+
+use liquid_model::Verdict;
+
+/// The verdicts of an engine that settles the optimum when it finishes, and says what it
+/// has when a limit stops it: `liquid`, `optimal`, `non-liquid`, `unknown`.
+pub const SETTLING: &[Verdict] = &[
+    Verdict::Liquid,
+    Verdict::Optimal,
+    Verdict::NonLiquid,
+    Verdict::Unknown,
+];

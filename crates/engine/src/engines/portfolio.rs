@@ -49,12 +49,7 @@ impl Engine for Portfolio {
          encoding is too large), sharing one time limit"
     }
     fn verdicts(&self) -> &'static [Verdict] {
-        &[
-            Verdict::Liquid,
-            Verdict::Optimal,
-            Verdict::NonLiquid,
-            Verdict::Unknown,
-        ]
+        super::SETTLING
     }
     fn counts(&self) -> Counts {
         Counts::Nodes

@@ -27,12 +27,7 @@ impl Engine for Sat {
         "SAT (varisat): liquidity and the optimal length, with checked LRAT proofs on request"
     }
     fn verdicts(&self) -> &'static [Verdict] {
-        &[
-            Verdict::Liquid,
-            Verdict::Optimal,
-            Verdict::NonLiquid,
-            Verdict::Unknown,
-        ]
+        super::SETTLING
     }
     fn counts(&self) -> Counts {
         Counts::Transfers
