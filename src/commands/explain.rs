@@ -17,7 +17,10 @@ struct Report {
     model: String,
     transfers: usize,
     duration: usize,
-    liquid: bool,
+    /// `None` when the time limit came first.
+    liquid: Option<bool>,
+    /// Whether the time limit stopped the search (the cores found before it are listed).
+    stopped: bool,
     /// In words.
     explanation: String,
     cores: Vec<CoreReport>,
@@ -68,8 +71,13 @@ pub fn explain(
     let traffic = crate::input::load_traffic(model)?;
     let start = Instant::now();
     let deadline = time_limit.map(|t| start + t);
+    let mut stopped = false;
     let found = match cores(&traffic, all, deadline) {
         Ok(c) => c,
+        Err(ExplainError::Stopped) => {
+            stopped = true;
+            Vec::new()
+        }
         Err(ExplainError::Sat(liquid_sat::SatError::Encode(e))) => {
             return Err(InputError(format!("{}: {e}", model.display())).into())
         }
@@ -114,6 +122,7 @@ pub fn explain(
         });
     }
     let explanation = match reports.first() {
+        None if stopped => "the time limit came first: no minimal core was found".to_string(),
         None => format!("liquid: the traffic has a schedule of Λ = {d} timeframes; nothing to explain"),
         Some(c) => format!(
             "not liquid: {} of its {} transfers ({}) cannot share {d} timeframes, and removing any one of them makes them fit; every schedule needs at least {}{}",
@@ -137,7 +146,8 @@ pub fn explain(
         model: traffic.name().to_string(),
         transfers: traffic.len(),
         duration: d,
-        liquid: reports.is_empty(),
+        liquid: (!stopped).then_some(reports.is_empty()),
+        stopped,
         explanation,
         cores: reports,
         time_s: start.elapsed().as_secs_f64(),

@@ -235,3 +235,13 @@ fn explain_finds_minimal_cores_with_their_certificates() {
     let (code, v) = json(&["explain", "models/paper-fig1.yaml"]);
     assert_eq!((code, &v["liquid"]), (0, &Value::Bool(true)), "{v}");
 }
+
+/// A time limit stops `explain` without an error: the report says so.
+#[test]
+fn explain_stopped_by_its_time_limit_says_so() {
+    let (code, v) = json(&["explain", "models/odd-wheel.yaml", "--time-limit", "0"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["stopped"], true);
+    assert_eq!(v["liquid"], Value::Null);
+    assert_eq!(v["cores"].as_array().map(Vec::len), Some(0));
+}
