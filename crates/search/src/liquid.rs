@@ -109,7 +109,7 @@ pub struct SearchStats {
 }
 
 /// Members [`CliqueFinder::grow`] adds between two looks at the clock.
-pub const CLIQUE_CLOCK_EVERY: usize = 64;
+pub const CLIQUE_CLOCK_EVERY: usize = 16;
 
 /// Most loaded links of the root from which [`CliqueFinder`] grows a clique.
 const ROOT_CLIQUE_SEEDS: usize = 32;
