@@ -200,7 +200,8 @@ impl CliqueFinder {
             self.add(traffic, set, &mut clique, t);
         }
         while !stopped {
-            if passed(clique.len()) {
+            stopped = passed(clique.len());
+            if stopped {
                 break;
             }
             // Members have cnt = size - 1 (a member does not count itself): never chosen.
