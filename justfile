@@ -29,3 +29,9 @@ bench-peers *ARGS:
 # (16, 128, 1024 hosts), time and peak memory, into benchmarks/results/scale.md.
 bench-scale LIMIT='60':
     bash scripts/bench-scale {{LIMIT}}
+
+# Time limits at every size: every engine on fat-tree all-to-alls (16, 128, 1024 hosts)
+# with --time-limit LIMIT, wall time against LIMIT·1.1 + load time, into
+# benchmarks/results/limits.md.
+bench-limits LIMIT='10':
+    bash scripts/bench-limits {{LIMIT}}

@@ -20,8 +20,15 @@
 //! **Random rule.** The transfers are shuffled by a Fisher-Yates shuffle driven by
 //! SplitMix64 seeded with `seed`; each transfer, in that order, goes to the lowest
 //! timeframe holding no transfer it congests with (first fit), opening a new one if none.
+//!
+//! **Limits.** Under a time limit ([`round_robin_with_limits`], [`random_with_limits`])
+//! both look at the clock between phases (round-robin) or every [`CLOCK_EVERY`] transfers
+//! (random); when it has run out before the schedule is complete they answer `unknown`
+//! with no schedule (the phase being coloured is still coloured exactly: a phase holds at
+//! most one transfer per sender).
 
 use std::collections::HashMap;
+use std::time::Instant;
 
 use liquid_model::{Answer, Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId};
 use thiserror::Error;
@@ -172,12 +179,48 @@ fn outcome(
     }
 }
 
-/// The `round-robin` engine (see the module documentation for the rule).
+/// Transfers the random engine places between two looks at the clock.
+pub const CLOCK_EVERY: usize = 1024;
+
+/// `unknown` with no schedule and Λ as the bound: a limit stopped the engine.
+fn stopped(traffic: &Traffic, engine: &str, stats: Vec<(String, StatValue)>) -> Answer {
+    Answer {
+        engine: engine.to_string(),
+        outcome: Outcome::Unknown {
+            best: None,
+            bound: LowerBound::duration(traffic),
+        },
+        stats,
+    }
+}
+
+fn passed(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
+
+/// The `round-robin` engine (see the module documentation for the rule), without limits.
 pub fn round_robin(traffic: &Traffic) -> Result<Answer, BaselineError> {
+    round_robin_with_limits(traffic, &Limits::default())
+}
+
+/// [`round_robin`] under the time limit of `limits`: `unknown` with no schedule when the
+/// time runs out before every phase is coloured.
+pub fn round_robin_with_limits(
+    traffic: &Traffic,
+    limits: &Limits,
+) -> Result<Answer, BaselineError> {
+    let deadline = limits.deadline();
     let phases = round_robin_phases(traffic)?;
     let mut frames = Vec::new();
     let mut split = 0u64;
-    for phase in &phases {
+    for (k, phase) in phases.iter().enumerate() {
+        if passed(deadline) {
+            let stats = vec![
+                ("phases".to_string(), StatValue::Count(phases.len() as u64)),
+                ("phases_coloured".to_string(), StatValue::Count(k as u64)),
+            ];
+            return Ok(stopped(traffic, "round-robin", stats));
+        }
         let c = colour_subset(traffic, phase, &Limits::default());
         if c.frames.len() > 1 {
             split += 1;
@@ -212,10 +255,23 @@ impl SplitMix64 {
 /// First fit of the transfers in the given order: each goes to the lowest timeframe with
 /// none of its links already used there.
 pub fn first_fit(traffic: &Traffic, order: &[TransferId]) -> Vec<Vec<TransferId>> {
+    first_fit_until(traffic, order, None).expect("without a deadline first fit completes")
+}
+
+/// [`first_fit`], or `None` when `deadline` passes first (looked at every
+/// [`CLOCK_EVERY`] transfers).
+pub fn first_fit_until(
+    traffic: &Traffic,
+    order: &[TransferId],
+    deadline: Option<Instant>,
+) -> Option<Vec<Vec<TransferId>>> {
     let mut on_link: Vec<Vec<u32>> = vec![Vec::new(); traffic.num_links()];
     let mut frames: Vec<Vec<TransferId>> = Vec::new();
     let mut busy: Vec<bool> = Vec::new();
-    for &t in order {
+    for (k, &t) in order.iter().enumerate() {
+        if k % CLOCK_EVERY == 0 && passed(deadline) {
+            return None;
+        }
         busy.clear();
         busy.resize(frames.len() + 1, false);
         for l in &traffic.transfer(t).path {
@@ -235,20 +291,30 @@ pub fn first_fit(traffic: &Traffic, order: &[TransferId]) -> Vec<Vec<TransferId>
             on_link[l.index()].push(c as u32);
         }
     }
-    frames
+    Some(frames)
 }
 
-/// The `random` engine: first fit in a seeded random order (see the module documentation).
+/// The `random` engine: first fit in a seeded random order (see the module documentation),
+/// without limits.
 pub fn random(traffic: &Traffic, seed: u64) -> Answer {
+    random_with_limits(traffic, seed, &Limits::default())
+}
+
+/// [`random`] under the time limit of `limits`: `unknown` with no schedule when the time
+/// runs out before every transfer is placed.
+pub fn random_with_limits(traffic: &Traffic, seed: u64, limits: &Limits) -> Answer {
+    let deadline = limits.deadline();
     let mut order: Vec<TransferId> = traffic.transfer_ids().collect();
     let mut rng = SplitMix64(seed);
     for i in (1..order.len()).rev() {
         let j = rng.below(i + 1);
         order.swap(i, j);
     }
-    let frames = first_fit(traffic, &order);
     let stats = vec![("seed".to_string(), StatValue::Count(seed))];
-    outcome(traffic, "random", frames, stats)
+    match first_fit_until(traffic, &order, deadline) {
+        Some(frames) => outcome(traffic, "random", frames, stats),
+        None => stopped(traffic, "random", stats),
+    }
 }
 
 #[cfg(test)]
@@ -334,5 +400,44 @@ mod tests {
         check_outcome(&t, &a.outcome).expect("valid outcome");
         assert_eq!(a, random(&t, 1));
         assert_eq!(a.outcome.schedule().expect("schedule").len(), 3);
+    }
+
+    fn zero() -> Limits {
+        Limits {
+            time: Some(std::time::Duration::ZERO),
+            nodes: None,
+        }
+    }
+
+    #[test]
+    fn random_under_a_zero_limit_is_unknown_without_a_schedule() {
+        let t = star(6, false);
+        let a = random_with_limits(&t, 1, &zero());
+        check_outcome(&t, &a.outcome).expect("consistent outcome");
+        assert_eq!(a.outcome.verdict(), liquid_model::Verdict::Unknown);
+        assert!(a.outcome.schedule().is_none());
+        // Without a limit the same call completes.
+        let a = random_with_limits(&t, 1, &Limits::default());
+        check_outcome(&t, &a.outcome).expect("valid outcome");
+        assert!(a.outcome.schedule().is_some());
+    }
+
+    #[test]
+    fn round_robin_under_a_zero_limit_is_unknown_without_a_schedule() {
+        let t = star(6, false);
+        let a = round_robin_with_limits(&t, &zero()).expect("all-to-all");
+        check_outcome(&t, &a.outcome).expect("consistent outcome");
+        assert_eq!(a.outcome.verdict(), liquid_model::Verdict::Unknown);
+        assert!(a.outcome.schedule().is_none());
+        assert_eq!(
+            a.stats,
+            vec![
+                ("phases".to_string(), StatValue::Count(5)),
+                ("phases_coloured".to_string(), StatValue::Count(0)),
+            ]
+        );
+        let a = round_robin_with_limits(&t, &Limits::default()).expect("all-to-all");
+        check_outcome(&t, &a.outcome).expect("valid outcome");
+        assert_eq!(a.outcome.verdict(), liquid_model::Verdict::Liquid);
     }
 }

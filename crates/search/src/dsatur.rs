@@ -127,7 +127,8 @@ fn colour_tiered(
     const NONE: u32 = u32::MAX;
     let mut colour = vec![NONE; n];
     let mut sat = vec![0u32; n];
-    let mut deg: Vec<u64> = traffic.conflict_degrees();
+    // The degrees take seconds at a million transfers: they look at the clock too.
+    let mut deg: Vec<u64> = traffic.conflict_degrees_until(deadline)?;
     // The paths in one flat array (`links[start[t]..start[t + 1]]`): reading a
     // neighbour's path is then one access into a compact array, not two pointer chases.
     let mut start: Vec<usize> = Vec::with_capacity(n + 1);

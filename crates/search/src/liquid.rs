@@ -108,6 +108,9 @@ pub struct SearchStats {
     pub hitting_sets: u64,
 }
 
+/// Members [`CliqueFinder::grow`] adds between two looks at the clock.
+pub const CLIQUE_CLOCK_EVERY: usize = 16;
+
 /// Most loaded links of the root from which [`CliqueFinder`] grows a clique.
 const ROOT_CLIQUE_SEEDS: usize = 32;
 
@@ -165,8 +168,18 @@ impl CliqueFinder {
         }
     }
 
-    /// A clique of `set` grown from the users of `seed` that are in `set`.
-    pub fn grow(&mut self, traffic: &Traffic, set: &TransferSet, seed: LinkId) -> Vec<usize> {
+    /// A clique of `set` grown from the users of `seed` that are in `set`. Once `deadline`
+    /// has passed (looked at every [`CLIQUE_CLOCK_EVERY`] members: adding one costs the
+    /// loads of its links, so a link with 200,000 users costs 200,000² steps) it stops
+    /// growing and returns the members so far, still pairwise congesting: a smaller
+    /// clique only prunes less, which never makes the search unsound.
+    pub fn grow(
+        &mut self,
+        traffic: &Traffic,
+        set: &TransferSet,
+        seed: LinkId,
+        deadline: Option<Instant>,
+    ) -> Vec<usize> {
         let mut clique: Vec<usize> = Vec::new();
         let seeds: Vec<usize> = traffic
             .users(seed)
@@ -174,10 +187,23 @@ impl CliqueFinder {
             .map(|t| t.index())
             .filter(|&t| set.contains(t))
             .collect();
-        for t in seeds {
+        let passed = |k: usize| {
+            k % CLIQUE_CLOCK_EVERY == CLIQUE_CLOCK_EVERY - 1
+                && deadline.is_some_and(|d| Instant::now() >= d)
+        };
+        let mut stopped = false;
+        for (k, t) in seeds.into_iter().enumerate() {
+            if passed(k) {
+                stopped = true;
+                break;
+            }
             self.add(traffic, set, &mut clique, t);
         }
-        loop {
+        while !stopped {
+            stopped = passed(clique.len());
+            if stopped {
+                break;
+            }
             // Members have cnt = size - 1 (a member does not count itself): never chosen.
             let size = clique.len() as u32;
             let next = self
@@ -214,7 +240,7 @@ impl CliqueFinder {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
-            let c = self.grow(traffic, set, l);
+            let c = self.grow(traffic, set, l, deadline);
             if c.len() > best.len() {
                 best = c;
             }
@@ -1027,7 +1053,7 @@ fn within(
     exact_nodes: &mut u64,
 ) -> Result<Vec<Vec<TransferId>>, bool> {
     let sub = traffic.sub_traffic(comp);
-    let c = crate::dsatur::colour(&sub);
+    let c = crate::dsatur::colour_until(&sub, deadline, &AtomicU64::new(0)).ok_or(false)?;
     if c.colours as usize <= d {
         let mut frames = vec![Vec::new(); c.colours as usize];
         for (i, &col) in c.colour.iter().enumerate() {
@@ -1117,6 +1143,48 @@ mod tests {
     use crate::test_support::{arb_traffic, colourable, no_team, no_team_paths};
     use liquid_model::{validate, Evidence, Verdict};
     use proptest::prelude::*;
+
+    /// `n` transfers sharing link `a`, each with a private link: one clique of `n`.
+    fn shared_link(n: usize) -> Traffic {
+        let paths: Vec<(String, Vec<String>)> = (0..n)
+            .map(|i| (format!("x{i}"), vec!["a".to_string(), format!("v{i}")]))
+            .collect();
+        Traffic::from_paths("shared", &paths).expect("valid")
+    }
+
+    #[test]
+    fn clique_growth_stops_at_the_deadline_with_a_clique() {
+        let t = shared_link(300);
+        let mut set = FixedBitSet::with_capacity(t.len());
+        set.insert_range(..);
+        let a = LinkId(0);
+        assert_eq!(t.link_name(a), "a");
+        let mut finder = CliqueFinder::new(t.len());
+        assert_eq!(finder.grow(&t, &set, a, None).len(), 300);
+        let past = Some(Instant::now());
+        let c = finder.grow(&t, &set, a, past);
+        assert_eq!(c.len(), CLIQUE_CLOCK_EVERY - 1);
+        for (i, &x) in c.iter().enumerate() {
+            for &y in &c[i + 1..] {
+                assert!(t.congest(TransferId(x as u32), TransferId(y as u32)));
+            }
+        }
+        // The scratch space is clean again: the next growth finds the whole clique.
+        assert_eq!(finder.grow(&t, &set, a, None).len(), 300);
+    }
+
+    #[test]
+    fn a_zero_time_limit_gives_a_consistent_unknown() {
+        let t = shared_link(300);
+        let limits = Limits {
+            time: Some(std::time::Duration::ZERO),
+            nodes: None,
+        };
+        let o = solve(&t, &limits).outcome;
+        liquid_model::check_outcome(&t, &o).expect("consistent outcome");
+        assert_eq!(o.verdict(), Verdict::Unknown);
+        assert!(o.schedule().is_none());
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]

@@ -90,6 +90,13 @@ impl Engine for Portfolio {
         }
         let mut best = dsatur.outcome.into_schedule();
         let mut bound = LowerBound::duration(traffic);
+        // No time left: the later stages would only spend their set-up time (seconds at a
+        // million transfers) past the limit.
+        let out_of_time = || left().is_some_and(|t| t.is_zero());
+        if out_of_time() {
+            let outcome = Outcome::settle(traffic, best, bound, false);
+            return Ok(finish(outcome, "none (limit reached)", stats).into());
+        }
 
         // Stage 2: the native search on a node budget.
         let native_limits = Limits {
@@ -105,6 +112,11 @@ impl Engine for Portfolio {
         if best.as_ref().is_some_and(|s| s.len() == bound.value) {
             let outcome = Outcome::settle(traffic, best, bound, false);
             return Ok(finish(outcome, "native+dsatur", stats).into());
+        }
+
+        if out_of_time() {
+            let outcome = Outcome::settle(traffic, best, bound, false);
+            return Ok(finish(outcome, "none (limit reached)", stats).into());
         }
 
         // Stage 3: SAT from the best schedule, or the exact engine when SAT refuses.
@@ -149,5 +161,40 @@ impl Engine for Portfolio {
             answer: finish(outcome, decided, stats),
             refutation,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use liquid_model::check_outcome;
+
+    #[test]
+    fn a_zero_limit_skips_the_later_stages_and_answers_unknown() {
+        let t = Traffic::from_paths(
+            "odd-cycle",
+            &[
+                ("a", vec!["l1", "l2"]),
+                ("b", vec!["l2", "l3"]),
+                ("c", vec!["l3", "l4"]),
+                ("d", vec!["l4", "l5"]),
+                ("e", vec!["l5", "l1"]),
+            ],
+        )
+        .expect("valid");
+        let request = Request {
+            limits: Limits {
+                time: Some(std::time::Duration::ZERO),
+                nodes: None,
+            },
+            ..Request::default()
+        };
+        let run = Portfolio
+            .run(&t, &request, &AtomicU64::new(0))
+            .expect("runs");
+        check_outcome(&t, &run.answer.outcome).expect("consistent outcome");
+        assert_eq!(run.answer.outcome.verdict(), Verdict::Unknown);
+        let stats: Vec<&str> = run.answer.stats.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(stats, ["dsatur_verdict", "decided_by"]);
     }
 }

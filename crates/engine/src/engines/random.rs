@@ -17,9 +17,9 @@ impl Engine for Random {
         "first fit in a seeded random order (`--seed`)"
     }
     fn verdicts(&self) -> &'static [Verdict] {
-        &[Verdict::Liquid, Verdict::Feasible]
+        &[Verdict::Liquid, Verdict::Feasible, Verdict::Unknown]
     }
     fn run(&self, t: &Traffic, r: &Request, _: &AtomicU64) -> Result<Run, EngineError> {
-        Ok(liquid_search::baseline::random(t, r.seed).into())
+        Ok(liquid_search::baseline::random_with_limits(t, r.seed, &r.limits).into())
     }
 }

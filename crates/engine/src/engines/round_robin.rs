@@ -17,10 +17,10 @@ impl Engine for RoundRobin {
         "round-robin baseline for all-to-all traffics (phases split into fewest timeframes)"
     }
     fn verdicts(&self) -> &'static [Verdict] {
-        &[Verdict::Liquid, Verdict::Feasible]
+        &[Verdict::Liquid, Verdict::Feasible, Verdict::Unknown]
     }
-    fn run(&self, t: &Traffic, _: &Request, _: &AtomicU64) -> Result<Run, EngineError> {
-        liquid_search::baseline::round_robin(t)
+    fn run(&self, t: &Traffic, r: &Request, _: &AtomicU64) -> Result<Run, EngineError> {
+        liquid_search::baseline::round_robin_with_limits(t, &r.limits)
             .map(Run::from)
             .map_err(|e| EngineError::Input(format!("{}: {e}", t.name())))
     }
