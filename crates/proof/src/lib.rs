@@ -22,7 +22,7 @@ use std::path::Path;
 
 use liquid_model::yaml::LoadError;
 use liquid_model::{CheckedProof, Traffic};
-use liquid_sat::{encode, Refutation, ENCODING_VERSION};
+use liquid_sat::{encode, Encoding, Refutation, ENCODING_VERSION};
 use thiserror::Error;
 
 pub use crate::manifest::{
@@ -53,24 +53,32 @@ pub struct Rejection(pub String);
 /// Checks a refutation held in memory against the traffic (manifest-free: the same checks
 /// on the formula and the proof as [`verify_dir`]).
 pub fn check_refutation(traffic: &Traffic, r: &Refutation) -> Result<CheckedProof, Rejection> {
-    check(traffic, r.colours, &r.options, &r.cnf, &r.lrat, None)
+    let expected = reencode(traffic, r.colours, &r.options)?;
+    check(traffic, &expected, &r.cnf, &r.lrat, None)
 }
 
-fn check(
+/// The model's encoding with `k` timeframes: what a proof's formula must be.
+fn reencode(
     traffic: &Traffic,
     k: usize,
     options: &liquid_sat::EncodeOptions,
+) -> Result<Encoding, Rejection> {
+    if k == 0 {
+        return Err(Rejection("the proof claims 0 timeframes".to_string()));
+    }
+    encode(traffic, k, options).map_err(|e| Rejection(format!("cannot re-encode the model: {e}")))
+}
+
+/// Checks that `cnf` is `expected`'s DIMACS text and that `lrat` refutes it.
+fn check(
+    traffic: &Traffic,
+    expected: &Encoding,
     cnf: &str,
     lrat: &str,
     dir: Option<&Path>,
 ) -> Result<CheckedProof, Rejection> {
-    if k == 0 {
-        return Err(Rejection("the proof claims 0 timeframes".to_string()));
-    }
-    let expected = encode(traffic, k, options)
-        .map_err(|e| Rejection(format!("cannot re-encode the model: {e}")))?
-        .dimacs();
-    let refuted = liquid_certify::check_refutation(&expected, cnf, lrat).map_err(|e| {
+    let k = expected.colours();
+    let refuted = liquid_certify::check_refutation(&expected.dimacs(), cnf, lrat).map_err(|e| {
         Rejection(match e {
             liquid_certify::CheckError::UnexpectedFormula { line } => format!(
                 "{FORMULA_FILE} is not the encoding of {:?} with {k} timeframes (first difference at line {line})",
@@ -161,10 +169,9 @@ fn verify_texts(
             )));
         }
         let options = manifest::options_from_manifest(&found.options).map_err(Rejection)?;
-        let checked = check(traffic, found.colours, &options, &cnf, &lrat, Some(dir))?;
+        let e = reencode(traffic, found.colours, &options)?;
+        let checked = check(traffic, &e, &cnf, &lrat, Some(dir))?;
         // The formula and proof check; now the manifest must say only what is true.
-        let e = encode(traffic, found.colours, &options)
-            .map_err(|e| Rejection(format!("cannot re-encode the model: {e}")))?;
         let expected = manifest::manifest(
             traffic,
             &Refutation {
