@@ -113,35 +113,20 @@ pub fn round_robin_phases(traffic: &Traffic) -> Result<Vec<Vec<TransferId>>, Bas
     let self_free = p == q
         && receivers.iter().all(|r| si.contains_key(r))
         && pair.keys().all(|&(i, j)| senders[i] != receivers[j]);
-    if self_free {
-        let receiver_of: Vec<usize> = senders.iter().map(|s| ri[s]).collect();
-        let mut phases = Vec::with_capacity(p.saturating_sub(1));
-        for s in 1..p {
-            let mut phase = Vec::with_capacity(p);
-            for (i, sender) in senders.iter().enumerate() {
-                let j = receiver_of[(i + s) % p];
-                match pair.get(&(i, j)) {
-                    Some(&t) => phase.push(t),
-                    None => {
-                        return Err(BaselineError::MissingPair {
-                            from: sender.clone(),
-                            to: receivers[j].clone(),
-                            senders: p,
-                            receivers: q,
-                            transfers: traffic.len(),
-                        })
-                    }
-                }
-            }
-            phases.push(phase);
-        }
-        return Ok(phases);
-    }
-    let mut phases = Vec::with_capacity(q);
-    for s in 0..q {
+    // Phase s sends sender i to receiver `receiver[(i + s) % n]`: with self-transfers the
+    // receivers in their own order, phases 0..q; without, the senders' own receiver
+    // numbers, phases 1..p (phase 0 would be each node to itself).
+    let (shifts, receiver): (std::ops::Range<usize>, Vec<usize>) = if self_free {
+        (1..p, senders.iter().map(|s| ri[s]).collect())
+    } else {
+        (0..q, (0..q).collect())
+    };
+    let n = receiver.len();
+    let mut phases = Vec::with_capacity(shifts.len());
+    for s in shifts {
         let mut phase = Vec::with_capacity(p);
         for (i, sender) in senders.iter().enumerate() {
-            let j = (i + s) % q;
+            let j = receiver[(i + s) % n];
             match pair.get(&(i, j)) {
                 Some(&t) => phase.push(t),
                 None => {
