@@ -321,16 +321,7 @@ fn judge(
             "verdict {verdict} is not among the engine's verdicts"
         ));
     }
-    let frames: Option<Vec<Vec<String>>> = outcome.schedule().map(|s| {
-        s.frames
-            .iter()
-            .map(|f| {
-                f.iter()
-                    .map(|&t| traffic.transfer_name(t).to_string())
-                    .collect()
-            })
-            .collect()
-    });
+    let frames: Option<Vec<Vec<String>>> = outcome.schedule().map(|s| s.frame_names(traffic));
     let len = frames.as_ref().map(Vec::len);
     if let Some(f) = &frames {
         oracle
