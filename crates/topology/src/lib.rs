@@ -7,6 +7,7 @@
 //!   allocation vectors, with a fast per-allocation load computation;
 //! - [`grid`]: rings, 2-D (or n-D) meshes and tori with dimension-order routing;
 //! - [`fat_tree`]: m-port n-trees with deterministic up*/down* routing (002 section 2);
+//! - [`multi_cluster`]: heterogeneous multi-cluster systems of m-port trees (002);
 //! - [`spec`]: short textual specs (`t1:4,4,4,4,0,0,2,1`, `fat-tree:4,3`, ...).
 //!
 //! Every builder returns a [`Generated`]: a [`Network`] whose routing is explicit (a route
@@ -15,6 +16,7 @@
 
 pub mod fat_tree;
 pub mod grid;
+pub mod multi_cluster;
 pub mod paper;
 pub mod ratio;
 pub mod spec;
