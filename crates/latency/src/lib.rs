@@ -1,0 +1,132 @@
+//! Mean message latency in heterogeneous multi-cluster systems (paper 002, Javadi et
+//! al.): the system is a [`MultiCluster`] of m-port n_i-trees joined by an m-port
+//! n_c-tree; nodes send fixed-length messages of `M` flits to uniformly chosen
+//! destinations with wormhole flow control.
+//!
+//! [`Timing`] holds the message and channel parameters that the analytical model and the
+//! flit-level simulator share (002 section 3: `M`, `L_m`, `α_net`, `α_sw`, `β_net`).
+#![forbid(unsafe_code)]
+
+pub use liquid_topology::multi_cluster::MultiCluster;
+
+use thiserror::Error;
+
+/// Why a latency question was refused.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum LatencyError {
+    /// A parameter out of range.
+    #[error("{name}: {why}")]
+    BadParameter {
+        /// The parameter's name as the user gave it.
+        name: String,
+        /// What is wrong with it.
+        why: String,
+    },
+}
+
+/// Message and channel parameters (002 section 3.1.2 and section 4). Times are in the
+/// paper's abstract time unit; bandwidth in bytes per time unit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timing {
+    /// Message length in flits, `M`.
+    pub flits: u32,
+    /// Flit length in bytes, `L_m`.
+    pub flit_bytes: f64,
+    /// Channel bandwidth in bytes per time unit (`1/β_net`).
+    pub bandwidth: f64,
+    /// Network latency `α_net`.
+    pub net_latency: f64,
+    /// Switch latency `α_sw`.
+    pub switch_latency: f64,
+}
+
+impl Timing {
+    /// 002 section 4's setting: bandwidth 500 bytes per time unit, `α_net` = 0.02,
+    /// `α_sw` = 0.01, with the given message length (32 or 64 flits in 002) and flit
+    /// length (256 or 512 bytes).
+    pub fn paper(flits: u32, flit_bytes: f64) -> Timing {
+        Timing {
+            flits,
+            flit_bytes,
+            bandwidth: 500.0,
+            net_latency: 0.02,
+            switch_latency: 0.01,
+        }
+    }
+
+    /// Checks that every parameter is usable (positive and finite, latencies not negative).
+    pub fn check(&self) -> Result<(), LatencyError> {
+        let bad = |name: &str, why: String| {
+            Err(LatencyError::BadParameter {
+                name: name.to_string(),
+                why,
+            })
+        };
+        if self.flits == 0 {
+            return bad("flits", "a message has at least one flit".into());
+        }
+        for (name, v) in [
+            ("flit bytes", self.flit_bytes),
+            ("bandwidth", self.bandwidth),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return bad(name, format!("{v} is not a positive number"));
+            }
+        }
+        for (name, v) in [
+            ("net latency", self.net_latency),
+            ("switch latency", self.switch_latency),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return bad(name, format!("{v} is not a number ≥ 0"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Transmission time of one byte, `β_net = 1/bandwidth`.
+    pub fn beta(&self) -> f64 {
+        1.0 / self.bandwidth
+    }
+
+    /// Time for one flit on a node-to-switch or switch-to-node channel,
+    /// `t_cn = α_net/2 + L_m·β_net` (002 eq. 14).
+    pub fn t_cn(&self) -> f64 {
+        0.5 * self.net_latency + self.flit_bytes * self.beta()
+    }
+
+    /// Time for one flit on a switch-to-switch channel, `t_cs = α_sw + L_m·β_net`
+    /// (002 eq. 15).
+    pub fn t_cs(&self) -> f64 {
+        self.switch_latency + self.flit_bytes * self.beta()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn channel_times_of_the_paper_setting() {
+        let t = Timing::paper(32, 256.0);
+        assert!(t.check().is_ok());
+        assert!((t.t_cn() - (0.01 + 0.512)).abs() < 1e-12);
+        assert!((t.t_cs() - (0.01 + 0.512)).abs() < 1e-12);
+        let t = Timing::paper(64, 512.0);
+        assert!((t.t_cs() - 1.034).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bad_parameters_are_named() {
+        let mut t = Timing::paper(32, 256.0);
+        t.bandwidth = 0.0;
+        assert!(
+            matches!(t.check(), Err(LatencyError::BadParameter { name, .. }) if name == "bandwidth")
+        );
+        let mut t = Timing::paper(32, 256.0);
+        t.flits = 0;
+        assert!(
+            matches!(t.check(), Err(LatencyError::BadParameter { name, .. }) if name == "flits")
+        );
+    }
+}
