@@ -5,9 +5,15 @@
 //!
 //! [`Timing`] holds the message and channel parameters that the analytical model and the
 //! flit-level simulator share (002 section 3: `M`, `L_m`, `α_net`, `α_sw`, `β_net`).
+//!
+//! [`model`] is 002's analytical model (eqs. 1-36): mean latency per cluster and overall
+//! against the offered traffic, its components, and the saturation point.
 #![forbid(unsafe_code)]
 
+pub mod model;
+
 pub use liquid_topology::multi_cluster::MultiCluster;
+pub use model::{Model, Prediction, Queue, Saturation};
 
 use thiserror::Error;
 
@@ -21,6 +27,19 @@ pub enum LatencyError {
         name: String,
         /// What is wrong with it.
         why: String,
+    },
+    /// The offered traffic is at or beyond the model's saturation: a queue's utilisation
+    /// is 1 or more, where the M/G/1 waiting times have no meaning.
+    #[error(
+        "offered traffic {rate} is beyond saturation: {queue} has utilisation {utilisation:.4} (≥ 1)"
+    )]
+    Saturated {
+        /// The offered traffic `λ_g` asked for.
+        rate: f64,
+        /// The busiest queue there.
+        queue: Queue,
+        /// Its utilisation.
+        utilisation: f64,
     },
 }
 
