@@ -240,6 +240,11 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
     },
+    /// Mean message latency in heterogeneous multi-cluster systems (paper 002).
+    Latency {
+        #[command(subcommand)]
+        what: commands::LatencyWhat,
+    },
     /// Writes a model and a plan for another simulator.
     Export {
         #[command(subcommand)]
@@ -427,6 +432,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             format,
         } => commands::certify(&model, schedule.as_ref(), proof.as_ref(), format),
         Command::Generate { what } => commands::generate(what),
+        Command::Latency { what } => commands::latency(what),
         Command::Simulate {
             model,
             sim,

@@ -13,12 +13,17 @@ pub enum Format {
     Json,
 }
 
-/// Writes a report to stdout in the chosen format.
-pub fn emit<T: Serialize>(value: &T, format: Format) -> anyhow::Result<()> {
-    let text = match format {
+/// A report as text in the chosen format.
+pub fn render<T: Serialize>(value: &T, format: Format) -> anyhow::Result<String> {
+    Ok(match format {
         Format::Yaml => liquid_model::yaml::to_string(value)?,
         Format::Json => serde_json::to_string_pretty(value)? + "\n",
-    };
+    })
+}
+
+/// Writes a report to stdout in the chosen format.
+pub fn emit<T: Serialize>(value: &T, format: Format) -> anyhow::Result<()> {
+    let text = render(value, format)?;
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()?;
