@@ -62,6 +62,10 @@
 //!     `λ·S̄` (eqs. 20, 23, 30), a concentrator's `λ_I2·M·t_cs` (eq. 33), or a channel's
 //!     `η_k·S_k` (eq. 17). Beyond it the M/G/1 formulas give negative waiting times, so
 //!     [`Model::at`] refuses with [`LatencyError::Saturated`].
+//! 14. **Averages over destination clusters (eqs. 31, 34)** are arithmetic means over the
+//!     `C - 1` other clusters, as printed, not weighted by their sizes `N_v` (which
+//!     uniform destinations would give); and the ICN2 part of a journey follows
+//!     `P_{h,n_c}` whatever the pair's positions in the ICN2 (eq. 27).
 //!
 //! Clusters of equal height are identical in the model, so it is evaluated once per
 //! height (and per pair of heights); eqs. 31 and 34's averages over peers `v ≠ i` weigh
