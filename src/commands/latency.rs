@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use liquid_latency::model::{Journey, Model, Prediction, Saturation};
+use liquid_latency::model::{Journey, Model, Prediction, Saturation, SourceQueues};
 use liquid_latency::{LatencyError, MultiCluster, Timing};
 
 use crate::output::Format;
@@ -79,6 +79,29 @@ pub struct ModelArgs {
     /// Output format of the one-point report (--rate).
     #[arg(long, value_enum, default_value_t = Format::Yaml)]
     format: Format,
+    /// The arrival rate of the source queues (eqs. 23, 30): `printed` uses the whole
+    /// network's rate as 002 prints it; `per-node` one node's own messages, as 002's
+    /// assumptions state (see the model's readings 1 and 15).
+    #[arg(long, value_enum, default_value_t = Reading::Printed)]
+    source_queues: Reading,
+}
+
+/// `--source-queues`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Reading {
+    /// 002's eqs. 23 and 30 as printed (λ_I1, λ_E1).
+    Printed,
+    /// One node's queue ((1 - P_o)·λ_g and P_o·λ_g).
+    PerNode,
+}
+
+impl From<Reading> for SourceQueues {
+    fn from(r: Reading) -> SourceQueues {
+        match r {
+            Reading::Printed => SourceQueues::Printed,
+            Reading::PerNode => SourceQueues::PerNode,
+        }
+    }
 }
 
 /// One point or a sweep: exactly one of the two.
@@ -114,7 +137,9 @@ fn input(e: LatencyError) -> InputError {
 
 fn model(args: &ModelArgs) -> anyhow::Result<ExitCode> {
     let system = args.system.system()?;
-    let model = Model::new(&system, args.system.timing()).map_err(input)?;
+    let model = Model::new(&system, args.system.timing())
+        .map_err(input)?
+        .with_source_queues(args.source_queues.into());
     let saturation = model.saturation();
     let (points, text) = match (args.load.rate, args.load.points) {
         (Some(rate), _) => {
@@ -228,6 +253,8 @@ mod report {
         nodes: u64,
         clusters: usize,
         timing: TimingReport,
+        /// `printed` or `per-node` (the model's readings 1 and 15).
+        source_queues: &'static str,
         saturation: SaturationReport,
         rate: f64,
         load: f64,
@@ -283,6 +310,7 @@ mod report {
                 t_cn: sig(t.t_cn()),
                 t_cs: sig(t.t_cs()),
             },
+            source_queues: model.source_queues().name(),
             saturation: SaturationReport {
                 rate: sig(s.rate),
                 queue: s.queue.to_string(),
@@ -334,7 +362,13 @@ mod report {
             sig(t.t_cn()),
             sig(t.t_cs()),
         );
-        let _ = writeln!(out, "saturation: λ_g = {:.6e}, {}", s.rate, s.queue);
+        let _ = writeln!(
+            out,
+            "source queues: {}; saturation: λ_g = {:.6e}, {}",
+            model.source_queues().name(),
+            s.rate,
+            s.queue
+        );
         let _ = writeln!(
             out,
             "{:>6} {:>12} {:>10} {:>11} {:>10} {:>8} {:>12} {:>11}",

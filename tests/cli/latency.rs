@@ -41,6 +41,24 @@ fn sweeps_of_table_1() {
 }
 
 #[test]
+fn per_node_source_queues_are_a_named_reading() {
+    snap!(
+        "latency-model@n1120-m32-per-node-sweep",
+        liquid().args([
+            "latency",
+            "model",
+            "8,12x1+16x2+4x3",
+            "--source-queues",
+            "per-node",
+            "--points",
+            "5",
+            "--up-to",
+            "0.9",
+        ])
+    );
+}
+
+#[test]
 fn csv_holds_the_sweep() {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("sweep.csv");

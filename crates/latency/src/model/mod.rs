@@ -67,6 +67,16 @@
 //!     uniform destinations would give); and the ICN2 part of a journey follows
 //!     `P_{h,n_c}` whatever the pair's positions in the ICN2 (eq. 27).
 //!
+//! 15. **Which source queue** (an option, [`SourceQueues`]). Reading 1 is the default
+//!     ([`SourceQueues::Printed`]). 002's assumption 6 puts the source queue "at the
+//!     injection channel in the source node", and assumption 1 has each node generate
+//!     `λ_g` messages per time unit, so one node's queue sees `(1 - P_o)·λ_g` intra-cluster
+//!     and `P_o·λ_g` inter-cluster messages. [`SourceQueues::PerNode`] uses those rates in
+//!     eqs. 23 and 30 and changes nothing else (channel rates, concentrators and the
+//!     Draper-Ghosh variance stay as printed). It is offered because the printed rates
+//!     contradict the stated assumptions, not because of any simulation's figures; the
+//!     study reports both readings against the simulator.
+//!
 //! Clusters of equal height are identical in the model, so it is evaluated once per
 //! height (and per pair of heights); eqs. 31 and 34's averages over peers `v ≠ i` weigh
 //! each height by the number of such peers.
@@ -76,6 +86,28 @@ pub mod eqs;
 use std::fmt;
 
 use crate::{LatencyError, MultiCluster, Timing};
+
+/// Which arrival rate the source queues' M/G/1 formulas (eqs. 23, 30) see: reading 1
+/// (as printed) or reading 15 (one node's own messages).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SourceQueues {
+    /// As printed: the whole network's rate, `λ_I1^(i)` (eq. 5) and `λ_E1^(i,v)` (eq. 6).
+    #[default]
+    Printed,
+    /// One node's queue: `(1 - P_o^(i))·λ_g` for intra-cluster and `P_o^(i)·λ_g` for
+    /// inter-cluster messages (002's assumptions 1 and 6).
+    PerNode,
+}
+
+impl SourceQueues {
+    /// The name used on the command line and in reports (`printed`, `per-node`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SourceQueues::Printed => "printed",
+            SourceQueues::PerNode => "per-node",
+        }
+    }
+}
 
 /// A queue (or channel) of the model, named by representative clusters: every cluster of
 /// the same height behaves the same.
@@ -263,6 +295,7 @@ pub struct Model {
     icn2_paths: Vec<f64>,
     icn2_distance: f64,
     total_nodes: f64,
+    source_queues: SourceQueues,
 }
 
 /// Tracks the largest utilisation seen, the first one on ties.
@@ -332,7 +365,20 @@ impl Model {
             icn2_paths: eqs::path_probabilities(m, system.icn2_levels),
             icn2_distance: eqs::mean_distance(m, system.icn2_levels),
             total_nodes,
+            source_queues: SourceQueues::Printed,
         })
+    }
+
+    /// The same model with the source queues of `reading` ([`SourceQueues`]; the default
+    /// is [`SourceQueues::Printed`]).
+    pub fn with_source_queues(mut self, reading: SourceQueues) -> Model {
+        self.source_queues = reading;
+        self
+    }
+
+    /// The source-queue reading in use.
+    pub fn source_queues(&self) -> SourceQueues {
+        self.source_queues
     }
 
     /// The system modelled.
@@ -502,8 +548,15 @@ impl Model {
                 intra.network += p * s;
                 intra.tail += p * eqs::tail_time(stages, t_cn, t_cs);
             }
-            busiest.see(Queue::IntraSource { cluster: i }, lambda_i1 * intra.network);
-            intra.source_wait = source_wait(lambda_i1, intra.network);
+            let intra_queue = match self.source_queues {
+                SourceQueues::Printed => lambda_i1,
+                SourceQueues::PerNode => (1.0 - po) * rate,
+            };
+            busiest.see(
+                Queue::IntraSource { cluster: i },
+                intra_queue * intra.network,
+            );
+            intra.source_wait = source_wait(intra_queue, intra.network);
             evals[a].intra = intra;
             // Inter-cluster messages, averaged over the peers (eqs. 6-7, 11-12, 26-34).
             if peers < 1.0 {
@@ -562,14 +615,18 @@ impl Model {
                     },
                     i2_blocking,
                 );
+                let inter_queue = match self.source_queues {
+                    SourceQueues::Printed => lambda_e1,
+                    SourceQueues::PerNode => po * rate,
+                };
                 busiest.see(
                     Queue::InterSource {
                         cluster: i,
                         peer: v,
                     },
-                    lambda_e1 * pair.network,
+                    inter_queue * pair.network,
                 );
-                pair.source_wait = source_wait(lambda_e1, pair.network);
+                pair.source_wait = source_wait(inter_queue, pair.network);
                 let service = flits * t_cs;
                 busiest.see(
                     Queue::Concentrator {

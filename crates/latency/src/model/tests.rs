@@ -244,3 +244,41 @@ fn one_cluster_has_no_inter_cluster_terms() {
     assert_eq!(p.clusters[0].inter, Journey::default());
     assert!(close(p.latency, p.clusters[0].intra.total(), 1e-12));
 }
+
+#[test]
+fn per_node_source_queues_change_only_the_source_waits() {
+    for system in table_1() {
+        let timing = Timing::paper(32, 256.0);
+        let printed = Model::new(&system, timing).expect("model");
+        let per_node = printed.clone().with_source_queues(SourceQueues::PerNode);
+        assert_eq!(per_node.source_queues(), SourceQueues::PerNode);
+        // Same zero-load latency: only waiting times differ.
+        assert!(close(
+            printed.zero_load().latency,
+            per_node.zero_load().latency,
+            1e-12
+        ));
+        // One node's queue sees N_i times less traffic than the printed rate: it
+        // saturates later, and at the printed model's half-saturation load the per-node
+        // source waits are smaller while network and concentrator terms are identical.
+        let (sp, sn) = (printed.saturation(), per_node.saturation());
+        assert!(sn.rate > sp.rate, "{} vs {}", sn.rate, sp.rate);
+        let rate = 0.5 * sp.rate;
+        let (a, b) = (
+            printed.at(rate).expect("below"),
+            per_node.at(rate).expect("below"),
+        );
+        assert!(b.source_wait < a.source_wait);
+        assert!(close(a.network, b.network, 1e-12));
+        assert!(close(a.concentrator_wait, b.concentrator_wait, 1e-12));
+        // The per-node intra-cluster queue's utilisation is (1 - P_o)·λ_g·S̄.
+        let c = &b.clusters[0];
+        let expected = (1.0 - c.outgoing) * rate * c.intra.network;
+        let wait = rate * (1.0 - c.outgoing);
+        let s = c.intra.network;
+        let m_tcn = 32.0 * timing.t_cn();
+        let by_hand =
+            wait * s * s * (1.0 + (s - m_tcn).powi(2) / (s * s)) / (2.0 * (1.0 - expected));
+        assert!(close(c.intra.source_wait, by_hand, 1e-9));
+    }
+}
