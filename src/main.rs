@@ -11,7 +11,6 @@
 mod commands;
 mod input;
 mod output;
-mod plot;
 mod progress;
 
 use std::path::PathBuf;

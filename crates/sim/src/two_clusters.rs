@@ -413,11 +413,9 @@ impl Lg {
                 into[p.to].push(steps.len() - 1);
                 steps.len() - 1
             });
-            steps[s].messages.push(layout.message(
-                p.from,
-                p.to,
-                bytes * p.pieces.len() as f64,
-            ));
+            steps[s]
+                .messages
+                .push(layout.message(p.from, p.to, bytes * p.pieces.len() as f64));
         }
         let mut last: Vec<Option<usize>> = vec![None; n]; // each node's previous exchange
         for (s, step) in self.steps.iter().enumerate() {
