@@ -138,6 +138,8 @@ fn phase_name(p: Phase) -> &'static str {
         Phase::Direct => "direct all-to-all",
         Phase::LgLocal => "LG local phase",
         Phase::LgExchange => "LG inter-cluster phase",
+        Phase::LgRelay => "LG relay messages",
+        Phase::LgInternal => "LG cluster-internal all-to-all",
     }
 }
 
@@ -305,6 +307,8 @@ pub fn two_clusters(args: &StudyArgs, format: Format) -> anyhow::Result<ExitCode
         (Algorithm::Lg, Algorithm::DirectAllAtOnce),
         (Algorithm::Lg, Algorithm::DirectRoundRobin),
         (Algorithm::LgLiquid, Algorithm::Lg),
+        (Algorithm::LgRelayFirst, Algorithm::Lg),
+        (Algorithm::LgRelayFirst, Algorithm::DirectAllAtOnce),
         (Algorithm::DirectLiquid, Algorithm::DirectAllAtOnce),
         (Algorithm::DirectLiquid, Algorithm::DirectRoundRobin),
     ];
@@ -424,6 +428,7 @@ fn colour(a: Algorithm) -> &'static str {
         Algorithm::DirectLiquid => PALETTE[3],
         Algorithm::Lg => PALETTE[0],
         Algorithm::LgLiquid => PALETTE[2],
+        Algorithm::LgRelayFirst => PALETTE[4],
     }
 }
 

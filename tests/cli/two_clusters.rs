@@ -138,7 +138,7 @@ fn study_at_tiny_sizes_writes_csv_and_svg() {
         .expect("compared");
     assert_eq!(lg_rr["wins_from_bytes"], 1.0);
     assert!(lg_rr["largest_speedup"].as_f64().expect("number") > 2.0);
-    // CSV: header, then 5 algorithms × (2 cases × 4 sizes + 3 cases × 1 size).
+    // CSV: header, then 6 algorithms × (2 cases × 4 sizes + 3 cases × 1 size).
     let csv = std::fs::read_to_string(dir.path().join("two-clusters.csv")).expect("written");
     let mut lines = csv.lines();
     assert_eq!(
@@ -146,7 +146,7 @@ fn study_at_tiny_sizes_writes_csv_and_svg() {
         Some("sweep,n1,n2,bytes,algorithm,makespan_s,messages,backbone_messages")
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    assert_eq!(rows.len(), 5 * (2 * 4 + 3));
+    assert_eq!(rows.len(), 6 * (2 * 4 + 3));
     for r in &rows {
         assert_eq!(r.len(), 8, "{r:?}");
         let t: f64 = r[5].parse().expect("a time");
@@ -164,7 +164,7 @@ fn study_at_tiny_sizes_writes_csv_and_svg() {
         let text = std::fs::read_to_string(dir.path().join(svg)).expect("written");
         let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
         assert_eq!(doc.root_element().tag_name().name(), "svg", "{svg}");
-        assert!(text.contains("lg-liquid"), "{svg}: legend");
+        assert!(text.contains("lg-liquid-relay-first"), "{svg}: legend");
     }
     let report = std::fs::read_to_string(&md).expect("written");
     assert!(report.starts_with("# Two clusters"));

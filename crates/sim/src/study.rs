@@ -28,16 +28,21 @@ pub enum Algorithm {
     Lg,
     /// LG with each phase run by a liquid schedule, frame by frame.
     LgLiquid,
+    /// LG, the data for the other cluster first: the relay messages by a liquid schedule,
+    /// then LG's exchanges while the cluster-internal all-to-all runs by a liquid schedule
+    /// ([`Lg::plan_relay_first`]).
+    LgRelayFirst,
 }
 
 impl Algorithm {
     /// Every algorithm, in report order.
-    pub const ALL: [Algorithm; 5] = [
+    pub const ALL: [Algorithm; 6] = [
         Algorithm::DirectAllAtOnce,
         Algorithm::DirectRoundRobin,
         Algorithm::DirectLiquid,
         Algorithm::Lg,
         Algorithm::LgLiquid,
+        Algorithm::LgRelayFirst,
     ];
 
     /// The name in reports and CSV files.
@@ -48,6 +53,7 @@ impl Algorithm {
             Algorithm::DirectLiquid => "direct-liquid",
             Algorithm::Lg => "lg",
             Algorithm::LgLiquid => "lg-liquid",
+            Algorithm::LgRelayFirst => "lg-liquid-relay-first",
         }
     }
 }
@@ -101,6 +107,10 @@ pub enum Phase {
     LgLocal,
     /// LG's inter-cluster phase.
     LgExchange,
+    /// LG's relay messages alone (the local phase's data for the other cluster).
+    LgRelay,
+    /// The cluster-internal all-to-all of LG's local phase.
+    LgInternal,
 }
 
 /// A schedule the caller computed, with where it came from.
@@ -140,7 +150,9 @@ pub struct Case {
     direct: Vec<Vec<(usize, usize)>>,
     local: Vec<Vec<usize>>,
     exchanges: Vec<Vec<usize>>,
-    /// The three schedules' facts.
+    relay: Vec<Vec<usize>>,
+    internal: Vec<Vec<usize>>,
+    /// The five schedules' facts.
     pub schedules: Vec<ScheduleInfo>,
 }
 
@@ -159,7 +171,7 @@ pub struct Point {
 
 impl Case {
     /// Builds the network of `n1 + n2` nodes (the `two-clusters` generator), its platform,
-    /// and the three schedules: `schedule(phase, traffic)` must return a schedule of the
+    /// and the five schedules: `schedule(phase, traffic)` must return a schedule of the
     /// traffic given (a [`scheduling_traffic`] with the setting's lanes).
     pub fn new(
         n1: usize,
@@ -246,6 +258,16 @@ impl Case {
             &format!("lg-exchange-{n1}-{n2}"),
             &ends(lg.exchanges()),
         )?;
+        let relay = run(
+            Phase::LgRelay,
+            &format!("lg-relay-{n1}-{n2}"),
+            &ends(lg.relay_aggregated()),
+        )?;
+        let internal = run(
+            Phase::LgInternal,
+            &format!("lg-internal-{n1}-{n2}"),
+            &ends(lg.internal()),
+        )?;
         Ok(Case {
             n1,
             n2,
@@ -255,6 +277,8 @@ impl Case {
             direct,
             local,
             exchanges,
+            relay,
+            internal,
             schedules,
         })
     }
@@ -269,6 +293,10 @@ impl Case {
             Algorithm::LgLiquid => {
                 self.lg
                     .plan_scheduled(&self.layout, bytes, &self.local, &self.exchanges)?
+            }
+            Algorithm::LgRelayFirst => {
+                self.lg
+                    .plan_relay_first(&self.layout, bytes, &self.relay, &self.internal)?
             }
         })
     }
@@ -408,12 +436,13 @@ mod tests {
     fn a_case_runs_every_algorithm() {
         let setting = Setting::default();
         let case = Case::new(3, 7, &setting, &mut first_fit).expect("case");
-        assert_eq!(case.schedules.len(), 3);
+        assert_eq!(case.schedules.len(), 5);
         let points = case.run(65536.0, &setting).expect("runs");
-        assert_eq!(points.len(), 5);
+        assert_eq!(points.len(), 6);
         let get = |a| points.iter().find(|p| p.algorithm == a).expect("point");
         assert_eq!(get(Algorithm::Lg).backbone_messages, 14);
         assert_eq!(get(Algorithm::LgLiquid).backbone_messages, 14);
+        assert_eq!(get(Algorithm::LgRelayFirst).backbone_messages, 14);
         assert_eq!(get(Algorithm::DirectAllAtOnce).backbone_messages, 42);
         assert_eq!(get(Algorithm::DirectLiquid).backbone_messages, 42);
         // Round-robin pays the backbone latency in every round; LG in 3 steps.

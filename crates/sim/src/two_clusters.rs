@@ -355,23 +355,119 @@ impl Lg {
     /// The local phase with the pieces each sender has for each relay gathered into one
     /// parcel (what a schedule of the phase sends), in order of (sender, relay).
     pub fn local_aggregated(&self) -> Vec<Parcel> {
-        let mut out: Vec<Parcel> = Vec::new();
-        let mut at = std::collections::BTreeMap::new();
-        for p in &self.local {
-            let k = *at.entry((p.from, p.to)).or_insert_with(|| {
-                out.push(Parcel {
-                    from: p.from,
-                    to: p.to,
-                    pieces: Vec::new(),
-                });
-                out.len() - 1
-            });
-            out[k].pieces.extend(&p.pieces);
-        }
-        out.sort_by_key(|p| (p.from, p.to));
-        out
+        aggregate(self.local.iter())
     }
 
+    /// The local phase's pieces that still have to cross the backbone (their relay is not
+    /// their destination), gathered per (sender, relay), in that order.
+    pub fn relay_aggregated(&self) -> Vec<Parcel> {
+        aggregate(self.local.iter().filter(|p| p.pieces[0].1 != p.to))
+    }
+
+    /// The local phase's messages already in their destination's cluster (the
+    /// cluster-internal all-to-all, one piece each), in order of (sender, receiver).
+    pub fn internal(&self) -> Vec<Parcel> {
+        aggregate(self.local.iter().filter(|p| p.pieces[0].1 == p.to))
+    }
+
+    /// LG with the data for the other cluster first. The relay messages
+    /// ([`Lg::relay_aggregated`]) run by the timeframes of `relay` (indices into it), a
+    /// barrier between frames. Then, at the same time: the exchanges by LG's steps (each
+    /// step after the previous one), and the cluster-internal all-to-all ([`Lg::internal`])
+    /// by the timeframes of `internal`, frame after frame. A node then has one internal
+    /// message in flight besides its exchange, so max-min sharing leaves its card to the
+    /// backbone flow instead of splitting it among all its local messages as LG's local
+    /// phase posted at once does. Groups: the relay frames, the exchange steps, the
+    /// internal frames.
+    pub fn plan_relay_first(
+        &self,
+        layout: &Layout,
+        bytes: f64,
+        relay: &[Vec<usize>],
+        internal: &[Vec<usize>],
+    ) -> Result<Plan, SimError> {
+        self.check(layout)?;
+        let relays = self.relay_aggregated();
+        let internals = self.internal();
+        check_cover("relay messages", relays.len(), relay)?;
+        check_cover("cluster-internal messages", internals.len(), internal)?;
+        let message = |p: &Parcel| layout.message(p.from, p.to, bytes * p.pieces.len() as f64);
+        let mut plan = chained(
+            relay
+                .iter()
+                .map(|f| f.iter().map(|&k| message(&relays[k])).collect()),
+        );
+        let start: Vec<usize> = plan.steps.len().checked_sub(1).into_iter().collect();
+        let exchange_steps: Vec<Vec<Message>> = self
+            .steps
+            .iter()
+            .map(|s| {
+                s.iter()
+                    .flat_map(|e| [message(&e.out), message(&e.back)])
+                    .collect()
+            })
+            .collect();
+        let internal_frames: Vec<Vec<Message>> = internal
+            .iter()
+            .map(|f| f.iter().map(|&k| message(&internals[k])).collect())
+            .collect();
+        let mut group = plan.steps.len();
+        for chain in [exchange_steps, internal_frames] {
+            let mut prev: Option<usize> = None;
+            for messages in chain {
+                let k = plan.steps.len();
+                plan.steps.push(Step {
+                    after: prev.map_or_else(|| start.clone(), |p| vec![p]),
+                    delay: 0.0,
+                    messages,
+                    group: Some(group),
+                });
+                group += 1;
+                prev = Some(k);
+            }
+        }
+        Ok(plan)
+    }
+}
+
+/// Checks that a schedule holds every index below `len` exactly once.
+fn check_cover(what: &str, len: usize, schedule: &[Vec<usize>]) -> Result<(), SimError> {
+    let mut seen = vec![false; len];
+    for &k in schedule.iter().flatten() {
+        if k >= len || std::mem::replace(&mut seen[k], true) {
+            return Err(SimError::Mismatch(format!(
+                "{what}: the schedule has message {k} twice or out of range ({len} messages)"
+            )));
+        }
+    }
+    if let Some(k) = seen.iter().position(|&s| !s) {
+        return Err(SimError::Mismatch(format!(
+            "{what}: the schedule leaves out message {k}"
+        )));
+    }
+    Ok(())
+}
+
+/// Parcels gathered per (sender, receiver), in that order.
+fn aggregate<'a>(parcels: impl Iterator<Item = &'a Parcel>) -> Vec<Parcel> {
+    let mut out: Vec<Parcel> = Vec::new();
+    let mut at = std::collections::BTreeMap::new();
+    for p in parcels {
+        let k = *at.entry((p.from, p.to)).or_insert_with(|| {
+            out.push(Parcel {
+                from: p.from,
+                to: p.to,
+                pieces: Vec::new(),
+            });
+            out.len() - 1
+        });
+        out[k].pieces.extend(&p.pieces);
+    }
+    out.sort_by_key(|p| (p.from, p.to));
+    out
+}
+
+impl Lg {
     /// The inter-cluster phase's parcels, step by step, each exchange out then back.
     pub fn exchanges(&self) -> Vec<Parcel> {
         self.steps
@@ -461,20 +557,7 @@ impl Lg {
         ];
         let mut frames: Vec<Vec<Message>> = Vec::new();
         for (what, parcels, schedule) in &phases {
-            let mut seen = vec![false; parcels.len()];
-            for &k in schedule.iter().flatten() {
-                if k >= parcels.len() || std::mem::replace(&mut seen[k], true) {
-                    return Err(SimError::Mismatch(format!(
-                        "{what}: the schedule has message {k} twice or out of range ({} messages)",
-                        parcels.len()
-                    )));
-                }
-            }
-            if let Some(k) = seen.iter().position(|&s| !s) {
-                return Err(SimError::Mismatch(format!(
-                    "{what}: the schedule leaves out message {k}"
-                )));
-            }
+            check_cover(what, parcels.len(), schedule)?;
             for f in schedule.iter() {
                 frames.push(
                     f.iter()
@@ -717,6 +800,53 @@ mod tests {
         )
         .expect("runs");
         assert!(direct.makespan > 0.01 && direct.makespan < run.makespan);
+    }
+
+    #[test]
+    fn relay_first_sends_every_piece_and_overlaps_the_local_data() {
+        let (platform, layout) = crossbar(30, 30);
+        let lg = Lg::new(30, 30);
+        let relays = lg.relay_aggregated();
+        // Each C1 node sends its 29 relayed pieces, one to each other C1 node; C2 alike.
+        assert_eq!(relays.len(), 60 * 29);
+        assert!(relays.iter().all(|p| p.pieces.len() == 1));
+        let internal = lg.internal();
+        assert_eq!(internal.len(), 60 * 29);
+        // Frames in which each node sends one message (round k: to the k-th other node of
+        // its cluster) and receives one.
+        let rounds = |parcels: &[Parcel]| -> Vec<Vec<usize>> {
+            (1..30)
+                .map(|k| {
+                    (0..parcels.len())
+                        .filter(|&x| {
+                            let p = &parcels[x];
+                            (p.to % 30 + 30 - p.from % 30) % 30 == k
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        let plan = lg
+            .plan_relay_first(&layout, 1e6, &rounds(&relays), &rounds(&internal))
+            .expect("plan");
+        // The 1740 pieces for the own cluster move once; the 1800 for the other cluster
+        // cross the backbone once, and all but the 60 whose sender is their relay move to
+        // their relay first.
+        assert_eq!(plan.bytes(), (1740.0 + 1800.0 + (1800.0 - 60.0)) * 1e6);
+        assert_eq!(layout.backbone_messages(&plan), 60);
+        let opts = crate::Options::default();
+        let fast = crate::simulate(&platform, &plan, &opts).expect("runs");
+        let published =
+            crate::simulate(&platform, &lg.plan(&layout, 1e6).expect("plan"), &opts).expect("runs");
+        assert!(
+            fast.makespan < published.makespan,
+            "{} {}",
+            fast.makespan,
+            published.makespan
+        );
+        assert!(lg
+            .plan_relay_first(&layout, 1.0, &rounds(&relays)[1..], &rounds(&internal))
+            .is_err());
     }
 
     #[test]
