@@ -343,7 +343,10 @@ pub fn two_clusters(args: &StudyArgs, format: Format) -> anyhow::Result<ExitCode
     let node_sweep = node_cases
         .iter()
         .flat_map(|&(n1, n2)| compare("nodes", n1, n2))
-        .filter(|c| c.than == "direct-all-at-once" && c.faster == "lg")
+        .filter(|c| {
+            (c.faster, c.than) == ("lg", "direct-all-at-once")
+                || (c.faster, c.than) == ("lg-liquid-relay-first", "lg")
+        })
         .collect();
     let assumed = "assumption (001 gives none)";
     let summary = Summary {

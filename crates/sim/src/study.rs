@@ -220,6 +220,17 @@ impl Case {
         let lanes = setting.lanes();
         let mut schedules = Vec::new();
         let mut run = |phase: Phase, name: &str, pairs: &[(usize, usize)]| {
+            if pairs.is_empty() {
+                // Nothing to schedule (a one-node cluster has no internal traffic).
+                schedules.push(ScheduleInfo {
+                    phase,
+                    transfers: 0,
+                    duration: 0,
+                    length: 0,
+                    source: "empty".into(),
+                });
+                return Ok(Vec::new());
+            }
             let t = scheduling_traffic(name, n1, pairs, lanes)?;
             let s = schedule(phase, &t)
                 .map_err(|why| SimError::Mismatch(format!("no schedule for {name}: {why}")))?;
@@ -449,6 +460,16 @@ mod tests {
         assert!(get(Algorithm::DirectRoundRobin).makespan_s > 9.0 * 0.005);
         for p in &points {
             assert!(p.makespan_s > 0.005, "{p:?}");
+        }
+    }
+
+    #[test]
+    fn one_node_clusters_have_empty_phases() {
+        let setting = Setting::default();
+        for (n1, n2) in [(1, 1), (1, 2), (3, 1)] {
+            let case = Case::new(n1, n2, &setting, &mut first_fit).expect("case");
+            let points = case.run(1000.0, &setting).expect("runs");
+            assert!(points.iter().all(|p| p.makespan_s > 0.005), "{points:?}");
         }
     }
 
