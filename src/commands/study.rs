@@ -279,13 +279,7 @@ pub fn two_clusters(args: &StudyArgs, format: Format) -> anyhow::Result<ExitCode
         files.push(path.display().to_string());
     }
     // Summary.
-    let count = |c: &Case, a: Algorithm| -> anyhow::Result<usize> {
-        let plan = c.plan(a, 1.0).map_err(internal)?;
-        Ok(rows
-            .iter()
-            .find(|r| (r.n1, r.n2) == (c.n1, c.n2) && r.point.algorithm == a)
-            .map_or(plan.messages(), |r| r.point.backbone_messages))
-    };
+    let count = |c: &Case, a: Algorithm| c.backbone_messages(a).map_err(internal);
     let mut backbone = Vec::new();
     for c in &cases {
         let (lg, direct) = (

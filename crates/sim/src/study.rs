@@ -312,6 +312,11 @@ impl Case {
         })
     }
 
+    /// The messages of an algorithm's plan that cross the backbone (counted from the plan).
+    pub fn backbone_messages(&self, algorithm: Algorithm) -> Result<usize, SimError> {
+        Ok(self.layout.backbone_messages(&self.plan(algorithm, 1.0)?))
+    }
+
     /// Simulates every algorithm with messages of `bytes`.
     pub fn run(&self, bytes: f64, setting: &Setting) -> Result<Vec<Point>, SimError> {
         let opts = Options {
