@@ -280,6 +280,9 @@ enum StudyWhat {
         /// Node sweep with n2 = 2·n1: the values of n1.
         #[arg(long, value_delimiter = ',', default_value = "5,10,15,20,25")]
         double: Vec<usize>,
+        /// Skip the node sweeps (sizes only).
+        #[arg(long)]
+        no_node_sweep: bool,
         /// Message sizes of the node sweeps, bytes.
         #[arg(long, value_delimiter = ',', default_value = "65536,524288")]
         node_sizes: Vec<f64>,
@@ -550,6 +553,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     size_cases,
                     equal,
                     double,
+                    no_node_sweep,
                     node_sizes,
                     backbone_bandwidth,
                     backbone_latency,
@@ -567,8 +571,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 out,
                 size_exponents,
                 size_cases,
-                equal,
-                double,
+                equal: if no_node_sweep { vec![] } else { equal },
+                double: if no_node_sweep { vec![] } else { double },
                 node_sizes,
                 setting: liquid_sim::study::Setting {
                     backbone_mb_s: backbone_bandwidth,

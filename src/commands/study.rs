@@ -190,13 +190,20 @@ pub fn two_clusters(args: &StudyArgs, format: Format) -> anyhow::Result<ExitCode
         let progress = AtomicU64::new(0);
         let mut engines = vec![args.engine];
         if args.engine.name() != "dsatur" {
-            // When the engine stops without a schedule, DSatur's (always one) is used.
+            // When the engine gives no schedule, DSatur's (always one) is used.
             engines.push(liquid_engine::find("dsatur").ok_or("no dsatur engine")?);
         }
         let mut why = String::new();
         for e in engines {
-            let checked =
-                liquid_engine::solve(t, e, &request, None, &progress).map_err(|e| e.to_string())?;
+            let checked = match liquid_engine::solve(t, e, &request, None, &progress) {
+                Ok(c) => c,
+                Err(err) => {
+                    // An engine that cannot take this traffic (round-robin wants an
+                    // all-to-all): DSatur's schedule is used instead.
+                    let _ = write!(why, "{}: {err}; ", e.name());
+                    continue;
+                }
+            };
             let verdict = checked.verdict().as_str();
             if let Some(schedule) = checked.into_outcome().into_schedule() {
                 return Ok(Scheduled {
@@ -481,6 +488,9 @@ fn charts(args: &StudyArgs, rows: &[Row]) -> Vec<(String, Chart)> {
             &|r: &Row| r.n2 == 2 * r.n1,
         ),
     ] {
+        if !rows.iter().any(|r| r.sweep == "nodes" && keep(r)) {
+            continue;
+        }
         let mut series = Vec::new();
         for (k, &b) in args.node_sizes.iter().enumerate() {
             for &a in &Algorithm::ALL {

@@ -189,3 +189,39 @@ fn study_rejects_bad_parameters() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
 }
+
+#[test]
+fn study_uses_dsatur_where_the_engine_gives_no_schedule() {
+    // round-robin schedules all-to-alls only: LG's phases fall back to DSatur.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = succeed(
+        liquid()
+            .args([
+                "study",
+                "two-clusters",
+                "--size-exponents",
+                "10..10",
+                "--size-cases",
+                "3+7",
+                "--no-node-sweep",
+                "--engine",
+                "round-robin",
+                "--format",
+                "json",
+                "--out",
+            ])
+            .arg(dir.path()),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let sources: Vec<&str> = v["schedules"][0]["traffics"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|t| t["source"].as_str().expect("text"))
+        .collect();
+    assert_eq!(sources[0], "round-robin (liquid)");
+    assert!(
+        sources[1..].iter().all(|s| s.starts_with("dsatur")),
+        "{sources:?}"
+    );
+}
