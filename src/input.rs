@@ -1,5 +1,6 @@
 //! Where a model comes from: a file, or a generated-model spec (`t1:4,4,4,4,0,0,2,1`,
-//! `fat-tree:4,3`, `ring:6,2`, `mesh:3x3,1`, `torus:4x4,1`, `paper-fig1:`; see
+//! `fat-tree:4,3`, `ring:6,2`, `mesh:3x3,1`, `torus:4x4,1`, `paper-fig1:`,
+//! `two-clusters:20,40`; see
 //! [`liquid_topology::spec`]). Every command that takes a model goes through here.
 
 use std::path::Path;

@@ -11,7 +11,6 @@
 mod commands;
 mod input;
 mod output;
-mod plot;
 mod progress;
 
 use std::path::PathBuf;
@@ -44,7 +43,8 @@ enum Command {
     /// Loads, duration, bottlenecks, liquid throughput and conflict-graph size of a traffic.
     Analyze {
         /// Model file (explicit or network form), or a generated-model spec such as
-        /// `t1:4,4,4,4,0,0,2,1`, `fat-tree:4,3`, `ring:6,2`, `torus:4x4,1`, `paper-fig1:`.
+        /// `t1:4,4,4,4,0,0,2,1`, `fat-tree:4,3`, `ring:6,2`, `torus:4x4,1`, `paper-fig1:`,
+        /// `two-clusters:20,40`.
         model: PathBuf,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
@@ -255,6 +255,86 @@ enum Command {
         #[command(subcommand)]
         what: TestbedWhat,
     },
+    /// Studies on the simulator (paper 001's total exchange between two clusters).
+    Study {
+        #[command(subcommand)]
+        what: StudyWhat,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum StudyWhat {
+    /// Paper 001 (Figs. 4-6): LG's two-phase total exchange between two clusters against
+    /// the direct all-to-all (posted at once, round-robin, a liquid schedule), and LG with
+    /// liquid schedules for both phases, simulated over message sizes and node counts.
+    /// Writes DIR/two-clusters.csv and SVG charts, prints backbone message counts, where
+    /// LG starts to win and the largest speed-ups.
+    TwoClusters {
+        /// Output directory.
+        #[arg(long, default_value = "two-clusters-study")]
+        out: PathBuf,
+        /// Message sizes 2^K for K from the first to the last exponent, like 0..24.
+        #[arg(long, default_value = "0..24", value_parser = parse_exponents)]
+        size_exponents: (u32, u32),
+        /// Cases of the size sweep, N1+N2 separated by commas.
+        #[arg(long, default_value = "30+30,20+40", value_parser = commands::parse_cases)]
+        size_cases: std::vec::Vec<(usize, usize)>,
+        /// Node sweep with n1 = n2: the values of n1.
+        #[arg(long, value_delimiter = ',', default_value = "5,10,15,20,25,30,35,40")]
+        equal: Vec<usize>,
+        /// Node sweep with n2 = 2·n1: the values of n1.
+        #[arg(long, value_delimiter = ',', default_value = "5,10,15,20,25")]
+        double: Vec<usize>,
+        /// Skip the node sweeps (sizes only).
+        #[arg(long)]
+        no_node_sweep: bool,
+        /// Message sizes of the node sweeps, bytes.
+        #[arg(long, value_delimiter = ',', default_value = "65536,524288")]
+        node_sizes: Vec<f64>,
+        /// Backbone bandwidth, MB/s each way (001: 10 Gbit/s).
+        #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_BACKBONE_MB_S)]
+        backbone_bandwidth: f64,
+        /// Backbone one-way latency, s (assumed: about 1000 km of fibre).
+        #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_BACKBONE_LATENCY_S)]
+        backbone_latency: f64,
+        /// Node card bandwidth, MB/s each way (001: Gigabit).
+        #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_NODE_MB_S)]
+        node_bandwidth: f64,
+        /// Latency of each node link, s (assumed).
+        #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_NODE_LATENCY_S)]
+        node_latency: f64,
+        /// Software overhead per message, s.
+        #[arg(long, default_value_t = 0.0)]
+        overhead: f64,
+        /// Backbone lanes of the scheduling model (default: backbone / node bandwidth).
+        #[arg(long)]
+        lanes: Option<usize>,
+        /// The engine that computes the liquid schedules (DSatur's schedule is used when
+        /// it finds none).
+        #[arg(long, value_parser = commands::engine_parser(), default_value = "native")]
+        engine: String,
+        /// Time limit of the engine per traffic, in seconds.
+        #[arg(long, value_parser = commands::parse_seconds, default_value = "10")]
+        time_limit: std::time::Duration,
+        /// Also write the report as Markdown into this file.
+        #[arg(long, value_name = "FILE")]
+        markdown: Option<PathBuf>,
+        /// Summary format.
+        #[arg(long, value_enum, default_value_t = Format::Yaml)]
+        format: Format,
+    },
+}
+
+fn parse_exponents(s: &str) -> Result<(u32, u32), String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("{s:?}: give FIRST..LAST, like 0..24"))?;
+    let n = |x: &str| {
+        x.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("{s:?}: {x:?} is not an exponent"))
+    };
+    Ok((n(a)?, n(b)?))
 }
 
 #[derive(Debug, Subcommand)]
@@ -471,6 +551,49 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Testbed {
             what: TestbedWhat::Merge { dirs, out, format },
         } => commands::testbed_merge(&dirs, &out, format),
+        Command::Study {
+            what:
+                StudyWhat::TwoClusters {
+                    out,
+                    size_exponents,
+                    size_cases,
+                    equal,
+                    double,
+                    no_node_sweep,
+                    node_sizes,
+                    backbone_bandwidth,
+                    backbone_latency,
+                    node_bandwidth,
+                    node_latency,
+                    overhead,
+                    lanes,
+                    engine,
+                    time_limit,
+                    markdown,
+                    format,
+                },
+        } => {
+            let args = commands::StudyArgs {
+                out,
+                size_exponents,
+                size_cases,
+                equal: if no_node_sweep { vec![] } else { equal },
+                double: if no_node_sweep { vec![] } else { double },
+                node_sizes,
+                setting: liquid_sim::study::Setting {
+                    backbone_mb_s: backbone_bandwidth,
+                    backbone_latency_s: backbone_latency,
+                    node_mb_s: node_bandwidth,
+                    node_latency_s: node_latency,
+                    overhead_s: overhead,
+                    lanes,
+                },
+                engine: commands::engine(&engine)?,
+                time_limit,
+                markdown,
+            };
+            commands::study_two_clusters(&args, format)
+        }
         Command::Teams {
             model,
             list,

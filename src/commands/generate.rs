@@ -6,6 +6,7 @@ use anyhow::Context;
 use liquid_topology::fat_tree::FatTree;
 use liquid_topology::grid::Grid;
 use liquid_topology::t1::{self, Allocation};
+use liquid_topology::two_clusters::TwoClusters;
 use liquid_topology::{Generated, TopologyError};
 
 use crate::InputError;
@@ -98,6 +99,36 @@ pub enum GenerateWhat {
         #[command(flatten)]
         output: GenerateOutput,
     },
+    /// Two crossbar clusters joined by a backbone (paper 001): nodes a0.. on switch A,
+    /// b0.. on switch B, backbone A>B and B>A; every link with its bandwidth and latency
+    /// (write it with --form network to keep them).
+    TwoClusters {
+        /// Nodes of cluster 1.
+        #[arg(long)]
+        n1: usize,
+        /// Nodes of cluster 2.
+        #[arg(long)]
+        n2: usize,
+        /// Backbone bandwidth, MB/s each way (001: 10 Gbit/s).
+        #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_BACKBONE_MB_S)]
+        backbone_bandwidth: f64,
+        /// Backbone one-way latency, s (assumed: about 1000 km of fibre).
+        #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_BACKBONE_LATENCY_S)]
+        backbone_latency: f64,
+        /// Node card bandwidth, MB/s each way (001: Gigabit).
+        #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_NODE_MB_S)]
+        node_bandwidth: f64,
+        /// Latency of each node link, s (assumed).
+        #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_NODE_LATENCY_S)]
+        node_latency: f64,
+        /// Split the backbone into this many parallel lanes (each 1/K of its bandwidth;
+        /// pair (a_i, b_j) on lane (i + j) mod K), so that the traffic-set model's
+        /// timeframes respect the backbone's capacity.
+        #[arg(long, default_value_t = 1)]
+        lanes: usize,
+        #[command(flatten)]
+        output: GenerateOutput,
+    },
     /// The 2-switch worked example of the papers (Fig. 1).
     PaperFig1 {
         #[command(flatten)]
@@ -182,6 +213,29 @@ pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
             output,
         } => (grid(&dims, true, hosts_per_switch, self_transfers)?, output),
         GenerateWhat::PaperFig1 { output } => (liquid_topology::paper::fig1(), output),
+        GenerateWhat::TwoClusters {
+            n1,
+            n2,
+            backbone_bandwidth,
+            backbone_latency,
+            node_bandwidth,
+            node_latency,
+            lanes,
+            output,
+        } => (
+            TwoClusters {
+                n1,
+                n2,
+                backbone_bandwidth,
+                backbone_latency,
+                node_bandwidth,
+                node_latency,
+                lanes,
+            }
+            .generated()
+            .map_err(input)?,
+            output,
+        ),
     };
     let text = match output.form {
         Form::Explicit => {

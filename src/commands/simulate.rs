@@ -79,10 +79,12 @@ fn load_model(arg: &Path) -> anyhow::Result<Model> {
                 .expand()
                 .map_err(|e| anyhow::anyhow!("generated model {s:?} does not expand: {e}"))?;
             let n = generated.network.links.len();
+            let mut link_params = generated.link_params;
+            link_params.resize(n, LinkParams::default());
             return Ok(Model {
                 traffic,
                 network: Some(generated.network),
-                link_params: vec![LinkParams::default(); n],
+                link_params,
                 link_latency: None,
             });
         }

@@ -20,8 +20,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::output::{emit, round2, Format};
-use crate::plot::{Chart, Mark, Series};
 use crate::{InputError, EXIT_INTERNAL};
+use liquid_plot::{Axis, Chart, Mark, Series};
 
 /// The CSV file name of a full (or merged) sweep.
 pub const CSV: &str = "t1-classes.csv";
@@ -509,75 +509,101 @@ fn x_ticks(rows: &[Row]) -> Vec<(f64, String)> {
 fn plots(dir: &Path, rows: &[Row]) -> anyhow::Result<Vec<String>> {
     let x = |r: &Row| r.class as f64;
     let link = 86.0;
-    let xl = "sub-topologies (classes), sorted by nodes then liquid throughput; (nodes)";
+    let axes = |y_label: &str| {
+        (
+            Axis {
+                label: "sub-topologies (classes), sorted by nodes then liquid throughput; (nodes)"
+                    .into(),
+                ticks: x_ticks(rows),
+                ..Axis::default()
+            },
+            Axis {
+                label: y_label.into(),
+                ..Axis::default()
+            },
+        )
+    };
+    let series = |name: &str, colour: &str, mark: Mark, points: Vec<(f64, f64)>| Series {
+        name: name.into(),
+        colour: colour.into(),
+        mark,
+        dashed: false,
+        points,
+    };
+    let chart = |title: &str, y_label: &str, series: Vec<Series>| {
+        let (x, y) = axes(y_label);
+        Chart {
+            title: title.into(),
+            x,
+            y,
+            series,
+            size: (1100, 520),
+        }
+    };
     let charts = [
         (
             "t1-liquid-throughput.svg",
-            Chart {
-                title: "Swiss-T1: liquid and crossbar throughput (cf. 000 Fig. 8, 003 Fig. 5)".into(),
-                x_label: xl.into(),
-                y_label: "throughput (MB/s)".into(),
-                x_ticks: x_ticks(rows),
-                series: vec![
-                    Series {
-                        name: "full crossbar (nodes × 86 MB/s)".into(),
-                        colour: "#999999",
-                        mark: Mark::Line,
-                        points: rows.iter().map(|r| (x(r), r.nodes as f64 * link)).collect(),
-                    },
-                    Series {
-                        name: "liquid throughput".into(),
-                        colour: "#1f4e9c",
-                        mark: Mark::Line,
-                        points: rows.iter().map(|r| (x(r), r.liquid_mb_s)).collect(),
-                    },
+            chart(
+                "Swiss-T1: liquid and crossbar throughput (cf. 000 Fig. 8, 003 Fig. 5)",
+                "throughput (MB/s)",
+                vec![
+                    series(
+                        "full crossbar (nodes × 86 MB/s)",
+                        "#999999",
+                        Mark::Line,
+                        rows.iter().map(|r| (x(r), r.nodes as f64 * link)).collect(),
+                    ),
+                    series(
+                        "liquid throughput",
+                        "#1f4e9c",
+                        Mark::Line,
+                        rows.iter().map(|r| (x(r), r.liquid_mb_s)).collect(),
+                    ),
                 ],
-            },
+            ),
         ),
         (
             "t1-round-robin.svg",
-            Chart {
-                title: "Swiss-T1: liquid vs round-robin throughput, timeframe model (cf. 000 Fig. 9-10, 003 Fig. 6, 9)".into(),
-                x_label: xl.into(),
-                y_label: "throughput (MB/s)".into(),
-                x_ticks: x_ticks(rows),
-                series: vec![
-                    Series {
-                        name: "liquid throughput".into(),
-                        colour: "#1f4e9c",
-                        mark: Mark::Line,
-                        points: rows.iter().map(|r| (x(r), r.liquid_mb_s)).collect(),
-                    },
-                    Series {
-                        name: "round-robin schedule".into(),
-                        colour: "#c0392b",
-                        mark: Mark::Dots,
-                        points: rows.iter().map(|r| (x(r), r.rr_mb_s)).collect(),
-                    },
+            chart(
+                "Swiss-T1: liquid vs round-robin throughput, timeframe model (cf. 000 Fig. 9-10, 003 Fig. 6, 9)",
+                "throughput (MB/s)",
+                vec![
+                    series(
+                        "liquid throughput",
+                        "#1f4e9c",
+                        Mark::Line,
+                        rows.iter().map(|r| (x(r), r.liquid_mb_s)).collect(),
+                    ),
+                    series(
+                        "round-robin schedule",
+                        "#c0392b",
+                        Mark::Dots,
+                        rows.iter().map(|r| (x(r), r.rr_mb_s)).collect(),
+                    ),
                 ],
-            },
+            ),
         ),
         (
             "t1-dsatur-loss.svg",
-            Chart {
-                title: "Swiss-T1: DSatur loss against the liquid schedule (cf. 003 Fig. 11)".into(),
-                x_label: xl.into(),
-                y_label: "loss (%)".into(),
-                x_ticks: x_ticks(rows),
-                series: vec![Series {
-                    name: "DSatur: 1 - Λ / length".into(),
-                    colour: "#d35400",
-                    mark: Mark::Dots,
-                    points: rows.iter().map(|r| (x(r), r.dsatur_loss)).collect(),
-                }],
-            },
+            chart(
+                "Swiss-T1: DSatur loss against the liquid schedule (cf. 003 Fig. 11)",
+                "loss (%)",
+                vec![series(
+                    "DSatur: 1 - Λ / length",
+                    "#d35400",
+                    Mark::Dots,
+                    rows.iter().map(|r| (x(r), r.dsatur_loss)).collect(),
+                )],
+            ),
         ),
     ];
     let mut files = Vec::new();
     for (name, chart) in charts {
         let path = dir.join(name);
-        std::fs::write(&path, chart.to_svg())
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        let svg = chart
+            .to_svg()
+            .map_err(|e| anyhow::anyhow!("internal error: {e}"))?;
+        std::fs::write(&path, svg).with_context(|| format!("cannot write {}", path.display()))?;
         files.push(path.display().to_string());
     }
     Ok(files)

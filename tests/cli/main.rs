@@ -16,3 +16,4 @@ mod scale;
 mod simulate;
 mod topology;
 mod trust;
+mod two_clusters;

@@ -694,4 +694,28 @@ mod tests {
         );
         assert_eq!(back.len(), 4);
     }
+
+    #[test]
+    fn link_params_round_trip() {
+        let net = star();
+        let p = Pattern::AllToAll {
+            senders: vec!["a".into(), "b".into()],
+            receivers: vec!["a".into(), "b".into()],
+            self_transfers: false,
+        };
+        let params: Vec<LinkParams> = (0..net.links.len())
+            .map(|i| LinkParams {
+                bandwidth: (i % 2 == 0).then_some(125.0 + i as f64),
+                latency: (i > 0).then_some(0.005 * i as f64),
+            })
+            .collect();
+        let text = crate::yaml::write_network_with_params("x", None, None, &net, &params, &p);
+        let back = crate::yaml::parse_model_full("x.yaml", &text).expect("parses");
+        assert_eq!(back.link_params, params);
+        // Without parameters, the same text as write_network.
+        assert_eq!(
+            crate::yaml::write_network_with_params("x", None, None, &net, &[], &p),
+            crate::yaml::write_network("x", None, None, &net, &p)
+        );
+    }
 }

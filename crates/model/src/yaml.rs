@@ -924,6 +924,20 @@ pub fn write_network(
     net: &Network,
     pattern: &Pattern,
 ) -> String {
+    write_network_with_params(name, description, link_throughput, net, &[], pattern)
+}
+
+/// [`write_network`] with each link's own `bandwidth` (MB/s) and `latency` (s):
+/// `link_params[i]` belongs to `net.links[i]` (missing entries and `None` fields are not
+/// written). [`parse_model_full`] reads them back into [`LoadedModel::link_params`].
+pub fn write_network_with_params(
+    name: &str,
+    description: Option<&str>,
+    link_throughput: Option<f64>,
+    net: &Network,
+    link_params: &[LinkParams],
+    pattern: &Pattern,
+) -> String {
     let list = |items: &[String]| {
         items
             .iter()
@@ -943,13 +957,21 @@ pub fn write_network(
     out.push_str(&format!("  hosts: [{}]\n", list(&net.hosts)));
     out.push_str(&format!("  switches: [{}]\n", list(&net.switches)));
     out.push_str("  links:\n");
-    for l in &net.links {
+    for (i, l) in net.links.iter().enumerate() {
         out.push_str(&format!(
-            "    - {{id: {}, from: {}, to: {}}}\n",
+            "    - {{id: {}, from: {}, to: {}",
             scalar(&l.id),
             scalar(&l.from),
             scalar(&l.to)
         ));
+        let p = link_params.get(i).copied().unwrap_or_default();
+        if let Some(b) = p.bandwidth {
+            out.push_str(&format!(", bandwidth: {b}"));
+        }
+        if let Some(t) = p.latency {
+            out.push_str(&format!(", latency: {t}"));
+        }
+        out.push_str("}\n");
     }
     out.push_str(match net.routing {
         Routing::ShortestPath => "  routing: shortest-path\n",

@@ -7,7 +7,11 @@
 //!   schedule is one kind of plan ([`plan::from_schedule`], in three [`plan::Mode`]s);
 //!   algorithms that relay and aggregate data build their own plans;
 //! - [`maxmin`]: max-min fair bandwidth sharing by progressive filling;
-//! - [`engine`]: the event-driven simulation ([`engine::simulate`]).
+//! - [`engine`]: the event-driven simulation ([`engine::simulate`]);
+//! - [`two_clusters`]: paper 001's total exchange between two clusters (LG and the direct
+//!   algorithms) as plans;
+//! - [`study`]: the study of 001's Figs. 4-6 over message sizes and node counts
+//!   (schedules passed in by the caller).
 //!
 //! # The network model
 //! A message posted at time t spends the per-message software overhead `o`, then the
@@ -25,6 +29,8 @@ pub mod engine;
 pub mod maxmin;
 pub mod plan;
 pub mod platform;
+pub mod study;
+pub mod two_clusters;
 
 pub use engine::{simulate, Options, Run, Segment, Span};
 pub use plan::{from_schedule, Message, Mode, Plan, Step};

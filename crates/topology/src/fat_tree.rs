@@ -188,6 +188,7 @@ impl FatTree {
             ),
             link_throughput: None,
             network: b.finish(),
+            link_params: Vec::new(),
             pattern: crate::all_to_all(&hosts, self.self_transfers),
         })
     }

@@ -211,6 +211,7 @@ impl Grid {
             ),
             link_throughput: None,
             network: b.finish(),
+            link_params: Vec::new(),
             pattern: crate::all_to_all(&hosts, self.self_transfers),
         })
     }

@@ -8,6 +8,8 @@
 //! - [`grid`]: rings, 2-D (or n-D) meshes and tori with dimension-order routing;
 //! - [`fat_tree`]: m-port n-trees with deterministic up*/down* routing (002 section 2);
 //! - [`multi_cluster`]: heterogeneous multi-cluster systems of m-port trees (002);
+//! - [`two_clusters`]: two clusters joined by a backbone with its own bandwidth and latency
+//!   (paper 001), links with their bandwidth and latency;
 //! - [`spec`]: short textual specs (`t1:4,4,4,4,0,0,2,1`, `fat-tree:4,3`, ...).
 //!
 //! Every builder returns a [`Generated`]: a [`Network`] whose routing is explicit (a route
@@ -21,10 +23,13 @@ pub mod paper;
 pub mod ratio;
 pub mod spec;
 pub mod t1;
+pub mod two_clusters;
 
 use std::collections::HashMap;
 
-use liquid_model::network::{self, NetLink, Network, NetworkError, Pattern, Route, Routing};
+use liquid_model::network::{
+    self, LinkParams, NetLink, Network, NetworkError, Pattern, Route, Routing,
+};
 use liquid_model::{yaml, Traffic};
 use thiserror::Error;
 
@@ -76,6 +81,9 @@ pub struct Generated {
     pub link_throughput: Option<f64>,
     /// The network.
     pub network: Network,
+    /// Each link's own bandwidth and latency, parallel to `network.links` (empty when the
+    /// builder sets none: the model-wide values apply).
+    pub link_params: Vec<LinkParams>,
     /// The traffic pattern.
     pub pattern: Pattern,
 }
@@ -94,11 +102,12 @@ impl Generated {
 
     /// The model in the network form (a model file).
     pub fn to_network_yaml(&self) -> String {
-        yaml::write_network(
+        yaml::write_network_with_params(
             &self.name,
             Some(&self.description),
             self.link_throughput,
             &self.network,
+            &self.link_params,
             &self.pattern,
         )
     }
@@ -137,6 +146,17 @@ impl NetBuilder {
         });
         self.link_at.insert(key, i);
         i
+    }
+
+    /// Adds a directed link `from -> to` named `id` (for parallel links between the same
+    /// nodes, which `link` would merge). Not indexed by its ends.
+    pub(crate) fn named_link(&mut self, id: &str, from: &str, to: &str) -> usize {
+        self.links.push(NetLink {
+            id: id.to_string(),
+            from: from.to_string(),
+            to: to.to_string(),
+        });
+        self.links.len() - 1
     }
 
     /// The index of the directed link `from>to`; panics if it was never added (a builder

@@ -68,6 +68,7 @@ pub fn fig1() -> Generated {
             routing: Routing::Explicit,
             routes,
         },
+        link_params: Vec::new(),
         pattern: Pattern::AllToAll {
             senders: t,
             receivers: r,

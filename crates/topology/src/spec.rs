@@ -8,20 +8,23 @@
 //! | `mesh:AxB[,K]` | all-to-all over an A×B mesh, K hosts per switch (default 1) |
 //! | `torus:AxB[,K]` | all-to-all over an A×B torus, K hosts per switch (default 1) |
 //! | `paper-fig1:` | the worked example of the papers ([`crate::paper`]) |
+//! | `two-clusters:N1,N2[,BB[,LAT[,NODE]]]` | all-to-all over two crossbar clusters joined by a backbone of BB MB/s (default 1250) and LAT s one way (default 0.005), nodes of NODE MB/s (default 125) ([`crate::two_clusters`]) |
 
 use crate::fat_tree::FatTree;
 use crate::grid::Grid;
 use crate::t1::{self, Allocation};
+use crate::two_clusters::TwoClusters;
 use crate::{Generated, TopologyError};
 
 /// The spec prefixes, with the colon.
-pub const PREFIXES: [&str; 6] = [
+pub const PREFIXES: [&str; 7] = [
     "t1:",
     "fat-tree:",
     "ring:",
     "mesh:",
     "torus:",
     "paper-fig1:",
+    "two-clusters:",
 ];
 
 /// Whether `arg` is meant as a spec (it starts with one of [`PREFIXES`]).
@@ -33,6 +36,13 @@ fn number(spec: &str, what: &str, s: &str) -> Result<usize, TopologyError> {
     s.trim().parse().map_err(|_| TopologyError::BadSpec {
         spec: spec.to_string(),
         why: format!("{what} {s:?} is not a whole number"),
+    })
+}
+
+fn real(spec: &str, what: &str, s: &str) -> Result<f64, TopologyError> {
+    s.trim().parse().map_err(|_| TopologyError::BadSpec {
+        spec: spec.to_string(),
+        why: format!("{what} {s:?} is not a number"),
     })
 }
 
@@ -111,6 +121,26 @@ pub fn parse(arg: &str) -> Result<Option<Generated>, TopologyError> {
             }
             crate::paper::fig1()
         }
+        "two-clusters" => {
+            if !(2..=5).contains(&parts.len()) {
+                return Err(wrong(
+                    "give the two cluster sizes, then optionally the backbone's MB/s, its \
+                     latency in seconds and the nodes' MB/s, like two-clusters:20,40,1250,0.005,125",
+                ));
+            }
+            let mut c =
+                TwoClusters::new(number(arg, "n1", parts[0])?, number(arg, "n2", parts[1])?);
+            if let Some(v) = parts.get(2) {
+                c.backbone_bandwidth = real(arg, "backbone bandwidth", v)?;
+            }
+            if let Some(v) = parts.get(3) {
+                c.backbone_latency = real(arg, "backbone latency", v)?;
+            }
+            if let Some(v) = parts.get(4) {
+                c.node_bandwidth = real(arg, "node bandwidth", v)?;
+            }
+            c.generated().map_err(within)?
+        }
         _ => return Ok(None),
     };
     Ok(Some(g))
@@ -133,6 +163,20 @@ mod tests {
         let g = parse("mesh:3x3").expect("ok").expect("a spec");
         assert_eq!(g.network.hosts.len(), 9);
         assert!(parse("paper-fig1:").expect("ok").is_some());
+        let g = parse("two-clusters:3,7").expect("ok").expect("a spec");
+        assert_eq!(g.network.hosts.len(), 10);
+        let g = parse("two-clusters:2,4,100,0.01,10")
+            .expect("ok")
+            .expect("a spec");
+        let bb = g
+            .network
+            .links
+            .iter()
+            .position(|l| l.id == "A>B")
+            .expect("backbone");
+        assert_eq!(g.link_params[bb].bandwidth, Some(100.0));
+        assert_eq!(g.link_params[bb].latency, Some(0.01));
+        assert_eq!(g.link_params[0].bandwidth, Some(10.0));
         assert!(parse("models/paper-fig1.yaml").expect("ok").is_none());
         assert!(parse("C:/x.yaml").expect("ok").is_none());
     }
@@ -149,6 +193,11 @@ mod tests {
             "torus:4,1",
             "mesh:0x3",
             "paper-fig1:x",
+            "two-clusters:3",
+            "two-clusters:0,3",
+            "two-clusters:3,3,fast",
+            "two-clusters:3,3,10,-1",
+            "two-clusters:3,3,10,0.1,0",
         ] {
             let e = parse(s).expect_err(s);
             assert!(e.to_string().contains(s), "{e}");

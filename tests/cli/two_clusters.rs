@@ -1,0 +1,227 @@
+//! Issue 16: two clusters and a slow backbone (paper 001): the generator, the spec on the
+//! simulator, and the study command.
+
+use crate::common::{liquid, succeed};
+use crate::snap;
+
+#[test]
+fn generate_two_clusters() {
+    snap!(
+        "generate@two-clusters-2-3-network",
+        liquid().args([
+            "generate",
+            "two-clusters",
+            "--n1",
+            "2",
+            "--n2",
+            "3",
+            "--form",
+            "network"
+        ])
+    );
+    snap!(
+        "generate@two-clusters-1-2-lanes",
+        liquid().args([
+            "generate",
+            "two-clusters",
+            "--n1",
+            "1",
+            "--n2",
+            "2",
+            "--lanes",
+            "2",
+            "--backbone-bandwidth",
+            "250",
+            "--form",
+            "network"
+        ])
+    );
+}
+
+#[test]
+fn bad_two_clusters_parameters_are_input_errors() {
+    for args in [
+        vec!["generate", "two-clusters", "--n1", "0", "--n2", "3"],
+        vec![
+            "generate",
+            "two-clusters",
+            "--n1",
+            "2",
+            "--n2",
+            "3",
+            "--backbone-latency",
+            "-1",
+        ],
+        vec!["analyze", "two-clusters:3"],
+        vec!["analyze", "two-clusters:3,4,fast"],
+    ] {
+        let out = liquid().args(&args).output().expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("error: "), "{err}");
+    }
+}
+
+#[test]
+fn the_spec_carries_its_link_parameters_into_the_simulator() {
+    // No --link-throughput: every link has its own bandwidth and latency.
+    let out = succeed(liquid().args([
+        "simulate",
+        "two-clusters:2,3",
+        "--mode",
+        "all-at-once",
+        "--size",
+        "1250000",
+        "--format",
+        "json",
+    ]));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    // Each node card sends 4 messages of 1.25 MB at 125 MB/s (40 ms: the link bound; the
+    // backbone needs 6 ms for its 6 messages each way); remote messages start after
+    // 5.05 ms of latency, local ones after 50 µs, so the makespan lies between.
+    let bound = v["link_bound_s"].as_f64().expect("a number");
+    assert!((bound - 0.04).abs() < 1e-12, "{bound}");
+    let makespan = v["makespan_s"].as_f64().expect("a number");
+    assert!(makespan > 0.04005 && makespan < 0.04505, "{makespan}");
+}
+
+#[test]
+fn study_at_tiny_sizes_writes_csv_and_svg() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let md = dir.path().join("report.md");
+    let out = succeed(
+        liquid()
+            .args([
+                "study",
+                "two-clusters",
+                "--size-exponents",
+                "0..3",
+                "--size-cases",
+                "3+7,2+2",
+                "--equal",
+                "2,3",
+                "--double",
+                "1",
+                "--node-sizes",
+                "1024",
+                "--time-limit",
+                "5",
+                "--format",
+                "json",
+                "--out",
+            ])
+            .arg(dir.path())
+            .arg("--markdown")
+            .arg(&md),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    // Backbone messages counted from the plans: 2·max(n1, n2) and 2·n1·n2.
+    let counts = v["backbone_messages"].as_array().expect("a list");
+    assert_eq!(counts.len(), 4); // 3+7, 2+2, 3+3, 1+2
+    for c in counts {
+        let (n1, n2) = (c["n1"].as_u64().expect("n1"), c["n2"].as_u64().expect("n2"));
+        assert_eq!(c["lg"], 2 * n1.max(n2), "{c}");
+        assert_eq!(c["direct"], 2 * n1 * n2, "{c}");
+        assert_eq!(c["counts_match"], true);
+    }
+    assert_eq!(v["setting"]["backbone_latency"]["value"], 0.005);
+    assert!(v["setting"]["backbone_latency"]["source"]
+        .as_str()
+        .expect("text")
+        .starts_with("assumption"));
+    // LG beats the round-robin all-to-all at small sizes (one backbone latency per
+    // round against one per LG step).
+    let cmp = v["comparisons"].as_array().expect("a list");
+    let lg_rr = cmp
+        .iter()
+        .find(|c| c["n1"] == 3 && c["faster"] == "lg" && c["than"] == "direct-round-robin")
+        .expect("compared");
+    assert_eq!(lg_rr["wins_from_bytes"], 1.0);
+    assert!(lg_rr["largest_speedup"].as_f64().expect("number") > 2.0);
+    // CSV: header, then 6 algorithms × (2 cases × 4 sizes + 3 cases × 1 size).
+    let csv = std::fs::read_to_string(dir.path().join("two-clusters.csv")).expect("written");
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("sweep,n1,n2,bytes,algorithm,makespan_s,messages,backbone_messages")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 6 * (2 * 4 + 3));
+    for r in &rows {
+        assert_eq!(r.len(), 8, "{r:?}");
+        let t: f64 = r[5].parse().expect("a time");
+        assert!(t > 0.005, "every run crosses the 5 ms backbone: {r:?}");
+    }
+    assert!(rows
+        .iter()
+        .any(|r| r[..5] == ["sizes", "3", "7", "8", "lg"] && r[7] == "14"));
+    for svg in [
+        "sizes-3-7.svg",
+        "sizes-2-2.svg",
+        "nodes-equal.svg",
+        "nodes-double.svg",
+    ] {
+        let text = std::fs::read_to_string(dir.path().join(svg)).expect("written");
+        let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
+        assert_eq!(doc.root_element().tag_name().name(), "svg", "{svg}");
+        assert!(text.contains("lg-liquid-relay-first"), "{svg}: legend");
+    }
+    let report = std::fs::read_to_string(&md).expect("written");
+    assert!(report.starts_with("# Two clusters"));
+    assert!(report.contains("| 3+7 | 14 | 14 | 42 | 42 |"), "{report}");
+}
+
+#[test]
+fn study_rejects_bad_parameters() {
+    for args in [
+        vec!["--size-cases", "3x7"],
+        vec!["--size-exponents", "5..2"],
+        vec!["--backbone-bandwidth", "0"],
+        vec!["--size-cases", "0+3"],
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = liquid()
+            .args(["study", "two-clusters", "--out"])
+            .arg(dir.path())
+            .args(&args)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
+
+#[test]
+fn study_uses_dsatur_where_the_engine_gives_no_schedule() {
+    // round-robin schedules all-to-alls only: LG's phases fall back to DSatur.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = succeed(
+        liquid()
+            .args([
+                "study",
+                "two-clusters",
+                "--size-exponents",
+                "10..10",
+                "--size-cases",
+                "3+7",
+                "--no-node-sweep",
+                "--engine",
+                "round-robin",
+                "--format",
+                "json",
+                "--out",
+            ])
+            .arg(dir.path()),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let sources: Vec<&str> = v["schedules"][0]["traffics"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|t| t["source"].as_str().expect("text"))
+        .collect();
+    assert_eq!(sources[0], "round-robin (liquid)");
+    assert!(
+        sources[1..].iter().all(|s| s.starts_with("dsatur")),
+        "{sources:?}"
+    );
+}
