@@ -8,20 +8,23 @@
 //! | `mesh:AxB[,K]` | all-to-all over an A×B mesh, K hosts per switch (default 1) |
 //! | `torus:AxB[,K]` | all-to-all over an A×B torus, K hosts per switch (default 1) |
 //! | `paper-fig1:` | the worked example of the papers ([`crate::paper`]) |
+//! | `multi-cluster:M,LIST[,NC]` | all-to-all over a multi-cluster system of 002, e.g. `multi-cluster:8,12x1+16x2+4x3` ([`crate::multi_cluster`]) |
 
 use crate::fat_tree::FatTree;
 use crate::grid::Grid;
+use crate::multi_cluster::MultiCluster;
 use crate::t1::{self, Allocation};
 use crate::{Generated, TopologyError};
 
 /// The spec prefixes, with the colon.
-pub const PREFIXES: [&str; 6] = [
+pub const PREFIXES: [&str; 7] = [
     "t1:",
     "fat-tree:",
     "ring:",
     "mesh:",
     "torus:",
     "paper-fig1:",
+    "multi-cluster:",
 ];
 
 /// Whether `arg` is meant as a spec (it starts with one of [`PREFIXES`]).
@@ -105,6 +108,9 @@ pub fn parse(arg: &str) -> Result<Option<Generated>, TopologyError> {
             .generated()
             .map_err(within)?
         }
+        "multi-cluster" => MultiCluster::parse(rest)
+            .and_then(|m| m.generated())
+            .map_err(within)?,
         "paper-fig1" => {
             if !rest.is_empty() {
                 return Err(wrong("paper-fig1: takes no parameters"));
@@ -133,6 +139,8 @@ mod tests {
         let g = parse("mesh:3x3").expect("ok").expect("a spec");
         assert_eq!(g.network.hosts.len(), 9);
         assert!(parse("paper-fig1:").expect("ok").is_some());
+        let g = parse("multi-cluster:4,1+2").expect("ok").expect("a spec");
+        assert_eq!(g.network.hosts.len(), 12);
         assert!(parse("models/paper-fig1.yaml").expect("ok").is_none());
         assert!(parse("C:/x.yaml").expect("ok").is_none());
     }
@@ -149,6 +157,9 @@ mod tests {
             "torus:4,1",
             "mesh:0x3",
             "paper-fig1:x",
+            "multi-cluster:5,1",
+            "multi-cluster:4",
+            "multi-cluster:4,2x20",
         ] {
             let e = parse(s).expect_err(s);
             assert!(e.to_string().contains(s), "{e}");
