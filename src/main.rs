@@ -246,11 +246,24 @@ enum Command {
         #[command(subcommand)]
         what: ExportWhat,
     },
+    /// Mean message latency in paper 002's heterogeneous multi-cluster systems.
+    Latency {
+        #[command(subcommand)]
+        what: LatencyWhat,
+    },
     /// Testbed sweeps (the Swiss-T1 evaluation of papers 000 and 003).
     Testbed {
         #[command(subcommand)]
         what: TestbedWhat,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum LatencyWhat {
+    /// Flit-level simulation (wormhole, single-flit buffers, Poisson sources, uniform
+    /// destinations, concentrator/dispatcher queues): mean latency per offered traffic,
+    /// overall and per cluster, with 95 % confidence intervals over replications.
+    Simulate(commands::LatencySimArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -434,6 +447,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             plot,
             format,
         } => commands::simulate(&model, &sim.args()?, plot.as_deref(), format),
+        Command::Latency {
+            what: LatencyWhat::Simulate(args),
+        } => commands::latency_simulate(&args),
         Command::Export {
             what: ExportWhat::Simgrid { model, sim, out },
         } => commands::export_simgrid(&model, &sim.args()?, &out),

@@ -9,6 +9,7 @@ mod dsatur;
 mod foundation;
 mod hostile;
 mod ilp;
+mod latency;
 mod native;
 mod sat;
 mod scale;
