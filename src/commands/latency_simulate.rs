@@ -30,8 +30,17 @@ pub struct LatencySimArgs {
     pub system: String,
     /// Offered traffic λ_g: messages per node per time unit; several rates separated by
     /// commas give a curve.
-    #[arg(long, required = true, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', required_unless_present_any = ["schedule", "engine"])]
     pub rate: Vec<f64>,
+    /// Also run the system's all-to-all as planned by this schedule file (transfer ids
+    /// `c0.p1->c2.p3`, as `liquid solve multi-cluster:... --schedule-out` writes them):
+    /// frame by frame with a barrier, all at once, and against the same number of
+    /// messages to uniformly random destinations.
+    #[arg(long, value_name = "FILE", conflicts_with = "engine")]
+    pub schedule: Option<std::path::PathBuf>,
+    /// Like --schedule, with the schedule of this engine (e.g. native, round-robin).
+    #[arg(long, value_parser = crate::commands::engine_parser())]
+    pub engine: Option<String>,
     /// Message length in flits, M.
     #[arg(long, default_value_t = 32)]
     pub flits: u32,
@@ -158,6 +167,28 @@ struct TimingReport {
 }
 
 #[derive(Serialize)]
+struct PlanRunReport {
+    mode: &'static str,
+    messages: u64,
+    makespan: f64,
+    latency: f64,
+    source_wait: f64,
+    network: f64,
+    concentrator_wait: f64,
+    flit_moves: u64,
+}
+
+#[derive(Serialize)]
+struct PlanReport {
+    source: String,
+    frames: usize,
+    messages: usize,
+    duration: usize,
+    simultaneous_frames: bool,
+    runs: Vec<PlanRunReport>,
+}
+
+#[derive(Serialize)]
 struct Report {
     system: String,
     nodes: usize,
@@ -170,10 +201,135 @@ struct Report {
     seed: u64,
     concentrator: &'static str,
     stopped: Option<&'static str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     points: Vec<Point>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plan: Option<PlanReport>,
     flit_moves: u64,
     time_s: f64,
     flit_moves_per_s: f64,
+}
+
+/// The all-to-all as a schedule plans it: frame by frame, all at once, and the same
+/// number of messages per node to uniformly random destinations, all at once.
+fn run_plans(
+    a: &LatencySimArgs,
+    spec: &str,
+    wiring: &liquid_topology::multi_cluster::Wiring,
+    sim: &Simulator<'_>,
+    base: &Config,
+    deadline: Option<Instant>,
+) -> anyhow::Result<(PlanReport, Vec<PlanRunReport>)> {
+    let traffic =
+        crate::input::load_traffic(std::path::Path::new(&format!("multi-cluster:{spec}")))?;
+    let (schedule, source) = match (&a.schedule, &a.engine) {
+        (Some(path), _) => (
+            liquid_model::yaml::load_schedule(path, &traffic)?,
+            path.display().to_string(),
+        ),
+        (None, Some(name)) => {
+            let engine = crate::commands::engine(name)?;
+            let request = liquid_engine::Request {
+                limits: liquid_model::Limits {
+                    time: deadline.map(|d| d.saturating_duration_since(Instant::now())),
+                    nodes: None,
+                },
+                seed: a.seed,
+                ..Default::default()
+            };
+            let checked = liquid_engine::solve(
+                &traffic,
+                engine,
+                &request,
+                None,
+                &std::sync::atomic::AtomicU64::new(0),
+            )
+            .map_err(crate::commands::gate_error)?;
+            let verdict = checked.verdict();
+            let s = checked.into_outcome().into_schedule().ok_or_else(|| {
+                InputError(format!(
+                    "engine {name} found no schedule ({}); raise --time-limit or give --schedule",
+                    verdict.as_str()
+                ))
+            })?;
+            (s, format!("engine {name}"))
+        }
+        (None, None) => unreachable!("called with --schedule or --engine"),
+    };
+    let index: std::collections::HashMap<&str, usize> =
+        (0..wiring.nodes()).map(|v| (wiring.name(v), v)).collect();
+    let node = |n: &Option<String>| -> anyhow::Result<usize> {
+        n.as_deref()
+            .and_then(|n| index.get(n).copied())
+            .ok_or_else(|| {
+                InputError(format!("schedule: transfer endpoint {n:?} is not a node")).into()
+            })
+    };
+    let mut frames = Vec::with_capacity(schedule.frames.len());
+    for f in &schedule.frames {
+        let mut v = Vec::with_capacity(f.len());
+        for &t in f {
+            let tr = traffic.transfer(t);
+            v.push((node(&tr.from)?, node(&tr.to)?));
+        }
+        frames.push(v);
+    }
+    let messages: usize = frames.iter().map(Vec::len).sum();
+    let simultaneous = liquid_model::validate(&traffic, &schedule).is_ok();
+    // The same number of messages per source, to uniform random destinations.
+    let mut per_source = vec![0usize; wiring.nodes()];
+    for &(s, _) in frames.iter().flatten() {
+        per_source[s] += 1;
+    }
+    let mut rng = liquid_flit::Rng::new(a.seed);
+    let mut random = Vec::with_capacity(messages);
+    let rounds = per_source.iter().copied().max().unwrap_or(0);
+    for round in 0..rounds {
+        for (s, &count) in per_source.iter().enumerate() {
+            if round < count {
+                let r = rng.below(wiring.nodes() as u64 - 1) as usize;
+                random.push((s, if r >= s { r + 1 } else { r }));
+            }
+        }
+    }
+    let mut runs = Vec::new();
+    let mut go = |mode: &'static str, frames: &[Vec<(usize, usize)>], pm| -> anyhow::Result<()> {
+        let r = sim
+            .run_plan(base, frames, pm, &mut |_| {
+                deadline.is_none_or(|d| Instant::now() < d)
+            })
+            .map_err(input)?;
+        let round = |x: f64| (x * 1e4).round() / 1e4;
+        runs.push(PlanRunReport {
+            mode,
+            messages: r.overall.messages,
+            makespan: round(r.last_delivery),
+            latency: round(r.overall.latency),
+            source_wait: round(r.overall.source_wait),
+            network: round(r.overall.network),
+            concentrator_wait: round(r.overall.concentrator_wait),
+            flit_moves: r.flit_moves,
+        });
+        Ok(())
+    };
+    go("frames", &frames, liquid_flit::PlanMode::Frames)?;
+    go("all-at-once", &frames, liquid_flit::PlanMode::AllAtOnce)?;
+    go(
+        "random-destinations",
+        &[random],
+        liquid_flit::PlanMode::AllAtOnce,
+    )?;
+    Ok((
+        PlanReport {
+            source,
+            frames: frames.len(),
+            messages,
+            duration: traffic.duration(),
+            simultaneous_frames: simultaneous,
+            runs: Vec::new(),
+        },
+        runs,
+    ))
 }
 
 fn input(e: impl std::fmt::Display) -> anyhow::Error {
@@ -289,6 +445,13 @@ pub fn latency_simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    let plan = if (a.schedule.is_some() || a.engine.is_some()) && stopped.is_none() {
+        let (plan, runs) = run_plans(a, spec, &wiring, &sim, &base, deadline)?;
+        moves += runs.iter().map(|r| r.flit_moves).sum::<u64>();
+        Some(PlanReport { runs, ..plan })
+    } else {
+        None
+    };
     let secs = start.elapsed().as_secs_f64();
     let report = Report {
         system: system.spec(),
@@ -314,6 +477,7 @@ pub fn latency_simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
         },
         stopped,
         points,
+        plan,
         flit_moves: moves,
         time_s: secs,
         flit_moves_per_s: (moves as f64 / secs.max(1e-9)).round(),

@@ -25,7 +25,7 @@ pub use generate::{generate, GenerateWhat};
 pub use latency_simulate::{latency_simulate, LatencySimArgs};
 pub use proof::{check_proof, prove};
 pub use simulate::{export_simgrid, simulate, SimArgs, SimMode};
-pub use solve::{engine, engine_parser, parse_seconds, solve, SolveArgs};
+pub use solve::{engine, engine_parser, gate_error, parse_seconds, solve, SolveArgs};
 pub use teams::teams;
 pub use testbed::{merge as testbed_merge, parse_shard, testbed_t1, Shard, SimParams};
 pub use verify::verify;

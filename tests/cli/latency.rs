@@ -145,3 +145,38 @@ fn a_time_limit_stops_the_run() {
     assert_eq!(v["points"].as_array().expect("points").len(), 1);
     assert_eq!(v["points"][0]["completed"], false);
 }
+
+#[test]
+fn a_schedule_as_a_plan() {
+    // The round-robin schedule of the all-to-all: frame by frame no message waits, all at
+    // once they queue; random destinations for comparison. Deterministic.
+    snap!(
+        "latency-simulate-plan@4-1-2",
+        liquid().args([
+            "latency",
+            "simulate",
+            "4,1+2",
+            "--engine",
+            "round-robin",
+            "--flits",
+            "8",
+        ]),
+        rate_filters()
+    );
+    let out = succeed(liquid().args([
+        "latency",
+        "simulate",
+        "4,2x1",
+        "--engine",
+        "round-robin",
+        "--flits",
+        "8",
+        "--format",
+        "json",
+    ]));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let frames = &v["plan"]["runs"][0];
+    assert_eq!(frames["mode"], "frames");
+    assert_eq!(frames["source_wait"], 0.0);
+    assert_eq!(frames["messages"], 56);
+}

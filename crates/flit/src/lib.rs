@@ -236,6 +236,17 @@ pub struct Run {
     pub events: u64,
     /// Simulated time at the end of the run.
     pub end_time: f64,
+    /// The latest arrival of a tail at its destination (the makespan of a plan).
+    pub last_delivery: f64,
+}
+
+/// How a plan's frames are released ([`Simulator::run_plan`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanMode {
+    /// Frame after frame, each when the previous one has been delivered.
+    Frames,
+    /// Every message at time 0.
+    AllAtOnce,
 }
 
 /// How far a run has got, for progress reports.
@@ -255,6 +266,8 @@ const HEADER: u64 = 1;
 const RELEASE: u64 = 2;
 const QUEUE_NEXT: u64 = 3;
 const ENQUEUE: u64 = 4;
+const FRAME: u64 = 5;
+const NO_FRAME: u32 = u32::MAX;
 const KIND_SHIFT: u32 = 60;
 
 /// A simulator of one wired system (the static part, shared by runs).
@@ -265,6 +278,8 @@ pub struct Simulator<'w> {
     cluster: Vec<u32>,
     is_cd: Vec<bool>,
     max_route: usize,
+    /// Per vertex, its outgoing channels as (receiving vertex, channel).
+    out: Vec<Vec<(u32, u32)>>,
 }
 
 /// Per-message state, in pools indexed by message slot.
@@ -285,6 +300,7 @@ struct Messages {
     src: Vec<u32>,
     dst: Vec<u32>,
     counted: Vec<bool>,
+    frame: Vec<u32>,
     free: Vec<u32>,
 }
 
@@ -308,6 +324,7 @@ impl Messages {
         self.src.push(0);
         self.dst.push(0);
         self.counted.push(false);
+        self.frame.push(NO_FRAME);
         i
     }
 
@@ -344,6 +361,17 @@ struct State {
     delivered_counted: u64,
     sums: Vec<Sums>,
     hops: Vec<u64>,
+    plan: Option<PlanState>,
+    last_delivery: f64,
+}
+
+/// A plan under way: its frames, and per frame the messages not yet delivered and the
+/// latest delivery so far.
+struct PlanState {
+    frames: Vec<Vec<(u32, u32)>>,
+    all_at_once: bool,
+    remaining: Vec<usize>,
+    end: Vec<f64>,
 }
 
 impl State {
@@ -373,7 +401,23 @@ impl<'w> Simulator<'w> {
                 .map(|v| wiring.kind(v) == VertexKind::Concentrator)
                 .collect(),
             max_route: 2 * max_n + 2 * sys.icn2_levels + 2,
+            out: {
+                let mut out = vec![Vec::new(); wiring.vertices()];
+                for (c, ch) in wiring.channels().iter().enumerate() {
+                    out[ch.from].push((ch.to as u32, c as u32));
+                }
+                out
+            },
         }
+    }
+
+    /// The channel from vertex `a` to vertex `b` of a route.
+    fn channel(&self, a: usize, b: usize) -> u32 {
+        self.out[a]
+            .iter()
+            .find(|&&(to, _)| to as usize == b)
+            .map(|&(_, c)| c)
+            .expect("routes follow channels (topology tests)")
     }
 
     /// Runs one simulation. `progress` is called now and then with how far the run has
@@ -381,6 +425,65 @@ impl<'w> Simulator<'w> {
     pub fn run(
         &self,
         cfg: &Config,
+        progress: &mut dyn FnMut(Progress) -> bool,
+    ) -> Result<Run, FlitError> {
+        self.run_with(cfg, None, progress)
+    }
+
+    /// Runs a plan instead of Poisson sources: `frames` lists messages as (source,
+    /// destination) nodes. With [`PlanMode::Frames`] the messages of a frame are all
+    /// generated at once when every message of the previous frame has been delivered
+    /// (a barrier, as a schedule runs timeframe after timeframe); with
+    /// [`PlanMode::AllAtOnce`] every message is generated at time 0, each source
+    /// queue in plan order. Every message is counted; latency runs from generation to
+    /// delivery, and [`Run::last_delivery`] is the makespan. `timing`, `forwarding` and
+    /// the seed (unused: a plan is deterministic) come from `cfg`.
+    pub fn run_plan(
+        &self,
+        cfg: &Config,
+        frames: &[Vec<(usize, usize)>],
+        mode: PlanMode,
+        progress: &mut dyn FnMut(Progress) -> bool,
+    ) -> Result<Run, FlitError> {
+        let nodes = self.wiring.nodes();
+        let mut plan = Vec::with_capacity(frames.len());
+        for (k, frame) in frames.iter().enumerate() {
+            let mut f = Vec::with_capacity(frame.len());
+            for &(a, b) in frame {
+                if a >= nodes || b >= nodes || a == b {
+                    return Err(bad(
+                        "plan",
+                        format!("frame {k}: message {a} -> {b} is not between two distinct nodes of the {nodes}"),
+                    ));
+                }
+                f.push((a as u32, b as u32));
+            }
+            plan.push(f);
+        }
+        let total: usize = plan.iter().map(Vec::len).sum();
+        if total == 0 {
+            return Err(bad("plan", "no message to send"));
+        }
+        let c = Config {
+            rate: 1.0,
+            messages: total as u64,
+            warmup: 0,
+            drain: 0,
+            ..cfg.clone()
+        };
+        let state = PlanState {
+            remaining: plan.iter().map(Vec::len).collect(),
+            end: vec![0.0; plan.len()],
+            frames: plan,
+            all_at_once: mode == PlanMode::AllAtOnce,
+        };
+        self.run_with(&c, Some(state), progress)
+    }
+
+    fn run_with(
+        &self,
+        cfg: &Config,
+        plan: Option<PlanState>,
         progress: &mut dyn FnMut(Progress) -> bool,
     ) -> Result<Run, FlitError> {
         cfg.check()?;
@@ -429,6 +532,7 @@ impl<'w> Simulator<'w> {
                 src: Vec::new(),
                 dst: Vec::new(),
                 counted: Vec::new(),
+                frame: Vec::new(),
                 free: Vec::new(),
             },
             rng: Rng::new(cfg.seed),
@@ -439,10 +543,25 @@ impl<'w> Simulator<'w> {
             delivered_counted: 0,
             sums: vec![Sums::default(); clusters],
             hops: vec![0; self.max_route + 1],
+            plan: None,
+            last_delivery: 0.0,
         };
-        for node in 0..nodes {
-            let t = st.rng.exponential(cfg.rate);
-            st.push(t, GENERATE, node as u64);
+        match plan {
+            None => {
+                for node in 0..nodes {
+                    let t = st.rng.exponential(cfg.rate);
+                    st.push(t, GENERATE, node as u64);
+                }
+            }
+            Some(plan) => {
+                let first = plan
+                    .frames
+                    .iter()
+                    .position(|f| !f.is_empty())
+                    .expect("run_plan refuses empty plans");
+                st.plan = Some(plan);
+                st.push(0.0, FRAME, first as u64);
+            }
         }
         let mut vbuf = Vec::new();
         let mut cbuf = Vec::new();
@@ -469,51 +588,42 @@ impl<'w> Simulator<'w> {
                     if st.generated >= total {
                         continue;
                     }
-                    let s = id as usize;
+                    let src = id as usize;
                     let n = st.generated;
-                    st.generated += 1;
                     let d = {
                         let r = st.rng.below(nodes as u64 - 1) as usize;
-                        if r >= s {
+                        if r >= src {
                             r + 1
                         } else {
                             r
                         }
                     };
-                    let i = st.msgs.alloc() as usize;
-                    w.route(s, d, &mut vbuf);
-                    cbuf.clear();
-                    cbuf.extend(vbuf.windows(2).map(|x| {
-                        w.channel(x[0], x[1])
-                            .expect("routes follow channels (topology tests)")
-                            as u32
-                    }));
-                    let msgs = &mut st.msgs;
-                    let base = i * msgs.stride;
-                    msgs.route[base..base + cbuf.len()].copy_from_slice(&cbuf);
-                    msgs.len[i] = cbuf.len() as u8;
-                    // Segments end at each concentrator/dispatcher on the way.
-                    let mut k = 0;
-                    for (h, &v) in vbuf[1..].iter().enumerate() {
-                        if self.is_cd[v] || h + 1 == cbuf.len() {
-                            msgs.seg_end[i][k] = (h + 1) as u8;
-                            k += 1;
-                        }
-                    }
-                    msgs.segs[i] = k as u8;
-                    msgs.seg[i] = 0;
-                    msgs.gen_time[i] = st.now;
-                    msgs.cd_wait[i] = 0.0;
-                    msgs.src[i] = s as u32;
-                    msgs.dst[i] = d as u32;
-                    msgs.counted[i] = n >= cfg.warmup && n < cfg.warmup + cfg.messages;
-                    msgs.times[i * m..(i + 1) * m].fill(st.now);
-                    let q = 2 * s + usize::from(k > 1);
-                    self.enqueue(&mut st, &tc, q, i as u32);
+                    let counted = n >= cfg.warmup && n < cfg.warmup + cfg.messages;
+                    self.inject(
+                        &mut st, &tc, src, d, counted, NO_FRAME, &mut vbuf, &mut cbuf,
+                    );
                     if st.generated < total {
                         let t = st.now + st.rng.exponential(cfg.rate);
                         st.push(t, GENERATE, id);
                     }
+                }
+                FRAME => {
+                    let plan = st.plan.take().expect("frames only in plan runs");
+                    let k = id as usize;
+                    let range = if plan.all_at_once {
+                        0..plan.frames.len()
+                    } else {
+                        k..k + 1
+                    };
+                    for f in range {
+                        for &(a, b) in &plan.frames[f] {
+                            self.inject(
+                                &mut st, &tc, a as usize, b as usize, true, f as u32, &mut vbuf,
+                                &mut cbuf,
+                            );
+                        }
+                    }
+                    st.plan = Some(plan);
                 }
                 HEADER => self.header(&mut st, &tc, cfg, id as u32),
                 RELEASE => {
@@ -561,6 +671,7 @@ impl<'w> Simulator<'w> {
             flit_moves: st.flit_moves,
             events: st.events,
             end_time: st.now,
+            last_delivery: st.last_delivery,
         })
     }
 
@@ -590,6 +701,50 @@ impl<'w> Simulator<'w> {
             }
         }
         Ok(Summary::of(runs))
+    }
+
+    /// A new message from node `src` to node `d`, generated now, into its source queue.
+    #[allow(clippy::too_many_arguments)]
+    fn inject(
+        &self,
+        st: &mut State,
+        tc: &[f64],
+        src: usize,
+        d: usize,
+        counted: bool,
+        frame: u32,
+        vbuf: &mut Vec<usize>,
+        cbuf: &mut Vec<u32>,
+    ) {
+        st.generated += 1;
+        let m = st.msgs.m;
+        let i = st.msgs.alloc() as usize;
+        self.wiring.route(src, d, vbuf);
+        cbuf.clear();
+        cbuf.extend(vbuf.windows(2).map(|x| self.channel(x[0], x[1])));
+        let msgs = &mut st.msgs;
+        let base = i * msgs.stride;
+        msgs.route[base..base + cbuf.len()].copy_from_slice(cbuf);
+        msgs.len[i] = cbuf.len() as u8;
+        // Segments end at each concentrator/dispatcher on the way, and at the end.
+        let mut k = 0;
+        for (h, &v) in vbuf[1..].iter().enumerate() {
+            if self.is_cd[v] || h + 1 == cbuf.len() {
+                msgs.seg_end[i][k] = (h + 1) as u8;
+                k += 1;
+            }
+        }
+        msgs.segs[i] = k as u8;
+        msgs.seg[i] = 0;
+        msgs.gen_time[i] = st.now;
+        msgs.cd_wait[i] = 0.0;
+        msgs.src[i] = src as u32;
+        msgs.dst[i] = d as u32;
+        msgs.counted[i] = counted;
+        msgs.frame[i] = frame;
+        msgs.times[i * m..(i + 1) * m].fill(st.now);
+        let q = 2 * src + usize::from(k > 1);
+        self.enqueue(st, tc, q, i as u32);
     }
 
     /// The queue message `i` joins at the start of its current segment.
@@ -725,6 +880,23 @@ impl<'w> Simulator<'w> {
         if seg == st.msgs.segs[i] as usize {
             // Delivered at `tail`.
             st.delivered += 1;
+            st.last_delivery = st.last_delivery.max(tail);
+            let frame = st.msgs.frame[i];
+            if let Some(plan) = st.plan.as_mut().filter(|p| !p.all_at_once) {
+                let k = frame as usize;
+                plan.remaining[k] -= 1;
+                plan.end[k] = plan.end[k].max(tail);
+                if plan.remaining[k] == 0 {
+                    // The barrier: the next frame with messages starts when this one
+                    // has been delivered entirely.
+                    let end = plan.end[k];
+                    if let Some(next) =
+                        (k + 1..plan.frames.len()).find(|&f| !plan.frames[f].is_empty())
+                    {
+                        st.push(end, FRAME, next as u64);
+                    }
+                }
+            }
             if st.msgs.counted[i] {
                 st.delivered_counted += 1;
                 let src = st.msgs.src[i] as usize;
