@@ -44,7 +44,7 @@ enum Command {
     Analyze {
         /// Model file (explicit or network form), or a generated-model spec such as
         /// `t1:4,4,4,4,0,0,2,1`, `fat-tree:4,3`, `ring:6,2`, `torus:4x4,1`, `paper-fig1:`,
-        /// `two-clusters:20,40`.
+        /// `two-clusters:20,40`, `multi-cluster:8,12x1+16x2+4x3`.
         model: PathBuf,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use liquid_topology::fat_tree::FatTree;
 use liquid_topology::grid::Grid;
+use liquid_topology::multi_cluster::MultiCluster;
 use liquid_topology::t1::{self, Allocation};
 use liquid_topology::two_clusters::TwoClusters;
 use liquid_topology::{Generated, TopologyError};
@@ -129,6 +130,17 @@ pub enum GenerateWhat {
         #[command(flatten)]
         output: GenerateOutput,
     },
+    /// Heterogeneous multi-cluster system of paper 002: per cluster an ICN1 and an ECN1
+    /// (m-port n_i-trees, every node on both), a concentrator/dispatcher `c{i}.cd`, and
+    /// the ICN2 (an m-port n_c-tree) joining the concentrators; the all-to-all over all
+    /// nodes (`c{i}.p{j}`), ICN1 within a cluster, ECN1-ICN2-ECN1 between clusters.
+    MultiCluster {
+        /// The system as M,LIST[,NC]: ports, cluster heights as COUNTxN items joined by
+        /// `+`, ICN2 height (default: the smallest that fits), e.g. 8,12x1+16x2+4x3.
+        system: String,
+        #[command(flatten)]
+        output: GenerateOutput,
+    },
     /// The 2-switch worked example of the papers (Fig. 1).
     PaperFig1 {
         #[command(flatten)]
@@ -212,6 +224,12 @@ pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
                 },
             output,
         } => (grid(&dims, true, hosts_per_switch, self_transfers)?, output),
+        GenerateWhat::MultiCluster { system, output } => (
+            MultiCluster::parse(&system)
+                .and_then(|m| m.generated())
+                .map_err(input)?,
+            output,
+        ),
         GenerateWhat::PaperFig1 { output } => (liquid_topology::paper::fig1(), output),
         GenerateWhat::TwoClusters {
             n1,

@@ -17,6 +17,10 @@ pub enum LatencyWhat {
     /// overall at an offered traffic (--rate), or a sweep of loads up to a fraction of
     /// the saturation load (--points), with the components the paper adds up.
     Model(ModelArgs),
+    /// Flit-level simulation (wormhole, single-flit buffers, Poisson sources, uniform
+    /// destinations, concentrator/dispatcher queues): mean latency per offered traffic,
+    /// overall and per cluster, with 95 % confidence intervals over replications.
+    Simulate(super::LatencySimArgs),
 }
 
 /// The system and the message and channel parameters (002 section 4's by default).
@@ -122,6 +126,7 @@ struct Load {
 pub fn latency(what: LatencyWhat) -> anyhow::Result<ExitCode> {
     match what {
         LatencyWhat::Model(args) => model(&args),
+        LatencyWhat::Simulate(args) => super::latency_simulate(&args),
     }
 }
 

@@ -10,6 +10,7 @@ mod foundation;
 mod hostile;
 mod ilp;
 mod latency;
+mod latency_simulate;
 mod native;
 mod sat;
 mod scale;

@@ -91,89 +91,145 @@ impl FatTree {
         s
     }
 
-    /// The route from node `s` to node `d` as a list of node and switch names, from `s`
-    /// to `d` (for `s == d`: `s`, its leaf, `s`).
-    pub fn route_names(&self, s: usize, d: usize) -> Vec<String> {
+    /// The labels `<w0 ... w_{n-2}>` of the switches at `level`, in index order
+    /// (lexicographic; `w0 < k` at the roots, `w0 < m` below, `wi < k`).
+    fn labels(&self, level: usize) -> Vec<Vec<usize>> {
+        let (m, n, k) = (self.ports, self.levels, self.k());
+        let mut all = vec![vec![]];
+        for j in 0..n - 1 {
+            let r = if j == 0 && level > 0 { m } else { k };
+            all = all
+                .into_iter()
+                .flat_map(|p| {
+                    (0..r).map(move |x| {
+                        let mut q = p.clone();
+                        q.push(x);
+                        q
+                    })
+                })
+                .collect();
+        }
+        all
+    }
+
+    /// The index of switch `<w, level>` among all switches: the roots first, then level
+    /// by level, each level in label order (the order of [`FatTree::switch_names`]).
+    pub fn switch_index(&self, level: usize, w: &[usize]) -> usize {
+        let k = self.k();
+        let per_root_level = k.pow(self.levels as u32 - 1);
+        let offset = if level == 0 {
+            0
+        } else {
+            per_root_level + (level - 1) * 2 * per_root_level
+        };
+        // w0 is the most significant digit, so its radix (k or m) does not matter.
+        offset + w.iter().fold(0, |acc, &x| acc * k + x)
+    }
+
+    /// The switch names (`sw{level}_{w0}_...`), in index order.
+    pub fn switch_names(&self) -> Vec<String> {
+        (0..self.levels)
+            .flat_map(|level| {
+                self.labels(level)
+                    .into_iter()
+                    .map(move |w| Self::switch_name(level, &w))
+            })
+            .collect()
+    }
+
+    /// Every cable of the tree (each is one directed link each way): first each node
+    /// with its leaf switch (`(Node, Switch)`), then the switch cables level by level
+    /// from the roots down (`(upper, lower)`).
+    pub fn cables(&self) -> Vec<(TreeEnd, TreeEnd)> {
+        let (m, n) = (self.ports, self.levels);
+        let mut v = Vec::new();
+        for i in 0..self.nodes() {
+            let leaf = self.switch_index(n - 1, &self.digits(i)[..n - 1]);
+            v.push((TreeEnd::Node(i), TreeEnd::Switch(leaf)));
+        }
+        for level in 0..n.saturating_sub(1) {
+            for w in self.labels(level) {
+                let r = if level == 0 { m } else { self.k() };
+                for x in 0..r {
+                    let mut c = w.clone();
+                    c[level] = x;
+                    v.push((
+                        TreeEnd::Switch(self.switch_index(level, &w)),
+                        TreeEnd::Switch(self.switch_index(level + 1, &c)),
+                    ));
+                }
+            }
+        }
+        v
+    }
+
+    /// The route from node `s` to node `d` as the nodes and switches it visits, from `s`
+    /// to `d` (for `s == d`: `s`, its leaf, `s`). Its middle element is the nearest
+    /// common ancestor, where the ascending phase ends.
+    pub fn route_ends(&self, s: usize, d: usize) -> Vec<TreeEnd> {
         let n = self.levels;
         let (ds, dd) = (self.digits(s), self.digits(d));
         let first = (0..n).find(|&j| ds[j] != dd[j]).unwrap_or(n - 1);
-        let mut names = vec![format!("p{s}")];
+        let mut ends = vec![TreeEnd::Node(s)];
         let mut w: Vec<usize> = ds[..n - 1].to_vec();
-        names.push(Self::switch_name(n - 1, &w));
+        ends.push(TreeEnd::Switch(self.switch_index(n - 1, &w)));
         for level in (first..n - 1).rev() {
             w[level] = dd[level + 1];
-            names.push(Self::switch_name(level, &w));
+            ends.push(TreeEnd::Switch(self.switch_index(level, &w)));
         }
         for level in first..n - 1 {
             w[level] = dd[level];
-            names.push(Self::switch_name(level + 1, &w));
+            ends.push(TreeEnd::Switch(self.switch_index(level + 1, &w)));
         }
-        names.push(format!("p{d}"));
-        names
+        ends.push(TreeEnd::Node(d));
+        ends
+    }
+
+    /// The route from node `s` to node `d` as a list of node and switch names, from `s`
+    /// to `d` (for `s == d`: `s`, its leaf, `s`).
+    pub fn route_names(&self, s: usize, d: usize) -> Vec<String> {
+        let names = self.switch_names();
+        self.route_ends(s, d)
+            .into_iter()
+            .map(|e| match e {
+                TreeEnd::Node(i) => format!("p{i}"),
+                TreeEnd::Switch(i) => names[i].clone(),
+            })
+            .collect()
     }
 
     /// Builds the tree with its all-to-all.
     pub fn generated(&self) -> Result<Generated, TopologyError> {
         self.check()?;
-        let (m, n, k) = (self.ports, self.levels, self.k());
+        let (m, n) = (self.ports, self.levels);
         let mut b = NetBuilder::default();
         let hosts: Vec<String> = (0..self.nodes()).map(|i| format!("p{i}")).collect();
         for h in &hosts {
             b.host(h.clone());
         }
-        // Switch labels per level: w0 < (k at level 0, m below), wi < k.
-        let labels = |level: usize| -> Vec<Vec<usize>> {
-            let mut all = vec![vec![]];
-            for j in 0..n - 1 {
-                let r = if j == 0 && level > 0 { m } else { k };
-                all = all
-                    .into_iter()
-                    .flat_map(|p| {
-                        (0..r).map(move |x| {
-                            let mut q = p.clone();
-                            q.push(x);
-                            q
-                        })
-                    })
-                    .collect();
-            }
-            all
+        let switches = self.switch_names();
+        for s in &switches {
+            b.switch(s.clone());
+        }
+        let name = |e: TreeEnd| match e {
+            TreeEnd::Node(i) => &hosts[i],
+            TreeEnd::Switch(i) => &switches[i],
         };
-        for level in 0..n {
-            for w in labels(level) {
-                b.switch(Self::switch_name(level, &w));
-            }
-        }
         // Node links, then switch links level by level (down link, then up link).
-        for (i, h) in hosts.iter().enumerate() {
-            let leaf = Self::switch_name(n - 1, &self.digits(i)[..n - 1]);
-            b.link(h, &leaf);
-            b.link(&leaf, h);
-        }
-        for level in 0..n.saturating_sub(1) {
-            for w in labels(level) {
-                let r = if level == 0 { m } else { k };
-                for x in 0..r {
-                    let mut c = w.clone();
-                    c[level] = x;
-                    let (upper, lower) = (
-                        Self::switch_name(level, &w),
-                        Self::switch_name(level + 1, &c),
-                    );
-                    b.link(&upper, &lower);
-                    b.link(&lower, &upper);
-                }
-            }
+        let mut link_of = std::collections::HashMap::new();
+        for (x, y) in self.cables() {
+            link_of.insert((x, y), b.link(name(x), name(y)));
+            link_of.insert((y, x), b.link(name(y), name(x)));
         }
         for s in 0..self.nodes() {
             for d in 0..self.nodes() {
                 if s == d && !self.self_transfers {
                     continue;
                 }
-                let names = self.route_names(s, d);
-                let path: Vec<usize> = names
+                let path: Vec<usize> = self
+                    .route_ends(s, d)
                     .windows(2)
-                    .map(|w| b.link_index(&w[0], &w[1]))
+                    .map(|w| link_of[&(w[0], w[1])])
                     .collect();
                 b.route(&hosts[s], &hosts[d], &path);
             }
@@ -192,6 +248,15 @@ impl FatTree {
             pattern: crate::all_to_all(&hosts, self.self_transfers),
         })
     }
+}
+
+/// One end of a cable of an m-port n-tree: a processing node or a switch, by index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TreeEnd {
+    /// Processing node `i` (`p{i}`).
+    Node(usize),
+    /// Switch `i` in the order of [`FatTree::switch_names`].
+    Switch(usize),
 }
 
 #[cfg(test)]
@@ -260,6 +325,39 @@ mod tests {
                 .collect();
             let report = validate(&traffic, &Schedule::new(frames)).expect("valid schedule");
             assert_eq!(report.length, traffic.duration(), "{m}-port {n}-tree");
+        }
+    }
+
+    /// `switch_index` numbers the switches in the order of `switch_names`, and every
+    /// route visits switches joined by cables.
+    #[test]
+    fn switch_indices_follow_the_names_and_routes_follow_cables() {
+        for (m, n) in [(4, 1), (4, 3), (8, 2), (6, 3)] {
+            let t = FatTree::new(m, n);
+            let names = t.switch_names();
+            assert_eq!(names.len(), t.switches());
+            for level in 0..n {
+                for w in t.labels(level) {
+                    assert_eq!(
+                        names[t.switch_index(level, &w)],
+                        FatTree::switch_name(level, &w)
+                    );
+                }
+            }
+            let cables: std::collections::HashSet<(TreeEnd, TreeEnd)> = t
+                .cables()
+                .into_iter()
+                .flat_map(|(a, b)| [(a, b), (b, a)])
+                .collect();
+            for s in 0..t.nodes() {
+                for d in 0..t.nodes() {
+                    let r = t.route_ends(s, d);
+                    assert!(
+                        r.windows(2).all(|w| cables.contains(&(w[0], w[1]))),
+                        "{s}->{d}"
+                    );
+                }
+            }
         }
     }
 

@@ -9,15 +9,17 @@
 //! | `torus:AxB[,K]` | all-to-all over an A×B torus, K hosts per switch (default 1) |
 //! | `paper-fig1:` | the worked example of the papers ([`crate::paper`]) |
 //! | `two-clusters:N1,N2[,BB[,LAT[,NODE]]]` | all-to-all over two crossbar clusters joined by a backbone of BB MB/s (default 1250) and LAT s one way (default 0.005), nodes of NODE MB/s (default 125) ([`crate::two_clusters`]) |
+//! | `multi-cluster:M,LIST[,NC]` | all-to-all over a multi-cluster system of 002, e.g. `multi-cluster:8,12x1+16x2+4x3` ([`crate::multi_cluster`]) |
 
 use crate::fat_tree::FatTree;
 use crate::grid::Grid;
+use crate::multi_cluster::MultiCluster;
 use crate::t1::{self, Allocation};
 use crate::two_clusters::TwoClusters;
 use crate::{Generated, TopologyError};
 
 /// The spec prefixes, with the colon.
-pub const PREFIXES: [&str; 7] = [
+pub const PREFIXES: [&str; 8] = [
     "t1:",
     "fat-tree:",
     "ring:",
@@ -25,6 +27,7 @@ pub const PREFIXES: [&str; 7] = [
     "torus:",
     "paper-fig1:",
     "two-clusters:",
+    "multi-cluster:",
 ];
 
 /// Whether `arg` is meant as a spec (it starts with one of [`PREFIXES`]).
@@ -115,6 +118,9 @@ pub fn parse(arg: &str) -> Result<Option<Generated>, TopologyError> {
             .generated()
             .map_err(within)?
         }
+        "multi-cluster" => MultiCluster::parse(rest)
+            .and_then(|m| m.generated())
+            .map_err(within)?,
         "paper-fig1" => {
             if !rest.is_empty() {
                 return Err(wrong("paper-fig1: takes no parameters"));
@@ -177,6 +183,8 @@ mod tests {
         assert_eq!(g.link_params[bb].bandwidth, Some(100.0));
         assert_eq!(g.link_params[bb].latency, Some(0.01));
         assert_eq!(g.link_params[0].bandwidth, Some(10.0));
+        let g = parse("multi-cluster:4,1+2").expect("ok").expect("a spec");
+        assert_eq!(g.network.hosts.len(), 12);
         assert!(parse("models/paper-fig1.yaml").expect("ok").is_none());
         assert!(parse("C:/x.yaml").expect("ok").is_none());
     }
@@ -198,6 +206,9 @@ mod tests {
             "two-clusters:3,3,fast",
             "two-clusters:3,3,10,-1",
             "two-clusters:3,3,10,0.1,0",
+            "multi-cluster:5,1",
+            "multi-cluster:4",
+            "multi-cluster:4,2x20",
         ] {
             let e = parse(s).expect_err(s);
             assert!(e.to_string().contains(s), "{e}");
