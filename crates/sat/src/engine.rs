@@ -33,7 +33,7 @@ pub fn decide(
 }
 
 /// Options of the SAT engine beyond the limits.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct SatOptions {
     /// The encoding's options.
     pub encode: EncodeOptions,
@@ -42,6 +42,23 @@ pub struct SatOptions {
     /// A valid schedule to start from (its length is the first upper bound); without one,
     /// DSatur's, computed within the time limit.
     pub start: Option<Schedule>,
+    /// Shorten the starting schedule by tabu search ([`liquid_search::tabu`]) once SAT
+    /// has refuted Λ timeframes, so that SAT has fewer lengths to decide (on by default).
+    pub tabu: bool,
+    /// The tabu search's seed.
+    pub seed: u64,
+}
+
+impl Default for SatOptions {
+    fn default() -> Self {
+        SatOptions {
+            encode: EncodeOptions::default(),
+            proofs: false,
+            start: None,
+            tabu: true,
+            seed: 0,
+        }
+    }
 }
 
 /// What the engine returns: its answer and, when proofs were asked for and the lower
@@ -71,8 +88,9 @@ pub fn solve(traffic: &Traffic, limits: &Limits) -> Answer {
     }
 }
 
-/// Runs the SAT engine: k = Λ, Λ+1, … up to one less than the starting schedule's length,
-/// one fresh solver per k (with the LRAT writer when proofs are asked for, so the proof of
+/// Runs the SAT engine: k = Λ, Λ+1, … up to one less than the best schedule's length
+/// (the starting one, shortened by tabu search once Λ is refuted, see
+/// [`SatOptions::tabu`]), one fresh solver per k (with the LRAT writer when proofs are asked for, so the proof of
 /// the last unsatisfiable k comes from the run that found it). The first satisfiable k
 /// gives an optimal schedule; if every k is unsatisfiable, the starting schedule is
 /// optimal. `liquid`, `optimal`, `non-liquid` (a bound above Λ, the optimum not reached
@@ -122,7 +140,6 @@ pub fn solve_with(
             refutation: None,
         });
     };
-    let ub = best.len();
     let mut bound = LowerBound::duration(traffic);
     let mut refutation = None;
     let mut calls = 0u64;
@@ -130,7 +147,9 @@ pub fn solve_with(
     let mut stopped = false;
     // Always ask SAT about k = Λ, even when the starting schedule is liquid: the engine
     // then answers on its own.
-    for k in lam..ub.max(lam + 1) {
+    let mut k = lam;
+    let mut tabu_done = !opts.tabu;
+    while k < best.len().max(lam + 1) {
         calls += 1;
         let e = encode(traffic, k, &opts.encode)?;
         last_size = (e.num_vars(), e.num_clauses());
@@ -162,12 +181,34 @@ pub fn solve_with(
                         engine: ENGINE.to_string(),
                     },
                 };
+                // Λ is refuted (a liquid schedule would have ended the search), so the
+                // lengths between k + 1 and the start are worth a heuristic's try: every
+                // length it reaches is one SAT call fewer, and the satisfiable calls are
+                // the slow ones on hard colouring cores (queen8_8).
+                if !tabu_done && best.len() > k + 1 {
+                    tabu_done = true;
+                    let t = liquid_search::tabu::shorten(
+                        traffic,
+                        &best,
+                        k + 1,
+                        opts.seed,
+                        None,
+                        deadline,
+                    );
+                    stats.push(("tabu_steps".to_string(), StatValue::Count(t.steps)));
+                    stats.push((
+                        "tabu_length".to_string(),
+                        StatValue::Count(t.schedule.len() as u64),
+                    ));
+                    best = t.schedule;
+                }
             }
             None => {
                 stopped = true;
                 break;
             }
         }
+        k += 1;
     }
     stats.push(("sat_calls".to_string(), StatValue::Count(calls)));
     stats.push((
