@@ -26,13 +26,14 @@ use liquid_model::{Schedule, Traffic, TransferId};
 /// Steps between two looks at the clock.
 const CLOCK_EVERY: u64 = 256;
 
-/// Step budget of the tabu search for one length: `STEPS_PER_VARIABLE` times transfers ×
-/// frames, at least [`MIN_STEPS`] (measured by `cargo run --release -p liquid-sat
-/// --example sat_options`).
-pub const STEPS_PER_VARIABLE: u64 = 40;
+/// The default step budget for one length (queen8_8 needs a few hundred to a few
+/// thousand steps for 9 frames; `cargo run --release -p liquid-sat --example sat_proofs`).
+pub const STEPS: u64 = 20_000;
 
-/// The smallest step budget for one length.
-pub const MIN_STEPS: u64 = 20_000;
+/// The most work one [`shorten`] call does, counted as (transfer, frame) pairs examined:
+/// about a second, so that a traffic far larger than queen8_8 costs a bounded time (with
+/// 10⁴ congesting transfers and 100 frames, 200 steps).
+pub const MAX_WORK: u64 = 400_000_000;
 
 /// What [`shorten`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -144,12 +145,13 @@ impl<'a> State<'a> {
     }
 }
 
-/// Repairs `state` to cost 0 within `budget` steps; the steps made, and whether it
-/// succeeded (`None` when the deadline passed).
+/// Repairs `state` to cost 0 within `budget` steps and what is left of `work`; the steps
+/// made, and whether it succeeded (`None` when the deadline passed).
 fn repair(
     state: &mut State<'_>,
     rng: &mut Rng,
     budget: u64,
+    work: &mut u64,
     deadline: Option<Instant>,
 ) -> (u64, Option<bool>) {
     let n = state.frame.len();
@@ -159,7 +161,7 @@ fn repair(
     let mut congesting: Vec<usize> = Vec::new();
     let mut step = 0u64;
     while state.cost > 0 {
-        if step >= budget {
+        if step >= budget || *work == 0 {
             return (step, Some(false));
         }
         if step % CLOCK_EVERY == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
@@ -168,6 +170,7 @@ fn repair(
         step += 1;
         congesting.clear();
         congesting.extend((0..n).filter(|&t| state.conflicts(t) > 0));
+        *work = work.saturating_sub((n + congesting.len() * k) as u64);
         // The best move: smallest change of cost, not tabu unless it beats the best cost.
         let mut chosen: Option<(usize, usize)> = None;
         let mut chosen_delta = i64::MAX;
@@ -213,8 +216,8 @@ fn repair(
 
 /// Shortens the valid schedule `start` of `traffic` by tabu search, down to `lower` frames
 /// at best (see the module documentation), with `steps` steps per length tried (`None`:
-/// [`STEPS_PER_VARIABLE`] × transfers × frames, at least [`MIN_STEPS`]), seeded with
-/// `seed`, until `deadline`. The schedule returned is a heuristic's: validate it.
+/// [`STEPS`]) and [`MAX_WORK`] in all, seeded with `seed`, until `deadline`. The schedule
+/// returned is a heuristic's: validate it.
 pub fn shorten(
     traffic: &Traffic,
     start: &Schedule,
@@ -233,6 +236,7 @@ pub fn shorten(
             frame[t.index()] = f as u32;
         }
     }
+    let mut work = MAX_WORK;
     let mut k = start.len();
     while k > lower.max(1) && k > 1 {
         // Empty the smallest frame: renumber it k − 1, then move its transfers.
@@ -261,8 +265,8 @@ pub fn shorten(
         // Now on k − 1 frames.
         let narrowed: Vec<u32> = state.frame.clone();
         let mut state = State::new(traffic, k1, narrowed);
-        let budget = steps.unwrap_or_else(|| (STEPS_PER_VARIABLE * (n * k1) as u64).max(MIN_STEPS));
-        let (made, done) = repair(&mut state, &mut rng, budget, deadline);
+        let budget = steps.unwrap_or(STEPS);
+        let (made, done) = repair(&mut state, &mut rng, budget, &mut work, deadline);
         total += made;
         match done {
             Some(true) => {
