@@ -224,7 +224,9 @@ pub fn solve_with(
     // none: the gate says so).
     if opts.proofs
         && bound.value > lam
-        && refutation.as_ref().is_none_or(|r| r.colours + 1 != bound.value)
+        && refutation
+            .as_ref()
+            .is_none_or(|r| r.colours + 1 != bound.value)
     {
         resolves += 1;
         let e = encode(traffic, bound.value - 1, &opts.encode)?;

@@ -155,10 +155,7 @@ fn a_satisfiable_run_below_the_start_leaves_the_proof_to_one_more_run() {
 
     // With the tabu search, the start shrinks to 3 = Λ + 1 first, so the one SAT run (k = 2)
     // is the final one and carries the proof itself.
-    let opts = SatOptions {
-        tabu: true,
-        ..opts
-    };
+    let opts = SatOptions { tabu: true, ..opts };
     let r = solve_with(&t, &Limits::default(), &opts, &AtomicU64::new(0)).expect("runs");
     assert_eq!(r.answer.verdict(), Verdict::Optimal);
     assert_eq!(count("tabu_length", &r), Some(3));
