@@ -5,8 +5,9 @@
 //! of its transfers moves to the frame where it congests least) and then repairs the c − 1
 //! frames: at every step it moves one congesting transfer to another frame, the move that
 //! lowers the number of congesting pairs most (ties broken by a seeded generator), never
-//! moving a transfer back to a frame it left within the last `0.6·(congesting transfers)
-//! + rand(10)` steps unless that yields the fewest congesting pairs seen so far. When no
+//! moving a transfer back to a frame it left within the last
+//! `0.6·(congesting transfers) + rand(10)` steps unless that yields the fewest congesting
+//! pairs seen so far. When no
 //! pair congests, the c − 1 frames are a schedule; it tries c − 2, and so on down to the
 //! lower bound it is given, until a step budget runs out for one length.
 //!
