@@ -21,6 +21,12 @@ bench:
 sat-table:
     cargo run --release --locked -p liquid-benchmarks --example sat_encodings
 
+# Certified optima before/after the tabu start, hard colouring cores (models/hard/), proof
+# sizes and checking times, an external checker (`rate`) when installed; writes
+# benchmarks/results/sat-proofs.md.
+sat-proofs *ARGS:
+    bash scripts/sat-proofs {{ARGS}}
+
 # liquid against OR-Tools CP-SAT, networkx DSatur and CaDiCaL (Python venv); writes
 # benchmarks/results/peers.md. `just bench-peers --quick` for a few small instances.
 bench-peers *ARGS:

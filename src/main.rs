@@ -76,7 +76,7 @@ enum Command {
         engine: String,
         #[command(flatten)]
         limits: LimitArgs,
-        /// Seed for randomised engines.
+        /// Seed for randomised engines (random) and for the tabu search of sat and portfolio.
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// ILP engine only: decide liquidity (K = Λ timeframes, no objective) instead of

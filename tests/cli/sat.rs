@@ -137,6 +137,46 @@ fn solve_sat_prove_writes_a_checkable_proof() {
     assert!(manifest.contains("\ncolours: 3\n"), "{manifest}");
 }
 
+/// Issue 13's hard colouring core: queen8_8 (Λ = 8, optimum 9). The SAT engine's schedule
+/// (from the tabu search) and its proof that 8 timeframes are impossible form a certificate
+/// that `certify` accepts from the files alone, for the CNF `encode --colours 8` prints.
+#[test]
+fn queen8_8_gets_an_optimal_certificate() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let m = "models/hard/queen8_8.yaml";
+    let proof = tmp.path().join("proof");
+    let schedule = tmp.path().join("schedule.yaml");
+    let (code, out, err) = run(liquid()
+        .args(["solve", m, "--engine", "sat", "--prove"])
+        .arg(&proof)
+        .arg("--schedule-out")
+        .arg(&schedule));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("verdict: optimal\n"), "{out}");
+    assert!(
+        out.contains("\nlength: 9\n") && out.contains("kind: sat-proof"),
+        "{out}"
+    );
+    let (code, out, err) = run(liquid()
+        .args(["certify", m, "--schedule"])
+        .arg(&schedule)
+        .arg("--proof")
+        .arg(&proof));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("accepted: true"), "{out}");
+    assert!(
+        out.contains("a schedule of length 9 and a checked proof that 8 timeframes are impossible"),
+        "{out}"
+    );
+    let (code, cnf, err) = run(liquid().args(["encode", m, "--colours", "8"]));
+    assert_eq!(code, 0, "{err}");
+    let written = std::fs::read_to_string(proof.join("formula.cnf")).expect("formula");
+    assert_eq!(
+        cnf, written,
+        "the proof's CNF is the model's encoding at k = 8"
+    );
+}
+
 /// A proof with one literal flipped, with one step deleted, and with the CNF of another
 /// model are all rejected with exit code 1 and a reason.
 #[test]

@@ -32,8 +32,36 @@ pub fn decide(
     Ok((e, r))
 }
 
+/// What one run on an encoding answered.
+enum Answered {
+    /// A schedule (decoded, not yet validated).
+    Sat(Schedule),
+    /// Unsatisfiable, with the refutation when the LRAT writer was attached.
+    Unsat(Option<Box<Refutation>>),
+}
+
+/// One run on an encoding, with the LRAT writer attached when `lrat`; `None` at the
+/// deadline.
+fn solve_encoding(
+    e: &Encoding,
+    lrat: bool,
+    deadline: Option<Instant>,
+) -> Result<Option<Answered>, SatError> {
+    if lrat {
+        return Ok(prove_encoding(e, deadline)?.map(|p| match p {
+            Proved::Sat(s) => Answered::Sat(s),
+            Proved::Unsat(r) => Answered::Unsat(Some(r)),
+        }));
+    }
+    Ok(match run(Formula::Clauses(e.clauses()), false, deadline)? {
+        Run::Sat(m) => Some(Answered::Sat(e.decode(&m))),
+        Run::Unsat(_) => Some(Answered::Unsat(None)),
+        Run::Timeout => None,
+    })
+}
+
 /// Options of the SAT engine beyond the limits.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct SatOptions {
     /// The encoding's options.
     pub encode: EncodeOptions,
@@ -42,6 +70,23 @@ pub struct SatOptions {
     /// A valid schedule to start from (its length is the first upper bound); without one,
     /// DSatur's, computed within the time limit.
     pub start: Option<Schedule>,
+    /// Shorten the starting schedule by tabu search ([`liquid_search::tabu`]) once SAT
+    /// has refuted Λ timeframes, so that SAT has fewer lengths to decide (on by default).
+    pub tabu: bool,
+    /// The tabu search's seed.
+    pub seed: u64,
+}
+
+impl Default for SatOptions {
+    fn default() -> Self {
+        SatOptions {
+            encode: EncodeOptions::default(),
+            proofs: false,
+            start: None,
+            tabu: true,
+            seed: 0,
+        }
+    }
 }
 
 /// What the engine returns: its answer and, when proofs were asked for and the lower
@@ -71,8 +116,9 @@ pub fn solve(traffic: &Traffic, limits: &Limits) -> Answer {
     }
 }
 
-/// Runs the SAT engine: k = Λ, Λ+1, … up to one less than the starting schedule's length,
-/// one fresh solver per k (with the LRAT writer when proofs are asked for, so the proof of
+/// Runs the SAT engine: k = Λ, Λ+1, … up to one less than the best schedule's length
+/// (the starting one, shortened by tabu search once Λ is refuted, see
+/// [`SatOptions::tabu`]), one fresh solver per k (with the LRAT writer when proofs are asked for, so the proof of
 /// the last unsatisfiable k comes from the run that found it). The first satisfiable k
 /// gives an optimal schedule; if every k is unsatisfiable, the starting schedule is
 /// optimal. `liquid`, `optimal`, `non-liquid` (a bound above Λ, the optimum not reached
@@ -122,40 +168,44 @@ pub fn solve_with(
             refutation: None,
         });
     };
-    let ub = best.len();
     let mut bound = LowerBound::duration(traffic);
     let mut refutation = None;
     let mut calls = 0u64;
+    let mut resolves = 0u64;
     let mut last_size = (0usize, 0usize);
     let mut stopped = false;
+    // A heuristic first, down to Λ + 1 at best (SAT itself answers Λ): every length it
+    // reaches is one SAT call fewer, and the satisfiable calls are the slow ones on hard
+    // colouring cores (queen8_8: seconds for varisat, milliseconds for the tabu search).
+    if opts.tabu && best.len() > lam + 1 {
+        let t = liquid_search::tabu::shorten(traffic, &best, lam + 1, opts.seed, None, deadline);
+        stats.push(("tabu_steps".to_string(), StatValue::Count(t.steps)));
+        stats.push((
+            "tabu_length".to_string(),
+            StatValue::Count(t.schedule.len() as u64),
+        ));
+        best = t.schedule;
+    }
     // Always ask SAT about k = Λ, even when the starting schedule is liquid: the engine
-    // then answers on its own.
-    for k in lam..ub.max(lam + 1) {
+    // then answers on its own. The LRAT writer (which costs varisat 3 to 7 times its
+    // solving time) is attached only to the run whose "unsatisfiable" would be the final
+    // bound, k = best − 1; a satisfiable run below it leaves the bound one short of a
+    // proof, which the run after the loop supplies.
+    let mut k = lam;
+    while k < best.len().max(lam + 1) {
         calls += 1;
         let e = encode(traffic, k, &opts.encode)?;
         last_size = (e.num_vars(), e.num_clauses());
-        let answer = if opts.proofs {
-            match prove_encoding(&e, deadline)? {
-                None => None,
-                Some(Proved::Sat(s)) => Some(Some(s)),
-                Some(Proved::Unsat(r)) => {
-                    refutation = Some(r);
-                    Some(None)
-                }
-            }
-        } else {
-            match run(Formula::Clauses(e.clauses()), false, deadline)? {
-                Run::Sat(m) => Some(Some(e.decode(&m))),
-                Run::Unsat(_) => Some(None),
-                Run::Timeout => None,
-            }
-        };
-        match answer {
-            Some(Some(s)) => {
+        let lrat = opts.proofs && k + 1 == best.len();
+        match solve_encoding(&e, lrat, deadline)? {
+            Some(Answered::Sat(s)) => {
                 best = s;
                 break;
             }
-            Some(None) => {
+            Some(Answered::Unsat(r)) => {
+                if r.is_some() {
+                    refutation = r;
+                }
                 bound = LowerBound {
                     value: k + 1,
                     evidence: Evidence::SolverClaim {
@@ -168,8 +218,36 @@ pub fn solve_with(
                 break;
             }
         }
+        k += 1;
+    }
+    // The bound's refutation, when its run had no LRAT writer (at the deadline there is
+    // none: the gate says so).
+    if opts.proofs
+        && bound.value > lam
+        && refutation
+            .as_ref()
+            .is_none_or(|r| r.colours + 1 != bound.value)
+    {
+        resolves += 1;
+        let e = encode(traffic, bound.value - 1, &opts.encode)?;
+        match solve_encoding(&e, true, deadline)? {
+            Some(Answered::Unsat(r)) => refutation = r,
+            // A schedule below the bound: varisat contradicted itself; the gate's checks
+            // would catch the answer, but say it here.
+            Some(Answered::Sat(_)) => {
+                return Err(SatError::Solver(crate::SolverError::Solver(format!(
+                    "varisat found {} timeframes unsatisfiable without a proof and satisfiable \
+                     with one",
+                    bound.value - 1
+                ))))
+            }
+            None => {}
+        }
     }
     stats.push(("sat_calls".to_string(), StatValue::Count(calls)));
+    if resolves > 0 {
+        stats.push(("proof_runs".to_string(), StatValue::Count(resolves)));
+    }
     stats.push((
         "last_variables".to_string(),
         StatValue::Count(last_size.0 as u64),

@@ -122,3 +122,46 @@ fn a_given_start_replaces_dsatur() {
         .iter()
         .any(|(k, v)| k == "start_length" && *v == liquid_model::StatValue::Count(5)));
 }
+
+#[test]
+fn a_satisfiable_run_below_the_start_leaves_the_proof_to_one_more_run() {
+    // From five frames without the tabu search: k = 2 runs without the LRAT writer (its
+    // "unsatisfiable" would not be final, 2 < 5 − 1), k = 3 finds a schedule, and one more
+    // run refutes 2 timeframes with a proof, which checks against the model's encoding.
+    let t = c5();
+    let one_each =
+        liquid_model::Schedule::new(t.transfer_ids().map(|x| vec![x]).collect::<Vec<_>>());
+    let opts = SatOptions {
+        start: Some(one_each.clone()),
+        proofs: true,
+        tabu: false,
+        ..Default::default()
+    };
+    let r = solve_with(&t, &Limits::default(), &opts, &AtomicU64::new(0)).expect("runs");
+    assert_eq!(r.answer.verdict(), Verdict::Optimal);
+    let count = |name: &str, r: &liquid_sat::SatRun| {
+        r.answer.stats.iter().find_map(|(k, v)| match v {
+            liquid_model::StatValue::Count(c) if k == name => Some(*c),
+            _ => None,
+        })
+    };
+    assert_eq!(count("sat_calls", &r), Some(2));
+    assert_eq!(count("proof_runs", &r), Some(1));
+    let refutation = r.refutation.expect("a refutation of 2 timeframes");
+    assert_eq!(refutation.colours, 2);
+    let expected = dimacs(&t, 2, &EncodeOptions::default()).expect("encodes");
+    liquid_certify::check_refutation(&expected, &refutation.cnf, &refutation.lrat)
+        .expect("the refutation checks");
+
+    // With the tabu search, the start shrinks to 3 = Λ + 1 first, so the one SAT run (k = 2)
+    // is the final one and carries the proof itself.
+    let opts = SatOptions { tabu: true, ..opts };
+    let r = solve_with(&t, &Limits::default(), &opts, &AtomicU64::new(0)).expect("runs");
+    assert_eq!(r.answer.verdict(), Verdict::Optimal);
+    assert_eq!(count("tabu_length", &r), Some(3));
+    assert_eq!(count("sat_calls", &r), Some(1));
+    assert_eq!(count("proof_runs", &r), None);
+    let refutation = r.refutation.expect("a refutation of 2 timeframes");
+    liquid_certify::check_refutation(&expected, &refutation.cnf, &refutation.lrat)
+        .expect("the refutation checks");
+}

@@ -5,6 +5,7 @@
 //! - [`exact`]: exact optimal length (chromatic number) by DSATUR branch and bound.
 //! - [`baseline`]: round-robin and seeded random-order schedules.
 //! - [`dsatur`]: Brélaz's DSatur greedy colouring, as the annex of paper 003 describes it.
+//! - [`tabu`]: tabu search (TabuCol) that shortens a valid schedule.
 //!
 //! Every engine returns a [`liquid_model::Answer`]; its schedule must be validated with
 //! [`liquid_model::validate`] before it is reported.
@@ -15,6 +16,7 @@ pub mod baseline;
 pub mod dsatur;
 pub mod exact;
 pub mod liquid;
+pub mod tabu;
 pub mod teams;
 #[cfg(test)]
 pub(crate) mod test_support;

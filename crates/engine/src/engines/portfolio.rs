@@ -127,6 +127,7 @@ impl Engine for Portfolio {
         let opts = SatOptions {
             proofs: req.proofs,
             start: best.clone(),
+            seed: req.seed,
             ..Default::default()
         };
         let (third, refutation, by) = match liquid_sat::solve_with(traffic, &rest, &opts, progress)

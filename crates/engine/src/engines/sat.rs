@@ -41,6 +41,7 @@ impl Engine for Sat {
     fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
         let opts = SatOptions {
             proofs: r.proofs,
+            seed: r.seed,
             ..Default::default()
         };
         let run = liquid_sat::solve_with(t, &r.limits, &opts, p).map_err(|e| sat_error(t, e))?;
