@@ -476,6 +476,7 @@ impl Curve {
             ),
             x: Axis {
                 label: "offered traffic λ_g (messages per node per time unit)".into(),
+                ticks: ticks(self.points.last().map_or(self.saturation[1], |p| p.rate)),
                 ..Axis::default()
             },
             y: Axis {
@@ -487,6 +488,39 @@ impl Curve {
         };
         chart.to_svg().map_err(|e| StudyError::Plot(e.to_string()))
     }
+}
+
+/// Labelled ticks from 0 to `top`: four to eight, at a step of 1, 2 or 5 times a power of
+/// ten, written in short scientific notation (`1.5e-4`).
+fn ticks(top: f64) -> Vec<(f64, String)> {
+    if !(top.is_finite() && top > 0.0) {
+        return Vec::new();
+    }
+    let raw = top / 8.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|k| k * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let label = |v: f64| {
+        if v == 0.0 {
+            return "0".to_string();
+        }
+        let s = format!("{v:.2e}");
+        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let m = if m.contains('.') {
+            m.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            m
+        };
+        format!("{m}e{e}")
+    };
+    (0..)
+        .map(|k| k as f64 * step)
+        .take_while(|v| *v <= top * 1.0001)
+        .map(|v| (v, label(v)))
+        .collect()
 }
 
 /// The summary of several curves as one Markdown table: per curve and reading, the
@@ -637,6 +671,17 @@ mod tests {
             .map(|p| p.rate);
         assert_eq!(curve.sim_saturation, first);
         assert!(curve.points[0].simulated.half_width.is_none());
+    }
+
+    #[test]
+    fn ticks_are_round_and_distinct() {
+        let t = ticks(6.331e-4);
+        let labels: Vec<&str> = t.iter().map(|x| x.1.as_str()).collect();
+        assert_eq!(labels, ["0", "1e-4", "2e-4", "3e-4", "4e-4", "5e-4", "6e-4"]);
+        let t = ticks(1.598e-4);
+        assert_eq!(t[1].1, "2e-5");
+        assert_eq!(t.last().map(|x| x.1.as_str()), Some("1.4e-4"));
+        assert!(ticks(0.0).is_empty());
     }
 
     #[test]
