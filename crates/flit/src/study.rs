@@ -677,7 +677,10 @@ mod tests {
     fn ticks_are_round_and_distinct() {
         let t = ticks(6.331e-4);
         let labels: Vec<&str> = t.iter().map(|x| x.1.as_str()).collect();
-        assert_eq!(labels, ["0", "1e-4", "2e-4", "3e-4", "4e-4", "5e-4", "6e-4"]);
+        assert_eq!(
+            labels,
+            ["0", "1e-4", "2e-4", "3e-4", "4e-4", "5e-4", "6e-4"]
+        );
         let t = ticks(1.598e-4);
         assert_eq!(t[1].1, "2e-5");
         assert_eq!(t.last().map(|x| x.1.as_str()), Some("1.4e-4"));
