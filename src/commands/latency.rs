@@ -21,6 +21,10 @@ pub enum LatencyWhat {
     /// destinations, concentrator/dispatcher queues): mean latency per offered traffic,
     /// overall and per cluster, with 95 % confidence intervals over replications.
     Simulate(super::LatencySimArgs),
+    /// The model (both readings of its source queues) against the simulation: per
+    /// curve (system and message size), latency against offered traffic as CSV and SVG,
+    /// and the relative errors below 50, 70 and 90 % of the model's saturation load.
+    Study(super::LatencyStudyArgs),
 }
 
 /// The system and the message and channel parameters (002 section 4's by default).
@@ -127,6 +131,7 @@ pub fn latency(what: LatencyWhat) -> anyhow::Result<ExitCode> {
     match what {
         LatencyWhat::Model(args) => model(&args),
         LatencyWhat::Simulate(args) => super::latency_simulate(&args),
+        LatencyWhat::Study(args) => super::latency_study(&args),
     }
 }
 

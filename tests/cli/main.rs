@@ -11,6 +11,7 @@ mod hostile;
 mod ilp;
 mod latency;
 mod latency_simulate;
+mod latency_study;
 mod native;
 mod sat;
 mod scale;

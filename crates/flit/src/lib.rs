@@ -55,6 +55,7 @@
 
 mod rng;
 mod stats;
+pub mod study;
 
 use std::collections::{BinaryHeap, VecDeque};
 

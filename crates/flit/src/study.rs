@@ -1,0 +1,705 @@
+//! Paper 002's analytical model against this crate's flit-level simulation (issue 17's
+//! study): one latency curve per system and timing.
+//!
+//! For every offered load `λ_g` of a curve, [`study`] evaluates the model
+//! ([`liquid_latency::model::Model`]) under both readings of its source queues
+//! ([`SourceQueues::Printed`], reading 1, and [`SourceQueues::PerNode`], reading 15;
+//! both fixed a priori, neither fitted to the simulation), simulates the system with
+//! independent replications, and reports the relative error of each reading,
+//! `(model − simulation) / simulation`.
+//!
+//! **Summary** ([`Curve::errors`]): for each reading and each fraction `f` of
+//! [`FRACTIONS`] (50 %, 70 %, 90 %), the maximum and mean absolute relative error over
+//! the loads strictly below `f` times *that reading's* saturation load
+//! ([`Model::saturation`]).
+//!
+//! **Where the simulation saturates** ([`Curve::sim_saturation`]): the first load of the
+//! curve whose simulated mean latency exceeds [`SATURATION_FACTOR`] (10) times the
+//! model's zero-load latency (the same for both readings: no queue waits at `λ_g = 0`),
+//! or whose run did not complete. A saturated network has no steady state: its mean
+//! latency grows with the run's length, and 10× the zero-load latency is far beyond
+//! any stable point seen on 002's curves.
+
+use std::fmt::Write as _;
+
+use liquid_latency::model::{Model, SourceQueues};
+use liquid_latency::{LatencyError, MultiCluster};
+use liquid_plot::{Axis, Chart, Mark, Series};
+
+use crate::{Config, Estimate, FlitError, Forwarding, Progress, Simulator, Timing};
+
+/// The fractions of the model's saturation load below which errors are summarised.
+pub const FRACTIONS: [f64; 3] = [0.5, 0.7, 0.9];
+
+/// A simulated latency above this many times the zero-load latency means saturation.
+pub const SATURATION_FACTOR: f64 = 10.0;
+
+/// The two readings, in report order.
+pub const READINGS: [SourceQueues; 2] = [SourceQueues::Printed, SourceQueues::PerNode];
+
+/// Why a study could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum StudyError {
+    /// The analytical model refused the system or timing.
+    #[error(transparent)]
+    Model(#[from] LatencyError),
+    /// The simulator refused the system or a configuration.
+    #[error(transparent)]
+    Simulation(#[from] FlitError),
+    /// The wiring of the system failed.
+    #[error("the system cannot be wired: {0}")]
+    Wiring(String),
+    /// A bad study parameter (named).
+    #[error("{name}: {why}")]
+    BadParameter {
+        /// The parameter.
+        name: &'static str,
+        /// What is wrong.
+        why: String,
+    },
+    /// The chart could not be drawn.
+    #[error("plot: {0}")]
+    Plot(String),
+}
+
+/// How the simulation runs at every load.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    /// Messages counted per run.
+    pub messages: u64,
+    /// Messages of warm-up per run.
+    pub warmup: u64,
+    /// Messages of drain per run.
+    pub drain: u64,
+    /// Independent replications per load (seeds `seed`, `seed + 1`, ...).
+    pub replications: usize,
+    /// Seed of the first replication.
+    pub seed: u64,
+    /// Concentrators/dispatchers.
+    pub forwarding: Forwarding,
+}
+
+impl Settings {
+    /// 002's setting: 100,000 counted messages, 10,000 warm-up, 10,000 drain;
+    /// `replications` runs from seed `seed`, cut-through concentrators.
+    pub fn paper(replications: usize, seed: u64) -> Settings {
+        Settings {
+            messages: 100_000,
+            warmup: 10_000,
+            drain: 10_000,
+            replications,
+            seed,
+            forwarding: Forwarding::CutThrough,
+        }
+    }
+}
+
+/// The model's prediction under one reading at one load.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Predicted {
+    /// Mean latency (eq. 36).
+    Latency(f64),
+    /// The load is at or beyond this reading's saturation.
+    Saturated,
+}
+
+impl Predicted {
+    /// The latency, if not saturated.
+    pub fn latency(self) -> Option<f64> {
+        match self {
+            Predicted::Latency(l) => Some(l),
+            Predicted::Saturated => None,
+        }
+    }
+}
+
+/// One load of a curve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// Offered traffic `λ_g`, messages per node per time unit.
+    pub rate: f64,
+    /// The model under [`READINGS`]`[r]`.
+    pub model: [Predicted; 2],
+    /// The simulated mean latency over the replications, with its 95 % interval.
+    pub simulated: Estimate,
+    /// Whether every replication completed (all counted messages delivered).
+    pub completed: bool,
+    /// Flit moves simulated, summed over the replications.
+    pub flit_moves: u64,
+    /// `(model − simulation) / simulation` under each reading (None if saturated).
+    pub error: [Option<f64>; 2],
+}
+
+/// Relative errors of one reading below one fraction of its saturation load.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ErrorSummary {
+    /// The reading.
+    pub reading: SourceQueues,
+    /// The fraction of the reading's saturation load.
+    pub below: f64,
+    /// Loads of the curve strictly below it.
+    pub points: usize,
+    /// Largest absolute relative error (None without points).
+    pub max: Option<f64>,
+    /// Mean absolute relative error (None without points).
+    pub mean: Option<f64>,
+}
+
+/// A whole curve: model and simulation against offered traffic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
+    /// The system.
+    pub system: MultiCluster,
+    /// Message and channel parameters.
+    pub timing: Timing,
+    /// The simulation's settings.
+    pub settings: Settings,
+    /// The model's zero-load latency.
+    pub zero_load: f64,
+    /// Saturation load of [`READINGS`]`[r]`.
+    pub saturation: [f64; 2],
+    /// The loads, ascending.
+    pub points: Vec<Point>,
+    /// The first load at which the simulation saturates (see the module docs), if any.
+    pub sim_saturation: Option<f64>,
+    /// For each reading, one summary per fraction of [`FRACTIONS`].
+    pub errors: Vec<ErrorSummary>,
+}
+
+/// The two readings' models of a system.
+fn models(system: &MultiCluster, timing: Timing) -> Result<[Model; 2], StudyError> {
+    let m = Model::new(system, timing)?;
+    Ok(READINGS.map(|r| m.clone().with_source_queues(r)))
+}
+
+/// `points` evenly spaced loads from `up_to / points` to `up_to`, where `up_to` is
+/// `beyond` times the larger of the two readings' saturation loads.
+pub fn loads(
+    system: &MultiCluster,
+    timing: Timing,
+    points: usize,
+    beyond: f64,
+) -> Result<Vec<f64>, StudyError> {
+    if points == 0 {
+        return Err(StudyError::BadParameter {
+            name: "points",
+            why: "at least one load is needed".into(),
+        });
+    }
+    if !(beyond.is_finite() && beyond > 0.0) {
+        return Err(StudyError::BadParameter {
+            name: "beyond",
+            why: format!("{beyond} is not a positive number"),
+        });
+    }
+    let [a, b] = models(system, timing)?;
+    let top = beyond * a.saturation().rate.max(b.saturation().rate);
+    Ok((1..=points)
+        .map(|k| top * k as f64 / points as f64)
+        .collect())
+}
+
+/// Runs the study of one curve: the model under both readings and the simulation at
+/// every load of `rates`. `progress` gets the index of the load, the replication and
+/// the simulator's report; returning `false` stops the study with what it has (the
+/// interrupted load is not reported).
+pub fn study(
+    system: &MultiCluster,
+    timing: Timing,
+    rates: &[f64],
+    settings: Settings,
+    progress: &mut dyn FnMut(usize, usize, Progress) -> bool,
+) -> Result<Curve, StudyError> {
+    if let Some(r) = rates.iter().find(|r| !(r.is_finite() && **r > 0.0)) {
+        return Err(StudyError::BadParameter {
+            name: "rates",
+            why: format!("{r} is not a positive load"),
+        });
+    }
+    if rates.windows(2).any(|w| w[1] <= w[0]) {
+        return Err(StudyError::BadParameter {
+            name: "rates",
+            why: "loads must be ascending".into(),
+        });
+    }
+    let models = models(system, timing)?;
+    let saturation = [models[0].saturation().rate, models[1].saturation().rate];
+    let zero_load = models[0].zero_load().latency;
+    let wiring = system
+        .wiring()
+        .map_err(|e| StudyError::Wiring(e.to_string()))?;
+    let sim = Simulator::new(&wiring);
+    let mut points = Vec::with_capacity(rates.len());
+    for (i, &rate) in rates.iter().enumerate() {
+        let model = [0, 1].map(|r| match models[r].at(rate) {
+            Ok(p) => Predicted::Latency(p.latency),
+            Err(_) => Predicted::Saturated,
+        });
+        let cfg = Config {
+            timing,
+            rate,
+            messages: settings.messages,
+            warmup: settings.warmup,
+            drain: settings.drain,
+            seed: settings.seed,
+            forwarding: settings.forwarding,
+        };
+        let mut stopped = false;
+        let summary = sim.replicate(&cfg, settings.replications, &mut |r, p| {
+            let go = progress(i, r, p);
+            stopped |= !go;
+            go
+        })?;
+        if stopped {
+            break;
+        }
+        let simulated = summary.overall.latency;
+        let error = model.map(|m| m.latency().map(|l| (l - simulated.mean) / simulated.mean));
+        points.push(Point {
+            rate,
+            model,
+            simulated,
+            completed: summary.runs.iter().all(|r| r.completed),
+            flit_moves: summary.runs.iter().map(|r| r.flit_moves).sum(),
+            error,
+        });
+    }
+    let sim_saturation = points
+        .iter()
+        .find(|p| !p.completed || p.simulated.mean > SATURATION_FACTOR * zero_load)
+        .map(|p| p.rate);
+    let mut errors = Vec::new();
+    for (r, &reading) in READINGS.iter().enumerate() {
+        for &below in &FRACTIONS {
+            let e: Vec<f64> = points
+                .iter()
+                .filter(|p| p.rate < below * saturation[r])
+                .filter_map(|p| p.error[r])
+                .map(f64::abs)
+                .collect();
+            errors.push(ErrorSummary {
+                reading,
+                below,
+                points: e.len(),
+                max: e.iter().copied().reduce(f64::max),
+                mean: (!e.is_empty()).then(|| e.iter().sum::<f64>() / e.len() as f64),
+            });
+        }
+    }
+    Ok(Curve {
+        system: system.clone(),
+        timing,
+        settings,
+        zero_load,
+        saturation,
+        points,
+        sim_saturation,
+        errors,
+    })
+}
+
+fn opt(x: Option<f64>, digits: usize) -> String {
+    x.map_or(String::new(), |v| format!("{v:.digits$}"))
+}
+
+fn pct(x: Option<f64>) -> String {
+    x.map_or("–".into(), |v| format!("{:.1} %", 100.0 * v))
+}
+
+impl Curve {
+    /// A short name for files: the system's spec with `,`/`+` as `-`, then `M`
+    /// (e.g. `8-12x1-16x2-4x3-2-32`).
+    pub fn name(&self) -> String {
+        format!(
+            "{}-{}",
+            self.system.spec().replace([',', '+'], "-"),
+            self.timing.flits
+        )
+    }
+
+    /// The points as CSV: `rate,load_printed,load_per_node,model_printed,
+    /// model_per_node,sim_mean,sim_half_width,sim_completed,error_printed,
+    /// error_per_node` (loads as fractions of each reading's saturation load; empty
+    /// model and error cells where the reading is saturated).
+    pub fn csv(&self) -> String {
+        let mut s = String::from(
+            "rate,load_printed,load_per_node,model_printed,model_per_node,sim_mean,sim_half_width,sim_completed,error_printed,error_per_node\n",
+        );
+        for p in &self.points {
+            writeln!(
+                s,
+                "{:e},{:.4},{:.4},{},{},{:.4},{},{},{},{}",
+                p.rate,
+                p.rate / self.saturation[0],
+                p.rate / self.saturation[1],
+                opt(p.model[0].latency(), 4),
+                opt(p.model[1].latency(), 4),
+                p.simulated.mean,
+                opt(p.simulated.half_width, 4),
+                p.completed,
+                opt(p.error[0], 5),
+                opt(p.error[1], 5),
+            )
+            .expect("string");
+        }
+        s
+    }
+
+    /// The points as a Markdown table.
+    pub fn points_table(&self) -> String {
+        let mut s = String::from(
+            "| λ_g | load (printed) | load (per-node) | model, printed | model, per-node | simulation (95 % CI) | error, printed | error, per-node |\n\
+             | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+        );
+        for p in &self.points {
+            let m = |r: usize| opt(p.model[r].latency(), 2);
+            let m = [m(0), m(1)].map(|x| if x.is_empty() { "saturated".into() } else { x });
+            let sim = match p.simulated.half_width {
+                Some(h) => format!("{:.2} ± {h:.2}", p.simulated.mean),
+                None => format!("{:.2}", p.simulated.mean),
+            };
+            let sim = if p.completed {
+                sim
+            } else {
+                format!("{sim} (incomplete)")
+            };
+            writeln!(
+                s,
+                "| {:.3e} | {:.2} | {:.2} | {} | {} | {sim} | {} | {} |",
+                p.rate,
+                p.rate / self.saturation[0],
+                p.rate / self.saturation[1],
+                m[0],
+                m[1],
+                pct(p.error[0]),
+                pct(p.error[1]),
+            )
+            .expect("string");
+        }
+        s
+    }
+
+    /// One Markdown row per reading for [`error_table`]: system, M, reading, saturation
+    /// load, max/mean error below each fraction, where the simulation saturates.
+    fn error_rows(&self) -> String {
+        let mut s = String::new();
+        for (r, reading) in READINGS.iter().enumerate() {
+            write!(
+                s,
+                "| `{}` | {} | {} | {:.3e} |",
+                self.system.spec(),
+                self.timing.flits,
+                reading.name(),
+                self.saturation[r]
+            )
+            .expect("string");
+            for e in self.errors.iter().filter(|e| e.reading == *reading) {
+                write!(s, " {} / {} ({}) |", pct(e.max), pct(e.mean), e.points).expect("string");
+            }
+            let sat = self.sim_saturation.map_or("beyond the curve".into(), |x| {
+                format!("{x:.3e} ({:.2})", x / self.saturation[r])
+            });
+            writeln!(s, " {sat} |").expect("string");
+        }
+        s
+    }
+
+    /// The curve as an SVG chart like 002's Figs. 3-4: simulated means (dots, with
+    /// their 95 % interval bounds as small marks) and both readings' model lines
+    /// against offered traffic, the y axis capped at 5× the zero-load latency (points
+    /// above it are left out).
+    pub fn svg(&self) -> Result<String, StudyError> {
+        let cap = 5.0 * self.zero_load;
+        let keep = |pts: Vec<(f64, f64)>| -> Vec<(f64, f64)> {
+            pts.into_iter().filter(|p| p.1 <= cap).collect()
+        };
+        let mut series = Vec::new();
+        let names = [
+            "model, printed source queues",
+            "model, per-node source queues",
+        ];
+        let colours = ["#e15759", "#4e79a7"];
+        for r in 0..2 {
+            // The model line, densely up to its saturation.
+            let models = models(&self.system, self.timing)?;
+            let top = self.saturation[r];
+            let pts = (0..=200)
+                .map(|k| top * k as f64 / 200.0)
+                .filter_map(|x| models[r].at(x).ok().map(|p| (x, p.latency)))
+                .collect();
+            series.push(Series {
+                name: names[r].into(),
+                colour: colours[r].into(),
+                mark: Mark::Line,
+                dashed: r == 0,
+                points: keep(pts),
+            });
+        }
+        let hw: Vec<(f64, f64)> = self
+            .points
+            .iter()
+            .filter_map(|p| {
+                p.simulated
+                    .half_width
+                    .map(|h| (p.rate, p.simulated.mean, h))
+            })
+            .flat_map(|(x, m, h)| [(x, m - h), (x, m + h)])
+            .collect();
+        if !hw.is_empty() {
+            series.push(Series {
+                name: "simulation, 95 % interval bounds".into(),
+                colour: "#bab0ac".into(),
+                mark: Mark::Dots,
+                dashed: false,
+                points: keep(hw),
+            });
+        }
+        series.push(Series {
+            name: "simulation (mean)".into(),
+            colour: "#000000".into(),
+            mark: Mark::LineDots,
+            dashed: false,
+            points: keep(
+                self.points
+                    .iter()
+                    .map(|p| (p.rate, p.simulated.mean))
+                    .collect(),
+            ),
+        });
+        let chart = Chart {
+            title: format!(
+                "{} (N = {}), M = {}, L_m = {}",
+                self.system.spec(),
+                self.system.nodes(),
+                self.timing.flits,
+                self.timing.flit_bytes
+            ),
+            x: Axis {
+                label: "offered traffic λ_g (messages per node per time unit)".into(),
+                ticks: ticks(self.points.last().map_or(self.saturation[1], |p| p.rate)),
+                ..Axis::default()
+            },
+            y: Axis {
+                label: format!("mean latency (capped at 5× zero load = {cap:.0})"),
+                ..Axis::default()
+            },
+            series,
+            size: (800, 520),
+        };
+        chart.to_svg().map_err(|e| StudyError::Plot(e.to_string()))
+    }
+}
+
+/// Labelled ticks from 0 to `top`: four to eight, at a step of 1, 2 or 5 times a power of
+/// ten, written in short scientific notation (`1.5e-4`).
+fn ticks(top: f64) -> Vec<(f64, String)> {
+    if !(top.is_finite() && top > 0.0) {
+        return Vec::new();
+    }
+    let raw = top / 8.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|k| k * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let label = |v: f64| {
+        if v == 0.0 {
+            return "0".to_string();
+        }
+        let s = format!("{v:.2e}");
+        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let m = if m.contains('.') {
+            m.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            m
+        };
+        format!("{m}e{e}")
+    };
+    (0..)
+        .map(|k| k as f64 * step)
+        .take_while(|v| *v <= top * 1.0001)
+        .map(|v| (v, label(v)))
+        .collect()
+}
+
+/// The summary of several curves as one Markdown table: per curve and reading, the
+/// reading's saturation load, `max / mean (points)` absolute relative error below 50 %,
+/// 70 % and 90 % of it, and where the simulation saturates (with the fraction of the
+/// reading's saturation load).
+pub fn error_table(curves: &[Curve]) -> String {
+    let mut s = String::from(
+        "| system | M | reading | model saturation λ_g | error < 50 % | error < 70 % | error < 90 % | simulation saturates at (fraction) |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+    );
+    for c in curves {
+        s.push_str(&c.error_rows());
+    }
+    s
+}
+
+/// The study of several curves as Markdown: how it was made, the error table
+/// ([`error_table`]) and every curve's points ([`Curve::points_table`]).
+pub fn markdown(curves: &[Curve]) -> String {
+    let mut s = String::new();
+    if let Some(c) = curves.first() {
+        let st = c.settings;
+        writeln!(
+            s,
+            "Per load: {} replication(s) of {} counted messages ({} warm-up, {} drain), \
+             seeds {} to {}, {} concentrators. Relative error = (model − simulation) / \
+             simulation; the error columns give `max / mean (loads)` of its absolute value \
+             over the loads below that fraction of the reading's own saturation load. The \
+             simulation saturates at the first load whose mean latency exceeds {} × the \
+             model's zero-load latency or whose run did not complete.\n",
+            st.replications,
+            st.messages,
+            st.warmup,
+            st.drain,
+            st.seed,
+            st.seed + st.replications as u64 - 1,
+            match st.forwarding {
+                Forwarding::CutThrough => "cut-through",
+                Forwarding::StoreAndForward => "store-and-forward",
+            },
+            SATURATION_FACTOR,
+        )
+        .expect("string");
+    }
+    s.push_str(&error_table(curves));
+    for c in curves {
+        write!(
+            s,
+            "\n### `{}` (N = {}), M = {}, L_m = {}\n\nZero-load latency (model) {:.2}; \
+             saturation λ_g: printed {:.3e}, per-node {:.3e}; simulation {}.\n\n{}",
+            c.system.spec(),
+            c.system.nodes(),
+            c.timing.flits,
+            c.timing.flit_bytes,
+            c.zero_load,
+            c.saturation[0],
+            c.saturation[1],
+            c.sim_saturation
+                .map_or("not within the curve".into(), |x| format!("{x:.3e}")),
+            c.points_table(),
+        )
+        .expect("string");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> (MultiCluster, Timing) {
+        (
+            MultiCluster::parse("4,1+2").expect("spec"),
+            Timing::paper(4, 256.0),
+        )
+    }
+
+    #[test]
+    fn a_small_curve_has_every_load_and_summaries() {
+        let (system, timing) = tiny();
+        let rates = loads(&system, timing, 6, 1.2).expect("loads");
+        assert_eq!(rates.len(), 6);
+        let settings = Settings {
+            messages: 2000,
+            warmup: 200,
+            drain: 200,
+            replications: 2,
+            seed: 3,
+            forwarding: Forwarding::CutThrough,
+        };
+        let curve = study(&system, timing, &rates, settings, &mut |_, _, _| true).expect("study");
+        assert_eq!(curve.points.len(), 6);
+        // Beyond the larger saturation load both readings refuse.
+        let last = curve.points.last().expect("points");
+        assert_eq!(last.model, [Predicted::Saturated; 2]);
+        assert_eq!(last.error, [None, None]);
+        // The first load is below both saturations: errors are relative to the mean.
+        let first = &curve.points[0];
+        for r in 0..2 {
+            let m = first.model[r].latency().expect("below saturation");
+            let e = first.error[r].expect("an error");
+            assert!((e - (m - first.simulated.mean) / first.simulated.mean).abs() < 1e-12);
+        }
+        assert_eq!(curve.errors.len(), 6);
+        for e in &curve.errors {
+            let r = READINGS
+                .iter()
+                .position(|x| *x == e.reading)
+                .expect("reading");
+            let n = curve
+                .points
+                .iter()
+                .filter(|p| p.rate < e.below * curve.saturation[r])
+                .count();
+            assert_eq!(e.points, n);
+            assert_eq!(e.max.is_some(), n > 0);
+        }
+        let csv = curve.csv();
+        assert_eq!(csv.lines().count(), 7);
+        assert!(csv.starts_with("rate,load_printed,"));
+        let svg = curve.svg().expect("svg");
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+        assert_eq!(error_table(&[curve]).lines().count(), 4);
+    }
+
+    #[test]
+    fn the_simulation_saturates_where_latency_explodes() {
+        let (system, timing) = tiny();
+        let zero = Model::new(&system, timing)
+            .expect("model")
+            .zero_load()
+            .latency;
+        let rates = loads(&system, timing, 4, 3.0).expect("loads");
+        let settings = Settings {
+            messages: 3000,
+            warmup: 300,
+            drain: 300,
+            replications: 1,
+            seed: 1,
+            forwarding: Forwarding::CutThrough,
+        };
+        let curve = study(&system, timing, &rates, settings, &mut |_, _, _| true).expect("study");
+        let first = curve
+            .points
+            .iter()
+            .find(|p| p.simulated.mean > SATURATION_FACTOR * zero)
+            .map(|p| p.rate);
+        assert_eq!(curve.sim_saturation, first);
+        assert!(curve.points[0].simulated.half_width.is_none());
+    }
+
+    #[test]
+    fn ticks_are_round_and_distinct() {
+        let t = ticks(6.331e-4);
+        let labels: Vec<&str> = t.iter().map(|x| x.1.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["0", "1e-4", "2e-4", "3e-4", "4e-4", "5e-4", "6e-4"]
+        );
+        let t = ticks(1.598e-4);
+        assert_eq!(t[1].1, "2e-5");
+        assert_eq!(t.last().map(|x| x.1.as_str()), Some("1.4e-4"));
+        assert!(ticks(0.0).is_empty());
+    }
+
+    #[test]
+    fn bad_loads_are_refused_by_name() {
+        let (system, timing) = tiny();
+        let s = Settings::paper(1, 1);
+        for rates in [vec![0.0], vec![2e-4, 1e-4], vec![f64::NAN]] {
+            match study(&system, timing, &rates, s, &mut |_, _, _| true) {
+                Err(StudyError::BadParameter { name: "rates", .. }) => {}
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(matches!(
+            loads(&system, timing, 0, 1.2),
+            Err(StudyError::BadParameter { name: "points", .. })
+        ));
+    }
+}

@@ -1,0 +1,101 @@
+//! Issue 17's study: `liquid latency study` on a tiny system (few messages): the error
+//! table on stdout, one CSV and one SVG per curve, the Markdown report; bad input.
+
+use crate::common::{liquid, succeed};
+use crate::snap;
+
+fn tiny(out: &std::path::Path) -> Vec<String> {
+    [
+        "latency",
+        "study",
+        "--systems",
+        "4,1+2",
+        "--sizes",
+        "4:256,8:128",
+        "--points",
+        "4",
+        "--messages",
+        "400",
+        "--warmup",
+        "40",
+        "--drain",
+        "40",
+        "--replications",
+        "2",
+        "--out",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([out.display().to_string()])
+    .collect()
+}
+
+#[test]
+fn a_tiny_study_writes_curves_and_the_error_table() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("curves");
+    let md = dir.path().join("study.md");
+    let args = tiny(&out);
+    snap!(
+        "latency-study@4-1-2",
+        liquid()
+            .current_dir(dir.path())
+            .args(tiny(std::path::Path::new("curves")))
+    );
+    // Deterministic: a second run gives the same files.
+    let first: Vec<String> = ["4-1-2-1-4", "4-1-2-1-8"]
+        .iter()
+        .map(|n| std::fs::read_to_string(out.join(format!("latency-{n}.csv"))).expect("CSV"))
+        .collect();
+    succeed(liquid().args(&args).arg("--markdown").arg(&md));
+    for (n, before) in ["4-1-2-1-4", "4-1-2-1-8"].iter().zip(&first) {
+        let csv = std::fs::read_to_string(out.join(format!("latency-{n}.csv"))).expect("CSV");
+        assert_eq!(&csv, before, "{n}: same seed, same curve");
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(
+            lines[0],
+            "rate,load_printed,load_per_node,model_printed,model_per_node,sim_mean,sim_half_width,sim_completed,error_printed,error_per_node"
+        );
+        assert_eq!(lines.len(), 5, "{n}: four loads");
+        for row in &lines[1..] {
+            let cells: Vec<&str> = row.split(',').collect();
+            assert_eq!(cells.len(), 10, "{row}");
+            let mean: f64 = cells[5].parse().expect("a simulated mean");
+            assert!(mean > 0.0, "{row}");
+            assert_eq!(cells[7], "true", "{row}");
+        }
+        // The last load is 1.2 × the larger saturation: both readings refuse it.
+        let last: Vec<&str> = lines[4].split(',').collect();
+        assert_eq!((last[3], last[4], last[8], last[9]), ("", "", "", ""));
+        let svg = std::fs::read_to_string(out.join(format!("latency-{n}.svg"))).expect("SVG");
+        let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+        assert_eq!(doc.root_element().tag_name().name(), "svg", "{n}");
+        assert!(svg.contains("per-node source queues"), "{n}: legend");
+    }
+    let report = std::fs::read_to_string(&md).expect("written");
+    assert!(report.contains("| system | M | reading |"), "{report}");
+    assert_eq!(report.matches("| `4,1+2,1` |").count(), 4, "{report}");
+}
+
+#[test]
+fn bad_study_parameters_are_refused_by_name() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, extra, field) in [
+        ("sizes", vec!["--sizes", "32"], "sizes"),
+        ("points", vec!["--points", "0"], "points"),
+        ("system", vec!["--systems", "3,2x1"], "systems"),
+        ("replications", vec!["--replications", "0"], "replications"),
+        ("messages", vec!["--messages", "0"], "messages"),
+    ] {
+        let out = liquid()
+            .args(["latency", "study", "--out"])
+            .arg(dir.path())
+            .args(&extra)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(field), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+}
