@@ -34,6 +34,7 @@ use liquid_model::{Answer, Limits, LowerBound, Outcome, Schedule, StatValue, Tra
 use thiserror::Error;
 
 use crate::exact::colour_subset;
+use crate::rng::SplitMix64;
 
 /// Why the round-robin baseline does not apply to a traffic.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -219,24 +220,6 @@ pub fn round_robin_with_limits(
     Ok(outcome(traffic, "round-robin", frames, stats))
 }
 
-/// SplitMix64: a small, well-mixed seeded generator (deterministic everywhere).
-#[derive(Debug, Clone)]
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// First fit of the transfers in the given order: each goes to the lowest timeframe with
 /// none of its links already used there.
 pub fn first_fit(traffic: &Traffic, order: &[TransferId]) -> Vec<Vec<TransferId>> {
@@ -292,7 +275,7 @@ pub fn random_with_limits(traffic: &Traffic, seed: u64, limits: &Limits) -> Answ
     let mut order: Vec<TransferId> = traffic.transfer_ids().collect();
     let mut rng = SplitMix64(seed);
     for i in (1..order.len()).rev() {
-        let j = rng.below(i + 1);
+        let j = rng.below(i as u64 + 1) as usize;
         order.swap(i, j);
     }
     let stats = vec![("seed".to_string(), StatValue::Count(seed))];

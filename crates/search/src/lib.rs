@@ -16,6 +16,7 @@ pub mod baseline;
 pub mod dsatur;
 pub mod exact;
 pub mod liquid;
+mod rng;
 pub mod tabu;
 pub mod teams;
 #[cfg(test)]

@@ -24,6 +24,8 @@ use std::time::Instant;
 
 use liquid_model::{Schedule, Traffic, TransferId};
 
+use crate::rng::SplitMix64;
+
 /// Steps between two looks at the clock.
 const CLOCK_EVERY: u64 = 256;
 
@@ -45,24 +47,6 @@ pub struct Shortened {
     pub steps: u64,
     /// Whether the deadline stopped the search.
     pub stopped: bool,
-}
-
-/// SplitMix64, seeded (deterministic everywhere).
-#[derive(Debug, Clone)]
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 /// The search state for k frames.
@@ -150,7 +134,7 @@ impl<'a> State<'a> {
 /// made, and whether it succeeded (`None` when the deadline passed).
 fn repair(
     state: &mut State<'_>,
-    rng: &mut Rng,
+    rng: &mut SplitMix64,
     budget: u64,
     work: &mut u64,
     deadline: Option<Instant>,
@@ -228,7 +212,7 @@ pub fn shorten(
     deadline: Option<Instant>,
 ) -> Shortened {
     let mut best = start.clone();
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64(seed);
     let mut total = 0u64;
     let n = traffic.len();
     let mut frame = vec![0u32; n];
