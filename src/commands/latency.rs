@@ -71,6 +71,48 @@ impl SystemArgs {
     }
 }
 
+/// How many messages a simulation counts, and how many it generates before and after
+/// them without counting (002: 100,000 counted, 10,000 warm-up, 10,000 drain).
+#[derive(Debug, Clone, clap::Args)]
+pub struct MessageCounts {
+    /// Messages counted per run.
+    #[arg(long, default_value_t = 100_000)]
+    pub messages: u64,
+    /// Messages generated first and not counted.
+    #[arg(long, default_value_t = 10_000)]
+    pub warmup: u64,
+    /// Messages generated last and not counted.
+    #[arg(long, default_value_t = 10_000)]
+    pub drain: u64,
+}
+
+/// The message and channel parameters in a report, with the per-flit channel times.
+#[derive(Debug, serde::Serialize)]
+pub struct TimingReport {
+    flits: u32,
+    flit_bytes: f64,
+    bandwidth: f64,
+    net_latency: f64,
+    switch_latency: f64,
+    t_cn: f64,
+    t_cs: f64,
+}
+
+impl TimingReport {
+    /// The report of `t`, the derived times `t_cn`, `t_cs` rounded by `round`.
+    pub fn new(t: Timing, round: fn(f64) -> f64) -> TimingReport {
+        TimingReport {
+            flits: t.flits,
+            flit_bytes: t.flit_bytes,
+            bandwidth: t.bandwidth,
+            net_latency: t.net_latency,
+            switch_latency: t.switch_latency,
+            t_cn: round(t.t_cn()),
+            t_cs: round(t.t_cs()),
+        }
+    }
+}
+
 /// `liquid latency model`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ModelArgs {
@@ -196,17 +238,6 @@ mod report {
     }
 
     #[derive(Serialize)]
-    struct TimingReport {
-        flits: u32,
-        flit_bytes: f64,
-        bandwidth: f64,
-        net_latency: f64,
-        switch_latency: f64,
-        t_cn: f64,
-        t_cs: f64,
-    }
-
-    #[derive(Serialize)]
     struct SaturationReport {
         rate: f64,
         queue: String,
@@ -262,7 +293,7 @@ mod report {
         system: String,
         nodes: u64,
         clusters: usize,
-        timing: TimingReport,
+        timing: super::TimingReport,
         /// `printed` or `per-node` (the model's readings 1 and 15).
         source_queues: &'static str,
         saturation: SaturationReport,
@@ -311,15 +342,7 @@ mod report {
             system: model.system().spec(),
             nodes: whole(model.system().nodes()),
             clusters: model.system().cluster_count(),
-            timing: TimingReport {
-                flits: t.flits,
-                flit_bytes: t.flit_bytes,
-                bandwidth: t.bandwidth,
-                net_latency: t.net_latency,
-                switch_latency: t.switch_latency,
-                t_cn: sig(t.t_cn()),
-                t_cs: sig(t.t_cs()),
-            },
+            timing: super::TimingReport::new(t, sig),
             source_queues: model.source_queues().name(),
             saturation: SaturationReport {
                 rate: sig(s.rate),

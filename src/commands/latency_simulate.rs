@@ -6,8 +6,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use liquid_flit::{Config, Estimate, Forwarding, GroupEstimate, Simulator, Timing};
-use liquid_topology::multi_cluster::MultiCluster;
+use liquid_flit::{Config, Estimate, Forwarding, GroupEstimate, Simulator};
 use serde::Serialize;
 
 use crate::output::{emit, Format};
@@ -25,9 +24,8 @@ pub enum ConcentratorMode {
 /// The parameters of `liquid latency simulate`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct LatencySimArgs {
-    /// The system as M,LIST[,NC] (or multi-cluster:M,LIST[,NC]): ports, cluster heights
-    /// as COUNTxN items joined by `+`, ICN2 height, e.g. 8,12x1+16x2+4x3.
-    pub system: String,
+    #[command(flatten)]
+    pub system: super::latency::SystemArgs,
     /// Offered traffic λ_g: messages per node per time unit; several rates separated by
     /// commas give a curve.
     #[arg(long, value_delimiter = ',', required_unless_present_any = ["schedule", "engine"])]
@@ -41,30 +39,8 @@ pub struct LatencySimArgs {
     /// Like --schedule, with the schedule of this engine (e.g. native, round-robin).
     #[arg(long, value_parser = crate::commands::engine_parser())]
     pub engine: Option<String>,
-    /// Message length in flits, M.
-    #[arg(long, default_value_t = 32)]
-    pub flits: u32,
-    /// Flit length in bytes, L_m.
-    #[arg(long, default_value_t = 256.0)]
-    pub flit_bytes: f64,
-    /// Channel bandwidth in bytes per time unit.
-    #[arg(long, default_value_t = 500.0)]
-    pub bandwidth: f64,
-    /// Network latency α_net (t_cn = α_net/2 + L_m/bandwidth).
-    #[arg(long, default_value_t = 0.02)]
-    pub net_latency: f64,
-    /// Switch latency α_sw (t_cs = α_sw + L_m/bandwidth).
-    #[arg(long, default_value_t = 0.01)]
-    pub switch_latency: f64,
-    /// Messages counted per run.
-    #[arg(long, default_value_t = 100_000)]
-    pub messages: u64,
-    /// Messages generated first and not counted.
-    #[arg(long, default_value_t = 10_000)]
-    pub warmup: u64,
-    /// Messages generated last and not counted.
-    #[arg(long, default_value_t = 10_000)]
-    pub drain: u64,
+    #[command(flatten)]
+    pub counts: super::latency::MessageCounts,
     /// Independent runs per rate (seeds SEED, SEED+1, ...); 95 % confidence intervals
     /// from Student's t.
     #[arg(long, default_value_t = 5)]
@@ -156,17 +132,6 @@ struct Point {
 }
 
 #[derive(Serialize)]
-struct TimingReport {
-    flits: u32,
-    flit_bytes: f64,
-    bandwidth: f64,
-    net_latency: f64,
-    switch_latency: f64,
-    t_cn: f64,
-    t_cs: f64,
-}
-
-#[derive(Serialize)]
 struct PlanRunReport {
     mode: &'static str,
     messages: u64,
@@ -193,7 +158,7 @@ struct Report {
     system: String,
     nodes: usize,
     clusters: usize,
-    timing: TimingReport,
+    timing: super::latency::TimingReport,
     messages: u64,
     warmup: u64,
     drain: u64,
@@ -338,22 +303,15 @@ fn input(e: impl std::fmt::Display) -> anyhow::Error {
 
 /// `liquid latency simulate SYSTEM --rate λ ...`.
 pub fn latency_simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
-    let spec = a.system.strip_prefix("multi-cluster:").unwrap_or(&a.system);
-    let system = MultiCluster::parse(spec).map_err(input)?;
+    let system = a.system.system()?;
     let wiring = system.wiring().map_err(input)?;
-    let timing = Timing {
-        flits: a.flits,
-        flit_bytes: a.flit_bytes,
-        bandwidth: a.bandwidth,
-        net_latency: a.net_latency,
-        switch_latency: a.switch_latency,
-    };
+    let timing = a.system.timing();
     let base = Config {
         timing,
         rate: 1.0,
-        messages: a.messages,
-        warmup: a.warmup,
-        drain: a.drain,
+        messages: a.counts.messages,
+        warmup: a.counts.warmup,
+        drain: a.counts.drain,
         seed: a.seed,
         forwarding: match a.concentrator {
             ConcentratorMode::CutThrough => Forwarding::CutThrough,
@@ -375,7 +333,7 @@ pub fn latency_simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
     let sim = Simulator::new(&wiring);
     let start = Instant::now();
     let deadline = a.time_limit.map(|l| start + l);
-    let total = a.rate.len() as u64 * a.replications as u64 * a.messages;
+    let total = a.rate.len() as u64 * a.replications as u64 * a.counts.messages;
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
         b.set_style(
@@ -398,13 +356,13 @@ pub fn latency_simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
         let summary = sim
             .replicate(&cfg, a.replications, &mut |r, pr| {
                 if let Some(b) = &bar {
-                    b.set_position(done_before + r as u64 * a.messages + pr.delivered);
+                    b.set_position(done_before + r as u64 * a.counts.messages + pr.delivered);
                     b.set_message(format!("rate {} of {}", p + 1, a.rate.len()));
                 }
                 deadline.is_none_or(|d| Instant::now() < d)
             })
             .map_err(input)?;
-        done_before += a.replications as u64 * a.messages;
+        done_before += a.replications as u64 * a.counts.messages;
         moves += summary.runs.iter().map(|r| r.flit_moves).sum::<u64>();
         let completed =
             summary.runs.len() == a.replications && summary.runs.iter().all(|r| r.completed);
@@ -446,7 +404,7 @@ pub fn latency_simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
         b.finish_and_clear();
     }
     let plan = if (a.schedule.is_some() || a.engine.is_some()) && stopped.is_none() {
-        let (plan, runs) = run_plans(a, spec, &wiring, &sim, &base, deadline)?;
+        let (plan, runs) = run_plans(a, &system.spec(), &wiring, &sim, &base, deadline)?;
         moves += runs.iter().map(|r| r.flit_moves).sum::<u64>();
         Some(PlanReport { runs, ..plan })
     } else {
@@ -457,18 +415,10 @@ pub fn latency_simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
         system: system.spec(),
         nodes: wiring.nodes(),
         clusters: system.cluster_count(),
-        timing: TimingReport {
-            flits: timing.flits,
-            flit_bytes: timing.flit_bytes,
-            bandwidth: timing.bandwidth,
-            net_latency: timing.net_latency,
-            switch_latency: timing.switch_latency,
-            t_cn: timing.t_cn(),
-            t_cs: timing.t_cs(),
-        },
-        messages: a.messages,
-        warmup: a.warmup,
-        drain: a.drain,
+        timing: super::latency::TimingReport::new(timing, |x| x),
+        messages: a.counts.messages,
+        warmup: a.counts.warmup,
+        drain: a.counts.drain,
         replications: a.replications,
         seed: a.seed,
         concentrator: match a.concentrator {

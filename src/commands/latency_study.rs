@@ -31,15 +31,8 @@ pub struct LatencyStudyArgs {
     /// The last load as a multiple of the larger of the two saturation loads.
     #[arg(long, default_value_t = 1.2, allow_negative_numbers = true)]
     pub beyond: f64,
-    /// Messages counted per run.
-    #[arg(long, default_value_t = 100_000)]
-    pub messages: u64,
-    /// Messages generated first and not counted.
-    #[arg(long, default_value_t = 10_000)]
-    pub warmup: u64,
-    /// Messages generated last and not counted.
-    #[arg(long, default_value_t = 10_000)]
-    pub drain: u64,
+    #[command(flatten)]
+    pub counts: super::latency::MessageCounts,
     /// Independent runs per load (seeds SEED, SEED+1, ...).
     #[arg(long, default_value_t = 3)]
     pub replications: usize,
@@ -85,9 +78,9 @@ pub fn latency_study(a: &LatencyStudyArgs) -> anyhow::Result<ExitCode> {
         .map(|s| size(s))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let settings = Settings {
-        messages: a.messages,
-        warmup: a.warmup,
-        drain: a.drain,
+        messages: a.counts.messages,
+        warmup: a.counts.warmup,
+        drain: a.counts.drain,
         replications: a.replications,
         seed: a.seed,
         forwarding: liquid_flit::Forwarding::CutThrough,
@@ -100,9 +93,9 @@ pub fn latency_study(a: &LatencyStudyArgs) -> anyhow::Result<ExitCode> {
             liquid_flit::Config {
                 timing,
                 rate: rates[0],
-                messages: a.messages,
-                warmup: a.warmup,
-                drain: a.drain,
+                messages: a.counts.messages,
+                warmup: a.counts.warmup,
+                drain: a.counts.drain,
                 seed: a.seed,
                 forwarding: settings.forwarding,
             }
