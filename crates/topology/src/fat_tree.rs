@@ -16,6 +16,9 @@
 //! "d-mod-k" choice, which spreads the destinations over the upper links); going down
 //! from level `l` sets coordinate `l` to `d_l`. A route has `2(n - i)` links.
 
+use liquid_model::network::NetworkError;
+use liquid_model::{Traffic, TrafficBuilder};
+
 use crate::{bad, Generated, NetBuilder, TopologyError, MAX_HOSTS};
 
 /// Parameters of an m-port n-tree.
@@ -112,8 +115,8 @@ impl FatTree {
         names
     }
 
-    /// Builds the tree with its all-to-all.
-    pub fn generated(&self) -> Result<Generated, TopologyError> {
+    /// The hosts, switches and links of the tree (no routes), and the host names.
+    fn network(&self) -> Result<(NetBuilder, Vec<String>), TopologyError> {
         self.check()?;
         let (m, n, k) = (self.ports, self.levels, self.k());
         let mut b = NetBuilder::default();
@@ -165,31 +168,100 @@ impl FatTree {
                 }
             }
         }
-        for s in 0..self.nodes() {
-            for d in 0..self.nodes() {
-                if s == d && !self.self_transfers {
-                    continue;
-                }
-                let names = self.route_names(s, d);
-                let path: Vec<usize> = names
-                    .windows(2)
-                    .map(|w| b.link_index(&w[0], &w[1]))
-                    .collect();
-                b.route(&hosts[s], &hosts[d], &path);
-            }
+        Ok((b, hosts))
+    }
+
+    /// The pairs of the all-to-all in pattern order (sender-major).
+    fn pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let nodes = self.nodes();
+        (0..nodes)
+            .flat_map(move |s| (0..nodes).map(move |d| (s, d)))
+            .filter(|&(s, d)| s != d || self.self_transfers)
+    }
+
+    /// The route from `s` to `d` as link indices of `b`.
+    fn route(&self, b: &NetBuilder, s: usize, d: usize) -> Vec<usize> {
+        let names = self.route_names(s, d);
+        names
+            .windows(2)
+            .map(|w| b.link_index(&w[0], &w[1]))
+            .collect()
+    }
+
+    fn name(&self) -> String {
+        format!("fat-tree-{}-{}", self.ports, self.levels)
+    }
+
+    fn description(&self) -> String {
+        let (m, n) = (self.ports, self.levels);
+        format!(
+            "All-to-all{} over a {m}-port {n}-tree ({} nodes, {} switches), deterministic up*/down* routing",
+            if self.self_transfers { " (self-transfers included)" } else { "" },
+            self.nodes(),
+            self.switches()
+        )
+    }
+
+    /// Builds the tree with its all-to-all.
+    pub fn generated(&self) -> Result<Generated, TopologyError> {
+        let (mut b, hosts) = self.network()?;
+        for (s, d) in self.pairs() {
+            let path = self.route(&b, s, d);
+            b.route(&hosts[s], &hosts[d], &path);
         }
         Ok(Generated {
-            name: format!("fat-tree-{m}-{n}"),
-            description: format!(
-                "All-to-all{} over a {m}-port {n}-tree ({} nodes, {} switches), deterministic up*/down* routing",
-                if self.self_transfers { " (self-transfers included)" } else { "" },
-                self.nodes(),
-                self.switches()
-            ),
+            name: self.name(),
+            description: self.description(),
             link_throughput: None,
             network: b.finish(),
             pattern: crate::all_to_all(&hosts, self.self_transfers),
         })
+    }
+
+    /// The traffic of the tree's all-to-all, built directly: the same traffic as
+    /// `self.generated()?.expand()` (name, description, links in the network's order,
+    /// transfer ids `p{s}->p{d}` with their end points, paths), without the network form's
+    /// named routes (a million of them at 1024 nodes). The routes are computed once into
+    /// one flat array of link indices.
+    pub fn traffic(&self) -> Result<Traffic, TopologyError> {
+        let (b, hosts) = self.network()?;
+        let mut start = vec![0usize];
+        let mut flat: Vec<u32> = Vec::new();
+        let mut used = vec![false; b.links.len()];
+        for (s, d) in self.pairs() {
+            for l in self.route(&b, s, d) {
+                used[l] = true;
+                flat.push(l as u32);
+            }
+            start.push(flat.len());
+        }
+        let mut t = TrafficBuilder::new(self.name());
+        t.description(Some(self.description()));
+        for (i, l) in b.links.iter().enumerate().filter(|&(i, _)| used[i]) {
+            t.link(&l.id, &format!("network.links[{i}].id"))
+                .map_err(NetworkError::from)?;
+        }
+        let mut path: Vec<&str> = Vec::new();
+        for (j, (s, d)) in self.pairs().enumerate() {
+            path.clear();
+            path.extend(
+                flat[start[j]..start[j + 1]]
+                    .iter()
+                    .map(|&l| b.links[l as usize].id.as_str()),
+            );
+            let (from, to) = (&hosts[s], &hosts[d]);
+            let at = format!("pattern.senders[{s}]");
+            t.transfer(
+                &format!("{from}->{to}"),
+                Some(from.clone()),
+                Some(to.clone()),
+                &path,
+                &at,
+                &|i| format!("{at}.path[{i}]"),
+            )
+            .map_err(NetworkError::from)?;
+        }
+        Ok(t.build("pattern").map_err(NetworkError::from)?)
     }
 }
 
@@ -262,10 +334,39 @@ mod tests {
         }
     }
 
+    /// The direct construction gives the traffic the network form expands into.
+    #[test]
+    fn direct_traffic_is_the_expanded_traffic() {
+        for (m, n, self_transfers) in [
+            (2, 1, false),
+            (4, 2, false),
+            (4, 3, true),
+            (6, 2, false),
+            (8, 2, true),
+        ] {
+            let t = FatTree {
+                ports: m,
+                levels: n,
+                self_transfers,
+            };
+            let want = t.generated().expect("builds").expand().expect("expands");
+            let got = t.traffic().expect("builds");
+            assert_eq!(got.name(), want.name());
+            assert_eq!(got.description(), want.description());
+            assert_eq!(got.link_throughput(), want.link_throughput());
+            let links = |x: &Traffic| -> Vec<String> {
+                x.link_ids().map(|l| x.link_name(l).to_string()).collect()
+            };
+            assert_eq!(links(&got), links(&want), "{m}-port {n}-tree");
+            assert_eq!(got.transfers(), want.transfers(), "{m}-port {n}-tree");
+        }
+    }
+
     #[test]
     fn bad_parameters_are_errors() {
         assert!(FatTree::new(3, 2).generated().is_err());
         assert!(FatTree::new(4, 0).generated().is_err());
         assert!(FatTree::new(8, 9).generated().is_err());
+        assert!(FatTree::new(3, 2).traffic().is_err());
     }
 }

@@ -107,7 +107,7 @@ impl Generated {
 pub(crate) struct NetBuilder {
     hosts: Vec<String>,
     switches: Vec<String>,
-    links: Vec<NetLink>,
+    pub(crate) links: Vec<NetLink>,
     link_at: HashMap<(String, String), usize>,
     routes: Vec<Route>,
 }
