@@ -1,5 +1,5 @@
 //! Times the stages of the scale benchmark inside one process (release build):
-//! generation and expansion of a generated model, the structure stage with the model's
+//! the traffic of a generated model (`liquid_topology::spec::traffic`), its conflict degrees, the structure stage with the model's
 //! validation of its schedule, and optionally DSatur.
 //!
 //! `cargo run --release -p liquid-search --example scale -- fat-tree:16,3 [dsatur]`
@@ -12,18 +12,18 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let spec = args.first().map_or("fat-tree:8,3", String::as_str);
     let t0 = Instant::now();
-    let generated = liquid_topology::spec::parse(spec)
+    let traffic = liquid_topology::spec::traffic(spec)
         .expect("a valid spec")
         .expect("a spec, not a file");
     let t1 = Instant::now();
-    let traffic = generated.expand().expect("expands");
-    drop(generated);
+    let degrees = traffic.conflict_degrees();
     let t2 = Instant::now();
     println!(
-        "{spec}: {} transfers, Σ path {}, Λ {}; generate {:.2} s, expand {:.2} s",
+        "{spec}: {} transfers, Σ path {}, Λ {}, {} conflict edges; traffic {:.2} s, conflict degrees {:.2} s",
         traffic.len(),
         traffic.total_path_length(),
         traffic.duration(),
+        degrees.iter().sum::<u64>() / 2,
         (t1 - t0).as_secs_f64(),
         (t2 - t1).as_secs_f64()
     );

@@ -17,7 +17,9 @@
 //! from level `l` sets coordinate `l` to `d_l`. A route has `2(n - i)` links.
 
 use liquid_model::network::NetworkError;
-use liquid_model::{Traffic, TrafficBuilder};
+use std::collections::HashMap;
+
+use liquid_model::{LinkId, Traffic, TrafficBuilder};
 
 use crate::{bad, Generated, NetBuilder, TopologyError, MAX_HOSTS};
 
@@ -221,43 +223,93 @@ impl FatTree {
     /// The traffic of the tree's all-to-all, built directly: the same traffic as
     /// `self.generated()?.expand()` (name, description, links in the network's order,
     /// transfer ids `p{s}->p{d}` with their end points, paths), without the network form's
-    /// named routes (a million of them at 1024 nodes). The routes are computed once into
-    /// one flat array of link indices.
+    /// named routes (a million of them at 1024 nodes). Routes are computed as node
+    /// numbers (hosts, then switches in the network's order, whose index within a level is
+    /// the mixed-radix value of their label) and stored once in a flat array of link ids.
     pub fn traffic(&self) -> Result<Traffic, TopologyError> {
         let (b, hosts) = self.network()?;
-        let mut start = vec![0usize];
+        let (m, n, k) = (self.ports, self.levels, self.k());
+        let nodes = self.nodes();
+        // Node numbers: hosts 0..N, then the switches level by level.
+        let mut number: HashMap<&str, u32> = HashMap::new();
+        for (i, name) in b.hosts.iter().chain(&b.switches).enumerate() {
+            number.insert(name.as_str(), i as u32);
+        }
+        let mut link_of: HashMap<(u32, u32), u32> = HashMap::new();
+        for (i, l) in b.links.iter().enumerate() {
+            link_of.insert((number[l.from.as_str()], number[l.to.as_str()]), i as u32);
+        }
+        let radix = |level: usize, j: usize| if j == 0 && level > 0 { m } else { k };
+        let mut offset = vec![nodes];
+        for level in 0..n {
+            let count: usize = (0..n - 1).map(|j| radix(level, j)).product();
+            offset.push(offset[level] + count);
+        }
+        let switch = |level: usize, w: &[usize]| -> u32 {
+            let i = w
+                .iter()
+                .enumerate()
+                .fold(0, |acc, (j, &x)| acc * radix(level, j) + x);
+            (offset[level] + i) as u32
+        };
+        let digits: Vec<Vec<usize>> = (0..nodes).map(|i| self.digits(i)).collect();
         let mut flat: Vec<u32> = Vec::new();
+        let mut start = vec![0usize];
         let mut used = vec![false; b.links.len()];
+        let (mut route, mut w) = (Vec::with_capacity(2 * n + 1), Vec::with_capacity(n));
         for (s, d) in self.pairs() {
-            for l in self.route(&b, s, d) {
-                used[l] = true;
-                flat.push(l as u32);
+            // As `route_names`, by number.
+            let (ds, dd) = (&digits[s], &digits[d]);
+            let first = (0..n).find(|&j| ds[j] != dd[j]).unwrap_or(n - 1);
+            route.clear();
+            route.push(s as u32);
+            w.clear();
+            w.extend_from_slice(&ds[..n - 1]);
+            route.push(switch(n - 1, &w));
+            for level in (first..n - 1).rev() {
+                w[level] = dd[level + 1];
+                route.push(switch(level, &w));
+            }
+            for level in first..n - 1 {
+                w[level] = dd[level];
+                route.push(switch(level + 1, &w));
+            }
+            route.push(d as u32);
+            for hop in route.windows(2) {
+                let l = link_of[&(hop[0], hop[1])];
+                used[l as usize] = true;
+                flat.push(l);
             }
             start.push(flat.len());
         }
         let mut t = TrafficBuilder::new(self.name());
         t.description(Some(self.description()));
+        // Traffic link ids of the network's links, declared in the network's order.
+        let mut id_of = vec![LinkId(u32::MAX); b.links.len()];
         for (i, l) in b.links.iter().enumerate().filter(|&(i, _)| used[i]) {
-            t.link(&l.id, &format!("network.links[{i}].id"))
+            id_of[i] = t
+                .link(&l.id, &format!("network.links[{i}].id"))
                 .map_err(NetworkError::from)?;
         }
-        let mut path: Vec<&str> = Vec::new();
+        let mut path: Vec<LinkId> = Vec::with_capacity(2 * n);
+        let mut at = String::new();
         for (j, (s, d)) in self.pairs().enumerate() {
             path.clear();
             path.extend(
                 flat[start[j]..start[j + 1]]
                     .iter()
-                    .map(|&l| b.links[l as usize].id.as_str()),
+                    .map(|&l| id_of[l as usize]),
             );
             let (from, to) = (&hosts[s], &hosts[d]);
-            let at = format!("pattern.senders[{s}]");
-            t.transfer(
+            if d == 0 || (s == 0 && d == 1 && !self.self_transfers) {
+                at = format!("pattern.senders[{s}]");
+            }
+            t.transfer_on_links(
                 &format!("{from}->{to}"),
                 Some(from.clone()),
                 Some(to.clone()),
                 &path,
                 &at,
-                &|i| format!("{at}.path[{i}]"),
             )
             .map_err(NetworkError::from)?;
         }
