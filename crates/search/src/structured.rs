@@ -358,6 +358,8 @@ pub enum Structure {
         kept: Vec<Vec<TransferId>>,
         /// The transfers of the other frames.
         rest: Vec<TransferId>,
+        /// How many frames were in conflict.
+        conflicting: usize,
         /// The group, in words.
         group: String,
     },
@@ -395,16 +397,22 @@ pub fn construct(traffic: &Traffic, deadline: Option<Instant>) -> Structure {
         return Structure::None("no group to try".into());
     };
     let group = o.group.describe();
-    let (mut kept, mut rest) = (Vec::new(), Vec::new());
+    let (mut kept, mut rest, mut conflicting) = (Vec::new(), Vec::new(), 0);
     for (f, ok) in o.frames.into_iter().zip(o.good) {
         if ok {
             kept.push(f);
         } else {
             rest.extend(f);
+            conflicting += 1;
         }
     }
     rest.sort_unstable();
-    Structure::Partial { kept, rest, group }
+    Structure::Partial {
+        kept,
+        rest,
+        conflicting,
+        group,
+    }
 }
 
 /// The `structured` engine without a progress counter.
@@ -443,12 +451,17 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
                 stats,
             };
         }
-        Structure::Partial { kept, rest, group } => {
+        Structure::Partial {
+            kept,
+            rest,
+            conflicting,
+            group,
+        } => {
             stats.push(("structure".into(), text(&group)));
             stats.push(("orbit_frames".into(), StatValue::Count(kept.len() as u64)));
             stats.push((
                 "orbit_frames_in_conflict".into(),
-                StatValue::Count((d.saturating_sub(kept.len())) as u64),
+                StatValue::Count(conflicting as u64),
             ));
             let sub = traffic.sub_traffic(&rest);
             if sub.duration() + kept.len() == d {
@@ -608,6 +621,18 @@ mod tests {
             .expect("a spec")
             .expand()
             .expect("expands");
+        let Structure::Partial {
+            kept,
+            rest,
+            conflicting,
+            ..
+        } = construct(&traffic, None)
+        else {
+            panic!("the ring's orbits are not all conflict-free");
+        };
+        // Six hosts: five shifts, each kept or in conflict; the rest is what was not kept.
+        assert_eq!(kept.len() + conflicting, 5);
+        assert_eq!(rest.len(), 6 * conflicting);
         let answer = solve(&traffic, &Limits::default());
         // The ring's cyclic shifts congest (each goes the same way round), so the frames
         // come from the search; whatever it says, a schedule is a valid one.
