@@ -12,20 +12,25 @@
 //!
 //! **Hierarchy.** The hosts form a *hierarchy of blocks* when the path length of s → d
 //! depends only on the smallest block holding both: with the distinct path lengths of
-//! host 0's transfers L_1 < … < L_q and c_j = 1 + #{d : |0 → d| ≤ L_j}, each c_j divides
-//! c_{j+1}, c_q = N, and for every pair s ≠ d, |s → d| = L_j for the least j with
-//! ⌊s/c_j⌋ = ⌊d/c_j⌋. Then host h is the mixed-radix number with digits of radices
-//! c_1, c_2/c_1, …, c_q/c_{q−1} (least significant first). An m-port n-tree with hosts
-//! in index order is such a hierarchy: leaves, subtrees, the whole tree.
+//! host 0's transfers L_1 < … < L_q and c_j = 1 + #{d : |0 → d| ≤ L_j}, the hosts within
+//! L_j of a host form a block of c_j hosts, the blocks of each level partition the hosts
+//! and nest in those of the next, c_q = N, and for every pair s ≠ d, |s → d| = L_j for the
+//! least j whose block holds both. A host's label is then the mixed-radix number whose
+//! digit j (radix c_j / c_{j−1}, least significant first) is the rank of its block of
+//! level j − 1 (of the host itself, for the first digit) within its block of level j, in
+//! order of first appearance. An m-port n-tree is such a hierarchy (leaves, subtrees, the
+//! whole tree), in any order of its hosts.
 //!
 //! **Orbits as timeframes.** A group G acting regularly on the hosts gives the candidate
 //! timeframes F_g = {h → g·h : h a host}, one per g ≠ e (and F_e, the self-transfers, when
 //! there are self-transfers): each holds one transfer per sender and per receiver, and
 //! together they partition the traffic. Two groups are tried: the digit-wise translations
 //! of the hierarchy's labels (for an m-port n-tree under d-mod-k up*/down* routing every
-//! such frame is conflict-free: an up link from level l+1 determines s_0…s_l and
-//! d_{l+1}…, hence s given the translation, and a down link determines d), and the cyclic
-//! shifts h → h + g mod N. Each frame is checked link by link with one stamp per link, so
+//! such frame is conflict-free: an up link from level l+1 determines the tree digits
+//! s_0…s_l and d_{l+1}…; the labels are the tree digits permuted within each block, so
+//! within a frame the label prefix of d is that of s plus the translation's, which fixes
+//! how d's lower digits are permuted, hence d and s; a down link determines d), and the
+//! cyclic shifts h → h + g mod N of the hosts' numbers. Each frame is checked link by link with one stamp per link, so
 //! a group costs O(Σ|x|). When every frame of a group is conflict-free the schedule has
 //! N − 1 (or N) frames, which is Λ (a host link carries that many transfers): liquid.
 //!
@@ -58,6 +63,8 @@ pub struct AllToAll {
     /// Radices of the hosts' mixed-radix labels, least significant first, when the hosts
     /// form a hierarchy of blocks (see the module documentation); empty otherwise.
     pub radices: Vec<usize>,
+    /// The host of every label of the hierarchy (empty without one).
+    host_of_label: Vec<u32>,
     /// `pair[s * N + d]`: the transfer from host s to host d.
     pair: Vec<u32>,
 }
@@ -190,14 +197,19 @@ pub fn detect(traffic: &Traffic) -> Result<AllToAll, String> {
         hosts: n,
         self_transfers,
         radices: Vec::new(),
+        host_of_label: Vec::new(),
         pair,
     };
-    a.radices = hierarchy(traffic, &a).unwrap_or_default();
+    if let Some((radices, host)) = hierarchy(traffic, &a) {
+        a.radices = radices;
+        a.host_of_label = host;
+    }
     Ok(a)
 }
 
-/// The radices of the hierarchy of blocks, if the hosts form one (module documentation).
-fn hierarchy(traffic: &Traffic, a: &AllToAll) -> Option<Vec<usize>> {
+/// The hierarchy of blocks, if the hosts form one (module documentation): the radices and
+/// the host of every label.
+fn hierarchy(traffic: &Traffic, a: &AllToAll) -> Option<(Vec<usize>, Vec<u32>)> {
     let n = a.hosts;
     let len = |s: usize, d: usize| a.transfer(s, d).map(|t| traffic.transfer(t).path.len());
     let mut lengths: Vec<usize> = (1..n).filter_map(|d| len(0, d)).collect();
@@ -226,15 +238,79 @@ fn hierarchy(traffic: &Traffic, a: &AllToAll) -> Option<Vec<usize>> {
     if below != n {
         return None;
     }
+    // block[j][h]: h's block at level j, numbered in order of first appearance: the hosts
+    // within distance lengths[j] of the first host of the block.
+    let mut block: Vec<Vec<u32>> = Vec::with_capacity(sizes.len());
+    for (j, &l) in lengths.iter().enumerate() {
+        let mut b = vec![NONE; n];
+        let mut count = 0u32;
+        for h in 0..n {
+            if b[h] != NONE {
+                continue;
+            }
+            let mut members = 0;
+            for d in 0..n {
+                if d == h || len(h, d).is_some_and(|x| x <= l) {
+                    if b[d] != NONE {
+                        return None;
+                    }
+                    b[d] = count;
+                    members += 1;
+                }
+            }
+            if members != sizes[j] {
+                return None;
+            }
+            count += 1;
+        }
+        // Blocks nest: a block lies within one block of the level above.
+        if let Some(lower) = block.last() {
+            let mut parent = vec![NONE; n];
+            for h in 0..n {
+                let p = &mut parent[lower[h] as usize];
+                if *p != NONE && *p != b[h] {
+                    return None;
+                }
+                *p = b[h];
+            }
+        }
+        block.push(b);
+    }
+    // Every pair is at the distance of the smallest block holding both.
     for s in 0..n {
         for d in (0..n).filter(|&d| d != s) {
-            let j = sizes.iter().position(|&c| s / c == d / c)?;
+            let j = (0..sizes.len()).find(|&j| block[j][s] == block[j][d])?;
             if len(s, d) != Some(lengths[j]) {
                 return None;
             }
         }
     }
-    Some(radices)
+    // Digit j of a host: its rank within its block of level j among the blocks of level
+    // j − 1 (the hosts, for j = 0), in order of first appearance.
+    let mut label = vec![0usize; n];
+    let mut place = 1;
+    for j in 0..sizes.len() {
+        let mut next_rank = vec![0usize; n];
+        let mut rank_of: HashMap<u32, usize> = HashMap::new();
+        for h in 0..n {
+            let part = if j == 0 { h as u32 } else { block[j - 1][h] };
+            let r = *rank_of.entry(part).or_insert_with(|| {
+                let r = next_rank[block[j][h] as usize];
+                next_rank[block[j][h] as usize] += 1;
+                r
+            });
+            label[h] += r * place;
+        }
+        place *= radices[j];
+    }
+    let mut host = vec![NONE; n];
+    for (h, &x) in label.iter().enumerate() {
+        if host[x] != NONE {
+            return None;
+        }
+        host[x] = h as u32;
+    }
+    Some((radices, host))
 }
 
 /// A group acting on the hosts: its elements are numbered 0..N (0 the identity).
@@ -300,6 +376,12 @@ fn orbits(
     let first = usize::from(!a.self_transfers);
     let mut frames = Vec::with_capacity(n - first);
     let mut good = Vec::with_capacity(n - first);
+    // The group acts on labels: the hierarchy's for translations, the hosts' numbers for
+    // shifts.
+    let host = |x: usize| match group {
+        Group::Digits(_) => a.host_of_label[x] as usize,
+        Group::Cyclic => x,
+    };
     stamp.iter_mut().for_each(|s| *s = 0);
     for g in first..n {
         if g % 64 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
@@ -308,8 +390,8 @@ fn orbits(
         let mark = g as u32 + 1;
         let mut ok = true;
         let mut frame = Vec::with_capacity(n);
-        for h in 0..n {
-            let t = a.transfer(h, group.act(g, h, n))?;
+        for x in 0..n {
+            let t = a.transfer(host(x), host(group.act(g, x, n)))?;
             if ok {
                 for &l in &traffic.transfer(t).path {
                     if stamp[l.index()] == mark {
@@ -592,6 +674,51 @@ mod tests {
             construct(&anonymous, None),
             Structure::Liquid { .. }
         ));
+    }
+
+    /// The hierarchy does not depend on the order of the hosts: the transfers of a
+    /// 4-port 3-tree and an 8-port 2-tree listed in a scrambled order, end points by links
+    /// only, still give liquid translations.
+    #[test]
+    fn scrambled_fat_trees_are_still_recognised() {
+        for (m, n) in [(4, 3), (8, 2), (6, 3)] {
+            let traffic = FatTree::new(m, n)
+                .generated()
+                .expect("builds")
+                .expand()
+                .expect("expands");
+            let len = traffic.len();
+            // A fixed permutation of the transfers (a multiplier coprime to the count).
+            let step = (1..len)
+                .rev()
+                .find(|s| gcd(*s, len) == 1 && *s < len / 2 + 7)
+                .expect("coprime");
+            let paths: Vec<(String, Vec<String>)> = (0..len)
+                .map(|i| {
+                    let x = &traffic.transfers()[i * step % len];
+                    let p = x.path.iter().map(|&l| traffic.link_name(l).to_string());
+                    (x.id.clone(), p.collect())
+                })
+                .collect();
+            let scrambled = Traffic::from_paths("scrambled", &paths).expect("valid");
+            let a = detect(&scrambled).expect("an all-to-all");
+            assert!(a.radices.len() == n, "{m}-port {n}-tree: {:?}", a.radices);
+            // The hosts appear out of tree order: the labels are not their numbers.
+            let identity: Vec<u32> = (0..a.hosts as u32).collect();
+            assert_ne!(a.host_of_label, identity, "{m}-port {n}-tree");
+            let Structure::Liquid { schedule, .. } = construct(&scrambled, None) else {
+                panic!("{m}-port {n}-tree: no liquid schedule");
+            };
+            validate(&scrambled, &schedule).expect("valid");
+        }
+    }
+
+    fn gcd(a: usize, b: usize) -> usize {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
     }
 
     #[test]
