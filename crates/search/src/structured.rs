@@ -8,7 +8,8 @@
 //! (with self-transfers, N² transfers) or every pair but one per sender, the missing pairs
 //! forming a perfect matching (without self-transfers, N(N−1) transfers). With names, a
 //! receiver is the host of the same name; with links, the receiver a sender does not send
-//! to. Hosts are numbered in order of first appearance as senders.
+//! to. Hosts are numbered in order of first appearance as senders. When no receiver is a
+//! sender (named end points, N² transfers), receiver j counts as host j.
 //!
 //! **Hierarchy.** The hosts form a *hierarchy of blocks* when the path length of s → d
 //! depends only on the smallest block holding both: with the distinct path lengths of
@@ -58,7 +59,9 @@ const NONE: u32 = u32::MAX;
 pub struct AllToAll {
     /// Number of hosts, N.
     pub hosts: usize,
-    /// Whether every host also sends to itself.
+    /// Whether all N² pairs occur: every host also sends to itself, or the senders and
+    /// the receivers are distinct nodes (receiver j then counts as host j, in order of
+    /// first appearance).
     pub self_transfers: bool,
     /// Radices of the hosts' mixed-radix labels, least significant first, when the hosts
     /// form a hierarchy of blocks (see the module documentation); empty otherwise.
@@ -125,10 +128,22 @@ pub fn detect(traffic: &Traffic) -> Result<AllToAll, String> {
             return Err(format!("{n} senders but {} receivers", r.len()));
         }
         host_of = Vec::with_capacity(n);
-        for name in receivers {
-            match s.index.get(name) {
-                Some(&h) => host_of.push(h),
-                None => return Err(format!("receiver {name} sends nothing")),
+        if receivers.iter().all(|name| !s.index.contains_key(name)) {
+            // Senders and receivers are distinct nodes (a bipartite all-to-all): receiver
+            // j plays host j, every pair occurs.
+            if x.len() != n * n {
+                return Err(format!(
+                    "{} transfers from {n} senders to {n} other nodes: not N²",
+                    x.len()
+                ));
+            }
+            host_of.extend(0..n as u32);
+        } else {
+            for name in receivers {
+                match s.index.get(name) {
+                    Some(&h) => host_of.push(h),
+                    None => return Err(format!("receiver {name} sends nothing")),
+                }
             }
         }
     } else {
@@ -719,6 +734,16 @@ mod tests {
         } else {
             gcd(b, a % b)
         }
+    }
+
+    #[test]
+    fn the_papers_bipartite_all_to_all_is_recognised() {
+        let traffic = liquid_topology::paper::fig1().expand().expect("expands");
+        let a = detect(&traffic).expect("an all-to-all");
+        assert!(a.self_transfers);
+        assert_eq!(a.hosts * a.hosts, traffic.len());
+        let answer = solve(&traffic, &Limits::default());
+        assert_eq!(answer.verdict(), Verdict::Liquid);
     }
 
     #[test]
