@@ -264,12 +264,12 @@ fn hierarchy(traffic: &Traffic, a: &AllToAll) -> Option<(Vec<usize>, Vec<u32>)> 
                 continue;
             }
             let mut members = 0;
-            for d in 0..n {
+            for (d, bd) in b.iter_mut().enumerate() {
                 if d == h || len(h, d).is_some_and(|x| x <= l) {
-                    if b[d] != NONE {
+                    if *bd != NONE {
                         return None;
                     }
-                    b[d] = count;
+                    *bd = count;
                     members += 1;
                 }
             }
