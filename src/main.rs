@@ -46,6 +46,11 @@ enum Command {
         /// `t1:4,4,4,4,0,0,2,1`, `fat-tree:4,3`, `ring:6,2`, `torus:4x4,1`, `paper-fig1:`,
         /// `two-clusters:20,40`, `multi-cluster:8,12x1+16x2+4x3`.
         model: PathBuf,
+        /// Count the conflict edges even when that takes long (by default they are
+        /// counted when it takes at most about 2^31 steps, and `conflict_edges_note` says
+        /// why they were not).
+        #[arg(long)]
+        count_conflicts: bool,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
@@ -490,7 +495,11 @@ impl std::error::Error for InputError {}
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Analyze { model, format } => commands::analyze(&model, format),
+        Command::Analyze {
+            model,
+            count_conflicts,
+            format,
+        } => commands::analyze(&model, count_conflicts, format),
         Command::Verify {
             model,
             schedule,

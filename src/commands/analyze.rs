@@ -28,13 +28,30 @@ struct Analysis {
     /// MB/s, when the model gives a link throughput.
     liquid_throughput: Option<f64>,
     conflict_vertices: u64,
-    conflict_edges: u64,
-    max_conflict_degree: u64,
+    /// `None` when not counted (see [`COUNT_WORK`]).
+    conflict_edges: Option<u64>,
+    max_conflict_degree: Option<u64>,
+    /// Why the conflict edges were not counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    conflict_edges_note: Option<String>,
 }
 
-fn analysis(traffic: &Traffic) -> Analysis {
+/// Conflict edges are counted by default when counting takes at most this many steps
+/// ([`Traffic::conflict_work`]; about a second on two cores), and always with
+/// `--count-conflicts`.
+pub const COUNT_WORK: u64 = 1 << 31;
+
+fn analysis(traffic: &Traffic, count_conflicts: bool) -> Analysis {
     let bottlenecks = traffic.bottlenecks();
-    let stats = traffic.conflict_stats();
+    let work = traffic.conflict_work();
+    let stats = (count_conflicts || work <= COUNT_WORK).then(|| traffic.conflict_stats());
+    let note = stats.is_none().then(|| {
+        format!(
+            "not counted: counting takes about {work:.1e} steps (more than {COUNT_WORK}); \
+             --count-conflicts counts them",
+            work = work as f64
+        )
+    });
     Analysis {
         model: traffic.name().to_string(),
         transfers: traffic.len(),
@@ -60,15 +77,16 @@ fn analysis(traffic: &Traffic) -> Analysis {
         liquid_ratio: round4(traffic.liquid_ratio()),
         link_throughput: traffic.link_throughput(),
         liquid_throughput: traffic.liquid_throughput().map(round2),
-        conflict_vertices: stats.vertices,
-        conflict_edges: stats.edges,
-        max_conflict_degree: stats.max_degree,
+        conflict_vertices: traffic.len() as u64,
+        conflict_edges: stats.map(|s| s.edges),
+        max_conflict_degree: stats.map(|s| s.max_degree),
+        conflict_edges_note: note,
     }
 }
 
-/// `liquid analyze MODEL`.
-pub fn analyze(model: &Path, format: Format) -> anyhow::Result<ExitCode> {
+/// `liquid analyze MODEL [--count-conflicts]`.
+pub fn analyze(model: &Path, count_conflicts: bool, format: Format) -> anyhow::Result<ExitCode> {
     let traffic = crate::input::load_traffic(model)?;
-    emit(&analysis(&traffic), format)?;
+    emit(&analysis(&traffic, count_conflicts), format)?;
     Ok(ExitCode::SUCCESS)
 }

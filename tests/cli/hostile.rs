@@ -215,3 +215,37 @@ fn round_robin_schedules_an_all_to_all_without_self_transfers() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("round-robin needs"));
 }
+
+/// Issue 14: conflict edges whose count would take more than 2^31 steps are not counted
+/// by default; `analyze` says so (`conflict_edges_note`) and leaves them null. 40,000
+/// transfers on one shared link `a`, alternating between two second links so that no
+/// transfer reuses the count of the one before: about 40,000 · 60,000 steps.
+#[test]
+fn conflict_edges_beyond_the_counting_budget_are_opt_in() {
+    let n = 40_000;
+    let mut text = String::from("name: wide\ntransfers:\n");
+    for i in 0..n {
+        text.push_str(&format!("  - {{id: x{i}, path: [a, b{}]}}\n", i % 2));
+    }
+    let (_d, path) = write("wide.yaml", &text);
+    let v = json(&analyze(&path));
+    assert_eq!(v["transfers"], n);
+    assert_eq!(v["conflict_vertices"], n);
+    assert!(v["conflict_edges"].is_null(), "{}", v["conflict_edges"]);
+    assert!(v["max_conflict_degree"].is_null());
+    let note = v["conflict_edges_note"].as_str().expect("a note");
+    assert!(note.contains("--count-conflicts"), "{note}");
+    // A small model: counted either way, the same numbers, no note.
+    let small = |extra: &[&str]| {
+        let out = succeed(
+            liquid()
+                .args(["analyze", "models/paper-fig1.yaml", "--format", "json"])
+                .args(extra),
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("JSON")
+    };
+    let (plain, forced) = (small(&[]), small(&["--count-conflicts"]));
+    assert!(plain["conflict_edges"].is_u64());
+    assert_eq!(plain, forced);
+    assert!(plain.get("conflict_edges_note").is_none());
+}

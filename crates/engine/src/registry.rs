@@ -6,6 +6,7 @@ use crate::Engine;
 /// The registry. A new engine is one module under `engines/` and one line here.
 pub static ENGINES: &[&dyn Engine] = &[
     &engines::native::Native,
+    &engines::structured::Structured,
     &engines::dsatur::Dsatur,
     &engines::exact::Exact,
     &engines::sat::Sat,

@@ -290,7 +290,7 @@ enum Promise {
 
 fn promise(c: &Config) -> Option<Promise> {
     match (c.engine.name(), c.request.decide) {
-        ("native", _) => Some(Promise::DecidesLiquidity),
+        ("native" | "structured", _) => Some(Promise::DecidesLiquidity),
         ("ilp", true) => Some(Promise::FindsLiquid),
         ("exact" | "sat" | "ilp" | "portfolio", _) => Some(Promise::FindsOptimum),
         _ => None,

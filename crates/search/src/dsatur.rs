@@ -79,7 +79,7 @@ const BITSET_FACTOR: usize = 32;
 /// Work (neighbour updates, plus one per coloured transfer) between two looks at the clock.
 const CHECK_EVERY: u64 = 4096;
 
-type Key = (u32, u64, Reverse<u32>); // (saturation, uncoloured degree, lowest id first)
+type Key = (u32, u32, Reverse<u32>); // (saturation, uncoloured degree, lowest id first)
 
 /// How the colours present on a link are represented (tests force each representation).
 #[derive(Clone, Copy)]
@@ -128,7 +128,12 @@ fn colour_tiered(
     let mut colour = vec![NONE; n];
     let mut sat = vec![0u32; n];
     // The degrees take seconds at a million transfers: they look at the clock too.
-    let mut deg: Vec<u64> = traffic.conflict_degrees_until(deadline)?;
+    // A degree is below the number of transfers, which fits in a u32.
+    let mut deg: Vec<u32> = traffic
+        .conflict_degrees_until(deadline)?
+        .into_iter()
+        .map(|d| d as u32)
+        .collect();
     // The paths in one flat array (`links[start[t]..start[t + 1]]`): reading a
     // neighbour's path is then one access into a compact array, not two pointer chases.
     let mut start: Vec<usize> = Vec::with_capacity(n + 1);
@@ -138,6 +143,7 @@ fn colour_tiered(
         links.extend(traffic.transfer(t).path.iter().map(|l| l.0));
     }
     start.push(links.len());
+    let path_of = |t: usize| start[t]..start[t + 1];
     // Colours on the busy links as bitsets of `words` words each (colours are < Δ + 1).
     let max_deg = deg.iter().copied().max().unwrap_or(0) as usize;
     let words = (max_deg + 1).div_ceil(64);
@@ -170,7 +176,12 @@ fn colour_tiered(
             in_use.contains(&(u64::from(l) << 32 | u64::from(c)))
         }
     };
-    let mut mark = vec![false; n];
+    // Per transfer: COLOURED once coloured, MARKED while listed as a neighbour of the
+    // transfer being coloured. One byte each (a million transfers fit in a megabyte, in
+    // cache), read for every user of the links of every transfer coloured.
+    const COLOURED: u8 = 1;
+    const MARKED: u8 = 2;
+    let mut state = vec![0u8; n];
     let mut heap: BinaryHeap<Key> = traffic
         .transfer_ids()
         .map(|t| (0, deg[t.index()], Reverse(t.0)))
@@ -197,7 +208,7 @@ fn colour_tiered(
             }
         };
         let vi = v as usize;
-        let path = &links[start[vi]..start[vi + 1]];
+        let path = &links[path_of(vi)];
         // Lowest colour absent from v's links.
         let used_words = (colours as usize + 1).div_ceil(64);
         forbidden.clear();
@@ -227,8 +238,8 @@ fn colour_tiered(
         for &l in path {
             for &u in traffic.users(liquid_model::LinkId(l)) {
                 let ui = u.index();
-                if colour[ui] == NONE && !mark[ui] && u.0 != v {
-                    mark[ui] = true;
+                if state[ui] == 0 && u.0 != v {
+                    state[ui] = MARKED;
                     neighbours.push(u.0);
                 }
             }
@@ -236,8 +247,8 @@ fn colour_tiered(
         work += 1 + neighbours.len() as u64;
         for &u in &neighbours {
             let ui = u as usize;
-            mark[ui] = false;
-            let seen = links[start[ui]..start[ui + 1]]
+            state[ui] = 0;
+            let seen = links[path_of(ui)]
                 .iter()
                 .any(|&l| sees(&on_link, &in_use, &bits, l, c));
             if !seen {
@@ -247,6 +258,7 @@ fn colour_tiered(
             heap.push((sat[ui], deg[ui], Reverse(u)));
         }
         colour[vi] = c;
+        state[vi] = COLOURED;
         for &l in path {
             let at = bits_at[l as usize];
             if at != usize::MAX {

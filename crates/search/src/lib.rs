@@ -4,6 +4,7 @@
 //! - [`liquid`]: the liquid schedule search of paper 003 (depth-first over full teams).
 //! - [`exact`]: exact optimal length (chromatic number) by DSATUR branch and bound.
 //! - [`baseline`]: round-robin and seeded random-order schedules.
+//! - [`structured`]: liquid schedules of all-to-all traffics from orbits of a group.
 //! - [`dsatur`]: Brélaz's DSatur greedy colouring, as the annex of paper 003 describes it.
 //! - [`tabu`]: tabu search (TabuCol) that shortens a valid schedule.
 //!
@@ -17,6 +18,7 @@ pub mod dsatur;
 pub mod exact;
 pub mod liquid;
 mod rng;
+pub mod structured;
 pub mod tabu;
 pub mod teams;
 #[cfg(test)]

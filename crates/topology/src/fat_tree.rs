@@ -16,6 +16,11 @@
 //! "d-mod-k" choice, which spreads the destinations over the upper links); going down
 //! from level `l` sets coordinate `l` to `d_l`. A route has `2(n - i)` links.
 
+use liquid_model::network::NetworkError;
+use std::collections::HashMap;
+
+use liquid_model::{LinkId, Traffic, TrafficBuilder};
+
 use crate::{bad, Generated, NetBuilder, TopologyError, MAX_HOSTS};
 
 /// Parameters of an m-port n-tree.
@@ -198,10 +203,9 @@ impl FatTree {
             .collect()
     }
 
-    /// Builds the tree with its all-to-all.
-    pub fn generated(&self) -> Result<Generated, TopologyError> {
+    /// The hosts, switches and links of the tree (no routes), and the host names.
+    fn network(&self) -> Result<(NetBuilder, Vec<String>), TopologyError> {
         self.check()?;
-        let (m, n) = (self.ports, self.levels);
         let mut b = NetBuilder::default();
         let hosts: Vec<String> = (0..self.nodes()).map(|i| format!("p{i}")).collect();
         for h in &hosts {
@@ -216,37 +220,145 @@ impl FatTree {
             TreeEnd::Switch(i) => &switches[i],
         };
         // Node links, then switch links level by level (down link, then up link).
-        let mut link_of = std::collections::HashMap::new();
         for (x, y) in self.cables() {
-            link_of.insert((x, y), b.link(name(x), name(y)));
-            link_of.insert((y, x), b.link(name(y), name(x)));
+            b.link(name(x), name(y));
+            b.link(name(y), name(x));
         }
-        for s in 0..self.nodes() {
-            for d in 0..self.nodes() {
-                if s == d && !self.self_transfers {
-                    continue;
-                }
-                let path: Vec<usize> = self
-                    .route_ends(s, d)
-                    .windows(2)
-                    .map(|w| link_of[&(w[0], w[1])])
-                    .collect();
-                b.route(&hosts[s], &hosts[d], &path);
-            }
+        Ok((b, hosts))
+    }
+
+    /// The pairs of the all-to-all in pattern order (sender-major).
+    fn pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let nodes = self.nodes();
+        (0..nodes)
+            .flat_map(move |s| (0..nodes).map(move |d| (s, d)))
+            .filter(|&(s, d)| s != d || self.self_transfers)
+    }
+
+    /// The route from `s` to `d` as link indices of `b`.
+    fn route(&self, b: &NetBuilder, s: usize, d: usize) -> Vec<usize> {
+        let names = self.route_names(s, d);
+        names
+            .windows(2)
+            .map(|w| b.link_index(&w[0], &w[1]))
+            .collect()
+    }
+
+    fn name(&self) -> String {
+        format!("fat-tree-{}-{}", self.ports, self.levels)
+    }
+
+    fn description(&self) -> String {
+        let (m, n) = (self.ports, self.levels);
+        format!(
+            "All-to-all{} over a {m}-port {n}-tree ({} nodes, {} switches), deterministic up*/down* routing",
+            if self.self_transfers { " (self-transfers included)" } else { "" },
+            self.nodes(),
+            self.switches()
+        )
+    }
+
+    /// Builds the tree with its all-to-all.
+    pub fn generated(&self) -> Result<Generated, TopologyError> {
+        let (mut b, hosts) = self.network()?;
+        for (s, d) in self.pairs() {
+            let path = self.route(&b, s, d);
+            b.route(&hosts[s], &hosts[d], &path);
         }
         Ok(Generated {
-            name: format!("fat-tree-{m}-{n}"),
-            description: format!(
-                "All-to-all{} over a {m}-port {n}-tree ({} nodes, {} switches), deterministic up*/down* routing",
-                if self.self_transfers { " (self-transfers included)" } else { "" },
-                self.nodes(),
-                self.switches()
-            ),
+            name: self.name(),
+            description: self.description(),
             link_throughput: None,
             network: b.finish(),
             link_params: Vec::new(),
             pattern: crate::all_to_all(&hosts, self.self_transfers),
         })
+    }
+
+    /// The traffic of the tree's all-to-all, built directly: the same traffic as
+    /// `self.generated()?.expand()` (name, description, links in the network's order,
+    /// transfer ids `p{s}->p{d}` with their end points, paths), without the network form's
+    /// named routes (a million of them at 1024 nodes). Routes are computed as node
+    /// numbers (hosts, then switches in the network's order, whose index within a level is
+    /// the mixed-radix value of their label) and stored once in a flat array of link ids.
+    pub fn traffic(&self) -> Result<Traffic, TopologyError> {
+        let (b, hosts) = self.network()?;
+        let n = self.levels;
+        let nodes = self.nodes();
+        // Node numbers: hosts 0..N, then the switches level by level.
+        let mut number: HashMap<&str, u32> = HashMap::new();
+        for (i, name) in b.hosts.iter().chain(&b.switches).enumerate() {
+            number.insert(name.as_str(), i as u32);
+        }
+        let mut link_of: HashMap<(u32, u32), u32> = HashMap::new();
+        for (i, l) in b.links.iter().enumerate() {
+            link_of.insert((number[l.from.as_str()], number[l.to.as_str()]), i as u32);
+        }
+        // Switches follow the hosts, in `switch_index` order (the network's order).
+        let switch =
+            |level: usize, w: &[usize]| -> u32 { (nodes + self.switch_index(level, w)) as u32 };
+        let digits: Vec<Vec<usize>> = (0..nodes).map(|i| self.digits(i)).collect();
+        let mut flat: Vec<u32> = Vec::new();
+        let mut start = vec![0usize];
+        let mut used = vec![false; b.links.len()];
+        let (mut route, mut w) = (Vec::with_capacity(2 * n + 1), Vec::with_capacity(n));
+        for (s, d) in self.pairs() {
+            // As `route_names`, by number.
+            let (ds, dd) = (&digits[s], &digits[d]);
+            let first = (0..n).find(|&j| ds[j] != dd[j]).unwrap_or(n - 1);
+            route.clear();
+            route.push(s as u32);
+            w.clear();
+            w.extend_from_slice(&ds[..n - 1]);
+            route.push(switch(n - 1, &w));
+            for level in (first..n - 1).rev() {
+                w[level] = dd[level + 1];
+                route.push(switch(level, &w));
+            }
+            for level in first..n - 1 {
+                w[level] = dd[level];
+                route.push(switch(level + 1, &w));
+            }
+            route.push(d as u32);
+            for hop in route.windows(2) {
+                let l = link_of[&(hop[0], hop[1])];
+                used[l as usize] = true;
+                flat.push(l);
+            }
+            start.push(flat.len());
+        }
+        let mut t = TrafficBuilder::new(self.name());
+        t.description(Some(self.description()));
+        // Traffic link ids of the network's links, declared in the network's order.
+        let mut id_of = vec![LinkId(u32::MAX); b.links.len()];
+        for (i, l) in b.links.iter().enumerate().filter(|&(i, _)| used[i]) {
+            id_of[i] = t
+                .link(&l.id, &format!("network.links[{i}].id"))
+                .map_err(NetworkError::from)?;
+        }
+        let mut path: Vec<LinkId> = Vec::with_capacity(2 * n);
+        let mut at = String::new();
+        for (j, (s, d)) in self.pairs().enumerate() {
+            path.clear();
+            path.extend(
+                flat[start[j]..start[j + 1]]
+                    .iter()
+                    .map(|&l| id_of[l as usize]),
+            );
+            let (from, to) = (&hosts[s], &hosts[d]);
+            if d == 0 || (s == 0 && d == 1 && !self.self_transfers) {
+                at = format!("pattern.senders[{s}]");
+            }
+            t.transfer_on_links(
+                &format!("{from}->{to}"),
+                Some(from.clone()),
+                Some(to.clone()),
+                &path,
+                &at,
+            )
+            .map_err(NetworkError::from)?;
+        }
+        Ok(t.build("pattern").map_err(NetworkError::from)?)
     }
 }
 
@@ -361,10 +473,39 @@ mod tests {
         }
     }
 
+    /// The direct construction gives the traffic the network form expands into.
+    #[test]
+    fn direct_traffic_is_the_expanded_traffic() {
+        for (m, n, self_transfers) in [
+            (2, 1, false),
+            (4, 2, false),
+            (4, 3, true),
+            (6, 2, false),
+            (8, 2, true),
+        ] {
+            let t = FatTree {
+                ports: m,
+                levels: n,
+                self_transfers,
+            };
+            let want = t.generated().expect("builds").expand().expect("expands");
+            let got = t.traffic().expect("builds");
+            assert_eq!(got.name(), want.name());
+            assert_eq!(got.description(), want.description());
+            assert_eq!(got.link_throughput(), want.link_throughput());
+            let links = |x: &Traffic| -> Vec<String> {
+                x.link_ids().map(|l| x.link_name(l).to_string()).collect()
+            };
+            assert_eq!(links(&got), links(&want), "{m}-port {n}-tree");
+            assert_eq!(got.transfers(), want.transfers(), "{m}-port {n}-tree");
+        }
+    }
+
     #[test]
     fn bad_parameters_are_errors() {
         assert!(FatTree::new(3, 2).generated().is_err());
         assert!(FatTree::new(4, 0).generated().is_err());
         assert!(FatTree::new(8, 9).generated().is_err());
+        assert!(FatTree::new(3, 2).traffic().is_err());
     }
 }

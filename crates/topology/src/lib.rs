@@ -116,9 +116,9 @@ impl Generated {
 /// Accumulates hosts, switches, directed links and explicit routes by index.
 #[derive(Debug, Default)]
 pub(crate) struct NetBuilder {
-    hosts: Vec<String>,
-    switches: Vec<String>,
-    links: Vec<NetLink>,
+    pub(crate) hosts: Vec<String>,
+    pub(crate) switches: Vec<String>,
+    pub(crate) links: Vec<NetLink>,
     link_at: HashMap<(String, String), usize>,
     routes: Vec<Route>,
 }

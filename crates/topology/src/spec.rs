@@ -17,6 +17,7 @@ use crate::multi_cluster::MultiCluster;
 use crate::t1::{self, Allocation};
 use crate::two_clusters::TwoClusters;
 use crate::{Generated, TopologyError};
+use liquid_model::Traffic;
 
 /// The spec prefixes, with the colon.
 pub const PREFIXES: [&str; 8] = [
@@ -54,6 +55,47 @@ pub fn parse_dims(spec: &str, s: &str) -> Result<Vec<usize>, TopologyError> {
     s.split('x').map(|d| number(spec, "dimension", d)).collect()
 }
 
+/// The tree of a `fat-tree:M,N` spec (`parts`: what follows the colon, split at commas).
+fn fat_tree(arg: &str, parts: &[&str]) -> Result<FatTree, TopologyError> {
+    let [m, n] = parts[..] else {
+        return Err(TopologyError::BadSpec {
+            spec: arg.to_string(),
+            why: "give ports and levels, like fat-tree:4,3".to_string(),
+        });
+    };
+    Ok(FatTree::new(
+        number(arg, "ports", m)?,
+        number(arg, "levels", n)?,
+    ))
+}
+
+/// Turns a parameter error into an error naming the spec.
+fn within(arg: &str, e: TopologyError) -> TopologyError {
+    match e {
+        TopologyError::BadParameter { name, why } => TopologyError::BadSpec {
+            spec: arg.to_string(),
+            why: format!("{name}: {why}"),
+        },
+        e => e,
+    }
+}
+
+/// The traffic a spec names: `parse(arg)?.expand()`, with the same errors (an expansion
+/// error as [`TopologyError::Network`]), but fat-trees are built directly
+/// ([`FatTree::traffic`]) without their network form, which at 1024 nodes holds a million
+/// named routes. `Ok(None)` when `arg` is not a spec.
+pub fn traffic(arg: &str) -> Result<Option<Traffic>, TopologyError> {
+    if let Some(rest) = arg.strip_prefix("fat-tree:") {
+        let parts: Vec<&str> = rest.split(',').collect();
+        let tree = fat_tree(arg, &parts)?;
+        return tree.traffic().map(Some).map_err(|e| within(arg, e));
+    }
+    match parse(arg)? {
+        Some(g) => Ok(Some(g.expand()?)),
+        None => Ok(None),
+    }
+}
+
 /// Builds the model a spec names. `Ok(None)` when `arg` is not a spec (no known prefix).
 pub fn parse(arg: &str) -> Result<Option<Generated>, TopologyError> {
     let Some((kind, rest)) = arg.split_once(':') else {
@@ -66,24 +108,11 @@ pub fn parse(arg: &str) -> Result<Option<Generated>, TopologyError> {
         spec: arg.to_string(),
         why: why.to_string(),
     };
-    let within = |e: TopologyError| match e {
-        TopologyError::BadParameter { name, why } => TopologyError::BadSpec {
-            spec: arg.to_string(),
-            why: format!("{name}: {why}"),
-        },
-        e => e,
-    };
+    let within = |e: TopologyError| within(arg, e);
     let parts: Vec<&str> = rest.split(',').collect();
     let g = match kind {
         "t1" => t1::generated(Allocation::parse(rest).map_err(within)?).map_err(within)?,
-        "fat-tree" => {
-            let [m, n] = parts[..] else {
-                return Err(wrong("give ports and levels, like fat-tree:4,3"));
-            };
-            FatTree::new(number(arg, "ports", m)?, number(arg, "levels", n)?)
-                .generated()
-                .map_err(within)?
-        }
+        "fat-tree" => fat_tree(arg, &parts)?.generated().map_err(within)?,
         "ring" => {
             let [s, k] = parts[..] else {
                 return Err(wrong("give switches and hosts per switch, like ring:6,2"));
@@ -190,6 +219,21 @@ mod tests {
     }
 
     #[test]
+    fn traffic_of_a_spec_is_its_expansion() {
+        for s in ["fat-tree:4,2", "ring:5,2", "paper-fig1:"] {
+            let want = parse(s)
+                .expect("ok")
+                .expect("a spec")
+                .expand()
+                .expect("expands");
+            let got = traffic(s).expect("ok").expect("a spec");
+            assert_eq!(got.transfers(), want.transfers(), "{s}");
+            assert_eq!(got.num_links(), want.num_links(), "{s}");
+        }
+        assert!(traffic("models/x.yaml").expect("ok").is_none());
+    }
+
+    #[test]
     fn bad_specs_are_errors() {
         for s in [
             "t1:4,4",
@@ -212,6 +256,8 @@ mod tests {
         ] {
             let e = parse(s).expect_err(s);
             assert!(e.to_string().contains(s), "{e}");
+            let e = traffic(s).expect_err(s);
+            assert_eq!(e, parse(s).expect_err(s), "{s}");
         }
     }
 }

@@ -1,5 +1,9 @@
 //! `portfolio`: what 003's conclusion suggests, made deterministic.
 //!
+//! 0. The structure stage of the `structured` engine ([`liquid_search::structured`]): for an
+//!    all-to-all whose hosts' translations (or cyclic shifts) give conflict-free orbits,
+//!    those orbits are a liquid schedule. It costs one pass over the transfers to see
+//!    that a traffic is no all-to-all, and O(Σ|x|) per group tried otherwise.
 //! 1. DSatur (polynomial, milliseconds). If it reaches Λ, the schedule is liquid: done.
 //! 2. The native full-team search, on a budget of [`NATIVE_NODES`] search nodes (and half
 //!    the time left, under a time limit). It finds liquid schedules fast, and refutes
@@ -45,7 +49,7 @@ impl Engine for Portfolio {
         "portfolio"
     }
     fn about(&self) -> &'static str {
-        "DSatur, then the native search on a node budget, then SAT (the exact engine when the \
+        "orbits for all-to-alls, then DSatur, then the native search on a node budget, then SAT (the exact engine when the \
          encoding is too large), sharing one time limit"
     }
     fn verdicts(&self) -> &'static [Verdict] {
@@ -78,6 +82,20 @@ impl Engine for Portfolio {
                 stats,
             }
         };
+
+        // Stage 0: the orbits of a group, for all-to-all traffics.
+        if let liquid_search::structured::Structure::Liquid { schedule, group } =
+            liquid_search::structured::construct(traffic, limits.deadline())
+        {
+            say(&mut stats, "structure", &group);
+            let outcome = Outcome::settle(
+                traffic,
+                Some(schedule),
+                LowerBound::duration(traffic),
+                false,
+            );
+            return Ok(finish(outcome, "structure", stats).into());
+        }
 
         // Stage 1: DSatur (within the time limit: at data-centre scale it takes minutes).
         let dsatur = liquid_search::dsatur::solve_with_progress(traffic, limits, progress);

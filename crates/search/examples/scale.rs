@@ -1,0 +1,58 @@
+//! Times the stages of the scale benchmark inside one process (release build):
+//! the traffic of a generated model (`liquid_topology::spec::traffic`), its conflict degrees, the structure stage with the model's
+//! validation of its schedule, and optionally DSatur.
+//!
+//! `cargo run --release -p liquid-search --example scale -- fat-tree:16,3 [dsatur]`
+
+use std::time::Instant;
+
+use liquid_model::{validate, Limits};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let spec = args.first().map_or("fat-tree:8,3", String::as_str);
+    let t0 = Instant::now();
+    let traffic = liquid_topology::spec::traffic(spec)
+        .expect("a valid spec")
+        .expect("a spec, not a file");
+    let t1 = Instant::now();
+    let degrees = traffic.conflict_degrees();
+    let t2 = Instant::now();
+    println!(
+        "{spec}: {} transfers, Σ path {}, Λ {}, {} conflict edges; traffic {:.2} s, conflict degrees {:.2} s",
+        traffic.len(),
+        traffic.total_path_length(),
+        traffic.duration(),
+        degrees.iter().sum::<u64>() / 2,
+        (t1 - t0).as_secs_f64(),
+        (t2 - t1).as_secs_f64()
+    );
+    let t3 = Instant::now();
+    let s = liquid_search::structured::construct(&traffic, None);
+    let t4 = Instant::now();
+    match s {
+        liquid_search::structured::Structure::Liquid { schedule, group } => {
+            let report = validate(&traffic, &schedule).expect("valid");
+            println!(
+                "structure: {group}, {} frames (liquid: {}) in {:.3} s, validated in {:.3} s",
+                report.length,
+                report.length == traffic.duration(),
+                (t4 - t3).as_secs_f64(),
+                t4.elapsed().as_secs_f64()
+            );
+        }
+        other => println!("structure: no liquid schedule ({:?} ...)", {
+            let s = format!("{other:?}");
+            s.chars().take(200).collect::<String>()
+        }),
+    }
+    if args.iter().any(|a| a == "dsatur") {
+        let t5 = Instant::now();
+        let a = liquid_search::dsatur::solve_with_limits(&traffic, &Limits::default());
+        println!(
+            "dsatur: {} frames in {:.2} s",
+            a.outcome.schedule().map_or(0, |s| s.len()),
+            t5.elapsed().as_secs_f64()
+        );
+    }
+}
