@@ -314,6 +314,12 @@ enum StudyWhat {
         /// Backbone lanes of the scheduling model (default: backbone / node bandwidth).
         #[arg(long)]
         lanes: Option<usize>,
+        /// Each cluster's topology, a spec like fat-tree:4,2 (default: a crossbar). Both
+        /// clusters then have its host count H: the size sweep runs H+H, the node sweep
+        /// the one point n1 = n2 = H (no n2 = 2·n1 sweep); the liquid schedules are still
+        /// computed on the crossbar model, the simulation routes through the topology.
+        #[arg(long, conflicts_with_all = ["size_cases", "equal", "double"])]
+        cluster: Option<String>,
         /// The engine that computes the liquid schedules (DSatur's schedule is used when
         /// it finds none).
         #[arg(long, value_parser = commands::engine_parser(), default_value = "native")]
@@ -576,12 +582,22 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     node_latency,
                     overhead,
                     lanes,
+                    cluster,
                     engine,
                     time_limit,
                     markdown,
                     format,
                 },
         } => {
+            let (size_cases, equal, double) = match &cluster {
+                Some(spec) => {
+                    let h = liquid_topology::two_clusters::TwoClusters::shaped(spec)
+                        .map_err(|e| InputError(format!("--cluster: {e}")))?
+                        .n1;
+                    (vec![(h, h)], vec![h], vec![])
+                }
+                None => (size_cases, equal, double),
+            };
             let args = commands::StudyArgs {
                 out,
                 size_exponents,
@@ -596,6 +612,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     node_latency_s: node_latency,
                     overhead_s: overhead,
                     lanes,
+                    cluster,
                 },
                 engine: commands::engine(&engine)?,
                 time_limit,

@@ -102,14 +102,19 @@ pub enum GenerateWhat {
     },
     /// Two crossbar clusters joined by a backbone (paper 001): nodes a0.. on switch A,
     /// b0.. on switch B, backbone A>B and B>A; every link with its bandwidth and latency
-    /// (write it with --form network to keep them).
+    /// (write it with --form network to keep them). With --cluster SPEC both clusters are
+    /// a copy of that topology instead, A and B gateways cabled to its first switch.
     TwoClusters {
-        /// Nodes of cluster 1.
+        /// Nodes of cluster 1 (with --cluster: the topology's host count, may be omitted).
         #[arg(long)]
-        n1: usize,
-        /// Nodes of cluster 2.
+        n1: Option<usize>,
+        /// Nodes of cluster 2 (with --cluster: the topology's host count, may be omitted).
         #[arg(long)]
-        n2: usize,
+        n2: Option<usize>,
+        /// Each cluster's topology, a spec like fat-tree:4,2, ring:4,2, mesh:2x2,2 or
+        /// torus:2x2,1 (default: a crossbar).
+        #[arg(long)]
+        cluster: Option<String>,
         /// Backbone bandwidth, MB/s each way (001: 10 Gbit/s).
         #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_BACKBONE_MB_S)]
         backbone_bandwidth: f64,
@@ -234,26 +239,41 @@ pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
         GenerateWhat::TwoClusters {
             n1,
             n2,
+            cluster,
             backbone_bandwidth,
             backbone_latency,
             node_bandwidth,
             node_latency,
             lanes,
             output,
-        } => (
-            TwoClusters {
-                n1,
-                n2,
-                backbone_bandwidth,
-                backbone_latency,
-                node_bandwidth,
-                node_latency,
-                lanes,
-            }
-            .generated()
-            .map_err(input)?,
-            output,
-        ),
+        } => {
+            let base = match &cluster {
+                Some(spec) => TwoClusters::shaped(spec).map_err(input)?,
+                None => {
+                    let need = |v: Option<usize>, name: &str| {
+                        v.ok_or_else(|| {
+                            InputError(format!("{name} is required (or give --cluster SPEC)"))
+                        })
+                    };
+                    TwoClusters::new(need(n1, "--n1")?, need(n2, "--n2")?)
+                }
+            };
+            (
+                TwoClusters {
+                    n1: n1.unwrap_or(base.n1),
+                    n2: n2.unwrap_or(base.n2),
+                    backbone_bandwidth,
+                    backbone_latency,
+                    node_bandwidth,
+                    node_latency,
+                    lanes,
+                    ..base
+                }
+                .generated()
+                .map_err(input)?,
+                output,
+            )
+        }
     };
     let text = match output.form {
         Form::Explicit => {

@@ -77,6 +77,9 @@ struct SettingReport {
     node_link_latency: Param,
     overhead_per_message: Param,
     scheduling_lanes: usize,
+    /// Each cluster's topology (absent: crossbars).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cluster: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -378,6 +381,7 @@ pub fn two_clusters(args: &StudyArgs, format: Format) -> anyhow::Result<ExitCode
                 source: assumed,
             },
             scheduling_lanes: s.lanes(),
+            cluster: s.cluster.clone(),
         },
         model: "flow level, max-min fair sharing, no TCP (slow start, losses, windows): see README, Simulation",
         sizes: format!(

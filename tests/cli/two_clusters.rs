@@ -225,3 +225,138 @@ fn study_uses_dsatur_where_the_engine_gives_no_schedule() {
         "{sources:?}"
     );
 }
+
+#[test]
+fn generate_two_clusters_of_a_topology() {
+    // fat-tree:4,1 is one 4-port switch: each cluster a crossbar of 4 hosts behind a
+    // gateway cable, every remote route a0>A.sw0, A.sw0>A, A>B, B>B.sw0, B.sw0>b0.
+    snap!(
+        "generate@two-clusters-fat-tree-4-1",
+        liquid().args(["generate", "two-clusters", "--cluster", "fat-tree:4,1"])
+    );
+    // --n1/--n2 may be given when they match; the spec form builds the same network.
+    let with_sizes = succeed(liquid().args([
+        "generate",
+        "two-clusters",
+        "--cluster",
+        "fat-tree:4,2",
+        "--n1",
+        "8",
+        "--n2",
+        "8",
+    ]));
+    let spec = succeed(liquid().args(["expand", "two-clusters:fat-tree:4,2"]));
+    assert_eq!(with_sizes.stdout, spec.stdout);
+}
+
+#[test]
+fn bad_cluster_shapes_are_input_errors() {
+    for (args, says) in [
+        (
+            vec![
+                "generate",
+                "two-clusters",
+                "--cluster",
+                "fat-tree:4,1",
+                "--n1",
+                "3",
+            ],
+            "n1: 3 nodes, but the cluster fat-tree:4,1 has 4 hosts",
+        ),
+        (
+            vec!["generate", "two-clusters", "--cluster", "two-clusters:2,2"],
+            "not a cluster topology",
+        ),
+        (
+            vec!["generate", "two-clusters", "--cluster", "fat-tree:3,2"],
+            "cluster: \"fat-tree:3,2\"",
+        ),
+        (
+            vec!["generate", "two-clusters", "--n1", "3"],
+            "--n2 is required",
+        ),
+        (
+            vec!["analyze", "two-clusters:paper-fig1:"],
+            "not a cluster topology",
+        ),
+        (
+            vec!["study", "two-clusters", "--cluster", "ring:1,0"],
+            "--cluster: cluster: \"ring:1,0\"",
+        ),
+        (
+            vec![
+                "study",
+                "two-clusters",
+                "--cluster",
+                "ring:4,1",
+                "--size-cases",
+                "2+2",
+            ],
+            "cannot be used with",
+        ),
+    ] {
+        let out = liquid().args(&args).output().expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn study_with_fat_tree_clusters() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = succeed(
+        liquid()
+            .args([
+                "study",
+                "two-clusters",
+                "--cluster",
+                "fat-tree:4,2",
+                "--size-exponents",
+                "0..2",
+                "--node-sizes",
+                "1024",
+                "--time-limit",
+                "5",
+                "--format",
+                "json",
+                "--out",
+            ])
+            .arg(dir.path()),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["setting"]["cluster"], "fat-tree:4,2");
+    // One case, 8+8 (the tree's 8 hosts per cluster), in both sweeps.
+    let counts = v["backbone_messages"].as_array().expect("a list");
+    assert_eq!(counts.len(), 1);
+    assert_eq!(counts[0]["n1"], 8);
+    assert_eq!(counts[0]["lg"], 16);
+    assert_eq!(counts[0]["direct"], 128);
+    assert_eq!(counts[0]["counts_match"], true);
+    let csv = std::fs::read_to_string(dir.path().join("two-clusters.csv")).expect("written");
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    // 6 algorithms × (3 sizes + 1 node-sweep size).
+    assert_eq!(rows.len(), 6 * 4);
+    for a in [
+        "direct-all-at-once",
+        "direct-round-robin",
+        "direct-liquid",
+        "lg",
+        "lg-liquid",
+        "lg-liquid-relay-first",
+    ] {
+        let mine: Vec<_> = rows.iter().filter(|r| r[4] == a).collect();
+        assert_eq!(mine.len(), 4, "{a}");
+        for r in mine {
+            assert_eq!(r[1..3], ["8", "8"], "{r:?}");
+            let want = if a.starts_with("lg") { "16" } else { "128" };
+            assert_eq!(r[7], want, "{r:?}");
+            let t: f64 = r[5].parse().expect("a time");
+            assert!(t > 0.005, "{r:?}");
+        }
+    }
+}

@@ -74,6 +74,11 @@ pub struct Setting {
     /// Backbone lanes of the scheduling model (see [`scheduling_traffic`]); `None`:
     /// backbone bandwidth / node bandwidth, rounded, at least 1.
     pub lanes: Option<usize>,
+    /// Each cluster's topology as a spec (`fat-tree:4,2`; see
+    /// [`liquid_topology::two_clusters`]), `None` for crossbars. The simulation routes
+    /// every message through it; the schedules still come from the crossbar model of
+    /// [`scheduling_traffic`] (node cards and backbone lanes).
+    pub cluster: Option<String>,
 }
 
 impl Default for Setting {
@@ -86,6 +91,7 @@ impl Default for Setting {
             node_latency_s: t::DEFAULT_NODE_LATENCY_S,
             overhead_s: 0.0,
             lanes: None,
+            cluster: None,
         }
     }
 }
@@ -184,6 +190,7 @@ impl Case {
             backbone_latency: setting.backbone_latency_s,
             node_bandwidth: setting.node_mb_s,
             node_latency: setting.node_latency_s,
+            cluster: setting.cluster.clone(),
             ..TwoClusters::new(n1, n2)
         };
         let bad = |e: &dyn std::fmt::Display| SimError::BadParameter {
@@ -466,6 +473,37 @@ mod tests {
         for p in &points {
             assert!(p.makespan_s > 0.005, "{p:?}");
         }
+    }
+
+    #[test]
+    fn fat_tree_clusters_run_every_algorithm() {
+        let setting = Setting {
+            cluster: Some("fat-tree:4,2".into()),
+            ..Setting::default()
+        };
+        let case = Case::new(8, 8, &setting, &mut first_fit).expect("case");
+        let points = case.run(65536.0, &setting).expect("runs");
+        assert_eq!(points.len(), 6);
+        let crossbar = Case::new(8, 8, &Setting::default(), &mut first_fit).expect("case");
+        let flat = crossbar.run(65536.0, &Setting::default()).expect("runs");
+        for (p, q) in points.iter().zip(&flat) {
+            assert_eq!(p.algorithm, q.algorithm);
+            let want = if matches!(
+                p.algorithm,
+                Algorithm::Lg | Algorithm::LgLiquid | Algorithm::LgRelayFirst
+            ) {
+                16
+            } else {
+                128
+            };
+            assert_eq!(p.backbone_messages, want, "{p:?}");
+            assert_eq!(p.messages, q.messages, "{p:?}");
+            // The tree's extra hops and its shared root links never make it faster.
+            assert!(p.makespan_s >= q.makespan_s * (1.0 - 1e-9), "{p:?} {q:?}");
+        }
+        // The cluster sizes must be the tree's.
+        let e = Case::new(4, 8, &setting, &mut first_fit).expect_err("4 is not 8");
+        assert!(e.to_string().contains("n1: 4 nodes"), "{e}");
     }
 
     #[test]

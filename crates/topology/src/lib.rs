@@ -8,7 +8,8 @@
 //! - [`grid`]: rings, 2-D (or n-D) meshes and tori with dimension-order routing;
 //! - [`fat_tree`]: m-port n-trees with deterministic up*/down* routing (002 section 2);
 //! - [`multi_cluster`]: heterogeneous multi-cluster systems of m-port trees (002);
-//! - [`two_clusters`]: two clusters joined by a backbone with its own bandwidth and latency
+//! - [`two_clusters`]: two clusters (crossbars or copies of any generated topology) joined by
+//!   a backbone with its own bandwidth and latency
 //!   (paper 001), links with their bandwidth and latency;
 //! - [`spec`]: short textual specs (`t1:4,4,4,4,0,0,2,1`, `fat-tree:4,3`, ...).
 //!

@@ -9,6 +9,7 @@
 //! | `torus:AxB[,K]` | all-to-all over an A×B torus, K hosts per switch (default 1) |
 //! | `paper-fig1:` | the worked example of the papers ([`crate::paper`]) |
 //! | `two-clusters:N1,N2[,BB[,LAT[,NODE]]]` | all-to-all over two crossbar clusters joined by a backbone of BB MB/s (default 1250) and LAT s one way (default 0.005), nodes of NODE MB/s (default 125) ([`crate::two_clusters`]) |
+//! | `two-clusters:SPEC` | the same with both clusters a copy of the topology SPEC (`two-clusters:fat-tree:4,2`), 001's defaults |
 //! | `multi-cluster:M,LIST[,NC]` | all-to-all over a multi-cluster system of 002, e.g. `multi-cluster:8,12x1+16x2+4x3` ([`crate::multi_cluster`]) |
 
 use crate::fat_tree::FatTree;
@@ -156,6 +157,9 @@ pub fn parse(arg: &str) -> Result<Option<Generated>, TopologyError> {
             }
             crate::paper::fig1()
         }
+        "two-clusters" if rest.contains(':') => TwoClusters::shaped(rest)
+            .and_then(|c| c.generated())
+            .map_err(within)?,
         "two-clusters" => {
             if !(2..=5).contains(&parts.len()) {
                 return Err(wrong(
@@ -212,6 +216,11 @@ mod tests {
         assert_eq!(g.link_params[bb].bandwidth, Some(100.0));
         assert_eq!(g.link_params[bb].latency, Some(0.01));
         assert_eq!(g.link_params[0].bandwidth, Some(10.0));
+        let g = parse("two-clusters:fat-tree:4,2")
+            .expect("ok")
+            .expect("a spec");
+        assert_eq!(g.network.hosts.len(), 16);
+        assert_eq!(g.network.switches.len(), 2 + 2 * 6);
         let g = parse("multi-cluster:4,1+2").expect("ok").expect("a spec");
         assert_eq!(g.network.hosts.len(), 12);
         assert!(parse("models/paper-fig1.yaml").expect("ok").is_none());
@@ -250,6 +259,8 @@ mod tests {
             "two-clusters:3,3,fast",
             "two-clusters:3,3,10,-1",
             "two-clusters:3,3,10,0.1,0",
+            "two-clusters:fat-tree:3,2",
+            "two-clusters:two-clusters:2,2",
             "multi-cluster:5,1",
             "multi-cluster:4",
             "multi-cluster:4,2x20",
