@@ -1,4 +1,4 @@
-//! Times the native engine (`liquid::solve`) on the papers' testbed and on random
+//! Times the native engine (`native::solve`: the orbit check, then the search) on the papers' testbed and on random
 //! traffics, in release mode without building the CLI (and so without HiGHS):
 //!
 //! ```text
@@ -34,7 +34,7 @@ fn limits(secs: f64) -> Limits {
 /// Solves, checks, and returns (verdict, engine seconds, nodes).
 fn run(t: &Traffic, secs: f64) -> (Verdict, f64, u64) {
     let start = Instant::now();
-    let o = liquid_search::liquid::solve(t, &limits(secs));
+    let o = liquid_search::native::solve(t, &limits(secs));
     let el = start.elapsed().as_secs_f64();
     check_outcome(t, &o.outcome).expect("the answer checks");
     let nodes = o
@@ -256,7 +256,7 @@ fn main() {
             let spec = args.get(2).map_or("fat-tree:8,3", String::as_str);
             let t = generated(spec);
             let start = Instant::now();
-            let o = liquid_search::liquid::solve(&t, &limits(secs(3)));
+            let o = liquid_search::native::solve(&t, &limits(secs(3)));
             let el = start.elapsed().as_secs_f64();
             check_outcome(&t, &o.outcome).expect("the answer checks");
             println!(

@@ -17,6 +17,7 @@ pub mod baseline;
 pub mod dsatur;
 pub mod exact;
 pub mod liquid;
+pub mod native;
 mod rng;
 pub mod structured;
 pub mod tabu;

@@ -1,4 +1,5 @@
-//! `native`: the liquid-schedule search of papers 003/004 over full teams.
+//! `native`: the orbit check of the structured engine, then the liquid-schedule search of
+//! papers 003/004 over full teams ([`liquid_search::native`]).
 
 use std::sync::atomic::AtomicU64;
 
@@ -14,7 +15,7 @@ impl Engine for Native {
         "native"
     }
     fn about(&self) -> &'static str {
-        "liquid schedule search over full teams (003/004): liquid, non-liquid or unknown"
+        "liquid schedule search over full teams (003/004), after an O(Σ|x|) orbit check for all-to-alls: liquid, non-liquid or unknown"
     }
     fn verdicts(&self) -> &'static [Verdict] {
         &[Verdict::Liquid, Verdict::NonLiquid, Verdict::Unknown]
@@ -26,6 +27,6 @@ impl Engine for Native {
         true
     }
     fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
-        Ok(liquid_search::liquid::solve_with_progress(t, &r.limits, p).into())
+        Ok(liquid_search::native::solve_with_progress(t, &r.limits, p).into())
     }
 }

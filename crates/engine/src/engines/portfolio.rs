@@ -84,16 +84,10 @@ impl Engine for Portfolio {
         };
 
         // Stage 0: the orbits of a group, for all-to-all traffics.
-        if let liquid_search::structured::Structure::Liquid { schedule, group } =
-            liquid_search::structured::construct(traffic, limits.deadline())
+        if let Some((outcome, group)) =
+            liquid_search::native::liquid_by_structure(traffic, limits.deadline())
         {
             say(&mut stats, "structure", &group);
-            let outcome = Outcome::settle(
-                traffic,
-                Some(schedule),
-                LowerBound::duration(traffic),
-                false,
-            );
             return Ok(finish(outcome, "structure", stats).into());
         }
 
