@@ -164,8 +164,13 @@ pub fn solve(
     let mut request = *request;
     request.proofs |= proof_dir.is_some();
     let deadline = request.limits.deadline();
-    let start = Instant::now();
-    let run = on_engine_stack(|| engine.run(traffic, &request, progress)).map_err(|e| match e {
+    // The clock starts on the engine's thread: starting a thread can wait for a core
+    // for milliseconds on a loaded machine, which is not the engine's time.
+    let (run, start) = on_engine_stack(|| {
+        let start = Instant::now();
+        (engine.run(traffic, &request, progress), start)
+    });
+    let run = run.map_err(|e| match e {
         EngineError::Input(m) => SolveError::Input(m),
         EngineError::Failed(message) => SolveError::Failed {
             engine: name.to_string(),
