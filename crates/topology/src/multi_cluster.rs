@@ -421,7 +421,7 @@ impl MultiCluster {
     /// `self.generated()?.expand()` (name, description, links in the network's order,
     /// transfer ids `c{i}.p{j}->c{v}.p{l}` with their end points, paths), without the
     /// network form's named routes (1,253,280 of them for 002's 1120-node system). The
-    /// routes are [`Wiring::route_channels`]'s, stored once as channel numbers in a flat
+    /// routes are [`Wiring::route`]'s, stored once as channel numbers in a flat
     /// array; a channel's number is its link's index in the network form.
     pub fn traffic(&self) -> Result<Traffic, TopologyError> {
         let w = self.wiring()?;
@@ -432,15 +432,26 @@ impl MultiCluster {
         let mut flat: Vec<u32> = Vec::new();
         let mut lengths: Vec<u8> = Vec::with_capacity(nodes * nodes.saturating_sub(1));
         let mut used = vec![false; w.channels.len()];
-        let (mut vertices, mut route) = (Vec::new(), Vec::new());
+        // Each vertex's out-channels (at most m + 1): a scan is cheaper than `channel_at`.
+        let mut out: Vec<Vec<(u32, u32)>> = vec![Vec::new(); w.vertices()];
+        for (c, ch) in w.channels.iter().enumerate() {
+            out[ch.from].push((ch.to as u32, c as u32));
+        }
+        let mut vertices = Vec::new();
         for (s, d) in pairs() {
-            w.route_channels(s, d, &mut vertices, &mut route);
-            for &c in &route {
-                used[c] = true;
-                flat.push(c as u32);
+            w.route(s, d, &mut vertices);
+            for hop in vertices.windows(2) {
+                let c = out[hop[0]]
+                    .iter()
+                    .find(|&&(to, _)| to as usize == hop[1])
+                    .map(|&(_, c)| c)
+                    .expect("routes follow channels (every_route_is_valid)");
+                used[c as usize] = true;
+                flat.push(c);
             }
-            lengths
-                .push(u8::try_from(route.len()).expect("routes are at most 4·MAX_LEVELS + 2 long"));
+            lengths.push(
+                u8::try_from(vertices.len() - 1).expect("routes are at most 4·MAX_LEVELS + 2 long"),
+            );
         }
         // Pass 2: the links the routes use, in the network's order, then the transfers.
         let mut t = TrafficBuilder::new(self.name());
