@@ -836,7 +836,10 @@ mod tests {
             "6,3x1+2x2,2",
         ] {
             let sys = MultiCluster::parse(spec).expect("valid");
-            let want = sys.generated().expect("builds").expand().expect("expands");
+            let generated = sys.generated().expect("builds");
+            // `liquid simulate` relies on this for the direct path: no per-link values.
+            assert!(generated.link_params.is_empty());
+            let want = generated.expand().expect("expands");
             let got = sys.traffic().expect("builds");
             assert_eq!(got.name(), want.name(), "{spec}");
             assert_eq!(got.description(), want.description(), "{spec}");
