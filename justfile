@@ -36,6 +36,11 @@ bench-peers *ARGS:
 bench-scale LIMIT='60':
     bash scripts/bench-scale {{LIMIT}}
 
+# Load time and peak memory of 002's multi-cluster all-to-alls (Table 1 systems), built
+# directly and through the network form, into benchmarks/results/multi-cluster-load.md.
+bench-mc-load *SYSTEMS:
+    bash scripts/bench-mc-load {{SYSTEMS}}
+
 # Time limits at every size: every engine on fat-tree all-to-alls (16, 128, 1024 hosts)
 # with --time-limit LIMIT, wall time against LIMIT·1.1 + load time, into
 # benchmarks/results/limits.md.

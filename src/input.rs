@@ -1,6 +1,6 @@
 //! Where a model comes from: a file, or a generated-model spec (`t1:4,4,4,4,0,0,2,1`,
 //! `fat-tree:4,3`, `ring:6,2`, `mesh:3x3,1`, `torus:4x4,1`, `paper-fig1:`,
-//! `two-clusters:20,40`; see
+//! `two-clusters:20,40`, `multi-cluster:8,12x1+16x2+4x3`; see
 //! [`liquid_topology::spec`]). Every command that takes a model goes through here.
 
 use std::path::Path;
@@ -17,8 +17,8 @@ use crate::InputError;
 pub fn load_traffic(arg: &Path) -> anyhow::Result<Traffic> {
     if let Some(s) = arg.to_str() {
         if liquid_topology::spec::is_spec(s) {
-            // The traffic straight from the generator (fat-trees without their network
-            // form): what `parse(s)?.expand()` gives, in less memory.
+            // The traffic straight from the generator (fat-trees and multi-cluster systems
+            // without their network form): what `parse(s)?.expand()` gives, in less memory.
             return liquid_topology::spec::traffic(s)
                 .map_err(|e| match e {
                     // A spec whose pattern is empty is bad input, not a generator bug.

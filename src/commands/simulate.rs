@@ -71,6 +71,17 @@ struct Model {
 
 fn load_model(arg: &Path) -> anyhow::Result<Model> {
     if let Some(s) = arg.to_str() {
+        if s.starts_with("fat-tree:") || s.starts_with("multi-cluster:") {
+            // Built directly (no network form, see `input::load_traffic`): these generators
+            // give no link its own parameters, so the model-wide ones apply to every link,
+            // as they would through the network form.
+            return Ok(Model {
+                traffic: crate::input::load_traffic(arg)?,
+                network: None,
+                link_params: Vec::new(),
+                link_latency: None,
+            });
+        }
         if liquid_topology::spec::is_spec(s) {
             let generated = liquid_topology::spec::parse(s)
                 .map_err(|e| InputError(e.to_string()))?

@@ -357,3 +357,48 @@ fn testbed_t1_simulates_each_class_when_asked() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Fat-tree and multi-cluster specs are simulated from their traffic built directly (no
+/// network form); the report is the one of the same model written in the network form,
+/// with the model-wide link throughput and latency on every link.
+#[test]
+fn specs_built_directly_simulate_as_their_network_form() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (spec, generate) in [
+        (
+            "fat-tree:4,2",
+            vec!["generate", "fat-tree", "--ports", "4", "--levels", "2"],
+        ),
+        (
+            "multi-cluster:4,2+1,2",
+            vec!["generate", "multi-cluster", "4,2+1,2"],
+        ),
+    ] {
+        let file = dir.path().join("model.yaml");
+        let file = file.to_str().expect("utf-8 path");
+        succeed(
+            liquid()
+                .args(&generate)
+                .args(["--form", "network", "--out", file]),
+        );
+        let run = |model: &str| {
+            simulate(&[
+                model,
+                "--engine",
+                "dsatur",
+                "--link-throughput",
+                "100",
+                "--link-latency",
+                "0.000002",
+                "--overhead",
+                "0.00001",
+            ])
+        };
+        let (mut direct, mut network) = (run(spec), run(file));
+        for r in [&mut direct, &mut network] {
+            r.as_object_mut().expect("an object").remove("wall_s");
+        }
+        assert!(direct["transfers"].as_u64().expect("a count") > 0, "{spec}");
+        assert_eq!(direct, network, "{spec}");
+    }
+}

@@ -488,7 +488,10 @@ mod tests {
                 levels: n,
                 self_transfers,
             };
-            let want = t.generated().expect("builds").expand().expect("expands");
+            let generated = t.generated().expect("builds");
+            // `liquid simulate` relies on this for the direct path: no per-link values.
+            assert!(generated.link_params.is_empty());
+            let want = generated.expand().expect("expands");
             let got = t.traffic().expect("builds");
             assert_eq!(got.name(), want.name());
             assert_eq!(got.description(), want.description());

@@ -43,6 +43,9 @@
 
 use std::collections::HashMap;
 
+use liquid_model::network::NetworkError;
+use liquid_model::{LinkId, Traffic, TrafficBuilder};
+
 use crate::fat_tree::{FatTree, TreeEnd};
 use crate::{bad, Generated, NetBuilder, TopologyError};
 
@@ -405,23 +408,102 @@ impl MultiCluster {
         }
         let hosts = &w.names[..nodes];
         Ok(Generated {
-            name: format!("multi-cluster-{}", self.spec().replace([',', '+'], "-")),
-            description: format!(
-                "All-to-all over a heterogeneous multi-cluster system (paper 002) {}: {} clusters of {}-port trees, {} nodes, {} switches and {} concentrators/dispatchers; ICN1 for intra-cluster messages, ECN1 - concentrator - {}-port {}-tree ICN2 - dispatcher - ECN1 for the others, up*/down* routing",
-                self.spec(),
-                self.cluster_count(),
-                self.ports,
-                self.nodes(),
-                self.switches(),
-                self.cluster_count(),
-                self.ports,
-                self.icn2_levels,
-            ),
+            name: self.name(),
+            description: self.description(),
             link_throughput: None,
             network: b.finish(),
             link_params: Vec::new(),
             pattern: crate::all_to_all(hosts, false),
         })
+    }
+
+    /// The traffic of the system's all-to-all, built directly: the same traffic as
+    /// `self.generated()?.expand()` (name, description, links in the network's order,
+    /// transfer ids `c{i}.p{j}->c{v}.p{l}` with their end points, paths), without the
+    /// network form's named routes (1,253,280 of them for 002's 1120-node system). The
+    /// routes are [`Wiring::route`]'s, stored once as channel numbers in a flat
+    /// array; a channel's number is its link's index in the network form.
+    pub fn traffic(&self) -> Result<Traffic, TopologyError> {
+        let w = self.wiring()?;
+        let nodes = w.nodes();
+        let pairs = || (0..nodes).flat_map(move |s| (0..nodes).map(move |d| (s, d)));
+        let pairs = || pairs().filter(|&(s, d)| s != d);
+        // Pass 1: every route as channel numbers (and which channels carry one).
+        let mut flat: Vec<u32> = Vec::new();
+        let mut lengths: Vec<u8> = Vec::with_capacity(nodes * nodes.saturating_sub(1));
+        let mut used = vec![false; w.channels.len()];
+        // Each vertex's out-channels (at most m + 1): a scan is cheaper than `channel_at`.
+        let mut out: Vec<Vec<(u32, u32)>> = vec![Vec::new(); w.vertices()];
+        for (c, ch) in w.channels.iter().enumerate() {
+            out[ch.from].push((ch.to as u32, c as u32));
+        }
+        let mut vertices = Vec::new();
+        for (s, d) in pairs() {
+            w.route(s, d, &mut vertices);
+            for hop in vertices.windows(2) {
+                let c = out[hop[0]]
+                    .iter()
+                    .find(|&&(to, _)| to as usize == hop[1])
+                    .map(|&(_, c)| c)
+                    .expect("routes follow channels (every_route_is_valid)");
+                used[c as usize] = true;
+                flat.push(c);
+            }
+            lengths.push(
+                u8::try_from(vertices.len() - 1).expect("routes are at most 4·MAX_LEVELS + 2 long"),
+            );
+        }
+        // Pass 2: the links the routes use, in the network's order, then the transfers.
+        let mut t = TrafficBuilder::new(self.name());
+        t.description(Some(self.description()));
+        let mut id_of = vec![LinkId(u32::MAX); w.channels.len()];
+        for (i, c) in w.channels.iter().enumerate().filter(|&(i, _)| used[i]) {
+            let id = format!("{}>{}", w.names[c.from], w.names[c.to]);
+            id_of[i] = t
+                .link(&id, &format!("network.links[{i}].id"))
+                .map_err(NetworkError::from)?;
+        }
+        let mut path: Vec<LinkId> = Vec::new();
+        let (mut at, mut next) = (String::new(), 0usize);
+        for ((s, d), &len) in pairs().zip(&lengths) {
+            let route = &flat[next..next + len as usize];
+            next += len as usize;
+            path.clear();
+            path.extend(route.iter().map(|&c| id_of[c as usize]));
+            if d == 0 || (s == 0 && d == 1) {
+                at = format!("pattern.senders[{s}]");
+            }
+            let (from, to) = (&w.names[s], &w.names[d]);
+            t.transfer_on_links(
+                &format!("{from}->{to}"),
+                Some(from.clone()),
+                Some(to.clone()),
+                &path,
+                &at,
+            )
+            .map_err(NetworkError::from)?;
+        }
+        Ok(t.build("pattern").map_err(NetworkError::from)?)
+    }
+
+    /// The model's name (`multi-cluster-8-12x1-16x2-4x3-2`).
+    fn name(&self) -> String {
+        format!("multi-cluster-{}", self.spec().replace([',', '+'], "-"))
+    }
+
+    /// The model's description.
+    fn description(&self) -> String {
+        format!(
+            "All-to-all over a heterogeneous multi-cluster system (paper 002) {}: {} clusters of {}-port trees, {} nodes, {} switches and {} concentrators/dispatchers; ICN1 for intra-cluster messages, ECN1 - concentrator - {}-port {}-tree ICN2 - dispatcher - ECN1 for the others, up*/down* routing",
+            self.spec(),
+            self.cluster_count(),
+            self.ports,
+            self.nodes(),
+            self.switches(),
+            self.cluster_count(),
+            self.ports,
+            self.icn2_levels,
+        )
     }
 }
 
@@ -735,6 +817,43 @@ mod tests {
         let big = MultiCluster::parse("4,2x10").expect("valid");
         assert!(
             matches!(big.wiring(), Err(TopologyError::BadParameter { name, .. }) if name == "clusters")
+        );
+    }
+
+    /// The direct construction gives the traffic the network form expands into: equal
+    /// and unequal cluster heights, one cluster, the default and an explicit (larger)
+    /// ICN2, whose unused switches carry no route and so are not links of the traffic.
+    #[test]
+    fn direct_traffic_is_the_expanded_traffic() {
+        for spec in [
+            "4,1+2",
+            "4,2x2",
+            "4,1+1+2+2",
+            "4,2+1+3,2",
+            "4,1+2,3",
+            "4,2",
+            "8,2x1+2",
+            "6,3x1+2x2,2",
+        ] {
+            let sys = MultiCluster::parse(spec).expect("valid");
+            let generated = sys.generated().expect("builds");
+            // `liquid simulate` relies on this for the direct path: no per-link values.
+            assert!(generated.link_params.is_empty());
+            let want = generated.expand().expect("expands");
+            let got = sys.traffic().expect("builds");
+            assert_eq!(got.name(), want.name(), "{spec}");
+            assert_eq!(got.description(), want.description(), "{spec}");
+            assert_eq!(got.link_throughput(), want.link_throughput(), "{spec}");
+            let links = |x: &Traffic| -> Vec<String> {
+                x.link_ids().map(|l| x.link_name(l).to_string()).collect()
+            };
+            assert_eq!(links(&got), links(&want), "{spec}");
+            assert_eq!(got.transfers(), want.transfers(), "{spec}");
+        }
+        let big = MultiCluster::parse("4,2x10").expect("valid");
+        assert_eq!(
+            big.traffic().expect_err("too big"),
+            big.wiring().expect_err("too big")
         );
     }
 

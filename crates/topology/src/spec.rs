@@ -82,14 +82,20 @@ fn within(arg: &str, e: TopologyError) -> TopologyError {
 }
 
 /// The traffic a spec names: `parse(arg)?.expand()`, with the same errors (an expansion
-/// error as [`TopologyError::Network`]), but fat-trees are built directly
-/// ([`FatTree::traffic`]) without their network form, which at 1024 nodes holds a million
-/// named routes. `Ok(None)` when `arg` is not a spec.
+/// error as [`TopologyError::Network`]), but fat-trees and multi-cluster systems are
+/// built directly ([`FatTree::traffic`], [`MultiCluster::traffic`]) without their network
+/// form, which at 1024 nodes holds a million named routes. `Ok(None)` when `arg` is not a spec.
 pub fn traffic(arg: &str) -> Result<Option<Traffic>, TopologyError> {
     if let Some(rest) = arg.strip_prefix("fat-tree:") {
         let parts: Vec<&str> = rest.split(',').collect();
         let tree = fat_tree(arg, &parts)?;
         return tree.traffic().map(Some).map_err(|e| within(arg, e));
+    }
+    if let Some(rest) = arg.strip_prefix("multi-cluster:") {
+        return MultiCluster::parse(rest)
+            .and_then(|m| m.traffic())
+            .map(Some)
+            .map_err(|e| within(arg, e));
     }
     match parse(arg)? {
         Some(g) => Ok(Some(g.expand()?)),
@@ -229,7 +235,13 @@ mod tests {
 
     #[test]
     fn traffic_of_a_spec_is_its_expansion() {
-        for s in ["fat-tree:4,2", "ring:5,2", "paper-fig1:"] {
+        for s in [
+            "fat-tree:4,2",
+            "ring:5,2",
+            "paper-fig1:",
+            "multi-cluster:4,1+2",
+            "multi-cluster:4,2+1,2",
+        ] {
             let want = parse(s)
                 .expect("ok")
                 .expect("a spec")
