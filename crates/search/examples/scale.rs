@@ -50,7 +50,10 @@ fn main() {
         let t5 = Instant::now();
         let a = liquid_search::dsatur::solve_with_limits(&traffic, &Limits::default());
         let t6 = Instant::now();
-        let schedule = a.outcome.schedule().expect("DSatur completes without a limit");
+        let schedule = a
+            .outcome
+            .schedule()
+            .expect("DSatur completes without a limit");
         // A digest of the frames (FNV-1a over frame sizes and transfer ids) to compare
         // colourings between versions.
         let mut digest = 0xcbf2_9ce4_8422_2325u64;
