@@ -692,12 +692,11 @@ impl Traffic {
     /// A transfer's degree is the number of other users of its links. Links of load 1
     /// (virtual links, for instance) add nobody, so only the *shared* links count: with
     /// none the degree is 0, with one it is that link's load - 1, at once. Otherwise the
-    /// users of the shared links are merged in a bitset of one bit per transfer (small
-    /// enough to stay in a core's cache: 128 KiB at a million transfers), cleared by a
-    /// second pass over the same lists, in time Σ_{l shared} load(l);
+    /// users of the shared links are merged with a stamp per transfer (the transfer's own
+    /// index + 1, which replaces clearing a mark array), in time Σ_{l shared} load(l);
     /// a transfer whose shared links are those of the transfer before it (the copies of a
     /// `count`) reuses that degree, so n copies of one route cost O(n · |path|), not
-    /// O(n²). The work is spread over the rayon thread pool in chunks; memory is one bit
+    /// O(n²). The work is spread over the rayon thread pool in chunks; memory is one stamp
     /// per transfer per thread.
     pub fn conflict_degrees(&self) -> Vec<u64> {
         self.conflict_degrees_until(None)
@@ -722,8 +721,8 @@ impl Traffic {
                 .filter(|l| self.users[l.index()].len() > 1)
         };
         out.par_chunks_mut(CHUNK).enumerate().for_each_init(
-            || vec![0u64; n.div_ceil(64)],
-            |mark, (chunk, degrees)| {
+            || vec![0u32; n],
+            |stamp, (chunk, degrees)| {
                 if stopped.load(Ordering::Relaxed)
                     || deadline.is_some_and(|d| std::time::Instant::now() >= d)
                 {
@@ -741,21 +740,18 @@ impl Traffic {
                         (None, _) => 0,
                         (Some(l), None) => self.users[l.index()].len() as u64 - 1,
                         _ => {
-                            // t itself is counted once (it uses every link of its path).
-                            let mut users = 0u64;
+                            let s = t as u32 + 1;
+                            stamp[t] = s;
+                            let mut deg = 0u64;
                             for l in shared(t) {
                                 for &u in &self.users[l.index()] {
-                                    let (w, bit) = (u.index() / 64, 1u64 << (u.0 % 64));
-                                    users += u64::from(mark[w] & bit == 0);
-                                    mark[w] |= bit;
+                                    if stamp[u.index()] != s {
+                                        stamp[u.index()] = s;
+                                        deg += 1;
+                                    }
                                 }
                             }
-                            for l in shared(t) {
-                                for &u in &self.users[l.index()] {
-                                    mark[u.index() / 64] = 0;
-                                }
-                            }
-                            users - 1
+                            deg
                         }
                     };
                 }
