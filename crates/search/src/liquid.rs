@@ -353,6 +353,10 @@ struct Search<'a> {
     sets: Vec<Vec<usize>>,
     levels: Vec<Anchored>,
     weights: Vec<Vec<u64>>,
+    /// The weights of the node being enumerated at every depth (shared: a node saves in
+    /// `weights[depth]` the entries of its transfers and restores them before returning,
+    /// so memory per depth is proportional to its R, not to the traffic).
+    weight: &'a [Cell<u64>],
     demoted: Vec<Vec<usize>>,
     /// Per-link scratch marks.
     link_mark: Vec<bool>,
@@ -492,7 +496,7 @@ impl Search<'_> {
         while self.sets.len() < depth + 2 {
             self.sets.push(Vec::new());
             self.levels.push(Anchored::default());
-            self.weights.push(vec![0; self.traffic.len()]);
+            self.weights.push(Vec::new());
             self.demoted.push(Vec::new());
         }
         let (bottlenecks, urgent) = self.bottlenecks(depth, d);
@@ -510,7 +514,9 @@ impl Search<'_> {
         // the restart's keys. The anchor t*: a transfer on the most bottlenecks, then the
         // heaviest (the most constrained: its team must avoid everything it congests),
         // taken as the lowest of its identical twins in R.
-        let mut weight = std::mem::take(&mut self.weights[depth]);
+        let weight = self.weight;
+        let mut saved = std::mem::take(&mut self.weights[depth]);
+        saved.clear();
         let mut demoted = std::mem::take(&mut self.demoted[depth]);
         demoted.clear();
         let set = std::mem::take(&mut self.sets[depth]);
@@ -522,11 +528,13 @@ impl Search<'_> {
                 on += usize::from(x == d);
                 w += x as u64;
             }
-            weight[t] = (w << 32) | u64::from(self.key[t]);
+            saved.push(weight[t].get());
+            let wt = (w << 32) | u64::from(self.key[t]);
+            weight[t].set(wt);
             if self.has_lower_twin(t) {
                 demoted.push(t);
-            } else if anchor.2 == usize::MAX || (on, weight[t]) > (anchor.0, anchor.1) {
-                anchor = (on, weight[t], t);
+            } else if anchor.2 == usize::MAX || (on, wt) > (anchor.0, anchor.1) {
+                anchor = (on, wt, t);
             }
         }
         self.stats.twin_skips += demoted.len() as u64;
@@ -542,7 +550,7 @@ impl Search<'_> {
             bottlenecks: &bottlenecks,
             hitting: &hitting,
             urgent: &urgent,
-            weight: &weight,
+            weight,
             demoted: &demoted,
             deadline: self.deadline,
             work,
@@ -574,8 +582,11 @@ impl Search<'_> {
         });
         self.stats.ancestors += level.ancestors - before;
         self.levels[depth] = level;
+        for (&t, &w) in set.iter().zip(&saved) {
+            weight[t].set(w);
+        }
         self.sets[depth] = set;
-        self.weights[depth] = weight;
+        self.weights[depth] = saved;
         self.demoted[depth] = demoted;
         match r {
             Ok(false) => {
@@ -891,6 +902,7 @@ fn run(
     colouring: bool,
 ) -> (SearchResult, SearchStats, Option<Vec<usize>>) {
     let work = Cell::new(0u64);
+    let weight = vec![Cell::new(0u64); traffic.len()];
     let mut load = vec![0u32; traffic.num_links()];
     let mut members = Vec::with_capacity(set.count_ones(..));
     for t in set.ones() {
@@ -917,7 +929,8 @@ fn run(
         load,
         sets: vec![members],
         levels: vec![Anchored::default()],
-        weights: vec![vec![0; traffic.len()]],
+        weights: vec![Vec::new()],
+        weight: &weight,
         demoted: vec![Vec::new()],
         link_mark: vec![false; traffic.num_links()],
         side: vec![0; traffic.len()],
