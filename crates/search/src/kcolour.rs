@@ -192,7 +192,7 @@ impl Cp {
     fn go(&mut self) -> bool {
         self.nodes += 1;
         if self.nodes > self.budget
-            || (self.nodes % 64 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d))
+            || (self.nodes % 64 == 1 && self.deadline.is_some_and(|d| Instant::now() >= d))
         {
             self.stopped = true;
             return false;

@@ -724,7 +724,10 @@ impl Search<'_> {
         } else {
             COLOUR_MAX_D
         };
-        if !(3..=top).contains(&d) || self.sets[0].len() > COLOUR_MAX_R {
+        if !(3..=top).contains(&d)
+            || self.sets[0].len() > COLOUR_MAX_R
+            || self.deadline.is_some_and(|t| Instant::now() >= t)
+        {
             return None;
         }
         let budget = if attempt == 0 {
@@ -1485,6 +1488,24 @@ mod tests {
             "decided before the team search"
         );
         assert!(!colourable(&t, 3));
+    }
+
+    #[test]
+    fn a_zero_time_limit_stops_before_the_colouring_search() {
+        let t = no_team_with_a_hub();
+        let limits = Limits {
+            time: Some(std::time::Duration::ZERO),
+            nodes: None,
+        };
+        assert_eq!(solve(&t, &limits).verdict(), Verdict::Unknown);
+        assert_eq!(solve(&t, &Limits::default()).verdict(), Verdict::Liquid);
+    }
+
+    /// Λ = 3 (three users of `m`), liquid: the colouring search runs first.
+    fn no_team_with_a_hub() -> Traffic {
+        let mut paths = no_team_paths();
+        paths.extend([("p", vec!["m", "a"]), ("q", vec!["m"]), ("r", vec!["m"])]);
+        Traffic::from_paths("t", &paths).expect("valid")
     }
 
     #[test]
