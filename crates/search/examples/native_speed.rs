@@ -17,6 +17,9 @@
 //!   `benchmarks/peers/peers.py` (link loads capped at 2-4, paths of 2-5 links: many
 //!   conflicts for a small Λ, mostly not liquid), SEEDS seeds per size.
 //!
+//! With `NATIVE_STATS` set in the environment, `files` solves each file a second time and
+//! prints the engine's counters.
+//!
 //! Every time is engine time (`solve` alone, the model built beforehand); every answer
 //! is checked with `liquid_model::check_outcome`. SECONDS is the time limit (default 10).
 
@@ -287,6 +290,10 @@ fn main() {
                     t.duration(),
                     v.as_str()
                 );
+                if std::env::var_os("NATIVE_STATS").is_some() {
+                    let o = liquid_search::liquid::solve(&t, &limits(secs));
+                    println!("  stats {:?}", o.stats);
+                }
                 times.push(el);
             }
             let (min, med, max) = stats(&mut times);

@@ -65,7 +65,7 @@ pub(crate) struct Node<'a> {
     /// is still uncovered (the link with the least slack).
     pub urgent: &'a [LinkId],
     /// Preference among depot users of a link: higher is tried in the inner first.
-    pub weight: &'a [u64],
+    pub weight: &'a [Cell<u64>],
     /// The transfers of R that have an identical twin of lower id in R (they start in
     /// the outer).
     pub demoted: &'a [usize],
@@ -91,7 +91,8 @@ pub(crate) struct Anchored {
     trail: Vec<(u32, u8)>,
     /// Links whose depot count dropped to zero since the last check.
     zeroed: Vec<u32>,
-    /// Per hitting set: depot and inner members; per transfer: its hitting sets.
+    /// Per hitting set: depot and inner members; per transfer: its hitting sets (empty
+    /// when no node had hitting sets: 24 bytes per transfer and depth otherwise).
     hdep: Vec<u32>,
     hinn: Vec<u32>,
     member: Vec<Vec<u32>>,
@@ -106,6 +107,11 @@ pub(crate) struct Anchored {
 }
 
 impl Anchored {
+    /// The number of hitting sets `t` belongs to.
+    fn hits(&self, t: usize) -> usize {
+        self.member.get(t).map_or(0, Vec::len)
+    }
+
     fn path(traffic: &Traffic, t: usize) -> &[LinkId] {
         &traffic.transfer(TransferId(t as u32)).path
     }
@@ -124,7 +130,7 @@ impl Anchored {
                     self.zeroed.push(li as u32);
                 }
             }
-            for i in 0..self.member[t].len() {
+            for i in 0..self.hits(t) {
                 let h = self.member[t][i] as usize;
                 self.hdep[h] -= 1;
                 if self.hdep[h] == 0 {
@@ -136,7 +142,7 @@ impl Anchored {
             for l in Self::path(traffic, t) {
                 self.inn[l.index()] += 1;
             }
-            for i in 0..self.member[t].len() {
+            for i in 0..self.hits(t) {
                 self.hinn[self.member[t][i] as usize] += 1;
             }
         }
@@ -151,7 +157,7 @@ impl Anchored {
                 for l in Self::path(traffic, t) {
                     self.inn[l.index()] -= 1;
                 }
-                for i in 0..self.member[t].len() {
+                for i in 0..self.hits(t) {
                     self.hinn[self.member[t][i] as usize] -= 1;
                 }
             }
@@ -160,7 +166,7 @@ impl Anchored {
                 for l in Self::path(traffic, t) {
                     self.dep[l.index()] += 1;
                 }
-                for i in 0..self.member[t].len() {
+                for i in 0..self.hits(t) {
                     self.hdep[self.member[t][i] as usize] += 1;
                 }
             }
@@ -234,6 +240,9 @@ impl Anchored {
             self.dep = vec![0; m];
             self.inn = vec![0; m];
             self.is_bottleneck = vec![false; m];
+            self.member = Vec::new();
+        }
+        if !node.hitting.is_empty() && self.member.len() != n {
             self.member = vec![Vec::new(); n];
         }
         self.hdep.clear();
@@ -314,7 +323,7 @@ impl Anchored {
                 .iter()
                 .map(|u| u.index())
                 .filter(|&u| self.status[u] == DEPOT)
-                .max_by_key(|&u| (node.weight[u], std::cmp::Reverse(u)))
+                .max_by_key(|&u| (node.weight[u].get(), std::cmp::Reverse(u)))
         };
         // A depot user of the uncovered bottleneck with the fewest depot users, or a
         // depot member of the unmet hitting set with fewer.
@@ -332,7 +341,7 @@ impl Anchored {
                     .iter()
                     .copied()
                     .filter(|&u| self.status[u] == DEPOT)
-                    .max_by_key(|&u| (node.weight[u], std::cmp::Reverse(u)))
+                    .max_by_key(|&u| (node.weight[u].get(), std::cmp::Reverse(u)))
                 {
                     return u;
                 }
@@ -362,7 +371,10 @@ impl Anchored {
                         }
                     }
                 }
-                DEPOT if fallback.is_none_or(|f: usize| node.weight[t] > node.weight[f]) => {
+                DEPOT
+                    if fallback
+                        .is_none_or(|f: usize| node.weight[t].get() > node.weight[f].get()) =>
+                {
                     fallback = Some(t);
                 }
                 _ => {}
@@ -429,7 +441,7 @@ mod tests {
         let mut fs = TransferSet::with_capacity(t.len());
         set.iter().for_each(|&x| fs.insert(x));
         let (_, bottlenecks) = bottlenecks_in(t, &fs);
-        let weight: Vec<u64> = (0..t.len() as u64).map(|i| i * 7 % 5).collect();
+        let weight: Vec<Cell<u64>> = (0..t.len() as u64).map(|i| Cell::new(i * 7 % 5)).collect();
         let work = Cell::new(0);
         let node = Node {
             traffic: t,
@@ -477,7 +489,7 @@ mod tests {
         let mut fs = TransferSet::with_capacity(t.len());
         set.iter().for_each(|&x| fs.insert(x));
         let (_, bottlenecks) = bottlenecks_in(&t, &fs);
-        let weight = vec![0u64; t.len()];
+        let weight = vec![Cell::new(0u64); t.len()];
         let work = Cell::new(0);
         let node = |deadline| Node {
             traffic: &t,

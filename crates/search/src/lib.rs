@@ -16,6 +16,7 @@ mod anchored;
 pub mod baseline;
 pub mod dsatur;
 pub mod exact;
+mod kcolour;
 pub mod liquid;
 pub mod native;
 mod rng;

@@ -47,6 +47,14 @@
 //!   whole traffic (it needs at least as many); an open probe proves nothing and the
 //!   search goes on. Small non-colourable cores (odd wheels and the like) are what make
 //!   random sparse traffics non-liquid, and the exact engine finds them fast in a ball;
+//! - **colouring with propagation**: when 3 ≤ Λ ≤ 8 (and the root has at most 65,536
+//!   transfers), a complete search over timeframe domains ([`crate::kcolour`]: forward
+//!   checking, links of Λ users holding one user per timeframe, dom/wdeg branching) runs
+//!   on the whole traffic between attempts (like a probe, within the attempt's budget in
+//!   nodes), and when Λ ≤ 4 also before the first attempt (within its budget). Its colouring of Λ timeframes is a liquid
+//!   schedule; its exhaustive failure proves that none exists. It decides the non-liquid
+//!   random traffics of small Λ (an odd core hidden among many bottlenecks) on which
+//!   the full-team search alone has heavy tails;
 //! - **cliques of Λ(R) transfers**: in a schedule of Λ(R) frames, such a clique has one
 //!   transfer in every frame, so every team tried must meet it, like a bottleneck. When
 //!   Λ(R) ≤ 4 and R is not too large, they are listed (up to a cap) and the team
@@ -78,6 +86,7 @@ use liquid_model::{
 };
 
 use crate::anchored::{Anchored, Node, Stop};
+use crate::kcolour::Fit;
 use crate::teams::{bottlenecks_in, TransferSet};
 
 /// Counters of one search.
@@ -106,6 +115,9 @@ pub struct SearchStats {
     pub probe_nodes: u64,
     /// Cliques of Λ(R) transfers required in every team (summed over nodes).
     pub hitting_sets: u64,
+    /// Colouring searches with propagation on the root (see [`run`]); their nodes count
+    /// in `probe_nodes`.
+    pub colourings: u64,
 }
 
 /// Members [`CliqueFinder::grow`] adds between two looks at the clock.
@@ -252,7 +264,8 @@ impl CliqueFinder {
 /// What [`search`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SearchResult {
-    /// A liquid schedule: each timeframe a full team of the remainder before it.
+    /// A liquid schedule (Λ timeframes): from the full-team search, each timeframe a full
+    /// team of the remainder before it; from the colouring search, teams.
     Liquid(Vec<Vec<TransferId>>),
     /// The whole space was explored: no liquid schedule.
     NonLiquid,
@@ -268,6 +281,18 @@ const PROBE_FACTOR: u64 = 8;
 
 /// Largest ball probed (transfers).
 const PROBE_MAX: usize = 2048;
+
+/// Largest root for which the colouring search with propagation runs (transfers).
+const COLOUR_MAX_R: usize = 1 << 16;
+
+/// Largest Λ for which the colouring search runs between attempts (on the testbed's
+/// larger Λ its nodes cost more than the restarts it saves).
+const COLOUR_MAX_D: usize = 8;
+
+/// Largest Λ for which the colouring search runs before the first attempt (on larger
+/// Λ it only runs between attempts: the full-team search decides the liquid traffics of
+/// the testbed in its first attempt, faster).
+const COLOUR_FIRST_MAX_D: usize = 4;
 
 /// Largest Λ(R) for which cliques of Λ(R) transfers are listed as hitting sets.
 const HIT_MAX_D: usize = 4;
@@ -310,8 +335,9 @@ struct Search<'a> {
     deadline: Option<Instant>,
     progress: &'a AtomicU64,
     cliques: CliqueFinder,
-    /// The clique that refuted the root, if one did.
+    /// The clique that refuted the root, if one did, and whether the root was tested.
     root_clique: Option<Vec<usize>>,
+    clique_tested: bool,
     /// `twin_prev[t]`: the previous transfer with exactly the same link set, if any.
     twin_prev: Vec<Option<usize>>,
     memo: HashSet<TransferSet>,
@@ -327,6 +353,10 @@ struct Search<'a> {
     sets: Vec<Vec<usize>>,
     levels: Vec<Anchored>,
     weights: Vec<Vec<u64>>,
+    /// The weights of the node being enumerated at every depth (shared: a node saves in
+    /// `weights[depth]` the entries of its transfers and restores them before returning,
+    /// so memory per depth is proportional to its R, not to the traffic).
+    weight: &'a [Cell<u64>],
     demoted: Vec<Vec<usize>>,
     /// Per-link scratch marks.
     link_mark: Vec<bool>,
@@ -466,34 +496,15 @@ impl Search<'_> {
         while self.sets.len() < depth + 2 {
             self.sets.push(Vec::new());
             self.levels.push(Anchored::default());
-            self.weights.push(vec![0; self.traffic.len()]);
+            self.weights.push(Vec::new());
             self.demoted.push(Vec::new());
         }
         let (bottlenecks, urgent) = self.bottlenecks(depth, d);
         // Clique pruning (module docs): more than Λ(R) pairwise congesting transfers,
         // grown from the most loaded links of the root (at inner nodes the test cost more
         // than it pruned: the hitting cliques and the anchored enumeration catch them).
-        if root {
-            let seeds = ROOT_CLIQUE_SEEDS;
-            let mut heavy: Vec<LinkId> = bottlenecks.clone();
-            if heavy.len() < seeds {
-                let loads = &self.load;
-                let mut others: Vec<LinkId> = (0..loads.len())
-                    .filter(|&l| loads[l] >= 2 && (loads[l] as usize) < d)
-                    .map(|l| LinkId(l as u32))
-                    .collect();
-                others.sort_by_key(|l| (std::cmp::Reverse(loads[l.index()]), *l));
-                heavy.extend(others.into_iter().take(seeds - heavy.len()));
-            }
-            let clique = self
-                .cliques
-                .best(self.traffic, &self.rem, &heavy, seeds, self.deadline);
-            if clique.len() > d {
-                self.stats.clique_prunes += 1;
-                self.root_clique = Some(clique);
-                self.remember();
-                return Ok(false);
-            }
+        if root && !self.clique_tested && self.refuted_by_clique(&bottlenecks, d) {
+            return Ok(false);
         }
         self.check()?;
         if d == 2 {
@@ -503,7 +514,9 @@ impl Search<'_> {
         // the restart's keys. The anchor t*: a transfer on the most bottlenecks, then the
         // heaviest (the most constrained: its team must avoid everything it congests),
         // taken as the lowest of its identical twins in R.
-        let mut weight = std::mem::take(&mut self.weights[depth]);
+        let weight = self.weight;
+        let mut saved = std::mem::take(&mut self.weights[depth]);
+        saved.clear();
         let mut demoted = std::mem::take(&mut self.demoted[depth]);
         demoted.clear();
         let set = std::mem::take(&mut self.sets[depth]);
@@ -515,11 +528,13 @@ impl Search<'_> {
                 on += usize::from(x == d);
                 w += x as u64;
             }
-            weight[t] = (w << 32) | u64::from(self.key[t]);
+            saved.push(weight[t].get());
+            let wt = (w << 32) | u64::from(self.key[t]);
+            weight[t].set(wt);
             if self.has_lower_twin(t) {
                 demoted.push(t);
-            } else if anchor.2 == usize::MAX || (on, weight[t]) > (anchor.0, anchor.1) {
-                anchor = (on, weight[t], t);
+            } else if anchor.2 == usize::MAX || (on, wt) > (anchor.0, anchor.1) {
+                anchor = (on, wt, t);
             }
         }
         self.stats.twin_skips += demoted.len() as u64;
@@ -535,7 +550,7 @@ impl Search<'_> {
             bottlenecks: &bottlenecks,
             hitting: &hitting,
             urgent: &urgent,
-            weight: &weight,
+            weight,
             demoted: &demoted,
             deadline: self.deadline,
             work,
@@ -567,8 +582,11 @@ impl Search<'_> {
         });
         self.stats.ancestors += level.ancestors - before;
         self.levels[depth] = level;
+        for (&t, &w) in set.iter().zip(&saved) {
+            weight[t].set(w);
+        }
         self.sets[depth] = set;
-        self.weights[depth] = weight;
+        self.weights[depth] = saved;
         self.demoted[depth] = demoted;
         match r {
             Ok(false) => {
@@ -660,6 +678,89 @@ impl Search<'_> {
                 })
         });
         out
+    }
+
+    /// Clique pruning at the root (module docs): a clique of more than `d` transfers of
+    /// R grown from the most loaded links (the bottlenecks first); if one is found, it is
+    /// kept as the witness and R is remembered as failed.
+    fn refuted_by_clique(&mut self, bottlenecks: &[LinkId], d: usize) -> bool {
+        self.clique_tested = true;
+        let seeds = ROOT_CLIQUE_SEEDS;
+        let mut heavy: Vec<LinkId> = bottlenecks.to_vec();
+        if heavy.len() < seeds {
+            let loads = &self.load;
+            let mut others: Vec<LinkId> = (0..loads.len())
+                .filter(|&l| loads[l] >= 2 && (loads[l] as usize) < d)
+                .map(|l| LinkId(l as u32))
+                .collect();
+            others.sort_by_key(|l| (std::cmp::Reverse(loads[l.index()]), *l));
+            heavy.extend(others.into_iter().take(seeds - heavy.len()));
+        }
+        let clique = self
+            .cliques
+            .best(self.traffic, &self.rem, &heavy, seeds, self.deadline);
+        if clique.len() > d {
+            self.stats.clique_prunes += 1;
+            self.root_clique = Some(clique);
+            self.remember();
+            return true;
+        }
+        false
+    }
+
+    /// The colouring search with propagation ([`crate::kcolour`]) on the root, when
+    /// 3 ≤ Λ ≤ [`COLOUR_MAX_D`] and the root has at most [`COLOUR_MAX_R`]
+    /// transfers: after attempt `attempt` within its budget, or before the first
+    /// (`attempt` 0, only when Λ ≤ [`COLOUR_FIRST_MAX_D`]) within `restart_base` nodes. `Some`: it
+    /// decided (a schedule of Λ timeframes pushed onto `frames`, or none exists).
+    fn colouring(
+        &mut self,
+        attempt: u64,
+        restart_base: u64,
+        d: usize,
+    ) -> Option<Result<bool, Stop>> {
+        let top = if attempt == 0 {
+            COLOUR_FIRST_MAX_D
+        } else {
+            COLOUR_MAX_D
+        };
+        if !(3..=top).contains(&d)
+            || self.sets[0].len() > COLOUR_MAX_R
+            || self.deadline.is_some_and(|t| Instant::now() >= t)
+        {
+            return None;
+        }
+        let budget = if attempt == 0 {
+            restart_base
+        } else {
+            self.scale_budget(attempt, restart_base)
+        }
+        .min(self.node_limit.map_or(u64::MAX, |n| {
+            n.saturating_sub(self.stats.nodes + self.stats.probe_nodes)
+        }));
+        if attempt == 0 {
+            // The root's clique, if any, is the witness of a refutation: test it first.
+            let (bottlenecks, _) = self.bottlenecks(0, d);
+            if self.refuted_by_clique(&bottlenecks, d) {
+                return Some(Ok(false));
+            }
+        }
+        let (fit, nodes) =
+            crate::kcolour::fits(self.traffic, &self.sets[0], d, budget, self.deadline);
+        self.stats.probe_nodes += nodes;
+        self.stats.colourings += 1;
+        self.progress.fetch_add(nodes, Ordering::Relaxed);
+        match fit {
+            Fit::Impossible => Some(Ok(false)),
+            Fit::Coloured(col) => {
+                self.frames = vec![Vec::new(); d];
+                for (i, &c) in col.iter().enumerate() {
+                    self.frames[c as usize].push(self.sets[0][i]);
+                }
+                Some(Ok(true))
+            }
+            Fit::Open => None,
+        }
     }
 
     /// The work budget of attempt `attempt`.
@@ -785,13 +886,15 @@ pub fn search(
         limits.deadline(),
         &AtomicU64::new(0),
         None,
+        true,
     );
     (r, st)
 }
 
 /// The search proper; also returns the clique that refuted the root, if one did.
 /// `restart_base`: the work of the first attempt (default: [`RESTART_BASE`] plus 8 per
-/// transfer of `set`).
+/// transfer of `set`); `colouring`: whether the colouring search with propagation runs
+/// (the tests turn it off to check the full-team search alone).
 fn run(
     traffic: &Traffic,
     set: &TransferSet,
@@ -799,8 +902,10 @@ fn run(
     deadline: Option<Instant>,
     progress: &AtomicU64,
     restart_base: Option<u64>,
+    colouring: bool,
 ) -> (SearchResult, SearchStats, Option<Vec<usize>>) {
     let work = Cell::new(0u64);
+    let weight = vec![Cell::new(0u64); traffic.len()];
     let mut load = vec![0u32; traffic.num_links()];
     let mut members = Vec::with_capacity(set.count_ones(..));
     for t in set.ones() {
@@ -817,6 +922,7 @@ fn run(
         progress,
         cliques: CliqueFinder::new(traffic.len()),
         root_clique: None,
+        clique_tested: false,
         twin_prev: twins(traffic),
         memo: HashSet::new(),
         memo_bytes: 0,
@@ -826,7 +932,8 @@ fn run(
         load,
         sets: vec![members],
         levels: vec![Anchored::default()],
-        weights: vec![vec![0; traffic.len()]],
+        weights: vec![Vec::new()],
+        weight: &weight,
         demoted: vec![Vec::new()],
         link_mark: vec![false; traffic.num_links()],
         side: vec![0; traffic.len()],
@@ -841,6 +948,15 @@ fn run(
     let mut attempt = 0u64;
     let mut probes: Vec<usize> = Vec::new();
     let outcome = loop {
+        let coloured = if attempt == 0 && colouring {
+            // Before the first attempt, a short colouring search (module docs).
+            s.colouring(0, restart_base, d)
+        } else {
+            None
+        };
+        if let Some(done) = coloured {
+            break done;
+        }
         attempt += 1;
         s.work_limit = work
             .get()
@@ -859,6 +975,15 @@ fn run(
         }
         // Between two attempts, a probe (module docs): is the ball of radius 3 around
         // one transfer (taken in turn, most congested first) colourable in Λ frames?
+        // The colouring search with propagation on the whole R (module docs).
+        let coloured = if colouring {
+            s.colouring(attempt, restart_base, d)
+        } else {
+            None
+        };
+        if let Some(done) = coloured {
+            break done;
+        }
         if d >= 3 {
             if probes.is_empty() {
                 probes = probe_order(traffic, &s.sets[0]);
@@ -961,7 +1086,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
         let searched = total.nodes + total.probe_nodes + exact_nodes;
         let node_limit = limits.nodes.map(|n| n.saturating_sub(searched));
         let got: Result<Vec<Vec<TransferId>>, bool> = if dc == d {
-            let (r, st, c) = run(traffic, &set, node_limit, deadline, progress, None);
+            let (r, st, c) = run(traffic, &set, node_limit, deadline, progress, None, true);
             add_stats(&mut total, &st);
             match r {
                 SearchResult::Liquid(f) => Ok(f),
@@ -1015,6 +1140,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
             "hitting_sets".to_string(),
             StatValue::Count(total.hitting_sets),
         ),
+        ("colourings".to_string(), StatValue::Count(total.colourings)),
     ];
     let answer = match result {
         Ok(()) => Found::Liquid(frames),
@@ -1039,6 +1165,7 @@ fn add_stats(total: &mut SearchStats, st: &SearchStats) {
     total.probes += st.probes;
     total.probe_nodes += st.probe_nodes;
     total.hitting_sets += st.hitting_sets;
+    total.colourings += st.colourings;
 }
 
 /// A schedule of at most `d` timeframes for a component whose own Λ is below `d`:
@@ -1268,7 +1395,7 @@ mod tests {
         fn restarts_on_a_tiny_budget_keep_the_answer(t in arb_traffic(16, 7)) {
             // Every attempt gets luby(i) work units: many restarts, the same answer.
             let all = crate::teams::all_transfers(&t);
-            let (r, st, _) = run(&t, &all, None, None, &AtomicU64::new(0), Some(1));
+            let (r, st, _) = run(&t, &all, None, None, &AtomicU64::new(0), Some(1), false);
             let expected = colourable(&t, t.duration());
             match r {
                 SearchResult::Liquid(frames) => {
@@ -1281,6 +1408,104 @@ mod tests {
             }
             prop_assert!(st.nodes < 3 || st.restarts > 0 || st.ancestors < 2);
         }
+    }
+
+    /// Checks `run` (with or without the colouring search, on a budget) against brute
+    /// force.
+    fn run_agrees(
+        t: &Traffic,
+        base: Option<u64>,
+        colouring: bool,
+    ) -> Result<SearchStats, TestCaseError> {
+        let all = crate::teams::all_transfers(t);
+        let (r, st, _) = run(t, &all, None, None, &AtomicU64::new(0), base, colouring);
+        let expected = colourable(t, t.duration());
+        match r {
+            SearchResult::Liquid(frames) => {
+                prop_assert!(expected);
+                let s = Schedule::new(frames);
+                prop_assert_eq!(validate(t, &s).expect("valid").length, t.duration());
+            }
+            SearchResult::NonLiquid => prop_assert!(!expected),
+            SearchResult::Stopped => prop_assert!(false, "no limit was set"),
+        }
+        Ok(st)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+        #[test]
+        fn the_team_search_alone_agrees_with_brute_force_on_any_order(
+            t in arb_traffic(12, 6),
+            keys in prop::collection::vec(any::<u64>(), 12),
+        ) {
+            let mut order: Vec<usize> = (0..t.len()).collect();
+            order.sort_by_key(|&i| keys[i]);
+            let st = run_agrees(&t, None, false)?;
+            prop_assert_eq!(st.colourings, 0);
+            run_agrees(&reordered(&t, &order), None, false)?;
+        }
+
+        #[test]
+        fn the_colouring_search_on_a_tiny_budget_keeps_the_answer(
+            t in arb_traffic(12, 6),
+            keys in prop::collection::vec(any::<u64>(), 12),
+        ) {
+            // Budgets of luby(i) nodes: the colouring search and the team search take
+            // turns, and either may decide.
+            let mut order: Vec<usize> = (0..t.len()).collect();
+            order.sort_by_key(|&i| keys[i]);
+            run_agrees(&t, Some(1), true)?;
+            run_agrees(&reordered(&t, &order), Some(1), true)?;
+        }
+    }
+
+    #[test]
+    fn the_colouring_search_decides_a_wheel_with_four_frames() {
+        // An odd wheel (rim of 5, hub h) where every spoke and rim edge is a link of its
+        // own, plus a fourth user on one rim link: Λ = 3 there, and the wheel needs 4.
+        let mut paths: Vec<(String, Vec<String>)> = Vec::new();
+        for i in 0..5 {
+            paths.push((
+                format!("r{i}"),
+                vec![
+                    format!("e{i}"),
+                    format!("e{}", (i + 4) % 5),
+                    format!("s{i}"),
+                ],
+            ));
+        }
+        paths.push(("h".into(), (0..5).map(|i| format!("s{i}")).collect()));
+        paths.push(("x".into(), vec!["e0".into()]));
+        let t = Traffic::from_paths("wheel", &paths).expect("valid");
+        assert_eq!(t.duration(), 3);
+        let all = crate::teams::all_transfers(&t);
+        let (r, st, _) = run(&t, &all, None, None, &AtomicU64::new(0), None, true);
+        assert_eq!(r, SearchResult::NonLiquid);
+        assert_eq!(
+            (st.colourings, st.nodes),
+            (1, 0),
+            "decided before the team search"
+        );
+        assert!(!colourable(&t, 3));
+    }
+
+    #[test]
+    fn a_zero_time_limit_stops_before_the_colouring_search() {
+        let t = no_team_with_a_hub();
+        let limits = Limits {
+            time: Some(std::time::Duration::ZERO),
+            nodes: None,
+        };
+        assert_eq!(solve(&t, &limits).verdict(), Verdict::Unknown);
+        assert_eq!(solve(&t, &Limits::default()).verdict(), Verdict::Liquid);
+    }
+
+    /// Λ = 3 (three users of `m`), liquid: the colouring search runs first.
+    fn no_team_with_a_hub() -> Traffic {
+        let mut paths = no_team_paths();
+        paths.extend([("p", vec!["m", "a"]), ("q", vec!["m"]), ("r", vec!["m"])]);
+        Traffic::from_paths("t", &paths).expect("valid")
     }
 
     #[test]

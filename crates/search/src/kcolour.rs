@@ -1,0 +1,375 @@
+//! Whether a sub-traffic fits in `d` timeframes, by a complete depth-first search over
+//! timeframe domains with propagation (used by [`crate::liquid`] on small Λ, where the
+//! full-team search alone meets heavy tails on non-liquid random traffics).
+//!
+//! Every transfer of the set has a domain, the timeframes `0..d` still open to it (a
+//! bitmask). The propagation, to a fixpoint after every decision, keeps every colouring
+//! of `d` timeframes that extends the current assignment:
+//! - *forward checking*: a transfer placed in timeframe c removes c from the domains of
+//!   the transfers it congests with; an empty domain is a failure, a single value places
+//!   the transfer;
+//! - *full links*: a link with exactly `d` users in the set has one user in every
+//!   timeframe of a schedule of `d` timeframes (they pairwise congest), so a timeframe that
+//!   no user can take any more is a failure, and a timeframe that only one user can take
+//!   places that user there.
+//!
+//! Symmetry: the timeframes are interchangeable, so the users of one full link are placed
+//! in timeframes 0, 1, …, k−1 before any branching (any schedule can be renumbered to do
+//! so). Branching: the unplaced transfer with the fewest open timeframes (ties: the most
+//! congested, then the lowest position), each open timeframe in increasing order.
+//!
+//! The search is exhaustive unless its node budget or deadline stops it: `Impossible` is
+//! only returned after every branch failed. Memory is linear in the total path length
+//! (congestion is read through the links' user lists, never an edge list).
+
+use std::time::Instant;
+
+use liquid_model::{Traffic, TransferId};
+
+/// Largest `d` handled (domains are 32-bit masks).
+pub(crate) const MAX_D: usize = 32;
+
+const NONE: u32 = u32::MAX;
+
+/// What [`fits`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Fit {
+    /// A timeframe (below `d`) for every transfer of the set, in the set's order.
+    Coloured(Vec<u32>),
+    /// Exhaustively: no schedule of `d` timeframes.
+    Impossible,
+    /// The budget or the deadline stopped the search.
+    Open,
+}
+
+struct Cp {
+    /// Per position in the set: its links shared with another transfer of the set
+    /// (local link ids); per local link: the positions of its users, whether it is full
+    /// (exactly `d` users), whether it waits in `links`, and its failure weight.
+    lp: Vec<Vec<u32>>,
+    lu: Vec<Vec<u32>>,
+    full: Vec<bool>,
+    queued: Vec<bool>,
+    weight: Vec<u64>,
+    dom: Vec<u32>,
+    col: Vec<u32>,
+    /// (position, previous domain, previous timeframe).
+    trail: Vec<(u32, u32, u32)>,
+    singles: Vec<u32>,
+    links: Vec<u32>,
+    d: usize,
+    nodes: u64,
+    budget: u64,
+    deadline: Option<Instant>,
+    stopped: bool,
+}
+
+impl Cp {
+    fn change(&mut self, v: usize, dom: u32, col: u32) {
+        self.trail.push((v as u32, self.dom[v], self.col[v]));
+        self.dom[v] = dom;
+        self.col[v] = col;
+    }
+
+    fn undo(&mut self, mark: usize) {
+        while self.trail.len() > mark {
+            let (v, dom, col) = self.trail.pop().expect("non-empty trail");
+            self.dom[v as usize] = dom;
+            self.col[v as usize] = col;
+        }
+    }
+
+    fn clear_queues(&mut self) {
+        self.singles.clear();
+        for &l in &self.links {
+            self.queued[l as usize] = false;
+        }
+        self.links.clear();
+    }
+
+    /// Places `v` in timeframe `c` and propagates to a fixpoint; false on a failure.
+    fn place(&mut self, v: usize, c: u32) -> bool {
+        self.clear_queues();
+        let ok = self.assign(v, c) && self.fixpoint();
+        self.clear_queues();
+        ok
+    }
+
+    fn push_links(&mut self, p: usize) {
+        for i in 0..self.lp[p].len() {
+            let m = self.lp[p][i] as usize;
+            if self.full[m] && !self.queued[m] {
+                self.queued[m] = true;
+                self.links.push(m as u32);
+            }
+        }
+    }
+
+    fn assign(&mut self, v: usize, c: u32) -> bool {
+        if self.dom[v] & (1 << c) == 0 {
+            return false;
+        }
+        if self.col[v] == c {
+            return true;
+        }
+        self.change(v, 1 << c, c);
+        self.push_links(v);
+        for i in 0..self.lp[v].len() {
+            let l = self.lp[v][i] as usize;
+            for j in 0..self.lu[l].len() {
+                let p = self.lu[l][j] as usize;
+                if p == v || self.dom[p] & (1 << c) == 0 {
+                    continue;
+                }
+                let nd = self.dom[p] & !(1 << c);
+                if nd == 0 {
+                    self.weight[l] += 1;
+                    return false;
+                }
+                let col = self.col[p];
+                self.change(p, nd, col);
+                if nd.is_power_of_two() {
+                    self.singles.push(p as u32);
+                }
+                self.push_links(p);
+            }
+        }
+        true
+    }
+
+    fn fixpoint(&mut self) -> bool {
+        loop {
+            if let Some(v) = self.singles.pop() {
+                let v = v as usize;
+                if self.col[v] == NONE {
+                    let c = self.dom[v].trailing_zeros();
+                    if !self.assign(v, c) {
+                        return false;
+                    }
+                }
+                continue;
+            }
+            let Some(l) = self.links.pop() else {
+                return true;
+            };
+            let l = l as usize;
+            self.queued[l] = false;
+            for c in 0..self.d as u32 {
+                let mut only = NONE;
+                let mut count = 0;
+                for &p in &self.lu[l] {
+                    if self.dom[p as usize] & (1 << c) != 0 {
+                        count += 1;
+                        only = p;
+                    }
+                }
+                if count == 0 {
+                    self.weight[l] += 1;
+                    return false;
+                }
+                if count == 1 && self.col[only as usize] == NONE && !self.assign(only as usize, c) {
+                    return false;
+                }
+            }
+        }
+    }
+
+    /// The failure weight of `v`'s links that still have another unplaced user.
+    fn wdeg(&self, v: usize) -> u64 {
+        let mut w = 1;
+        for &l in &self.lp[v] {
+            let l = l as usize;
+            if self.lu[l]
+                .iter()
+                .any(|&p| p as usize != v && self.col[p as usize] == NONE)
+            {
+                w += self.weight[l];
+            }
+        }
+        w
+    }
+
+    fn go(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes > self.budget
+            || (self.nodes % 64 == 1 && self.deadline.is_some_and(|d| Instant::now() >= d))
+        {
+            self.stopped = true;
+            return false;
+        }
+        // dom/wdeg: the fewest open timeframes per unit of failure weight (ties: lowest).
+        let mut best: Option<(u64, u64, usize)> = None;
+        for v in 0..self.dom.len() {
+            if self.col[v] == NONE {
+                let size = u64::from(self.dom[v].count_ones());
+                let w = self.wdeg(v);
+                if best.is_none_or(|(bs, bw, _)| size * bw < bs * w) {
+                    best = Some((size, w, v));
+                }
+            }
+        }
+        let Some((_, _, v)) = best else {
+            return true;
+        };
+        let mut rest = self.dom[v];
+        while rest != 0 {
+            let c = rest.trailing_zeros();
+            rest &= rest - 1;
+            let mark = self.trail.len();
+            if self.place(v, c) && self.go() {
+                return true;
+            }
+            self.undo(mark);
+            if self.stopped {
+                return false;
+            }
+        }
+        false
+    }
+}
+
+/// Whether the transfers of `set` (distinct ids) fit in `d` timeframes (`d` at most
+/// [`MAX_D`]), within `budget` search nodes and `deadline`; also returns the nodes used.
+pub(crate) fn fits(
+    traffic: &Traffic,
+    set: &[usize],
+    d: usize,
+    budget: u64,
+    deadline: Option<Instant>,
+) -> (Fit, u64) {
+    assert!((1..=MAX_D).contains(&d), "d within 1..=MAX_D");
+    let mut load = vec![0u32; traffic.num_links()];
+    for &t in set {
+        for l in &traffic.transfer(TransferId(t as u32)).path {
+            load[l.index()] += 1;
+        }
+    }
+    if load.iter().any(|&x| x as usize > d) {
+        return (Fit::Impossible, 0);
+    }
+    // Local links: those with two users or more in the set.
+    let mut local = vec![NONE; traffic.num_links()];
+    let mut lu: Vec<Vec<u32>> = Vec::new();
+    let mut lp: Vec<Vec<u32>> = vec![Vec::new(); set.len()];
+    for (i, &t) in set.iter().enumerate() {
+        for l in &traffic.transfer(TransferId(t as u32)).path {
+            let li = l.index();
+            if load[li] >= 2 {
+                if local[li] == NONE {
+                    local[li] = lu.len() as u32;
+                    lu.push(Vec::with_capacity(load[li] as usize));
+                }
+                lu[local[li] as usize].push(i as u32);
+                lp[i].push(local[li]);
+            }
+        }
+    }
+    let full: Vec<bool> = lu.iter().map(|u| u.len() == d).collect();
+    let weight: Vec<u64> = vec![1; lu.len()];
+    let mut cp = Cp {
+        queued: vec![false; lu.len()],
+        lp,
+        lu,
+        full,
+        weight,
+        dom: vec![if d == 32 { u32::MAX } else { (1u32 << d) - 1 }; set.len()],
+        col: vec![NONE; set.len()],
+        trail: Vec::new(),
+        singles: Vec::new(),
+        links: Vec::new(),
+        d,
+        nodes: 0,
+        budget,
+        deadline,
+        stopped: false,
+    };
+    // Symmetry: the users of the most loaded link take timeframes 0, 1, ….
+    let seed = (0..cp.lu.len()).max_by_key(|&l| (cp.lu[l].len(), std::cmp::Reverse(l)));
+    let mut first: Vec<u32> = seed.map_or_else(Vec::new, |l| cp.lu[l].clone());
+    if first.is_empty() && !set.is_empty() {
+        first.push(0);
+    }
+    for (c, &p) in first.iter().enumerate() {
+        if !cp.place(p as usize, c as u32) {
+            return (Fit::Impossible, 0);
+        }
+    }
+    let found = cp.go();
+    let nodes = cp.nodes;
+    if found {
+        (Fit::Coloured(cp.col), nodes)
+    } else if cp.stopped {
+        (Fit::Open, nodes)
+    } else {
+        (Fit::Impossible, nodes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{arb_traffic, colourable};
+    use proptest::prelude::*;
+
+    fn check(t: &Traffic, set: &[usize], d: usize) -> Result<(), TestCaseError> {
+        let sub = t.sub_traffic(
+            &set.iter()
+                .map(|&x| TransferId(x as u32))
+                .collect::<Vec<_>>(),
+        );
+        let (r, _) = fits(t, set, d, u64::MAX, None);
+        match r {
+            Fit::Coloured(col) => {
+                prop_assert!(col.iter().all(|&c| (c as usize) < d));
+                for (i, &a) in set.iter().enumerate() {
+                    for (j, &b) in set.iter().enumerate().skip(i + 1) {
+                        if t.congest(TransferId(a as u32), TransferId(b as u32)) {
+                            prop_assert_ne!(col[i], col[j]);
+                        }
+                    }
+                }
+                prop_assert!(colourable(&sub, d));
+            }
+            Fit::Impossible => prop_assert!(!colourable(&sub, d)),
+            Fit::Open => prop_assert!(false, "no budget was set"),
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        #[test]
+        fn agrees_with_brute_force(
+            t in arb_traffic(14, 6),
+            mask in any::<u32>(),
+            extra in 0usize..3,
+            keys in prop::collection::vec(any::<u64>(), 14),
+        ) {
+            let all: Vec<usize> = (0..t.len()).collect();
+            let sub: Vec<usize> = all.iter().copied().filter(|i| mask >> i & 1 == 1).collect();
+            let mut shuffled = all.clone();
+            shuffled.sort_by_key(|&i| keys[i]);
+            for set in [all, sub, shuffled] {
+                if set.is_empty() {
+                    continue;
+                }
+                let fs: Vec<TransferId> = set.iter().map(|&x| TransferId(x as u32)).collect();
+                let d = t.sub_traffic(&fs).duration() + extra;
+                check(&t, &set, d)?;
+            }
+        }
+    }
+
+    #[test]
+    fn a_budget_leaves_it_open() {
+        // The no-team triangle: not in 2 timeframes, in 3 after one branching.
+        let t = liquid_model::examples::no_team();
+        let set: Vec<usize> = (0..t.len()).collect();
+        assert_eq!(fits(&t, &set, 2, u64::MAX, None).0, Fit::Impossible);
+        assert!(matches!(
+            fits(&t, &set, 3, u64::MAX, None).0,
+            Fit::Coloured(_)
+        ));
+        assert_eq!(fits(&t, &set, 3, 0, None).0, Fit::Open);
+    }
+}
