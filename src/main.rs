@@ -296,18 +296,8 @@ enum StudyWhat {
         /// Message sizes of the node sweeps, bytes.
         #[arg(long, value_delimiter = ',', default_value = "65536,524288")]
         node_sizes: Vec<f64>,
-        /// Backbone bandwidth, MB/s each way (001: 10 Gbit/s).
-        #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_BACKBONE_MB_S)]
-        backbone_bandwidth: f64,
-        /// Backbone one-way latency, s (assumed: about 1000 km of fibre).
-        #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_BACKBONE_LATENCY_S)]
-        backbone_latency: f64,
-        /// Node card bandwidth, MB/s each way (001: Gigabit).
-        #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_NODE_MB_S)]
-        node_bandwidth: f64,
-        /// Latency of each node link, s (assumed).
-        #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_NODE_LATENCY_S)]
-        node_latency: f64,
+        #[command(flatten)]
+        links: commands::TwoClusterLinks,
         /// Software overhead per message, s.
         #[arg(long, default_value_t = 0.0)]
         overhead: f64,
@@ -576,10 +566,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     double,
                     no_node_sweep,
                     node_sizes,
-                    backbone_bandwidth,
-                    backbone_latency,
-                    node_bandwidth,
-                    node_latency,
+                    links,
                     overhead,
                     lanes,
                     cluster,
@@ -606,10 +593,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 double: if no_node_sweep { vec![] } else { double },
                 node_sizes,
                 setting: liquid_sim::study::Setting {
-                    backbone_mb_s: backbone_bandwidth,
-                    backbone_latency_s: backbone_latency,
-                    node_mb_s: node_bandwidth,
-                    node_latency_s: node_latency,
+                    backbone_mb_s: links.backbone_bandwidth,
+                    backbone_latency_s: links.backbone_latency,
+                    node_mb_s: links.node_bandwidth,
+                    node_latency_s: links.node_latency,
                     overhead_s: overhead,
                     lanes,
                     cluster,

@@ -115,18 +115,8 @@ pub enum GenerateWhat {
         /// torus:2x2,1 (default: a crossbar).
         #[arg(long)]
         cluster: Option<String>,
-        /// Backbone bandwidth, MB/s each way (001: 10 Gbit/s).
-        #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_BACKBONE_MB_S)]
-        backbone_bandwidth: f64,
-        /// Backbone one-way latency, s (assumed: about 1000 km of fibre).
-        #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_BACKBONE_LATENCY_S)]
-        backbone_latency: f64,
-        /// Node card bandwidth, MB/s each way (001: Gigabit).
-        #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_NODE_MB_S)]
-        node_bandwidth: f64,
-        /// Latency of each node link, s (assumed).
-        #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_NODE_LATENCY_S)]
-        node_latency: f64,
+        #[command(flatten)]
+        links: TwoClusterLinks,
         /// Split the backbone into this many parallel lanes (each 1/K of its bandwidth;
         /// pair (a_i, b_j) on lane (i + j) mod K), so that the traffic-set model's
         /// timeframes respect the backbone's capacity.
@@ -151,6 +141,23 @@ pub enum GenerateWhat {
         #[command(flatten)]
         output: GenerateOutput,
     },
+}
+
+/// The links of a two-cluster network (paper 001's setting by default).
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct TwoClusterLinks {
+    /// Backbone bandwidth, MB/s each way (001: 10 Gbit/s).
+    #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_BACKBONE_MB_S)]
+    pub backbone_bandwidth: f64,
+    /// Backbone one-way latency, s (assumed: about 1000 km of fibre).
+    #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_BACKBONE_LATENCY_S)]
+    pub backbone_latency: f64,
+    /// Node card bandwidth, MB/s each way (001: Gigabit).
+    #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_NODE_MB_S)]
+    pub node_bandwidth: f64,
+    /// Latency of each node link, s (assumed).
+    #[arg(long, default_value_t = liquid_topology::two_clusters::DEFAULT_NODE_LATENCY_S)]
+    pub node_latency: f64,
 }
 
 fn input(e: TopologyError) -> anyhow::Error {
@@ -240,10 +247,7 @@ pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
             n1,
             n2,
             cluster,
-            backbone_bandwidth,
-            backbone_latency,
-            node_bandwidth,
-            node_latency,
+            links,
             lanes,
             output,
         } => {
@@ -262,10 +266,10 @@ pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
                 TwoClusters {
                     n1: n1.unwrap_or(base.n1),
                     n2: n2.unwrap_or(base.n2),
-                    backbone_bandwidth,
-                    backbone_latency,
-                    node_bandwidth,
-                    node_latency,
+                    backbone_bandwidth: links.backbone_bandwidth,
+                    backbone_latency: links.backbone_latency,
+                    node_bandwidth: links.node_bandwidth,
+                    node_latency: links.node_latency,
                     lanes,
                     ..base
                 }

@@ -24,7 +24,7 @@ pub use crosscheck::{crosscheck, BaselineArgs, CrossFormat};
 pub use encode::{encode, EncodeFormat};
 pub use expand::expand;
 pub use explain::explain;
-pub use generate::{generate, GenerateWhat};
+pub use generate::{generate, GenerateWhat, TwoClusterLinks};
 pub use latency::{latency, LatencyWhat};
 pub use latency_simulate::{latency_simulate, LatencySimArgs};
 pub use latency_study::{latency_study, LatencyStudyArgs};
