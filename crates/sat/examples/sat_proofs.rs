@@ -224,25 +224,6 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
     })
 }
 
-/// The n × n queen graph as a traffic (rows, columns and both diagonals as links).
-fn queens(n: usize) -> Traffic {
-    let paths: Vec<(String, Vec<String>)> = (0..n)
-        .flat_map(|r| (0..n).map(move |c| (r, c)))
-        .map(|(r, c)| {
-            (
-                format!("q{r}_{c}"),
-                vec![
-                    format!("row{r}"),
-                    format!("col{c}"),
-                    format!("diag{}", r + n - c),
-                    format!("anti{}", r + c),
-                ],
-            )
-        })
-        .collect();
-    Traffic::from_paths(&format!("queen{n}_{n}"), &paths).expect("a traffic")
-}
-
 fn load(args: &[String]) -> Vec<(String, Traffic)> {
     let mut files = Vec::new();
     for a in args {
@@ -336,7 +317,7 @@ fn main() {
 
     // Hard colouring cores.
     let mut hard = load(&["models/hard".to_string()]);
-    hard.push(("queen9_9".to_string(), queens(9)));
+    hard.push(("queen9_9".to_string(), liquid_model::examples::queens(9)));
     let _ = writeln!(md, "## Hard colouring cores\n");
     let _ = writeln!(
         md,

@@ -748,17 +748,7 @@ mod tests {
 
     #[test]
     fn other_traffics_are_not_all_to_alls_and_go_to_the_search() {
-        let t = Traffic::from_paths(
-            "odd-cycle",
-            &[
-                ("a", vec!["l1", "l2"]),
-                ("b", vec!["l2", "l3"]),
-                ("c", vec!["l3", "l4"]),
-                ("d", vec!["l4", "l5"]),
-                ("e", vec!["l5", "l1"]),
-            ],
-        )
-        .expect("valid");
+        let t = liquid_model::examples::odd_cycle();
         assert!(detect(&t).is_err());
         let answer = solve(&t, &Limits::default());
         assert_eq!(answer.verdict(), Verdict::NonLiquid);

@@ -289,29 +289,10 @@ mod tests {
     use liquid_model::validate;
     use proptest::prelude::*;
 
-    /// The n × n queen graph: a transfer per square over its row, column and diagonals.
-    fn queens(n: usize) -> Traffic {
-        let paths: Vec<(String, Vec<String>)> = (0..n)
-            .flat_map(|r| (0..n).map(move |c| (r, c)))
-            .map(|(r, c)| {
-                (
-                    format!("q{r}_{c}"),
-                    vec![
-                        format!("row{r}"),
-                        format!("col{c}"),
-                        format!("diag{}", r + n - c),
-                        format!("anti{}", r + c),
-                    ],
-                )
-            })
-            .collect();
-        Traffic::from_paths("queens", &paths).expect("a traffic")
-    }
-
     #[test]
     fn shortens_dsatur_on_the_queen_graph_to_its_optimum() {
         // queen7_7 has chromatic number 7 = Λ; DSatur needs more.
-        let t = queens(7);
+        let t = liquid_model::examples::queens(7);
         let start = dsatur::colour(&t).to_schedule();
         assert!(start.len() > 7, "DSatur alone is not optimal here");
         let r = shorten(&t, &start, t.duration(), 1, None, None);
@@ -323,7 +304,7 @@ mod tests {
 
     #[test]
     fn a_deadline_in_the_past_returns_the_start() {
-        let t = queens(6);
+        let t = liquid_model::examples::queens(6);
         let start = dsatur::colour(&t).to_schedule();
         let r = shorten(&t, &start, 1, 1, None, Some(Instant::now()));
         assert!(r.stopped);

@@ -184,17 +184,7 @@ mod tests {
 
     #[test]
     fn a_zero_limit_skips_the_later_stages_and_answers_unknown() {
-        let t = Traffic::from_paths(
-            "odd-cycle",
-            &[
-                ("a", vec!["l1", "l2"]),
-                ("b", vec!["l2", "l3"]),
-                ("c", vec!["l3", "l4"]),
-                ("d", vec!["l4", "l5"]),
-                ("e", vec!["l5", "l1"]),
-            ],
-        )
-        .expect("valid");
+        let t = liquid_model::examples::odd_cycle();
         let request = Request {
             limits: Limits {
                 time: Some(std::time::Duration::ZERO),
