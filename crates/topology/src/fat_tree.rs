@@ -16,11 +16,11 @@
 //! "d-mod-k" choice, which spreads the destinations over the upper links); going down
 //! from level `l` sets coordinate `l` to `d_l`. A route has `2(n - i)` links.
 
-use liquid_model::network::NetworkError;
 use std::collections::HashMap;
 
-use liquid_model::{LinkId, Traffic, TrafficBuilder};
+use liquid_model::Traffic;
 
+use crate::direct::FlatRoutes;
 use crate::{bad, Generated, NetBuilder, TopologyError, MAX_HOSTS};
 
 /// Parameters of an m-port n-tree.
@@ -298,9 +298,7 @@ impl FatTree {
         let switch =
             |level: usize, w: &[usize]| -> u32 { (nodes + self.switch_index(level, w)) as u32 };
         let digits: Vec<Vec<usize>> = (0..nodes).map(|i| self.digits(i)).collect();
-        let mut flat: Vec<u32> = Vec::new();
-        let mut start = vec![0usize];
-        let mut used = vec![false; b.links.len()];
+        let mut routes = FlatRoutes::new(b.links.len());
         let (mut route, mut w) = (Vec::with_capacity(2 * n + 1), Vec::with_capacity(n));
         for (s, d) in self.pairs() {
             // As `route_names`, by number.
@@ -320,45 +318,15 @@ impl FatTree {
                 route.push(switch(level + 1, &w));
             }
             route.push(d as u32);
-            for hop in route.windows(2) {
-                let l = link_of[&(hop[0], hop[1])];
-                used[l as usize] = true;
-                flat.push(l);
-            }
-            start.push(flat.len());
+            routes.push(route.windows(2).map(|hop| link_of[&(hop[0], hop[1])]));
         }
-        let mut t = TrafficBuilder::new(self.name());
-        t.description(Some(self.description()));
-        // Traffic link ids of the network's links, declared in the network's order.
-        let mut id_of = vec![LinkId(u32::MAX); b.links.len()];
-        for (i, l) in b.links.iter().enumerate().filter(|&(i, _)| used[i]) {
-            id_of[i] = t
-                .link(&l.id, &format!("network.links[{i}].id"))
-                .map_err(NetworkError::from)?;
-        }
-        let mut path: Vec<LinkId> = Vec::with_capacity(2 * n);
-        let mut at = String::new();
-        for (j, (s, d)) in self.pairs().enumerate() {
-            path.clear();
-            path.extend(
-                flat[start[j]..start[j + 1]]
-                    .iter()
-                    .map(|&l| id_of[l as usize]),
-            );
-            let (from, to) = (&hosts[s], &hosts[d]);
-            if d == 0 || (s == 0 && d == 1 && !self.self_transfers) {
-                at = format!("pattern.senders[{s}]");
-            }
-            t.transfer_on_links(
-                &format!("{from}->{to}"),
-                Some(from.clone()),
-                Some(to.clone()),
-                &path,
-                &at,
-            )
-            .map_err(NetworkError::from)?;
-        }
-        Ok(t.build("pattern").map_err(NetworkError::from)?)
+        routes.traffic(
+            self.name(),
+            self.description(),
+            |i| b.links[i].id.clone(),
+            &hosts,
+            self.pairs(),
+        )
     }
 }
 

@@ -17,6 +17,7 @@
 //! for every pair of the pattern) and a [`Pattern`].
 #![forbid(unsafe_code)]
 
+mod direct;
 pub mod fat_tree;
 pub mod grid;
 pub mod multi_cluster;

@@ -43,9 +43,9 @@
 
 use std::collections::HashMap;
 
-use liquid_model::network::NetworkError;
-use liquid_model::{LinkId, Traffic, TrafficBuilder};
+use liquid_model::Traffic;
 
+use crate::direct::FlatRoutes;
 use crate::fat_tree::{FatTree, TreeEnd};
 use crate::{bad, Generated, NetBuilder, TopologyError};
 
@@ -428,10 +428,8 @@ impl MultiCluster {
         let nodes = w.nodes();
         let pairs = || (0..nodes).flat_map(move |s| (0..nodes).map(move |d| (s, d)));
         let pairs = || pairs().filter(|&(s, d)| s != d);
-        // Pass 1: every route as channel numbers (and which channels carry one).
-        let mut flat: Vec<u32> = Vec::new();
-        let mut lengths: Vec<u8> = Vec::with_capacity(nodes * nodes.saturating_sub(1));
-        let mut used = vec![false; w.channels.len()];
+        // Every route as channel numbers.
+        let mut routes = FlatRoutes::new(w.channels.len());
         // Each vertex's out-channels (at most m + 1): a scan is cheaper than `channel_at`.
         let mut out: Vec<Vec<(u32, u32)>> = vec![Vec::new(); w.vertices()];
         for (c, ch) in w.channels.iter().enumerate() {
@@ -440,50 +438,26 @@ impl MultiCluster {
         let mut vertices = Vec::new();
         for (s, d) in pairs() {
             w.route(s, d, &mut vertices);
-            for hop in vertices.windows(2) {
-                let c = out[hop[0]]
+            routes.push(vertices.windows(2).map(|hop| {
+                out[hop[0]]
                     .iter()
                     .find(|&&(to, _)| to as usize == hop[1])
                     .map(|&(_, c)| c)
-                    .expect("routes follow channels (every_route_is_valid)");
-                used[c as usize] = true;
-                flat.push(c);
-            }
-            lengths.push(
-                u8::try_from(vertices.len() - 1).expect("routes are at most 4·MAX_LEVELS + 2 long"),
-            );
+                    .expect("routes follow channels (every_route_is_valid)")
+            }));
         }
-        // Pass 2: the links the routes use, in the network's order, then the transfers.
-        let mut t = TrafficBuilder::new(self.name());
-        t.description(Some(self.description()));
-        let mut id_of = vec![LinkId(u32::MAX); w.channels.len()];
-        for (i, c) in w.channels.iter().enumerate().filter(|&(i, _)| used[i]) {
-            let id = format!("{}>{}", w.names[c.from], w.names[c.to]);
-            id_of[i] = t
-                .link(&id, &format!("network.links[{i}].id"))
-                .map_err(NetworkError::from)?;
-        }
-        let mut path: Vec<LinkId> = Vec::new();
-        let (mut at, mut next) = (String::new(), 0usize);
-        for ((s, d), &len) in pairs().zip(&lengths) {
-            let route = &flat[next..next + len as usize];
-            next += len as usize;
-            path.clear();
-            path.extend(route.iter().map(|&c| id_of[c as usize]));
-            if d == 0 || (s == 0 && d == 1) {
-                at = format!("pattern.senders[{s}]");
-            }
-            let (from, to) = (&w.names[s], &w.names[d]);
-            t.transfer_on_links(
-                &format!("{from}->{to}"),
-                Some(from.clone()),
-                Some(to.clone()),
-                &path,
-                &at,
-            )
-            .map_err(NetworkError::from)?;
-        }
-        Ok(t.build("pattern").map_err(NetworkError::from)?)
+        routes.traffic(
+            self.name(),
+            self.description(),
+            |i| {
+                format!(
+                    "{}>{}",
+                    w.names[w.channels[i].from], w.names[w.channels[i].to]
+                )
+            },
+            &w.names,
+            pairs(),
+        )
     }
 
     /// The model's name (`multi-cluster-8-12x1-16x2-4x3-2`).
