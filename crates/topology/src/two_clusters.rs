@@ -115,6 +115,15 @@ impl TwoClusters {
         }
     }
 
+    /// How the description names the lanes: nothing for one, ` in K lanes` otherwise.
+    fn lanes_text(&self) -> String {
+        if self.lanes == 1 {
+            String::new()
+        } else {
+            format!(" in {} lanes", self.lanes)
+        }
+    }
+
     /// The backbone's link ids, A to B then B to A, lane by lane.
     pub fn backbone_links(&self) -> Vec<String> {
         if self.lanes == 1 {
@@ -246,11 +255,7 @@ impl TwoClusters {
                 b.route(&names[s], &names[d], &path);
             }
         }
-        let lanes = if k == 1 {
-            String::new()
-        } else {
-            format!(" in {k} lanes")
-        };
+        let lanes = self.lanes_text();
         Ok(Generated {
             name: format!("two-clusters-{n1}-{n2}"),
             description: format!(
@@ -375,11 +380,7 @@ impl TwoClusters {
                 b.route(&names[s], &names[d], &path);
             }
         }
-        let lanes = if k == 1 {
-            String::new()
-        } else {
-            format!(" in {k} lanes")
-        };
+        let lanes = self.lanes_text();
         Ok(Generated {
             name: format!("two-clusters-{n1}-{n2}"),
             description: format!(
