@@ -179,14 +179,13 @@ struct Report {
 /// number of messages per node to uniformly random destinations, all at once.
 fn run_plans(
     a: &LatencySimArgs,
-    spec: &str,
+    system: &liquid_topology::multi_cluster::MultiCluster,
     wiring: &liquid_topology::multi_cluster::Wiring,
     sim: &Simulator<'_>,
     base: &Config,
     deadline: Option<Instant>,
 ) -> anyhow::Result<(PlanReport, Vec<PlanRunReport>)> {
-    let traffic =
-        crate::input::load_traffic(std::path::Path::new(&format!("multi-cluster:{spec}")))?;
+    let traffic = system.traffic().map_err(input)?;
     let (schedule, source) = match (&a.schedule, &a.engine) {
         (Some(path), _) => (
             liquid_model::yaml::load_schedule(path, &traffic)?,
@@ -404,7 +403,7 @@ pub fn latency_simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
         b.finish_and_clear();
     }
     let plan = if (a.schedule.is_some() || a.engine.is_some()) && stopped.is_none() {
-        let (plan, runs) = run_plans(a, &system.spec(), &wiring, &sim, &base, deadline)?;
+        let (plan, runs) = run_plans(a, &system, &wiring, &sim, &base, deadline)?;
         moves += runs.iter().map(|r| r.flit_moves).sum::<u64>();
         Some(PlanReport { runs, ..plan })
     } else {
