@@ -489,6 +489,14 @@ impl std::fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+impl InputError {
+    /// A library's refusal of the user's input, as an input error (exit code 2) carrying
+    /// the library's message.
+    pub fn of(e: impl std::fmt::Display) -> anyhow::Error {
+        InputError(e.to_string()).into()
+    }
+}
+
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Analyze {

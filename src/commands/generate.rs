@@ -8,7 +8,7 @@ use liquid_topology::grid::Grid;
 use liquid_topology::multi_cluster::MultiCluster;
 use liquid_topology::t1::{self, Allocation};
 use liquid_topology::two_clusters::TwoClusters;
-use liquid_topology::{Generated, TopologyError};
+use liquid_topology::Generated;
 
 use crate::InputError;
 
@@ -160,10 +160,6 @@ pub struct TwoClusterLinks {
     pub node_latency: f64,
 }
 
-fn input(e: TopologyError) -> anyhow::Error {
-    InputError(e.to_string()).into()
-}
-
 /// `liquid generate ...`.
 pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
     let grid = |dims: &str, wrap, k, self_t| -> anyhow::Result<Generated> {
@@ -179,11 +175,12 @@ pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
             self_transfers: self_t,
         }
         .generated()
-        .map_err(input)
+        .map_err(InputError::of)
     };
     let (g, output) = match what {
         GenerateWhat::T1 { alloc, output } => (
-            t1::generated(Allocation::parse(&alloc).map_err(input)?).map_err(input)?,
+            t1::generated(Allocation::parse(&alloc).map_err(InputError::of)?)
+                .map_err(InputError::of)?,
             output,
         ),
         GenerateWhat::FatTree {
@@ -198,7 +195,7 @@ pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
                 self_transfers,
             }
             .generated()
-            .map_err(input)?,
+            .map_err(InputError::of)?,
             output,
         ),
         GenerateWhat::Ring {
@@ -212,7 +209,7 @@ pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
                 ..Grid::ring(switches, hosts_per_switch)
             }
             .generated()
-            .map_err(input)?,
+            .map_err(InputError::of)?,
             output,
         ),
         GenerateWhat::Mesh {
@@ -239,7 +236,7 @@ pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
         GenerateWhat::MultiCluster { system, output } => (
             MultiCluster::parse(&system)
                 .and_then(|m| m.generated())
-                .map_err(input)?,
+                .map_err(InputError::of)?,
             output,
         ),
         GenerateWhat::PaperFig1 { output } => (liquid_topology::paper::fig1(), output),
@@ -252,7 +249,7 @@ pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
             output,
         } => {
             let base = match &cluster {
-                Some(spec) => TwoClusters::shaped(spec).map_err(input)?,
+                Some(spec) => TwoClusters::shaped(spec).map_err(InputError::of)?,
                 None => {
                     let need = |v: Option<usize>, name: &str| {
                         v.ok_or_else(|| {
@@ -274,7 +271,7 @@ pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
                     ..base
                 }
                 .generated()
-                .map_err(input)?,
+                .map_err(InputError::of)?,
                 output,
             )
         }

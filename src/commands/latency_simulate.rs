@@ -185,7 +185,7 @@ fn run_plans(
     base: &Config,
     deadline: Option<Instant>,
 ) -> anyhow::Result<(PlanReport, Vec<PlanRunReport>)> {
-    let traffic = system.traffic().map_err(input)?;
+    let traffic = system.traffic().map_err(InputError::of)?;
     let (schedule, source) = match (&a.schedule, &a.engine) {
         (Some(path), _) => (
             liquid_model::yaml::load_schedule(path, &traffic)?,
@@ -262,7 +262,7 @@ fn run_plans(
             .run_plan(base, frames, pm, &mut |_| {
                 deadline.is_none_or(|d| Instant::now() < d)
             })
-            .map_err(input)?;
+            .map_err(InputError::of)?;
         let round = |x: f64| (x * 1e4).round() / 1e4;
         runs.push(PlanRunReport {
             mode,
@@ -296,14 +296,10 @@ fn run_plans(
     ))
 }
 
-fn input(e: impl std::fmt::Display) -> anyhow::Error {
-    InputError(e.to_string()).into()
-}
-
 /// `liquid latency simulate SYSTEM --rate λ ...`.
 pub fn latency_simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
     let system = a.system.system()?;
-    let wiring = system.wiring().map_err(input)?;
+    let wiring = system.wiring().map_err(InputError::of)?;
     let timing = a.system.timing();
     let base = Config {
         timing,
@@ -324,10 +320,12 @@ pub fn latency_simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
             ..base.clone()
         }
         .check()
-        .map_err(input)?;
+        .map_err(InputError::of)?;
     }
     if a.replications == 0 {
-        return Err(input("replications: at least one replication is needed"));
+        return Err(InputError::of(
+            "replications: at least one replication is needed",
+        ));
     }
     let sim = Simulator::new(&wiring);
     let start = Instant::now();
@@ -360,7 +358,7 @@ pub fn latency_simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
                 }
                 deadline.is_none_or(|d| Instant::now() < d)
             })
-            .map_err(input)?;
+            .map_err(InputError::of)?;
         done_before += a.replications as u64 * a.counts.messages;
         moves += summary.runs.iter().map(|r| r.flit_moves).sum::<u64>();
         let completed =

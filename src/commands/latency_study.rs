@@ -44,17 +44,14 @@ pub struct LatencyStudyArgs {
     pub markdown: Option<PathBuf>,
 }
 
-fn input(e: impl std::fmt::Display) -> anyhow::Error {
-    InputError(e.to_string()).into()
-}
-
 fn size(s: &str) -> anyhow::Result<Timing> {
-    let bad = || input(format!("sizes: {s:?} is not M:L_m (e.g. 32:256)"));
+    let bad = || InputError::of(format!("sizes: {s:?} is not M:L_m (e.g. 32:256)"));
     let (m, l) = s.trim().split_once(':').ok_or_else(bad)?;
     let flits: u32 = m.trim().parse().map_err(|_| bad())?;
     let bytes: f64 = l.trim().parse().map_err(|_| bad())?;
     let t = Timing::paper(flits, bytes);
-    t.check().map_err(|e| input(format!("sizes: {s:?}: {e}")))?;
+    t.check()
+        .map_err(|e| InputError::of(format!("sizes: {s:?}: {e}")))?;
     Ok(t)
 }
 
@@ -69,8 +66,10 @@ pub fn latency_study(a: &LatencyStudyArgs) -> anyhow::Result<ExitCode> {
     for s in &specs {
         let spec = s.trim();
         let spec = spec.strip_prefix("multi-cluster:").unwrap_or(spec);
-        systems
-            .push(MultiCluster::parse(spec).map_err(|e| input(format!("systems: {spec:?}: {e}")))?);
+        systems.push(
+            MultiCluster::parse(spec)
+                .map_err(|e| InputError::of(format!("systems: {spec:?}: {e}")))?,
+        );
     }
     let timings = a
         .sizes
@@ -89,7 +88,7 @@ pub fn latency_study(a: &LatencyStudyArgs) -> anyhow::Result<ExitCode> {
     let mut curves_todo = Vec::new();
     for system in &systems {
         for &timing in &timings {
-            let rates = study::loads(system, timing, a.points, a.beyond).map_err(input)?;
+            let rates = study::loads(system, timing, a.points, a.beyond).map_err(InputError::of)?;
             liquid_flit::Config {
                 timing,
                 rate: rates[0],
@@ -100,18 +99,20 @@ pub fn latency_study(a: &LatencyStudyArgs) -> anyhow::Result<ExitCode> {
                 forwarding: settings.forwarding,
             }
             .check()
-            .map_err(input)?;
+            .map_err(InputError::of)?;
             system
                 .wiring()
-                .map_err(|e| input(format!("systems: {e}")))?;
+                .map_err(|e| InputError::of(format!("systems: {e}")))?;
             curves_todo.push((system, timing, rates));
         }
     }
     if a.replications == 0 {
-        return Err(input("replications: at least one replication is needed"));
+        return Err(InputError::of(
+            "replications: at least one replication is needed",
+        ));
     }
     std::fs::create_dir_all(&a.out)
-        .map_err(|e| input(format!("out: cannot create {}: {e}", a.out.display())))?;
+        .map_err(|e| InputError::of(format!("out: cannot create {}: {e}", a.out.display())))?;
     let mut curves = Vec::new();
     for (system, timing, rates) in curves_todo {
         let n = rates.len();
@@ -135,9 +136,12 @@ pub fn latency_study(a: &LatencyStudyArgs) -> anyhow::Result<ExitCode> {
             }
             true
         })
-        .map_err(input)?;
+        .map_err(InputError::of)?;
         let name = curve.name();
-        for (ext, text) in [("csv", curve.csv()), ("svg", curve.svg().map_err(input)?)] {
+        for (ext, text) in [
+            ("csv", curve.csv()),
+            ("svg", curve.svg().map_err(InputError::of)?),
+        ] {
             let path = a.out.join(format!("latency-{name}.{ext}"));
             std::fs::write(&path, text)
                 .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
