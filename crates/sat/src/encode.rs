@@ -400,6 +400,23 @@ impl Encoding {
         (t.index() * self.colours + c + 1) as i32
     }
 
+    /// The placements the CNF fixes by unit clauses (the `symmetry` family), as
+    /// `(transfer, timeframe)`, in clause order.
+    pub fn fixed(&self) -> Vec<(TransferId, usize)> {
+        let k = self.colours;
+        let primary = self.transfers * k;
+        self.clauses
+            .iter()
+            .filter_map(|c| match c.as_slice() {
+                &[l] if l > 0 && (l as usize) <= primary => {
+                    let v = l as usize - 1;
+                    Some((TransferId((v / k) as u32), v % k))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The DIMACS CNF text: a comment header naming the model, k, the encoding version
     /// and the clause families, then `p cnf V C` and one clause per line.
     pub fn dimacs(&self) -> String {

@@ -6,9 +6,10 @@
 //!   proof on request.
 //! - [`prove`](mod@prove): refutations (CNF + LRAT) that k timeframes do not suffice, in
 //!   memory.
+//! - [`rup`]: LRAT proofs from RUP lemmas (the native search's refutation traces).
 //! - [`engine`]: liquidity (k = Λ) and the optimal length (`engine: sat`).
 //!
-//! Modules depend one way: `encode` ← `solver` ← `prove` ← `engine`. Schedules decoded
+//! Modules depend one way: `encode` ← `solver` ← `prove` ← `engine`, and `rup` ← `prove`. Schedules decoded
 //! from models must still be validated by the model crate; refutations are checked by
 //! `liquid-certify` (through `liquid-proof`), which shares no code with this crate or
 //! varisat, before anything calls them proofs.
@@ -17,6 +18,7 @@
 pub mod encode;
 pub mod engine;
 pub mod prove;
+pub mod rup;
 pub mod solver;
 
 pub use encode::{
@@ -24,7 +26,9 @@ pub use encode::{
     ENCODING_VERSION, PAIRWISE_MAX,
 };
 pub use engine::{decide, solve, solve_with, SatOptions, SatRun, ENGINE};
-pub use prove::{prove, prove_encoding, Proved, Refutation};
+pub use prove::{
+    prove, prove_by_search, prove_encoding, Proved, Refutation, SearchProofError, SearchProved,
+};
 pub use solver::{run, DeadlineSink, Formula, Run, SolverError};
 
 /// Errors of the SAT engine.

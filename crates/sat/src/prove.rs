@@ -1,5 +1,8 @@
 //! Refutations: the exact DIMACS CNF of "at most k timeframes" and a textual LRAT proof
-//! that it is unsatisfiable, produced by varisat's `varisat-lrat` proof processor.
+//! that it is unsatisfiable, produced by varisat's `varisat-lrat` proof processor
+//! ([`prove`]) or by the native colouring search's refutation trace turned into LRAT
+//! ([`prove_by_search`], see [`crate::rup`]). Both refute the same CNF, byte for byte the
+//! one `liquid encode --colours k` prints.
 //!
 //! This crate only produces them, in memory. Writing, reading and checking proof
 //! directories is the job of `liquid-proof`, which checks every refutation with
@@ -10,7 +13,10 @@ use std::time::Instant;
 
 use liquid_model::{Schedule, Traffic};
 
+use liquid_search::kcolour::{refute, Refuted};
+
 use crate::encode::{encode, EncodeOptions, Encoding, Family};
+use crate::rup::{lrat, RupError};
 use crate::solver::{run, Formula, Run, SolverError};
 use crate::SatError;
 
@@ -67,5 +73,82 @@ pub fn prove_encoding(
             cnf,
             lrat: lrat.unwrap_or_default(),
         }))),
+    })
+}
+
+/// What [`prove_by_search`] found.
+#[derive(Debug, Clone)]
+pub enum SearchProved {
+    /// Unsatisfiable: the refutation (unchecked), with the search's nodes and lemmas.
+    Unsat {
+        /// The CNF and its LRAT proof.
+        refutation: Box<Refutation>,
+        /// Search nodes.
+        nodes: u64,
+        /// LRAT steps written (at most the trace's lemmas: see [`crate::rup::lrat`]).
+        steps: usize,
+    },
+    /// A schedule of at most k timeframes (decoded, not yet validated).
+    Sat(Schedule),
+    /// The deadline came first.
+    Stopped,
+}
+
+/// Why [`prove_by_search`] made no proof.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchProofError {
+    /// The traffic cannot be encoded.
+    #[error(transparent)]
+    Encode(#[from] crate::EncodeError),
+    /// The colouring search does not apply (k beyond its range or below Λ).
+    #[error(transparent)]
+    Search(#[from] liquid_search::kcolour::RefuteError),
+    /// The search's trace did not turn into an LRAT proof: a bug in the search.
+    #[error("the colouring search's trace is not a RUP proof: {0}")]
+    Trace(#[from] RupError),
+}
+
+/// Refutes "`traffic` has a schedule of at most `k` timeframes" with the native colouring
+/// search ([`liquid_search::kcolour::refute`]) instead of a SAT solver: the search runs
+/// with the CNF's symmetry units as fixed placements, and its lemmas become LRAT hints by
+/// unit propagation on the CNF ([`crate::rup::lrat`]). The CNF is the default encoding,
+/// the one `liquid encode` prints. Or finds such a schedule.
+pub fn prove_by_search(
+    traffic: &Traffic,
+    k: usize,
+    deadline: Option<Instant>,
+) -> Result<SearchProved, SearchProofError> {
+    let e = encode(traffic, k, &EncodeOptions::default())?;
+    let fixed: Vec<_> = e.fixed().into_iter().map(|(t, c)| (t, c as u32)).collect();
+    let (found, nodes) = refute(traffic, k, &fixed, deadline)?;
+    Ok(match found {
+        Refuted::Open => SearchProved::Stopped,
+        Refuted::Coloured(col) => {
+            let mut frames = vec![Vec::new(); k];
+            for (t, &c) in col.iter().enumerate() {
+                frames[c as usize].push(liquid_model::TransferId(t as u32));
+            }
+            frames.retain(|f| !f.is_empty());
+            SearchProved::Sat(Schedule::new(frames))
+        }
+        Refuted::Lemmas(lemmas) => {
+            let clauses: Vec<Vec<i32>> = lemmas
+                .iter()
+                .map(|l| l.iter().map(|&(t, c)| -e.var(t, c as usize)).collect())
+                .collect();
+            let text = lrat(e.num_vars(), e.clauses(), &clauses)?;
+            let steps = text.lines().count();
+            SearchProved::Unsat {
+                refutation: Box::new(Refutation {
+                    colours: k,
+                    options: *e.options(),
+                    families: e.families().to_vec(),
+                    cnf: e.dimacs(),
+                    lrat: text,
+                }),
+                nodes,
+                steps,
+            }
+        }
     })
 }

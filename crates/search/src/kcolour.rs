@@ -21,6 +21,23 @@
 //! The search is exhaustive unless its node budget or deadline stops it: `Impossible` is
 //! only returned after every branch failed. Memory is linear in the total path length
 //! (congestion is read through the links' user lists, never an edge list).
+//!
+//! # Refutation traces ([`refute`])
+//!
+//! The search is a DPLL tree over the variables `x[t,c]` ("transfer t in timeframe c") of
+//! the SAT encoding (`liquid_sat::encode`), and every inference of the propagation is a
+//! unit propagation on that CNF: forward checking is the link at-most-one clauses (and
+//! the transfer at-most-one once a transfer is placed), a single open timeframe is the
+//! at-least-one clause, an empty domain falsifies it, and the full-link rules are the
+//! `team` clauses of links whose load is exactly `d`. So when a node fails, the negation of
+//! its decisions is a reverse-unit-propagation (RUP) consequence of the CNF and the lemmas
+//! of the node's children: a failed placement is a conflict under unit propagation, and
+//! after every open timeframe of the branching transfer failed, the children's lemmas make
+//! its at-least-one clause false. [`refute`] records these lemmas in post-order; the last
+//! is the empty clause. It runs the search on the whole traffic with the encoding's own
+//! symmetry units as the fixed placements (the search's own choice of seed clique could
+//! differ from the encoding's, and would not be RUP), and it has no pruning beyond the
+//! propagation (no memo, twins or barren sets), so no step needs more than RUP.
 
 use std::time::Instant;
 
@@ -62,6 +79,24 @@ struct Cp {
     budget: u64,
     deadline: Option<Instant>,
     stopped: bool,
+    /// With a trace: the decisions on the path to the current node and the lemmas so far.
+    trace: Option<Tracer>,
+}
+
+/// The decisions of the current path and the lemmas recorded (see [`refute`]).
+#[derive(Default)]
+struct Tracer {
+    path: Vec<(u32, u32)>,
+    lemmas: Vec<Vec<(u32, u32)>>,
+}
+
+impl Tracer {
+    /// Records "not all of the path's decisions, and `last` if given".
+    fn fail(&mut self, last: Option<(u32, u32)>) {
+        let mut l = self.path.clone();
+        l.extend(last);
+        self.lemmas.push(l);
+    }
 }
 
 impl Cp {
@@ -216,15 +251,89 @@ impl Cp {
             let c = rest.trailing_zeros();
             rest &= rest - 1;
             let mark = self.trail.len();
-            if self.place(v, c) && self.go() {
-                return true;
+            if self.place(v, c) {
+                if let Some(t) = &mut self.trace {
+                    t.path.push((v as u32, c));
+                }
+                let found = self.go();
+                if let Some(t) = &mut self.trace {
+                    t.path.pop();
+                }
+                if found {
+                    return true;
+                }
+            } else if let Some(t) = &mut self.trace {
+                t.fail(Some((v as u32, c)));
             }
             self.undo(mark);
             if self.stopped {
                 return false;
             }
         }
+        if let Some(t) = &mut self.trace {
+            t.fail(None);
+        }
         false
+    }
+}
+
+impl Cp {
+    /// The search state for `set` in `d` timeframes, nothing placed; `None` when a link has
+    /// more than `d` users in the set (no schedule of `d` timeframes).
+    fn new(
+        traffic: &Traffic,
+        set: &[usize],
+        d: usize,
+        budget: u64,
+        deadline: Option<Instant>,
+    ) -> Option<Cp> {
+        assert!((1..=MAX_D).contains(&d), "d within 1..=MAX_D");
+        let mut load = vec![0u32; traffic.num_links()];
+        for &t in set {
+            for l in &traffic.transfer(TransferId(t as u32)).path {
+                load[l.index()] += 1;
+            }
+        }
+        if load.iter().any(|&x| x as usize > d) {
+            return None;
+        }
+        // Local links: those with two users or more in the set.
+        let mut local = vec![NONE; traffic.num_links()];
+        let mut lu: Vec<Vec<u32>> = Vec::new();
+        let mut lp: Vec<Vec<u32>> = vec![Vec::new(); set.len()];
+        for (i, &t) in set.iter().enumerate() {
+            for l in &traffic.transfer(TransferId(t as u32)).path {
+                let li = l.index();
+                if load[li] >= 2 {
+                    if local[li] == NONE {
+                        local[li] = lu.len() as u32;
+                        lu.push(Vec::with_capacity(load[li] as usize));
+                    }
+                    lu[local[li] as usize].push(i as u32);
+                    lp[i].push(local[li]);
+                }
+            }
+        }
+        let full: Vec<bool> = lu.iter().map(|u| u.len() == d).collect();
+        let weight: Vec<u64> = vec![1; lu.len()];
+        Some(Cp {
+            queued: vec![false; lu.len()],
+            lp,
+            lu,
+            full,
+            weight,
+            dom: vec![if d == 32 { u32::MAX } else { (1u32 << d) - 1 }; set.len()],
+            col: vec![NONE; set.len()],
+            trail: Vec::new(),
+            singles: Vec::new(),
+            links: Vec::new(),
+            d,
+            nodes: 0,
+            budget,
+            deadline,
+            stopped: false,
+            trace: None,
+        })
     }
 }
 
@@ -237,51 +346,8 @@ pub(crate) fn fits(
     budget: u64,
     deadline: Option<Instant>,
 ) -> (Fit, u64) {
-    assert!((1..=MAX_D).contains(&d), "d within 1..=MAX_D");
-    let mut load = vec![0u32; traffic.num_links()];
-    for &t in set {
-        for l in &traffic.transfer(TransferId(t as u32)).path {
-            load[l.index()] += 1;
-        }
-    }
-    if load.iter().any(|&x| x as usize > d) {
+    let Some(mut cp) = Cp::new(traffic, set, d, budget, deadline) else {
         return (Fit::Impossible, 0);
-    }
-    // Local links: those with two users or more in the set.
-    let mut local = vec![NONE; traffic.num_links()];
-    let mut lu: Vec<Vec<u32>> = Vec::new();
-    let mut lp: Vec<Vec<u32>> = vec![Vec::new(); set.len()];
-    for (i, &t) in set.iter().enumerate() {
-        for l in &traffic.transfer(TransferId(t as u32)).path {
-            let li = l.index();
-            if load[li] >= 2 {
-                if local[li] == NONE {
-                    local[li] = lu.len() as u32;
-                    lu.push(Vec::with_capacity(load[li] as usize));
-                }
-                lu[local[li] as usize].push(i as u32);
-                lp[i].push(local[li]);
-            }
-        }
-    }
-    let full: Vec<bool> = lu.iter().map(|u| u.len() == d).collect();
-    let weight: Vec<u64> = vec![1; lu.len()];
-    let mut cp = Cp {
-        queued: vec![false; lu.len()],
-        lp,
-        lu,
-        full,
-        weight,
-        dom: vec![if d == 32 { u32::MAX } else { (1u32 << d) - 1 }; set.len()],
-        col: vec![NONE; set.len()],
-        trail: Vec::new(),
-        singles: Vec::new(),
-        links: Vec::new(),
-        d,
-        nodes: 0,
-        budget,
-        deadline,
-        stopped: false,
     };
     // Symmetry: the users of the most loaded link take timeframes 0, 1, ….
     let seed = (0..cp.lu.len()).max_by_key(|&l| (cp.lu[l].len(), std::cmp::Reverse(l)));
@@ -303,6 +369,104 @@ pub(crate) fn fits(
     } else {
         (Fit::Impossible, nodes)
     }
+}
+
+/// Largest number of timeframes [`refute`] handles.
+pub const MAX_TIMEFRAMES: usize = MAX_D;
+
+/// A placement: transfer `t` in timeframe `c`, the literal `x[t,c]`.
+pub type Placement = (TransferId, u32);
+
+/// What [`refute`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refuted {
+    /// No schedule of `d` timeframes with the fixed placements. Each lemma is a set of
+    /// placements that cannot all hold: the clause of their negations, a RUP consequence
+    /// of the CNF and the lemmas before it (see the module documentation). The last lemma
+    /// is empty: the refutation.
+    Lemmas(Vec<Vec<Placement>>),
+    /// A schedule of `d` timeframes: every transfer's timeframe, by transfer id.
+    Coloured(Vec<u32>),
+    /// The deadline stopped the search.
+    Open,
+}
+
+/// Why [`refute`] cannot run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RefuteError {
+    /// Zero timeframes, or more than [`MAX_TIMEFRAMES`].
+    #[error("the colouring search refutes 1 to {MAX_TIMEFRAMES} timeframes, not {0}")]
+    Timeframes(usize),
+    /// Fewer timeframes than the duration: no lemma of this search derives that (a link's
+    /// users do not fit, which is the pigeonhole principle, not a propagation).
+    #[error("{d} timeframes are below the duration {duration}")]
+    BelowDuration {
+        /// The timeframes asked for.
+        d: usize,
+        /// The traffic's duration Λ.
+        duration: usize,
+    },
+    /// A fixed placement names a transfer or a timeframe that does not exist.
+    #[error("fixed placement ({0}, {1}) is outside the traffic or the timeframes")]
+    Placement(u32, u32),
+}
+
+/// Decides whether the whole `traffic` fits in `d` timeframes with the `fixed`
+/// placements, by the colouring search of this module, recording a refutation trace when
+/// it does not (see the module documentation). Also returns the search nodes used. The
+/// fixed placements must be consequences of the CNF the trace is for (its unit clauses),
+/// and are placed, in order, before any decision.
+pub fn refute(
+    traffic: &Traffic,
+    d: usize,
+    fixed: &[Placement],
+    deadline: Option<Instant>,
+) -> Result<(Refuted, u64), RefuteError> {
+    if d == 0 || d > MAX_D {
+        return Err(RefuteError::Timeframes(d));
+    }
+    if d < traffic.duration() {
+        return Err(RefuteError::BelowDuration {
+            d,
+            duration: traffic.duration(),
+        });
+    }
+    if let Some(&(t, c)) = fixed
+        .iter()
+        .find(|(t, c)| t.index() >= traffic.len() || *c as usize >= d)
+    {
+        return Err(RefuteError::Placement(t.0, c));
+    }
+    let all: Vec<usize> = (0..traffic.len()).collect();
+    let mut cp = Cp::new(traffic, &all, d, u64::MAX, deadline)
+        .expect("no link has more than d users when d is at least the duration");
+    cp.trace = Some(Tracer::default());
+    let lemmas = |cp: Cp| {
+        let lemmas = cp.trace.expect("tracing").lemmas;
+        lemmas
+            .into_iter()
+            .map(|l| {
+                l.into_iter()
+                    .map(|(v, c)| (TransferId(v), c))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    for &(t, c) in fixed {
+        if !cp.place(t.index(), c) {
+            // The fixed placements alone propagate to a conflict.
+            return Ok((Refuted::Lemmas(vec![Vec::new()]), 0));
+        }
+    }
+    let found = cp.go();
+    let nodes = cp.nodes;
+    Ok(if found {
+        (Refuted::Coloured(cp.col), nodes)
+    } else if cp.stopped {
+        (Refuted::Open, nodes)
+    } else {
+        (Refuted::Lemmas(lemmas(cp)), nodes)
+    })
 }
 
 #[cfg(test)]

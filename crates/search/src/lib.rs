@@ -7,6 +7,8 @@
 //! - [`structured`]: liquid schedules of all-to-all traffics from orbits of a group.
 //! - [`dsatur`]: Brélaz's DSatur greedy colouring, as the annex of paper 003 describes it.
 //! - [`tabu`]: tabu search (TabuCol) that shortens a valid schedule.
+//! - [`kcolour`]: a complete colouring search with propagation, and refutation traces
+//!   (RUP lemmas over the SAT encoding's variables) when no colouring exists.
 //!
 //! Every engine returns a [`liquid_model::Answer`]; its schedule must be validated with
 //! [`liquid_model::validate`] before it is reported.
@@ -16,7 +18,7 @@ mod anchored;
 pub mod baseline;
 pub mod dsatur;
 pub mod exact;
-mod kcolour;
+pub mod kcolour;
 pub mod liquid;
 pub mod native;
 mod rng;

@@ -1,0 +1,113 @@
+//! Property: the native colouring search's refutations (`prove_by_search`) are LRAT proofs
+//! of the very CNF `liquid encode` prints, accepted by liquid-certify, exactly when a
+//! brute-force colouring (sharing no code with any engine) finds no schedule.
+
+use liquid_model::{validate, Traffic};
+use liquid_sat::{encode, prove_by_search, EncodeOptions, SearchProved};
+use proptest::prelude::*;
+
+/// Whether the transfers fit in `k` timeframes (plain backtracking in id order).
+fn colourable(paths: &[Vec<usize>], k: usize) -> bool {
+    fn go(paths: &[Vec<usize>], k: usize, colour: &mut Vec<usize>) -> bool {
+        let t = colour.len();
+        if t == paths.len() {
+            return true;
+        }
+        let used = colour.iter().copied().max().map_or(0, |m| m + 1);
+        for c in 0..k.min(used + 1) {
+            let clash = colour
+                .iter()
+                .enumerate()
+                .any(|(u, &cu)| cu == c && paths[u].iter().any(|l| paths[t].contains(l)));
+            if !clash {
+                colour.push(c);
+                if go(paths, k, colour) {
+                    return true;
+                }
+                colour.pop();
+            }
+        }
+        false
+    }
+    go(paths, k, &mut Vec::new())
+}
+
+fn build(paths: &[Vec<usize>]) -> Traffic {
+    let named: Vec<(String, Vec<String>)> = paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (format!("t{i}"), p.iter().map(|l| format!("l{l}")).collect()))
+        .collect();
+    Traffic::from_paths("random", &named).expect("valid traffic")
+}
+
+/// Runs the search at `k`, checks what it says against brute force, and any proof with
+/// liquid-certify against the CNF of `encode` (byte for byte).
+fn agree(t: &Traffic, k: usize, fits: bool) -> Result<(), TestCaseError> {
+    match prove_by_search(t, k, None).map_err(|e| TestCaseError::fail(e.to_string()))? {
+        SearchProved::Unsat { refutation, .. } => {
+            prop_assert!(!fits, "refuted {k} timeframes, which suffice");
+            let cnf = encode(t, k, &EncodeOptions::default())
+                .expect("encodes")
+                .dimacs();
+            prop_assert_eq!(&refutation.cnf, &cnf);
+            liquid_certify::check_texts(&refutation.cnf, &refutation.lrat)
+                .map_err(|e| TestCaseError::fail(format!("k = {k}: {e}")))?;
+        }
+        SearchProved::Sat(s) => {
+            prop_assert!(fits, "a schedule of {k} timeframes, which do not suffice");
+            let r = validate(t, &s).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert!(r.length <= k);
+        }
+        SearchProved::Stopped => prop_assert!(false, "no deadline was set"),
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn search_proofs_check_exactly_when_no_schedule_exists(
+        paths in prop::collection::vec(prop::collection::btree_set(0usize..7, 1..4), 1..12)
+            .prop_map(|v| v.into_iter().map(|s| s.into_iter().collect::<Vec<_>>()).collect::<Vec<_>>()),
+    ) {
+        let t = build(&paths);
+        let lam = t.duration();
+        for k in lam..=lam + 2 {
+            agree(&t, k, colourable(&paths, k))?;
+        }
+    }
+}
+
+#[test]
+fn known_non_liquid_traffics_have_checked_search_proofs() {
+    for (t, k) in [
+        (liquid_model::examples::no_team(), 2),
+        (liquid_model::examples::odd_cycle(), 2),
+        (liquid_model::examples::queens(6), 6),
+        (liquid_model::examples::queens(8), 8),
+    ] {
+        let r = prove_by_search(&t, k, None).expect("runs");
+        let SearchProved::Unsat {
+            refutation, steps, ..
+        } = r
+        else {
+            panic!("{}: expected a refutation of {k} timeframes", t.name());
+        };
+        assert!(steps >= 1);
+        let report = liquid_certify::check_texts(&refutation.cnf, &refutation.lrat)
+            .unwrap_or_else(|e| panic!("{}: {e}", t.name()));
+        assert_eq!(report.added, steps as u64, "{}", t.name());
+    }
+}
+
+#[test]
+fn k_outside_the_search_range_is_refused() {
+    let t = liquid_model::examples::odd_cycle();
+    assert!(prove_by_search(&t, 1, None).is_err(), "below Λ");
+    assert!(
+        prove_by_search(&t, 33, None).is_err(),
+        "beyond 32 timeframes"
+    );
+}
