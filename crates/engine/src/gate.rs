@@ -199,11 +199,9 @@ pub fn solve(
             },
             Certify::Input(m) => SolveError::Input(m),
         })?;
-        if let Some(note) = note {
-            answer
-                .stats
-                .push(("proof".to_string(), StatValue::Text(note)));
-        }
+        answer
+            .stats
+            .extend(note.map(|(k, v)| (k.to_string(), StatValue::Text(v))));
     }
     Ok(Checked {
         engine: answer.engine,
@@ -220,15 +218,16 @@ enum Certify {
     Input(String),
 }
 
-/// Backs the outcome's bound above Λ with a checked proof if it can; the note says what
-/// happened when no proof could be made (`None` when there was nothing to prove).
+/// Backs the outcome's bound above Λ with a checked proof if it can. The note (`None` when
+/// there was nothing to prove) is `proof_by`: `engine` or `sat`, who wrote the proof that
+/// was checked; or `proof`: why no proof could be made.
 fn certify(
     traffic: &Traffic,
     outcome: &mut Outcome,
     refutation: Option<Box<Refutation>>,
     dir: Option<&Path>,
     deadline: Option<Instant>,
-) -> Result<Option<String>, Certify> {
+) -> Result<Option<(&'static str, String)>, Certify> {
     let d = traffic.duration();
     let Some(bound) = outcome.bound_mut() else {
         return Ok(None);
@@ -237,10 +236,10 @@ fn certify(
         return Ok(None);
     }
     let k = bound.value - 1;
-    let refutation = match refutation.filter(|r| r.colours == k) {
-        Some(r) => r,
+    let (refutation, by) = match refutation.filter(|r| r.colours == k) {
+        Some(r) => (r, "engine"),
         None => match liquid_sat::prove(traffic, k, &EncodeOptions::default(), deadline) {
-            Ok(Some(Proved::Unsat(r))) => r,
+            Ok(Some(Proved::Unsat(r))) => (r, "sat"),
             Ok(Some(Proved::Sat(s))) => {
                 return Err(match validate(traffic, &s) {
                     Ok(r) => Certify::Wrong(format!(
@@ -253,8 +252,13 @@ fn certify(
                     }
                 })
             }
-            Ok(None) => return Ok(Some("not produced: the time limit came first".to_string())),
-            Err(SatError::Encode(e)) => return Ok(Some(format!("not produced: {e}"))),
+            Ok(None) => {
+                return Ok(Some((
+                    "proof",
+                    "not produced: the time limit came first".to_string(),
+                )))
+            }
+            Err(SatError::Encode(e)) => return Ok(Some(("proof", format!("not produced: {e}")))),
             Err(e) => return Err(Certify::Failed(e.to_string())),
         },
     };
@@ -269,7 +273,7 @@ fn certify(
                 value: bound.value,
                 evidence: Evidence::CheckedProof(p),
             };
-            Ok(None)
+            Ok(Some(("proof_by", by.to_string())))
         }
         Err(why) => Err(Certify::Wrong(format!(
             "its proof that {k} timeframes do not suffice was rejected: {why}"

@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 
-use liquid_engine::{Engine, Request, SolveError, ENGINES};
-use liquid_model::{Evidence, Outcome, Traffic, Verdict};
+use liquid_engine::{Checked, Engine, Request, SolveError, ENGINES};
+use liquid_model::{Evidence, Outcome, StatValue, Traffic, Verdict};
 use serde::Deserialize;
 
 // ---------------------------------------------------------------------------------------
@@ -431,9 +431,37 @@ fn judge(
     Ok(())
 }
 
-/// Runs every configuration on one input and judges each answer; returns the verdicts seen
-/// and the number of answers judged.
-fn conform(oracle: &Oracle, traffic: &Traffic) -> (BTreeSet<Verdict>, usize) {
+/// With proofs requested, `native` and `exact` prove their own bounds above Λ that need a
+/// proof (not a clique's; by the colouring search's refutation, up to 32 timeframes): the
+/// proof the gate checked is the engine's, not the gate's SAT fallback.
+/// Whether it checked one (an engine's proof was required and present).
+fn proof_source(c: &Config, traffic: &Traffic, checked: &Checked) -> Result<bool, String> {
+    let lower = checked.outcome().lower_bound(traffic);
+    let bound = lower.value;
+    if !c.request.proofs
+        || !matches!(c.engine.name(), "native" | "exact")
+        || !matches!(lower.evidence, Evidence::CheckedProof(_))
+        || bound - 1 > liquid_search::kcolour::MAX_TIMEFRAMES
+    {
+        return Ok(false);
+    }
+    let by = checked
+        .stats()
+        .iter()
+        .find(|(k, _)| k == "proof_by")
+        .map(|(_, v)| v);
+    match by {
+        Some(StatValue::Text(t)) if t == "engine" => Ok(true),
+        other => Err(format!(
+            "the proof that {} timeframes do not suffice came from {other:?}, not the engine",
+            bound - 1
+        )),
+    }
+}
+
+/// Runs every configuration on one input and judges each answer; returns the verdicts seen,
+/// the number of answers judged and the number of engine proofs checked.
+fn conform(oracle: &Oracle, traffic: &Traffic) -> (BTreeSet<Verdict>, usize, usize) {
     // The model crate reads the same transfers as the oracle.
     let names: BTreeSet<&str> = traffic
         .transfer_ids()
@@ -449,6 +477,7 @@ fn conform(oracle: &Oracle, traffic: &Traffic) -> (BTreeSet<Verdict>, usize) {
     assert_eq!(traffic.duration(), truth.lambda, "{}: Λ", oracle.name);
     let mut verdicts = BTreeSet::new();
     let mut judged = 0;
+    let mut engine_proofs = 0;
     for c in configurations() {
         let answer = liquid_engine::solve(traffic, c.engine, &c.request, None, &AtomicU64::new(0));
         let checked = match answer {
@@ -459,10 +488,14 @@ fn conform(oracle: &Oracle, traffic: &Traffic) -> (BTreeSet<Verdict>, usize) {
         };
         judge(&c, oracle, &truth, traffic, checked.outcome())
             .unwrap_or_else(|e| panic!("{} on {}: {e}", c.label, oracle.name));
+        engine_proofs += usize::from(
+            proof_source(&c, traffic, &checked)
+                .unwrap_or_else(|e| panic!("{} on {}: {e}", c.label, oracle.name)),
+        );
         verdicts.insert(checked.verdict());
         judged += 1;
     }
-    (verdicts, judged)
+    (verdicts, judged, engine_proofs)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -485,7 +518,9 @@ fn every_engine_conforms_on_random_traffics() {
         } else {
             not_liquid += 1;
         }
-        let (seen, n) = conform(&oracle, &traffic);
+        // Their bounds above Λ are cliques here: no proof needed (the bundled models
+        // exercise the engines' proofs).
+        let (seen, n, _) = conform(&oracle, &traffic);
         verdicts.extend(seen);
         judged += n;
     }
@@ -511,10 +546,15 @@ fn every_engine_conforms_on_the_bundled_models() {
     let models = bundled();
     assert!(models.len() >= 6, "{} explicit models", models.len());
     let mut round_robin_answered = false;
+    let mut engine_proofs = 0;
     for (oracle, traffic) in &models {
-        let (_, judged) = conform(oracle, traffic);
+        let (_, judged, proofs) = conform(oracle, traffic);
         round_robin_answered |= judged == configurations().len();
+        engine_proofs += proofs;
     }
+    // native and exact proved their own bounds (odd-cycle and odd-wheel have no clique
+    // above Λ): at least once each.
+    assert!(engine_proofs >= 2, "{engine_proofs} engine proofs checked");
     // paper-fig1-explicit is an all-to-all: round-robin is judged there.
     assert!(round_robin_answered);
 }
@@ -530,6 +570,8 @@ fn the_suite_covers_the_registry() {
     for l in [
         "ilp --decide",
         "sat --prove",
+        "native --prove",
+        "exact --prove",
         "portfolio --prove",
         "round-robin",
     ] {

@@ -4,6 +4,7 @@ use std::sync::atomic::AtomicU64;
 
 use liquid_model::{Traffic, Verdict};
 
+use super::search_proof::with_search_proof;
 use crate::{Counts, Engine, EngineError, Request, Run};
 
 /// DSATUR branch and bound.
@@ -25,7 +26,12 @@ impl Engine for Exact {
     fn in_crosscheck(&self) -> bool {
         true
     }
+    fn proves(&self) -> bool {
+        true
+    }
     fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
-        Ok(liquid_search::exact::solve_with_progress(t, &r.limits, p).into())
+        let deadline = r.limits.deadline();
+        let answer = liquid_search::exact::solve_with_progress(t, &r.limits, p);
+        Ok(with_search_proof(t, answer, r.proofs, deadline))
     }
 }

@@ -12,6 +12,7 @@ pub mod portfolio;
 pub mod random;
 pub mod round_robin;
 pub mod sat;
+mod search_proof;
 pub mod structured;
 
 use liquid_model::Verdict;

@@ -5,6 +5,7 @@ use std::sync::atomic::AtomicU64;
 
 use liquid_model::{Traffic, Verdict};
 
+use super::search_proof::with_search_proof;
 use crate::{Counts, Engine, EngineError, Request, Run};
 
 /// The native full-team search.
@@ -26,7 +27,12 @@ impl Engine for Native {
     fn in_crosscheck(&self) -> bool {
         true
     }
+    fn proves(&self) -> bool {
+        true
+    }
     fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
-        Ok(liquid_search::native::solve_with_progress(t, &r.limits, p).into())
+        let deadline = r.limits.deadline();
+        let answer = liquid_search::native::solve_with_progress(t, &r.limits, p);
+        Ok(with_search_proof(t, answer, r.proofs, deadline))
     }
 }

@@ -8,7 +8,8 @@
 //! 2. The native full-team search, on a budget of [`NATIVE_NODES`] search nodes (and half
 //!    the time left, under a time limit). It finds liquid schedules fast, and refutes
 //!    liquidity at once when a clique exceeds Λ; what it cannot settle within the budget
-//!    goes to stage 3.
+//!    goes to stage 3. When it and DSatur settle the optimum between them, a proof (with
+//!    proofs requested) comes from the colouring search, as for `native`.
 //! 3. SAT, started from the best schedule so far (it proves non-liquidity and optimal
 //!    lengths far faster than a colouring branch and bound), with the time that remains;
 //!    with proofs requested, it refutes the final bound's k − 1 in the run that finds it.
@@ -28,6 +29,7 @@ use std::time::Instant;
 use liquid_model::{Answer, Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, Verdict};
 use liquid_sat::SatOptions;
 
+use super::search_proof::with_search_proof;
 use crate::{Counts, Engine, EngineError, Request, Run};
 
 /// Search nodes the native stage may spend before SAT takes over.
@@ -69,6 +71,7 @@ impl Engine for Portfolio {
     ) -> Result<Run, EngineError> {
         let limits = &req.limits;
         let start = Instant::now();
+        let deadline = limits.deadline();
         let left = || limits.time.map(|t| t.saturating_sub(start.elapsed()));
         let mut stats: Vec<(String, StatValue)> = Vec::new();
         let say = |stats: &mut Vec<(String, StatValue)>, k: &str, v: &str| {
@@ -123,7 +126,8 @@ impl Engine for Portfolio {
         bound = bound.better(native.outcome.lower_bound(traffic));
         if best.as_ref().is_some_and(|s| s.len() == bound.value) {
             let outcome = Outcome::settle(traffic, best, bound, false);
-            return Ok(finish(outcome, "native+dsatur", stats).into());
+            let answer = finish(outcome, "native+dsatur", stats);
+            return Ok(with_search_proof(traffic, answer, req.proofs, deadline));
         }
 
         if out_of_time() {
