@@ -20,7 +20,9 @@
 //! found: `rate` (crates.io, a DRAT checker; the LRAT proof is given to it as DRAT, its
 //! clauses in the same order without the hints) from `$LIQUID_RATE` or the `PATH`.
 //! For the hard cores, the satisfiable k = optimum is also solved alone by varisat with
-//! other encoding options and by `cadical` when it is on the `PATH`.
+//! other encoding options and by `cadical` when it is on the `PATH`. Last, every claim SAT
+//! refuted is refuted again by the native colouring search
+//! (`liquid_sat::prove_by_search`), with the same size, time and checker columns.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -576,6 +578,64 @@ fn main() {
             ext.as_ref().map_or("-".to_string(), |e| e.0.clone()),
             ext.as_ref().map_or("-".to_string(), |e| secs(e.1)),
         );
+    }
+
+    // Native proofs of the same claims.
+    let _ = writeln!(md, "\n## Native proofs beside the SAT proofs\n");
+    let _ = writeln!(
+        md,
+        "The same claims (k timeframes do not suffice, the same CNF) refuted by the native \
+         colouring search instead of varisat (`liquid_sat::prove_by_search`, what \
+         `solve --engine native|exact --prove DIR` writes): the search runs with the CNF's \
+         symmetry units fixed and records one lemma per failed node, and `liquid_sat::rup` \
+         finds each lemma's hints by unit propagation on the CNF. `native s` is the search \
+         plus the hints (the engine's own search for the verdict comes before it and is not \
+         counted); `check s` is `liquid-certify`, as above; the external checker as above.\n"
+    );
+    let _ = writeln!(
+        md,
+        "| model | k | SAT: LRAT lines | SAT: solve s | SAT: check s | native: nodes | native: LRAT lines | native: LRAT bytes | native s | native: check s | native: external verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    );
+    for (name, t, r, solve_s, check_s) in &refutations {
+        eprintln!("native proof: {name}");
+        let start = Instant::now();
+        let found = liquid_sat::prove_by_search(t, r.colours, Some(start + limit));
+        let seconds = start.elapsed().as_secs_f64();
+        let sat = format!(
+            "| {name} | {} | {} | {} | {}",
+            r.colours,
+            r.lrat.lines().count(),
+            secs(*solve_s),
+            secs(*check_s)
+        );
+        let row = match found {
+            Ok(liquid_sat::SearchProved::Unsat {
+                refutation, nodes, ..
+            }) => {
+                let native_check = check(t, &refutation);
+                let ext = external(rate.as_deref(), &refutation, &tmp);
+                format!(
+                    "{sat} | {nodes} | {} | {} | {} | {} | {} |",
+                    refutation.lrat.lines().count(),
+                    refutation.lrat.len(),
+                    secs(seconds),
+                    secs(native_check),
+                    ext.map_or("-".to_string(), |e| e.0),
+                )
+            }
+            Ok(liquid_sat::SearchProved::Stopped) => format!(
+                "{sat} | - | - | - | > {} (timeout) | - | - |",
+                limit.as_secs()
+            ),
+            Ok(liquid_sat::SearchProved::Sat(_)) => {
+                panic!(
+                    "{name}: the colouring search found {} timeframes, which SAT refuted",
+                    r.colours
+                )
+            }
+            Err(e) => format!("{sat} | - | - | - | {e} | - | - |"),
+        };
+        let _ = writeln!(md, "{row}");
     }
     let _ = std::fs::remove_dir_all(&tmp);
     match out_file {
