@@ -211,6 +211,10 @@ enum Command {
         /// The proof directory (created if needed).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
+        /// Who writes the proof: varisat, or the native colouring search (k from Λ to 32;
+        /// its refutation trace becomes LRAT hints by unit propagation on the same CNF).
+        #[arg(long, value_enum, default_value_t = commands::Prover::Sat)]
+        prover: commands::Prover,
         /// Output format of the report.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
@@ -659,8 +663,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             model,
             colours,
             out,
+            prover,
             format,
-        } => commands::prove(&model, colours, &out, format),
+        } => commands::prove(&model, colours, &out, prover, format),
         Command::CheckProof { model, dir, format } => commands::check_proof(&model, &dir, format),
         Command::Solve {
             model,

@@ -2,18 +2,37 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use liquid_sat::{EncodeOptions, Proved, SatError};
+use liquid_sat::{EncodeOptions, Proved, SatError, SearchProofError, SearchProved};
 use serde::Serialize;
 
 use crate::commands::encode::colours_or_duration;
 use crate::output::{emit, Format};
 use crate::{InputError, EXIT_INTERNAL, EXIT_REJECTED};
 
+/// Who writes the proof of `liquid prove`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Prover {
+    /// varisat with its LRAT writer.
+    Sat,
+    /// The native colouring search's refutation trace, made LRAT.
+    Search,
+}
+
+impl Prover {
+    fn as_str(self) -> &'static str {
+        match self {
+            Prover::Sat => "sat",
+            Prover::Search => "search",
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct ProveReport {
     model: String,
     duration: usize,
     colours: usize,
+    prover: &'static str,
     result: &'static str,
     message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -29,31 +48,45 @@ struct ProveReport {
     time_s: f64,
 }
 
-/// `liquid prove MODEL [--colours k] --out DIR`: exit 0 with a proof in DIR when k
-/// timeframes do not suffice, 1 when they do (no proof exists).
+/// `liquid prove MODEL [--colours k] --out DIR [--prover sat|search]`: exit 0 with a proof
+/// in DIR when k timeframes do not suffice, 1 when they do (no proof exists).
 pub fn prove(
     model: &Path,
     colours: Option<usize>,
     out: &Path,
+    prover: Prover,
     format: Format,
 ) -> anyhow::Result<ExitCode> {
     let traffic = crate::input::load_traffic(model)?;
     let k = colours_or_duration(&traffic, colours)?;
     let start = Instant::now();
-    let proved = match liquid_sat::prove(&traffic, k, &EncodeOptions::default(), None) {
-        Ok(Some(p)) => p,
-        // Too large to encode, or k = 0: the user's input (exit 2).
-        Err(SatError::Encode(e)) => {
-            return Err(InputError(format!("{}: {e}", model.display())).into())
-        }
-        // varisat failed: ours (exit 3).
-        Err(e) => return Err(anyhow::anyhow!("{}: {e}", model.display())),
-        Ok(None) => anyhow::bail!("the proof run stopped without an answer"),
+    let input = |e: &dyn std::fmt::Display| InputError(format!("{}: {e}", model.display()));
+    let proved = match prover {
+        Prover::Sat => match liquid_sat::prove(&traffic, k, &EncodeOptions::default(), None) {
+            Ok(Some(p)) => p,
+            // Too large to encode, or k = 0: the user's input (exit 2).
+            Err(SatError::Encode(e)) => return Err(input(&e).into()),
+            // varisat failed: ours (exit 3).
+            Err(e) => return Err(anyhow::anyhow!("{}: {e}", model.display())),
+            Ok(None) => anyhow::bail!("the proof run stopped without an answer"),
+        },
+        Prover::Search => match liquid_sat::prove_by_search(&traffic, k, None) {
+            Ok(SearchProved::Unsat { refutation, .. }) => Proved::Unsat(refutation),
+            Ok(SearchProved::Sat(s)) => Proved::Sat(s),
+            Ok(SearchProved::Stopped) => anyhow::bail!("the proof run stopped without an answer"),
+            // Too large, or k outside what the search refutes: the user's input (exit 2).
+            Err(e @ (SearchProofError::Encode(_) | SearchProofError::Search(_))) => {
+                return Err(input(&e).into())
+            }
+            // A trace that is not a proof: ours (exit 3).
+            Err(e) => return Err(anyhow::anyhow!("{}: {e}", model.display())),
+        },
     };
     let mut report = ProveReport {
         model: traffic.name().to_string(),
         duration: traffic.duration(),
         colours: k,
+        prover: prover.as_str(),
         result: "",
         message: String::new(),
         proof: None,

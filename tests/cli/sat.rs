@@ -281,3 +281,121 @@ fn bad_sat_arguments_exit_2() {
     let (code, _, err) = run(liquid().args(["check-proof", "models/no-team.yaml", "no/such/dir"]));
     assert_eq!(code, 2, "{err}");
 }
+
+/// Issue 13: the native engines write their own proofs. `native` refutes Λ on odd-cycle and
+/// `exact` refutes optimum − 1 on odd-wheel with the colouring search's trace (the gate
+/// says `proof_by: engine`), `certify` accepts the schedule with the proof, and
+/// `prove --prover search` writes a proof `check-proof` accepts, for the very CNF `encode`
+/// prints.
+#[test]
+fn native_engines_write_proofs_that_certify_accepts() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let stat = |v: &serde_json::Value, k: &str| v["stats"][k].as_str().map(str::to_string);
+
+    let p = dir.path().join("odd-cycle");
+    let out = succeed(
+        liquid()
+            .args([
+                "solve",
+                "models/odd-cycle.yaml",
+                "--engine",
+                "native",
+                "--format",
+                "json",
+                "--prove",
+            ])
+            .arg(&p),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["verdict"], "non-liquid");
+    assert_eq!(v["evidence"], "checked");
+    assert_eq!(stat(&v, "proof_by").as_deref(), Some("engine"), "{v}");
+    succeed(
+        liquid()
+            .args(["check-proof", "models/odd-cycle.yaml"])
+            .arg(&p),
+    );
+
+    let p = dir.path().join("odd-wheel");
+    let s = dir.path().join("odd-wheel-schedule.yaml");
+    let out = succeed(
+        liquid()
+            .args([
+                "solve",
+                "models/odd-wheel.yaml",
+                "--engine",
+                "exact",
+                "--format",
+                "json",
+                "--prove",
+            ])
+            .arg(&p)
+            .arg("--schedule-out")
+            .arg(&s),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["verdict"], "optimal");
+    assert_eq!(v["length"], 4);
+    assert_eq!(stat(&v, "proof_by").as_deref(), Some("engine"), "{v}");
+    let out = succeed(
+        liquid()
+            .args(["certify", "models/odd-wheel.yaml", "--schedule"])
+            .arg(&s)
+            .arg("--proof")
+            .arg(&p),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("optimal"), "{text}");
+
+    let p = dir.path().join("odd-wheel-search");
+    snap_in(
+        "prove-search@odd-wheel",
+        &p,
+        liquid()
+            .args([
+                "prove",
+                "models/odd-wheel.yaml",
+                "--colours",
+                "3",
+                "--prover",
+                "search",
+                "--out",
+            ])
+            .arg(&p),
+    );
+    succeed(
+        liquid()
+            .args(["check-proof", "models/odd-wheel.yaml"])
+            .arg(&p),
+    );
+    // The same claim from varisat is accepted too; the two proofs differ, the CNF does not.
+    let q = dir.path().join("odd-wheel-sat");
+    succeed(
+        liquid()
+            .args(["prove", "models/odd-wheel.yaml", "--colours", "3", "--out"])
+            .arg(&q),
+    );
+    let cnf = |d: &Path| std::fs::read_to_string(d.join("formula.cnf")).expect("a CNF");
+    assert_eq!(cnf(&p), cnf(&q));
+}
+
+/// What the colouring search cannot refute is the user's to change (exit 2), said plainly.
+#[test]
+fn prove_by_search_outside_its_range_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (k, says) in [("1", "below the duration"), ("40", "1 to 32 timeframes")] {
+        let (code, _, err) = run(liquid()
+            .args([
+                "prove",
+                "models/odd-cycle.yaml",
+                "--prover",
+                "search",
+                "--colours",
+                k,
+                "--out",
+            ])
+            .arg(dir.path().join(k)));
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(says), "{err}");
+    }
+}

@@ -399,7 +399,9 @@ pub enum RefuteError {
     Timeframes(usize),
     /// Fewer timeframes than the duration: no lemma of this search derives that (a link's
     /// users do not fit, which is the pigeonhole principle, not a propagation).
-    #[error("{d} timeframes are below the duration {duration}")]
+    #[error(
+        "k = {d} is below the duration Λ = {duration}: the colouring search refutes k ≥ Λ only"
+    )]
     BelowDuration {
         /// The timeframes asked for.
         d: usize,
