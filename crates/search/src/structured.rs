@@ -37,8 +37,10 @@
 //!
 //! **Otherwise** the group with the most conflict-free frames keeps them, and the native
 //! search ([`crate::liquid`]) is run on the remaining transfers, with half of the time
-//! left, when their Λ plus the frames kept is Λ: a liquid schedule of the rest completes
-//! a liquid schedule of the whole. If that fails too (or the traffic is no all-to-all),
+//! left and at most [`REST_NODES`] search nodes, when their Λ plus the frames kept is Λ: a
+//! liquid schedule of the rest completes a liquid schedule of the whole. (The kept frames
+//! can leave a rest with no liquid schedule although the whole has one; without the node
+//! budget, a run with no time limit could spend its life proving that: torus:3x5 did.) If that fails too (or the traffic is no all-to-all),
 //! the native search runs on the whole traffic with what is left of the limits, so the
 //! engine decides liquidity like `native` when no limit stops it and claims nothing the
 //! search or the frame checks did not establish.
@@ -512,6 +514,10 @@ pub fn construct(traffic: &Traffic, deadline: Option<Instant>) -> Structure {
     }
 }
 
+/// Search nodes the native search may spend on the transfers the kept orbit frames leave
+/// (a shortcut, not a decision: the search on the whole traffic follows if it fails).
+pub const REST_NODES: u64 = 10_000;
+
 /// The `structured` engine without a progress counter.
 pub fn solve(traffic: &Traffic, limits: &Limits) -> Answer {
     solve_with_progress(traffic, limits, &AtomicU64::new(0))
@@ -564,7 +570,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
             if sub.duration() + kept.len() == d {
                 let rest_limits = Limits {
                     time: left().map(|t| t / 2),
-                    nodes: limits.nodes,
+                    nodes: Some(limits.nodes.map_or(REST_NODES, |n| n.min(REST_NODES))),
                 };
                 let r = crate::liquid::solve_with_progress(&sub, &rest_limits, progress);
                 let nodes = node_count(&r);
@@ -782,5 +788,36 @@ mod tests {
             validate(&traffic, s).expect("valid");
         }
         assert_ne!(answer.verdict(), Verdict::Unknown);
+    }
+
+    #[test]
+    fn a_rest_without_a_liquid_schedule_costs_a_bounded_search_then_the_whole_is_searched() {
+        // torus:3x5: the kept cyclic shifts leave a rest with no liquid schedule found in
+        // the budget, and the whole traffic is liquid (the search finds it in a few nodes).
+        // Before the rest had a node budget, this ran without end when no limit was set.
+        let traffic = liquid_topology::spec::parse("torus:3x5")
+            .expect("spec")
+            .expect("a spec")
+            .expand()
+            .expect("expands");
+        let answer = solve(&traffic, &Limits::default());
+        assert_eq!(answer.verdict(), Verdict::Liquid);
+        validate(&traffic, answer.outcome.schedule().expect("a schedule")).expect("valid");
+        let stat = |k: &str| {
+            answer
+                .stats
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.clone())
+        };
+        assert_eq!(
+            stat("rest_verdict"),
+            Some(StatValue::Text("unknown".into()))
+        );
+        assert_eq!(stat("decided_by"), Some(StatValue::Text("native".into())));
+        match stat("rest_nodes") {
+            Some(StatValue::Count(n)) => assert!(n <= REST_NODES, "{n} rest nodes"),
+            other => panic!("rest_nodes: {other:?}"),
+        }
     }
 }
