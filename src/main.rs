@@ -215,6 +215,10 @@ enum Command {
         /// its refutation trace becomes LRAT hints by unit propagation on the same CNF).
         #[arg(long, value_enum, default_value_t = commands::Prover::Sat)]
         prover: commands::Prover,
+        /// Wall-clock limit in seconds: without a proof by then, the report says `unknown`
+        /// (exit 1).
+        #[arg(long, value_parser = commands::parse_seconds)]
+        time_limit: Option<std::time::Duration>,
         /// Output format of the report.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
@@ -664,8 +668,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             colours,
             out,
             prover,
+            time_limit,
             format,
-        } => commands::prove(&model, colours, &out, prover, format),
+        } => commands::prove(
+            &model,
+            colours,
+            &out,
+            commands::ProveOptions { prover, time_limit },
+            format,
+        ),
         Command::CheckProof { model, dir, format } => commands::check_proof(&model, &dir, format),
         Command::Solve {
             model,

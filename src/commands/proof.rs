@@ -27,6 +27,15 @@ impl Prover {
     }
 }
 
+/// How `liquid prove` runs.
+#[derive(Debug, Clone, Copy)]
+pub struct ProveOptions {
+    /// Who writes the proof.
+    pub prover: Prover,
+    /// Wall-clock limit.
+    pub time_limit: Option<std::time::Duration>,
+}
+
 #[derive(Serialize)]
 struct ProveReport {
     model: String,
@@ -48,32 +57,35 @@ struct ProveReport {
     time_s: f64,
 }
 
-/// `liquid prove MODEL [--colours k] --out DIR [--prover sat|search]`: exit 0 with a proof
-/// in DIR when k timeframes do not suffice, 1 when they do (no proof exists).
+/// `liquid prove MODEL [--colours k] --out DIR [--prover sat|search] [--time-limit S]`:
+/// exit 0 with a proof in DIR when k timeframes do not suffice, 1 when they do (no proof
+/// exists) or when the time limit came first (`result: unknown`).
 pub fn prove(
     model: &Path,
     colours: Option<usize>,
     out: &Path,
-    prover: Prover,
+    options: ProveOptions,
     format: Format,
 ) -> anyhow::Result<ExitCode> {
     let traffic = crate::input::load_traffic(model)?;
     let k = colours_or_duration(&traffic, colours)?;
     let start = Instant::now();
+    let prover = options.prover;
+    let deadline = options.time_limit.map(|t| start + t);
     let input = |e: &dyn std::fmt::Display| InputError(format!("{}: {e}", model.display()));
     let proved = match prover {
-        Prover::Sat => match liquid_sat::prove(&traffic, k, &EncodeOptions::default(), None) {
-            Ok(Some(p)) => p,
+        Prover::Sat => match liquid_sat::prove(&traffic, k, &EncodeOptions::default(), deadline) {
+            Ok(Some(p)) => Some(p),
+            Ok(None) => None,
             // Too large to encode, or k = 0: the user's input (exit 2).
             Err(SatError::Encode(e)) => return Err(input(&e).into()),
             // varisat failed: ours (exit 3).
             Err(e) => return Err(anyhow::anyhow!("{}: {e}", model.display())),
-            Ok(None) => anyhow::bail!("the proof run stopped without an answer"),
         },
-        Prover::Search => match liquid_sat::prove_by_search(&traffic, k, None) {
-            Ok(SearchProved::Unsat { refutation, .. }) => Proved::Unsat(refutation),
-            Ok(SearchProved::Sat(s)) => Proved::Sat(s),
-            Ok(SearchProved::Stopped) => anyhow::bail!("the proof run stopped without an answer"),
+        Prover::Search => match liquid_sat::prove_by_search(&traffic, k, deadline) {
+            Ok(SearchProved::Unsat { refutation, .. }) => Some(Proved::Unsat(refutation)),
+            Ok(SearchProved::Sat(s)) => Some(Proved::Sat(s)),
+            Ok(SearchProved::Stopped) => None,
             // Too large, or k outside what the search refutes: the user's input (exit 2).
             Err(e @ (SearchProofError::Encode(_) | SearchProofError::Search(_))) => {
                 return Err(input(&e).into())
@@ -97,7 +109,15 @@ pub fn prove(
         time_s: 0.0,
     };
     let code = match proved {
-        Proved::Unsat(p) => {
+        None => {
+            report.result = "unknown";
+            report.message = format!(
+                "the time limit came first: no proof that {k} timeframes do not suffice, and no \
+                 schedule of {k}"
+            );
+            ExitCode::from(EXIT_REJECTED)
+        }
+        Some(Proved::Unsat(p)) => {
             // Written, read back and checked before it is called a proof.
             match liquid_proof::write_and_verify(out, &traffic, &p)? {
                 Ok(_) => {}
@@ -123,7 +143,7 @@ pub fn prove(
             report.proof_bytes = Some(m.proof.bytes);
             ExitCode::SUCCESS
         }
-        Proved::Sat(_) => {
+        Some(Proved::Sat(_)) => {
             report.result = "satisfiable";
             report.message =
                 format!("a schedule of at most {k} timeframes exists: there is nothing to prove");

@@ -399,3 +399,30 @@ fn prove_by_search_outside_its_range_is_refused() {
         assert!(err.contains(says), "{err}");
     }
 }
+
+/// `prove --time-limit`: without a proof by then, the report says `unknown` (exit 1), and
+/// no proof directory is claimed.
+#[test]
+fn prove_honours_the_time_limit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for prover in ["sat", "search"] {
+        let p = dir.path().join(prover);
+        let (code, out, err) = run(liquid()
+            .args([
+                "prove",
+                "models/hard/queen8_8.yaml",
+                "--time-limit",
+                "0",
+                "--format",
+                "json",
+                "--prover",
+                prover,
+                "--out",
+            ])
+            .arg(&p));
+        assert_eq!(code, 1, "{out}{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(v["result"], "unknown", "{v}");
+        assert!(v.get("proof").is_none(), "{v}");
+    }
+}

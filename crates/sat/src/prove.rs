@@ -16,7 +16,7 @@ use liquid_model::{Schedule, Traffic};
 use liquid_search::kcolour::{refute, Refuted};
 
 use crate::encode::{encode, EncodeOptions, Encoding, Family};
-use crate::rup::{lrat, RupError};
+use crate::rup::{lrat_until, RupError};
 use crate::solver::{run, Formula, Run, SolverError};
 use crate::SatError;
 
@@ -90,7 +90,7 @@ pub enum SearchProved {
     },
     /// A schedule of at most k timeframes (decoded, not yet validated).
     Sat(Schedule),
-    /// The deadline came first.
+    /// The deadline came first (in the search or while its hints were found).
     Stopped,
 }
 
@@ -136,7 +136,10 @@ pub fn prove_by_search(
                 .iter()
                 .map(|l| l.iter().map(|&(t, c)| -e.var(t, c as usize)).collect())
                 .collect();
-            let text = lrat(e.num_vars(), e.clauses(), &clauses)?;
+            let text = match lrat_until(e.num_vars(), e.clauses(), &clauses, deadline) {
+                Err(RupError::Deadline) => return Ok(SearchProved::Stopped),
+                r => r?,
+            };
             let steps = text.lines().count();
             SearchProved::Unsat {
                 refutation: Box::new(Refutation {

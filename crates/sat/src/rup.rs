@@ -40,6 +40,9 @@ pub enum RupError {
     /// The lemmas do not end with the empty clause.
     #[error("the lemmas do not derive the empty clause")]
     NoRefutation,
+    /// The deadline passed before the proof was complete.
+    #[error("the deadline passed while the hints were being found")]
+    Deadline,
 }
 
 const NO_REASON: u32 = u32::MAX;
@@ -244,6 +247,17 @@ pub fn lrat(
     clauses: &[Vec<i32>],
     lemmas: &[Vec<i32>],
 ) -> Result<String, RupError> {
+    lrat_until(num_vars, clauses, lemmas, None)
+}
+
+/// [`lrat`], stopped with [`RupError::Deadline`] once `deadline` passed (looked at every 256
+/// lemmas).
+pub fn lrat_until(
+    num_vars: usize,
+    clauses: &[Vec<i32>],
+    lemmas: &[Vec<i32>],
+    deadline: Option<std::time::Instant>,
+) -> Result<String, RupError> {
     let mut db = Db {
         clauses: Vec::with_capacity(clauses.len() + lemmas.len()),
         watches: vec![Vec::new(); 2 * num_vars],
@@ -281,6 +295,9 @@ pub fn lrat(
         }
     }
     for (index, lemma) in lemmas.iter().enumerate() {
+        if index % 256 == 255 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            return Err(RupError::Deadline);
+        }
         for &l in lemma {
             check(l)?;
         }
