@@ -3,50 +3,16 @@
 //! every "k - 1 timeframes do not suffice" answer has an LRAT proof that liquid-certify
 //! accepts.
 
-use liquid_model::{check_outcome, Limits, Traffic, Verdict};
+use liquid_model::{check_outcome, Limits, Verdict};
 use liquid_sat::{prove, solve, EncodeOptions, Proved};
 use proptest::prelude::*;
 
-/// Whether the transfers can be scheduled in `k` timeframes (plain backtracking over
-/// transfers in id order, conflicts from shared links).
-fn colourable(paths: &[Vec<usize>], k: usize) -> bool {
-    fn go(paths: &[Vec<usize>], k: usize, colour: &mut Vec<usize>) -> bool {
-        let t = colour.len();
-        if t == paths.len() {
-            return true;
-        }
-        // Symmetry: a transfer never opens a timeframe beyond the first unused one.
-        let used = colour.iter().copied().max().map_or(0, |m| m + 1);
-        for c in 0..k.min(used + 1) {
-            let clash = colour
-                .iter()
-                .enumerate()
-                .any(|(u, &cu)| cu == c && paths[u].iter().any(|l| paths[t].contains(l)));
-            if !clash {
-                colour.push(c);
-                if go(paths, k, colour) {
-                    return true;
-                }
-                colour.pop();
-            }
-        }
-        false
-    }
-    go(paths, k, &mut Vec::new())
-}
+mod common;
+use common::{build, colourable};
 
 fn traffic_strategy() -> impl Strategy<Value = Vec<Vec<usize>>> {
     prop::collection::vec(prop::collection::btree_set(0usize..6, 1..4), 1..9)
         .prop_map(|v| v.into_iter().map(|s| s.into_iter().collect()).collect())
-}
-
-fn build(paths: &[Vec<usize>]) -> Traffic {
-    let named: Vec<(String, Vec<String>)> = paths
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (format!("t{i}"), p.iter().map(|l| format!("l{l}")).collect()))
-        .collect();
-    Traffic::from_paths("random", &named).expect("valid traffic")
 }
 
 proptest! {

@@ -6,40 +6,8 @@ use liquid_model::{validate, Traffic};
 use liquid_sat::{encode, prove_by_search, EncodeOptions, SearchProved};
 use proptest::prelude::*;
 
-/// Whether the transfers fit in `k` timeframes (plain backtracking in id order).
-fn colourable(paths: &[Vec<usize>], k: usize) -> bool {
-    fn go(paths: &[Vec<usize>], k: usize, colour: &mut Vec<usize>) -> bool {
-        let t = colour.len();
-        if t == paths.len() {
-            return true;
-        }
-        let used = colour.iter().copied().max().map_or(0, |m| m + 1);
-        for c in 0..k.min(used + 1) {
-            let clash = colour
-                .iter()
-                .enumerate()
-                .any(|(u, &cu)| cu == c && paths[u].iter().any(|l| paths[t].contains(l)));
-            if !clash {
-                colour.push(c);
-                if go(paths, k, colour) {
-                    return true;
-                }
-                colour.pop();
-            }
-        }
-        false
-    }
-    go(paths, k, &mut Vec::new())
-}
-
-fn build(paths: &[Vec<usize>]) -> Traffic {
-    let named: Vec<(String, Vec<String>)> = paths
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (format!("t{i}"), p.iter().map(|l| format!("l{l}")).collect()))
-        .collect();
-    Traffic::from_paths("random", &named).expect("valid traffic")
-}
+mod common;
+use common::{build, colourable};
 
 /// Runs the search at `k`, checks what it says against brute force, and any proof with
 /// liquid-certify against the CNF of `encode` (byte for byte).
