@@ -118,6 +118,8 @@ pub struct SearchStats {
     /// Colouring searches with propagation on the root (see [`run`]); their nodes count
     /// in `probe_nodes`.
     pub colourings: u64,
+    /// Whether the search stopped because the depths' scratch passed [`DEPTH_BYTES`].
+    pub memory_stop: bool,
 }
 
 /// Members [`CliqueFinder::grow`] adds between two looks at the clock.
@@ -276,6 +278,13 @@ pub enum SearchResult {
 /// Bytes of remembered failed sub-traffics (bitsets) past which the memo stops growing.
 const MEMO_BYTES: usize = 256 << 20;
 
+/// Bytes the search may keep for the depths it reaches (estimated: a set of R, a status
+/// byte per transfer and 9 bytes per link per depth) before it stops as at a limit
+/// (`unknown`, with `stopped: memory` in the statistics). The depth reaches Λ on a dive, so
+/// this grows as transfers × Λ: 65,280 transfers of a multi-cluster all-to-all
+/// (Λ = 16,384) took 8 GB within 60 s before the budget.
+pub const DEPTH_BYTES: usize = 2 << 30;
+
 /// A probe's node budget, in units of the attempt's work budget.
 const PROBE_FACTOR: u64 = 8;
 
@@ -348,15 +357,18 @@ struct Search<'a> {
     /// R, the current sub-traffic, and the loads of its links.
     rem: TransferSet,
     load: Vec<u32>,
-    /// Per depth: the transfers of R, the scratch space of its team enumeration, the
-    /// transfers' weights (value ordering) and those demoted by a lower twin.
+    /// Per depth: the transfers of R, the scratch space of its team enumeration and those
+    /// demoted by a lower twin.
     sets: Vec<Vec<usize>>,
     levels: Vec<Anchored>,
-    weights: Vec<Vec<u64>>,
-    /// The weights of the node being enumerated at every depth (shared: a node saves in
-    /// `weights[depth]` the entries of its transfers and restores them before returning,
-    /// so memory per depth is proportional to its R, not to the traffic).
+    /// The weights (value ordering) of the node being enumerated at every depth, shared:
+    /// a node sets its transfers' weights from the loads of its R, and when a child
+    /// returns, the node sets them again for the child's transfers (the loads are the
+    /// node's again by then), so no depth keeps a copy.
     weight: &'a [Cell<u64>],
+    /// Estimated bytes kept for the depths reached (sets and enumeration scratch), against
+    /// [`DEPTH_BYTES`].
+    depth_bytes: usize,
     demoted: Vec<Vec<usize>>,
     /// Per-link scratch marks.
     link_mark: Vec<bool>,
@@ -494,9 +506,16 @@ impl Search<'_> {
             return Ok(false);
         }
         while self.sets.len() < depth + 2 {
+            // A new depth keeps about a set of R, the enumeration's status per transfer
+            // and counters per link (module docs): past the budget, stop as at a limit.
+            self.depth_bytes +=
+                8 * self.sets[depth].len() + self.traffic.len() + 9 * self.traffic.num_links();
+            if self.depth_bytes > DEPTH_BYTES {
+                self.stats.memory_stop = true;
+                return Err(Stop::Limit);
+            }
             self.sets.push(Vec::new());
             self.levels.push(Anchored::default());
-            self.weights.push(Vec::new());
             self.demoted.push(Vec::new());
         }
         let (bottlenecks, urgent) = self.bottlenecks(depth, d);
@@ -515,8 +534,6 @@ impl Search<'_> {
         // heaviest (the most constrained: its team must avoid everything it congests),
         // taken as the lowest of its identical twins in R.
         let weight = self.weight;
-        let mut saved = std::mem::take(&mut self.weights[depth]);
-        saved.clear();
         let mut demoted = std::mem::take(&mut self.demoted[depth]);
         demoted.clear();
         let set = std::mem::take(&mut self.sets[depth]);
@@ -528,7 +545,6 @@ impl Search<'_> {
                 on += usize::from(x == d);
                 w += x as u64;
             }
-            saved.push(weight[t].get());
             let wt = (w << 32) | u64::from(self.key[t]);
             weight[t].set(wt);
             if self.has_lower_twin(t) {
@@ -575,6 +591,17 @@ impl Search<'_> {
                     self.load[l.index()] += 1;
                 }
             }
+            // The child set its transfers' weights from its loads: this node's again.
+            for &t in &self.sets[depth + 1] {
+                let w: u64 = self
+                    .traffic
+                    .transfer(TransferId(t as u32))
+                    .path
+                    .iter()
+                    .map(|l| u64::from(self.load[l.index()]))
+                    .sum();
+                weight[t].set((w << 32) | u64::from(self.key[t]));
+            }
             if let Ok(true) = r {
                 self.frames.push(team.to_vec());
             }
@@ -582,11 +609,7 @@ impl Search<'_> {
         });
         self.stats.ancestors += level.ancestors - before;
         self.levels[depth] = level;
-        for (&t, &w) in set.iter().zip(&saved) {
-            weight[t].set(w);
-        }
         self.sets[depth] = set;
-        self.weights[depth] = saved;
         self.demoted[depth] = demoted;
         match r {
             Ok(false) => {
@@ -932,8 +955,8 @@ fn run(
         load,
         sets: vec![members],
         levels: vec![Anchored::default()],
-        weights: vec![Vec::new()],
         weight: &weight,
+        depth_bytes: 0,
         demoted: vec![Vec::new()],
         link_mark: vec![false; traffic.num_links()],
         side: vec![0; traffic.len()],
@@ -1142,6 +1165,16 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
         ),
         ("colourings".to_string(), StatValue::Count(total.colourings)),
     ];
+    let mut stats = stats;
+    if total.memory_stop {
+        stats.push((
+            "stopped".to_string(),
+            StatValue::Text(format!(
+                "memory: the search's depths passed {} MiB",
+                DEPTH_BYTES >> 20
+            )),
+        ));
+    }
     let answer = match result {
         Ok(()) => Found::Liquid(frames),
         Err(true) => Found::NonLiquid {
@@ -1166,6 +1199,7 @@ fn add_stats(total: &mut SearchStats, st: &SearchStats) {
     total.probe_nodes += st.probe_nodes;
     total.hitting_sets += st.hitting_sets;
     total.colourings += st.colourings;
+    total.memory_stop |= st.memory_stop;
 }
 
 /// A schedule of at most `d` timeframes for a component whose own Λ is below `d`:
