@@ -279,10 +279,13 @@ pub enum SearchResult {
 const MEMO_BYTES: usize = 256 << 20;
 
 /// Bytes the search may keep for the depths it reaches (estimated: a set of R, a status
-/// byte per transfer and 9 bytes per link per depth) before it stops as at a limit
-/// (`unknown`, with `stopped: memory` in the statistics). The depth reaches Λ on a dive, so
-/// this grows as transfers × Λ: 65,280 transfers of a multi-cluster all-to-all
-/// (Λ = 16,384) took 8 GB within 60 s before the budget.
+/// byte per transfer and 9 bytes per link per depth; the process's peak is about twice the
+/// estimate) before it stops as at a limit (`unknown`, with `stopped: memory` in the
+/// statistics). A dive reaches depth Λ, so this grows as transfers × Λ: on
+/// `multi-cluster:8,4x2+1x3` (65,280 transfers, Λ = 16,384) with a 60 s limit the search
+/// took 7.3 GB (8.0 GB with per-depth copies of the weights); it now stops after 39 s at
+/// 3.8 GB. `multi-cluster:8,2x1+4x2` (20,592 transfers, liquid in 7 s) peaks at 675 MB
+/// (934 MB before).
 pub const DEPTH_BYTES: usize = 2 << 30;
 
 /// A probe's node budget, in units of the attempt's work budget.
