@@ -288,6 +288,22 @@ const MEMO_BYTES: usize = 256 << 20;
 /// (934 MB before).
 pub const DEPTH_BYTES: usize = 2 << 30;
 
+#[cfg(not(test))]
+fn depth_budget() -> usize {
+    DEPTH_BYTES
+}
+
+#[cfg(test)]
+thread_local! {
+    /// A smaller [`DEPTH_BYTES`] for the tests of this thread.
+    static DEPTH_BUDGET: std::cell::Cell<usize> = const { std::cell::Cell::new(DEPTH_BYTES) };
+}
+
+#[cfg(test)]
+fn depth_budget() -> usize {
+    DEPTH_BUDGET.with(std::cell::Cell::get)
+}
+
 /// A probe's node budget, in units of the attempt's work budget.
 const PROBE_FACTOR: u64 = 8;
 
@@ -513,7 +529,7 @@ impl Search<'_> {
             // and counters per link (module docs): past the budget, stop as at a limit.
             self.depth_bytes +=
                 8 * self.sets[depth].len() + self.traffic.len() + 9 * self.traffic.num_links();
-            if self.depth_bytes > DEPTH_BYTES {
+            if self.depth_bytes > depth_budget() {
                 self.stats.memory_stop = true;
                 return Err(Stop::Limit);
             }
@@ -1608,5 +1624,31 @@ mod tests {
         )
         .outcome;
         assert_eq!(o.verdict(), Verdict::Unknown);
+    }
+
+    #[test]
+    fn a_search_past_its_depth_budget_stops_and_says_why() {
+        // A fat-tree all-to-all dives Λ deep: with room for a few depths only, the search
+        // stops as at a limit, says so, and the same search with the budget is liquid.
+        let t = liquid_topology::spec::parse("fat-tree:4,2")
+            .expect("spec")
+            .expect("a spec")
+            .expand()
+            .expect("expands");
+        let per_depth = t.len() + 9 * t.num_links();
+        DEPTH_BUDGET.with(|b| b.set(3 * per_depth + 8 * t.len() * 3));
+        let stopped = solve(&t, &Limits::default());
+        DEPTH_BUDGET.with(|b| b.set(DEPTH_BYTES));
+        assert_eq!(stopped.verdict(), Verdict::Unknown);
+        let why = stopped
+            .stats
+            .iter()
+            .find(|(k, _)| k == "stopped")
+            .map(|(_, v)| v.clone());
+        assert!(
+            matches!(&why, Some(StatValue::Text(w)) if w.starts_with("memory")),
+            "{why:?}"
+        );
+        assert_eq!(solve(&t, &Limits::default()).verdict(), Verdict::Liquid);
     }
 }
