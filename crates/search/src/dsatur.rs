@@ -52,7 +52,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use liquid_model::{
     Answer, Limits, LinkId, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId,
@@ -461,7 +461,17 @@ struct Board {
     task: AtomicU64,
     /// `claimed[k]`: the last step whose update of part k + 1 a thread took on.
     claimed: Vec<AtomicU64>,
+    /// The helpers take on no update before this step (see [`STALL`]).
+    paused_until: AtomicU64,
 }
+
+/// A wait this long for a helper's update (the system stopped running it in the middle
+/// of one: the machine is busy) pauses the helpers for [`PAUSE`] steps, during which the
+/// picking thread updates every part itself.
+const STALL: Duration = Duration::from_millis(2);
+
+/// The steps a [`STALL`] pauses the helpers for (about half a second at 1024 hosts).
+const PAUSE: u64 = 20_000;
 
 /// The step that ends the helpers.
 const DONE: u64 = u64::MAX;
@@ -470,14 +480,23 @@ impl Board {
     /// Takes on the update of part `k + 1` at `step` unless another thread did: a thread
     /// claims it while holding the part's lock and keeps the lock until the update is
     /// done, so a thread that fails to claim it under the lock finds it done. With
-    /// `wait`, waits for the lock; otherwise gives up if the part is locked.
-    fn update(&self, k: usize, step: u64, traffic: &Traffic, v: usize, c: usize, wait: bool) {
+    /// `wait`, waits for the lock; otherwise gives up if the part is locked. Whether this
+    /// thread did the update.
+    fn update(
+        &self,
+        k: usize,
+        step: u64,
+        traffic: &Traffic,
+        v: usize,
+        c: usize,
+        wait: bool,
+    ) -> bool {
         let mut part = if wait {
             self.parts[k].lock().expect("a part's lock")
         } else {
             match self.parts[k].try_lock() {
                 Ok(part) => part,
-                Err(_) => return,
+                Err(_) => return false,
             }
         };
         let claim =
@@ -485,6 +504,7 @@ impl Board {
         if claim.is_ok() {
             part.colour(traffic, v, c);
         }
+        claim.is_ok()
     }
 
     /// A helper: updates the parts it can claim at every step until [`DONE`].
@@ -507,6 +527,10 @@ impl Board {
             }
             idle = 0;
             last = step;
+            if step < self.paused_until.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_micros(500));
+                continue;
+            }
             let task = self.task.load(Ordering::Acquire);
             let (v, c) = ((task & 0xffff_ffff) as usize, (task >> 32) as usize);
             for k in 0..self.parts.len() {
@@ -538,6 +562,7 @@ fn colour_with(
         step: AtomicU64::new(0),
         task: AtomicU64::new(0),
         claimed: (1..parts).map(|_| AtomicU64::new(0)).collect(),
+        paused_until: AtomicU64::new(0),
     };
     drop(degrees);
     let board = &shared;
@@ -579,7 +604,11 @@ fn colour_with(
             board.step.store(step, Ordering::Release);
             work += 1 + part0.colour(traffic, v, c) as u64;
             for k in 0..board.parts.len() {
-                board.update(k, step, traffic, v, c, true);
+                let start = Instant::now();
+                let helped = !board.update(k, step, traffic, v, c, true);
+                if helped && start.elapsed() > STALL {
+                    board.paused_until.store(step + PAUSE, Ordering::Relaxed);
+                }
             }
         }
         board.step.store(DONE, Ordering::Release);
