@@ -41,14 +41,23 @@
 //! At every step the calling thread takes the best transfer of every part (largest key,
 //! then lowest id: the same pick as one queue), then updates its own part while helper
 //! threads update the others; a part that no helper has taken on when the calling thread
-//! is done with its own, it updates itself. A helper the system does not run (a busy
-//! machine) so costs nothing but its share of the speed, and the colouring is the same on
-//! any number of threads (tested against the definition on 1 to 3 parts).
+//! is done with its own, it updates itself. A helper the system does not run costs only
+//! its share of the speed, and one it stops in the middle of an update (a busy machine)
+//! pauses the helpers for a while (see `STALL`). The colouring is the same on any number
+//! of threads (tested against the definition on 1 to 3 parts). One lock-step exchange
+//! per step between threads that each own a part was twice as slow as one thread on a
+//! busy machine.
 //!
-//! Measured (`cargo run --release -p liquid-search --example dsatur_scale --
-//! fat-tree:16,3`, 1,047,552 transfers, 1613 colours, the same schedule as before,
-//! transfer by transfer), on 2 cores shared with other builds (load 2-3): before,
-//! 40.7 s (42.4 s CPU), peak 559 MB; now MEASURED.
+//! Measured with `cargo run --release -p liquid-search --example dsatur_scale --
+//! fat-tree:16,3` (1,047,552 transfers, 1613 colours, the same schedule as before,
+//! transfer by transfer; wall time of DSatur alone) on 2 cores shared with other builds:
+//! before, 38-41 s (39-42 s of CPU) at load 2-2.5; now 20 s on two threads when the
+//! second core is free (36 s of CPU), 32-39 s when it is not (the helpers paused), 32-39
+//! s on one thread (`threads=1`). Peak memory unchanged (558 MB). The colour-bit and key
+//! reads miss the cache and dominate; neither tiles of transfers by (first link, last
+//! link), nor 32-colour words, nor a key and path per transfer tested against per-link
+//! colour bits, nor two passes over the neighbours made one thread faster; huge pages
+//! for the colour bits saved about 7 % for 25 MB more memory and were left out.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
