@@ -485,6 +485,15 @@ const PAUSE: u64 = 20_000;
 /// The step that ends the helpers.
 const DONE: u64 = u64::MAX;
 
+/// Sets the step to [`DONE`] when dropped.
+struct Done<'a>(&'a AtomicU64);
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        self.0.store(DONE, Ordering::Release);
+    }
+}
+
 impl Board {
     /// Takes on the update of part `k + 1` at `step` unless another thread did: a thread
     /// claims it while holding the part's lock and keeps the lock until the update is
@@ -579,6 +588,8 @@ fn colour_with(
         for _ in 1..parts {
             s.spawn(move || board.help(traffic));
         }
+        // The helpers stop however this thread leaves the loop (a panic included).
+        let _done = Done(&board.step);
         // Work done since the clock was last read; starts full so the clock is read first.
         let mut work = CHECK_EVERY;
         let mut reported = 0u64;
@@ -620,7 +631,6 @@ fn colour_with(
                 }
             }
         }
-        board.step.store(DONE, Ordering::Release);
         outcome.map(|()| (colours, reported))
     });
     let (colours, reported) = finished?;
