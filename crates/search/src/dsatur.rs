@@ -16,8 +16,10 @@
 //! coloured. "Is colour `c` new for neighbour `u`" is one bit: the colours seen by each
 //! transfer are kept in blocks of 64 colours, block `b` holding one word per transfer
 //! (allocated when colour 64 · b is first used), so all the neighbours' bits for one
-//! colour live in one array of n words (8 MB at a million transfers, in cache). At a
-//! million transfers and 1613 colours the blocks take 26 · 8 MB.
+//! colour live in one array of n words (8 MB at a million transfers). At a million
+//! transfers and 1613 colours the blocks take 26 · 8 MB; the first 16 are used about
+//! equally often, so most of these reads miss the cache: they, and the keys', are most
+//! of the time.
 //! The priority key (saturation, uncoloured degree) is one `u64` per transfer, under upper
 //! bounds per block of 64 transfers and per group of 64 blocks: an update is O(1) (a
 //! raised key raises its two bounds, a lowered one leaves them stale), and the next
@@ -25,11 +27,45 @@
 //! groups, then one group's blocks, then one block's keys (the lowest id among the ties),
 //! repairing the stale bounds met on the way. (A binary tournament tree spent a quarter of
 //! the time walking up: the neighbours of a transfer come in runs of consecutive ids.)
+//!
+//! **Degrees.** The conflict degrees are counted before the first pick without the
+//! stamps of [`Traffic::conflict_degrees`]: the transfers are taken in the order of their
+//! paths read backwards and the distinct users of the current path are counted
+//! incrementally, a byte per transfer (see `degrees`). At 1024 hosts (fat-tree:16,3)
+//! that reads 2.4·10^9 list entries instead of 6.1·10^9, and takes about 2.5 s on one
+//! thread where the stamps took 11 s of CPU; runs of that order go to up to
+//! [`MAX_THREADS`] threads.
+//!
+//! **Parts.** From 2^16 transfers, the state above (lists, keys, colour bits) is split
+//! into one part per thread (up to [`MAX_THREADS`]), dealt in runs of 64 transfer ids.
+//! At every step the calling thread takes the best transfer of every part (largest key,
+//! then lowest id: the same pick as one queue), then updates its own part while helper
+//! threads update the others; a part that no helper has taken on when the calling thread
+//! is done with its own, it updates itself. A helper the system does not run costs only
+//! its share of the speed, and one it stops in the middle of an update (a busy machine)
+//! pauses the helpers for a while (see `STALL`). The colouring is the same on any number
+//! of threads (tested against the definition on 1 to 3 parts). One lock-step exchange
+//! per step between threads that each own a part was twice as slow as one thread on a
+//! busy machine.
+//!
+//! Measured with `cargo run --release -p liquid-search --example dsatur_scale --
+//! fat-tree:16,3` (1,047,552 transfers, 1613 colours, the same schedule as before,
+//! transfer by transfer; wall time of DSatur alone) on 2 cores shared with other builds:
+//! before, 38-41 s (39-42 s of CPU) at load 2-2.5; now 20 s on two threads when the
+//! second core is free (36 s of CPU), 32-39 s when it is not (the helpers paused), 32-39
+//! s on one thread (`threads=1`). Peak memory unchanged (558 MB). The colour-bit and key
+//! reads miss the cache and dominate; neither tiles of transfers by (first link, last
+//! link), nor 32-colour words, nor a key and path per transfer tested against per-link
+//! colour bits, nor two passes over the neighbours made one thread faster; huge pages
+//! for the colour bits saved about 7 % for 25 MB more memory and were left out.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
-use liquid_model::{Answer, Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId};
+use liquid_model::{
+    Answer, Limits, LinkId, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId,
+};
 
 /// The colouring DSatur produces: `colour[t]` is transfer t's timeframe (0-based).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,69 +166,266 @@ pub fn colour(traffic: &Traffic) -> Colouring {
 /// `deadline` first (looked at before the first transfer is coloured and then every few
 /// thousand neighbour updates): `None` then, since a partial colouring is no schedule.
 /// Every coloured transfer is added to `progress`.
+///
+/// Large traffics use up to [`MAX_THREADS`] threads (see the module documentation); the
+/// colouring is the same for every number of threads.
 pub fn colour_until(
     traffic: &Traffic,
     deadline: Option<Instant>,
     progress: &AtomicU64,
 ) -> Option<Colouring> {
-    let n = traffic.len();
-    // Work done since the clock was last read; starts full so the clock is read first.
-    let mut work = CHECK_EVERY;
-    let mut reported = 0u64;
-    // The degrees take seconds at a million transfers: they look at the clock too.
-    let degrees = traffic.conflict_degrees_until(deadline)?;
-    let mut queue = Queue::new(degrees.iter().map(|&d| key(0, d)));
-    drop(degrees);
-    // The uncoloured users of link l: `users[first[l]..end[l]]`, in increasing id order.
-    let mut first: Vec<usize> = Vec::with_capacity(traffic.num_links());
-    let mut end: Vec<usize> = Vec::with_capacity(traffic.num_links());
-    let mut users: Vec<u32> = Vec::with_capacity(traffic.total_path_length());
-    for l in traffic.link_ids() {
-        first.push(users.len());
-        users.extend(traffic.users(l).iter().map(|u| u.0));
-        end.push(users.len());
-    }
-    let words = n.div_ceil(64);
-    let mut coloured = vec![0u64; words];
-    let mut marked = vec![0u64; words];
-    // seen[b][t] bit i: a neighbour of t has colour 64 · b + i.
-    let mut seen: Vec<Vec<u64>> = Vec::new();
-    let mut colour = vec![0u32; n];
-    let mut colours = 0u32;
-    let mut neighbours: Vec<u32> = Vec::new();
+    let threads = if traffic.len() < PARALLEL_FROM {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |p| p.get().min(MAX_THREADS))
+    };
+    colour_on_threads(traffic, deadline, progress, threads)
+}
 
-    for done in 0..n {
-        if work >= CHECK_EVERY {
-            work = 0;
-            progress.fetch_add(done as u64 - reported, Ordering::Relaxed);
-            reported = done as u64;
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                return None;
+/// [`colour_until`] on `threads` threads (at least one), whatever the traffic's size: the
+/// same colouring, sooner or later.
+pub fn colour_on_threads(
+    traffic: &Traffic,
+    deadline: Option<Instant>,
+    progress: &AtomicU64,
+    threads: usize,
+) -> Option<Colouring> {
+    let split = Split {
+        parts: threads.max(1),
+        run: RUN,
+    };
+    colour_with(traffic, deadline, progress, split)
+}
+
+/// The most threads DSatur uses.
+pub const MAX_THREADS: usize = 4;
+
+/// Below this many transfers DSatur runs on one thread.
+const PARALLEL_FROM: usize = 1 << 16;
+
+/// Transfers are dealt to the parts in runs of this many consecutive ids.
+const RUN: usize = 64;
+
+/// How the transfers are dealt to the parts of the colouring's state: in runs of `run`
+/// consecutive ids, the runs in turn to parts 0, 1, …, `parts` − 1, 0, 1, …
+#[derive(Debug, Clone, Copy)]
+struct Split {
+    parts: usize,
+    run: usize,
+}
+
+impl Split {
+    /// The part that owns transfer t.
+    fn owner(self, t: usize) -> usize {
+        (t / self.run) % self.parts
+    }
+
+    /// Transfer t's index in its part (a part keeps its transfers in id order).
+    fn local(self, t: usize) -> usize {
+        t / (self.run * self.parts) * self.run + t % self.run
+    }
+
+    /// The transfer at index i of part k: the inverse of [`Split::local`].
+    fn global(self, i: usize, k: usize) -> usize {
+        i / self.run * self.run * self.parts + k * self.run + i % self.run
+    }
+
+    /// How many of n transfers part k owns.
+    fn owned(self, n: usize, k: usize) -> usize {
+        let round = self.run * self.parts;
+        n / round * self.run + (n % round).saturating_sub(self.run * k).min(self.run)
+    }
+}
+
+/// A counter of how many links of the current transfer a user is on.
+trait Count: Copy + Default + Eq + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> {
+    const ONE: Self;
+}
+impl Count for u8 {
+    const ONE: Self = 1;
+}
+impl Count for u32 {
+    const ONE: Self = 1;
+}
+
+/// The conflict degree of every transfer, counted on `threads` threads, or `None` if
+/// the clock passes `deadline` (looked at every few thousand transfers).
+///
+/// The transfers are taken in the order of their paths read backwards, so that
+/// consecutive transfers share their last links (in an all-to-all over a tree, the same
+/// receiver and most of the way down to it), and the number of distinct users of the
+/// current transfer's links is kept incrementally: only the users of the links that the
+/// path has and the previous transfer's has not (or the converse) are counted in (out).
+/// At 1024 hosts this reads 2.4·10^9 list entries where counting every transfer afresh
+/// reads 6.1·10^9 (and 10·10^9 in id order). The order is cut into one run per thread.
+fn degrees(traffic: &Traffic, threads: usize, deadline: Option<Instant>) -> Option<Vec<u32>> {
+    let n = traffic.len();
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_unstable_by(|&a, &b| {
+        let path = |t: u32| traffic.transfer(TransferId(t)).path.iter().rev();
+        path(a).cmp(path(b))
+    });
+    // A user is on at most `longest` links of a transfer: a byte counts it when it can.
+    let longest = traffic.transfers().iter().map(|t| t.path.len()).max();
+    let run = |order: &[u32]| {
+        if longest.unwrap_or(0) <= usize::from(u8::MAX) {
+            distinct_users::<u8>(traffic, order, deadline)
+        } else {
+            distinct_users::<u32>(traffic, order, deadline)
+        }
+    };
+    let runs: Vec<Option<Vec<u32>>> = std::thread::scope(|s| {
+        let mut chunks = order.chunks(n.div_ceil(threads.max(1)));
+        let first = chunks.next().expect("a traffic has a transfer");
+        let handles: Vec<_> = chunks.map(|c| s.spawn(move || run(c))).collect();
+        let mut runs = vec![run(first)];
+        runs.extend(
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a degree thread")),
+        );
+        runs
+    });
+    let runs: Vec<Vec<u32>> = runs.into_iter().collect::<Option<_>>()?;
+    let mut degrees = vec![0u32; n];
+    for (&t, d) in order.iter().zip(runs.into_iter().flatten()) {
+        // Every transfer is among the users of its own links.
+        degrees[t as usize] = d - 1;
+    }
+    Some(degrees)
+}
+
+/// For every transfer of `order`, the number of distinct users of its links (see
+/// [`degrees`]), or `None` if the clock passes `deadline`.
+fn distinct_users<C: Count>(
+    traffic: &Traffic,
+    order: &[u32],
+    deadline: Option<Instant>,
+) -> Option<Vec<u32>> {
+    let mut count = vec![C::default(); traffic.len()];
+    let mut distinct = 0u32;
+    let mut out = Vec::with_capacity(order.len());
+    let mut before: &[LinkId] = &[];
+    for (done, &t) in order.iter().enumerate() {
+        if done % 4096 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            return None;
+        }
+        let path = &traffic.transfer(TransferId(t)).path;
+        for &l in path.iter().filter(|l| !before.contains(l)) {
+            for u in traffic.users(l) {
+                let c = &mut count[u.index()];
+                distinct += u32::from(*c == C::default());
+                *c = *c + C::ONE;
             }
         }
-        let v = queue.leftmost_max();
-        // Lowest colour no neighbour of v has.
-        let c = seen
+        for &l in before.iter().filter(|l| !path.contains(l)) {
+            for u in traffic.users(l) {
+                let c = &mut count[u.index()];
+                *c = *c - C::ONE;
+                distinct -= u32::from(*c == C::default());
+            }
+        }
+        out.push(distinct);
+        before = path;
+    }
+    Some(out)
+}
+
+/// One part of the colouring's state: the transfers of the runs of [`RUN`] ids numbered
+/// k modulo the number of parts, by index in the part (id order), with their keys,
+/// colour bits and their share of the per-link lists.
+struct Part {
+    /// The part's number.
+    k: usize,
+    /// How the transfers are dealt to the parts.
+    split: Split,
+    /// The uncoloured users of link l in this part: `users[first[l]..end[l]]`, by index.
+    first: Vec<usize>,
+    end: Vec<usize>,
+    users: Vec<u32>,
+    queue: Queue,
+    coloured: Vec<u64>,
+    marked: Vec<u64>,
+    /// seen[b][i] bit j: a neighbour of the part's transfer i has colour 64 · b + j.
+    seen: Vec<Vec<u64>>,
+    /// The colour of each of the part's transfers.
+    colour: Vec<u32>,
+    neighbours: Vec<u32>,
+}
+
+impl Part {
+    fn new(traffic: &Traffic, degrees: &[u32], k: usize, split: Split) -> Self {
+        let mine = split.owned(traffic.len(), k);
+        let mut first = Vec::with_capacity(traffic.num_links());
+        let mut end = Vec::with_capacity(traffic.num_links());
+        let mut users = Vec::new();
+        for l in traffic.link_ids() {
+            first.push(users.len());
+            users.extend(
+                traffic
+                    .users(l)
+                    .iter()
+                    .map(|u| u.index())
+                    .filter(|&u| split.owner(u) == k)
+                    .map(|u| split.local(u) as u32),
+            );
+            end.push(users.len());
+        }
+        let words = mine.div_ceil(64);
+        Part {
+            k,
+            split,
+            first,
+            end,
+            users,
+            queue: Queue::new((0..mine).map(|i| key(0, u64::from(degrees[split.global(i, k)])))),
+            coloured: vec![0; words],
+            marked: vec![0; words],
+            seen: Vec::new(),
+            colour: vec![0; mine],
+            neighbours: Vec::new(),
+        }
+    }
+
+    /// The part's best uncoloured transfer: its key (0 if none is left), id and the
+    /// lowest colour none of its neighbours has.
+    fn best(&mut self) -> (u64, usize, usize) {
+        let i = self.queue.leftmost_max();
+        if self.queue.key[i] == 0 {
+            return (0, usize::MAX, 0);
+        }
+        let c = self
+            .seen
             .iter()
             .enumerate()
-            .find(|(_, block)| block[v] != u64::MAX)
-            .map_or(64 * seen.len(), |(b, block)| {
-                64 * b + block[v].trailing_ones() as usize
+            .find(|(_, block)| block[i] != u64::MAX)
+            .map_or(64 * self.seen.len(), |(b, block)| {
+                64 * b + block[i].trailing_ones() as usize
             });
-        if c / 64 == seen.len() {
-            seen.push(vec![0; n]);
+        (self.queue.key[i], self.split.global(i, self.k), c)
+    }
+
+    /// Colours transfer v with c on the part's side: v's colour if the part owns it, and
+    /// the update of its uncoloured neighbours in the part. Returns their number.
+    fn colour(&mut self, traffic: &Traffic, v: usize, c: usize) -> usize {
+        let mine = self.colour.len();
+        while c / 64 >= self.seen.len() {
+            self.seen.push(vec![0; mine]);
         }
-        debug_assert!(c <= colours as usize);
-        colour[v] = c as u32;
-        colours = colours.max(c as u32 + 1);
-        coloured[v / 64] |= 1 << (v % 64);
-        queue.set(v, 0);
+        if self.split.owner(v) == self.k {
+            let i = self.split.local(v);
+            self.colour[i] = c as u32;
+            self.coloured[i / 64] |= 1 << (i % 64);
+            self.queue.set(i, 0);
+        }
+        let (first, end, users) = (&self.first, &mut self.end, &mut self.users);
+        let (coloured, marked) = (&self.coloured, &mut self.marked);
         // The uncoloured neighbours, each once; the lists drop their coloured users.
         // Both loops are branch-free (a mispredicted branch on a cache miss stalls the
         // loads of the next neighbours, which otherwise overlap).
         let path = &traffic.transfer(TransferId(v as u32)).path;
         let most: usize = path.iter().map(|l| end[l.index()] - first[l.index()]).sum();
-        neighbours.resize(most, 0);
+        self.neighbours.resize(most, 0);
         let mut found = 0;
         for &l in path {
             let l = l.index();
@@ -205,26 +438,213 @@ pub fn colour_until(
                 kept += usize::from(uncoloured);
                 let new = uncoloured & (marked[w] & bit == 0);
                 marked[w] |= bit;
-                neighbours[found] = u;
+                self.neighbours[found] = u;
                 found += usize::from(new);
             }
             end[l] = kept;
         }
-        work += 1 + found as u64;
-        let block = &mut seen[c / 64];
+        let block = &mut self.seen[c / 64];
         let bit = 1u64 << (c % 64);
-        for &u in &neighbours[..found] {
+        for &u in &self.neighbours[..found] {
             let u = u as usize;
             marked[u / 64] = 0;
             // One coloured neighbour more: the uncoloured degree drops by one, and the
             // saturation grows by one if c is new to u.
             let was = block[u];
             block[u] = was | bit;
-            let k = queue.key[u] + (u64::from(was & bit == 0) << 32) - 1;
-            queue.set(u, k);
+            let k = self.queue.key[u] + (u64::from(was & bit == 0) << 32) - 1;
+            self.queue.set(u, k);
+        }
+        found
+    }
+}
+
+/// What the thread that picks the transfers shares with the helpers that update parts.
+struct Board {
+    /// The parts 1.. (part 0 stays with the picking thread).
+    parts: Vec<Mutex<Part>>,
+    /// The current step (the number of transfers coloured so far, plus one); [`DONE`]
+    /// when the colouring is over.
+    step: AtomicU64,
+    /// The current step's transfer (low half) and colour (high half).
+    task: AtomicU64,
+    /// `claimed[k]`: the last step whose update of part k + 1 a thread took on.
+    claimed: Vec<AtomicU64>,
+    /// The helpers take on no update before this step (see [`STALL`]).
+    paused_until: AtomicU64,
+}
+
+/// A wait this long for a helper's update (the system stopped running it in the middle
+/// of one: the machine is busy) pauses the helpers for [`PAUSE`] steps, during which the
+/// picking thread updates every part itself.
+const STALL: Duration = Duration::from_millis(2);
+
+/// The steps a [`STALL`] pauses the helpers for (about half a second at 1024 hosts).
+const PAUSE: u64 = 20_000;
+
+/// The step that ends the helpers.
+const DONE: u64 = u64::MAX;
+
+/// Sets the step to [`DONE`] when dropped.
+struct Done<'a>(&'a AtomicU64);
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        self.0.store(DONE, Ordering::Release);
+    }
+}
+
+impl Board {
+    /// Takes on the update of part `k + 1` at `step` unless another thread did: a thread
+    /// claims it while holding the part's lock and keeps the lock until the update is
+    /// done, so a thread that fails to claim it under the lock finds it done. With
+    /// `wait`, waits for the lock; otherwise gives up if the part is locked. Whether this
+    /// thread did the update.
+    fn update(
+        &self,
+        k: usize,
+        step: u64,
+        traffic: &Traffic,
+        v: usize,
+        c: usize,
+        wait: bool,
+    ) -> bool {
+        let mut part = if wait {
+            self.parts[k].lock().expect("a part's lock")
+        } else {
+            match self.parts[k].try_lock() {
+                Ok(part) => part,
+                Err(_) => return false,
+            }
+        };
+        let claim =
+            self.claimed[k].compare_exchange(step - 1, step, Ordering::AcqRel, Ordering::Relaxed);
+        if claim.is_ok() {
+            part.colour(traffic, v, c);
+        }
+        claim.is_ok()
+    }
+
+    /// A helper: updates the parts it can claim at every step until [`DONE`].
+    fn help(&self, traffic: &Traffic) {
+        let mut last = 0;
+        let mut idle = 0u32;
+        loop {
+            let step = self.step.load(Ordering::Acquire);
+            if step == DONE {
+                return;
+            }
+            if step == last {
+                idle += 1;
+                if idle < 1 << 10 {
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+                continue;
+            }
+            idle = 0;
+            last = step;
+            if step < self.paused_until.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_micros(500));
+                continue;
+            }
+            let task = self.task.load(Ordering::Acquire);
+            let (v, c) = ((task & 0xffff_ffff) as usize, (task >> 32) as usize);
+            for k in 0..self.parts.len() {
+                self.update(k, step, traffic, v, c, false);
+            }
         }
     }
+}
+
+/// DSatur with up to `threads` threads: the degrees are counted in `threads` runs, and
+/// the colouring state is split into `threads` parts (see [`Part`]). One thread picks
+/// each transfer from the parts' best and updates part 0; the helpers update the other
+/// parts, and the picking thread updates those no helper took on in time, so that a
+/// helper that the system does not run only costs its share of the speed.
+fn colour_with(
+    traffic: &Traffic,
+    deadline: Option<Instant>,
+    progress: &AtomicU64,
+    split: Split,
+) -> Option<Colouring> {
+    let n = traffic.len();
+    let degrees = degrees(traffic, split.parts, deadline)?;
+    let parts = split.parts;
+    let mut part0 = Part::new(traffic, &degrees, 0, split);
+    let shared = Board {
+        parts: (1..parts)
+            .map(|k| Mutex::new(Part::new(traffic, &degrees, k, split)))
+            .collect(),
+        step: AtomicU64::new(0),
+        task: AtomicU64::new(0),
+        claimed: (1..parts).map(|_| AtomicU64::new(0)).collect(),
+        paused_until: AtomicU64::new(0),
+    };
+    drop(degrees);
+    let board = &shared;
+    let finished = std::thread::scope(|s| {
+        for _ in 1..parts {
+            s.spawn(move || board.help(traffic));
+        }
+        // The helpers stop however this thread leaves the loop (a panic included).
+        let _done = Done(&board.step);
+        // Work done since the clock was last read; starts full so the clock is read first.
+        let mut work = CHECK_EVERY;
+        let mut reported = 0u64;
+        let mut colours = 0u32;
+        let mut outcome = Some(());
+        for done in 0..n {
+            if work >= CHECK_EVERY {
+                work = 0;
+                progress.fetch_add(done as u64 - reported, Ordering::Relaxed);
+                reported = done as u64;
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    outcome = None;
+                    break;
+                }
+            }
+            // The best proposal: largest key, then lowest id.
+            let mut best = part0.best();
+            for part in &board.parts {
+                let b = part.lock().expect("a part's lock").best();
+                if b.0 > best.0 || (b.0 == best.0 && b.1 < best.1) {
+                    best = b;
+                }
+            }
+            let (key, v, c) = best;
+            debug_assert!(key > 0, "an uncoloured transfer is left");
+            debug_assert!(c <= colours as usize);
+            colours = colours.max(c as u32 + 1);
+            let step = done as u64 + 1;
+            board
+                .task
+                .store(v as u64 | (c as u64) << 32, Ordering::Release);
+            board.step.store(step, Ordering::Release);
+            work += 1 + part0.colour(traffic, v, c) as u64;
+            for k in 0..board.parts.len() {
+                let start = Instant::now();
+                let helped = !board.update(k, step, traffic, v, c, true);
+                if helped && start.elapsed() > STALL {
+                    board.paused_until.store(step + PAUSE, Ordering::Relaxed);
+                }
+            }
+        }
+        outcome.map(|()| (colours, reported))
+    });
+    let (colours, reported) = finished?;
     progress.fetch_add(n as u64 - reported, Ordering::Relaxed);
+    let mut colour = vec![0u32; n];
+    let others = shared
+        .parts
+        .into_iter()
+        .map(|p| p.into_inner().expect("a part's lock"));
+    for part in std::iter::once(part0).chain(others) {
+        for (i, &c) in part.colour.iter().enumerate() {
+            colour[split.global(i, part.k)] = c;
+        }
+    }
     Some(Colouring { colour, colours })
 }
 
@@ -341,6 +761,95 @@ mod tests {
         let got = colour(&t);
         assert_eq!(got, reference(&t));
         assert_eq!(got.colours, 130);
+    }
+
+    /// DSatur with its state split into `parts` parts dealt in runs of `run` transfers.
+    fn colour_split(t: &Traffic, parts: usize, run: usize) -> Colouring {
+        let progress = AtomicU64::new(0);
+        let c = colour_with(t, None, &progress, Split { parts, run }).expect("no deadline");
+        assert_eq!(
+            progress.into_inner(),
+            t.len() as u64,
+            "every transfer reported"
+        );
+        c
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Split over 1 to 3 parts (threads), dealt in runs of 1, 2 or 64 transfers,
+        /// DSatur makes the choices of the definition.
+        #[test]
+        fn same_colouring_on_any_split(
+            t in arb_traffic(40, 6),
+            parts in 1usize..=3,
+            run in prop::sample::select(vec![1usize, 2, 64]),
+        ) {
+            prop_assert_eq!(&colour_split(&t, parts, run), &reference(&t));
+        }
+
+        /// The degrees counted incrementally are the model's conflict degrees, on any
+        /// number of threads.
+        #[test]
+        fn degrees_as_the_model(t in arb_traffic(40, 6), threads in 1usize..=3) {
+            let want: Vec<u32> = t.conflict_degrees().into_iter().map(|d| d as u32).collect();
+            prop_assert_eq!(degrees(&t, threads, None).expect("no deadline"), want);
+        }
+    }
+
+    /// Every transfer is in exactly one part, at the index `local` gives.
+    #[test]
+    fn a_split_deals_every_transfer_once() {
+        for parts in 1..=3 {
+            for run in [1, 2, 64] {
+                let split = Split { parts, run };
+                for n in [1, 5, 64, 130, 200] {
+                    let mut dealt = vec![0; n];
+                    for k in 0..parts {
+                        for i in 0..split.owned(n, k) {
+                            let t = split.global(i, k);
+                            assert_eq!((split.owner(t), split.local(t)), (k, i));
+                            dealt[t] += 1;
+                        }
+                    }
+                    assert!(dealt.iter().all(|&d| d == 1), "{split:?}, {n} transfers");
+                }
+            }
+        }
+    }
+
+    /// A path of 300 links, beyond what a byte counts: the degrees are the model's and
+    /// the colouring the definition's.
+    #[test]
+    fn a_long_path_as_the_definition() {
+        let mut paths = vec![(
+            "long".to_string(),
+            (0..300).map(|l| format!("l{l}")).collect(),
+        )];
+        paths.extend((0..30).map(|i| {
+            let links = vec![format!("l{}", 10 * i), format!("l{}", 10 * i + 3)];
+            (format!("x{i}"), links)
+        }));
+        paths.extend((0..30).map(|i| (format!("y{i}"), vec![format!("l{}", 7 * i)])));
+        let t = Traffic::from_paths("long", &paths).expect("valid");
+        let want: Vec<u32> = t.conflict_degrees().into_iter().map(|d| d as u32).collect();
+        assert_eq!(degrees(&t, 2, None).expect("no deadline"), want);
+        let reference = reference(&t);
+        assert_eq!(colour(&t), reference);
+        assert_eq!(colour_split(&t, 2, 1), reference);
+    }
+
+    /// A deadline that passes while two threads colour a fat-tree all-to-all (16,256
+    /// transfers): no colouring, and the helper stops too (the test would hang).
+    #[test]
+    fn a_deadline_stops_every_thread() {
+        let t = liquid_topology::spec::traffic("fat-tree:8,3")
+            .expect("a valid spec")
+            .expect("a spec");
+        let deadline = Instant::now() + std::time::Duration::from_millis(2);
+        let progress = AtomicU64::new(0);
+        assert_eq!(colour_on_threads(&t, Some(deadline), &progress, 2), None);
+        assert!(progress.into_inner() < t.len() as u64);
     }
 
     #[test]
