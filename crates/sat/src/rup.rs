@@ -288,9 +288,7 @@ pub fn lrat_until(
             // The formula contains the empty clause: nothing to prove.
             return Ok(out);
         }
-        let i = db.add(c.clone());
-        if let Some(k) = settle(&mut db, i) {
-            write_step(&mut out, id + 1, &[], &db.hints(k));
+        if refuted_at_level_zero(&mut db, c.clone(), &mut out, id + 1) {
             return Ok(out);
         }
     }
@@ -338,13 +336,25 @@ pub fn lrat_until(
         if lemma.is_empty() {
             return Ok(out);
         }
-        let i = db.add(lemma.clone());
-        if let Some(k) = settle(&mut db, i) {
-            write_step(&mut out, id + 1, &[], &db.hints(k));
+        if refuted_at_level_zero(&mut db, lemma.clone(), &mut out, id + 1) {
             return Ok(out);
         }
     }
     Err(RupError::NoRefutation)
+}
+
+/// Adds `clause` at level 0; when unit propagation at level 0 then refutes the clauses,
+/// writes the empty clause as step `id` with that conflict's hints and returns true.
+fn refuted_at_level_zero(db: &mut Db, clause: Vec<i32>, out: &mut String, id: u64) -> bool {
+    let i = db.add(clause);
+    match settle(db, i) {
+        Some(k) => {
+            let hints = db.hints(k);
+            write_step(out, id, &[], &hints);
+            true
+        }
+        None => false,
+    }
 }
 
 /// After adding clause `i` at level 0: propagates it if it is unit, and returns a

@@ -15,7 +15,7 @@ impl Engine for Exact {
         "exact"
     }
     fn about(&self) -> &'static str {
-        "exact optimal length by DSATUR branch and bound (chromatic number)"
+        "exact optimal length by DSATUR branch and bound (chromatic number), started from orbit frames or a tabu-shortened schedule"
     }
     fn verdicts(&self) -> &'static [Verdict] {
         super::SETTLING
