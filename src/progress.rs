@@ -2,7 +2,8 @@
 //!
 //! The engines count their search nodes (or coloured transfers) in an [`AtomicU64`]; a second thread polls it and,
 //! only when stderr is a terminal and the run has lasted more than [`QUIET_FOR`], shows a
-//! spinner with the node count and rate. Otherwise nothing is written to stderr, so tests,
+//! spinner with the node count and rate (with the elapsed time only, for runs that count
+//! nothing: SAT, ILP, proofs). Otherwise nothing is written to stderr, so tests,
 //! pipes and CI stay quiet and deterministic. The engines' crates hold no terminal code.
 
 use std::io::IsTerminal;
@@ -27,7 +28,7 @@ pub fn with_progress<T>(counts: Counts, job: impl FnOnce(&AtomicU64) -> T) -> T 
         Counts::Transfers => "transfers coloured",
         Counts::Nothing => "",
     };
-    if !std::io::stderr().is_terminal() || unit.is_empty() {
+    if !std::io::stderr().is_terminal() {
         return job(&nodes);
     }
     let done = AtomicBool::new(false);
@@ -57,10 +58,14 @@ fn show(nodes: &AtomicU64, done: &AtomicBool, unit: &str) {
             b
         });
         let n = nodes.load(Ordering::Relaxed);
-        bar.set_message(format!(
-            "{n} {unit}, {:.0}/s",
-            n as f64 / elapsed.as_secs_f64()
-        ));
+        if unit.is_empty() {
+            bar.set_message("running");
+        } else {
+            bar.set_message(format!(
+                "{n} {unit}, {:.0}/s",
+                n as f64 / elapsed.as_secs_f64()
+            ));
+        }
         bar.tick();
     }
     if let Some(b) = bar {

@@ -36,6 +36,41 @@ pub struct ProveOptions {
     pub time_limit: Option<std::time::Duration>,
 }
 
+/// Why `liquid prove` has no answer: the user's input (exit 2) or ours (exit 3).
+enum Failure {
+    Input(String),
+    Internal(String),
+}
+
+/// The proof run: `None` when the deadline came first.
+fn prove_with(
+    traffic: &liquid_model::Traffic,
+    k: usize,
+    prover: Prover,
+    deadline: Option<Instant>,
+) -> Result<Option<Proved>, Failure> {
+    match prover {
+        Prover::Sat => match liquid_sat::prove(traffic, k, &EncodeOptions::default(), deadline) {
+            Ok(p) => Ok(p),
+            // Too large to encode, or k = 0: the user's input.
+            Err(SatError::Encode(e)) => Err(Failure::Input(e.to_string())),
+            // varisat failed: ours.
+            Err(e) => Err(Failure::Internal(e.to_string())),
+        },
+        Prover::Search => match liquid_sat::prove_by_search(traffic, k, deadline) {
+            Ok(SearchProved::Unsat { refutation, .. }) => Ok(Some(Proved::Unsat(refutation))),
+            Ok(SearchProved::Sat(s)) => Ok(Some(Proved::Sat(s))),
+            Ok(SearchProved::Stopped) => Ok(None),
+            // Too large, or k outside what the search refutes: the user's input.
+            Err(e @ (SearchProofError::Encode(_) | SearchProofError::Search(_))) => {
+                Err(Failure::Input(e.to_string()))
+            }
+            // A trace that is not a proof: ours.
+            Err(e) => Err(Failure::Internal(e.to_string())),
+        },
+    }
+}
+
 #[derive(Serialize)]
 struct ProveReport {
     model: String,
@@ -73,26 +108,13 @@ pub fn prove(
     let prover = options.prover;
     let deadline = options.time_limit.map(|t| start + t);
     let input = |e: &dyn std::fmt::Display| InputError(format!("{}: {e}", model.display()));
-    let proved = match prover {
-        Prover::Sat => match liquid_sat::prove(&traffic, k, &EncodeOptions::default(), deadline) {
-            Ok(Some(p)) => Some(p),
-            Ok(None) => None,
-            // Too large to encode, or k = 0: the user's input (exit 2).
-            Err(SatError::Encode(e)) => return Err(input(&e).into()),
-            // varisat failed: ours (exit 3).
-            Err(e) => return Err(anyhow::anyhow!("{}: {e}", model.display())),
-        },
-        Prover::Search => match liquid_sat::prove_by_search(&traffic, k, deadline) {
-            Ok(SearchProved::Unsat { refutation, .. }) => Some(Proved::Unsat(refutation)),
-            Ok(SearchProved::Sat(s)) => Some(Proved::Sat(s)),
-            Ok(SearchProved::Stopped) => None,
-            // Too large, or k outside what the search refutes: the user's input (exit 2).
-            Err(e @ (SearchProofError::Encode(_) | SearchProofError::Search(_))) => {
-                return Err(input(&e).into())
-            }
-            // A trace that is not a proof: ours (exit 3).
-            Err(e) => return Err(anyhow::anyhow!("{}: {e}", model.display())),
-        },
+    let proved = crate::progress::with_progress(liquid_engine::Counts::Nothing, |_| {
+        prove_with(&traffic, k, prover, deadline)
+    });
+    let proved = match proved {
+        Ok(p) => p,
+        Err(Failure::Input(e)) => return Err(input(&e).into()),
+        Err(Failure::Internal(e)) => return Err(anyhow::anyhow!("{}: {e}", model.display())),
     };
     let mut report = ProveReport {
         model: traffic.name().to_string(),
