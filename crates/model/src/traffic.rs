@@ -689,82 +689,137 @@ impl Traffic {
 
     /// Degree of every transfer in the conflict graph, without the edge list.
     ///
-    /// A transfer's degree is the number of other users of its links. Links of load 1
-    /// (virtual links, for instance) add nobody, so only the *shared* links count: with
-    /// none the degree is 0, with one it is that link's load - 1, at once. Otherwise the
-    /// users of the shared links are merged with a stamp per transfer (the transfer's own
-    /// index + 1, which replaces clearing a mark array), in time Σ_{l shared} load(l);
-    /// a transfer whose shared links are those of the transfer before it (the copies of a
-    /// `count`) reuses that degree, so n copies of one route cost O(n · |path|), not
-    /// O(n²). The work is spread over the rayon thread pool in chunks; memory is one stamp
-    /// per transfer per thread.
+    /// A transfer's degree is the number of other users of its links. The transfers are
+    /// taken in the order of their paths read backwards, so that consecutive transfers
+    /// share their last links (in an all-to-all over a tree, the same receiver and most of
+    /// the way down to it; the copies of a `count`, all of it), and the number of distinct
+    /// users of the current path is kept incrementally: only the users of the links the
+    /// path has and the previous one has not (or the converse) are counted in (out), with a
+    /// counter per transfer of how many of the current links it is on. At 1024 hosts
+    /// (fat-tree:16,3) that reads 2.4·10^9 user-list entries where merging every
+    /// transfer's lists afresh reads 6.1·10^9 ([`Traffic::conflict_work`]). The order is
+    /// cut into one run per thread (up to [`MAX_DEGREE_THREADS`], from
+    /// [`PARALLEL_DEGREES_FROM`] transfers); memory is a counter per transfer (a byte when
+    /// no path is longer than 255 links) and a stamp per link, per thread.
     pub fn conflict_degrees(&self) -> Vec<u64> {
         self.conflict_degrees_until(None)
             .expect("without a deadline the degrees are complete")
     }
 
     /// [`Traffic::conflict_degrees`], or `None` when the clock passes `deadline` first
-    /// (looked at before each chunk of 4096 transfers: at a million transfers the whole
-    /// count takes seconds).
+    /// (looked at every 4096 transfers of each run: at a million transfers the whole count
+    /// takes seconds).
     pub fn conflict_degrees_until(&self, deadline: Option<std::time::Instant>) -> Option<Vec<u64>> {
-        use rayon::prelude::*;
-        use std::sync::atomic::{AtomicBool, Ordering};
-        const CHUNK: usize = 4096;
-        let stopped = AtomicBool::new(false);
         let n = self.len();
-        let mut out = vec![0u64; n];
-        let shared = |t: usize| {
-            self.transfers[t]
-                .path
-                .iter()
-                .copied()
-                .filter(|l| self.users[l.index()].len() > 1)
+        let threads = if n < PARALLEL_DEGREES_FROM {
+            1
+        } else {
+            std::thread::available_parallelism().map_or(1, |p| p.get().min(MAX_DEGREE_THREADS))
         };
-        out.par_chunks_mut(CHUNK).enumerate().for_each_init(
-            || vec![0u32; n],
-            |stamp, (chunk, degrees)| {
-                if stopped.load(Ordering::Relaxed)
-                    || deadline.is_some_and(|d| std::time::Instant::now() >= d)
-                {
-                    stopped.store(true, Ordering::Relaxed);
-                    return;
-                }
-                for i in 0..degrees.len() {
-                    let t = chunk * CHUNK + i;
-                    if i > 0 && shared(t).eq(shared(t - 1)) {
-                        degrees[i] = degrees[i - 1];
-                        continue;
-                    }
-                    let mut links = shared(t);
-                    degrees[i] = match (links.next(), links.next()) {
-                        (None, _) => 0,
-                        (Some(l), None) => self.users[l.index()].len() as u64 - 1,
-                        _ => {
-                            let s = t as u32 + 1;
-                            stamp[t] = s;
-                            let mut deg = 0u64;
-                            for l in shared(t) {
-                                for &u in &self.users[l.index()] {
-                                    if stamp[u.index()] != s {
-                                        stamp[u.index()] = s;
-                                        deg += 1;
-                                    }
-                                }
-                            }
-                            deg
-                        }
-                    };
-                }
-            },
-        );
-        (!stopped.into_inner()).then_some(out)
+        self.conflict_degrees_on(threads, deadline)
     }
 
-    /// The number of user-list steps [`Traffic::conflict_degrees`] takes: for each
-    /// transfer with at least two shared links (links of load above 1) that it does not
-    /// reuse from the transfer before it, the loads of those links. Computed in O(Σ|x|)
-    /// without counting anything, so that a caller can skip the count when it would take
-    /// long (6·10^9 steps for the 1024-host fat-tree all-to-all).
+    /// [`Traffic::conflict_degrees_until`] on `threads` threads (at least one).
+    fn conflict_degrees_on(
+        &self,
+        threads: usize,
+        deadline: Option<std::time::Instant>,
+    ) -> Option<Vec<u64>> {
+        let n = self.len();
+        if n == 0 {
+            return Some(Vec::new());
+        }
+        let threads = threads.max(1);
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_unstable_by(|&a, &b| {
+            let path = |t: u32| self.transfers[t as usize].path.iter().rev();
+            path(a).cmp(path(b))
+        });
+        let longest = self.transfers.iter().map(|t| t.path.len()).max();
+        let byte = longest.unwrap_or(0) <= usize::from(u8::MAX);
+        let run = |run: &[u32]| {
+            if byte {
+                self.distinct_users::<u8>(run, deadline)
+            } else {
+                self.distinct_users::<u32>(run, deadline)
+            }
+        };
+        // Scoped threads of their own, not a shared pool: callers may run inside a pool
+        // (the testbed runs its classes on rayon's), and waiting there for the pool's
+        // jobs can deadlock.
+        let runs: Vec<Option<Vec<u32>>> = std::thread::scope(|scope| {
+            let mut chunks = order.chunks(n.div_ceil(threads));
+            let first = chunks.next().expect("a transfer");
+            let handles: Vec<_> = chunks.map(|c| scope.spawn(move || run(c))).collect();
+            let mut runs = vec![run(first)];
+            runs.extend(
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a degree thread")),
+            );
+            runs
+        });
+        let mut degrees = vec![0u64; n];
+        let counts = runs.into_iter().collect::<Option<Vec<_>>>()?;
+        for (&t, d) in order.iter().zip(counts.into_iter().flatten()) {
+            // Every transfer is among the users of its own links.
+            degrees[t as usize] = u64::from(d) - 1;
+        }
+        Some(degrees)
+    }
+
+    /// For every transfer of `order`, the number of distinct users of its links, kept
+    /// incrementally from the transfer before it (see [`Traffic::conflict_degrees`]), or
+    /// `None` if the clock passes `deadline`.
+    fn distinct_users<C: UserCount>(
+        &self,
+        order: &[u32],
+        deadline: Option<std::time::Instant>,
+    ) -> Option<Vec<u32>> {
+        let mut count = vec![C::default(); self.len()];
+        // stamp[l] == step + 1: link l is on the path of step `step` of the run (none is
+        // before the first step).
+        let mut stamp = vec![u32::MAX; self.num_links()];
+        let mut distinct = 0u32;
+        let mut out = Vec::with_capacity(order.len());
+        let mut before: &[LinkId] = &[];
+        for (step, &t) in order.iter().enumerate() {
+            if step % 4096 == 0 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return None;
+            }
+            let (was, is) = (step as u32, step as u32 + 1);
+            let path = &self.transfers[t as usize].path;
+            for &l in path {
+                if stamp[l.index()] != was {
+                    for u in &self.users[l.index()] {
+                        let c = &mut count[u.index()];
+                        distinct += u32::from(*c == C::default());
+                        *c = *c + C::ONE;
+                    }
+                }
+                stamp[l.index()] = is;
+            }
+            for &l in before {
+                if stamp[l.index()] != is {
+                    for u in &self.users[l.index()] {
+                        let c = &mut count[u.index()];
+                        *c = *c - C::ONE;
+                        distinct -= u32::from(*c == C::default());
+                    }
+                }
+            }
+            out.push(distinct);
+            before = path;
+        }
+        Some(out)
+    }
+
+    /// How long [`Traffic::conflict_degrees`] may take, in user-list steps, computed in
+    /// O(Σ|x|) without counting anything, so that a caller can skip the count when it
+    /// would take long: the steps of merging the lists afresh, that is, for each transfer
+    /// with at least two shared links (links of load above 1) that are not those of the
+    /// transfer before it, the loads of those links (6.1·10^9 for the 1024-host fat-tree
+    /// all-to-all, where the incremental count reads 2.4·10^9).
     pub fn conflict_work(&self) -> u64 {
         const CHUNK: usize = 4096;
         let shared = |t: usize| {
@@ -830,8 +885,49 @@ impl fmt::Display for TransferId {
     }
 }
 
+/// The most threads [`Traffic::conflict_degrees`] uses.
+pub const MAX_DEGREE_THREADS: usize = 4;
+
+/// Below this many transfers [`Traffic::conflict_degrees`] counts on one thread.
+pub const PARALLEL_DEGREES_FROM: usize = 1 << 16;
+
+/// A counter of how many links of the current transfer a user is on
+/// ([`Traffic::conflict_degrees`]).
+trait UserCount:
+    Copy + Default + Eq + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self>
+{
+    const ONE: Self;
+}
+impl UserCount for u8 {
+    const ONE: Self = 1;
+}
+impl UserCount for u32 {
+    const ONE: Self = 1;
+}
+
 #[cfg(test)]
 mod tests {
+    /// Runs of the order on several threads each start afresh: the same degrees as one
+    /// run, on a traffic whose consecutive paths overlap (queens) and on one with a path
+    /// longer than a byte counts.
+    #[test]
+    fn conflict_degrees_are_the_same_on_any_number_of_threads() {
+        let mut long = vec![(
+            "long".to_string(),
+            (0..300).map(|l| format!("l{l}")).collect::<Vec<_>>(),
+        )];
+        long.extend((0..30).map(|i| (format!("x{i}"), vec![format!("l{}", 10 * i)])));
+        for t in [
+            crate::examples::queens(8),
+            Traffic::from_paths("long", &long).expect("valid"),
+        ] {
+            let one = t.conflict_degrees_on(1, None).expect("no deadline");
+            for threads in 2..=5 {
+                assert_eq!(t.conflict_degrees_on(threads, None).as_ref(), Some(&one));
+            }
+        }
+    }
+
     use super::*;
 
     fn no_path_at(_: usize) -> String {

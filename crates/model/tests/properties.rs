@@ -178,3 +178,20 @@ fn locate_finds_nested_fields() {
         Some(4)
     );
 }
+
+/// A path of 300 links, beyond what a byte counter holds: the incremental count switches
+/// to wider counters and still matches brute force.
+#[test]
+fn conflict_degrees_with_a_path_longer_than_255_links_match_brute_force() {
+    let mut paths = vec![(
+        "long".to_string(),
+        (0..300).map(|l| format!("l{l}")).collect::<Vec<_>>(),
+    )];
+    paths.extend((0..30).map(|i| {
+        let links = vec![format!("l{}", 10 * i), format!("l{}", 10 * i + 3)];
+        (format!("x{i}"), links)
+    }));
+    paths.extend((0..30).map(|i| (format!("y{i}"), vec![format!("l{}", 7 * i)])));
+    let t = Traffic::from_paths("long", &paths).expect("valid");
+    assert_eq!(t.conflict_degrees(), brute_force_degrees(&t));
+}

@@ -28,13 +28,10 @@
 //! repairing the stale bounds met on the way. (A binary tournament tree spent a quarter of
 //! the time walking up: the neighbours of a transfer come in runs of consecutive ids.)
 //!
-//! **Degrees.** The conflict degrees are counted before the first pick without the
-//! stamps of [`Traffic::conflict_degrees`]: the transfers are taken in the order of their
-//! paths read backwards and the distinct users of the current path are counted
-//! incrementally, a byte per transfer (see `degrees`). At 1024 hosts (fat-tree:16,3)
-//! that reads 2.4·10^9 list entries instead of 6.1·10^9, and takes about 2.5 s on one
-//! thread where the stamps took 11 s of CPU; runs of that order go to up to
-//! [`MAX_THREADS`] threads.
+//! **Degrees.** The conflict degrees come from [`Traffic::conflict_degrees`], which
+//! counts the distinct users of consecutive paths (read backwards) incrementally: at 1024
+//! hosts (fat-tree:16,3) it reads 2.4·10^9 list entries instead of 6.1·10^9, about 2.5 s
+//! on one thread where merging each transfer's lists afresh took 11 s of CPU.
 //!
 //! **Parts.** From 2^16 transfers, the state above (lists, keys, colour bits) is split
 //! into one part per thread (up to [`MAX_THREADS`]), dealt in runs of 64 transfer ids.
@@ -63,9 +60,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use liquid_model::{
-    Answer, Limits, LinkId, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId,
-};
+use liquid_model::{Answer, Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId};
 
 /// The colouring DSatur produces: `colour[t]` is transfer t's timeframe (0-based).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -235,100 +230,6 @@ impl Split {
         let round = self.run * self.parts;
         n / round * self.run + (n % round).saturating_sub(self.run * k).min(self.run)
     }
-}
-
-/// A counter of how many links of the current transfer a user is on.
-trait Count: Copy + Default + Eq + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> {
-    const ONE: Self;
-}
-impl Count for u8 {
-    const ONE: Self = 1;
-}
-impl Count for u32 {
-    const ONE: Self = 1;
-}
-
-/// The conflict degree of every transfer, counted on `threads` threads, or `None` if
-/// the clock passes `deadline` (looked at every few thousand transfers).
-///
-/// The transfers are taken in the order of their paths read backwards, so that
-/// consecutive transfers share their last links (in an all-to-all over a tree, the same
-/// receiver and most of the way down to it), and the number of distinct users of the
-/// current transfer's links is kept incrementally: only the users of the links that the
-/// path has and the previous transfer's has not (or the converse) are counted in (out).
-/// At 1024 hosts this reads 2.4·10^9 list entries where counting every transfer afresh
-/// reads 6.1·10^9 (and 10·10^9 in id order). The order is cut into one run per thread.
-fn degrees(traffic: &Traffic, threads: usize, deadline: Option<Instant>) -> Option<Vec<u32>> {
-    let n = traffic.len();
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    order.sort_unstable_by(|&a, &b| {
-        let path = |t: u32| traffic.transfer(TransferId(t)).path.iter().rev();
-        path(a).cmp(path(b))
-    });
-    // A user is on at most `longest` links of a transfer: a byte counts it when it can.
-    let longest = traffic.transfers().iter().map(|t| t.path.len()).max();
-    let run = |order: &[u32]| {
-        if longest.unwrap_or(0) <= usize::from(u8::MAX) {
-            distinct_users::<u8>(traffic, order, deadline)
-        } else {
-            distinct_users::<u32>(traffic, order, deadline)
-        }
-    };
-    let runs: Vec<Option<Vec<u32>>> = std::thread::scope(|s| {
-        let mut chunks = order.chunks(n.div_ceil(threads.max(1)));
-        let first = chunks.next().expect("a traffic has a transfer");
-        let handles: Vec<_> = chunks.map(|c| s.spawn(move || run(c))).collect();
-        let mut runs = vec![run(first)];
-        runs.extend(
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a degree thread")),
-        );
-        runs
-    });
-    let runs: Vec<Vec<u32>> = runs.into_iter().collect::<Option<_>>()?;
-    let mut degrees = vec![0u32; n];
-    for (&t, d) in order.iter().zip(runs.into_iter().flatten()) {
-        // Every transfer is among the users of its own links.
-        degrees[t as usize] = d - 1;
-    }
-    Some(degrees)
-}
-
-/// For every transfer of `order`, the number of distinct users of its links (see
-/// [`degrees`]), or `None` if the clock passes `deadline`.
-fn distinct_users<C: Count>(
-    traffic: &Traffic,
-    order: &[u32],
-    deadline: Option<Instant>,
-) -> Option<Vec<u32>> {
-    let mut count = vec![C::default(); traffic.len()];
-    let mut distinct = 0u32;
-    let mut out = Vec::with_capacity(order.len());
-    let mut before: &[LinkId] = &[];
-    for (done, &t) in order.iter().enumerate() {
-        if done % 4096 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
-            return None;
-        }
-        let path = &traffic.transfer(TransferId(t)).path;
-        for &l in path.iter().filter(|l| !before.contains(l)) {
-            for u in traffic.users(l) {
-                let c = &mut count[u.index()];
-                distinct += u32::from(*c == C::default());
-                *c = *c + C::ONE;
-            }
-        }
-        for &l in before.iter().filter(|l| !path.contains(l)) {
-            for u in traffic.users(l) {
-                let c = &mut count[u.index()];
-                *c = *c - C::ONE;
-                distinct -= u32::from(*c == C::default());
-            }
-        }
-        out.push(distinct);
-        before = path;
-    }
-    Some(out)
 }
 
 /// One part of the colouring's state: the transfers of the runs of [`RUN`] ids numbered
@@ -558,7 +459,7 @@ impl Board {
     }
 }
 
-/// DSatur with up to `threads` threads: the degrees are counted in `threads` runs, and
+/// DSatur with up to `threads` threads: the degrees are the model's ([`Traffic::conflict_degrees`]), and
 /// the colouring state is split into `threads` parts (see [`Part`]). One thread picks
 /// each transfer from the parts' best and updates part 0; the helpers update the other
 /// parts, and the picking thread updates those no helper took on in time, so that a
@@ -570,7 +471,12 @@ fn colour_with(
     split: Split,
 ) -> Option<Colouring> {
     let n = traffic.len();
-    let degrees = degrees(traffic, split.parts, deadline)?;
+    // Degrees are below the number of transfers, a `u32`.
+    let degrees: Vec<u32> = traffic
+        .conflict_degrees_until(deadline)?
+        .into_iter()
+        .map(|d| d as u32)
+        .collect();
     let parts = split.parts;
     let mut part0 = Part::new(traffic, &degrees, 0, split);
     let shared = Board {
@@ -788,13 +694,6 @@ mod tests {
             prop_assert_eq!(&colour_split(&t, parts, run), &reference(&t));
         }
 
-        /// The degrees counted incrementally are the model's conflict degrees, on any
-        /// number of threads.
-        #[test]
-        fn degrees_as_the_model(t in arb_traffic(40, 6), threads in 1usize..=3) {
-            let want: Vec<u32> = t.conflict_degrees().into_iter().map(|d| d as u32).collect();
-            prop_assert_eq!(degrees(&t, threads, None).expect("no deadline"), want);
-        }
     }
 
     /// Every transfer is in exactly one part, at the index `local` gives.
@@ -818,8 +717,8 @@ mod tests {
         }
     }
 
-    /// A path of 300 links, beyond what a byte counts: the degrees are the model's and
-    /// the colouring the definition's.
+    /// A path of 300 links (beyond what a byte counts in the model's degree count): the
+    /// colouring is the definition's.
     #[test]
     fn a_long_path_as_the_definition() {
         let mut paths = vec![(
@@ -832,8 +731,6 @@ mod tests {
         }));
         paths.extend((0..30).map(|i| (format!("y{i}"), vec![format!("l{}", 7 * i)])));
         let t = Traffic::from_paths("long", &paths).expect("valid");
-        let want: Vec<u32> = t.conflict_degrees().into_iter().map(|d| d as u32).collect();
-        assert_eq!(degrees(&t, 2, None).expect("no deadline"), want);
         let reference = reference(&t);
         assert_eq!(colour(&t), reference);
         assert_eq!(colour_split(&t, 2, 1), reference);
