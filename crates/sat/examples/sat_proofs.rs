@@ -153,6 +153,22 @@ fn after(t: &Traffic, limit: Duration) -> Measured {
     }
 }
 
+/// A refutation of the engine now, with what the proofs tables report of its run.
+type Kept = (String, Traffic, Box<Refutation>, f64, f64);
+
+/// Keeps the run's refutation, if it has one, for the proofs tables.
+fn keep_refutation(kept: &mut Vec<Kept>, name: &str, t: &Traffic, a: Measured) {
+    if let Some(r) = a.refutation {
+        kept.push((
+            name.to_string(),
+            t.clone(),
+            r,
+            a.seconds,
+            a.check_seconds.unwrap_or(0.0),
+        ));
+    }
+}
+
 /// The LRAT proof as DRAT: the same clauses in the same order, deletions by literals.
 fn lrat_to_drat(cnf: &str, lrat: &str) -> String {
     let parsed = liquid_certify::parse_dimacs(cnf).expect("the CNF parses");
@@ -325,7 +341,7 @@ fn main() {
         md,
         "| model | transfers | Λ | verdict | length | bound | before: calls | before: s | after: calls | after: s | check s |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     );
-    let mut refutations: Vec<(String, Traffic, Box<Refutation>, f64, f64)> = Vec::new();
+    let mut refutations: Vec<Kept> = Vec::new();
     for (name, t) in &hard {
         eprintln!("hard: {name}");
         let b = before(t, limit);
@@ -348,15 +364,7 @@ fn main() {
             secs(a.seconds),
             a.check_seconds.map_or("-".into(), secs),
         );
-        if let Some(r) = a.refutation {
-            refutations.push((
-                name.clone(),
-                t.clone(),
-                r,
-                a.seconds,
-                a.check_seconds.unwrap_or(0.0),
-            ));
-        }
+        keep_refutation(&mut refutations, name, t, a);
     }
 
     // The satisfiable k = optimum alone, per solver and encoding (queen8_8).
@@ -504,15 +512,7 @@ fn main() {
             secs(a.seconds),
             a.check_seconds.map_or("-".into(), secs),
         );
-        if let Some(r) = a.refutation {
-            refutations.push((
-                name.clone(),
-                t.clone(),
-                r,
-                a.seconds,
-                a.check_seconds.unwrap_or(0.0),
-            ));
-        }
+        keep_refutation(&mut refutations, name, t, a);
     }
     if n_ratio > 0 {
         let _ = writeln!(
