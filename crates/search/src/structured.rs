@@ -542,17 +542,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
                 StatValue::Count(schedule.len() as u64),
             ));
             stats.push(("decided_by".into(), text("structure")));
-            let outcome = Outcome::settle(
-                traffic,
-                Some(schedule),
-                LowerBound::duration(traffic),
-                false,
-            );
-            return Answer {
-                engine: "structured".into(),
-                outcome,
-                stats,
-            };
+            return liquid_answer(traffic, schedule, stats);
         }
         Structure::Partial {
             kept,
@@ -586,17 +576,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
                             .map(|f| f.into_iter().map(|t| rest[t.index()]).collect()),
                     );
                     stats.push(("decided_by".into(), text("structure+native")));
-                    let outcome = Outcome::settle(
-                        traffic,
-                        Some(Schedule::new(frames)),
-                        LowerBound::duration(traffic),
-                        false,
-                    );
-                    return Answer {
-                        engine: "structured".into(),
-                        outcome,
-                        stats,
-                    };
+                    return liquid_answer(traffic, Schedule::new(frames), stats);
                 }
                 native_limits.nodes = limits.nodes.map(|n| n.saturating_sub(nodes));
             } else {
@@ -620,6 +600,21 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
     Answer {
         engine: "structured".into(),
         outcome: r.outcome,
+        stats,
+    }
+}
+
+/// The engine's answer with a schedule of Λ frames (settled against the traffic, which
+/// makes it liquid; the gate validates it).
+fn liquid_answer(traffic: &Traffic, schedule: Schedule, stats: Vec<(String, StatValue)>) -> Answer {
+    Answer {
+        engine: "structured".into(),
+        outcome: Outcome::settle(
+            traffic,
+            Some(schedule),
+            LowerBound::duration(traffic),
+            false,
+        ),
         stats,
     }
 }
