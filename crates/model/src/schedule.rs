@@ -20,6 +20,38 @@ impl Schedule {
         Schedule { frames }
     }
 
+    /// A schedule from the timeframe of every transfer, by transfer id: timeframe `c`
+    /// holds the transfers `t` with `timeframe[t] == c`, in id order. Timeframes that no
+    /// transfer uses are dropped (the others keep their order); `u32::MAX` places a
+    /// transfer in none.
+    pub fn from_timeframes(timeframe: &[u32]) -> Self {
+        let used = timeframe
+            .iter()
+            .filter(|&&c| c != u32::MAX)
+            .max()
+            .map_or(0, |&c| c as usize + 1);
+        let mut frames = vec![Vec::new(); used];
+        for (t, &c) in timeframe.iter().enumerate() {
+            if c != u32::MAX {
+                frames[c as usize].push(TransferId(t as u32));
+            }
+        }
+        frames.retain(|f| !f.is_empty());
+        Schedule { frames }
+    }
+
+    /// The timeframe of each of the first `transfers` transfers, by id: the inverse of
+    /// [`Schedule::from_timeframes`] (`u32::MAX` for a transfer in no timeframe).
+    pub fn timeframes(&self, transfers: usize) -> Vec<u32> {
+        let mut timeframe = vec![u32::MAX; transfers];
+        for (c, frame) in self.frames.iter().enumerate() {
+            for t in frame {
+                timeframe[t.index()] = c as u32;
+            }
+        }
+        timeframe
+    }
+
     /// #(α): the number of timeframes.
     pub fn len(&self) -> usize {
         self.frames.len()
@@ -234,4 +266,20 @@ pub fn is_simultaneous(traffic: &Traffic, set: &[TransferId]) -> bool {
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeframes_and_back_drop_the_unused_timeframes_only() {
+        // Timeframe 1 unused, transfer 3 in none.
+        let s = Schedule::from_timeframes(&[2, 0, 2, u32::MAX, 0]);
+        let ids = |v: &[u32]| v.iter().map(|&t| TransferId(t)).collect::<Vec<_>>();
+        assert_eq!(s.frames, vec![ids(&[1, 4]), ids(&[0, 2])]);
+        assert_eq!(s.timeframes(5), vec![1, 0, 1, u32::MAX, 0]);
+        assert_eq!(Schedule::from_timeframes(&s.timeframes(5)), s);
+        assert!(Schedule::from_timeframes(&[]).is_empty());
+    }
 }

@@ -123,14 +123,7 @@ pub fn prove_by_search(
     let (found, nodes) = refute(traffic, k, &fixed, deadline)?;
     Ok(match found {
         Refuted::Open => SearchProved::Stopped,
-        Refuted::Coloured(col) => {
-            let mut frames = vec![Vec::new(); k];
-            for (t, &c) in col.iter().enumerate() {
-                frames[c as usize].push(liquid_model::TransferId(t as u32));
-            }
-            frames.retain(|f| !f.is_empty());
-            SearchProved::Sat(Schedule::new(frames))
-        }
+        Refuted::Coloured(col) => SearchProved::Sat(Schedule::from_timeframes(&col)),
         Refuted::Lemmas(lemmas) => {
             let clauses: Vec<Vec<i32>> = lemmas
                 .iter()

@@ -74,11 +74,7 @@ pub struct Colouring {
 impl Colouring {
     /// The colouring as a schedule (timeframe c holds the transfers of colour c, by id).
     pub fn to_schedule(&self) -> Schedule {
-        let mut frames = vec![Vec::new(); self.colours as usize];
-        for (t, &c) in self.colour.iter().enumerate() {
-            frames[c as usize].push(TransferId(t as u32));
-        }
-        Schedule::new(frames)
+        Schedule::from_timeframes(&self.colour)
     }
 }
 

@@ -428,7 +428,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
     } else if let Structure::Liquid { schedule, .. } = construct(traffic, deadline) {
         // An all-to-all whose orbit frames are conflict-free: Λ frames, the bound.
         stage = "orbit frames";
-        let c = colouring_of(traffic, &schedule);
+        let c = schedule.timeframes(traffic.len());
         colour(traffic, &vs, &left(0), progress, true, Some(c), bound.value)
     } else {
         // A short branch and bound settles most small traffics at once.
@@ -451,7 +451,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
                 StatValue::Count(t.schedule.len() as u64),
             ));
             stats.push(("tabu_steps".into(), StatValue::Count(t.steps)));
-            let c = colouring_of(traffic, &t.schedule);
+            let c = t.schedule.timeframes(traffic.len());
             let mut second = colour(
                 traffic,
                 &vs,
@@ -488,17 +488,6 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
 
 /// Nodes of the first, short branch and bound (module documentation).
 pub const QUICK_NODES: u64 = 10_000;
-
-/// A schedule's timeframe per transfer id.
-fn colouring_of(traffic: &Traffic, schedule: &Schedule) -> Vec<u32> {
-    let mut c = vec![NONE; traffic.len()];
-    for (f, ts) in schedule.frames.iter().enumerate() {
-        for t in ts {
-            c[t.index()] = f as u32;
-        }
-    }
-    c
-}
 
 #[cfg(test)]
 mod tests {

@@ -215,12 +215,8 @@ pub fn shorten(
     let mut rng = SplitMix64(seed);
     let mut total = 0u64;
     let n = traffic.len();
-    let mut frame = vec![0u32; n];
-    for (f, ts) in start.frames.iter().enumerate() {
-        for t in ts {
-            frame[t.index()] = f as u32;
-        }
-    }
+    // A valid schedule places every transfer.
+    let mut frame = start.timeframes(n);
     let mut work = MAX_WORK;
     let mut k = start.len();
     while k > lower.max(1) && k > 1 {
@@ -255,12 +251,7 @@ pub fn shorten(
         total += made;
         match done {
             Some(true) => {
-                let mut frames = vec![Vec::new(); k1];
-                for (t, &f) in state.frame.iter().enumerate() {
-                    frames[f as usize].push(TransferId(t as u32));
-                }
-                frames.retain(|f| !f.is_empty());
-                best = Schedule::new(frames);
+                best = Schedule::from_timeframes(&state.frame);
                 frame = state.frame;
                 k = k1;
             }
