@@ -8,7 +8,7 @@
 use std::time::Instant;
 
 use liquid_model::{Answer, StatValue, Traffic};
-use liquid_sat::{prove_by_search, SearchProofError, SearchProved};
+use liquid_sat::{prove_by_search, SearchProved};
 
 use crate::Run;
 
@@ -49,7 +49,6 @@ pub(crate) fn with_search_proof(
             None,
             "none: the time limit came first in the colouring search".to_string(),
         ),
-        Err(SearchProofError::Search(e)) => (None, format!("none: {e}")),
         Err(e) => (None, format!("none: {e}")),
     };
     answer
