@@ -388,6 +388,8 @@ struct Search<'a> {
     /// Estimated bytes kept for the depths reached (sets and enumeration scratch), against
     /// [`DEPTH_BYTES`].
     depth_bytes: usize,
+    /// Whether the node that last returned set weights (its caller then sets them again).
+    wrote_weights: bool,
     demoted: Vec<Vec<usize>>,
     /// Per-link scratch marks.
     link_mark: Vec<bool>,
@@ -603,6 +605,7 @@ impl Search<'_> {
             next.clear();
             next.extend(set.iter().copied().filter(|&t| self.rem.contains(t)));
             self.sets[depth + 1] = next;
+            self.wrote_weights = false;
             let r = self.go(depth + 1, d - 1);
             for &t in team {
                 self.rem.insert(t);
@@ -610,16 +613,19 @@ impl Search<'_> {
                     self.load[l.index()] += 1;
                 }
             }
-            // The child set its transfers' weights from its loads: this node's again.
-            for &t in &self.sets[depth + 1] {
-                let w: u64 = self
-                    .traffic
-                    .transfer(TransferId(t as u32))
-                    .path
-                    .iter()
-                    .map(|l| u64::from(self.load[l.index()]))
-                    .sum();
-                weight[t].set((w << 32) | u64::from(self.key[t]));
+            // The child set its transfers' weights from its loads (unless it returned
+            // before): this node's again.
+            if std::mem::take(&mut self.wrote_weights) {
+                for &t in &self.sets[depth + 1] {
+                    let w: u64 = self
+                        .traffic
+                        .transfer(TransferId(t as u32))
+                        .path
+                        .iter()
+                        .map(|l| u64::from(self.load[l.index()]))
+                        .sum();
+                    weight[t].set((w << 32) | u64::from(self.key[t]));
+                }
             }
             if let Ok(true) = r {
                 self.frames.push(team.to_vec());
@@ -630,6 +636,7 @@ impl Search<'_> {
         self.levels[depth] = level;
         self.sets[depth] = set;
         self.demoted[depth] = demoted;
+        self.wrote_weights = true;
         match r {
             Ok(false) => {
                 if self.stats.teams == teams_before {
@@ -976,6 +983,7 @@ fn run(
         levels: vec![Anchored::default()],
         weight: &weight,
         depth_bytes: 0,
+        wrote_weights: false,
         demoted: vec![Vec::new()],
         link_mark: vec![false; traffic.num_links()],
         side: vec![0; traffic.len()],
