@@ -196,6 +196,11 @@ enum Command {
         /// DSatur's length, at least Λ).
         #[arg(long)]
         colours: Option<usize>,
+        /// DIMACS in the variables of K ≥ k timeframes, the timeframes k..K closed by unit
+        /// clauses: the formula a `sat-incremental` proof refutes (its manifest's
+        /// `options.frames`).
+        #[arg(long, value_name = "K")]
+        frames: Option<usize>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = EncodeFormat::Dimacs)]
         format: EncodeFormat,
@@ -661,8 +666,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Encode {
             model,
             colours,
+            frames,
             format,
-        } => commands::encode(&model, colours, format),
+        } => commands::encode(&model, colours, frames, format),
         Command::Prove {
             model,
             colours,

@@ -28,7 +28,8 @@ pub fn colours_or_duration(
     }
 }
 
-/// `liquid encode MODEL [--colours k] [--format dimacs|lp]`: the encoding on stdout.
+/// `liquid encode MODEL [--colours k] [--frames K] [--format dimacs|lp]`: the encoding on
+/// stdout.
 ///
 /// DIMACS encodes "a schedule of at most k timeframes exists" (default k = Λ). LP offers
 /// k timeframes and minimises the used ones (default: the ILP engine's own choice,
@@ -36,14 +37,25 @@ pub fn colours_or_duration(
 pub fn encode(
     model: &Path,
     colours: Option<usize>,
+    frames: Option<usize>,
     format: EncodeFormat,
 ) -> anyhow::Result<ExitCode> {
     let traffic = crate::input::load_traffic(model)?;
     let text = match format {
         EncodeFormat::Dimacs => {
             let k = colours_or_duration(&traffic, colours)?;
-            liquid_sat::dimacs(&traffic, k, &EncodeOptions::default())
+            let options = EncodeOptions {
+                frames,
+                ..Default::default()
+            };
+            liquid_sat::dimacs(&traffic, k, &options)
                 .map_err(|e| InputError(format!("{}: {e}", model.display())))?
+        }
+        EncodeFormat::Lp if frames.is_some() => {
+            return Err(InputError(
+                "--frames applies to the DIMACS encoding only (--format dimacs)".to_string(),
+            )
+            .into())
         }
         EncodeFormat::Lp => {
             let k = match colours {

@@ -117,24 +117,31 @@ fn prove_and_check_no_team() {
     );
 }
 
+/// Both SAT engines write proofs `check-proof` accepts: `sat` (a fresh solver per k) and
+/// `sat-incremental` (one solver going down; its formula is `encode --colours k --frames
+/// K`, the plain encoding when its first run refuted).
 #[test]
 fn solve_sat_prove_writes_a_checkable_proof() {
     let tmp = tempfile::tempdir().expect("temp dir");
-    for m in ["models/no-team.yaml", "models/odd-wheel.yaml"] {
-        let dir = tmp.path().join(stem(m));
-        let (code, out, err) = run(liquid()
-            .args(["solve", m, "--engine", "sat", "--prove"])
-            .arg(&dir));
-        assert_eq!(code, 0, "{err}");
-        assert!(out.contains("kind: sat-proof"), "{out}");
-        let (code, out, err) = run(liquid().args(["check-proof", m]).arg(&dir));
-        assert_eq!(code, 0, "{out}{err}");
-        assert!(out.contains("verified: true"), "{out}");
+    for engine in ["sat", "sat-incremental"] {
+        for m in ["models/no-team.yaml", "models/odd-wheel.yaml"] {
+            let dir = tmp.path().join(engine).join(stem(m));
+            let (code, out, err) = run(liquid()
+                .args(["solve", m, "--engine", engine, "--prove"])
+                .arg(&dir));
+            assert_eq!(code, 0, "{err}");
+            assert!(out.contains("kind: sat-proof"), "{out}");
+            assert!(out.contains("proof_by: engine"), "{out}");
+            let (code, out, err) = run(liquid().args(["check-proof", m]).arg(&dir));
+            assert_eq!(code, 0, "{out}{err}");
+            assert!(out.contains("verified: true"), "{out}");
+        }
+        // odd-wheel's proof is for 3 timeframes (optimum 4 = Λ + 2).
+        let manifest =
+            std::fs::read_to_string(tmp.path().join(engine).join("odd-wheel/manifest.yaml"))
+                .expect("manifest");
+        assert!(manifest.contains("\ncolours: 3\n"), "{manifest}");
     }
-    // odd-wheel's proof is for 3 timeframes (optimum 4 = Λ + 2).
-    let manifest =
-        std::fs::read_to_string(tmp.path().join("odd-wheel/manifest.yaml")).expect("manifest");
-    assert!(manifest.contains("\ncolours: 3\n"), "{manifest}");
 }
 
 /// Issue 13's hard colouring core: queen8_8 (Λ = 8, optimum 9). The SAT engine's schedule
@@ -142,12 +149,18 @@ fn solve_sat_prove_writes_a_checkable_proof() {
 /// that `certify` accepts from the files alone, for the CNF `encode --colours 8` prints.
 #[test]
 fn queen8_8_gets_an_optimal_certificate() {
+    for engine in ["sat", "sat-incremental"] {
+        queen8_8_certificate(engine);
+    }
+}
+
+fn queen8_8_certificate(engine: &str) {
     let tmp = tempfile::tempdir().expect("temp dir");
     let m = "models/hard/queen8_8.yaml";
     let proof = tmp.path().join("proof");
     let schedule = tmp.path().join("schedule.yaml");
     let (code, out, err) = run(liquid()
-        .args(["solve", m, "--engine", "sat", "--prove"])
+        .args(["solve", m, "--engine", engine, "--prove"])
         .arg(&proof)
         .arg("--schedule-out")
         .arg(&schedule));
@@ -266,12 +279,44 @@ fn encode_snapshots() {
         "encode@odd-cycle-k3",
         liquid().args(["encode", "models/odd-cycle.yaml", "--colours", "3"])
     );
+    // The incremental engine's formula: the variables of 4 timeframes, 2 and 3 closed.
+    snap!(
+        "encode@odd-cycle-k2-frames4",
+        liquid().args([
+            "encode",
+            "models/odd-cycle.yaml",
+            "--colours",
+            "2",
+            "--frames",
+            "4"
+        ])
+    );
 }
 
 #[test]
 fn bad_sat_arguments_exit_2() {
     let (code, _, err) = run(liquid().args(["encode", "models/no-team.yaml", "--colours", "0"]));
     assert_eq!(code, 2, "{err}");
+    for (frames, why) in [
+        ("2", "cannot hold a schedule of 3 timeframes"),
+        ("5", "--format dimacs"),
+    ] {
+        let mut cmd = liquid();
+        cmd.args([
+            "encode",
+            "models/no-team.yaml",
+            "--colours",
+            "3",
+            "--frames",
+            frames,
+        ]);
+        if frames == "5" {
+            cmd.args(["--format", "lp"]);
+        }
+        let (code, _, err) = run(&mut cmd);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(why), "{err}");
+    }
     let (code, _, err) = run(liquid().args(["solve", "models/no-team.yaml", "--decide"]));
     assert_eq!(code, 2, "{err}");
     assert!(

@@ -87,6 +87,7 @@ fn options() -> EncodeOptions {
         transfer_amo: true,
         team: false,
         symmetry: false,
+        frames: None,
     }
 }
 

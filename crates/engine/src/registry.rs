@@ -10,6 +10,7 @@ pub static ENGINES: &[&dyn Engine] = &[
     &engines::dsatur::Dsatur,
     &engines::exact::Exact,
     &engines::sat::Sat,
+    &engines::sat::SatIncremental,
     &engines::ilp::Ilp,
     &engines::portfolio::Portfolio,
     &engines::round_robin::RoundRobin,

@@ -292,7 +292,9 @@ fn promise(c: &Config) -> Option<Promise> {
     match (c.engine.name(), c.request.decide) {
         ("native" | "structured", _) => Some(Promise::DecidesLiquidity),
         ("ilp", true) => Some(Promise::FindsLiquid),
-        ("exact" | "sat" | "ilp" | "portfolio", _) => Some(Promise::FindsOptimum),
+        ("exact" | "sat" | "sat-incremental" | "ilp" | "portfolio", _) => {
+            Some(Promise::FindsOptimum)
+        }
         _ => None,
     }
 }
@@ -432,17 +434,19 @@ fn judge(
 }
 
 /// With proofs requested, `native` and `exact` prove their own bounds above Λ that need a
-/// proof (not a clique's; by the colouring search's refutation, up to 32 timeframes): the
-/// proof the gate checked is the engine's, not the gate's SAT fallback.
+/// proof (not a clique's; by the colouring search's refutation, up to 32 timeframes), and
+/// `sat` and `sat-incremental` theirs (from the run that refuted): the proof the gate
+/// checked is the engine's, not the gate's SAT fallback.
 /// Whether it checked one (an engine's proof was required and present).
 fn proof_source(c: &Config, traffic: &Traffic, checked: &Checked) -> Result<bool, String> {
     let lower = checked.outcome().lower_bound(traffic);
     let bound = lower.value;
-    if !c.request.proofs
-        || !matches!(c.engine.name(), "native" | "exact")
-        || !matches!(lower.evidence, Evidence::CheckedProof(_))
-        || bound - 1 > liquid_search::kcolour::MAX_TIMEFRAMES
-    {
+    let own = match c.engine.name() {
+        "native" | "exact" => bound - 1 <= liquid_search::kcolour::MAX_TIMEFRAMES,
+        "sat" | "sat-incremental" => true,
+        _ => false,
+    };
+    if !c.request.proofs || !own || !matches!(lower.evidence, Evidence::CheckedProof(_)) {
         return Ok(false);
     }
     let by = checked

@@ -221,6 +221,49 @@ mod tests {
     }
 
     #[test]
+    fn an_incremental_proof_with_closed_timeframes_verifies_from_its_directory() {
+        // From one transfer per timeframe, without the tabu search, the incremental engine
+        // goes down through satisfiable runs: its proof refutes 2 timeframes in the
+        // variables of 4, the last two closed by units.
+        let t = liquid_model::examples::odd_cycle();
+        let opts = liquid_sat::SatOptions {
+            proofs: true,
+            incremental: true,
+            tabu: false,
+            start: Some(liquid_model::Schedule::new(
+                t.transfer_ids().map(|x| vec![x]).collect(),
+            )),
+            ..Default::default()
+        };
+        let run = liquid_sat::solve_with(
+            &t,
+            &liquid_model::Limits::default(),
+            &opts,
+            &std::sync::atomic::AtomicU64::new(0),
+        )
+        .expect("runs");
+        let r = run.refutation.expect("a refutation of 2 timeframes");
+        assert_eq!((r.colours, r.options.frames), (2, Some(4)));
+        assert!(r
+            .families
+            .iter()
+            .any(|f| f.name == "closed" && f.clauses > 0));
+        let dir = tempfile::tempdir().expect("temp dir");
+        write_and_verify(dir.path(), &t, &r)
+            .expect("written")
+            .expect("accepted");
+        let manifest = std::fs::read_to_string(dir.path().join(MANIFEST_FILE)).expect("manifest");
+        assert!(manifest.contains("frames: 4"), "{manifest}");
+        // Without the closed timeframes' record, the formula is not the manifest's.
+        std::fs::write(
+            dir.path().join(MANIFEST_FILE),
+            manifest.replace("  frames: 4\n", ""),
+        )
+        .expect("edit");
+        assert!(verify_dir(&t, dir.path()).expect("readable").is_err());
+    }
+
+    #[test]
     fn a_lying_manifest_is_rejected() {
         let (t, r) = refutation();
         let dir = tempfile::tempdir().expect("temp dir");

@@ -58,6 +58,10 @@ pub struct ManifestOptions {
     pub team: bool,
     /// Symmetry-breaking units present.
     pub symmetry: bool,
+    /// The timeframes of the variables when more than the claim's k (the `closed` family
+    /// closes the rest): the incremental SAT engine's formula.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frames: Option<usize>,
 }
 
 /// One clause family of a [`ProofManifest`].
@@ -104,6 +108,7 @@ pub fn manifest_options(o: &EncodeOptions) -> ManifestOptions {
         transfer_amo: o.transfer_amo,
         team: o.team,
         symmetry: o.symmetry,
+        frames: o.frames,
     }
 }
 
@@ -116,6 +121,7 @@ pub fn options_from_manifest(m: &ManifestOptions) -> Result<EncodeOptions, Strin
         transfer_amo: m.transfer_amo,
         team: m.team,
         symmetry: m.symmetry,
+        frames: m.frames,
     })
 }
 

@@ -33,6 +33,15 @@
 //!    in distinct timeframes; renaming the timeframes (a schedule's frames can be permuted
 //!    freely, and the other families are invariant under a permutation of `c`) moves `u_i`
 //!    to timeframe `i`.
+//! 6. `closed` (only with [`EncodeOptions::frames`] = `Some(K)`, `K > k`): the formula is
+//!    written in the variables of `K` timeframes (families 1-5 exactly as for `K`), and
+//!    the unit clauses `¬x[t,c]` for `c` from `K - 1` down to `k`, every transfer `t` in
+//!    order within each `c`, close the timeframes beyond `k`. A schedule of length at most
+//!    `k` satisfies families 1-5 of `K` (its timeframes are among the first `k`, with the
+//!    symmetry family's renaming, which needs only `load ≤ Λ ≤ k` frames) and leaves the
+//!    closed frames empty. This is the formula of the incremental SAT engine
+//!    (`sat-incremental`), which starts at `K` and closes timeframes as it finds shorter
+//!    schedules, in one solver: its LRAT proof refutes exactly this text.
 //!
 //! # At-most-one encodings
 //!
@@ -106,6 +115,9 @@ pub struct EncodeOptions {
     pub team: bool,
     /// Whether one largest clique gets fixed timeframes (family 5).
     pub symmetry: bool,
+    /// `Some(K)` with `K ≥ k`: write the variables and families 1-5 of `K` timeframes and
+    /// close the timeframes `k..K` by unit clauses (family 6, `closed`); `None` is `K = k`.
+    pub frames: Option<usize>,
 }
 
 impl Default for EncodeOptions {
@@ -115,6 +127,7 @@ impl Default for EncodeOptions {
             transfer_amo: true,
             team: true,
             symmetry: true,
+            frames: None,
         }
     }
 }
@@ -148,6 +161,14 @@ pub enum EncodeError {
         /// Timeframes.
         colours: usize,
     },
+    /// [`EncodeOptions::frames`] below the number of timeframes.
+    #[error("the encoding's {frames} timeframes of variables cannot hold a schedule of {colours} timeframes")]
+    FramesBelowColours {
+        /// Timeframes asked for (k).
+        colours: usize,
+        /// [`EncodeOptions::frames`].
+        frames: usize,
+    },
     /// The encoding would exceed [`MAX_LITERALS`].
     #[error("the encoding with {colours} timeframes would hold about {literals} literals ({transfers} transfers), beyond the limit of {limit} (it would take about {mib} MiB): too large for the SAT engine; use the dsatur or native engine")]
     BeyondLimit {
@@ -179,6 +200,8 @@ pub struct Encoding {
     model: String,
     transfers: usize,
     colours: usize,
+    /// Timeframes of the variables: `options.frames`, or `colours`.
+    frames: usize,
     options: EncodeOptions,
     num_vars: usize,
     clauses: Vec<Vec<i32>>,
@@ -270,6 +293,17 @@ pub fn encode(
     options: &EncodeOptions,
 ) -> Result<Encoding, EncodeError> {
     check_size(traffic, k)?;
+    let colours = k;
+    let k = match options.frames {
+        Some(frames) if frames < colours => {
+            return Err(EncodeError::FramesBelowColours { colours, frames })
+        }
+        Some(frames) => {
+            check_size(traffic, frames)?;
+            frames
+        }
+        None => colours,
+    };
     let n = traffic.len();
     let x = |t: usize, c: usize| (t * k + c + 1) as i32;
     let mut b = Builder {
@@ -341,10 +375,21 @@ pub fn encode(
         mark(&b, "symmetry", before);
     }
 
+    if k > colours {
+        let before = b.clauses.len();
+        for c in (colours..k).rev() {
+            for t in 0..n {
+                b.clauses.push(vec![-x(t, c)]);
+            }
+        }
+        mark(&b, "closed", before);
+    }
+
     Ok(Encoding {
         model: traffic.name().to_string(),
         transfers: n,
-        colours: k,
+        colours,
+        frames: k,
         options: *options,
         num_vars: b.num_vars,
         clauses: b.clauses,
@@ -395,15 +440,20 @@ impl Encoding {
         &self.options
     }
 
+    /// The timeframes of the variables: [`EncodeOptions::frames`], or k.
+    pub fn frames(&self) -> usize {
+        self.frames
+    }
+
     /// The DIMACS variable of `x[t,c]`.
     pub fn var(&self, t: TransferId, c: usize) -> i32 {
-        (t.index() * self.colours + c + 1) as i32
+        (t.index() * self.frames + c + 1) as i32
     }
 
     /// The placements the CNF fixes by unit clauses (the `symmetry` family), as
     /// `(transfer, timeframe)`, in clause order.
     pub fn fixed(&self) -> Vec<(TransferId, usize)> {
-        let k = self.colours;
+        let k = self.frames;
         let primary = self.transfers * k;
         self.clauses
             .iter()
@@ -430,7 +480,7 @@ impl Encoding {
         let _ = writeln!(s, "c model: {}", one_line(&self.model));
         let _ = writeln!(s, "c transfers: {}", self.transfers);
         let _ = writeln!(s, "c colours: {}", self.colours);
-        let _ = writeln!(
+        let _ = write!(
             s,
             "c options: amo={} transfer_amo={} team={} symmetry={}",
             o.amo.as_str(),
@@ -438,7 +488,11 @@ impl Encoding {
             o.team,
             o.symmetry
         );
-        let primary = self.transfers * self.colours;
+        if let Some(f) = o.frames {
+            let _ = write!(s, " frames={f}");
+        }
+        s.push('\n');
+        let primary = self.transfers * self.frames;
         let aux = if self.num_vars > primary {
             format!("auxiliaries {}..{}", primary + 1, self.num_vars)
         } else {
@@ -447,7 +501,7 @@ impl Encoding {
         let _ = writeln!(
             s,
             "c variables: x[t,c] = t*{} + c + 1 for transfer t and timeframe c (0-based); {aux}",
-            self.colours
+            self.frames
         );
         for f in &self.families {
             let _ = writeln!(s, "c family: {} ({} clauses)", f.name, f.clauses);
@@ -466,7 +520,7 @@ impl Encoding {
     /// schedule: each transfer goes to its first true timeframe; empty timeframes are
     /// dropped. The result is validated by the caller, never trusted.
     pub fn decode(&self, model: &[i32]) -> Schedule {
-        let k = self.colours;
+        let k = self.frames;
         let mut truth = vec![false; self.transfers * k];
         for &l in model {
             if l > 0 && (l as usize) <= truth.len() {

@@ -6,13 +6,18 @@ use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
 use crate::encode::{check_size, encode, EncodeOptions, Encoding};
+use crate::incremental::descend;
 use crate::prove::{prove_encoding, Proved, Refutation};
 use crate::solver::{run, Formula, Run};
 use crate::SatError;
-use liquid_model::{Answer, Evidence, Limits, LowerBound, Outcome, Schedule, StatValue, Traffic};
+use liquid_model::{
+    Answer, Evidence, Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId,
+};
 
 /// The engine's name in outcomes.
 pub const ENGINE: &str = "sat";
+/// The name of the engine with [`SatOptions::incremental`].
+pub const ENGINE_INCREMENTAL: &str = "sat-incremental";
 
 /// Decides whether `traffic` has a schedule of at most `k` timeframes: `None` at the
 /// deadline, `Some(Some(schedule))` (decoded from the model, not yet validated) when it
@@ -75,6 +80,10 @@ pub struct SatOptions {
     pub tabu: bool,
     /// The tabu search's seed.
     pub seed: u64,
+    /// One solver for every length, going down from one below the best schedule's
+    /// length, clauses added between runs (`engine: sat-incremental`; see
+    /// [`descend_lengths`]); off: a fresh solver per length, going up from Λ.
+    pub incremental: bool,
 }
 
 impl Default for SatOptions {
@@ -85,6 +94,7 @@ impl Default for SatOptions {
             start: None,
             tabu: true,
             seed: 0,
+            incremental: false,
         }
     }
 }
@@ -116,15 +126,28 @@ pub fn solve(traffic: &Traffic, limits: &Limits) -> Answer {
     }
 }
 
+/// What a loop over lengths leaves: the best schedule, the bound, its refutation and
+/// the run counts.
+struct Lengths {
+    best: Schedule,
+    bound: LowerBound,
+    refutation: Option<Box<Refutation>>,
+    calls: u64,
+    resolves: u64,
+    last_size: (usize, usize),
+    stopped: bool,
+}
+
 /// Runs the SAT engine: k = Λ, Λ+1, … up to one less than the best schedule's length
 /// (the starting one, shortened by tabu search once Λ is refuted, see
 /// [`SatOptions::tabu`]), one fresh solver per k (with the LRAT writer when proofs are asked for, so the proof of
 /// the last unsatisfiable k comes from the run that found it). The first satisfiable k
 /// gives an optimal schedule; if every k is unsatisfiable, the starting schedule is
-/// optimal. `liquid`, `optimal`, `non-liquid` (a bound above Λ, the optimum not reached
-/// before the deadline) or `unknown` (stopped before anything was settled, with the best
-/// schedule). The node limit does not apply: varisat counts no nodes. Colours transfers of
-/// the starting DSatur run into `progress`.
+/// optimal. With [`SatOptions::incremental`], one solver goes down instead (see
+/// [`descend_lengths`]). `liquid`, `optimal`, `non-liquid` (a bound above Λ, the optimum
+/// not reached before the deadline) or `unknown` (stopped before anything was settled,
+/// with the best schedule). The node limit does not apply: varisat counts no nodes.
+/// Colours transfers of the starting DSatur run into `progress`.
 pub fn solve_with(
     traffic: &Traffic,
     limits: &Limits,
@@ -133,6 +156,11 @@ pub fn solve_with(
 ) -> Result<SatRun, SatError> {
     let deadline = limits.deadline();
     let lam = traffic.duration();
+    let engine = if opts.incremental {
+        ENGINE_INCREMENTAL
+    } else {
+        ENGINE
+    };
     // Too large to encode even at k = Λ: said before any work, not after minutes of DSatur.
     check_size(traffic, lam)?;
     let mut stats = Vec::new();
@@ -161,19 +189,13 @@ pub fn solve_with(
         };
         return Ok(SatRun {
             answer: Answer {
-                engine: ENGINE.to_string(),
+                engine: engine.to_string(),
                 outcome,
                 stats,
             },
             refutation: None,
         });
     };
-    let mut bound = LowerBound::duration(traffic);
-    let mut refutation = None;
-    let mut calls = 0u64;
-    let mut resolves = 0u64;
-    let mut last_size = (0usize, 0usize);
-    let mut stopped = false;
     // A heuristic first, down to Λ + 1 at best (SAT itself answers Λ): every length it
     // reaches is one SAT call fewer, and the satisfiable calls are the slow ones on hard
     // colouring cores (queen8_8: seconds for varisat, milliseconds for the tabu search).
@@ -186,6 +208,70 @@ pub fn solve_with(
         ));
         best = t.schedule;
     }
+    let l = if opts.incremental {
+        descend_lengths(traffic, best, opts, deadline)?
+    } else {
+        ascend_lengths(traffic, best, opts, deadline)?
+    };
+    let Lengths {
+        best,
+        bound,
+        refutation,
+        calls,
+        resolves,
+        last_size,
+        stopped,
+    } = l;
+    stats.push(("sat_calls".to_string(), StatValue::Count(calls)));
+    if resolves > 0 {
+        stats.push(("proof_runs".to_string(), StatValue::Count(resolves)));
+    }
+    stats.push((
+        "last_variables".to_string(),
+        StatValue::Count(last_size.0 as u64),
+    ));
+    stats.push((
+        "last_clauses".to_string(),
+        StatValue::Count(last_size.1 as u64),
+    ));
+    if let Some(r) = &refutation {
+        stats.push((
+            "proof_bytes".to_string(),
+            StatValue::Count(r.lrat.len() as u64),
+        ));
+    }
+    if stopped {
+        stats.push((
+            "stopped".to_string(),
+            StatValue::Text("time limit".to_string()),
+        ));
+    }
+    let outcome = Outcome::settle(traffic, Some(best.normalized()), bound, !stopped);
+    Ok(SatRun {
+        answer: Answer {
+            engine: engine.to_string(),
+            outcome,
+            stats,
+        },
+        refutation,
+    })
+}
+
+/// k = Λ, Λ + 1, … below the best schedule's length, a fresh varisat per k (the engine
+/// without [`SatOptions::incremental`]).
+fn ascend_lengths(
+    traffic: &Traffic,
+    mut best: Schedule,
+    opts: &SatOptions,
+    deadline: Option<Instant>,
+) -> Result<Lengths, SatError> {
+    let lam = traffic.duration();
+    let mut bound = LowerBound::duration(traffic);
+    let mut refutation = None;
+    let mut calls = 0u64;
+    let mut resolves = 0u64;
+    let mut last_size = (0usize, 0usize);
+    let mut stopped = false;
     // Always ask SAT about k = Λ, even when the starting schedule is liquid: the engine
     // then answers on its own. The LRAT writer (which costs varisat 3 to 7 times its
     // solving time) is attached only to the run whose "unsatisfiable" would be the final
@@ -206,12 +292,7 @@ pub fn solve_with(
                 if r.is_some() {
                     refutation = r;
                 }
-                bound = LowerBound {
-                    value: k + 1,
-                    evidence: Evidence::SolverClaim {
-                        engine: ENGINE.to_string(),
-                    },
-                };
+                bound = solver_bound(ENGINE, k + 1);
             }
             None => {
                 stopped = true;
@@ -244,37 +325,96 @@ pub fn solve_with(
             None => {}
         }
     }
-    stats.push(("sat_calls".to_string(), StatValue::Count(calls)));
-    if resolves > 0 {
-        stats.push(("proof_runs".to_string(), StatValue::Count(resolves)));
-    }
-    stats.push((
-        "last_variables".to_string(),
-        StatValue::Count(last_size.0 as u64),
-    ));
-    stats.push((
-        "last_clauses".to_string(),
-        StatValue::Count(last_size.1 as u64),
-    ));
-    if let Some(r) = &refutation {
-        stats.push((
-            "proof_bytes".to_string(),
-            StatValue::Count(r.lrat.len() as u64),
-        ));
-    }
-    if stopped {
-        stats.push((
-            "stopped".to_string(),
-            StatValue::Text("time limit".to_string()),
-        ));
-    }
-    let outcome = Outcome::settle(traffic, Some(best.normalized()), bound, !stopped);
-    Ok(SatRun {
-        answer: Answer {
-            engine: ENGINE.to_string(),
-            outcome,
-            stats,
-        },
+    Ok(Lengths {
+        best,
+        bound,
         refutation,
+        calls,
+        resolves,
+        last_size,
+        stopped,
     })
+}
+
+/// The bound "at least `value` timeframes", on `engine`'s (varisat's) word.
+fn solver_bound(engine: &str, value: usize) -> LowerBound {
+    LowerBound {
+        value,
+        evidence: Evidence::SolverClaim {
+            engine: engine.to_string(),
+        },
+    }
+}
+
+/// One varisat going down (the engine with [`SatOptions::incremental`]): the encoding of
+/// K = max(best − 1, Λ) timeframes first; after each satisfiable run, the timeframes from
+/// one less than the length of the schedule it found up to K are closed by unit clauses
+/// added to the same solver (the `closed` family of
+/// [`EncodeOptions::frames`]), keeping what it learned. The first unsatisfiable run
+/// settles the optimum, and with proofs its LRAT proof is captured in that run (the
+/// writer is attached from the start, also to the satisfiable runs): no second run. The
+/// proof refutes `liquid encode MODEL --colours k --frames K`. Going down, the bound stays
+/// Λ until that last run: at a deadline the answer has the best schedule but no bound
+/// above Λ (the ascending engine has bounds and no schedule in between).
+fn descend_lengths(
+    traffic: &Traffic,
+    mut best: Schedule,
+    opts: &SatOptions,
+    deadline: Option<Instant>,
+) -> Result<Lengths, SatError> {
+    let lam = traffic.duration();
+    let top = (best.len().max(1) - 1).max(lam);
+    let e = encode(traffic, top, &opts.encode)?;
+    let n = traffic.len();
+    // k: frames k.. are closed; the run asks "at most k timeframes?".
+    let mut k = top;
+    let mut calls = 1u64;
+    let d = descend(e.clauses(), opts.proofs, deadline, |model| {
+        let s = e.decode(model);
+        let len = s.len();
+        best = s;
+        if len <= lam {
+            return None;
+        }
+        let next = len - 1;
+        let mut units = Vec::with_capacity(n * (k - next));
+        for c in (next..k).rev() {
+            units.extend((0..n).map(|t| vec![-e.var(TransferId(t as u32), c)]));
+        }
+        k = next;
+        calls += 1;
+        Some(units)
+    })?;
+    let last_size = (e.num_vars(), e.num_clauses() + n * (top - k));
+    let mut l = Lengths {
+        best,
+        bound: LowerBound::duration(traffic),
+        refutation: None,
+        calls,
+        resolves: 0,
+        last_size,
+        stopped: false,
+    };
+    match d.last {
+        Run::Sat(_) => {}
+        Run::Timeout => l.stopped = true,
+        Run::Unsat(lrat) => {
+            l.bound = solver_bound(ENGINE_INCREMENTAL, k + 1);
+            if let Some(lrat) = lrat {
+                let options = EncodeOptions {
+                    frames: (top > k).then_some(top),
+                    ..opts.encode
+                };
+                let closed = encode(traffic, k, &options)?;
+                l.refutation = Some(Box::new(Refutation {
+                    colours: k,
+                    options,
+                    families: closed.families().to_vec(),
+                    cnf: closed.dimacs(),
+                    lrat,
+                }));
+            }
+        }
+    }
+    Ok(l)
 }

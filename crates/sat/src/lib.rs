@@ -4,12 +4,14 @@
 //!   deterministic DIMACS writer ([`dimacs`]).
 //! - [`solver`]: one varisat run in the calling thread, stopped at a deadline, with an LRAT
 //!   proof on request.
+//! - [`incremental`]: one varisat across lengths, clauses added between runs, the LRAT
+//!   proof of the last run renumbered to the formula's file order.
 //! - [`prove`](mod@prove): refutations (CNF + LRAT) that k timeframes do not suffice, in
 //!   memory.
 //! - [`rup`]: LRAT proofs from RUP lemmas (the native search's refutation traces).
 //! - [`engine`]: liquidity (k = Λ) and the optimal length (`engine: sat`).
 //!
-//! Modules depend one way: `encode` ← `solver` ← `prove` ← `engine`, and `rup` ← `prove`. Schedules decoded
+//! Modules depend one way: `encode` ← `solver` ← `prove` ← `engine`, `solver` ← `incremental` ← `engine`, and `rup` ← `prove`. Schedules decoded
 //! from models must still be validated by the model crate; refutations are checked by
 //! `liquid-certify` (through `liquid-proof`), which shares no code with this crate or
 //! varisat, before anything calls them proofs.
@@ -17,6 +19,7 @@
 
 pub mod encode;
 pub mod engine;
+pub mod incremental;
 pub mod prove;
 pub mod rup;
 pub mod solver;
@@ -25,7 +28,7 @@ pub use encode::{
     check_size, dimacs, encode, AmoEncoding, EncodeError, EncodeOptions, Encoding, Family,
     ENCODING_VERSION, PAIRWISE_MAX,
 };
-pub use engine::{decide, solve, solve_with, SatOptions, SatRun, ENGINE};
+pub use engine::{decide, solve, solve_with, SatOptions, SatRun, ENGINE, ENGINE_INCREMENTAL};
 pub use prove::{
     prove, prove_by_search, prove_encoding, Proved, Refutation, SearchProofError, SearchProved,
 };

@@ -4,8 +4,9 @@
 //! accepts.
 
 use liquid_model::{check_outcome, Limits, Verdict};
-use liquid_sat::{prove, solve, EncodeOptions, Proved};
+use liquid_sat::{prove, solve, solve_with, EncodeOptions, Proved, SatOptions};
 use proptest::prelude::*;
+use std::sync::atomic::AtomicU64;
 
 mod common;
 use common::{build, colourable};
@@ -43,6 +44,42 @@ proptest! {
     }
 
     #[test]
+    fn the_incremental_engine_agrees_and_its_proofs_check(paths in traffic_strategy()) {
+        let t = build(&paths);
+        let optimum = (1..=paths.len()).find(|&k| colourable(&paths, k)).expect("n suffice");
+        // From one transfer per timeframe and without the tabu search, the solver goes
+        // down through satisfiable runs before the one that refutes.
+        let singletons = liquid_model::Schedule::new(t.transfer_ids().map(|x| vec![x]).collect());
+        for (start, tabu) in [(Some(singletons), false), (None, true)] {
+            let opts = SatOptions {
+                proofs: true,
+                incremental: true,
+                tabu,
+                start,
+                ..Default::default()
+            };
+            let r = solve_with(&t, &Limits::default(), &opts, &AtomicU64::new(0)).expect("runs");
+            let o = &r.answer.outcome;
+            check_outcome(&t, o).map_err(TestCaseError::fail)?;
+            prop_assert_eq!(o.schedule().map(|s| s.len()), Some(optimum));
+            prop_assert_eq!(o.lower_bound(&t).value, optimum);
+            match &r.refutation {
+                // The refutation of optimum - 1 timeframes: its formula is the encoder's
+                // (with the closed timeframes of the runs before), its proof checks.
+                Some(p) => {
+                    prop_assert_eq!(p.colours + 1, optimum);
+                    let expected = liquid_sat::encode(&t, p.colours, &p.options)
+                        .expect("encodes")
+                        .dimacs();
+                    liquid_certify::check_refutation(&expected, &p.cnf, &p.lrat)
+                        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                }
+                None => prop_assert_eq!(optimum, t.duration()),
+            }
+        }
+    }
+
+    #[test]
     fn every_encoding_choice_gives_the_same_answer(paths in traffic_strategy()) {
         use liquid_sat::{decide, AmoEncoding};
         let t = build(&paths);
@@ -50,14 +87,18 @@ proptest! {
         let liquid = colourable(&paths, lam);
         for amo in AmoEncoding::ALL {
             for (team, symmetry, transfer_amo) in [(false, false, false), (true, true, true)] {
-                let opts = EncodeOptions { amo, team, symmetry, transfer_amo };
-                let (_, r) = decide(&t, lam, &opts, None).expect("runs");
-                let r = r.expect("no deadline");
-                prop_assert_eq!(r.is_some(), liquid, "{:?}", opts);
-                if let Some(s) = r {
-                    let rep = liquid_model::validate(&t, &s)
-                        .map_err(|e| TestCaseError::fail(e.to_string()))?;
-                    prop_assert_eq!(rep.length, lam);
+                // Also in the variables of more timeframes, the extra ones closed by units
+                // (the incremental engine's formula).
+                for frames in [None, Some(lam + 1), Some(lam + 3)] {
+                    let opts = EncodeOptions { amo, team, symmetry, transfer_amo, frames };
+                    let (_, r) = decide(&t, lam, &opts, None).expect("runs");
+                    let r = r.expect("no deadline");
+                    prop_assert_eq!(r.is_some(), liquid, "{:?}", opts);
+                    if let Some(s) = r {
+                        let rep = liquid_model::validate(&t, &s)
+                            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                        prop_assert!(rep.length <= lam, "{:?}", opts);
+                    }
                 }
             }
         }

@@ -1,4 +1,5 @@
-//! `sat`: liquidity and the optimal length with varisat, with LRAT refutations on request.
+//! `sat` and `sat-incremental`: liquidity and the optimal length with varisat, with LRAT
+//! refutations on request.
 
 use std::sync::atomic::AtomicU64;
 
@@ -42,6 +43,44 @@ impl Engine for Sat {
         let opts = SatOptions {
             proofs: r.proofs,
             seed: r.seed,
+            ..Default::default()
+        };
+        let run = liquid_sat::solve_with(t, &r.limits, &opts, p).map_err(|e| sat_error(t, e))?;
+        Ok(Run {
+            answer: run.answer,
+            refutation: run.refutation,
+        })
+    }
+}
+
+/// The incremental SAT engine: one varisat going down from one below the best schedule's
+/// length, timeframes closed by unit clauses between runs, the proof captured in the
+/// first (and last) unsatisfiable run.
+pub struct SatIncremental;
+
+impl Engine for SatIncremental {
+    fn name(&self) -> &'static str {
+        liquid_sat::ENGINE_INCREMENTAL
+    }
+    fn about(&self) -> &'static str {
+        "SAT (varisat), one solver going down from the best schedule's length: clauses added \
+         between runs, the proof from the run that refuted"
+    }
+    fn verdicts(&self) -> &'static [Verdict] {
+        // Going down, the bound stays Λ until the last run settles the optimum.
+        &[Verdict::Liquid, Verdict::Optimal, Verdict::Unknown]
+    }
+    fn counts(&self) -> Counts {
+        Counts::Transfers
+    }
+    fn proves(&self) -> bool {
+        true
+    }
+    fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
+        let opts = SatOptions {
+            proofs: r.proofs,
+            seed: r.seed,
+            incremental: true,
             ..Default::default()
         };
         let run = liquid_sat::solve_with(t, &r.limits, &opts, p).map_err(|e| sat_error(t, e))?;
