@@ -13,6 +13,10 @@
 //! - **after**: `liquid_sat::solve_with` with proofs: the tabu search shortens DSatur's
 //!   schedule down to Λ + 1 before SAT starts, and only the run whose "unsatisfiable"
 //!   would be the final bound carries the LRAT writer;
+//! - **incremental**: the same with `SatOptions::incremental` (`sat-incremental`): one
+//!   varisat going down from one below the best schedule's length, the proof captured in
+//!   the run that refutes; also both engines without the tabu start, where there are
+//!   several lengths to go through;
 //!
 //! both followed by `liquid-certify` checking the refutation against a fresh encoding
 //! (what `--prove DIR` does, less the file I/O). Then, per refutation: its size, the
@@ -124,9 +128,17 @@ fn before(t: &Traffic, limit: Duration) -> Measured {
 
 /// The engine now, with proofs.
 fn after(t: &Traffic, limit: Duration) -> Measured {
+    engine(t, limit, false, true)
+}
+
+/// The engine with proofs: `sat` (a fresh solver per k, going up) or `sat-incremental`
+/// (one solver going down), with or without the tabu start.
+fn engine(t: &Traffic, limit: Duration, incremental: bool, tabu: bool) -> Measured {
     let start = Instant::now();
     let opts = SatOptions {
         proofs: true,
+        incremental,
+        tabu,
         ..Default::default()
     };
     let limits = Limits {
@@ -479,29 +491,37 @@ fn main() {
     );
     let _ = writeln!(
         md,
-        "| model | transfers | Λ | verdict | length | before: calls | before: s | after: calls | after: s | check s |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        "| model | transfers | Λ | verdict | length | before: calls | before: s | after: calls | after: s | check s | incremental: calls | incremental: s |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     );
-    let (mut sum_b, mut sum_a, mut log_ratio, mut n_ratio) = (0.0, 0.0, 0.0, 0usize);
+    let (mut sum_b, mut sum_a, mut sum_i, mut log_ratio, mut n_ratio) =
+        (0.0, 0.0, 0.0, 0.0, 0usize);
     let mut one_call = 0usize;
     for (name, t) in &others {
         eprintln!("model: {name}");
         let b = before(t, limit);
         let a = after(t, limit);
+        let i = engine(t, limit, true, true);
         assert_eq!(
             (b.length, b.bound.max(t.duration())),
             (a.length, a.bound),
             "{name}: before and after disagree"
+        );
+        assert_eq!(
+            (a.length, a.bound),
+            (i.length, i.bound),
+            "{name}: sat and sat-incremental disagree"
         );
         if a.calls == 1 {
             one_call += 1;
         }
         sum_b += b.seconds;
         sum_a += a.seconds;
+        sum_i += i.seconds;
         log_ratio += (a.seconds / b.seconds).ln();
         n_ratio += 1;
         let _ = writeln!(
             md,
-            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             t.len(),
             t.duration(),
             a.verdict,
@@ -511,6 +531,8 @@ fn main() {
             a.calls,
             secs(a.seconds),
             a.check_seconds.map_or("-".into(), secs),
+            i.calls,
+            secs(i.seconds),
         );
         keep_refutation(&mut refutations, name, t, a);
     }
@@ -525,25 +547,102 @@ fn main() {
         );
         let _ = writeln!(
             md,
-            "\nAfter the tabu start, {one_call} of these {n_ratio} models need one SAT call \
-             (and both hard cores do). One incremental varisat across k (assumptions or \
-             added \"frame unused\" units) was therefore not adopted: there is rarely a \
-             sequence of k to share, and its LRAT proof would refute the formula of another \
-             k plus those assumptions or units, not the CNF `liquid encode MODEL --colours k` \
-             prints, so the final k would need a fresh proof run anyway. The gain measured \
-             here comes from the tabu start (fewer calls) and from running the satisfiable \
-             calls without the LRAT writer (varisat's proof processing costs several times \
-             the solving time)."
+            "\nsat-incremental (same tabu start, one solver going down): total {} s. After \
+             the tabu start, {one_call} of these {n_ratio} models need one SAT call (and both \
+             hard cores do), so the two engines run the same single call and the incremental \
+             one has nothing to share; the next section compares them where there is.",
+            secs(sum_i)
+        );
+    }
+
+    // One solver across k, without the tabu start.
+    let _ = writeln!(
+        md,
+        "\n## One solver across k (sat-incremental), without the tabu start\n"
+    );
+    let _ = writeln!(
+        md,
+        "Both engines from DSatur's schedule alone (`SatOptions::tabu` off), so that there \
+         are several lengths between Λ and DSatur's: **ascending** is `sat`, a fresh varisat \
+         per k from Λ up, the LRAT writer on the run k = best − 1 and one more proof run \
+         when a lower k turns out satisfiable; **incremental** is `sat-incremental`, one \
+         varisat going down from DSatur's length − 1, the timeframes beyond each schedule \
+         found closed by unit clauses added between runs, the LRAT writer attached from the \
+         start (also to the satisfiable runs) and the proof taken from the first \
+         unsatisfiable run. Its proof refutes `liquid encode MODEL --colours k --frames K` \
+         (K the first length asked; the `closed` family); `check s` is `liquid-certify` on \
+         it. Only models where DSatur's schedule is above Λ + 1 are listed (elsewhere both \
+         make one call).\n"
+    );
+    let _ = writeln!(
+        md,
+        "| model | Λ | DSatur | optimum | ascending: calls | ascending: s | incremental: calls | incremental: s | incremental / ascending | check s |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    );
+    let mut closed: Vec<Kept> = Vec::new();
+    let (mut sum_up, mut sum_down, mut log_inc, mut n_inc) = (0.0, 0.0, 0.0, 0usize);
+    for (name, t) in hard.iter().chain(&others) {
+        let dsatur = liquid_search::dsatur::colour(t).to_schedule().len();
+        if dsatur <= t.duration() + 1 {
+            continue;
+        }
+        eprintln!("incremental: {name}");
+        let up = engine(t, limit, false, false);
+        let down = engine(t, limit, true, false);
+        let timeout = |m: &Measured| m.verdict == "timeout";
+        if !timeout(&up) && !timeout(&down) {
+            assert_eq!(
+                (up.length, up.bound),
+                (down.length, down.bound),
+                "{name}: ascending and incremental disagree"
+            );
+            sum_up += up.seconds;
+            sum_down += down.seconds;
+            log_inc += (down.seconds / up.seconds).ln();
+            n_inc += 1;
+        }
+        let time = |m: &Measured| {
+            if timeout(m) {
+                format!("> {} (timeout)", limit.as_secs())
+            } else {
+                secs(m.seconds)
+            }
+        };
+        let _ = writeln!(
+            md,
+            "| {name} | {} | {dsatur} | {} | {} | {} | {} | {} | {:.3} | {} |",
+            t.duration(),
+            down.length
+                .filter(|&l| l == down.bound)
+                .map_or("-".into(), |l| l.to_string()),
+            up.calls,
+            time(&up),
+            down.calls,
+            time(&down),
+            down.seconds / up.seconds,
+            down.check_seconds.map_or("-".into(), secs),
+        );
+        keep_refutation(&mut closed, name, t, down);
+    }
+    if n_inc > 0 {
+        let _ = writeln!(
+            md,
+            "\nTotal over the {n_inc} models both finished: ascending {} s, incremental {} s; \
+             geometric mean of incremental / ascending: {:.3}.",
+            secs(sum_up),
+            secs(sum_down),
+            (log_inc / n_inc as f64).exp()
         );
     }
 
     // Proofs.
-    let _ = writeln!(md, "\n## Proofs (after)\n");
+    let _ = writeln!(md, "\n## Proofs (after, and the incremental engine's)\n");
     let _ = writeln!(
         md,
         "Every refutation the runs above produced: the CNF of k timeframes \
-         (`liquid encode MODEL --colours k`, byte for byte), its LRAT proof, `liquid-certify`'s \
-         checking time, and the external checker's verdict. External checker: {}.\n",
+         (`liquid encode MODEL --colours k`, byte for byte; for the incremental runs without \
+         the tabu start, `--frames K` as well: the variables of K timeframes, the `closed` \
+         family's units last), its LRAT proof, `liquid-certify`'s checking time, and the \
+         external checker's verdict. External checker: {}.\n",
         match &rate {
             Some(p) => format!(
                 "`{}` (crates.io `rate` 0.3.0, `cargo install rate`, a DRAT/DPR checker \
@@ -562,7 +661,15 @@ fn main() {
         md,
         "| model | k | variables | clauses | LRAT lines | LRAT bytes | solve s | liquid-certify s | external verdict | external s |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     );
-    for (name, _t, r, solve_s, check_s) in &refutations {
+    let incremental_rows = closed
+        .iter()
+        .map(|(n, t, r, a, b)| (format!("{n} (incremental, no tabu)"), t, r, a, b));
+    let rows: Vec<_> = refutations
+        .iter()
+        .map(|(n, t, r, a, b)| (n.clone(), t, r, a, b))
+        .chain(incremental_rows)
+        .collect();
+    for (name, _t, r, solve_s, check_s) in rows {
         let cnf = liquid_certify::parse_dimacs(&r.cnf).expect("parses");
         let ext = external(rate.as_deref(), r, &tmp);
         let _ = writeln!(

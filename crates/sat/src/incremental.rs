@@ -196,7 +196,9 @@ pub fn descend(
     let last = {
         let mut solver = Solver::new();
         if let Some(d) = deadline {
-            solver.write_proof(DeadlineSink::new(d), ProofFormat::BinaryDrat);
+            // The deadline's sink (see `crate::solver`) in varisat's own format: its DRAT
+            // writers panic on clauses added between runs.
+            solver.write_proof(DeadlineSink::new(d), ProofFormat::Varisat);
         }
         if lrat {
             solver.add_proof_processor(&mut recorder);
@@ -310,6 +312,24 @@ mod tests {
         };
         let all: Vec<Vec<i32>> = formula.iter().chain(&more).cloned().collect();
         liquid_certify::check_texts(&text(&all, 2), &lrat).expect("checks");
+    }
+
+    #[test]
+    fn clauses_can_be_added_between_runs_under_a_deadline() {
+        // The deadline's proof sink must accept clauses added after a run, with and
+        // without the LRAT recorder.
+        for lrat in [false, true] {
+            let deadline = Some(Instant::now() + std::time::Duration::from_secs(600));
+            let mut left = 3;
+            let d = descend(&[vec![1, 2, 3]], lrat, deadline, |m| {
+                left -= 1;
+                let t = *m.iter().find(|&&l| l > 0).expect("one true");
+                (left > 0).then(|| vec![vec![-t]])
+            })
+            .expect("runs");
+            assert!(matches!(d.last, Run::Sat(_)), "{:?}", d.last);
+            assert_eq!(d.models.len(), 2);
+        }
     }
 
     #[test]

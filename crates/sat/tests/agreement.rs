@@ -50,7 +50,10 @@ proptest! {
         // From one transfer per timeframe and without the tabu search, the solver goes
         // down through satisfiable runs before the one that refutes.
         let singletons = liquid_model::Schedule::new(t.transfer_ids().map(|x| vec![x]).collect());
-        for (start, tabu) in [(Some(singletons), false), (None, true)] {
+        // The first with a (distant) time limit: the deadline's machinery must take clauses
+        // added between runs.
+        let limited = Limits { time: Some(std::time::Duration::from_secs(600)), nodes: None };
+        for (start, tabu, limits) in [(Some(singletons), false, limited), (None, true, Limits::default())] {
             let opts = SatOptions {
                 proofs: true,
                 incremental: true,
@@ -58,7 +61,7 @@ proptest! {
                 start,
                 ..Default::default()
             };
-            let r = solve_with(&t, &Limits::default(), &opts, &AtomicU64::new(0)).expect("runs");
+            let r = solve_with(&t, &limits, &opts, &AtomicU64::new(0)).expect("runs");
             let o = &r.answer.outcome;
             check_outcome(&t, o).map_err(TestCaseError::fail)?;
             prop_assert_eq!(o.schedule().map(|s| s.len()), Some(optimum));
