@@ -22,7 +22,9 @@
 //! (what `--prove DIR` does, less the file I/O). Then, per refutation: its size, the
 //! checking time of `liquid-certify`, and the verdict of an external checker when one is
 //! found: `rate` (crates.io, a DRAT checker; the LRAT proof is given to it as DRAT, its
-//! clauses in the same order without the hints) from `$LIQUID_RATE` or the `PATH`.
+//! clauses in the same order without the hints) from `$LIQUID_RATE` or the `PATH`, and
+//! drat-trim's `lrat-check` (the LRAT proof as it is, hints and all) from
+//! `$LIQUID_LRAT_CHECK` or the `PATH`.
 //! For the hard cores, the satisfiable k = optimum is also solved alone by varisat with
 //! other encoding options and by `cadical` when it is on the `PATH`. Last, every claim SAT
 //! refuted is refuted again by the native colouring search
@@ -128,15 +130,15 @@ fn before(t: &Traffic, limit: Duration) -> Measured {
 
 /// The engine now, with proofs.
 fn after(t: &Traffic, limit: Duration) -> Measured {
-    engine(t, limit, false, true)
+    engine(t, limit, false, true, true)
 }
 
-/// The engine with proofs: `sat` (a fresh solver per k, going up) or `sat-incremental`
-/// (one solver going down), with or without the tabu start.
-fn engine(t: &Traffic, limit: Duration, incremental: bool, tabu: bool) -> Measured {
+/// The engine: `sat` (a fresh solver per k, going up) or `sat-incremental` (one solver
+/// going down), with or without the tabu start, with or without proofs.
+fn engine(t: &Traffic, limit: Duration, incremental: bool, tabu: bool, proofs: bool) -> Measured {
     let start = Instant::now();
     let opts = SatOptions {
-        proofs: true,
+        proofs,
         incremental,
         tabu,
         ..Default::default()
@@ -226,6 +228,29 @@ fn lrat_to_drat(cnf: &str, lrat: &str) -> String {
     out
 }
 
+/// drat-trim's LRAT checker's verdict on a refutation, hints and all: (verdict, seconds),
+/// or `None` without the checker.
+fn lrat_check(checker: Option<&Path>, r: &Refutation, dir: &Path) -> Option<(String, f64)> {
+    let checker = checker?;
+    let cnf = dir.join("formula.cnf");
+    let lrat = dir.join("proof.lrat");
+    std::fs::write(&cnf, &r.cnf).expect("writes");
+    std::fs::write(&lrat, &r.lrat).expect("writes");
+    let start = Instant::now();
+    let out = Command::new(checker).arg(&cnf).arg(&lrat).output().ok()?;
+    let seconds = start.elapsed().as_secs_f64();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let verdict = if text.lines().any(|l| l.trim() == "c VERIFIED") {
+        "VERIFIED".to_string()
+    } else {
+        text.lines()
+            .find(|l| l.starts_with("c FAILED"))
+            .map(|l| l.trim_start_matches("c ").to_string())
+            .unwrap_or_else(|| format!("no verdict (exit {:?})", out.status.code()))
+    };
+    Some((verdict, seconds))
+}
+
 /// The external checker's verdict on a refutation: (verdict, seconds), or `None` without
 /// one.
 fn external(rate: Option<&Path>, r: &Refutation, dir: &Path) -> Option<(String, f64)> {
@@ -308,6 +333,9 @@ fn main() {
         .map(PathBuf::from)
         .or_else(|| find_on_path("rate"));
     let cadical = find_on_path("cadical");
+    let lrat_checker = std::env::var_os("LIQUID_LRAT_CHECK")
+        .map(PathBuf::from)
+        .or_else(|| find_on_path("lrat-check"));
     let tmp = std::env::temp_dir().join(format!("liquid-sat-proofs-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).expect("a temporary directory");
 
@@ -500,7 +528,7 @@ fn main() {
         eprintln!("model: {name}");
         let b = before(t, limit);
         let a = after(t, limit);
-        let i = engine(t, limit, true, true);
+        let i = engine(t, limit, true, true, true);
         assert_eq!(
             (b.length, b.bound.max(t.duration())),
             (a.length, a.bound),
@@ -576,19 +604,29 @@ fn main() {
     );
     let _ = writeln!(
         md,
-        "| model | Λ | DSatur | optimum | ascending: calls | ascending: s | incremental: calls | incremental: s | incremental / ascending | check s |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        "| model | Λ | DSatur | optimum | ascending: calls | ascending: s | incremental: calls | incremental: s | incremental / ascending | check s | no proofs: ascending s | no proofs: incremental s | no proofs: incremental / ascending |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     );
     let mut closed: Vec<Kept> = Vec::new();
     let (mut sum_up, mut sum_down, mut log_inc, mut n_inc) = (0.0, 0.0, 0.0, 0usize);
+    let (mut log_np, mut n_np) = (0.0, 0usize);
     for (name, t) in hard.iter().chain(&others) {
         let dsatur = liquid_search::dsatur::colour(t).to_schedule().len();
         if dsatur <= t.duration() + 1 {
             continue;
         }
         eprintln!("incremental: {name}");
-        let up = engine(t, limit, false, false);
-        let down = engine(t, limit, true, false);
+        let up = engine(t, limit, false, false, true);
+        let down = engine(t, limit, true, false, true);
+        let up_np = engine(t, limit, false, false, false);
+        let down_np = engine(t, limit, true, false, false);
         let timeout = |m: &Measured| m.verdict == "timeout";
+        let ratio = |a: &Measured, b: &Measured| {
+            if timeout(a) || timeout(b) {
+                "-".to_string()
+            } else {
+                format!("{:.3}", a.seconds / b.seconds)
+            }
+        };
         if !timeout(&up) && !timeout(&down) {
             assert_eq!(
                 (up.length, up.bound),
@@ -600,6 +638,15 @@ fn main() {
             log_inc += (down.seconds / up.seconds).ln();
             n_inc += 1;
         }
+        if !timeout(&up_np) && !timeout(&down_np) {
+            assert_eq!(
+                (up_np.length, up_np.bound),
+                (down_np.length, down_np.bound),
+                "{name}: ascending and incremental disagree without proofs"
+            );
+            log_np += (down_np.seconds / up_np.seconds).ln();
+            n_np += 1;
+        }
         let time = |m: &Measured| {
             if timeout(m) {
                 format!("> {} (timeout)", limit.as_secs())
@@ -609,17 +656,20 @@ fn main() {
         };
         let _ = writeln!(
             md,
-            "| {name} | {} | {dsatur} | {} | {} | {} | {} | {} | {:.3} | {} |",
+            "| {name} | {} | {dsatur} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             t.duration(),
-            down.length
-                .filter(|&l| l == down.bound)
+            up.length
+                .filter(|&l| l == up.bound)
                 .map_or("-".into(), |l| l.to_string()),
             up.calls,
             time(&up),
             down.calls,
             time(&down),
-            down.seconds / up.seconds,
+            ratio(&down, &up),
             down.check_seconds.map_or("-".into(), secs),
+            time(&up_np),
+            time(&down_np),
+            ratio(&down_np, &up_np),
         );
         keep_refutation(&mut closed, name, t, down);
     }
@@ -633,6 +683,14 @@ fn main() {
             (log_inc / n_inc as f64).exp()
         );
     }
+    if n_np > 0 {
+        let _ = writeln!(
+            md,
+            "Without proofs, over the {n_np} models both finished: geometric mean of \
+             incremental / ascending {:.3}.",
+            (log_np / n_np as f64).exp()
+        );
+    }
 
     // Proofs.
     let _ = writeln!(md, "\n## Proofs (after, and the incremental engine's)\n");
@@ -642,7 +700,7 @@ fn main() {
          (`liquid encode MODEL --colours k`, byte for byte; for the incremental runs without \
          the tabu start, `--frames K` as well: the variables of K timeframes, the `closed` \
          family's units last), its LRAT proof, `liquid-certify`'s checking time, and the \
-         external checker's verdict. External checker: {}.\n",
+         external checkers' verdicts. DRAT checker: {}. LRAT checker: {}.\n",
         match &rate {
             Some(p) => format!(
                 "`{}` (crates.io `rate` 0.3.0, `cargo install rate`, a DRAT/DPR checker \
@@ -655,11 +713,21 @@ fn main() {
             None => "none found (`cargo install rate` and put it on the PATH, or set \
                      LIQUID_RATE)"
                 .to_string(),
+        },
+        match &lrat_checker {
+            Some(_) => "`lrat-check` (drat-trim's LRAT checker, written independently of \
+                        liquid and varisat, built from its source with `gcc lrat-check.c \
+                        -std=c99 -DLONGTYPE -O2`, see crates/certify/README.md; it checks \
+                        every step with its hints, as liquid-certify does)"
+                .to_string(),
+            None => "none found (build drat-trim's `lrat-check`, see crates/certify/README.md, \
+                     and put it on the PATH or set LIQUID_LRAT_CHECK)"
+                .to_string(),
         }
     );
     let _ = writeln!(
         md,
-        "| model | k | variables | clauses | LRAT lines | LRAT bytes | solve s | liquid-certify s | external verdict | external s |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        "| model | k | variables | clauses | LRAT lines | LRAT bytes | solve s | liquid-certify s | rate (DRAT) | rate s | lrat-check | lrat-check s |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     );
     let incremental_rows = closed
         .iter()
@@ -672,9 +740,10 @@ fn main() {
     for (name, _t, r, solve_s, check_s) in rows {
         let cnf = liquid_certify::parse_dimacs(&r.cnf).expect("parses");
         let ext = external(rate.as_deref(), r, &tmp);
+        let lc = lrat_check(lrat_checker.as_deref(), r, &tmp);
         let _ = writeln!(
             md,
-            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.colours,
             cnf.num_vars,
             cnf.clauses.len(),
@@ -684,6 +753,8 @@ fn main() {
             secs(*check_s),
             ext.as_ref().map_or("-".to_string(), |e| e.0.clone()),
             ext.as_ref().map_or("-".to_string(), |e| secs(e.1)),
+            lc.as_ref().map_or("-".to_string(), |e| e.0.clone()),
+            lc.as_ref().map_or("-".to_string(), |e| secs(e.1)),
         );
     }
 
@@ -701,7 +772,7 @@ fn main() {
     );
     let _ = writeln!(
         md,
-        "| model | k | SAT: LRAT lines | SAT: solve s | SAT: check s | native: nodes | native: LRAT lines | native: LRAT bytes | native s | native: check s | native: external verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        "| model | k | SAT: LRAT lines | SAT: solve s | SAT: check s | native: nodes | native: LRAT lines | native: LRAT bytes | native s | native: check s | native: rate | native: lrat-check |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     );
     for (name, t, r, solve_s, check_s) in &refutations {
         eprintln!("native proof: {name}");
@@ -721,17 +792,19 @@ fn main() {
             }) => {
                 let native_check = check(t, &refutation);
                 let ext = external(rate.as_deref(), &refutation, &tmp);
+                let lc = lrat_check(lrat_checker.as_deref(), &refutation, &tmp);
                 format!(
-                    "{sat} | {nodes} | {} | {} | {} | {} | {} |",
+                    "{sat} | {nodes} | {} | {} | {} | {} | {} | {} |",
                     refutation.lrat.lines().count(),
                     refutation.lrat.len(),
                     secs(seconds),
                     secs(native_check),
                     ext.map_or("-".to_string(), |e| e.0),
+                    lc.map_or("-".to_string(), |e| e.0),
                 )
             }
             Ok(liquid_sat::SearchProved::Stopped) => format!(
-                "{sat} | - | - | - | > {} (timeout) | - | - |",
+                "{sat} | - | - | - | > {} (timeout) | - | - | - |",
                 limit.as_secs()
             ),
             Ok(liquid_sat::SearchProved::Sat(_)) => {
@@ -740,7 +813,7 @@ fn main() {
                     r.colours
                 )
             }
-            Err(e) => format!("{sat} | - | - | - | {e} | - | - |"),
+            Err(e) => format!("{sat} | - | - | - | {e} | - | - | - |"),
         };
         let _ = writeln!(md, "{row}");
     }
