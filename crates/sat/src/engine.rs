@@ -369,7 +369,10 @@ fn descend_lengths(
     // k: frames k.. are closed; the run asks "at most k timeframes?".
     let mut k = top;
     let mut calls = 1u64;
-    let d = descend(e.clauses(), opts.proofs, deadline, |model| {
+    // A starting schedule of Λ timeframes makes the first run satisfiable: no proof to
+    // capture, and the LRAT writer would only slow it down.
+    let lrat = opts.proofs && top < best.len();
+    let d = descend(e.clauses(), lrat, deadline, |model| {
         let s = e.decode(model);
         let len = s.len();
         best = s;
