@@ -213,47 +213,38 @@ pub fn solve_with(
     } else {
         ascend_lengths(traffic, best, opts, deadline)?
     };
-    let Lengths {
-        best,
-        bound,
-        refutation,
-        calls,
-        resolves,
-        last_size,
-        stopped,
-    } = l;
-    stats.push(("sat_calls".to_string(), StatValue::Count(calls)));
-    if resolves > 0 {
-        stats.push(("proof_runs".to_string(), StatValue::Count(resolves)));
+    stats.push(("sat_calls".to_string(), StatValue::Count(l.calls)));
+    if l.resolves > 0 {
+        stats.push(("proof_runs".to_string(), StatValue::Count(l.resolves)));
     }
     stats.push((
         "last_variables".to_string(),
-        StatValue::Count(last_size.0 as u64),
+        StatValue::Count(l.last_size.0 as u64),
     ));
     stats.push((
         "last_clauses".to_string(),
-        StatValue::Count(last_size.1 as u64),
+        StatValue::Count(l.last_size.1 as u64),
     ));
-    if let Some(r) = &refutation {
+    if let Some(r) = &l.refutation {
         stats.push((
             "proof_bytes".to_string(),
             StatValue::Count(r.lrat.len() as u64),
         ));
     }
-    if stopped {
+    if l.stopped {
         stats.push((
             "stopped".to_string(),
             StatValue::Text("time limit".to_string()),
         ));
     }
-    let outcome = Outcome::settle(traffic, Some(best.normalized()), bound, !stopped);
+    let outcome = Outcome::settle(traffic, Some(l.best.normalized()), l.bound, !l.stopped);
     Ok(SatRun {
         answer: Answer {
             engine: engine.to_string(),
             outcome,
             stats,
         },
-        refutation,
+        refutation: l.refutation,
     })
 }
 
@@ -354,8 +345,9 @@ fn solver_bound(engine: &str, value: usize) -> LowerBound {
 /// settles the optimum, and with proofs its LRAT proof is captured in that run (the
 /// writer is attached from the start, also to the satisfiable runs): no second run. The
 /// proof refutes `liquid encode MODEL --colours k --frames K`. Going down, the bound stays
-/// Λ until that last run: at a deadline the answer has the best schedule but no bound
-/// above Λ (the ascending engine has bounds and no schedule in between).
+/// Λ until that last run: at a deadline the answer has the best schedule found but no
+/// bound above Λ (the ascending engine then has its bounds, and only the starting
+/// schedule).
 fn descend_lengths(
     traffic: &Traffic,
     mut best: Schedule,

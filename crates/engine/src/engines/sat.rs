@@ -20,6 +20,21 @@ pub fn sat_error(traffic: &Traffic, e: SatError) -> EngineError {
     }
 }
 
+/// Either SAT engine on a request.
+fn run_sat(t: &Traffic, r: &Request, p: &AtomicU64, incremental: bool) -> Result<Run, EngineError> {
+    let opts = SatOptions {
+        proofs: r.proofs,
+        seed: r.seed,
+        incremental,
+        ..Default::default()
+    };
+    let run = liquid_sat::solve_with(t, &r.limits, &opts, p).map_err(|e| sat_error(t, e))?;
+    Ok(Run {
+        answer: run.answer,
+        refutation: run.refutation,
+    })
+}
+
 impl Engine for Sat {
     fn name(&self) -> &'static str {
         "sat"
@@ -40,16 +55,7 @@ impl Engine for Sat {
         true
     }
     fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
-        let opts = SatOptions {
-            proofs: r.proofs,
-            seed: r.seed,
-            ..Default::default()
-        };
-        let run = liquid_sat::solve_with(t, &r.limits, &opts, p).map_err(|e| sat_error(t, e))?;
-        Ok(Run {
-            answer: run.answer,
-            refutation: run.refutation,
-        })
+        run_sat(t, r, p, false)
     }
 }
 
@@ -77,16 +83,6 @@ impl Engine for SatIncremental {
         true
     }
     fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
-        let opts = SatOptions {
-            proofs: r.proofs,
-            seed: r.seed,
-            incremental: true,
-            ..Default::default()
-        };
-        let run = liquid_sat::solve_with(t, &r.limits, &opts, p).map_err(|e| sat_error(t, e))?;
-        Ok(Run {
-            answer: run.answer,
-            refutation: run.refutation,
-        })
+        run_sat(t, r, p, true)
     }
 }
