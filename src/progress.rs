@@ -22,6 +22,12 @@ const POLL: Duration = Duration::from_millis(100);
 /// Runs `job` with a counter of what the engine `counts`; shows a spinner on a terminal
 /// while it runs long.
 pub fn with_progress<T>(counts: Counts, job: impl FnOnce(&AtomicU64) -> T) -> T {
+    with_progress_as("searching", counts, job)
+}
+
+/// [`with_progress`] with the spinner's line starting with `label` (for instance the model
+/// and the engine, where one command runs several).
+pub fn with_progress_as<T>(label: &str, counts: Counts, job: impl FnOnce(&AtomicU64) -> T) -> T {
     let nodes = AtomicU64::new(0);
     let unit = match counts {
         Counts::Nodes => "nodes",
@@ -33,14 +39,14 @@ pub fn with_progress<T>(counts: Counts, job: impl FnOnce(&AtomicU64) -> T) -> T 
     }
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        scope.spawn(|| show(&nodes, &done, unit));
+        scope.spawn(|| show(label, &nodes, &done, unit));
         let out = job(&nodes);
         done.store(true, Ordering::Relaxed);
         out
     })
 }
 
-fn show(nodes: &AtomicU64, done: &AtomicBool, unit: &str) {
+fn show(label: &str, nodes: &AtomicU64, done: &AtomicBool, unit: &str) {
     let start = Instant::now();
     let mut bar: Option<ProgressBar> = None;
     while !done.load(Ordering::Relaxed) {
@@ -52,9 +58,10 @@ fn show(nodes: &AtomicU64, done: &AtomicBool, unit: &str) {
         let bar = bar.get_or_insert_with(|| {
             let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
             b.set_style(
-                ProgressStyle::with_template("{spinner} searching: {msg} [{elapsed}]")
+                ProgressStyle::with_template("{spinner} {prefix}: {msg} [{elapsed}]")
                     .expect("a valid template"),
             );
+            b.set_prefix(label.to_string());
             b
         });
         let n = nodes.load(Ordering::Relaxed);

@@ -4,7 +4,6 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicU64;
 
 use liquid_engine::baseline::{Baseline, Change, Entry};
 use liquid_engine::crosscheck::{compare, Claim, Status};
@@ -203,7 +202,11 @@ fn check_model(
             problem: None,
             time_s: 0.0,
         };
-        match liquid_engine::solve(traffic, e, request, None, &AtomicU64::new(0)) {
+        let label = format!("{} · {}", traffic.name(), e.name());
+        let answer = crate::progress::with_progress_as(&label, e.counts(), |p| {
+            liquid_engine::solve(traffic, e, request, None, p)
+        });
+        match answer {
             Err(SolveError::Wrong { engine, reason }) => {
                 entries.push(Entry::failed(traffic, e.name(), "wrong-answer"));
                 row.status = RowStatus::WrongAnswer;
