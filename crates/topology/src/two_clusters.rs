@@ -256,21 +256,30 @@ impl TwoClusters {
             }
         }
         let lanes = self.lanes_text();
-        Ok(Generated {
-            name: format!("two-clusters-{n1}-{n2}"),
-            description: format!(
-                "All-to-all over two crossbar clusters of {n1} and {n2} nodes (paper 001): \
-                 nodes {} MB/s, {} s per link; backbone A<->B {} MB/s{lanes}, {} s one way",
-                self.node_bandwidth,
-                self.node_latency,
-                self.backbone_bandwidth,
-                self.backbone_latency
-            ),
+        let description = format!(
+            "All-to-all over two crossbar clusters of {n1} and {n2} nodes (paper 001): \
+             nodes {} MB/s, {} s per link; backbone A<->B {} MB/s{lanes}, {} s one way",
+            self.node_bandwidth, self.node_latency, self.backbone_bandwidth, self.backbone_latency
+        );
+        Ok(self.all_to_all(description, b.finish(), params, &names))
+    }
+
+    /// The all-to-all over `names` on `network`, named after the clusters' sizes.
+    fn all_to_all(
+        &self,
+        description: String,
+        network: Network,
+        link_params: Vec<LinkParams>,
+        names: &[String],
+    ) -> Generated {
+        Generated {
+            name: format!("two-clusters-{}-{}", self.n1, self.n2),
+            description,
             link_throughput: None,
-            network: b.finish(),
-            link_params: params,
-            pattern: crate::all_to_all(&names, false),
-        })
+            network,
+            link_params,
+            pattern: crate::all_to_all(names, false),
+        }
     }
     /// The network with clusters of the topology `spec` (see the module docs).
     fn shaped_generated(&self, spec: &str) -> Result<Generated, TopologyError> {
@@ -381,22 +390,13 @@ impl TwoClusters {
             }
         }
         let lanes = self.lanes_text();
-        Ok(Generated {
-            name: format!("two-clusters-{n1}-{n2}"),
-            description: format!(
-                "All-to-all over two {spec} clusters of {n1} and {n2} nodes (paper 001), \
-                 gateways A and B on {attach}: cluster links {} MB/s, {} s per link; \
-                 backbone A<->B {} MB/s{lanes}, {} s one way",
-                self.node_bandwidth,
-                self.node_latency,
-                self.backbone_bandwidth,
-                self.backbone_latency
-            ),
-            link_throughput: None,
-            network: b.finish(),
-            link_params: params,
-            pattern: crate::all_to_all(&names, false),
-        })
+        let description = format!(
+            "All-to-all over two {spec} clusters of {n1} and {n2} nodes (paper 001), \
+             gateways A and B on {attach}: cluster links {} MB/s, {} s per link; \
+             backbone A<->B {} MB/s{lanes}, {} s one way",
+            self.node_bandwidth, self.node_latency, self.backbone_bandwidth, self.backbone_latency
+        );
+        Ok(self.all_to_all(description, b.finish(), params, &names))
     }
 }
 
