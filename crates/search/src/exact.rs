@@ -18,7 +18,8 @@
 //! the users of the most loaded links, reported as a clique when larger.
 //!
 //! Upper bounds: an all-to-all whose orbit frames ([`crate::structured`]) are
-//! conflict-free has Λ frames, the bound: no search. Otherwise a short branch and bound
+//! conflict-free has Λ frames, the bound: no search; so has a traffic whose link-disjoint
+//! parts the orbits or ports of [`crate::ports`] settle (stage `parts`). Otherwise a short branch and bound
 //! ([`QUICK_NODES`] nodes) settles most small traffics at once; when it does not, the tabu
 //! search ([`crate::tabu`], seed 0, bounded work) shortens its best schedule towards the
 //! lower bound, and the branch and bound starts again with that schedule as the best, so it
@@ -391,6 +392,18 @@ pub fn greedy_clique_until(
     Some(clique.into_iter().map(|t| TransferId(t as u32)).collect())
 }
 
+/// A schedule of Λ frames from the traffic's structure, and the stage that found it: the
+/// orbit frames of an all-to-all ([`construct`]), or the link-disjoint parts
+/// ([`crate::ports::by_parts`]).
+fn structured(traffic: &Traffic, deadline: Option<Instant>) -> Option<(Schedule, &'static str)> {
+    if let Structure::Liquid { schedule, .. } = construct(traffic, deadline) {
+        return Some((schedule, "orbit frames"));
+    }
+    crate::ports::by_parts(traffic, deadline)
+        .ok()
+        .map(|(s, _)| (s, "parts"))
+}
+
 /// The `exact` engine: `liquid` or `optimal` with the schedule and its lower bound (Λ by a
 /// bottleneck, a clique when larger, or exhaustion of the branch and bound); when a limit
 /// stops it, `non-liquid` (a clique above Λ) or `unknown`, with the best schedule found.
@@ -403,6 +416,20 @@ pub fn solve(traffic: &Traffic, limits: &Limits) -> Answer {
 pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &AtomicU64) -> Answer {
     let start = Instant::now();
     let deadline = limits.deadline();
+    // Orbit frames of an all-to-all, or parts by orbits or ports: Λ frames, the optimum,
+    // before the clique (which costs seconds on the largest of these traffics).
+    if let Some((schedule, how)) = structured(traffic, deadline) {
+        let outcome = Outcome::settle(
+            traffic,
+            Some(schedule),
+            LowerBound::duration(traffic),
+            false,
+        );
+        return Answer::new("exact", outcome)
+            .stat("stage", StatValue::Text(how.to_string()))
+            .stat("nodes", StatValue::Count(0))
+            .stat("complete", StatValue::Text("yes".to_string()));
+    }
     let clique = greedy_clique_until(traffic, deadline);
     let d = traffic.duration();
     let mut bound = LowerBound::duration(traffic);
@@ -425,11 +452,6 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
             optimal: false,
             nodes: 0,
         }
-    } else if let Structure::Liquid { schedule, .. } = construct(traffic, deadline) {
-        // An all-to-all whose orbit frames are conflict-free: Λ frames, the bound.
-        stage = "orbit frames";
-        let c = schedule.timeframes(traffic.len());
-        colour(traffic, &vs, &left(0), progress, true, Some(c), bound.value)
     } else {
         // A short branch and bound settles most small traffics at once.
         let quick = Limits {

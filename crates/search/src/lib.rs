@@ -5,6 +5,8 @@
 //! - [`exact`]: exact optimal length (chromatic number) by DSATUR branch and bound.
 //! - [`baseline`]: round-robin and seeded random-order schedules.
 //! - [`structured`]: liquid schedules of all-to-all traffics from orbits of a group.
+//! - [`ports`]: liquid schedules from link-disjoint parts and from ports (König's edge
+//!   colouring), a stage of `structured`.
 //! - [`dsatur`]: Brélaz's DSatur greedy colouring, as the annex of paper 003 describes it.
 //! - [`tabu`]: tabu search (TabuCol) that shortens a valid schedule.
 //! - [`kcolour`]: a complete colouring search with propagation, and refutation traces
@@ -21,6 +23,7 @@ pub mod exact;
 pub mod kcolour;
 pub mod liquid;
 pub mod native;
+pub mod ports;
 mod rng;
 pub mod structured;
 pub mod tabu;

@@ -35,6 +35,11 @@
 //! a group costs O(Σ|x|). When every frame of a group is conflict-free the schedule has
 //! N − 1 (or N) frames, which is Λ (a host link carries that many transfers): liquid.
 //!
+//! **Parts and ports.** Otherwise, the traffic's link-disjoint parts are scheduled each on
+//! its own, by orbits or by König's edge colouring over its ports ([`crate::ports`]):
+//! when every part has a liquid schedule, they make one of the whole (the multi-cluster
+//! systems of paper 002 with one ICN2 switch).
+//!
 //! **Otherwise** the group with the most conflict-free frames keeps them, and the native
 //! search ([`crate::liquid`]) is run on the remaining transfers, with half of the time
 //! left and at most [`REST_NODES`] search nodes, when their Λ plus the frames kept is Λ: a
@@ -534,7 +539,16 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
     let text = |s: &str| StatValue::Text(s.to_string());
     let d = traffic.duration();
     let mut native_limits = *limits;
-    match construct(traffic, deadline) {
+    let structure = construct(traffic, deadline);
+    if !matches!(structure, Structure::Liquid { .. }) {
+        // The link-disjoint parts, by orbits or ports (crate::ports): Λ frames or nothing.
+        if let Ok((schedule, how)) = crate::ports::by_parts(traffic, deadline) {
+            stats.push(("parts".into(), text(&crate::ports::describe(&how))));
+            stats.push(("decided_by".into(), text("parts")));
+            return liquid_answer(traffic, schedule, stats);
+        }
+    }
+    match structure {
         Structure::Liquid { schedule, group } => {
             stats.push(("structure".into(), text(&group)));
             stats.push((
