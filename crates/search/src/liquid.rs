@@ -1079,6 +1079,14 @@ fn run(
 /// increasing transfer ids, ordered by their lowest id. Union-find over links: time and
 /// memory linear in the total path length.
 pub fn components(traffic: &Traffic) -> Vec<Vec<TransferId>> {
+    components_until(traffic, None).expect("no deadline")
+}
+
+/// [`components`], or `None` once `deadline` has passed (checked every 65,536 transfers).
+pub fn components_until(
+    traffic: &Traffic,
+    deadline: Option<Instant>,
+) -> Option<Vec<Vec<TransferId>>> {
     fn find(p: &mut [usize], mut x: usize) -> usize {
         while p[x] != x {
             p[x] = p[p[x]];
@@ -1086,9 +1094,13 @@ pub fn components(traffic: &Traffic) -> Vec<Vec<TransferId>> {
         }
         x
     }
+    let late = |i: usize| i % 65_536 == 65_535 && deadline.is_some_and(|d| Instant::now() >= d);
     let m = traffic.num_links();
     let mut parent: Vec<usize> = (0..m).collect();
-    for t in traffic.transfers() {
+    for (i, t) in traffic.transfers().iter().enumerate() {
+        if late(i) {
+            return None;
+        }
         let a = find(&mut parent, t.path[0].index());
         for l in &t.path[1..] {
             let b = find(&mut parent, l.index());
@@ -1100,6 +1112,9 @@ pub fn components(traffic: &Traffic) -> Vec<Vec<TransferId>> {
     let mut index = vec![usize::MAX; m];
     let mut out: Vec<Vec<TransferId>> = Vec::new();
     for t in traffic.transfer_ids() {
+        if late(t.index()) {
+            return None;
+        }
         let root = find(&mut parent, traffic.transfer(t).path[0].index());
         if index[root] == usize::MAX {
             index[root] = out.len();
@@ -1107,7 +1122,7 @@ pub fn components(traffic: &Traffic) -> Vec<Vec<TransferId>> {
         }
         out[index[root]].push(t);
     }
-    out
+    Some(out)
 }
 
 /// The `native` engine: `liquid` with a schedule, `non-liquid` (lower bound Λ+1 by

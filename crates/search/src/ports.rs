@@ -41,68 +41,61 @@ pub const MAX_TABLE: usize = 1 << 27;
 /// traffic of its own; thousands of tiny parts are the search's job).
 pub const MAX_PARTS: usize = 1024;
 
-/// No edge / no vertex.
+/// No edge / no vertex / no port.
 const NONE: u32 = u32::MAX;
 
-/// The parts of `traffic`: transfers joined by shared links, each part in increasing id
-/// order, the parts by decreasing size (then first id). Union-find, the smaller id as
-/// the root, path halving: O(Σ|x| α).
+/// The parts of `traffic` ([`crate::liquid::components`]: transfers joined by shared
+/// links), each in increasing id order, the parts by decreasing size (then first id).
 pub fn parts(traffic: &Traffic) -> Vec<Vec<TransferId>> {
-    let n = traffic.len();
-    let mut parent: Vec<u32> = (0..n as u32).collect();
-    for l in traffic.link_ids() {
-        for w in traffic.users(l).windows(2) {
-            let a = find(&mut parent, w[0].0);
-            let b = find(&mut parent, w[1].0);
-            if a != b {
-                let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-                parent[hi as usize] = lo;
-            }
-        }
-    }
-    collect(traffic, &mut parent)
+    parts_until(traffic, None).expect("no deadline")
 }
 
-/// The root of `x`'s set, halving the path on the way.
-fn find(parent: &mut [u32], mut x: u32) -> u32 {
-    while parent[x as usize] != x {
-        let up = parent[parent[x as usize] as usize];
-        parent[x as usize] = up;
-        x = up;
-    }
-    x
-}
-
-/// The sets of `parent`, in the order of [`parts`].
-fn collect(traffic: &Traffic, parent: &mut [u32]) -> Vec<Vec<TransferId>> {
-    let mut index = vec![NONE; traffic.len()];
-    let mut parts: Vec<Vec<TransferId>> = Vec::new();
-    for t in traffic.transfer_ids() {
-        let r = find(parent, t.0) as usize;
-        if index[r] == NONE {
-            index[r] = parts.len() as u32;
-            parts.push(Vec::new());
-        }
-        parts[index[r] as usize].push(t);
-    }
+/// [`parts`], or `None` once `deadline` has passed.
+fn parts_until(traffic: &Traffic, deadline: Option<Instant>) -> Option<Vec<Vec<TransferId>>> {
+    let mut parts = crate::liquid::components_until(traffic, deadline)?;
     parts.sort_by(|a, b| b.len().cmp(&a.len()).then(a[0].cmp(&b[0])));
-    parts
+    Some(parts)
 }
 
 /// A schedule of `traffic` with as many frames as its largest port load (at most Λ, so
 /// liquid), by the port colouring of the module documentation; or why the construction
 /// does not apply, or `None` in the error when the deadline passed.
 pub fn colour(traffic: &Traffic, deadline: Option<Instant>) -> Result<Schedule, String> {
+    let all: Vec<TransferId> = traffic.transfer_ids().collect();
+    colour_part(traffic, &all, deadline).map(Schedule::new)
+}
+
+/// [`colour`] on one part of `traffic` (every user of a link of the part is in the part,
+/// as [`parts`] makes them), without copying it: the frames, of the traffic's ids.
+fn colour_part(
+    traffic: &Traffic,
+    part: &[TransferId],
+    deadline: Option<Instant>,
+) -> Result<Vec<Vec<TransferId>>, String> {
     let n = traffic.len();
-    let mut loads: Vec<(usize, LinkId)> =
-        traffic.link_ids().map(|l| (traffic.load(l), l)).collect();
+    let mut seen = vec![false; traffic.num_links()];
+    let mut loads: Vec<(usize, LinkId)> = Vec::new();
+    for (i, &t) in part.iter().enumerate() {
+        if i % 65_536 == 65_535 && deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err("the time limit passed while counting the loads".into());
+        }
+        for &l in &traffic.transfer(t).path {
+            if !std::mem::replace(&mut seen[l.index()], true) {
+                loads.push((traffic.load(l), l));
+            }
+        }
+    }
+    drop(seen);
     loads.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     // Ports of each transfer (at most two), as port numbers.
     let mut ports_of: Vec<[u32; 2]> = vec![[NONE, NONE]; n];
     let mut port_links: Vec<LinkId> = Vec::new();
-    for &(load, l) in &loads {
+    for (i, &(load, l)) in loads.iter().enumerate() {
         if load == 0 {
             break;
+        }
+        if i % 1024 == 1023 && deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err("the time limit passed while choosing the ports".into());
         }
         let users = traffic.users(l);
         let first = ports_of[users[0].index()];
@@ -170,10 +163,11 @@ pub fn colour(traffic: &Traffic, deadline: Option<Instant>) -> Result<Schedule, 
     }
     drop(adj);
     let mut k = Konig::new(np, delta);
-    for (i, p) in ports_of.iter().enumerate() {
+    for (i, &t) in part.iter().enumerate() {
         if i % 4096 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
             return Err("the time limit passed during the port colouring".into());
         }
+        let p = ports_of[t.index()];
         match (p[0], p[1]) {
             (NONE, _) => k.add(i as u32, None, None),
             (a, NONE) => k.add(i as u32, Some(a), None),
@@ -190,10 +184,10 @@ pub fn colour(traffic: &Traffic, deadline: Option<Instant>) -> Result<Schedule, 
     }
     let mut frames = vec![Vec::new(); delta.max(1)];
     for (i, &c) in k.colour.iter().enumerate() {
-        frames[c as usize].push(TransferId(i as u32));
+        frames[c as usize].push(part[i]);
     }
     frames.retain(|f| !f.is_empty());
-    Ok(Schedule::new(frames))
+    Ok(frames)
 }
 
 /// König's edge colouring of a bipartite multigraph with `delta` colours, edges added one
@@ -325,16 +319,19 @@ impl Konig {
     }
 }
 
-/// A liquid schedule of `traffic` from its parts: each part by the orbits of
-/// [`crate::structured`] (all-to-all parts) or else by ports ([`colour`]), laid over one
-/// another; with, per part (largest first), how (`orbits (GROUP)` or `ports`). `Err` when
+/// A liquid schedule of `traffic` from its parts: each part by ports ([`colour`], on the
+/// part in place) or else, when it is shaped like an all-to-all, by the orbits of
+/// [`crate::structured`] (on a copy), laid over one another; with, per part (largest first), how (`orbits (GROUP)` or `ports`). `Err` when
 /// the traffic is one part that the ports do not settle, a part is settled by neither, or
 /// there are more than [`MAX_PARTS`] parts (the reason).
 pub fn by_parts(
     traffic: &Traffic,
     deadline: Option<Instant>,
 ) -> Result<(Schedule, Vec<String>), String> {
-    let parts = parts(traffic);
+    let late = || deadline.is_some_and(|d| Instant::now() >= d);
+    let Some(parts) = parts_until(traffic, deadline).filter(|_| !late()) else {
+        return Err("the time limit passed".into());
+    };
     if parts.len() > MAX_PARTS {
         return Err(format!("{} parts, more than {MAX_PARTS}", parts.len()));
     }
@@ -343,47 +340,46 @@ pub fn by_parts(
     let mut how = Vec::new();
     for part in &parts {
         let whole = parts.len() == 1;
-        let sub;
-        let t = if whole {
-            traffic
-        } else {
-            sub = traffic.sub_traffic(part);
-            &sub
-        };
-        let orbits = if whole {
-            None
-        } else {
-            match crate::structured::construct(t, deadline) {
-                crate::structured::Structure::Liquid { schedule, group } => {
-                    Some((schedule, format!("orbits ({group})")))
+        // Ports first: no copy of the part, and a quick refusal on the large parts they do
+        // not fit. Then the orbits, on a copy, for parts shaped like an all-to-all.
+        let (part_frames, method) = match colour_part(traffic, part, deadline) {
+            Ok(f) => (f, "ports".to_string()),
+            Err(why) if whole || !all_to_all_shaped(traffic, part) => {
+                return Err(format!("part of {} transfers: {why}", part.len()))
+            }
+            Err(why) => {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Err("the time limit passed".into());
                 }
-                _ => None,
+                let sub = traffic.sub_traffic(part);
+                match crate::structured::construct(&sub, deadline) {
+                    crate::structured::Structure::Liquid { schedule, group } => (
+                        schedule
+                            .frames
+                            .into_iter()
+                            .map(|f| f.into_iter().map(|x| part[x.index()]).collect())
+                            .collect(),
+                        format!("orbits ({group})"),
+                    ),
+                    _ => {
+                        return Err(format!(
+                            "part of {} transfers: no conflict-free orbits, and {why}",
+                            part.len()
+                        ))
+                    }
+                }
             }
         };
-        let (s, method) = match orbits {
-            Some(x) => x,
-            None => match colour(t, deadline) {
-                Ok(s) => (s, "ports".to_string()),
-                Err(why) => {
-                    return Err(format!(
-                        "part of {} transfers (Λ {}): {why}",
-                        part.len(),
-                        t.duration()
-                    ))
-                }
-            },
-        };
-        if s.len() > t.duration() {
+        if part_frames.len() > lam {
             return Err(format!(
-                "part of {} transfers: {} frames, above its Λ {}",
+                "part of {} transfers: {} frames, above Λ {lam}",
                 part.len(),
-                s.len(),
-                t.duration()
+                part_frames.len()
             ));
         }
         how.push(method);
-        for (i, f) in s.frames.into_iter().enumerate() {
-            frames[i].extend(f.into_iter().map(|x| part[x.index()]));
+        for (i, f) in part_frames.into_iter().enumerate() {
+            frames[i].extend(f);
         }
     }
     for f in &mut frames {
@@ -391,6 +387,40 @@ pub fn by_parts(
     }
     frames.retain(|f| !f.is_empty());
     Ok((Schedule::new(frames), how))
+}
+
+/// Whether `part` could be an all-to-all (what [`crate::structured::detect`] recognises):
+/// h senders and h receivers (their names when every transfer has both, else first and
+/// last links), and h² or h(h − 1) transfers. O(part).
+fn all_to_all_shaped(traffic: &Traffic, part: &[TransferId]) -> bool {
+    use std::collections::HashSet;
+    let named = part.iter().all(|&t| {
+        let x = traffic.transfer(t);
+        x.from.is_some() && x.to.is_some()
+    });
+    let (senders, receivers) = if named {
+        let s: HashSet<&str> = part
+            .iter()
+            .filter_map(|&t| traffic.transfer(t).from.as_deref())
+            .collect();
+        let r: HashSet<&str> = part
+            .iter()
+            .filter_map(|&t| traffic.transfer(t).to.as_deref())
+            .collect();
+        (s.len(), r.len())
+    } else {
+        let s: HashSet<LinkId> = part
+            .iter()
+            .filter_map(|&t| traffic.transfer(t).path.first().copied())
+            .collect();
+        let r: HashSet<LinkId> = part
+            .iter()
+            .filter_map(|&t| traffic.transfer(t).path.last().copied())
+            .collect();
+        (s.len(), r.len())
+    };
+    let h = senders;
+    h == receivers && (part.len() == h * h || part.len() == h * h.saturating_sub(1))
 }
 
 /// What [`by_parts`] did, in words: the number of parts and how they were settled.

@@ -542,10 +542,13 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
     let structure = construct(traffic, deadline);
     if !matches!(structure, Structure::Liquid { .. }) {
         // The link-disjoint parts, by orbits or ports (crate::ports): Λ frames or nothing.
-        if let Ok((schedule, how)) = crate::ports::by_parts(traffic, deadline) {
-            stats.push(("parts".into(), text(&crate::ports::describe(&how))));
-            stats.push(("decided_by".into(), text("parts")));
-            return liquid_answer(traffic, schedule, stats);
+        match crate::ports::by_parts(traffic, deadline) {
+            Ok((schedule, how)) => {
+                stats.push(("parts".into(), text(&crate::ports::describe(&how))));
+                stats.push(("decided_by".into(), text("parts")));
+                return liquid_answer(traffic, schedule, stats);
+            }
+            Err(why) => stats.push(("parts".into(), text(&format!("not used: {why}")))),
         }
     }
     match structure {
@@ -570,11 +573,38 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
                 "orbit_frames_in_conflict".into(),
                 StatValue::Count(conflicting as u64),
             ));
-            let sub = traffic.sub_traffic(&rest);
-            if sub.duration() + kept.len() == d {
+            // The rest's Λ, counted in place: the copy of the rest is made only when its
+            // search can succeed (a million transfers take seconds to copy).
+            let mut load = vec![0u32; traffic.num_links()];
+            for &t in &rest {
+                for &l in &traffic.transfer(t).path {
+                    load[l.index()] += 1;
+                }
+            }
+            let rest_lambda = load.iter().copied().max().unwrap_or(0) as usize;
+            drop(load);
+            let budget = limits.nodes.map_or(REST_NODES, |n| n.min(REST_NODES));
+            let timed_out = deadline.is_some_and(|t| Instant::now() >= t);
+            if rest_lambda + kept.len() != d {
+                stats.push((
+                    "rest_verdict".into(),
+                    text("not tried: the rest needs more frames"),
+                ));
+            } else if rest_lambda as u64 > budget || timed_out {
+                // Each search node places one frame: Λ of them cannot fit the budget.
+                stats.push((
+                    "rest_verdict".into(),
+                    text(if timed_out {
+                        "not tried: the time limit passed"
+                    } else {
+                        "not tried: more frames than the node budget"
+                    }),
+                ));
+            } else {
+                let sub = traffic.sub_traffic(&rest);
                 let rest_limits = Limits {
                     time: left().map(|t| t / 2),
-                    nodes: Some(limits.nodes.map_or(REST_NODES, |n| n.min(REST_NODES))),
+                    nodes: Some(budget),
                 };
                 let r = crate::liquid::solve_with_progress(&sub, &rest_limits, progress);
                 let nodes = node_count(&r);
@@ -593,11 +623,6 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
                     return liquid_answer(traffic, Schedule::new(frames), stats);
                 }
                 native_limits.nodes = limits.nodes.map(|n| n.saturating_sub(nodes));
-            } else {
-                stats.push((
-                    "rest_verdict".into(),
-                    text("not tried: the rest needs more frames"),
-                ));
             }
         }
         Structure::None(why) => stats.push(("structure".into(), text(&why))),
