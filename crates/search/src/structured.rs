@@ -43,7 +43,9 @@
 //! **Otherwise** the group with the most conflict-free frames keeps them, and the native
 //! search ([`crate::liquid`]) is run on the remaining transfers, with half of the time
 //! left and at most [`REST_NODES`] search nodes, when their Λ plus the frames kept is Λ: a
-//! liquid schedule of the rest completes a liquid schedule of the whole. (The kept frames
+//! liquid schedule of the rest completes a liquid schedule of the whole. (Not when the
+//! rest's Λ exceeds the node budget: each search node places one frame, so the search
+//! could not finish, and copying a rest of a million transfers takes seconds.) (The kept frames
 //! can leave a rest with no liquid schedule although the whole has one; without the node
 //! budget, a run with no time limit could spend its life proving that: torus:3x5 did.) If that fails too (or the traffic is no all-to-all),
 //! the native search runs on the whole traffic with what is left of the limits, so the
