@@ -34,8 +34,10 @@ use std::time::Instant;
 
 use liquid_model::{LinkId, Schedule, Traffic, TransferId};
 
-/// The largest colour table (ports × Λ entries) the port colouring builds.
-pub const MAX_TABLE: usize = 1 << 27;
+/// The largest colour table (ports × Λ entries, 12 bytes each with the free-colour stacks:
+/// at most 192 MiB) the port colouring builds. A system of 64 concentrator channels at
+/// Λ = 126,976 (Table 1's size) needs 8.1 million.
+pub const MAX_TABLE: usize = 1 << 24;
 
 /// [`by_parts`] gives up on traffics of more parts than this (each part is copied into a
 /// traffic of its own; thousands of tiny parts are the search's job).
