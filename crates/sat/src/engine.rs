@@ -364,7 +364,7 @@ fn descend_lengths(
     // A starting schedule of Λ timeframes makes the first run satisfiable: no proof to
     // capture, and the LRAT writer would only slow it down.
     let lrat = opts.proofs && top < best.len();
-    let d = descend(e.clauses(), lrat, deadline, |model| {
+    let last = descend(e.clauses(), lrat, deadline, |model| {
         let s = e.decode(model);
         let len = s.len();
         best = s;
@@ -390,7 +390,7 @@ fn descend_lengths(
         last_size,
         stopped: false,
     };
-    match d.last {
+    match last {
         Run::Sat(_) => {}
         Run::Timeout => l.stopped = true,
         Run::Unsat(lrat) => {

@@ -16,9 +16,9 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use varisat::checker::{CheckedProofStep, CheckerData, ProofProcessor};
-use varisat::{ExtendFormula, Lit, ProofFormat, Solver};
+use varisat::{Lit, ProofFormat, Solver};
 
-use crate::solver::{DeadlineSink, Run, SolverError};
+use crate::solver::{add_clauses, model, stopped, DeadlineSink, Run, SolverError};
 
 /// A clause of the proof: one the caller gave (its position, from 1) or one varisat
 /// derived (its position among the derived ones, from 1).
@@ -164,35 +164,22 @@ impl ProofProcessor for Recorder {
     }
 }
 
-/// What [`descend`] ran and answered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Descent {
-    /// The last run's answer; `Unsat` carries the LRAT proof of the formula made of the
-    /// initial clauses and every clause added, in order, when one was asked for.
-    pub last: Run,
-    /// The satisfiable runs before it, each with its model.
-    pub models: Vec<Vec<i32>>,
-}
-
 /// Solves `clauses` in one varisat, until `deadline`; after each satisfiable run, `next`
 /// gets the model and answers the clauses to add before the next run (`None`: stop with
 /// that model). With `lrat`, the proof processor is attached from the first clause, so an
-/// unsatisfiable answer carries its LRAT proof without a second run.
+/// unsatisfiable answer carries its LRAT proof of the formula made of `clauses` and every
+/// clause added, in order, without a second run.
 pub fn descend(
     clauses: &[Vec<i32>],
     lrat: bool,
     deadline: Option<Instant>,
     mut next: impl FnMut(&[i32]) -> Option<Vec<Vec<i32>>>,
-) -> Result<Descent, SolverError> {
-    let mut models = Vec::new();
+) -> Result<Run, SolverError> {
     if deadline.is_some_and(|d| Instant::now() >= d) {
-        return Ok(Descent {
-            last: Run::Timeout,
-            models,
-        });
+        return Ok(Run::Timeout);
     }
     let mut recorder = Recorder::default();
-    let mut given = 0u64;
+    let mut given = clauses.len() as u64;
     let last = {
         let mut solver = Solver::new();
         if let Some(d) = deadline {
@@ -203,49 +190,31 @@ pub fn descend(
         if lrat {
             solver.add_proof_processor(&mut recorder);
         }
-        let mut buf = Vec::new();
-        let mut add = |solver: &mut Solver<'_>, cs: &[Vec<i32>]| {
-            given += cs.len() as u64;
-            for c in cs {
-                buf.clear();
-                buf.extend(c.iter().map(|&l| Lit::from_dimacs(l as isize)));
-                solver.add_clause(&buf);
-            }
-        };
-        add(&mut solver, clauses);
-        let timed_out = || deadline.is_some_and(|d| Instant::now() >= d);
+        add_clauses(&mut solver, clauses);
         loop {
             let sat = match solver.solve() {
                 Ok(r) => r,
-                Err(_) if timed_out() => break Run::Timeout,
-                Err(e) => return Err(SolverError::Solver(e.to_string())),
+                Err(e) => break stopped(e, deadline)?,
             };
             if !sat {
                 if lrat {
-                    match solver.close_proof() {
-                        Ok(()) => {}
-                        Err(_) if timed_out() => break Run::Timeout,
-                        Err(e) => return Err(SolverError::Solver(e.to_string())),
+                    if let Err(e) = solver.close_proof() {
+                        break stopped(e, deadline)?;
                     }
                 }
                 break Run::Unsat(None);
             }
-            let model: Vec<i32> = solver
-                .model()
-                .unwrap_or_default()
-                .iter()
-                .map(|l| l.to_dimacs() as i32)
-                .collect();
+            let model = model(&solver);
             match next(&model) {
                 Some(more) => {
-                    models.push(model);
-                    add(&mut solver, &more);
+                    given += more.len() as u64;
+                    add_clauses(&mut solver, &more);
                 }
                 None => break Run::Sat(model),
             }
         }
     };
-    let last = match last {
+    Ok(match last {
         Run::Unsat(None) if lrat => {
             if let Some(e) = recorder.error {
                 return Err(SolverError::Solver(e));
@@ -253,8 +222,7 @@ pub fn descend(
             Run::Unsat(Some(recorder.lrat(given)))
         }
         other => other,
-    };
-    Ok(Descent { last, models })
+    })
 }
 
 #[cfg(test)]
@@ -283,15 +251,15 @@ mod tests {
             }
         }
         let mut added = Vec::new();
-        let d = descend(&formula, true, None, |m| {
+        let last = descend(&formula, true, None, |m| {
             let t = *m.iter().find(|&&l| l > 0).expect("one true");
             added.push(vec![-t]);
             Some(vec![vec![-t]])
         })
         .expect("runs");
-        assert_eq!(d.models.len(), 4);
-        let Run::Unsat(Some(lrat)) = d.last else {
-            panic!("unsatisfiable with a proof: {:?}", d.last);
+        assert_eq!(added.len(), 4, "four satisfiable runs");
+        let Run::Unsat(Some(lrat)) = last else {
+            panic!("unsatisfiable with a proof: {last:?}");
         };
         formula.extend(added);
         let report = liquid_certify::check_texts(&text(&formula, 4), &lrat).expect("checks");
@@ -306,9 +274,9 @@ mod tests {
         // The second unit already refutes; varisat's checker sees no step for the third.
         let formula = vec![vec![1, 2]];
         let more = vec![vec![-1], vec![-2], vec![-1, 2]];
-        let d = descend(&formula, true, None, |_| Some(more.clone())).expect("runs");
-        let Run::Unsat(Some(lrat)) = d.last else {
-            panic!("unsatisfiable with a proof: {:?}", d.last);
+        let last = descend(&formula, true, None, |_| Some(more.clone())).expect("runs");
+        let Run::Unsat(Some(lrat)) = last else {
+            panic!("unsatisfiable with a proof: {last:?}");
         };
         let all: Vec<Vec<i32>> = formula.iter().chain(&more).cloned().collect();
         liquid_certify::check_texts(&text(&all, 2), &lrat).expect("checks");
@@ -320,21 +288,29 @@ mod tests {
         // without the LRAT recorder.
         for lrat in [false, true] {
             let deadline = Some(Instant::now() + std::time::Duration::from_secs(600));
-            let mut left = 3;
-            let d = descend(&[vec![1, 2, 3]], lrat, deadline, |m| {
-                left -= 1;
+            let mut runs = 0;
+            let last = descend(&[vec![1, 2, 3]], lrat, deadline, |m| {
+                runs += 1;
                 let t = *m.iter().find(|&&l| l > 0).expect("one true");
-                (left > 0).then(|| vec![vec![-t]])
+                (runs < 3).then(|| vec![vec![-t]])
             })
             .expect("runs");
-            assert!(matches!(d.last, Run::Sat(_)), "{:?}", d.last);
-            assert_eq!(d.models.len(), 2);
+            assert!(matches!(last, Run::Sat(_)), "{last:?}");
+            assert_eq!(
+                runs, 3,
+                "two satisfiable runs with clauses added, then the last"
+            );
         }
     }
 
     #[test]
     fn stops_with_the_model_next_declines() {
-        let d = descend(&[vec![1, 2]], true, None, |_| None).expect("runs");
-        assert!(matches!(d.last, Run::Sat(_)) && d.models.is_empty());
+        let mut runs = 0;
+        let last = descend(&[vec![1, 2]], true, None, |_| {
+            runs += 1;
+            None
+        })
+        .expect("runs");
+        assert!(matches!(last, Run::Sat(_)) && runs == 1);
     }
 }

@@ -83,6 +83,39 @@ pub enum Formula<'a> {
     Dimacs(&'a str),
 }
 
+/// Adds DIMACS clauses to a solver, in order.
+pub(crate) fn add_clauses(solver: &mut Solver<'_>, clauses: &[Vec<i32>]) {
+    let mut buf = Vec::new();
+    for c in clauses {
+        buf.clear();
+        buf.extend(c.iter().map(|&l| Lit::from_dimacs(l as isize)));
+        solver.add_clause(&buf);
+    }
+}
+
+/// The solver's model, as DIMACS literals.
+pub(crate) fn model(solver: &Solver<'_>) -> Vec<i32> {
+    solver
+        .model()
+        .unwrap_or_default()
+        .iter()
+        .map(|l| l.to_dimacs() as i32)
+        .collect()
+}
+
+/// What a varisat error means: the deadline's sink stopping it (see the module
+/// documentation), or a failure.
+pub(crate) fn stopped(
+    e: impl std::fmt::Display,
+    deadline: Option<Instant>,
+) -> Result<Run, SolverError> {
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        Ok(Run::Timeout)
+    } else {
+        Err(SolverError::Solver(e.to_string()))
+    }
+}
+
 /// Solves `formula` with a fresh varisat, in the calling thread, until `deadline`; with
 /// `lrat`, an unsatisfiable answer carries its LRAT proof (the formula must then be
 /// DIMACS text).
@@ -106,40 +139,22 @@ pub fn run(
                 solver.add_proof_processor(&mut writer);
             }
             match formula {
-                Formula::Clauses(clauses) => {
-                    let mut buf = Vec::new();
-                    for c in clauses {
-                        buf.clear();
-                        buf.extend(c.iter().map(|&l| Lit::from_dimacs(l as isize)));
-                        solver.add_clause(&buf);
-                    }
-                }
+                Formula::Clauses(clauses) => add_clauses(&mut solver, clauses),
                 Formula::Dimacs(text) => solver
                     .add_dimacs_cnf(text.as_bytes())
                     .map_err(|e| SolverError::Input(e.to_string()))?,
             }
-            let timed_out = || deadline.is_some_and(|d| Instant::now() >= d);
             let r = match solver.solve() {
                 Ok(r) => r,
-                Err(_) if timed_out() => return Ok(Run::Timeout),
-                Err(e) => return Err(SolverError::Solver(e.to_string())),
+                Err(e) => return stopped(e, deadline),
             };
             if lrat {
-                match solver.close_proof() {
-                    Ok(()) => {}
-                    Err(_) if timed_out() => return Ok(Run::Timeout),
-                    Err(e) => return Err(SolverError::Solver(e.to_string())),
+                if let Err(e) = solver.close_proof() {
+                    return stopped(e, deadline);
                 }
             }
             if r {
-                Run::Sat(
-                    solver
-                        .model()
-                        .unwrap_or_default()
-                        .iter()
-                        .map(|l| l.to_dimacs() as i32)
-                        .collect(),
-                )
+                Run::Sat(model(&solver))
             } else {
                 Run::Unsat(None)
             }
