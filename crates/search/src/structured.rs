@@ -43,9 +43,9 @@
 //! **Otherwise** the group with the most conflict-free frames keeps them, and the native
 //! search ([`crate::liquid`]) is run on the remaining transfers, with half of the time
 //! left and at most [`REST_NODES`] search nodes, when their Λ plus the frames kept is Λ: a
-//! liquid schedule of the rest completes a liquid schedule of the whole. (Not when the
-//! rest's Λ exceeds the node budget: each search node places one frame, so the search
-//! could not finish, and copying a rest of a million transfers takes seconds.) (The kept frames
+//! liquid schedule of the rest completes a liquid schedule of the whole, unless the rest's
+//! Λ exceeds the node budget: each search node places one frame, so that search could not
+//! finish (and copying a rest of a million transfers takes seconds). (The kept frames
 //! can leave a rest with no liquid schedule although the whole has one; without the node
 //! budget, a run with no time limit could spend its life proving that: torus:3x5 did.) If that fails too (or the traffic is no all-to-all),
 //! the native search runs on the whole traffic with what is left of the limits, so the
@@ -577,14 +577,12 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
             ));
             // The rest's Λ, counted in place: the copy of the rest is made only when its
             // search can succeed (a million transfers take seconds to copy).
-            let mut load = vec![0u32; traffic.num_links()];
-            for &t in &rest {
-                for &l in &traffic.transfer(t).path {
-                    load[l.index()] += 1;
-                }
-            }
-            let rest_lambda = load.iter().copied().max().unwrap_or(0) as usize;
-            drop(load);
+            let mut set = crate::teams::TransferSet::with_capacity(traffic.len());
+            rest.iter().for_each(|t| set.insert(t.index()));
+            let rest_lambda = crate::teams::loads_in(traffic, &set)
+                .into_iter()
+                .max()
+                .unwrap_or(0);
             let budget = limits.nodes.map_or(REST_NODES, |n| n.min(REST_NODES));
             let timed_out = deadline.is_some_and(|t| Instant::now() >= t);
             if rest_lambda + kept.len() != d {
