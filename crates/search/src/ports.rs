@@ -61,7 +61,7 @@ fn parts_until(traffic: &Traffic, deadline: Option<Instant>) -> Option<Vec<Vec<T
 
 /// A schedule of `traffic` with as many frames as its largest port load (at most Λ, so
 /// liquid), by the port colouring of the module documentation; or why the construction
-/// does not apply, or `None` in the error when the deadline passed.
+/// does not apply (or that the deadline passed).
 pub fn colour(traffic: &Traffic, deadline: Option<Instant>) -> Result<Schedule, String> {
     let all: Vec<TransferId> = traffic.transfer_ids().collect();
     colour_part(traffic, &all, deadline).map(Schedule::new)
@@ -92,10 +92,9 @@ fn colour_part(
     // Ports of each transfer (at most two), as port numbers.
     let mut ports_of: Vec<[u32; 2]> = vec![[NONE, NONE]; n];
     let mut port_links: Vec<LinkId> = Vec::new();
-    for (i, &(load, l)) in loads.iter().enumerate() {
-        if load == 0 {
-            break;
-        }
+    // Every link here has users (it is on a transfer's path), so every transfer gets a
+    // port: its most loaded link becomes one, or its users already share one.
+    for (i, &(_, l)) in loads.iter().enumerate() {
         if i % 1024 == 1023 && deadline.is_some_and(|d| Instant::now() >= d) {
             return Err("the time limit passed while choosing the ports".into());
         }
@@ -169,18 +168,16 @@ fn colour_part(
         if i % 4096 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
             return Err("the time limit passed during the port colouring".into());
         }
-        let p = ports_of[t.index()];
-        match (p[0], p[1]) {
-            (NONE, _) => k.add(i as u32, None, None),
-            (a, NONE) => k.add(i as u32, Some(a), None),
-            (a, b) => {
+        match ports_of[t.index()] {
+            [a, NONE] => k.add(i as u32, a, None),
+            [a, b] => {
                 // u on side 0, v on side 1.
                 let (u, v) = if side[a as usize] == 0 {
                     (a, b)
                 } else {
                     (b, a)
                 };
-                k.add(i as u32, Some(u), Some(v))
+                k.add(i as u32, u, Some(v))
             }
         }
     }
@@ -193,8 +190,8 @@ fn colour_part(
 }
 
 /// König's edge colouring of a bipartite multigraph with `delta` colours, edges added one
-/// at a time. Edges with one or no port end in a vertex of their own (never on a path's
-/// inside: such a vertex has one edge).
+/// at a time. An edge with one port ends in a vertex of its own (never on a path's inside:
+/// such a vertex has one edge).
 struct Konig {
     delta: usize,
     /// Per port, the edge of each colour (NONE: free).
@@ -258,18 +255,18 @@ impl Konig {
         }
     }
 
-    /// Adds edge `e` between `u` (side 0) and `v` (side 1) and colours it.
-    fn add(&mut self, e: u32, u: Option<u32>, v: Option<u32>) {
+    /// Adds edge `e` between `u` (side 0) and `v` (side 1, or a vertex of its own) and
+    /// colours it.
+    fn add(&mut self, e: u32, u: u32, v: Option<u32>) {
         debug_assert_eq!(e as usize, self.colour.len());
-        self.ends.push([u.unwrap_or(NONE), v.unwrap_or(NONE)]);
-        let c = match (u, v) {
-            (None, None) => 0,
-            (Some(x), None) | (None, Some(x)) => {
-                let c = *self.free[x as usize].last().expect("degree at most delta");
-                self.take(x, c, e);
+        self.ends.push([u, v.unwrap_or(NONE)]);
+        let c = match v {
+            None => {
+                let c = *self.free[u as usize].last().expect("degree at most delta");
+                self.take(u, c, e);
                 c
             }
-            (Some(u), Some(v)) => {
+            Some(v) => {
                 let a = *self.free[u as usize].last().expect("degree at most delta");
                 if !self.is_free(v, a) {
                     let b = *self.free[v as usize].last().expect("degree at most delta");
