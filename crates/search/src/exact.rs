@@ -36,7 +36,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use crate::liquid::CliqueFinder;
-use crate::structured::{construct, Structure};
+use crate::structured::liquid_schedule;
 use liquid_model::{
     Answer, Limits, LinkId, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId,
 };
@@ -392,18 +392,6 @@ pub fn greedy_clique_until(
     Some(clique.into_iter().map(|t| TransferId(t as u32)).collect())
 }
 
-/// A schedule of Λ frames from the traffic's structure, and the stage that found it: the
-/// orbit frames of an all-to-all ([`construct`]), or the link-disjoint parts
-/// ([`crate::ports::by_parts`]).
-fn structured(traffic: &Traffic, deadline: Option<Instant>) -> Option<(Schedule, &'static str)> {
-    if let Structure::Liquid { schedule, .. } = construct(traffic, deadline) {
-        return Some((schedule, "orbit frames"));
-    }
-    crate::ports::by_parts(traffic, deadline)
-        .ok()
-        .map(|(s, _)| (s, "parts"))
-}
-
 /// The `exact` engine: `liquid` or `optimal` with the schedule and its lower bound (Λ by a
 /// bottleneck, a clique when larger, or exhaustion of the branch and bound); when a limit
 /// stops it, `non-liquid` (a clique above Λ) or `unknown`, with the best schedule found.
@@ -418,7 +406,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
     let deadline = limits.deadline();
     // Orbit frames of an all-to-all, or parts by orbits or ports: Λ frames, the optimum,
     // before the clique (which costs seconds on the largest of these traffics).
-    if let Some((schedule, how)) = structured(traffic, deadline) {
+    if let Some((schedule, stage, _)) = liquid_schedule(traffic, deadline) {
         let outcome = Outcome::settle(
             traffic,
             Some(schedule),
@@ -426,7 +414,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
             false,
         );
         return Answer::new("exact", outcome)
-            .stat("stage", StatValue::Text(how.to_string()))
+            .stat("stage", StatValue::Text(stage.to_string()))
             .stat("nodes", StatValue::Count(0))
             .stat("complete", StatValue::Text("yes".to_string()));
     }

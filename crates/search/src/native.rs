@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use liquid_model::{Answer, Limits, LowerBound, Outcome, StatValue, Traffic};
 
-use crate::structured::{construct, Structure};
+use crate::structured::liquid_schedule;
 
 /// A liquid schedule from the orbit frames of a group, when every frame of one group is
 /// conflict-free, or else from the link-disjoint parts and ports of [`crate::ports`],
@@ -25,13 +25,7 @@ pub fn liquid_by_structure(
     traffic: &Traffic,
     deadline: Option<Instant>,
 ) -> Option<(Outcome, String)> {
-    let (schedule, how) = match construct(traffic, deadline) {
-        Structure::Liquid { schedule, group } => (schedule, group),
-        Structure::Partial { .. } | Structure::None(_) => {
-            let (schedule, how) = crate::ports::by_parts(traffic, deadline).ok()?;
-            (schedule, crate::ports::describe(&how))
-        }
-    };
+    let (schedule, _, how) = liquid_schedule(traffic, deadline)?;
     Some((
         Outcome::settle(
             traffic,

@@ -521,6 +521,24 @@ pub fn construct(traffic: &Traffic, deadline: Option<Instant>) -> Structure {
     }
 }
 
+/// A liquid schedule from the traffic's structure alone, as `native`, `exact` and the
+/// portfolio use it: the orbit frames of an all-to-all ([`construct`]), else the
+/// link-disjoint parts ([`crate::ports::by_parts`]). With the stage (`orbit frames` or
+/// `parts`) and what it used, in words (the group, or [`crate::ports::describe`]). `None`
+/// when neither applies or the deadline passed.
+pub fn liquid_schedule(
+    traffic: &Traffic,
+    deadline: Option<Instant>,
+) -> Option<(Schedule, &'static str, String)> {
+    match construct(traffic, deadline) {
+        Structure::Liquid { schedule, group } => Some((schedule, "orbit frames", group)),
+        Structure::Partial { .. } | Structure::None(_) => {
+            let (schedule, how) = crate::ports::by_parts(traffic, deadline).ok()?;
+            Some((schedule, "parts", crate::ports::describe(&how)))
+        }
+    }
+}
+
 /// Search nodes the native search may spend on the transfers the kept orbit frames leave
 /// (a shortcut, not a decision: the search on the whole traffic follows if it fails).
 pub const REST_NODES: u64 = 10_000;
