@@ -295,7 +295,7 @@ enum StudyWhat {
         #[arg(long, default_value = "0..24", value_parser = parse_exponents)]
         size_exponents: (u32, u32),
         /// Cases of the size sweep, N1+N2 separated by commas.
-        #[arg(long, default_value = "30+30,20+40", value_parser = commands::parse_cases)]
+        #[arg(long, default_value = "30+30,20+40", value_parser = liquid_study::two_clusters::parse_cases)]
         size_cases: std::vec::Vec<(usize, usize)>,
         /// Node sweep with n1 = n2: the values of n1.
         #[arg(long, value_delimiter = ',', default_value = "5,10,15,20,25,30,35,40")]
@@ -606,7 +606,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
                 None => (size_cases, equal, double),
             };
-            let args = commands::StudyArgs {
+            let args = liquid_study::two_clusters::StudyArgs {
                 out,
                 size_exponents,
                 size_cases,
@@ -720,7 +720,10 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             let input = e.downcast_ref::<liquid_model::yaml::LoadError>().is_some()
                 || e.downcast_ref::<InputError>().is_some()
-                || e.downcast_ref::<liquid_proof::ProofError>().is_some();
+                || e.downcast_ref::<liquid_proof::ProofError>().is_some()
+                || e
+                    .downcast_ref::<liquid_study::StudyError>()
+                    .is_some_and(liquid_study::StudyError::is_input);
             ExitCode::from(if input { EXIT_INPUT } else { EXIT_INTERNAL })
         }
     }

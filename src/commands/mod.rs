@@ -31,7 +31,7 @@ pub use latency_study::{latency_study, LatencyStudyArgs};
 pub use proof::{check_proof, prove, ProveOptions, Prover};
 pub use simulate::{export_simgrid, simulate, SimArgs, SimMode};
 pub use solve::{engine, engine_parser, gate_error, parse_seconds, solve, SolveArgs};
-pub use study::{parse_cases, two_clusters as study_two_clusters, StudyArgs};
+pub use study::two_clusters as study_two_clusters;
 pub use teams::teams;
 pub use testbed::{merge as testbed_merge, parse_shard, testbed_t1, Shard, SimParams};
 pub use verify::verify;
