@@ -403,8 +403,8 @@ struct SimCliArgs {
 }
 
 impl SimCliArgs {
-    fn args(&self) -> anyhow::Result<commands::SimArgs> {
-        Ok(commands::SimArgs {
+    fn args(&self) -> anyhow::Result<liquid_study::simulate::SimArgs> {
+        Ok(liquid_study::simulate::SimArgs {
             schedule: self.schedule.clone(),
             engine: self.engine.as_deref().map(commands::engine).transpose()?,
             request: liquid_engine::Request {
@@ -412,7 +412,7 @@ impl SimCliArgs {
                 seed: self.seed,
                 ..Default::default()
             },
-            mode: self.mode,
+            mode: self.mode.mode(),
             size: self.size,
             sizes: self.sizes.clone(),
             overhead: self.overhead,

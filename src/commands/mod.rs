@@ -29,7 +29,7 @@ pub use latency::{latency, LatencyWhat};
 pub use latency_simulate::{latency_simulate, LatencySimArgs};
 pub use latency_study::{latency_study, LatencyStudyArgs};
 pub use proof::{check_proof, prove, ProveOptions, Prover};
-pub use simulate::{export_simgrid, simulate, SimArgs, SimMode};
+pub use simulate::{export_simgrid, simulate, SimMode};
 pub use solve::{engine, engine_parser, gate_error, parse_seconds, solve, SolveArgs};
 pub use study::two_clusters as study_two_clusters;
 pub use teams::teams;

@@ -2,6 +2,9 @@
 //! another program runs them without the CLI (which only parses arguments, calls one
 //! function of this crate per command and prints what it returns).
 //!
+//! - [`input`]: a model argument (a file or a generated-model spec) as a traffic;
+//! - [`simulate`]: a schedule (a file's or an engine's) on the flow-level simulator of
+//!   `liquid-sim`, with its timeline, and the same platform and plan for SimGrid;
 //! - [`two_clusters`]: paper 001's total exchange between two clusters on the flow-level
 //!   simulator (Figs. 4-6), with the schedules computed through the engine gate.
 //!
@@ -10,11 +13,29 @@
 //! (exit code 3).
 #![forbid(unsafe_code)]
 
+pub mod input;
+pub mod simulate;
 pub mod two_clusters;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
 
-use liquid_engine::SolveError;
+use liquid_engine::{Checked, Engine, Request, SolveError};
+use liquid_model::Traffic;
+
+/// How a study runs an engine through the gate: [`quietly`], or a caller's function that
+/// shows progress while [`liquid_engine::solve`] runs.
+pub type Solver<'a> =
+    &'a dyn Fn(&Traffic, &'static dyn Engine, &Request) -> Result<Checked, SolveError>;
+
+/// Runs an engine through the gate without showing progress.
+pub fn quietly(
+    traffic: &Traffic,
+    engine: &'static dyn Engine,
+    request: &Request,
+) -> Result<Checked, SolveError> {
+    liquid_engine::solve(traffic, engine, request, None, &AtomicU64::new(0))
+}
 
 /// Why a study, sweep or export could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -43,6 +64,10 @@ pub enum StudyError {
     /// Something failed that the input cannot explain (a simulator or plot failure).
     #[error("internal error: {0}")]
     Internal(String),
+    /// Something failed that the input cannot explain, with a message that says so itself
+    /// (a generated model that does not expand).
+    #[error("{0}")]
+    Failed(String),
 }
 
 impl StudyError {
@@ -51,7 +76,7 @@ impl StudyError {
         match self {
             StudyError::Input(_) | StudyError::Load(_) => true,
             StudyError::Solve(e) => matches!(e, SolveError::Input(_)),
-            StudyError::Io { .. } | StudyError::Internal(_) => false,
+            StudyError::Io { .. } | StudyError::Internal(_) | StudyError::Failed(_) => false,
         }
     }
 
