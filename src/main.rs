@@ -434,8 +434,8 @@ enum TestbedWhat {
         out: PathBuf,
         /// Run only shard i of n (1 <= i <= n; classes i, i+n, ...), writing
         /// DIR/t1-classes-shard-i-of-n.csv; join shards with `liquid testbed merge`.
-        #[arg(long, value_parser = commands::parse_shard)]
-        shard: Option<commands::Shard>,
+        #[arg(long, value_parser = liquid_study::testbed::parse_shard)]
+        shard: Option<liquid_study::testbed::Shard>,
         /// Wall-clock limit of the native search per class, in seconds.
         #[arg(long, value_parser = commands::parse_seconds, default_value = "10")]
         time_limit: std::time::Duration,
@@ -567,7 +567,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     .build_global()
                     .map_err(|e| anyhow::anyhow!("cannot start {j} worker threads: {e}"))?;
             }
-            let sim = sim_size.map(|size| commands::SimParams {
+            let sim = sim_size.map(|size| liquid_study::testbed::SimParams {
                 size,
                 latency: sim_latency,
                 overhead: sim_overhead,

@@ -33,5 +33,5 @@ pub use simulate::{export_simgrid, simulate, SimMode};
 pub use solve::{engine, engine_parser, gate_error, parse_seconds, solve, SolveArgs};
 pub use study::two_clusters as study_two_clusters;
 pub use teams::teams;
-pub use testbed::{merge as testbed_merge, parse_shard, testbed_t1, Shard, SimParams};
+pub use testbed::{merge as testbed_merge, testbed_t1};
 pub use verify::verify;

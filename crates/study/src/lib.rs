@@ -5,6 +5,8 @@
 //! - [`input`]: a model argument (a file or a generated-model spec) as a traffic;
 //! - [`simulate`]: a schedule (a file's or an engine's) on the flow-level simulator of
 //!   `liquid-sim`, with its timeline, and the same platform and plan for SimGrid;
+//! - [`testbed`]: the Swiss-T1 sweep of papers 000 and 003 (sharded, merged), its CSV
+//!   files and charts;
 //! - [`two_clusters`]: paper 001's total exchange between two clusters on the flow-level
 //!   simulator (Figs. 4-6), with the schedules computed through the engine gate.
 //!
@@ -15,6 +17,7 @@
 
 pub mod input;
 pub mod simulate;
+pub mod testbed;
 pub mod two_clusters;
 
 use std::path::{Path, PathBuf};
