@@ -295,7 +295,7 @@ enum StudyWhat {
         #[arg(long, default_value = "0..24", value_parser = parse_exponents)]
         size_exponents: (u32, u32),
         /// Cases of the size sweep, N1+N2 separated by commas.
-        #[arg(long, default_value = "30+30,20+40", value_parser = commands::parse_cases)]
+        #[arg(long, default_value = "30+30,20+40", value_parser = liquid_study::two_clusters::parse_cases)]
         size_cases: std::vec::Vec<(usize, usize)>,
         /// Node sweep with n1 = n2: the values of n1.
         #[arg(long, value_delimiter = ',', default_value = "5,10,15,20,25,30,35,40")]
@@ -403,8 +403,8 @@ struct SimCliArgs {
 }
 
 impl SimCliArgs {
-    fn args(&self) -> anyhow::Result<commands::SimArgs> {
-        Ok(commands::SimArgs {
+    fn args(&self) -> anyhow::Result<liquid_study::simulate::SimArgs> {
+        Ok(liquid_study::simulate::SimArgs {
             schedule: self.schedule.clone(),
             engine: self.engine.as_deref().map(commands::engine).transpose()?,
             request: liquid_engine::Request {
@@ -412,7 +412,7 @@ impl SimCliArgs {
                 seed: self.seed,
                 ..Default::default()
             },
-            mode: self.mode,
+            mode: self.mode.mode(),
             size: self.size,
             sizes: self.sizes.clone(),
             overhead: self.overhead,
@@ -434,8 +434,8 @@ enum TestbedWhat {
         out: PathBuf,
         /// Run only shard i of n (1 <= i <= n; classes i, i+n, ...), writing
         /// DIR/t1-classes-shard-i-of-n.csv; join shards with `liquid testbed merge`.
-        #[arg(long, value_parser = commands::parse_shard)]
-        shard: Option<commands::Shard>,
+        #[arg(long, value_parser = liquid_study::testbed::parse_shard)]
+        shard: Option<liquid_study::testbed::Shard>,
         /// Wall-clock limit of the native search per class, in seconds.
         #[arg(long, value_parser = commands::parse_seconds, default_value = "10")]
         time_limit: std::time::Duration,
@@ -567,7 +567,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     .build_global()
                     .map_err(|e| anyhow::anyhow!("cannot start {j} worker threads: {e}"))?;
             }
-            let sim = sim_size.map(|size| commands::SimParams {
+            let sim = sim_size.map(|size| liquid_study::testbed::SimParams {
                 size,
                 latency: sim_latency,
                 overhead: sim_overhead,
@@ -606,7 +606,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
                 None => (size_cases, equal, double),
             };
-            let args = commands::StudyArgs {
+            let args = liquid_study::two_clusters::StudyArgs {
                 out,
                 size_exponents,
                 size_cases,
@@ -720,7 +720,10 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             let input = e.downcast_ref::<liquid_model::yaml::LoadError>().is_some()
                 || e.downcast_ref::<InputError>().is_some()
-                || e.downcast_ref::<liquid_proof::ProofError>().is_some();
+                || e.downcast_ref::<liquid_proof::ProofError>().is_some()
+                || e
+                    .downcast_ref::<liquid_study::StudyError>()
+                    .is_some_and(liquid_study::StudyError::is_input);
             ExitCode::from(if input { EXIT_INPUT } else { EXIT_INTERNAL })
         }
     }
