@@ -709,8 +709,7 @@ fn main() -> ExitCode {
             let input = e.downcast_ref::<liquid_model::yaml::LoadError>().is_some()
                 || e.downcast_ref::<InputError>().is_some()
                 || e.downcast_ref::<liquid_proof::ProofError>().is_some()
-                || e
-                    .downcast_ref::<liquid_study::StudyError>()
+                || e.downcast_ref::<liquid_study::StudyError>()
                     .is_some_and(liquid_study::StudyError::is_input);
             ExitCode::from(if input { EXIT_INPUT } else { EXIT_INTERNAL })
         }

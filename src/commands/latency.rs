@@ -239,7 +239,6 @@ pub struct LatencyStudyArgs {
     pub markdown: Option<PathBuf>,
 }
 
-
 /// Runs a `latency` subcommand.
 pub fn latency(what: LatencyWhat) -> anyhow::Result<ExitCode> {
     match what {

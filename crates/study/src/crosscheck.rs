@@ -473,8 +473,9 @@ pub fn run(
             let recorded = Baseline::load(file)?;
             let diffs = liquid_engine::baseline::compare(&recorded.answers, &answers);
             if base.update {
-                std::fs::write(file, Baseline::new(answers.clone()).to_yaml())
-                    .map_err(|e| StudyError::Input(format!("cannot write {}: {e}", file.display())))?;
+                std::fs::write(file, Baseline::new(answers.clone()).to_yaml()).map_err(|e| {
+                    StudyError::Input(format!("cannot write {}: {e}", file.display()))
+                })?;
             }
             let count = |c: Change| diffs.iter().filter(|d| d.change == c).count();
             Some(BaselineReport {

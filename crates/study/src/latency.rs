@@ -528,7 +528,10 @@ fn run_plans(
     base: &Config,
     deadline: Option<Instant>,
 ) -> Result<(PlanReport, Vec<PlanRunReport>), StudyError> {
-    let traffic = a.system.traffic().map_err(|e| StudyError::Input(e.to_string()))?;
+    let traffic = a
+        .system
+        .traffic()
+        .map_err(|e| StudyError::Input(e.to_string()))?;
     let (schedule, source) = match source {
         PlanSource::File(path) => (
             liquid_model::yaml::load_schedule(path, &traffic)?,
@@ -598,28 +601,26 @@ fn run_plans(
         }
     }
     let mut runs = Vec::new();
-    let mut go = |mode: &'static str,
-                  frames: &[Vec<(usize, usize)>],
-                  pm|
-     -> Result<(), StudyError> {
-        let r = sim
-            .run_plan(base, frames, pm, &mut |_| {
-                deadline.is_none_or(|d| Instant::now() < d)
-            })
-            .map_err(|e| StudyError::Input(e.to_string()))?;
-        let round = |x: f64| (x * 1e4).round() / 1e4;
-        runs.push(PlanRunReport {
-            mode,
-            messages: r.overall.messages,
-            makespan: round(r.last_delivery),
-            latency: round(r.overall.latency),
-            source_wait: round(r.overall.source_wait),
-            network: round(r.overall.network),
-            concentrator_wait: round(r.overall.concentrator_wait),
-            flit_moves: r.flit_moves,
-        });
-        Ok(())
-    };
+    let mut go =
+        |mode: &'static str, frames: &[Vec<(usize, usize)>], pm| -> Result<(), StudyError> {
+            let r = sim
+                .run_plan(base, frames, pm, &mut |_| {
+                    deadline.is_none_or(|d| Instant::now() < d)
+                })
+                .map_err(|e| StudyError::Input(e.to_string()))?;
+            let round = |x: f64| (x * 1e4).round() / 1e4;
+            runs.push(PlanRunReport {
+                mode,
+                messages: r.overall.messages,
+                makespan: round(r.last_delivery),
+                latency: round(r.overall.latency),
+                source_wait: round(r.overall.source_wait),
+                network: round(r.overall.network),
+                concentrator_wait: round(r.overall.concentrator_wait),
+                flit_moves: r.flit_moves,
+            });
+            Ok(())
+        };
     go("frames", &frames, liquid_flit::PlanMode::Frames)?;
     go("all-at-once", &frames, liquid_flit::PlanMode::AllAtOnce)?;
     go(
@@ -644,10 +645,7 @@ fn run_plans(
 /// and then, with `p.plan`, the all-to-all as the schedule plans it. `progress` gets the
 /// counted messages delivered so far (of rates × replications × messages) and the index
 /// of the rate under way.
-pub fn simulate(
-    p: &SimParams,
-    progress: &mut dyn FnMut(u64, usize),
-) -> Result<Report, StudyError> {
+pub fn simulate(p: &SimParams, progress: &mut dyn FnMut(u64, usize)) -> Result<Report, StudyError> {
     let bad = |e: liquid_flit::FlitError| StudyError::Input(e.to_string());
     let system = &p.system;
     let wiring = system
@@ -867,9 +865,8 @@ pub fn study(a: &StudyParams, log: &mut dyn FnMut(String)) -> Result<String, Stu
             "replications: at least one replication is needed".into(),
         ));
     }
-    std::fs::create_dir_all(&a.out).map_err(|e| {
-        StudyError::Input(format!("out: cannot create {}: {e}", a.out.display()))
-    })?;
+    std::fs::create_dir_all(&a.out)
+        .map_err(|e| StudyError::Input(format!("out: cannot create {}: {e}", a.out.display())))?;
     let mut curves = Vec::new();
     for (system, timing, rates) in curves_todo {
         let n = rates.len();
@@ -900,9 +897,8 @@ pub fn study(a: &StudyParams, log: &mut dyn FnMut(String)) -> Result<String, Stu
             ("svg", curve.svg().map_err(|e| input(&e))?),
         ] {
             let path = a.out.join(format!("latency-{name}.{ext}"));
-            std::fs::write(&path, text).map_err(|e| {
-                StudyError::Failed(format!("cannot write {}: {e}", path.display()))
-            })?;
+            std::fs::write(&path, text)
+                .map_err(|e| StudyError::Failed(format!("cannot write {}: {e}", path.display())))?;
         }
         curves.push(curve);
     }

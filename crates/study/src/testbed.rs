@@ -721,8 +721,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, StudyError> {
     let classes = t1::classes();
     let mut rows: BTreeMap<usize, Row> = BTreeMap::new();
     for dir in dirs {
-        let entries = std::fs::read_dir(dir)
-            .map_err(|e| StudyError::Input(format!("{}: cannot read directory: {e}", dir.display())))?;
+        let entries = std::fs::read_dir(dir).map_err(|e| {
+            StudyError::Input(format!("{}: cannot read directory: {e}", dir.display()))
+        })?;
         let mut files: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| {
@@ -754,8 +755,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, StudyError> {
                         file.display(),
                         k + 2,
                         row.class
-                    ))
-                    .into());
+                    )));
                 }
                 if let Some(prev) = rows.get(&row.class) {
                     if prev.untimed() != row.untimed() {
