@@ -41,6 +41,9 @@ use liquid_model::{
     Answer, Limits, LinkId, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId,
 };
 
+/// The engine's name in answers and on the command line (`--engine exact`).
+pub const ENGINE: &str = "exact";
+
 const NONE: u32 = u32::MAX;
 
 /// The result of an exact colouring of a set of transfers.
@@ -413,7 +416,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
             LowerBound::duration(traffic),
             false,
         );
-        return Answer::new("exact", outcome)
+        return Answer::new(ENGINE, outcome)
             .stat("stage", StatValue::Text(stage.to_string()))
             .stat("nodes", StatValue::Count(0))
             .stat("complete", StatValue::Text("yes".to_string()));
@@ -478,10 +481,10 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
     let len = r.frames.len();
     let best = (len > 0).then(|| Schedule::new(r.frames));
     if r.optimal && len > bound.value {
-        bound = LowerBound::exhaustive(len, "exact", r.nodes);
+        bound = LowerBound::exhaustive(len, ENGINE, r.nodes);
     }
     let outcome = Outcome::settle(traffic, best, bound, false);
-    let mut answer = Answer::new("exact", outcome)
+    let mut answer = Answer::new(ENGINE, outcome)
         .stat("stage", StatValue::Text(stage.to_string()))
         .stat("nodes", StatValue::Count(r.nodes));
     answer.stats.append(&mut stats);

@@ -60,6 +60,9 @@ use liquid_model::{
     Answer, Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId, Verdict,
 };
 
+/// The engine's name in answers and on the command line (`--engine structured`).
+pub const ENGINE: &str = "structured";
+
 /// No transfer in a cell of the pair table (the diagonal without self-transfers).
 const NONE: u32 = u32::MAX;
 
@@ -651,11 +654,11 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
     let by = if r.verdict() == Verdict::Unknown {
         "none (limit reached)"
     } else {
-        "native"
+        crate::native::ENGINE
     };
     stats.push(("decided_by".into(), text(by)));
     Answer {
-        engine: "structured".into(),
+        engine: ENGINE.into(),
         outcome: r.outcome,
         stats,
     }
@@ -665,7 +668,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
 /// makes it liquid; the gate validates it).
 fn liquid_answer(traffic: &Traffic, schedule: Schedule, stats: Vec<(String, StatValue)>) -> Answer {
     Answer {
-        engine: "structured".into(),
+        engine: ENGINE.into(),
         outcome: Outcome::settle(
             traffic,
             Some(schedule),
