@@ -133,31 +133,22 @@ fn solve_refuses_a_wrong_engine_answer() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("internal error"));
 }
 
-/// A small seeded traffic in the explicit form (2 to 8 transfers over 2 to 6 links).
+/// A small seeded traffic in the explicit form (2 to 8 transfers over 2 to 6 links, paths
+/// of 1 to 3 links, no two with the same link set).
 fn random_small_yaml(seed: u64) -> String {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut next = move |m: u64| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s % m
+    use liquid_model::examples::{random_paths, Draws, RandomShape};
+    let mut draws = Draws::new(seed);
+    let transfers = 2 + draws.below(7) as usize;
+    let links = 2 + draws.below(5) as usize;
+    let shape = RandomShape {
+        transfers,
+        links,
+        path: (1, links.min(3)),
+        distinct: true,
     };
-    let n = 2 + next(7);
-    let links = 2 + next(5);
-    let mut yaml = format!("name: random-{seed}\ntransfers:\n");
-    let mut seen = std::collections::BTreeSet::new();
-    for i in 0..n {
-        let len = 1 + next(3.min(links));
-        let mut p = std::collections::BTreeSet::new();
-        while p.len() < len as usize {
-            p.insert(format!("l{}", next(links)));
-        }
-        if seen.insert(p.clone()) {
-            let p: Vec<String> = p.into_iter().collect();
-            yaml.push_str(&format!("  - {{id: t{i}, path: [{}]}}\n", p.join(", ")));
-        }
-    }
-    yaml
+    let paths = random_paths(&mut draws, &shape);
+    let t = liquid_model::Traffic::from_paths(&format!("random-{seed}"), &paths).expect("valid");
+    liquid_model::yaml::write_explicit(&t)
 }
 
 /// Every engine `solve` offers, run by `crosscheck` side by side on seeded random traffics:

@@ -24,7 +24,6 @@ pub mod kcolour;
 pub mod liquid;
 pub mod native;
 pub mod ports;
-mod rng;
 pub mod structured;
 pub mod tabu;
 pub mod teams;

@@ -349,14 +349,6 @@ fn luby(mut i: u64) -> u64 {
     }
 }
 
-/// SplitMix64: a well-mixed 64-bit hash of `x`.
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
 struct Search<'a> {
     traffic: &'a Traffic,
     node_limit: Option<u64>,
@@ -1015,7 +1007,7 @@ fn run(
             *k = if attempt == 1 {
                 0
             } else {
-                mix(attempt << 32 ^ t as u64) as u32
+                liquid_model::rng::mix(attempt << 32 ^ t as u64) as u32
             };
         }
         s.frames.clear();
@@ -1324,7 +1316,7 @@ fn finish(traffic: &Traffic, found: Found, stats: Vec<(String, StatValue)>) -> A
                     c.sort_unstable();
                     LowerBound::clique(c)
                 }
-                _ => LowerBound::exhaustive(d + 1, "native", nodes),
+                _ => LowerBound::exhaustive(d + 1, crate::native::ENGINE, nodes),
             };
             Outcome::NonLiquid { bound, best: None }
         }
@@ -1334,7 +1326,7 @@ fn finish(traffic: &Traffic, found: Found, stats: Vec<(String, StatValue)>) -> A
         },
     };
     Answer {
-        engine: "native".to_string(),
+        engine: crate::native::ENGINE.to_string(),
         outcome,
         stats,
     }
