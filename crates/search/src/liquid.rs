@@ -89,6 +89,9 @@ use crate::anchored::{Anchored, Node, Stop};
 use crate::kcolour::Fit;
 use crate::teams::{bottlenecks_in, TransferSet};
 
+/// The name of the engine this search is (`native`), in answers and evidence.
+pub const ENGINE: &str = "native";
+
 /// Counters of one search.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SearchStats {
@@ -1316,7 +1319,7 @@ fn finish(traffic: &Traffic, found: Found, stats: Vec<(String, StatValue)>) -> A
                     c.sort_unstable();
                     LowerBound::clique(c)
                 }
-                _ => LowerBound::exhaustive(d + 1, crate::native::ENGINE, nodes),
+                _ => LowerBound::exhaustive(d + 1, ENGINE, nodes),
             };
             Outcome::NonLiquid { bound, best: None }
         }
@@ -1326,7 +1329,7 @@ fn finish(traffic: &Traffic, found: Found, stats: Vec<(String, StatValue)>) -> A
         },
     };
     Answer {
-        engine: crate::native::ENGINE.to_string(),
+        engine: ENGINE.to_string(),
         outcome,
         stats,
     }

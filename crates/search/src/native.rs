@@ -17,8 +17,8 @@ use liquid_model::{Answer, Limits, LowerBound, Outcome, StatValue, Traffic};
 
 use crate::structured::liquid_schedule;
 
-/// The engine's name in answers and on the command line (`--engine native`).
-pub const ENGINE: &str = "native";
+/// The engine's name in answers and on the command line (`--engine native`): the search's.
+pub use crate::liquid::ENGINE;
 
 /// A liquid schedule from the orbit frames of a group, when every frame of one group is
 /// conflict-free, or else from the link-disjoint parts and ports of [`crate::ports`],

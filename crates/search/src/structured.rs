@@ -654,7 +654,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
     let by = if r.verdict() == Verdict::Unknown {
         "none (limit reached)"
     } else {
-        crate::native::ENGINE
+        crate::liquid::ENGINE
     };
     stats.push(("decided_by".into(), text(by)));
     Answer {
