@@ -8,7 +8,7 @@
 //! occurs exactly once (p·q transfers). Phase s (s = 0..q-1) holds the transfers
 //! S_i → R_{(i+s) mod q} for every i, so each transfer is in exactly one phase. A phase
 //! whose transfers congest is split into the fewest timeframes by an exact colouring of
-//! the phase ([`crate::exact::colour_subset`]; phases hold at most p transfers). The
+//! the phase ([`crate::chromatic::colour_subset`]; phases hold at most p transfers). The
 //! schedule is the phases' timeframes in phase order.
 //!
 //! An all-to-all *without self-transfers* (the senders are the receivers, every pair of
@@ -33,7 +33,7 @@ use std::time::Instant;
 use liquid_model::{Answer, Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId};
 use thiserror::Error;
 
-use crate::exact::colour_subset;
+use crate::chromatic::colour_subset;
 use liquid_model::rng::SplitMix64;
 
 /// The random engine's name in answers and on the command line.
