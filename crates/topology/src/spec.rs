@@ -39,7 +39,7 @@ pub fn is_spec(arg: &str) -> bool {
 
 /// The traffic a spec names: `parse(arg)?.expand()`, with the same errors (an expansion
 /// error as [`TopologyError::Network`]), but fat-trees and multi-cluster systems are
-/// built directly ([`FatTree::traffic`], [`MultiCluster::traffic`]) without their network
+/// built directly ([`FatTree::traffic`](crate::fat_tree::FatTree::traffic), [`MultiCluster::traffic`]) without their network
 /// form, which at 1024 nodes holds a million named routes. `Ok(None)` when `arg` is not a spec.
 pub fn traffic(arg: &str) -> Result<Option<Traffic>, TopologyError> {
     if let Some(rest) = arg.strip_prefix("fat-tree:") {
