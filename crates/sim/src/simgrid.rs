@@ -193,9 +193,14 @@ mod tests {
 
     fn traffic() -> Traffic {
         let mut b = TrafficBuilder::new("two");
-        for (id, f, to, path) in [("a->b", "a", "b", &["x", "y"][..]), ("b->a", "b", "a", &["z"])] {
-            b.transfer(id, Some(f.into()), Some(to.into()), path, id, &|i| format!("{i}"))
-                .expect("a transfer");
+        for (id, f, to, path) in [
+            ("a->b", "a", "b", &["x", "y"][..]),
+            ("b->a", "b", "a", &["z"]),
+        ] {
+            b.transfer(id, Some(f.into()), Some(to.into()), path, id, &|i| {
+                format!("{i}")
+            })
+            .expect("a transfer");
         }
         b.build("transfers").expect("a valid traffic")
     }

@@ -2,7 +2,10 @@
 //! another program runs them without the CLI (which only parses arguments, calls one
 //! function of this crate per command and prints what it returns).
 //!
+//! - [`crosscheck`]: several engines on each model, their contradictions, baselines;
 //! - [`input`]: a model argument (a file or a generated-model spec) as a traffic;
+//! - [`latency`]: paper 002's analytical model, the flit-level simulation of its systems,
+//!   and the model against the simulation;
 //! - [`simulate`]: a schedule (a file's or an engine's) on the flow-level simulator of
 //!   `liquid-sim`, with its timeline, and the same platform and plan for SimGrid;
 //! - [`testbed`]: the Swiss-T1 sweep of papers 000 and 003 (sharded, merged), its CSV
@@ -15,7 +18,9 @@
 //! (exit code 3).
 #![forbid(unsafe_code)]
 
+pub mod crosscheck;
 pub mod input;
+pub mod latency;
 pub mod simulate;
 pub mod testbed;
 pub mod two_clusters;
