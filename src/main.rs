@@ -205,6 +205,20 @@ enum Command {
         #[command(subcommand)]
         what: ExportWhat,
     },
+    /// Joins the shards of a sweep run with --shard i/n (testbed t1) into what the
+    /// unsharded run writes and prints; checks that every shard is there once and that all
+    /// belong to one run (same sweep and options).
+    Merge {
+        /// Shard files, or folders holding them (their *-shard-*-of-*.json files).
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        /// Output directory, as the sweep's own --out.
+        #[arg(long)]
+        out: PathBuf,
+        /// Summary format.
+        #[arg(long, value_enum, default_value_t = Format::Yaml)]
+        format: Format,
+    },
     /// Testbed sweeps (the Swiss-T1 evaluation of papers 000 and 003).
     Testbed {
         #[command(subcommand)]
@@ -445,8 +459,8 @@ enum TestbedWhat {
         #[arg(long, default_value = "t1-testbed")]
         out: PathBuf,
         /// Run only shard i of n (1 <= i <= n; classes i, i+n, ...), writing
-        /// DIR/t1-classes-shard-i-of-n.csv; join shards with `liquid testbed merge`.
-        #[arg(long, value_parser = liquid_study::testbed::parse_shard)]
+        /// DIR/t1-testbed-shard-i-of-n.json; join the shards with `liquid merge`.
+        #[arg(long)]
         shard: Option<liquid_study::testbed::Shard>,
         /// Wall-clock limit of the native search per class, in seconds.
         #[arg(long, value_parser = commands::parse_seconds, default_value = "10")]
@@ -464,18 +478,6 @@ enum TestbedWhat {
         /// Per-message software overhead in seconds for --sim-size.
         #[arg(long, default_value_t = 0.0, requires = "sim_size")]
         sim_overhead: f64,
-        /// Summary format.
-        #[arg(long, value_enum, default_value_t = Format::Yaml)]
-        format: Format,
-    },
-    /// Joins shard outputs (every t1-classes*.csv in the directories) into one sweep.
-    Merge {
-        /// Directories holding shard CSVs.
-        #[arg(required = true)]
-        dirs: Vec<PathBuf>,
-        /// Output directory.
-        #[arg(long, default_value = "t1-testbed")]
-        out: PathBuf,
         /// Summary format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
@@ -561,6 +563,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             what: ExportWhat::Simgrid { model, sim, out },
         } => commands::export_simgrid(&model, &sim.args()?, &out),
         Command::Testbed { what } => testbed(what),
+        Command::Merge {
+            shards,
+            out,
+            format,
+        } => commands::merge(&shards, &out, format),
         Command::Study {
             what: StudyWhat::TwoClusters(args),
         } => study_two_clusters(*args),
@@ -621,7 +628,6 @@ fn testbed(what: TestbedWhat) -> anyhow::Result<ExitCode> {
             });
             commands::testbed_t1(&out, shard, time_limit, sim, format)
         }
-        TestbedWhat::Merge { dirs, out, format } => commands::testbed_merge(&dirs, &out, format),
     }
 }
 

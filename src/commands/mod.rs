@@ -29,5 +29,5 @@ pub use simulate::{export_simgrid, simulate, SimMode};
 pub use solve::{engine, engine_parser, parse_seconds, solve, SolveArgs};
 pub use study::two_clusters as study_two_clusters;
 pub use teams::teams;
-pub use testbed::{merge as testbed_merge, testbed_t1};
+pub use testbed::{merge, testbed_t1};
 pub use verify::verify;

@@ -290,7 +290,7 @@ fn run_class(
     Ok((row, sim_row))
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct Buckets {
     none: f64,
     under_10: f64,
@@ -298,7 +298,7 @@ struct Buckets {
     over_20: f64,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct NativeSummary {
     liquid: usize,
     non_liquid: usize,
@@ -309,7 +309,7 @@ struct NativeSummary {
 }
 
 /// What a sweep found, against what 003 published.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 pub struct Summary {
     testbed: &'static str,
     allocations: u32,
@@ -331,7 +331,7 @@ pub struct Summary {
     wall_time_s: f64,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct SimSummary {
     size_bytes: f64,
     link_latency_s: f64,
@@ -723,7 +723,11 @@ pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Summary, StudyError> {
             return Err(StudyError::Input(format!(
                 "shards of {SWEEP}: {key} has {} simulated row, as the run's options {}",
                 if item.result.sim.is_some() { "a" } else { "no" },
-                if params.sim.is_some() { "ask for one" } else { "do not" }
+                if params.sim.is_some() {
+                    "ask for one"
+                } else {
+                    "do not"
+                }
             )));
         }
         rows.push(item.result.row);
