@@ -268,6 +268,19 @@ enum Command {
         #[command(subcommand)]
         what: ExportWhat,
     },
+    /// Sets an MPI run of an exported plan (`liquid export mpi`, then `liquid-mpi-run`)
+    /// beside liquid's prediction of the same plan, step by step (exit 1 when the run
+    /// found errors).
+    Compare {
+        /// The directory `liquid export mpi` wrote.
+        dir: PathBuf,
+        /// The runtime's report (default: DIR/report.json).
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Yaml)]
+        format: Format,
+    },
     /// Testbed sweeps (the Swiss-T1 evaluation of papers 000 and 003).
     Testbed {
         #[command(subcommand)]
@@ -360,6 +373,23 @@ enum ExportWhat {
         model: PathBuf,
         #[command(flatten)]
         sim: SimCliArgs,
+        /// Output directory (created if needed).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// MPI: per rank, the ordered sends and receives with sizes and steps
+    /// (DIR/rank-R.txt, for `liquid-mpi-run` of crates/mpi/runtime), the rank → host map
+    /// (DIR/ranks.txt), a hostfile, and DIR/manifest.json with liquid's prediction of the
+    /// same plan. Run it with `mpirun -np N liquid-mpi-run DIR`, then `liquid compare DIR`.
+    Mpi {
+        /// Model file, or a generated-model spec (see `analyze --help`).
+        model: PathBuf,
+        #[command(flatten)]
+        sim: SimCliArgs,
+        /// The plan: the schedule in --mode, all-at-once, round-robin, pairwise, or 001's
+        /// LG (two-clusters models).
+        #[arg(long, value_enum, default_value_t = commands::MpiPlan::Schedule)]
+        plan: commands::MpiPlan,
         /// Output directory (created if needed).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
@@ -548,6 +578,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export {
             what: ExportWhat::Simgrid { model, sim, out },
         } => commands::export_simgrid(&model, &sim.args()?, &out),
+        Command::Export {
+            what:
+                ExportWhat::Mpi {
+                    model,
+                    sim,
+                    plan,
+                    out,
+                },
+        } => commands::export_mpi(&model, &sim.args()?, plan, &out),
+        Command::Compare {
+            dir,
+            report,
+            format,
+        } => commands::compare_mpi(&dir, report.as_deref(), format),
         Command::Testbed {
             what:
                 TestbedWhat::T1 {

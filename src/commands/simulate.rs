@@ -300,15 +300,28 @@ fn schedule_info(traffic: &Traffic, s: &Schedule, source: String) -> anyhow::Res
 }
 
 /// A model, its mapped platform, the schedule and the plan, ready to run or export.
-struct Prepared {
+pub(crate) struct Prepared {
     model: Model,
-    mapped: MappedTraffic,
-    sizes: Vec<f64>,
+    pub(crate) mapped: MappedTraffic,
+    pub(crate) sizes: Vec<f64>,
     info: ScheduleInfo,
     plan: Plan,
+    pub(crate) schedule: Schedule,
 }
 
-fn prepare(model_arg: &Path, args: &SimArgs) -> anyhow::Result<Prepared> {
+impl Prepared {
+    /// The traffic.
+    pub(crate) fn traffic(&self) -> &Traffic {
+        &self.model.traffic
+    }
+
+    /// Where the schedule came from.
+    pub(crate) fn source(&self) -> &str {
+        &self.info.source
+    }
+}
+
+pub(crate) fn prepare(model_arg: &Path, args: &SimArgs) -> anyhow::Result<Prepared> {
     check_args(args)?;
     let model = load_model(model_arg)?;
     let table = link_table(&model, args)?;
@@ -327,6 +340,7 @@ fn prepare(model_arg: &Path, args: &SimArgs) -> anyhow::Result<Prepared> {
         sizes,
         info,
         plan,
+        schedule,
     })
 }
 

@@ -267,8 +267,8 @@ int liquid_plan_load(const char *dir, MPI_Comm comm, liquid_plan **out, char *er
             size_t b;
             if (nw < 3 || parse_int(words[1], &s) || parse_size(words[2], &b))
                 BAD("expect: give `expect SOURCE BYTES`");
-            if (s < 0 || s >= size || s == rank)
-                BAD("expect: source %d is not another rank of 0..%d", s, size - 1);
+            if (s < 0 || s >= size)
+                BAD("expect: source %d is not a rank of 0..%d", s, size - 1);
             if (p->expect[s] != SIZE_MAX) BAD("expect: source %d named twice", s);
             p->expect[s] = b;
         } else if (strcmp(w0, "end") == 0) {
@@ -303,8 +303,8 @@ int liquid_plan_load(const char *dir, MPI_Comm comm, liquid_plan **out, char *er
             o.kind = w0[0] == 'r' ? OP_RECV : (w0[0] == 's' && w0[1] == 's' ? OP_SSEND : OP_SEND);
             if (nw < 4 || parse_int(words[1], &o.step) || o.step < 0)
                 BAD("%s: give `%s STEP PEER BYTES [SRC:DST:OFFSET:LENGTH ...]`", w0, w0);
-            if (parse_int(words[2], &o.peer) || o.peer < 0 || o.peer >= size || o.peer == rank)
-                BAD("%s: peer `%s` is not another rank of 0..%d", w0, words[2], size - 1);
+            if (parse_int(words[2], &o.peer) || o.peer < 0 || o.peer >= size)
+                BAD("%s: peer `%s` is not a rank of 0..%d", w0, words[2], size - 1);
             if (parse_size(words[3], &o.bytes))
                 BAD("%s: bytes `%s` is not a number of bytes", w0, words[3]);
             if (o.bytes > (size_t)INT_MAX)
@@ -319,8 +319,8 @@ int liquid_plan_load(const char *dir, MPI_Comm comm, liquid_plan **out, char *er
                 char tail;
                 if (sscanf(w, "%llu:%llu:%llu:%llu%c", &a, &b, &c, &d, &tail) != 4)
                     BAD("%s: piece `%s` is not SRC:DST:OFFSET:LENGTH", w0, w);
-                if (a >= (unsigned long long)size || b >= (unsigned long long)size || a == b)
-                    BAD("%s: piece `%s` names no pair of distinct ranks", w0, w);
+                if (a >= (unsigned long long)size || b >= (unsigned long long)size)
+                    BAD("%s: piece `%s` names no pair of ranks", w0, w);
                 pc.src = (int)a;
                 pc.dst = (int)b;
                 pc.off = (size_t)c;
@@ -373,7 +373,8 @@ int liquid_plan_load(const char *dir, MPI_Comm comm, liquid_plan **out, char *er
             size_t at = 0;
             for (size_t k = 0; k < o->count; k++) {
                 piece *pc = &p->pieces[o->first + k];
-                if (pc->src == rank) BAD("recv: piece %d:%d:%zu:%zu is this rank's own data", pc->src, pc->dst, pc->off, pc->len);
+                if (pc->src == rank && pc->dst != rank)
+                    BAD("recv: piece %d:%d:%zu:%zu is this rank's own data", pc->src, pc->dst, pc->off, pc->len);
                 if (pc->dst != rank) {
                     size_t h = piece_hash(pc) & (tcap - 1);
                     while (table[h].used && !same_piece(&table[h].key, pc)) h = (h + 1) & (tcap - 1);
@@ -389,7 +390,8 @@ int liquid_plan_load(const char *dir, MPI_Comm comm, liquid_plan **out, char *er
         } else if (o->kind == OP_SEND || o->kind == OP_SSEND) {
             for (size_t k = 0; k < o->count; k++) {
                 piece *pc = &p->pieces[o->first + k];
-                if (pc->dst == rank) BAD("send: piece %d:%d:%zu:%zu is for this rank", pc->src, pc->dst, pc->off, pc->len);
+                if (pc->dst == rank && pc->src != rank)
+                    BAD("send: piece %d:%d:%zu:%zu is for this rank", pc->src, pc->dst, pc->off, pc->len);
                 if (pc->src == rank) {
                     if (pc->off + pc->len > p->own[pc->dst]) p->own[pc->dst] = pc->off + pc->len;
                     continue;
@@ -747,11 +749,12 @@ long liquid_execute(liquid_plan *p, char *const *send, char *const *recv,
             break;
         }
         case OP_BARRIER: {
+            /* Twice the timeout: a rank stuck on a message speaks (and exits) first. */
             snprintf(waiting, sizeof waiting,
                      "liquid-mpi: error: rank %d: no progress for %g s in the barrier of line %ld "
-                     "(another rank is stuck)\n", p->rank, opts->timeout, o->line);
+                     "(another rank is stuck)\n", p->rank, 2 * opts->timeout, o->line);
             waiting_len = strlen(waiting);
-            arm(opts->timeout);
+            arm(2 * opts->timeout);
             MPI_Barrier(comm);
             disarm(opts->timeout);
             break;
@@ -871,7 +874,8 @@ int liquid_alltoallv(liquid_plan *p, const void *sendbuf, const int *sendcounts,
     for (int d = 0; d < p->size && !bad; d++) {
         send[d] = (char *)sendbuf + (size_t)sdispls[d] * (size_t)ssize;
         recv[d] = (char *)recvbuf + (size_t)rdispls[d] * (size_t)rsize;
-        if (d == p->rank) continue;
+        /* This rank's data for itself is a local copy unless the plan sends it. */
+        if (d == p->rank && p->own[d] == 0 && p->expect[d] == 0) continue;
         if (p->own[d] != (size_t)sendcounts[d] * (size_t)ssize) {
             fprintf(stderr, "liquid-mpi: error: rank %d: the plan sends %zu bytes to rank %d, sendcounts says %zu\n",
                     p->rank, p->own[d], d, (size_t)sendcounts[d] * (size_t)ssize);
@@ -889,7 +893,7 @@ int liquid_alltoallv(liquid_plan *p, const void *sendbuf, const int *sendcounts,
     if (!anybad) {
         /* The local copy. */
         size_t mine = (size_t)sendcounts[p->rank] * (size_t)ssize;
-        if (mine) memmove(recv[p->rank], send[p->rank], mine);
+        if (mine && p->expect[p->rank] == 0) memmove(recv[p->rank], send[p->rank], mine);
         liquid_options o = {0, 0.0, 20};
         errors = liquid_execute(p, send, recv, &o, comm, NULL, NULL);
     }
