@@ -54,14 +54,14 @@ int main(int argc, char **argv) {
                     strcmp(a, "--report") == 0) && i + 1 < argc) {
             const char *v = argv[++i];
             char *end = NULL;
-            if (a[2] == 't') {
+            if (strcmp(a, "--timeout") == 0) {
                 opts.timeout = strtod(v, &end);
                 if (*end || !(opts.timeout >= 0)) {
                     if (rank == 0) fprintf(stderr, "liquid-mpi-run: --timeout %s is not a number of seconds\n", v);
                     MPI_Finalize();
                     return 2;
                 }
-            } else if (a[3] == 'e' && a[4] == 'p') {
+            } else if (strcmp(a, "--repeat") == 0) {
                 repeat = (int)strtol(v, &end, 10);
                 if (*end || repeat < 1) {
                     if (rank == 0) fprintf(stderr, "liquid-mpi-run: --repeat %s is not a positive count\n", v);

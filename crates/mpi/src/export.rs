@@ -149,11 +149,11 @@ fn build(input: &ExportInput<'_>) -> Result<(Program, Plan, String), MpiError> {
                 for q in 0..program.steps.len() {
                     let base = steps.len();
                     let mut from_of = vec![None; n];
-                    for i in 0..n {
+                    for (i, from) in prev_from.iter().enumerate() {
                         let mut after = Vec::new();
                         if let Some(&p) = prev.get(i) {
                             after.push(p);
-                            if let Some(k) = prev_from[i] {
+                            if let Some(k) = *from {
                                 after.push(prev[k as usize]);
                             }
                         }

@@ -436,8 +436,8 @@ pub fn from_schedule(data: &Data, schedule: &Schedule, mode: ScheduleMode) -> Pr
                     b.push(messages[k].from, Op::Send(k));
                     busy[messages[k].from as usize] = true;
                 }
-                for r in 0..n {
-                    if busy[r] {
+                for (r, &busy) in busy.iter().enumerate() {
+                    if busy {
                         b.push(r as u32, Op::Wait(Wait::All, Some(f as u32)));
                     }
                     if f + 1 < frames.len() {
@@ -485,10 +485,10 @@ pub fn rounds(data: &Data, pairwise: bool) -> Program {
     for s in 0..n {
         let mut these = vec![None; n];
         let step = labels.len() as u32;
-        for i in 0..n {
+        for (i, slot) in these.iter_mut().enumerate() {
             let j = (i + s) % n;
             if let Some(p) = data.stream(i as u32, j as u32) {
-                these[i] = Some(messages.len());
+                *slot = Some(messages.len());
                 messages.push(Message {
                     step,
                     from: i as u32,
@@ -514,8 +514,8 @@ pub fn rounds(data: &Data, pairwise: bool) -> Program {
             b.push(messages[*k].from, Op::Send(*k));
             busy[messages[*k].from as usize] = true;
         }
-        for r in 0..n {
-            if busy[r] {
+        for (r, &busy) in busy.iter().enumerate() {
+            if busy {
                 b.push(r as u32, Op::Wait(Wait::All, Some(step as u32)));
             }
             if !pairwise && step + 1 < last {
