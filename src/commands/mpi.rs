@@ -6,8 +6,9 @@ use std::process::ExitCode;
 
 use liquid_mpi::program::ScheduleMode;
 use liquid_mpi::{MpiError, PlanKind};
+use liquid_sim::Mode;
+use liquid_study::simulate::SimArgs;
 
-use super::simulate::{prepare, SimArgs, SimMode};
 use crate::output::{emit, Format};
 use crate::InputError;
 
@@ -44,12 +45,12 @@ pub fn export_mpi(
     let mut args = args.clone();
     let kind = match plan {
         MpiPlan::Schedule => PlanKind::Schedule(match args.mode {
-            SimMode::Frames => ScheduleMode::Frames,
-            SimMode::Async => ScheduleMode::Async,
-            SimMode::AllAtOnce => ScheduleMode::AllAtOnce,
+            Mode::Frames => ScheduleMode::Frames,
+            Mode::Async => ScheduleMode::Async,
+            Mode::AllAtOnce => ScheduleMode::AllAtOnce,
         }),
         MpiPlan::AllAtOnce => {
-            args.mode = SimMode::AllAtOnce;
+            args.mode = Mode::AllAtOnce;
             PlanKind::Schedule(ScheduleMode::AllAtOnce)
         }
         MpiPlan::RoundRobin | MpiPlan::Pairwise | MpiPlan::Lg => {
@@ -60,7 +61,7 @@ pub fn export_mpi(
                 .into());
             }
             // No engine run: the plans are built from the traffic alone.
-            args.mode = SimMode::AllAtOnce;
+            args.mode = Mode::AllAtOnce;
             match plan {
                 MpiPlan::RoundRobin => PlanKind::RoundRobin,
                 MpiPlan::Pairwise => PlanKind::Pairwise,
@@ -68,16 +69,13 @@ pub fn export_mpi(
             }
         }
     };
-    let p = prepare(model, &args)?;
-    let input = liquid_mpi::ExportInput {
-        traffic: p.traffic(),
-        mapped: &p.mapped,
-        sizes: &p.sizes,
-        schedule: Some((&p.schedule, p.source().to_string())),
+    let written = liquid_study::simulate::export_mpi(
+        model,
+        &args,
         kind,
-        overhead: args.overhead,
-    };
-    let written = liquid_mpi::export(&input, out).map_err(mpi_error)?;
+        out,
+        &super::simulate::with_progress,
+    )?;
     emit(&written, Format::Yaml)?;
     Ok(ExitCode::SUCCESS)
 }
