@@ -7,6 +7,8 @@
 //! - [`structured`]: liquid schedules of all-to-all traffics from orbits of a group.
 //! - [`ports`]: liquid schedules from link-disjoint parts and from ports (König's edge
 //!   colouring), a stage of `structured`.
+//! - [`classes`]: liquid schedules by rounds of interchangeable transfers (dominated
+//!   links removed), a stage of `structured` after the ports.
 //! - [`dsatur`]: Brélaz's DSatur greedy colouring, as the annex of paper 003 describes it.
 //! - [`tabu`]: tabu search (TabuCol) that shortens a valid schedule.
 //! - [`kcolour`]: a complete colouring search with propagation, and refutation traces
@@ -18,6 +20,7 @@
 
 mod anchored;
 pub mod baseline;
+pub mod classes;
 pub mod dsatur;
 pub mod exact;
 pub mod kcolour;

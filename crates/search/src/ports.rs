@@ -344,7 +344,11 @@ pub fn by_parts(
         let (part_frames, method) = match colour_part(traffic, part, deadline) {
             Ok(f) => (f, "ports".to_string()),
             Err(why) if whole || !all_to_all_shaped(traffic, part) => {
-                return Err(format!("part of {} transfers: {why}", part.len()))
+                // Rounds of interchangeable transfers (crate::classes), e.g. between the
+                // clusters of a multi-cluster system whose ICN2 is deeper than one switch.
+                crate::classes::schedule(traffic, part, deadline).map_err(|q| {
+                    format!("part of {} transfers: {why}; by classes: {q}", part.len())
+                })?
             }
             Err(why) => {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -425,9 +429,19 @@ fn all_to_all_shaped(traffic: &Traffic, part: &[TransferId]) -> bool {
 /// What [`by_parts`] did, in words: the number of parts and how they were settled.
 pub fn describe(how: &[String]) -> String {
     let orbits = how.iter().filter(|h| h.starts_with("orbits")).count();
-    let ports = how.len() - orbits;
+    let classes: Vec<&str> = how
+        .iter()
+        .filter(|h| h.starts_with("classes"))
+        .map(String::as_str)
+        .collect();
+    let ports = how.len() - orbits - classes.len();
+    let by_classes = if classes.is_empty() {
+        String::new()
+    } else {
+        format!(", {} by rounds of {}", classes.len(), classes.join(", "))
+    };
     format!(
-        "{} link-disjoint part{}: {orbits} by orbits, {ports} by ports (König)",
+        "{} link-disjoint part{}: {orbits} by orbits, {ports} by ports (König){by_classes}",
         how.len(),
         if how.len() == 1 { "" } else { "s" }
     )
