@@ -95,7 +95,8 @@ pub fn classes(
     let mut dominated = vec![false; links.len()];
     let mut count: Vec<u32> = vec![0; links.len()];
     for (i, &l) in links.iter().enumerate() {
-        if late(i) {
+        // Each link costs its load times the path length: look at the clock every time.
+        if deadline.is_some_and(|d| Instant::now() >= d) {
             return None;
         }
         let users = traffic.users(l);
@@ -312,7 +313,12 @@ fn rounds(
             .filter(|&l| load[l as usize] == r)
             .collect();
         let mut set = Vec::new();
-        if !cover(cores, &on, &left, &tight, &mut busy, &mut set, &mut 0) {
+        let is_tight: Vec<bool> = load.iter().map(|&x| x == r).collect();
+        let t = Tight {
+            links: &tight,
+            is: &is_tight,
+        };
+        if !cover(cores, &on, &left, &t, &mut busy, &mut set, &mut 0) {
             return Err(format!(
                 "after {} rounds ({r} frames left), no set of classes covers the {} tight links",
                 out.len(),
@@ -367,11 +373,17 @@ fn rounds(
 /// `set` and their links marked `busy`; depth first, the tight link with the fewest
 /// candidates first, at most [`COVER_NODES`] nodes (`nodes`). On failure `set` and `busy`
 /// are as they were.
+/// The tight links, as a list and as flags.
+struct Tight<'a> {
+    links: &'a [u32],
+    is: &'a [bool],
+}
+
 fn cover(
     cores: &[Vec<u32>],
     on: &[Vec<u32>],
     left: &[u64],
-    tight: &[u32],
+    tight: &Tight<'_>,
     busy: &mut [bool],
     set: &mut Vec<u32>,
     nodes: &mut u64,
@@ -385,7 +397,7 @@ fn cover(
     };
     // The uncovered tight link with the fewest candidates.
     let mut best: Option<(usize, u32)> = None;
-    for &l in tight {
+    for &l in tight.links {
         if busy[l as usize] {
             continue;
         }
@@ -404,7 +416,7 @@ fn cover(
     let covers = |k: u32, busy: &[bool]| {
         cores[k as usize]
             .iter()
-            .filter(|&&x| tight.contains(&x) && !busy[x as usize])
+            .filter(|&&x| tight.is[x as usize] && !busy[x as usize])
             .count()
     };
     let mut cand: Vec<u32> = on[l as usize]
@@ -509,6 +521,30 @@ mod probe {
                     t2 - t1
                 ),
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// Whenever the classes give frames, they are a valid schedule of Λ frames; and
+        /// traffics made of repeated transfers (two copies of each) have classes.
+        #[test]
+        fn what_the_classes_give_is_liquid(t in crate::test_support::arb_traffic(10, 6)) {
+            let all: Vec<TransferId> = t.transfer_ids().collect();
+            if let Ok((frames, _)) = schedule(&t, &all, None) {
+                let s = liquid_model::Schedule::new(frames);
+                let r = liquid_model::validate(&t, &s).map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+                proptest::prop_assert_eq!(r.length, t.duration());
+            }
+            let c = classes(&t, &all, None).expect("no deadline");
+            let members: usize = c.members.iter().map(Vec::len).sum();
+            proptest::prop_assert_eq!(members, t.len());
         }
     }
 }
