@@ -385,6 +385,145 @@ pub fn study(
     })
 }
 
+/// The concentrators/dispatchers at one load (issue 28's diagnosis): where the
+/// simulated wait goes, and what each reading predicts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnosis {
+    /// The load as a fraction of the `per_node` reading's saturation load.
+    pub fraction: f64,
+    /// Offered traffic `λ_g`.
+    pub rate: f64,
+    /// The run (one replication, the study's settings and first seed).
+    pub run: crate::Run,
+    /// The model's mean concentrator/dispatcher wait over all messages under each
+    /// reading (`Σ N_i/N·P_o·W_d`; None where the reading is saturated).
+    pub model_wait: [Option<f64>; R],
+    /// Each reading's mean latency (None where saturated).
+    pub model_latency: [Option<f64>; R],
+}
+
+/// Simulates `system` at each fraction of the `per_node` reading's saturation load (one
+/// run each, `settings`' counts and first seed) and splits the concentrators' and
+/// dispatchers' time ([`crate::QueueWaits`]). `progress` as for [`study`].
+pub fn diagnose(
+    system: &MultiCluster,
+    timing: Timing,
+    fractions: &[f64],
+    settings: Settings,
+    progress: &mut dyn FnMut(usize, Progress) -> bool,
+) -> Result<Vec<Diagnosis>, StudyError> {
+    if let Some(f) = fractions.iter().find(|f| !(f.is_finite() && **f > 0.0)) {
+        return Err(StudyError::BadParameter {
+            name: "fractions",
+            why: format!("{f} is not a positive fraction"),
+        });
+    }
+    let models = models(system, timing)?;
+    let top = models[1].saturation().rate;
+    let wiring = system
+        .wiring()
+        .map_err(|e| StudyError::Wiring(e.to_string()))?;
+    let sim = Simulator::new(&wiring);
+    let mut out = Vec::new();
+    for (i, &fraction) in fractions.iter().enumerate() {
+        let rate = fraction * top;
+        let cfg = Config {
+            timing,
+            rate,
+            messages: settings.messages,
+            warmup: settings.warmup,
+            drain: settings.drain,
+            seed: settings.seed,
+            forwarding: settings.forwarding,
+        };
+        let run = sim.run(&cfg, &mut |p| progress(i, p))?;
+        let at = models.each_ref().map(|m| m.at(rate).ok());
+        out.push(Diagnosis {
+            fraction,
+            rate,
+            run,
+            model_wait: at
+                .each_ref()
+                .map(|p| p.as_ref().map(|p| p.concentrator_wait)),
+            model_latency: at.each_ref().map(|p| p.as_ref().map(|p| p.latency)),
+        });
+    }
+    Ok(out)
+}
+
+/// The diagnosis as Markdown: per load, the concentrate and dispatch queues' split
+/// (queueing, waiting for the first channel, service mean ± standard deviation, the part
+/// of the service lost downstream), the simulated and modelled mean waits, and `M·t_cs`.
+pub fn diagnosis_table(timing: Timing, rows: &[Diagnosis]) -> String {
+    let bare = timing.flits as f64 * timing.t_cs();
+    let mut s = format!(
+        "`M·t_cs` = {bare:.2} (eq. 33's service). Times per message at that kind of queue; \
+         the mean wait is over all messages (intra-cluster ones wait 0), as eq. 36 weighs it.\n\n\
+         | load (per_node sat.) | λ_g | messages | queue | queueing | first channel | service (mean ± sd) | lost downstream |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+    );
+    for d in rows {
+        for (name, q) in [
+            ("concentrate", d.run.concentrators),
+            ("dispatch", d.run.dispatchers),
+        ] {
+            writeln!(
+                s,
+                "| {:.2} | {:.3e} | {} | {name} | {:.2} | {:.2} | {:.2} ± {:.2} | {:.2} |",
+                d.fraction,
+                d.rate,
+                q.messages,
+                q.queueing,
+                q.first_channel,
+                q.service,
+                q.service_sd,
+                q.downstream
+            )
+            .expect("string");
+        }
+    }
+    s.push_str("\n| load (per_node sat.) | simulated wait |");
+    for r in &READINGS {
+        write!(s, " {} |", r.name).expect("string");
+    }
+    s.push_str(" simulated latency |");
+    for r in &READINGS {
+        write!(s, " latency, {} |", r.name).expect("string");
+    }
+    s.push_str("\n|");
+    for _ in 0..2 * R + 3 {
+        s.push_str(" --- |");
+    }
+    s.push('\n');
+    for d in rows {
+        write!(
+            s,
+            "| {:.2} | {:.2} |",
+            d.fraction, d.run.overall.concentrator_wait
+        )
+        .expect("string");
+        for w in d.model_wait {
+            write!(
+                s,
+                " {} |",
+                w.map_or("saturated".into(), |w| format!("{w:.2}"))
+            )
+            .expect("string");
+        }
+        write!(s, " {:.2} |", d.run.overall.latency).expect("string");
+        for l in d.model_latency {
+            write!(
+                s,
+                " {} |",
+                l.map_or("saturated".into(), |l| format!("{l:.2}"))
+            )
+            .expect("string");
+        }
+        s.push('\n');
+    }
+    s
+}
+
 fn opt(x: Option<f64>, digits: usize) -> String {
     x.map_or(String::new(), |v| format!("{v:.digits$}"))
 }
@@ -807,6 +946,30 @@ mod tests {
             .map(|p| p.rate);
         assert_eq!(curve.sim_saturation, first);
         assert!(curve.points[0].simulated.half_width.is_none());
+    }
+
+    #[test]
+    fn the_diagnosis_splits_the_concentrator_waits() {
+        let (system, timing) = tiny();
+        let settings = Settings {
+            messages: 2000,
+            warmup: 200,
+            drain: 200,
+            replications: 1,
+            seed: 1,
+            forwarding: Forwarding::CutThrough,
+        };
+        let rows =
+            diagnose(&system, timing, &[0.3, 0.5], settings, &mut |_, _| true).expect("diagnosis");
+        assert_eq!(rows.len(), 2);
+        for d in &rows {
+            assert!(d.run.completed);
+            assert!(d.run.concentrators.messages > 0);
+            assert!(d.model_latency[1].is_some());
+        }
+        let md = diagnosis_table(timing, &rows);
+        assert_eq!(md.matches("| concentrate |").count(), 2);
+        assert!(diagnose(&system, timing, &[0.0], settings, &mut |_, _| true).is_err());
     }
 
     #[test]
