@@ -600,7 +600,7 @@ impl Curve {
         s.push('\n');
         for p in &self.points {
             let m = |r: usize| opt(p.model[r].latency(), 2);
-            let m: [String; R] = std::array::from_fn(|r| m(r)).map(|x| {
+            let m: [String; R] = std::array::from_fn(m).map(|x| {
                 if x.is_empty() {
                     "saturated".into()
                 } else {
