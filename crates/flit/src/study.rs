@@ -600,13 +600,8 @@ impl Curve {
         s.push('\n');
         for p in &self.points {
             let m = |r: usize| opt(p.model[r].latency(), 2);
-            let m: [String; R] = std::array::from_fn(m).map(|x| {
-                if x.is_empty() {
-                    "saturated".into()
-                } else {
-                    x
-                }
-            });
+            let m: [String; R] =
+                std::array::from_fn(m).map(|x| if x.is_empty() { "saturated".into() } else { x });
             let sim = match p.simulated.half_width {
                 Some(h) => format!("{:.2} ± {h:.2}", p.simulated.mean),
                 None => format!("{:.2}", p.simulated.mean),
