@@ -320,7 +320,8 @@ impl Konig {
 
 /// A liquid schedule of `traffic` from its parts: each part by ports ([`colour`], on the
 /// part in place) or else, when it is shaped like an all-to-all, by the orbits of
-/// [`crate::structured`] (on a copy), laid over one another; with, per part (largest first), how (`orbits (GROUP)` or `ports`). `Err` when
+/// [`crate::structured`] (on a copy), otherwise by rounds of its classes
+/// ([`crate::classes`], when the traffic has more than one part), laid over one another; with, per part (largest first), how (`orbits (GROUP)` or `ports`). `Err` when
 /// the traffic is one part that the ports do not settle, a part is settled by neither, or
 /// there are more than [`MAX_PARTS`] parts (the reason).
 pub fn by_parts(
@@ -343,9 +344,12 @@ pub fn by_parts(
         // not fit. Then the orbits, on a copy, for parts shaped like an all-to-all.
         let (part_frames, method) = match colour_part(traffic, part, deadline) {
             Ok(f) => (f, "ports".to_string()),
-            Err(why) if whole || !all_to_all_shaped(traffic, part) => {
+            Err(why) if whole => return Err(format!("part of {} transfers: {why}", part.len())),
+            Err(why) if !all_to_all_shaped(traffic, part) => {
                 // Rounds of interchangeable transfers (crate::classes), e.g. between the
                 // clusters of a multi-cluster system whose ICN2 is deeper than one switch.
+                // Only on a part of a larger traffic: a traffic of one part goes on to the
+                // engines' own search, as before.
                 crate::classes::schedule(traffic, part, deadline).map_err(|q| {
                     format!("part of {} transfers: {why}; by classes: {q}", part.len())
                 })?
