@@ -464,14 +464,14 @@ mod tests {
             let sys = MultiCluster::parse(spec).expect("valid");
             assert!(sys.icn2_levels >= 2, "{spec}");
             let t = sys.traffic().expect("builds");
-            let (s, how) = crate::ports::by_parts(&t, None).expect("liquid by parts");
+            let (s, how) = crate::structured::by_parts(&t, None).expect("liquid by parts");
             let r = validate(&t, &s).expect("valid");
             assert_eq!(r.length, t.duration(), "{spec}");
             assert!(
                 how.iter().any(|h| h.starts_with("classes")),
                 "{spec}: {how:?}"
             );
-            eprintln!("{spec}: {}", crate::ports::describe(&how));
+            eprintln!("{spec}: {}", crate::structured::describe(&how));
         }
     }
 
@@ -500,7 +500,7 @@ mod probe {
             let sys = liquid_topology::multi_cluster::MultiCluster::parse(spec).expect("valid");
             let t = sys.traffic().expect("builds");
             let t1 = t0.elapsed();
-            let r = crate::ports::by_parts(&t, None);
+            let r = crate::structured::by_parts(&t, None);
             let t2 = t0.elapsed();
             match r {
                 Ok((s, how)) => {
@@ -511,7 +511,7 @@ mod probe {
                         t.duration(),
                         v.length,
                         t2 - t1,
-                        crate::ports::describe(&how)
+                        crate::structured::describe(&how)
                     );
                 }
                 Err(e) => eprintln!(
