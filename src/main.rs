@@ -121,7 +121,8 @@ enum Command {
         format: Format,
     },
     /// Runs several engines on each model and reports any contradiction between them;
-    /// records their answers as a baseline, or compares them with one.
+    /// records their answers as a baseline, or compares them with one. Each engine run
+    /// stops at --time-limit, 60 s by default; an engine stopped by it answers `unknown`.
     Crosscheck {
         /// Model files, folders (every `.yaml` inside) or generated-model specs.
         #[arg(required = true)]
@@ -175,7 +176,9 @@ enum Command {
         /// Report disjoint cores until what remains is liquid.
         #[arg(long)]
         all: bool,
-        /// Wall-clock limit in seconds.
+        /// Wall-clock limit in seconds (default 60). When it comes, the smallest core
+        /// found so far is reported with its checked proof, marked `minimal: false`, or
+        /// none (`liquid: null`).
         #[arg(long, value_parser = commands::parse_seconds)]
         time_limit: Option<std::time::Duration>,
         /// Output format.
@@ -649,8 +652,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 update,
                 accept_improvements,
             };
+            let mut limits = limits.limits();
+            limits.time = limits
+                .time
+                .or(Some(liquid_engine::crosscheck::DEFAULT_ENGINE_TIME_LIMIT));
             let request = liquid_engine::Request {
-                limits: limits.limits(),
+                limits,
                 ..Default::default()
             };
             let engines: Vec<&'static dyn liquid_engine::Engine> = if engines.is_empty() {
