@@ -139,7 +139,11 @@ struct Oracle<'a> {
 }
 
 impl Oracle<'_> {
-    fn ask(&mut self, set: &[TransferId], deadline: Option<Instant>) -> Result<Answer, ExplainError> {
+    fn ask(
+        &mut self,
+        set: &[TransferId],
+        deadline: Option<Instant>,
+    ) -> Result<Answer, ExplainError> {
         if deadline.is_some_and(|d| Instant::now() >= d) || self.questions == Some(0) {
             return Ok(Answer::Stopped);
         }
@@ -545,7 +549,11 @@ mod tests {
         assert_eq!(e.cores.len(), 1);
         let c = &e.cores[0];
         assert!(!c.minimal);
-        assert!(c.transfers.len() > 6, "not yet minimised: {:?}", c.transfers);
+        assert!(
+            c.transfers.len() > 6,
+            "not yet minimised: {:?}",
+            c.transfers
+        );
         // Still a checked core: its proof refutes Λ timeframes for exactly these.
         assert_eq!(c.proof.colours(), 3);
         for (removed, s) in &c.without_one {

@@ -131,7 +131,9 @@ impl Subsets {
                 let core = self.solver.failed_core().unwrap_or(&[]);
                 let mut out: Vec<TransferId> = core
                     .iter()
-                    .map(|l| TransferId((l.var().to_dimacs() as usize - self.first_selector) as u32))
+                    .map(|l| {
+                        TransferId((l.var().to_dimacs() as usize - self.first_selector) as u32)
+                    })
                     .filter(|t| t.index() < self.n)
                     .collect();
                 out.sort_unstable();

@@ -841,10 +841,7 @@ impl Search<'_> {
         if self.sets[0].len() > DIVE_MAX_R || self.deadline.is_some_and(|t| Instant::now() >= t) {
             return None;
         }
-        let vs: Vec<TransferId> = self.sets[0]
-            .iter()
-            .map(|&t| TransferId(t as u32))
-            .collect();
+        let vs: Vec<TransferId> = self.sets[0].iter().map(|&t| TransferId(t as u32)).collect();
         let limits = Limits {
             time: self
                 .deadline
@@ -1737,7 +1734,10 @@ mod tests {
             ],
         )
         .expect("valid");
-        assert_eq!(twins(&t, None).expect("no deadline"), vec![None, Some(0), None, Some(1)]);
+        assert_eq!(
+            twins(&t, None).expect("no deadline"),
+            vec![None, Some(0), None, Some(1)]
+        );
         assert_eq!(solve(&t, &Limits::default()).verdict(), Verdict::Liquid);
     }
 
