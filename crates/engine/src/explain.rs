@@ -196,10 +196,22 @@ fn minimise(
     candidates: &[TransferId],
     deadline: Option<Instant>,
 ) -> Result<Option<(Vec<TransferId>, bool, Vec<(TransferId, Schedule)>)>, ExplainError> {
-    let mut core = match oracle.ask(candidates, deadline)? {
-        Answer::Fits(_) => return Ok(None),
-        Answer::NoFit(c) => c,
-        Answer::Stopped => return Err(ExplainError::Stopped),
+    // A clique of more than Λ transfers is the smallest kind of core there is: Λ + 1 of
+    // them, minimal as they stand (the search below still shows each one needed).
+    let k = oracle.k;
+    let sub = oracle.traffic.sub_traffic(candidates);
+    let clique = liquid_search::exact::greedy_clique_until(&sub, deadline).unwrap_or_default();
+    let mut core = if clique.len() > k {
+        let mut c: Vec<TransferId> = clique.iter().map(|t| candidates[t.index()]).collect();
+        c.sort_unstable();
+        c.truncate(k + 1);
+        c
+    } else {
+        match oracle.ask(candidates, deadline)? {
+            Answer::Fits(_) => return Ok(None),
+            Answer::NoFit(c) => c,
+            Answer::Stopped => return Err(ExplainError::Stopped),
+        }
     };
     let mut needed: Vec<(TransferId, Schedule)> = Vec::new();
     let mut i = 0;

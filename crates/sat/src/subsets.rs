@@ -73,7 +73,8 @@ impl Subsets {
         let n = traffic.len();
         let mut solver = Solver::new();
         if let Some(d) = deadline {
-            solver.write_proof(DeadlineSink::new(d), ProofFormat::BinaryDrat);
+            // Varisat's own format: DRAT cannot say assumptions.
+            solver.write_proof(DeadlineSink::new(d), ProofFormat::Varisat);
         }
         let first_selector = encoding.num_vars() + 1;
         let mut buf = Vec::new();
@@ -181,6 +182,17 @@ mod tests {
             );
             validate(&sub, &local).expect("a valid schedule of the pair");
         }
+    }
+
+    #[test]
+    fn questions_under_a_deadline_are_answered() {
+        // A deadline makes varisat write a proof into the sink, with assumptions.
+        let t = no_team();
+        let far = Instant::now() + std::time::Duration::from_secs(3600);
+        let mut s = Subsets::new(&t, 2, Some(far)).expect("encodes");
+        let all: Vec<TransferId> = t.transfer_ids().collect();
+        assert_eq!(s.fits(&all).expect("runs"), Subset::Core(all.clone()));
+        assert!(matches!(s.fits(&all[..2]).expect("runs"), Subset::Fits(_)));
     }
 
     #[test]

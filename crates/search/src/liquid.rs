@@ -55,10 +55,10 @@
 //!   schedule; its exhaustive failure proves that none exists. It decides the non-liquid
 //!   random traffics of small Λ (an odd core hidden among many bottlenecks) on which
 //!   the full-team search alone has heavy tails;
-//! - **a dive**: after the first attempt (when the root has at most 65,536 transfers),
+//! - **a dive**: after the first attempt (when the root has at most 2,048 transfers),
 //!   the exact engine's branch and bound on the root within 10,000 nodes (its first
 //!   descent is DSatur's greedy colouring), then tabu search from its schedule towards Λ
-//!   within 20,000 steps: a colouring of Λ timeframes is a liquid schedule, a complete
+//!   within 2,000 steps: a colouring of Λ timeframes is a liquid schedule, a complete
 //!   branch and bound above Λ proves that none exists. Both are deterministic (budgets
 //!   in nodes and steps). Liquid systems on which the first attempt's dive went astray
 //!   (`multi-cluster:4,5x1`) are decided here in milliseconds;
@@ -332,15 +332,17 @@ const COLOUR_MAX_D: usize = 8;
 /// the testbed in its first attempt, faster).
 const COLOUR_FIRST_MAX_D: usize = 4;
 
-/// Largest root for which the dive runs (transfers).
-const DIVE_MAX_R: usize = 1 << 16;
+/// Largest root for which the dive runs (transfers): its branch and bound and tabu steps
+/// cost about the root's size each, so on larger roots (`multi-cluster:8,10x1`, 5,760
+/// transfers) they took longer than the restarts that decide them.
+const DIVE_MAX_R: usize = 2048;
 
 /// Nodes of the dive's branch and bound (its DSatur first descent is complete whatever
 /// the budget: see [`crate::exact::colour_subset`]).
 const DIVE_NODES: u64 = crate::exact::QUICK_NODES;
 
 /// Tabu steps of the dive, for the one length Λ.
-const DIVE_TABU_STEPS: u64 = 20_000;
+const DIVE_TABU_STEPS: u64 = 2_000;
 
 /// Largest Λ(R) for which cliques of Λ(R) transfers are listed as hitting sets.
 const HIT_MAX_D: usize = 4;
