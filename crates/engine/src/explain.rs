@@ -72,21 +72,45 @@ impl Structure {
 }
 
 /// A non-liquid core with its certificate: minimal, unless the time limit stopped its
-/// minimisation.
+/// minimisation. Only [`core_of`] and [`cores`] make one (its fields are private), so
+/// holding one means its checks passed.
 #[derive(Debug, Clone)]
 pub struct Core {
+    transfers: Vec<TransferId>,
+    structure: Structure,
+    proof: CheckedProof,
+    without_one: Vec<(TransferId, Schedule)>,
+    minimal: bool,
+}
+
+impl Core {
     /// The core's transfers, in traffic order.
-    pub transfers: Vec<TransferId>,
+    pub fn transfers(&self) -> &[TransferId] {
+        &self.transfers
+    }
+
     /// A named structure, if the core is one.
-    pub structure: Structure,
-    /// A checked proof that the core has no schedule of Λ timeframes.
-    pub proof: CheckedProof,
-    /// For every core transfer shown needed (all of them when `minimal`), a validated
-    /// Λ-frame schedule of the core without it.
-    pub without_one: Vec<(TransferId, Schedule)>,
+    pub fn structure(&self) -> Structure {
+        self.structure
+    }
+
+    /// A checked proof that the core (as a sub-traffic of its transfers) has no schedule
+    /// of Λ timeframes, Λ of the whole traffic.
+    pub fn proof(&self) -> &CheckedProof {
+        &self.proof
+    }
+
+    /// For every core transfer shown needed (all of them when [`Core::minimal`]), a
+    /// validated Λ-frame schedule of the core without it.
+    pub fn without_one(&self) -> &[(TransferId, Schedule)] {
+        &self.without_one
+    }
+
     /// Whether every transfer was shown needed (false: the time limit stopped the
     /// minimisation, and a smaller core may exist).
-    pub minimal: bool,
+    pub fn minimal(&self) -> bool {
+        self.minimal
+    }
 }
 
 /// What [`cores`] found.
@@ -96,7 +120,7 @@ pub struct Explained {
     pub cores: Vec<Core>,
     /// Whether the time limit stopped the search (the cores found before it are listed).
     pub stopped: bool,
-    /// Subset questions answered by the colouring search, and by SAT.
+    /// Subset questions answered by the colouring search.
     pub by_search: u64,
     /// Subset questions answered by SAT.
     pub by_sat: u64,
