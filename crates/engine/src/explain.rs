@@ -445,6 +445,23 @@ fn cores_within(
         questions,
     };
     let mut out = Explained::default();
+    // A liquid traffic has nothing to explain: the native engine (orbits, parts, the
+    // full-team search) says so in milliseconds where the colouring questions would
+    // not, within the minimisation's share of the time. Its schedule is validated.
+    let native_deadline = deadline.map(|d| {
+        let now = Instant::now();
+        now + d.saturating_duration_since(now) * LOOP_SHARE / 2000
+    });
+    let native_limits = liquid_model::Limits {
+        time: native_deadline.map(|d| d.saturating_duration_since(Instant::now())),
+        nodes: Some(SEARCH_NODES),
+    };
+    let native = liquid_search::native::solve(traffic, &native_limits);
+    if let Some(s) = native.outcome.schedule() {
+        if validate(traffic, s).is_ok_and(|r| r.length == traffic.duration()) {
+            return Ok(out);
+        }
+    }
     let mut rest: Vec<TransferId> = traffic.transfer_ids().collect();
     loop {
         match core_with(&mut oracle, &rest, deadline) {
@@ -602,5 +619,17 @@ mod tests {
     fn a_liquid_traffic_has_no_core() {
         let t = Traffic::from_paths("t", &[("x", vec!["a"]), ("y", vec!["b"])]).expect("valid");
         assert!(cores(&t, true, None).expect("runs").cores.is_empty());
+    }
+
+    #[test]
+    fn a_liquid_all_to_all_is_the_native_engines_without_a_question() {
+        // 4-port 2-tree all-to-all: liquid by orbits; Λ = 4 but 16 hosts' questions
+        // would take the colouring search and SAT far longer.
+        let t = liquid_topology::fat_tree::FatTree::new(4, 2)
+            .traffic()
+            .expect("a tree");
+        let e = cores(&t, true, None).expect("runs");
+        assert!(e.cores.is_empty() && !e.stopped);
+        assert_eq!((e.by_search, e.by_sat), (0, 0));
     }
 }
