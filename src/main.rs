@@ -86,7 +86,8 @@ enum Command {
         format: Format,
     },
     /// Runs several engines on each model and reports any contradiction between them;
-    /// records their answers as a baseline, or compares them with one.
+    /// records their answers as a baseline, or compares them with one. Each engine run
+    /// stops at --time-limit, 60 s by default; an engine stopped by it answers `unknown`.
     Crosscheck(Box<CrosscheckArgs>),
     /// Checks a certificate (a schedule, a proof directory, or both) from files alone and
     /// says exactly what it proves.
@@ -112,7 +113,9 @@ enum Command {
         /// Report disjoint cores until what remains is liquid.
         #[arg(long)]
         all: bool,
-        /// Wall-clock limit in seconds.
+        /// Wall-clock limit in seconds (default 60). When it comes, the smallest core
+        /// found so far is reported with its checked proof, marked `minimal: false`, or
+        /// none (`liquid: null`).
         #[arg(long, value_parser = commands::parse_seconds)]
         time_limit: Option<std::time::Duration>,
         /// Output format.
@@ -712,8 +715,12 @@ fn crosscheck(a: CrosscheckArgs) -> anyhow::Result<ExitCode> {
         update: a.update,
         accept_improvements: a.accept_improvements,
     };
+    let mut limits = a.limits.limits();
+    limits.time = limits
+        .time
+        .or(Some(liquid_engine::crosscheck::DEFAULT_ENGINE_TIME_LIMIT));
     let request = liquid_engine::Request {
-        limits: a.limits.limits(),
+        limits,
         ..Default::default()
     };
     let engines: Vec<&'static dyn liquid_engine::Engine> = if a.engines.is_empty() {
