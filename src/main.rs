@@ -86,7 +86,8 @@ enum Command {
         format: Format,
     },
     /// Runs several engines on each model and reports any contradiction between them;
-    /// records their answers as a baseline, or compares them with one.
+    /// records their answers as a baseline, or compares them with one. Each engine run
+    /// stops at --time-limit, 60 s by default; an engine stopped by it answers `unknown`.
     Crosscheck(Box<CrosscheckArgs>),
     /// Checks a certificate (a schedule, a proof directory, or both) from files alone and
     /// says exactly what it proves.
@@ -112,7 +113,9 @@ enum Command {
         /// Report disjoint cores until what remains is liquid.
         #[arg(long)]
         all: bool,
-        /// Wall-clock limit in seconds.
+        /// Wall-clock limit in seconds (default 60). When it comes, the smallest core
+        /// found so far is reported with its checked proof, marked `minimal: false`, or
+        /// none (`liquid: null`).
         #[arg(long, value_parser = commands::parse_seconds)]
         time_limit: Option<std::time::Duration>,
         /// Output format.
@@ -216,6 +219,19 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
         /// Summary format.
+        #[arg(long, value_enum, default_value_t = Format::Yaml)]
+        format: Format,
+    },
+    /// Sets an MPI run of an exported plan (`liquid export mpi`, then `liquid-mpi-run`)
+    /// beside liquid's prediction of the same plan, step by step (exit 1 when the run
+    /// found errors).
+    Compare {
+        /// The directory `liquid export mpi` wrote.
+        dir: PathBuf,
+        /// The runtime's report (default: DIR/report.json).
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
+        /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
     },
@@ -386,6 +402,23 @@ enum ExportWhat {
         model: PathBuf,
         #[command(flatten)]
         sim: SimCliArgs,
+        /// Output directory (created if needed).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// MPI: per rank, the ordered sends and receives with sizes and steps
+    /// (DIR/rank-R.txt, for `liquid-mpi-run` of crates/mpi/runtime), the rank → host map
+    /// (DIR/ranks.txt), a hostfile, and DIR/manifest.json with liquid's prediction of the
+    /// same plan. Run it with `mpirun -np N liquid-mpi-run DIR`, then `liquid compare DIR`.
+    Mpi {
+        /// Model file, or a generated-model spec (see `analyze --help`).
+        model: PathBuf,
+        #[command(flatten)]
+        sim: SimCliArgs,
+        /// The plan: the schedule in --mode, all-at-once, round-robin, pairwise, or 001's
+        /// LG (two-clusters models).
+        #[arg(long, value_enum, default_value_t = commands::MpiPlan::Schedule)]
+        plan: commands::MpiPlan,
         /// Output directory (created if needed).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
@@ -562,6 +595,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export {
             what: ExportWhat::Simgrid { model, sim, out },
         } => commands::export_simgrid(&model, &sim.args()?, &out),
+        Command::Export {
+            what:
+                ExportWhat::Mpi {
+                    model,
+                    sim,
+                    plan,
+                    out,
+                },
+        } => commands::export_mpi(&model, &sim.args()?, plan, &out),
+        Command::Compare {
+            dir,
+            report,
+            format,
+        } => commands::compare_mpi(&dir, report.as_deref(), format),
         Command::Testbed { what } => testbed(what),
         Command::Merge {
             shards,
@@ -674,8 +721,12 @@ fn crosscheck(a: CrosscheckArgs) -> anyhow::Result<ExitCode> {
         update: a.update,
         accept_improvements: a.accept_improvements,
     };
+    let mut limits = a.limits.limits();
+    limits.time = limits
+        .time
+        .or(Some(liquid_engine::crosscheck::DEFAULT_ENGINE_TIME_LIMIT));
     let request = liquid_engine::Request {
-        limits: a.limits.limits(),
+        limits,
         ..Default::default()
     };
     let engines: Vec<&'static dyn liquid_engine::Engine> = if a.engines.is_empty() {

@@ -1,6 +1,6 @@
 //! The Swiss-T1 sweep of 000 section 3 and 003 sections 2, 4 and the annex, on the
 //! reconstructed testbed of [`liquid_topology::t1`] (`liquid testbed t1` and `liquid
-//! testbed merge`): every class of allocations through round-robin, DSatur and the native
+//! merge`): every class of allocations through round-robin, DSatur and the native
 //! search ([`t1`], in parallel, optionally one shard of the classes), the CSV files, the
 //! charts and the summary; [`merge`] joins shards.
 
