@@ -580,7 +580,7 @@ fn finish(
 /// What [`t1`] did: the whole sweep with its summary, or one shard's file.
 pub enum Sweep {
     /// Every class: the summary (the files are in it).
-    Full(Summary),
+    Full(Box<Summary>),
     /// One shard.
     Shard {
         /// The shard file (join the shards with `liquid merge`).
@@ -641,13 +641,13 @@ pub fn t1(
         sim_rows.extend(sim_row);
     }
     match shard {
-        None => Ok(Sweep::Full(finish(
+        None => Ok(Sweep::Full(Box::new(finish(
             out,
             &rows,
             &classes,
             sim.as_ref().map(|p| (p, sim_rows.as_slice())),
             start,
-        )?)),
+        )?))),
         Some(s) => {
             let params = Params {
                 time_limit_s: time_limit.as_secs_f64(),
