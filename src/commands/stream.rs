@@ -29,7 +29,10 @@ pub fn analyze_stream(
     format: Format,
 ) -> anyhow::Result<ExitCode> {
     let tree = model(arg)?;
-    emit(&liquid_stream::analysis::analyze(&tree, link_throughput), format)?;
+    emit(
+        &liquid_stream::analysis::analyze(&tree, link_throughput),
+        format,
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

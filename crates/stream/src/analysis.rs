@@ -55,7 +55,11 @@ pub struct Analysis {
 pub fn analyze(tree: &Tree, link_throughput: Option<f64>) -> Analysis {
     let loads = tree.load_classes();
     let duration = tree.duration();
-    let bottlenecks: Vec<LoadClass> = loads.iter().filter(|c| c.load == duration).cloned().collect();
+    let bottlenecks: Vec<LoadClass> = loads
+        .iter()
+        .filter(|c| c.load == duration)
+        .cloned()
+        .collect();
     let ratio = tree.transfers() as f64 / duration as f64;
     let round = |x: f64, d: i32| {
         let p = 10f64.powi(d);

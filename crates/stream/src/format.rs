@@ -413,9 +413,9 @@ impl FrameReader {
                 self.offset += n as u64;
                 Ok(())
             }
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(self.bad(format!(
-                "the file ends inside {what}: it was cut short"
-            ))),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                Err(self.bad(format!("the file ends inside {what}: it was cut short")))
+            }
             Err(e) => Err(self.bad(e.to_string())),
         }
     }
@@ -441,9 +441,9 @@ impl FrameReader {
         match self.input.read(&mut tag) {
             Ok(1) => self.offset += 1,
             Ok(_) => {
-                return Err(self.bad(
-                    "the file ends without its end record (E): it was cut short".into(),
-                ))
+                return Err(
+                    self.bad("the file ends without its end record (E): it was cut short".into())
+                )
             }
             Err(e) => return Err(self.bad(e.to_string())),
         }
@@ -477,7 +477,12 @@ impl FrameReader {
                     )));
                 }
                 let mut rest = [0u8; 1];
-                if self.input.read(&mut rest).map_err(|e| self.bad(e.to_string()))? != 0 {
+                if self
+                    .input
+                    .read(&mut rest)
+                    .map_err(|e| self.bad(e.to_string()))?
+                    != 0
+                {
                     return Err(self.bad("bytes after the end record".into()));
                 }
                 self.ended = true;

@@ -163,7 +163,9 @@ pub fn parse(arg: &str) -> Result<Option<Tree>, StreamError> {
             .parse::<usize>()
             .map_err(|_| bad(format!("{what} {s:?} is not a whole number")))
     };
-    Tree::new(number("ports", m)?, number("levels", n)?).map(Some).map_err(|e| bad(e.to_string()))
+    Tree::new(number("ports", m)?, number("levels", n)?)
+        .map(Some)
+        .map_err(|e| bad(e.to_string()))
 }
 
 /// The streamable model `arg` names, or an error saying which models stream.
@@ -283,7 +285,8 @@ pub fn solve<M: Structured>(
     let mut validator = Validator::new(model);
     let mut dest = vec![NO_HOST; n];
     let want = options.prefix.map_or(total, |p| p.min(total));
-    let mut stopped = (want < total).then(|| format!("--prefix {want}: the first {want} of {total} frames"));
+    let mut stopped =
+        (want < total).then(|| format!("--prefix {want}: the first {want} of {total} frames"));
     let mut rejection = None;
     for f in 0..want {
         if Instant::now() >= deadline {

@@ -60,7 +60,9 @@ impl Tree {
     pub fn new(ports: usize, levels: usize) -> Result<Tree, StreamError> {
         let bad = |why: String| StreamError::Parameter(why);
         if ports < 2 || ports % 2 == 1 {
-            return Err(bad(format!("ports: m must be even and at least 2, not {ports}")));
+            return Err(bad(format!(
+                "ports: m must be even and at least 2, not {ports}"
+            )));
         }
         if levels == 0 || levels > MAX_TREE_LEVELS {
             return Err(bad(format!(

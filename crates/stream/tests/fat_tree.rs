@@ -63,7 +63,10 @@ fn closed_form_routes_and_loads_are_the_topology_crates() {
             traffic.bottlenecks().len() as u64,
             "{m},{n}"
         );
-        assert_eq!(analysis.liquid_ratio, (traffic.liquid_ratio() * 1e4).round() / 1e4);
+        assert_eq!(
+            analysis.liquid_ratio,
+            (traffic.liquid_ratio() * 1e4).round() / 1e4
+        );
     }
 }
 
@@ -132,8 +135,7 @@ fn streamed_frames_are_the_in_memory_engines_frames() {
         assert_eq!(report.verdict, "liquid");
         assert_eq!(report.validation.loads_match_closed_form, Some(true));
         assert_eq!(report.validation.duration_counted, Some(tree.duration()));
-        let schedule =
-            liquid_model::yaml::load_schedule(&yaml, &traffic).expect("the YAML loads");
+        let schedule = liquid_model::yaml::load_schedule(&yaml, &traffic).expect("the YAML loads");
         let r = liquid_model::validate(&traffic, &schedule).expect("valid");
         assert!(r.liquid);
         assert_eq!(names(&traffic, &schedule.frames), streamed);
@@ -305,25 +307,16 @@ fn malformed_files_are_errors_naming_the_place() {
     let mut bytes = std::fs::read(&path).expect("reads");
     bytes.truncate(bytes.len() - 20);
     std::fs::write(&path, &bytes).expect("writes");
-    let e = liquid_stream::verify_file(
-        &tree,
-        &path,
-        &VerifyOptions::default(),
-        &AtomicU64::new(0),
-    )
-    .expect_err("cut short");
+    let e = liquid_stream::verify_file(&tree, &path, &VerifyOptions::default(), &AtomicU64::new(0))
+        .expect_err("cut short");
     assert!(e.to_string().contains("cut short"), "{e}");
     // Another model's schedule.
     let other = Tree::new(4, 2).expect("a tree");
     let big = Tree::new(8, 2).expect("a tree");
     write(&path, &big, &orbit(&big));
-    let e = liquid_stream::verify_file(
-        &other,
-        &path,
-        &VerifyOptions::default(),
-        &AtomicU64::new(0),
-    )
-    .expect_err("another model");
+    let e =
+        liquid_stream::verify_file(&other, &path, &VerifyOptions::default(), &AtomicU64::new(0))
+            .expect_err("another model");
     assert!(e.to_string().contains("header field model"), "{e}");
     std::fs::write(&path, "timeframes:\n  - [a]\n").expect("writes");
     let e = FrameReader::open(&path).expect_err("YAML is not the compact format");
