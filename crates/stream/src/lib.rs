@@ -336,7 +336,7 @@ pub fn solve<M: Structured>(
                     rejection = Some(
                         locator
                             .finish(|l| validator.counted_load(l))
-                            .ok_or_else(|| unstable())?,
+                            .ok_or_else(unstable)?,
                     );
                 }
                 validator.finish_prefix()
