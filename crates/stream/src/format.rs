@@ -330,9 +330,17 @@ impl FrameReader {
                 break;
             }
             if lines.is_empty() && line != MAGIC {
+                let yaml = line.starts_with("model:") || line.starts_with("timeframes:");
                 return Err(bad(
                     1,
-                    format!("not a compact schedule file: the first line is not {MAGIC:?}"),
+                    format!(
+                        "not a compact schedule file: the first line is not {MAGIC:?}{}",
+                        if yaml {
+                            " (a YAML schedule: verify it without --stream)"
+                        } else {
+                            ""
+                        }
+                    ),
                 ));
             }
             lines.push(line);

@@ -107,17 +107,17 @@ fn streamed_frames_are_the_in_memory_engines_frames() {
             panic!("fat-tree:{m},{n}: the structure stage found no liquid schedule");
         };
         assert_eq!(streamed, names(&traffic, &schedule.frames), "{m},{n}");
-        for engine in ["structured", "native"] {
-            let e = liquid_engine::find(engine).expect("an engine");
-            let checked = liquid_engine::solve(
-                &traffic,
-                e,
-                &liquid_engine::Request::default(),
-                None,
-                &AtomicU64::new(0),
-            )
-            .expect("solves");
-            let s = checked.outcome().schedule().expect("a schedule");
+        // The engines `structured` and `native` (liquid_search), as `liquid solve` runs them.
+        let limits = liquid_model::Limits::default();
+        for (engine, answer) in [
+            (
+                "structured",
+                liquid_search::structured::solve(&traffic, &limits),
+            ),
+            ("native", liquid_search::native::solve(&traffic, &limits)),
+        ] {
+            let s = answer.outcome.schedule().expect("a schedule");
+            liquid_model::validate(&traffic, s).expect("valid");
             assert_eq!(streamed, names(&traffic, &s.frames), "{engine} on {m},{n}");
         }
         // The solve's validation agrees, and the YAML it writes is a valid liquid
