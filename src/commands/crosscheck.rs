@@ -131,10 +131,11 @@ fn describe(e: &Entry) -> String {
     let opt = |v: Option<usize>| v.map_or("-".to_string(), |v| v.to_string());
     match (&e.evidence, &e.strength) {
         (Some(k), Some(s)) => format!(
-            "{}, length {}, bound {} ({k}, {s})",
+            "{}, length {}, bound {} ({k}, {})",
             e.verdict,
             opt(e.length),
-            opt(e.lower_bound)
+            opt(e.lower_bound),
+            s.as_str()
         ),
         _ => format!("{}, length {}", e.verdict, opt(e.length)),
     }

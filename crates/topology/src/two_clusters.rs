@@ -413,7 +413,7 @@ fn cluster_network(spec: &str) -> Result<Network, TopologyError> {
             "not a cluster topology; give fat-tree:, ring:, mesh:, torus: or multi-cluster:".into(),
         ));
     }
-    let g = match crate::spec::parse(spec) {
+    let g = match crate::network_spec::parse(spec) {
         Ok(Some(g)) => g,
         Ok(None) => {
             return Err(wrong(
