@@ -170,16 +170,24 @@ pub struct Suspect {
     pub sent: u64,
 }
 
+/// What the validator keeps per link.
+#[derive(Debug, Clone, Copy, Default)]
+struct LinkState {
+    /// 1 + the frame that last used it.
+    stamp: u32,
+    /// The transfer (source, destination) that holds it in that frame.
+    source: u32,
+    destination: u32,
+    /// Transfers counted on it.
+    load: u32,
+}
+
 /// Validates a schedule frame by frame against a structured model.
 #[derive(Debug)]
 pub struct Validator<'m, M: Structured> {
     model: &'m M,
-    /// Per link: 1 + the frame that last used it.
-    stamp: Vec<u32>,
-    /// Per link: the transfer (source, destination) that holds it in that frame.
-    holder: Vec<(u32, u32)>,
-    /// Per link: transfers counted on it.
-    load: Vec<u32>,
+    /// Per link, in one place (one cache line holds four links).
+    link: Vec<LinkState>,
     /// Per source: transfers sent.
     sent: Vec<u32>,
     /// Per source: the fingerprints of its destinations.
@@ -206,9 +214,7 @@ impl<'m, M: Structured> Validator<'m, M> {
         };
         Validator {
             model,
-            stamp: vec![0; links],
-            holder: vec![(0, 0); links],
-            load: vec![0; links],
+            link: vec![LinkState::default(); links],
             sent: vec![0; n],
             print: vec![[0; 2]; n],
             power: [powers(random_point(1)), powers(random_point(2))],
@@ -262,8 +268,9 @@ impl<'m, M: Structured> Validator<'m, M> {
             self.model.route(s as usize, d as usize, &mut route);
             for &l in &route {
                 let l = l as usize;
-                if self.stamp[l] == mark {
-                    let (a, b) = self.holder[l];
+                let state = &mut self.link[l];
+                if state.stamp == mark {
+                    let (a, b) = (state.source, state.destination);
                     return Err(if (a, b) == (s, d) {
                         Rejection::Duplicated {
                             transfer: self.pair_name(s, d),
@@ -279,9 +286,12 @@ impl<'m, M: Structured> Validator<'m, M> {
                         }
                     });
                 }
-                self.stamp[l] = mark;
-                self.holder[l] = (s, d);
-                self.load[l] += 1;
+                *state = LinkState {
+                    stamp: mark,
+                    source: s,
+                    destination: d,
+                    load: state.load + 1,
+                };
             }
             let (s, d) = (s as usize, d as usize);
             self.sent[s] += 1;
@@ -326,12 +336,12 @@ impl<'m, M: Structured> Validator<'m, M> {
                 });
             }
         }
-        let counted = self.load.iter().copied().max().unwrap_or(0);
+        let counted = self.link.iter().map(|x| x.load).max().unwrap_or(0);
         let matches = self
-            .load
+            .link
             .iter()
             .enumerate()
-            .all(|(l, &c)| u64::from(c) == self.model.load(l));
+            .all(|(l, x)| u64::from(x.load) == self.model.load(l));
         let duration = self.model.duration();
         Ok(StreamReport {
             length: self.frames,
@@ -360,7 +370,7 @@ impl<'m, M: Structured> Validator<'m, M> {
 
     /// The load counted on link `l`.
     pub fn counted_load(&self, l: usize) -> u64 {
-        u64::from(self.load[l])
+        u64::from(self.link[l].load)
     }
 }
 
