@@ -105,7 +105,8 @@ enum Command {
         format: Format,
     },
     /// Runs several engines on each model and reports any contradiction between them;
-    /// records their answers as a baseline, or compares them with one.
+    /// records their answers as a baseline, or compares them with one. Each engine run
+    /// stops at --time-limit, 60 s by default; an engine stopped by it answers `unknown`.
     Crosscheck(Box<CrosscheckArgs>),
     /// Checks a certificate (a schedule, a proof directory, or both) from files alone and
     /// says exactly what it proves.
@@ -131,7 +132,9 @@ enum Command {
         /// Report disjoint cores until what remains is liquid.
         #[arg(long)]
         all: bool,
-        /// Wall-clock limit in seconds.
+        /// Wall-clock limit in seconds (default 60). When it comes, the smallest core
+        /// found so far is reported with its checked proof, marked `minimal: false`, or
+        /// none (`liquid: null`).
         #[arg(long, value_parser = commands::parse_seconds)]
         time_limit: Option<std::time::Duration>,
         /// Output format.
@@ -223,6 +226,33 @@ enum Command {
     Export {
         #[command(subcommand)]
         what: ExportWhat,
+    },
+    /// Joins the shards of a sweep run with --shard i/n (testbed t1) into what the
+    /// unsharded run writes and prints; checks that every shard is there once and that all
+    /// belong to one run (same sweep and options).
+    Merge {
+        /// Shard files, or folders holding them (their *-shard-*-of-*.json files).
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        /// Output directory, as the sweep's own --out.
+        #[arg(long)]
+        out: PathBuf,
+        /// Summary format.
+        #[arg(long, value_enum, default_value_t = Format::Yaml)]
+        format: Format,
+    },
+    /// Sets an MPI run of an exported plan (`liquid export mpi`, then `liquid-mpi-run`)
+    /// beside liquid's prediction of the same plan, step by step (exit 1 when the run
+    /// found errors).
+    Compare {
+        /// The directory `liquid export mpi` wrote.
+        dir: PathBuf,
+        /// The runtime's report (default: DIR/report.json).
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Yaml)]
+        format: Format,
     },
     /// Testbed sweeps (the Swiss-T1 evaluation of papers 000 and 003).
     Testbed {
@@ -406,6 +436,23 @@ enum ExportWhat {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
+    /// MPI: per rank, the ordered sends and receives with sizes and steps
+    /// (DIR/rank-R.txt, for `liquid-mpi-run` of crates/mpi/runtime), the rank → host map
+    /// (DIR/ranks.txt), a hostfile, and DIR/manifest.json with liquid's prediction of the
+    /// same plan. Run it with `mpirun -np N liquid-mpi-run DIR`, then `liquid compare DIR`.
+    Mpi {
+        /// Model file, or a generated-model spec (see `analyze --help`).
+        model: PathBuf,
+        #[command(flatten)]
+        sim: SimCliArgs,
+        /// The plan: the schedule in --mode, all-at-once, round-robin, pairwise, or 001's
+        /// LG (two-clusters models).
+        #[arg(long, value_enum, default_value_t = commands::MpiPlan::Schedule)]
+        plan: commands::MpiPlan,
+        /// Output directory (created if needed).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
 }
 
 /// What to simulate and how, shared by `simulate` and `export simgrid`.
@@ -475,8 +522,8 @@ enum TestbedWhat {
         #[arg(long, default_value = "t1-testbed")]
         out: PathBuf,
         /// Run only shard i of n (1 <= i <= n; classes i, i+n, ...), writing
-        /// DIR/t1-classes-shard-i-of-n.csv; join shards with `liquid testbed merge`.
-        #[arg(long, value_parser = liquid_study::testbed::parse_shard)]
+        /// DIR/t1-testbed-shard-i-of-n.json; join the shards with `liquid merge`.
+        #[arg(long)]
         shard: Option<liquid_study::testbed::Shard>,
         /// Wall-clock limit of the native search per class, in seconds.
         #[arg(long, value_parser = commands::parse_seconds, default_value = "10")]
@@ -494,18 +541,6 @@ enum TestbedWhat {
         /// Per-message software overhead in seconds for --sim-size.
         #[arg(long, default_value_t = 0.0, requires = "sim_size")]
         sim_overhead: f64,
-        /// Summary format.
-        #[arg(long, value_enum, default_value_t = Format::Yaml)]
-        format: Format,
-    },
-    /// Joins shard outputs (every t1-classes*.csv in the directories) into one sweep.
-    Merge {
-        /// Directories holding shard CSVs.
-        #[arg(required = true)]
-        dirs: Vec<PathBuf>,
-        /// Output directory.
-        #[arg(long, default_value = "t1-testbed")]
-        out: PathBuf,
         /// Summary format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
@@ -608,7 +643,26 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export {
             what: ExportWhat::Simgrid { model, sim, out },
         } => commands::export_simgrid(&model, &sim.args()?, &out),
+        Command::Export {
+            what:
+                ExportWhat::Mpi {
+                    model,
+                    sim,
+                    plan,
+                    out,
+                },
+        } => commands::export_mpi(&model, &sim.args()?, plan, &out),
+        Command::Compare {
+            dir,
+            report,
+            format,
+        } => commands::compare_mpi(&dir, report.as_deref(), format),
         Command::Testbed { what } => testbed(what),
+        Command::Merge {
+            shards,
+            out,
+            format,
+        } => commands::merge(&shards, &out, format),
         Command::Study {
             what: StudyWhat::TwoClusters(args),
         } => study_two_clusters(*args),
@@ -669,7 +723,6 @@ fn testbed(what: TestbedWhat) -> anyhow::Result<ExitCode> {
             });
             commands::testbed_t1(&out, shard, time_limit, sim, format)
         }
-        TestbedWhat::Merge { dirs, out, format } => commands::testbed_merge(&dirs, &out, format),
     }
 }
 
@@ -716,8 +769,12 @@ fn crosscheck(a: CrosscheckArgs) -> anyhow::Result<ExitCode> {
         update: a.update,
         accept_improvements: a.accept_improvements,
     };
+    let mut limits = a.limits.limits();
+    limits.time = limits
+        .time
+        .or(Some(liquid_engine::crosscheck::DEFAULT_ENGINE_TIME_LIMIT));
     let request = liquid_engine::Request {
-        limits: a.limits.limits(),
+        limits,
         ..Default::default()
     };
     let engines: Vec<&'static dyn liquid_engine::Engine> = if a.engines.is_empty() {

@@ -6,6 +6,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use liquid_engine::explain::{cores, ExplainError};
+
+/// `explain`'s time limit when none is given.
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(60);
 use liquid_model::Traffic;
 use serde::Serialize;
 
@@ -21,6 +24,8 @@ struct Report {
     liquid: Option<bool>,
     /// Whether the time limit stopped the search (the cores found before it are listed).
     stopped: bool,
+    /// The time limit applied, in seconds.
+    time_limit_s: f64,
     /// In words.
     explanation: String,
     cores: Vec<CoreReport>,
@@ -30,6 +35,9 @@ struct Report {
 #[derive(Serialize)]
 struct CoreReport {
     size: usize,
+    /// Whether removing any one transfer makes the rest fit (false: the time limit
+    /// stopped the minimisation; a smaller core may exist).
+    minimal: bool,
     structure: &'static str,
     transfers: Vec<String>,
     /// The links two or more of the core's transfers share.
@@ -70,14 +78,10 @@ pub fn explain(
 ) -> anyhow::Result<ExitCode> {
     let traffic = crate::input::load_traffic(model)?;
     let start = Instant::now();
-    let deadline = time_limit.map(|t| start + t);
-    let mut stopped = false;
-    let found = match cores(&traffic, all, deadline) {
-        Ok(c) => c,
-        Err(ExplainError::Stopped) => {
-            stopped = true;
-            Vec::new()
-        }
+    let limit = time_limit.unwrap_or(DEFAULT_TIME_LIMIT);
+    let deadline = start.checked_add(limit);
+    let (found, stopped) = match cores(&traffic, all, deadline) {
+        Ok(e) => (e.cores, e.stopped),
         Err(ExplainError::Sat(liquid_sat::SatError::Encode(e))) => {
             return Err(InputError(format!("{}: {e}", model.display())).into())
         }
@@ -101,6 +105,7 @@ pub fn explain(
         let r = c.proof().report();
         reports.push(CoreReport {
             size: c.transfers().len(),
+            minimal: c.minimal(),
             structure: c.structure().as_str(),
             transfers: names(&traffic, c.transfers()),
             shared_links: links.into_iter().map(str::to_string).collect(),
@@ -122,7 +127,13 @@ pub fn explain(
         });
     }
     let explanation = match reports.first() {
-        None if stopped => "the time limit came first: no minimal core was found".to_string(),
+        None if stopped => "the time limit came first: no core was found".to_string(),
+        Some(c) if !c.minimal => format!(
+            "not liquid: {} of its {} transfers cannot share {d} timeframes (a checked proof), so every schedule needs at least {}; the time limit stopped the minimisation, so a smaller core may exist",
+            c.size,
+            traffic.len(),
+            d + 1
+        ),
         None => format!("liquid: the traffic has a schedule of Λ = {d} timeframes; nothing to explain"),
         Some(c) => format!(
             "not liquid: {} of its {} transfers ({}) cannot share {d} timeframes, and removing any one of them makes them fit; every schedule needs at least {}{}",
@@ -146,8 +157,13 @@ pub fn explain(
         model: traffic.name().to_string(),
         transfers: traffic.len(),
         duration: d,
-        liquid: (!stopped).then_some(reports.is_empty()),
+        liquid: if reports.is_empty() {
+            (!stopped).then_some(true)
+        } else {
+            Some(false)
+        },
         stopped,
+        time_limit_s: limit.as_secs_f64(),
         explanation,
         cores: reports,
         time_s: start.elapsed().as_secs_f64(),

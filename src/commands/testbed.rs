@@ -1,4 +1,4 @@
-//! `liquid testbed t1` and `liquid testbed merge`: the Swiss-T1 sweep
+//! `liquid testbed t1` and `liquid merge`: the Swiss-T1 sweep and the shards' merge
 //! (`liquid_study::testbed`).
 
 use std::io::IsTerminal;
@@ -50,25 +50,23 @@ pub fn testbed_t1(
             Ok(ExitCode::SUCCESS)
         }
         Ok(Sweep::Shard {
-            csv,
-            sim_csv,
+            file,
             rows,
             classes,
         }) => {
-            if let Some(p) = sim_csv {
-                eprintln!("wrote {}", p.display());
-            }
             eprintln!(
-                "wrote {} ({rows} of {classes} classes); join the shards with `liquid testbed merge`",
-                csv.display()
+                "wrote {} ({rows} of {classes} classes); join the shards with `liquid merge`",
+                file.display()
             );
             Ok(ExitCode::SUCCESS)
         }
     }
 }
 
-/// `liquid testbed merge DIR... --out DIR`.
-pub fn merge(dirs: &[PathBuf], out: &Path, format: Format) -> anyhow::Result<ExitCode> {
-    emit(&testbed::merge(dirs, out)?, format)?;
+/// `liquid merge SHARDS... --out DIR`: any sweep's shards, joined.
+pub fn merge(paths: &[PathBuf], out: &Path, format: Format) -> anyhow::Result<ExitCode> {
+    match liquid_study::merge::merge(paths, out)? {
+        liquid_study::merge::Merged::Testbed(summary) => emit(&summary, format)?,
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -54,19 +54,21 @@ fn a_tiny_study_writes_curves_and_the_error_table() {
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(
             lines[0],
-            "rate,load_printed,load_per_node,model_printed,model_per_node,sim_mean,sim_half_width,sim_completed,error_printed,error_per_node"
+            "rate,load_printed,load_per_node,load_concentrator_blocking,load_one_way_channels,model_printed,model_per_node,model_concentrator_blocking,model_one_way_channels,sim_mean,sim_half_width,sim_completed,error_printed,error_per_node,error_concentrator_blocking,error_one_way_channels"
         );
         assert_eq!(lines.len(), 5, "{n}: four loads");
         for row in &lines[1..] {
             let cells: Vec<&str> = row.split(',').collect();
-            assert_eq!(cells.len(), 10, "{row}");
-            let mean: f64 = cells[5].parse().expect("a simulated mean");
+            assert_eq!(cells.len(), 16, "{row}");
+            let mean: f64 = cells[9].parse().expect("a simulated mean");
             assert!(mean > 0.0, "{row}");
-            assert_eq!(cells[7], "true", "{row}");
+            assert_eq!(cells[11], "true", "{row}");
         }
-        // The last load is 1.2 × the larger saturation: both readings refuse it.
+        // The last load is 1.2 × the larger of the printed and per-node saturations: every
+        // reading refuses it (the other two saturate no later than per-node).
         let last: Vec<&str> = lines[4].split(',').collect();
-        assert_eq!((last[3], last[4], last[8], last[9]), ("", "", "", ""));
+        assert!(last[5..9].iter().all(|c| c.is_empty()), "{last:?}");
+        assert!(last[12..16].iter().all(|c| c.is_empty()), "{last:?}");
         let svg = std::fs::read_to_string(out.join(format!("latency-{n}.svg"))).expect("SVG");
         let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
         assert_eq!(doc.root_element().tag_name().name(), "svg", "{n}");
@@ -74,7 +76,8 @@ fn a_tiny_study_writes_curves_and_the_error_table() {
     }
     let report = std::fs::read_to_string(&md).expect("written");
     assert!(report.contains("| system | M | reading |"), "{report}");
-    assert_eq!(report.matches("| `4,1+2,1` |").count(), 4, "{report}");
+    // Two curves, four readings each.
+    assert_eq!(report.matches("| `4,1+2,1` |").count(), 8, "{report}");
 }
 
 #[test]

@@ -12,6 +12,7 @@ mod ilp;
 mod latency;
 mod latency_simulate;
 mod latency_study;
+mod mpi;
 mod native;
 mod sat;
 mod scale;

@@ -182,23 +182,48 @@ fn bad_specs_are_input_errors() {
     }
 }
 
+/// A CSV with the columns named `*_time_s` blanked: what two runs of a sweep must agree on.
+fn untimed_csv(text: &str) -> String {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let mut out = header.join(",");
+    out.push('\n');
+    for line in lines {
+        let cells: Vec<&str> = line
+            .split(',')
+            .zip(&header)
+            .map(|(c, h)| if h.ends_with("_time_s") { "-" } else { c })
+            .collect();
+        out.push_str(&cells.join(","));
+        out.push('\n');
+    }
+    out
+}
+
 #[test]
-fn testbed_shards_merge_into_the_363_classes() {
-    // Two shards (native search off: time limit 0), then the merge: every class once.
+fn testbed_shards_merge_into_the_unsharded_sweep() {
+    // Three shards (native search off: time limit 0), then the merge: every class once,
+    // and the same files as the unsharded run, byte for byte (timings aside).
     let dir = tempfile::tempdir().expect("tempdir");
-    for s in ["1/2", "2/2"] {
+    let shards = dir.path().join("shards");
+    for s in ["1/3", "2/3", "3/3"] {
         succeed(
             liquid()
                 .args(["testbed", "t1", "--shard", s, "--time-limit", "0", "--out"])
-                .arg(dir.path().join(s.replace('/', "-"))),
+                .arg(&shards),
         );
     }
+    let full = dir.path().join("full");
+    succeed(
+        liquid()
+            .args(["testbed", "t1", "--time-limit", "0", "--out"])
+            .arg(&full),
+    );
     let merged = dir.path().join("merged");
     let out = succeed(
         liquid()
-            .args(["testbed", "merge"])
-            .arg(dir.path().join("1-2"))
-            .arg(dir.path().join("2-2"))
+            .arg("merge")
+            .arg(&shards)
             .arg("--out")
             .arg(&merged)
             .args(["--format", "json"]),
@@ -207,23 +232,61 @@ fn testbed_shards_merge_into_the_363_classes() {
     assert_eq!(v["classes"], 363);
     assert_eq!(v["classes_without_one_node"], 362);
     assert_eq!(v["classes_in_this_output"], 363);
-    let csv = std::fs::read_to_string(merged.join("t1-classes.csv")).expect("written");
+    let read = |d: &std::path::Path, f: &str| std::fs::read_to_string(d.join(f)).expect("written");
+    let csv = read(&merged, "t1-classes.csv");
     assert_eq!(csv.lines().count(), 364);
+    assert_eq!(
+        untimed_csv(&csv),
+        untimed_csv(&read(&full, "t1-classes.csv"))
+    );
     for svg in [
         "t1-liquid-throughput.svg",
         "t1-round-robin.svg",
         "t1-dsatur-loss.svg",
     ] {
-        let text = std::fs::read_to_string(merged.join(svg)).expect("written");
+        let text = read(&merged, svg);
         assert!(text.starts_with("<svg") && text.ends_with("</svg>\n"));
+        assert_eq!(text, read(&full, svg), "{svg}");
     }
-    // A missing shard is an input error.
-    let out = liquid()
-        .args(["testbed", "merge"])
-        .arg(dir.path().join("1-2"))
-        .arg("--out")
-        .arg(dir.path().join("partial"))
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(2));
+    let fail = |paths: &[std::path::PathBuf]| {
+        let out = liquid()
+            .arg("merge")
+            .args(paths)
+            .arg("--out")
+            .arg(dir.path().join("partial"))
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{paths:?}");
+        String::from_utf8(out.stderr).expect("UTF-8")
+    };
+    let shard = |i: usize| shards.join(format!("t1-testbed-shard-{i}-of-3.json"));
+    // A missing shard is named.
+    let e = fail(&[shard(1), shard(3)]);
+    assert!(e.contains("shard 2 of 3 is missing"), "{e}");
+    // A duplicated one too.
+    let copy = dir.path().join("copy.json");
+    std::fs::copy(shard(2), &copy).expect("copy");
+    let e = fail(&[shard(1), shard(2), shard(3), copy.clone()]);
+    assert!(e.contains("copy.json: shard 2/3 is given twice"), "{e}");
+    // And a shard of another run (other options).
+    let other = dir.path().join("other");
+    succeed(
+        liquid()
+            .args([
+                "testbed",
+                "t1",
+                "--shard",
+                "2/3",
+                "--time-limit",
+                "1",
+                "--out",
+            ])
+            .arg(&other),
+    );
+    let e = fail(&[
+        shard(1),
+        other.join("t1-testbed-shard-2-of-3.json"),
+        shard(3),
+    ]);
+    assert!(e.contains("foreign shard: its params differs"), "{e}");
 }

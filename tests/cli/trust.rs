@@ -236,6 +236,31 @@ fn explain_finds_minimal_cores_with_their_certificates() {
     assert_eq!((code, &v["liquid"]), (0, &Value::Bool(true)), "{v}");
 }
 
+/// `explain` has a default time limit, stated in `--help` and in the report; a core it
+/// minimised says so.
+#[test]
+fn explain_has_a_default_time_limit() {
+    let (code, v) = json(&["explain", "models/wheel-team.yaml"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["time_limit_s"].as_f64(), Some(60.0), "{v}");
+    assert_eq!(v["stopped"], false);
+    assert_eq!(v["cores"][0]["minimal"], true);
+    let (code, help, _) = run(liquid().args(["explain", "--help"]));
+    assert_eq!(code, 0);
+    assert!(help.contains("(default 60)"), "{help}");
+    let (code, v) = json(&["explain", "models/wheel-team.yaml", "--time-limit", "2.5"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["time_limit_s"].as_f64(), Some(2.5), "{v}");
+}
+
+/// `crosscheck` states its default per-engine limit in `--help`.
+#[test]
+fn crosscheck_states_its_default_limit() {
+    let (code, help, _) = run(liquid().args(["crosscheck", "--help"]));
+    assert_eq!(code, 0);
+    assert!(help.contains("60 s by default"), "{help}");
+}
+
 /// A time limit stops `explain` without an error: the report says so.
 #[test]
 fn explain_stopped_by_its_time_limit_says_so() {

@@ -6,7 +6,14 @@
 //! schedule found by another. "Liquid" against "non-liquid" is a length Λ against a bound
 //! Λ + 1; two different optimal lengths are one's schedule shorter than the other's bound.
 
+use std::time::Duration;
+
 use liquid_model::Traffic;
+
+/// The time limit of each engine run of a crosscheck when none is given: an engine that
+/// reaches it answers `unknown` (with its best schedule and bound), so no crosscheck
+/// runs for hours by default.
+pub const DEFAULT_ENGINE_TIME_LIMIT: Duration = Duration::from_secs(60);
 
 use crate::gate::Checked;
 

@@ -5,21 +5,43 @@
 //! proves the whole traffic non-liquid (more transfers never help), and it is the smallest
 //! reason in the sense that nothing can be dropped from it.
 //!
-//! Technique: a group-MUS over the SAT encoding with Λ timeframes. Each transfer's
-//! at-least-one clause gets a selector; varisat solves under the selectors as assumptions
-//! and names a failed subset; deletion-based minimisation then tries each transfer out,
-//! keeping the solver's smaller failed subset when the rest is still unsatisfiable
-//! (clause-set refinement). The encoding omits the team and symmetry clauses, which are
-//! only sound for the whole traffic. The certificate is checked, not trusted: the core
-//! itself is re-encoded and refuted with a proof that `liquid-proof` checks, and for every
-//! core transfer the core without it gets a Λ-frame schedule validated by the model crate.
+//! Technique: deletion-based minimisation. Every question "do these transfers fit in Λ
+//! timeframes?" goes first to the native colouring search with propagation
+//! ([`liquid_search::kcolour::fits`], within [`SEARCH_NODES`] nodes), which answers most
+//! of them in microseconds (a colouring, or an exhaustive refutation); only the questions
+//! it leaves open go to SAT ([`liquid_sat::Subsets`]: one varisat under selector
+//! assumptions, whose failed assumptions are a smaller non-fitting subset, so the core
+//! shrinks at once: clause-set refinement). The loop tries each transfer out; when the
+//! rest still does not fit, the core shrinks to it (or to SAT's smaller subset), otherwise
+//! the transfer is needed, and the colouring of the rest is kept: restricted to the final
+//! core without that transfer, it is the certificate that the transfer is needed.
+//!
+//! Time: the loop runs until 70 % of the time to the deadline, the certificate of the
+//! core reached (its proof) in the rest. When the loop is stopped, the smallest core so far
+//! is answered, marked not minimal; when even its proof does not fit in the time left,
+//! nothing is (`unknown`).
+//!
+//! The certificate is checked, not trusted: the core is re-encoded and refuted with a
+//! proof that `liquid-proof` checks (the colouring search's refutation trace as LRAT, or
+//! varisat's when the search does not apply or the core is a clique), and for every core
+//! transfer shown needed the core without it gets a Λ-frame schedule validated by the
+//! model crate.
 
 use std::time::Instant;
 
 use liquid_model::{validate, CheckedProof, Schedule, Traffic, TransferId};
-use liquid_sat::{encode, prove, AmoEncoding, EncodeOptions, Proved, SatError};
+use liquid_sat::{
+    prove, prove_by_search, EncodeOptions, Proved, SatError, SearchProved, Subset, Subsets,
+};
+use liquid_search::kcolour::{fits, Fit, MAX_TIMEFRAMES};
 use thiserror::Error;
-use varisat::{ExtendFormula, Lit, Solver, Var};
+
+/// Nodes the colouring search may spend on one subset question before SAT answers it.
+pub const SEARCH_NODES: u64 = 20_000;
+
+/// Share of the time to the deadline the minimisation loop may use (per mille); the
+/// rest is for the proof of the core reached.
+const LOOP_SHARE: u32 = 700;
 
 /// A structure that explains a core by itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,14 +71,16 @@ impl Structure {
     }
 }
 
-/// A minimal non-liquid core with its certificate. Only [`core_of`] makes one (its fields
-/// are private), so holding one means its checks passed.
+/// A non-liquid core with its certificate: minimal, unless the time limit stopped its
+/// minimisation. Only [`core_of`] and [`cores`] make one (its fields are private), so
+/// holding one means its checks passed.
 #[derive(Debug, Clone)]
 pub struct Core {
     transfers: Vec<TransferId>,
     structure: Structure,
     proof: CheckedProof,
     without_one: Vec<(TransferId, Schedule)>,
+    minimal: bool,
 }
 
 impl Core {
@@ -76,10 +100,30 @@ impl Core {
         &self.proof
     }
 
-    /// For every core transfer, a validated Λ-frame schedule of the core without it.
+    /// For every core transfer shown needed (all of them when [`Core::minimal`]), a
+    /// validated Λ-frame schedule of the core without it.
     pub fn without_one(&self) -> &[(TransferId, Schedule)] {
         &self.without_one
     }
+
+    /// Whether every transfer was shown needed (false: the time limit stopped the
+    /// minimisation, and a smaller core may exist).
+    pub fn minimal(&self) -> bool {
+        self.minimal
+    }
+}
+
+/// What [`cores`] found.
+#[derive(Debug, Clone, Default)]
+pub struct Explained {
+    /// The cores found, disjoint.
+    pub cores: Vec<Core>,
+    /// Whether the time limit stopped the search (the cores found before it are listed).
+    pub stopped: bool,
+    /// Subset questions answered by the colouring search.
+    pub by_search: u64,
+    /// Subset questions answered by SAT.
+    pub by_sat: u64,
 }
 
 /// Why no core could be given.
@@ -88,9 +132,6 @@ pub enum ExplainError {
     /// The encoding is too large, or varisat failed.
     #[error(transparent)]
     Sat(#[from] SatError),
-    /// varisat failed in the minimisation.
-    #[error("varisat failed: {0}")]
-    Solver(String),
     /// The time limit came first.
     #[error("the time limit came first")]
     Stopped,
@@ -99,85 +140,132 @@ pub enum ExplainError {
     Internal(String),
 }
 
-/// The encoding options of the core search: only the families that stay sound for any
-/// subset of the traffic.
-fn options() -> EncodeOptions {
-    EncodeOptions {
-        amo: AmoEncoding::Auto,
-        transfer_amo: true,
-        team: false,
-        symmetry: false,
-        frames: None,
+/// The answer to one subset question.
+enum Answer {
+    /// A schedule of the subset (traffic ids), at most Λ frames.
+    Fits(Schedule),
+    /// No schedule; a non-fitting subset of the question (possibly all of it).
+    NoFit(Vec<TransferId>),
+    /// The deadline came first.
+    Stopped,
+}
+
+/// Answers subset questions: the colouring search first, SAT where it gives up.
+struct Oracle<'a> {
+    traffic: &'a Traffic,
+    k: usize,
+    sat: Option<Subsets>,
+    by_search: u64,
+    by_sat: u64,
+    /// Questions left before the oracle answers `Stopped` as at a deadline (the tests'
+    /// deterministic stand-in for a clock).
+    questions: Option<u64>,
+}
+
+impl Oracle<'_> {
+    fn ask(
+        &mut self,
+        set: &[TransferId],
+        deadline: Option<Instant>,
+    ) -> Result<Answer, ExplainError> {
+        if deadline.is_some_and(|d| Instant::now() >= d) || self.questions == Some(0) {
+            return Ok(Answer::Stopped);
+        }
+        if let Some(q) = &mut self.questions {
+            *q -= 1;
+        }
+        if (1..=MAX_TIMEFRAMES).contains(&self.k) {
+            let ids: Vec<usize> = set.iter().map(|t| t.index()).collect();
+            match fits(self.traffic, &ids, self.k, SEARCH_NODES, deadline).0 {
+                Fit::Coloured(col) => {
+                    self.by_search += 1;
+                    let mut frames = vec![Vec::new(); self.k];
+                    for (i, &c) in col.iter().enumerate() {
+                        frames[c as usize].push(set[i]);
+                    }
+                    frames.retain(|f: &Vec<TransferId>| !f.is_empty());
+                    return Ok(Answer::Fits(Schedule::new(frames)));
+                }
+                Fit::Impossible => {
+                    self.by_search += 1;
+                    return Ok(Answer::NoFit(set.to_vec()));
+                }
+                Fit::Open if deadline.is_some_and(|d| Instant::now() >= d) => {
+                    return Ok(Answer::Stopped)
+                }
+                Fit::Open => {}
+            }
+        }
+        if self.sat.is_none() {
+            // The deadline of the SAT questions is the minimisation's (one per core).
+            self.sat = Some(Subsets::new(self.traffic, self.k, deadline)?);
+        }
+        let sat = self.sat.as_mut().expect("just made");
+        self.by_sat += 1;
+        Ok(match sat.fits(set)? {
+            Subset::Fits(s) => Answer::Fits(s),
+            Subset::Core(c) => Answer::NoFit(c),
+            Subset::Stopped => Answer::Stopped,
+        })
     }
 }
 
-/// A minimal subset of `candidates` (transfers of `traffic`) that cannot be scheduled in
-/// `k` timeframes; `None` when all of them can.
-fn mus(
-    traffic: &Traffic,
+/// The core reached by deletion from `candidates`, whether it is minimal, and a schedule
+/// (of a superset of the core without it) for every transfer shown needed; `None` when
+/// the candidates fit. Stops at `deadline` with what it has (`Err(Stopped)` before any
+/// core).
+#[allow(clippy::type_complexity)]
+fn minimise(
+    oracle: &mut Oracle<'_>,
     candidates: &[TransferId],
-    k: usize,
     deadline: Option<Instant>,
-) -> Result<Option<Vec<TransferId>>, ExplainError> {
-    let e = encode(traffic, k, &options()).map_err(SatError::from)?;
-    let n = traffic.len();
-    let mut solver = Solver::new();
-    let first_selector = e.num_vars() + 1;
-    let selector = |t: TransferId| {
-        Lit::from_var(
-            Var::from_dimacs((first_selector + t.index()) as isize),
-            true,
-        )
-    };
-    let mut buf = Vec::new();
-    for (i, c) in e.clauses().iter().enumerate() {
-        buf.clear();
-        buf.extend(c.iter().map(|&l| Lit::from_dimacs(l as isize)));
-        // Clauses 0..n are the at-least-one clauses, in transfer order (family 1).
-        if i < n {
-            buf.push(!selector(TransferId(i as u32)));
-        }
-        solver.add_clause(&buf);
-    }
-    let mut solve = |set: &[TransferId]| -> Result<Option<Vec<TransferId>>, ExplainError> {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(ExplainError::Stopped);
-        }
-        let lits: Vec<Lit> = set.iter().map(|&t| selector(t)).collect();
-        solver.assume(&lits);
-        match solver.solve() {
-            Ok(true) => Ok(None),
-            Ok(false) => {
-                let core = solver.failed_core().unwrap_or(&[]);
-                let mut out: Vec<TransferId> = core
-                    .iter()
-                    .map(|l| TransferId((l.var().to_dimacs() as usize - first_selector) as u32))
-                    .collect();
-                out.sort_unstable();
-                Ok(Some(out))
-            }
-            Err(e) => Err(ExplainError::Solver(e.to_string())),
+) -> Result<Option<(Vec<TransferId>, bool, Vec<(TransferId, Schedule)>)>, ExplainError> {
+    // A clique of more than Λ transfers is the smallest kind of core there is: Λ + 1 of
+    // them, minimal as they stand (the search below still shows each one needed).
+    let k = oracle.k;
+    let sub = oracle.traffic.sub_traffic(candidates);
+    let clique = liquid_search::exact::greedy_clique_until(&sub, deadline).unwrap_or_default();
+    let mut core = if clique.len() > k {
+        let mut c: Vec<TransferId> = clique.iter().map(|t| candidates[t.index()]).collect();
+        c.sort_unstable();
+        c.truncate(k + 1);
+        c
+    } else {
+        match oracle.ask(candidates, deadline)? {
+            Answer::Fits(_) => return Ok(None),
+            Answer::NoFit(c) => c,
+            Answer::Stopped => return Err(ExplainError::Stopped),
         }
     };
-    let Some(mut core) = solve(candidates)? else {
-        return Ok(None);
-    };
+    let mut needed: Vec<(TransferId, Schedule)> = Vec::new();
     let mut i = 0;
+    let mut minimal = true;
     while i < core.len() {
-        let rest: Vec<TransferId> = core.iter().copied().filter(|&t| t != core[i]).collect();
-        match solve(&rest)? {
-            // Still unsatisfiable without it: keep the solver's (smaller) failed subset.
-            Some(smaller) => {
-                let keep: Vec<TransferId> = core[..i].to_vec();
-                core = smaller;
-                // The transfers before i were shown necessary; continue after those kept.
-                i = core.iter().filter(|t| keep.contains(t)).count();
+        let t = core[i];
+        if needed.iter().any(|(u, _)| *u == t) {
+            i += 1;
+            continue;
+        }
+        let rest: Vec<TransferId> = core.iter().copied().filter(|&u| u != t).collect();
+        match oracle.ask(&rest, deadline)? {
+            Answer::Fits(s) => {
+                needed.push((t, s));
+                i += 1;
             }
-            // Needed: it stays.
-            None => i += 1,
+            // Still no fit without it: the smaller subset is the core (the transfers
+            // shown needed stay needed in any subset that does not fit).
+            Answer::NoFit(smaller) => {
+                core = smaller;
+                i = 0;
+            }
+            Answer::Stopped => {
+                minimal = false;
+                break;
+            }
         }
     }
-    Ok(Some(core))
+    needed.retain(|(t, _)| core.contains(t));
+    Ok(Some((core, minimal, needed)))
 }
 
 fn structure(traffic: &Traffic, core: &[TransferId], k: usize) -> Structure {
@@ -209,79 +297,196 @@ fn structure(traffic: &Traffic, core: &[TransferId], k: usize) -> Structure {
     Structure::Unrecognised
 }
 
-/// A checked minimal core of `candidates` at Λ timeframes of `traffic`; `None` when the
-/// candidates can be scheduled in Λ.
+/// The refutation of `sub` in `k` timeframes: the colouring search's trace (unless the
+/// core is a clique, a pigeonhole that search refutes only in exponential time, or `k`
+/// is beyond its range), else varisat's; checked by `liquid-proof`.
+fn certify(
+    sub: &Traffic,
+    k: usize,
+    clique: bool,
+    deadline: Option<Instant>,
+) -> Result<CheckedProof, ExplainError> {
+    let schedule_found =
+        || ExplainError::Internal("the core has a schedule of Λ timeframes after all".into());
+    let mut refutation = None;
+    if !clique && (sub.duration()..=MAX_TIMEFRAMES).contains(&k) {
+        match prove_by_search(sub, k, deadline) {
+            Ok(SearchProved::Unsat { refutation: r, .. }) => refutation = Some(r),
+            Ok(SearchProved::Sat(_)) => return Err(schedule_found()),
+            Ok(SearchProved::Stopped) => return Err(ExplainError::Stopped),
+            // Not for this search: SAT below.
+            Err(_) => {}
+        }
+    }
+    let refutation = match refutation {
+        Some(r) => r,
+        None => match prove(sub, k, &EncodeOptions::default(), deadline)? {
+            Some(Proved::Unsat(r)) => r,
+            Some(Proved::Sat(_)) => return Err(schedule_found()),
+            None => return Err(ExplainError::Stopped),
+        },
+    };
+    liquid_proof::check_refutation(sub, &refutation)
+        .map_err(|e| ExplainError::Internal(format!("the core's proof was rejected: {e}")))
+}
+
+/// A checked core of `candidates` at Λ timeframes of `traffic` (minimal unless the
+/// deadline stopped its minimisation); `None` when the candidates can be scheduled in Λ.
 pub fn core_of(
     traffic: &Traffic,
     candidates: &[TransferId],
     deadline: Option<Instant>,
 ) -> Result<Option<Core>, ExplainError> {
-    let k = traffic.duration();
-    let Some(core) = mus(traffic, candidates, k, deadline)? else {
+    let mut oracle = Oracle {
+        traffic,
+        k: traffic.duration(),
+        sat: None,
+        by_search: 0,
+        by_sat: 0,
+        questions: None,
+    };
+    core_with(&mut oracle, candidates, deadline)
+}
+
+fn core_with(
+    oracle: &mut Oracle<'_>,
+    candidates: &[TransferId],
+    deadline: Option<Instant>,
+) -> Result<Option<Core>, ExplainError> {
+    let (traffic, k) = (oracle.traffic, oracle.k);
+    // A SAT solver stops for good at its deadline: each core gets its own.
+    oracle.sat = None;
+    // The minimisation's share of the time; the proof of its core gets the rest.
+    let loop_deadline = deadline.map(|d| {
+        let now = Instant::now();
+        now + d.saturating_duration_since(now) * LOOP_SHARE / 1000
+    });
+    let Some((core, minimal, needed)) = minimise(oracle, candidates, loop_deadline)? else {
         return Ok(None);
     };
+    let structure = structure(traffic, &core, k);
     let sub = traffic.sub_traffic(&core);
-    let refutation = match prove(&sub, k, &EncodeOptions::default(), deadline)? {
-        Some(Proved::Unsat(r)) => r,
-        Some(Proved::Sat(_)) => {
-            return Err(ExplainError::Internal(
-                "the core has a schedule of Λ timeframes after all".into(),
-            ))
-        }
-        None => return Err(ExplainError::Stopped),
-    };
-    let proof = liquid_proof::check_refutation(&sub, &refutation)
-        .map_err(|e| ExplainError::Internal(format!("the core's proof was rejected: {e}")))?;
+    let proof = certify(&sub, k, structure == Structure::Clique, deadline)?;
     let mut without_one = Vec::new();
-    for (i, &t) in core.iter().enumerate() {
+    for &(t, ref superset) in &needed {
+        // The schedule of a superset of the core without t, restricted to it.
         let rest: Vec<TransferId> = core.iter().copied().filter(|&u| u != t).collect();
-        let rest_traffic = traffic.sub_traffic(&rest);
-        let schedule =
-            match liquid_sat::decide(&rest_traffic, k, &EncodeOptions::default(), deadline)?.1 {
-                Some(Some(s)) => s,
-                Some(None) => {
-                    return Err(ExplainError::Internal(format!(
-                        "the core is not minimal: it stays non-liquid without {:?}",
-                        traffic.transfer_name(t)
-                    )))
-                }
-                None => return Err(ExplainError::Stopped),
-            };
-        validate(&rest_traffic, &schedule).map_err(|e| {
-            ExplainError::Internal(format!("the schedule without transfer {i} is invalid: {e}"))
-        })?;
-        // Back to the traffic's transfer ids (the sub-traffic numbers them 0..).
-        let frames = schedule
+        let frames: Vec<Vec<TransferId>> = superset
             .frames
             .iter()
-            .map(|f| f.iter().map(|&x| rest[x.index()]).collect())
+            .map(|f| {
+                f.iter()
+                    .copied()
+                    .filter(|u| rest.binary_search(u).is_ok())
+                    .collect::<Vec<_>>()
+            })
+            .filter(|f| !f.is_empty())
             .collect();
+        let local = Schedule::new(
+            frames
+                .iter()
+                .map(|f| {
+                    f.iter()
+                        .map(|u| TransferId(rest.binary_search(u).expect("in rest") as u32))
+                        .collect()
+                })
+                .collect(),
+        );
+        let rest_traffic = traffic.sub_traffic(&rest);
+        let report = validate(&rest_traffic, &local).map_err(|e| {
+            ExplainError::Internal(format!(
+                "the schedule without {:?} is invalid: {e}",
+                traffic.transfer_name(t)
+            ))
+        })?;
+        if report.length > k {
+            return Err(ExplainError::Internal(format!(
+                "the schedule without {:?} has {} timeframes, not at most {k}",
+                traffic.transfer_name(t),
+                report.length
+            )));
+        }
         without_one.push((t, Schedule::new(frames)));
     }
+    without_one.sort_by_key(|(t, _)| *t);
     Ok(Some(Core {
-        structure: structure(traffic, &core, k),
+        structure,
         transfers: core,
         proof,
         without_one,
+        minimal,
     }))
 }
 
-/// Disjoint minimal cores: the first of the whole traffic, then (with `all`) one of what
-/// remains once the earlier cores are set aside, until the rest is liquid.
+/// Disjoint cores: the first of the whole traffic, then (with `all`) one of what remains
+/// once the earlier cores are set aside, until the rest is liquid or the deadline comes.
+/// Fails only when the encoding is refused, varisat fails, or a check fails (a bug).
 pub fn cores(
     traffic: &Traffic,
     all: bool,
     deadline: Option<Instant>,
-) -> Result<Vec<Core>, ExplainError> {
-    let mut out: Vec<Core> = Vec::new();
-    let mut rest: Vec<TransferId> = traffic.transfer_ids().collect();
-    while let Some(c) = core_of(traffic, &rest, deadline)? {
-        rest.retain(|t| !c.transfers.contains(t));
-        out.push(c);
-        if !all {
-            break;
+) -> Result<Explained, ExplainError> {
+    cores_within(traffic, all, deadline, None)
+}
+
+/// [`cores`], the minimisation stopped after `questions` subset questions if given.
+fn cores_within(
+    traffic: &Traffic,
+    all: bool,
+    deadline: Option<Instant>,
+    questions: Option<u64>,
+) -> Result<Explained, ExplainError> {
+    let mut oracle = Oracle {
+        traffic,
+        k: traffic.duration(),
+        sat: None,
+        by_search: 0,
+        by_sat: 0,
+        questions,
+    };
+    let mut out = Explained::default();
+    // A liquid traffic has nothing to explain: the native engine (orbits, parts, the
+    // full-team search) says so in milliseconds where the colouring questions would
+    // not, within the minimisation's share of the time. Its schedule is validated.
+    let native_deadline = deadline.map(|d| {
+        let now = Instant::now();
+        now + d.saturating_duration_since(now) * LOOP_SHARE / 2000
+    });
+    let native_limits = liquid_model::Limits {
+        time: native_deadline.map(|d| d.saturating_duration_since(Instant::now())),
+        nodes: Some(SEARCH_NODES),
+    };
+    let native = liquid_search::native::solve(traffic, &native_limits);
+    if let Some(s) = native.outcome.schedule() {
+        if validate(traffic, s).is_ok_and(|r| r.length == traffic.duration()) {
+            return Ok(out);
         }
     }
+    let mut rest: Vec<TransferId> = traffic.transfer_ids().collect();
+    loop {
+        match core_with(&mut oracle, &rest, deadline) {
+            Ok(Some(c)) => {
+                rest.retain(|t| !c.transfers.contains(t));
+                let minimal = c.minimal;
+                out.cores.push(c);
+                if !minimal {
+                    out.stopped = true;
+                    break;
+                }
+                if !all {
+                    break;
+                }
+            }
+            Ok(None) => break,
+            Err(ExplainError::Stopped) => {
+                out.stopped = true;
+                break;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    out.by_search = oracle.by_search;
+    out.by_sat = oracle.by_sat;
     Ok(out)
 }
 
@@ -293,7 +498,7 @@ mod tests {
     #[test]
     fn no_team_is_its_own_core_a_clique() {
         let t = no_team();
-        let cs = cores(&t, true, None).expect("runs");
+        let cs = cores(&t, true, None).expect("runs").cores;
         assert_eq!(cs.len(), 1);
         assert_eq!(cs[0].transfers.len(), 3);
         assert_eq!(cs[0].structure, Structure::Clique);
@@ -315,7 +520,7 @@ mod tests {
         paths.push(("p".into(), vec!["f".into(), "g".into()]));
         paths.push(("q".into(), vec!["g".into()]));
         let t = Traffic::from_paths("ring", &paths).expect("valid");
-        let cs = cores(&t, false, None).expect("runs");
+        let cs = cores(&t, false, None).expect("runs").cores;
         assert_eq!(cs.len(), 1);
         let names: Vec<&str> = cs[0]
             .transfers
@@ -326,9 +531,105 @@ mod tests {
         assert_eq!(cs[0].structure, Structure::OddCycle);
     }
 
+    /// The ring of five with a chord-free hub: an odd wheel (Λ = 3), plus a far pair.
+    fn wheel() -> Traffic {
+        let mut paths: Vec<(String, Vec<String>)> = Vec::new();
+        for i in 0..5 {
+            paths.push((
+                format!("r{i}"),
+                vec![
+                    format!("e{i}"),
+                    format!("e{}", (i + 4) % 5),
+                    format!("s{i}"),
+                ],
+            ));
+        }
+        paths.push(("h".into(), (0..5).map(|i| format!("s{i}")).collect()));
+        paths.push(("x".into(), vec!["e0".into(), "f".into()]));
+        paths.push(("y".into(), vec!["f".into()]));
+        paths.push(("z".into(), vec!["f".into(), "g".into()]));
+        Traffic::from_paths("wheel", &paths).expect("valid")
+    }
+
+    #[test]
+    fn the_colouring_search_answers_small_questions_without_sat() {
+        let t = wheel();
+        assert_eq!(t.duration(), 3);
+        let e = cores(&t, false, None).expect("runs");
+        assert!(!e.stopped);
+        let c = &e.cores[0];
+        assert!(c.minimal);
+        assert_eq!(c.structure, Structure::OddWheel);
+        assert_eq!(c.without_one.len(), 6);
+        assert!(e.by_search > 0);
+        assert_eq!(e.by_sat, 0, "every question was the colouring search's");
+    }
+
+    #[test]
+    fn beyond_the_colouring_search_sat_answers() {
+        // 33 transfers on one link (Λ = 33) and one more congesting each of them on a
+        // link of its own: a clique of 34, beyond the 32 timeframes of the colouring
+        // search.
+        let mut paths: Vec<(String, Vec<String>)> = (0..33)
+            .map(|i| (format!("t{i}"), vec!["a".to_string(), format!("e{i}")]))
+            .collect();
+        paths.push(("x".into(), (0..33).map(|i| format!("e{i}")).collect()));
+        let t = Traffic::from_paths("k34", &paths).expect("valid");
+        assert_eq!(t.duration(), 33);
+        let e = cores(&t, false, None).expect("runs");
+        let c = &e.cores[0];
+        assert_eq!((c.transfers.len(), c.structure), (34, Structure::Clique));
+        assert!(c.minimal);
+        assert_eq!(c.without_one.len(), 34);
+        assert!(e.by_sat > 0);
+        assert_eq!(e.by_search, 0);
+    }
+
+    #[test]
+    fn a_deadline_in_the_past_answers_nothing() {
+        let e = cores(&wheel(), true, Some(Instant::now())).expect("runs");
+        assert!(e.stopped);
+        assert!(e.cores.is_empty());
+    }
+
+    #[test]
+    fn a_stopped_minimisation_answers_its_core_so_far_not_minimal() {
+        let t = wheel();
+        // The first question finds the whole traffic non-fitting; the next two remove a
+        // transfer each; then the limit.
+        let e = cores_within(&t, true, None, Some(3)).expect("runs");
+        assert!(e.stopped);
+        assert_eq!(e.cores.len(), 1);
+        let c = &e.cores[0];
+        assert!(!c.minimal);
+        assert!(
+            c.transfers.len() > 6,
+            "not yet minimised: {:?}",
+            c.transfers
+        );
+        // Still a checked core: its proof refutes Λ timeframes for exactly these.
+        assert_eq!(c.proof.colours(), 3);
+        for (removed, s) in &c.without_one {
+            assert!(c.transfers.contains(removed));
+            assert_eq!(s.len(), 3);
+        }
+    }
+
     #[test]
     fn a_liquid_traffic_has_no_core() {
         let t = Traffic::from_paths("t", &[("x", vec!["a"]), ("y", vec!["b"])]).expect("valid");
-        assert!(cores(&t, true, None).expect("runs").is_empty());
+        assert!(cores(&t, true, None).expect("runs").cores.is_empty());
+    }
+
+    #[test]
+    fn a_liquid_all_to_all_is_the_native_engines_without_a_question() {
+        // 4-port 2-tree all-to-all: liquid by orbits; Λ = 4 but 16 hosts' questions
+        // would take the colouring search and SAT far longer.
+        let t = liquid_topology::fat_tree::FatTree::new(4, 2)
+            .traffic()
+            .expect("a tree");
+        let e = cores(&t, true, None).expect("runs");
+        assert!(e.cores.is_empty() && !e.stopped);
+        assert_eq!((e.by_search, e.by_sat), (0, 0));
     }
 }

@@ -240,6 +240,65 @@ pub struct Run {
     pub end_time: f64,
     /// The latest arrival of a tail at its destination (the makespan of a plan).
     pub last_delivery: f64,
+    /// The concentrate queues (to the ICN2), over the counted messages.
+    pub concentrators: QueueWaits,
+    /// The dispatch queues (to the destination's ECN1), over the counted messages.
+    pub dispatchers: QueueWaits,
+}
+
+/// Where the counted messages' time at one kind of concentrator/dispatcher queue went.
+/// A message *queues* from joining the queue until it is at its head (behind other
+/// messages); at the head its header asks for the queue's first channel and may wait for
+/// it (`first_channel`); the queue's *service* of it runs from reaching the head until its
+/// tail has left the first channel (the queue is then free for the next message): the
+/// wait for the first channel, `M` flit times, and whatever the header met *downstream*
+/// while the worm held the first channel (`downstream`: blocked on a later channel of
+/// its route). The wait that [`Means::concentrator_wait`] counts is
+/// `queueing + first_channel`; the other messages' `downstream` blocking is what makes
+/// them queue.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct QueueWaits {
+    /// Messages counted.
+    pub messages: u64,
+    /// Mean time from joining the queue to reaching its head (behind other messages).
+    pub queueing: f64,
+    /// Mean time from reaching the head to the header taking the first channel.
+    pub first_channel: f64,
+    /// Mean time the service lost to the header's blocking downstream: the service less
+    /// the wait for the first channel and `M` flit times of the first channel.
+    pub downstream: f64,
+    /// Mean service time: from reaching the head to the tail leaving the first channel.
+    pub service: f64,
+    /// Standard deviation of the service time.
+    pub service_sd: f64,
+}
+
+/// Sums behind a [`QueueWaits`].
+#[derive(Debug, Clone, Copy, Default)]
+struct WaitSums {
+    messages: u64,
+    queueing: f64,
+    first_channel: f64,
+    services: u64,
+    downstream: f64,
+    service: f64,
+    service_sq: f64,
+}
+
+impl WaitSums {
+    fn waits(&self) -> QueueWaits {
+        let n = self.messages.max(1) as f64;
+        let k = self.services.max(1) as f64;
+        let mean = self.service / k;
+        QueueWaits {
+            messages: self.messages,
+            queueing: self.queueing / n,
+            first_channel: self.first_channel / n,
+            downstream: self.downstream / k,
+            service: mean,
+            service_sd: (self.service_sq / k - mean * mean).max(0.0).sqrt(),
+        }
+    }
 }
 
 /// How a plan's frames are released ([`Simulator::run_plan`]).
@@ -298,6 +357,8 @@ struct Messages {
     gen_time: Vec<f64>,
     inject: Vec<f64>,
     entered: Vec<f64>,
+    at_head: Vec<f64>,
+    took: Vec<f64>,
     cd_wait: Vec<f64>,
     src: Vec<u32>,
     dst: Vec<u32>,
@@ -322,6 +383,8 @@ impl Messages {
         self.gen_time.push(0.0);
         self.inject.push(0.0);
         self.entered.push(0.0);
+        self.at_head.push(0.0);
+        self.took.push(0.0);
         self.cd_wait.push(0.0);
         self.src.push(0);
         self.dst.push(0);
@@ -365,6 +428,8 @@ struct State {
     hops: Vec<u64>,
     plan: Option<PlanState>,
     last_delivery: f64,
+    /// Concentrate (0) and dispatch (1) queues.
+    waits: [WaitSums; 2],
 }
 
 /// A plan under way: its frames, and per frame the messages not yet delivered and the
@@ -530,6 +595,8 @@ impl<'w> Simulator<'w> {
                 gen_time: Vec::new(),
                 inject: Vec::new(),
                 entered: Vec::new(),
+                at_head: Vec::new(),
+                took: Vec::new(),
                 cd_wait: Vec::new(),
                 src: Vec::new(),
                 dst: Vec::new(),
@@ -547,6 +614,7 @@ impl<'w> Simulator<'w> {
             hops: vec![0; self.max_route + 1],
             plan: None,
             last_delivery: 0.0,
+            waits: [WaitSums::default(); 2],
         };
         match plan {
             None => {
@@ -640,6 +708,7 @@ impl<'w> Simulator<'w> {
                     let q = id as usize;
                     if let Some(next) = st.queues[q].pop_front() {
                         st.msgs.head[next as usize] = 0;
+                        st.msgs.at_head[next as usize] = st.now;
                         self.try_acquire(&mut st, &tc, next);
                     } else {
                         st.queue_busy[q] = false;
@@ -674,6 +743,8 @@ impl<'w> Simulator<'w> {
             events: st.events,
             end_time: st.now,
             last_delivery: st.last_delivery,
+            concentrators: st.waits[0].waits(),
+            dispatchers: st.waits[1].waits(),
         })
     }
 
@@ -765,6 +836,7 @@ impl<'w> Simulator<'w> {
         } else {
             st.queue_busy[q] = true;
             st.msgs.head[msg as usize] = 0;
+            st.msgs.at_head[msg as usize] = st.now;
             self.try_acquire(st, tc, msg);
         }
     }
@@ -790,11 +862,19 @@ impl<'w> Simulator<'w> {
         let c = st.msgs.route[lo + h] as usize;
         st.busy[c] = true;
         if h == 0 {
+            st.msgs.took[i] = st.now;
             let wait = st.now - st.msgs.entered[i];
             if st.msgs.seg[i] == 0 {
                 st.msgs.inject[i] = st.now;
             } else {
                 st.msgs.cd_wait[i] += wait;
+                if st.msgs.counted[i] {
+                    let at_head = st.msgs.at_head[i];
+                    let w = &mut st.waits[st.msgs.seg[i] as usize - 1];
+                    w.messages += 1;
+                    w.queueing += at_head - st.msgs.entered[i];
+                    w.first_channel += st.now - at_head;
+                }
             }
         }
         self.diagonal(st, tc, i, lo, hi, h);
@@ -841,12 +921,23 @@ impl<'w> Simulator<'w> {
             let c = route[d - m] as u64;
             st.push(t, RELEASE, c);
             if d == m {
-                self.queue_free(st, i, t);
+                self.queue_free(st, tc, i, t);
             }
         }
     }
 
-    fn queue_free(&self, st: &mut State, i: usize, t: f64) {
+    fn queue_free(&self, st: &mut State, tc: &[f64], i: usize, t: f64) {
+        let seg = st.msgs.seg[i] as usize;
+        if seg > 0 && st.msgs.counted[i] {
+            let service = t - st.msgs.at_head[i];
+            let (lo, _) = st.msgs.segment(i);
+            let first = tc[st.msgs.route[lo] as usize] * st.msgs.m as f64;
+            let w = &mut st.waits[seg - 1];
+            w.services += 1;
+            w.service += service;
+            w.service_sq += service * service;
+            w.downstream += t - st.msgs.took[i] - first;
+        }
         let q = self.queue_of(&st.msgs, i, self.cluster.len());
         st.push(t, QUEUE_NEXT, q as u64);
     }
@@ -876,7 +967,7 @@ impl<'w> Simulator<'w> {
         if len == 1 {
             // The first channel is the last: the queue is free when the tail arrives
             // (longer segments freed it on diagonal m).
-            self.queue_free(st, i, tail);
+            self.queue_free(st, tc, i, tail);
         }
         let seg = st.msgs.seg[i] as usize + 1;
         if seg == st.msgs.segs[i] as usize {

@@ -2,16 +2,22 @@
 //! study): one latency curve per system and timing.
 //!
 //! For every offered load `λ_g` of a curve, [`study`] evaluates the model
-//! ([`liquid_latency::model::Model`]) under both readings of its source queues
-//! ([`SourceQueues::Printed`], reading 1, and [`SourceQueues::PerNode`], reading 15;
-//! both fixed a priori, neither fitted to the simulation), simulates the system with
-//! independent replications, and reports the relative error of each reading,
-//! `(model − simulation) / simulation`.
+//! ([`liquid_latency::model::Model`]) under each of [`READINGS`] (all fixed a priori from
+//! the paper's equations, none fitted to the simulation): `printed` (reading 1's source
+//! queues), `per_node` (reading 15), and on top of `per_node` the two readings of issue
+//! 28, `concentrator_blocking` (reading 16: the concentrator's service includes the
+//! blocking downstream, like eq. 18) and `one_way_channels` (reading 17: eqs. 10-12 over
+//! the `2·n·N` one-way channels). It simulates the system with independent replications
+//! and reports the relative error of each reading, `(model − simulation) / simulation`.
 //!
-//! **Summary** ([`Curve::errors`]): for each reading and each fraction `f` of
-//! [`FRACTIONS`] (50 %, 70 %, 90 %), the maximum and mean absolute relative error over
-//! the loads strictly below `f` times *that reading's* saturation load
-//! ([`Model::saturation`]).
+//! **Summary** ([`Curve::errors`]): for each reading, each yardstick ([`Against`]) and
+//! each fraction `f` of [`FRACTIONS`] (50 %, 70 %, 90 %), the maximum and mean absolute
+//! relative error over the loads strictly below `f` times *that reading's* saturation load
+//! ([`Model::saturation`]), or `f` times the *simulation's* saturation load (below).
+//!
+//! 002 itself claims no figure: its model predicts the mean latency "with a good degree
+//! of accuracy when the system is in the steady state region", with discrepancies near
+//! saturation.
 //!
 //! **Where the simulation saturates** ([`Curve::sim_saturation`]): the first load of the
 //! curve whose simulated mean latency exceeds [`SATURATION_FACTOR`] (10) times the
@@ -22,7 +28,7 @@
 
 use std::fmt::Write as _;
 
-use liquid_latency::model::{Model, SourceQueues};
+use liquid_latency::model::{ChannelCount, ConcentratorService, Model, SourceQueues};
 use liquid_latency::{LatencyError, MultiCluster};
 use liquid_plot::{Axis, Chart, Mark, Series};
 
@@ -34,8 +40,78 @@ pub const FRACTIONS: [f64; 3] = [0.5, 0.7, 0.9];
 /// A simulated latency above this many times the zero-load latency means saturation.
 pub const SATURATION_FACTOR: f64 = 10.0;
 
-/// The two readings, in report order.
-pub const READINGS: [SourceQueues; 2] = [SourceQueues::Printed, SourceQueues::PerNode];
+/// A reading of the model: its source queues (readings 1 and 15), concentrator service
+/// (reading 16) and channel count (reading 17).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reading {
+    /// The name in reports and CSV columns (`model_<name>`).
+    pub name: &'static str,
+    /// Source queues.
+    pub source_queues: SourceQueues,
+    /// Concentrator service.
+    pub concentrator: ConcentratorService,
+    /// Channel count of eqs. 10-12.
+    pub channels: ChannelCount,
+}
+
+impl Reading {
+    /// The reading's name (`printed`, `per_node`, `concentrator_blocking`,
+    /// `one_way_channels`).
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// `model` under this reading.
+    pub fn apply(&self, model: &Model) -> Model {
+        model
+            .clone()
+            .with_source_queues(self.source_queues)
+            .with_concentrator(self.concentrator)
+            .with_channels(self.channels)
+    }
+}
+
+/// Number of readings.
+pub const R: usize = 4;
+
+/// The readings, in report order: as printed; per-node source queues; and, on top of
+/// per-node source queues, the concentrator service with the blocking downstream, and the
+/// one-way channel count.
+pub const READINGS: [Reading; R] = [
+    Reading {
+        name: "printed",
+        source_queues: SourceQueues::Printed,
+        concentrator: ConcentratorService::Printed,
+        channels: ChannelCount::Printed,
+    },
+    Reading {
+        name: "per_node",
+        source_queues: SourceQueues::PerNode,
+        concentrator: ConcentratorService::Printed,
+        channels: ChannelCount::Printed,
+    },
+    Reading {
+        name: "concentrator_blocking",
+        source_queues: SourceQueues::PerNode,
+        concentrator: ConcentratorService::Blocking,
+        channels: ChannelCount::Printed,
+    },
+    Reading {
+        name: "one_way_channels",
+        source_queues: SourceQueues::PerNode,
+        concentrator: ConcentratorService::Printed,
+        channels: ChannelCount::OneWay,
+    },
+];
+
+/// The saturation load an error summary is measured against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Against {
+    /// The reading's own saturation load.
+    Model,
+    /// Where the simulation saturates ([`Curve::sim_saturation`]).
+    Simulation,
+}
 
 /// Why a study could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -119,7 +195,7 @@ pub struct Point {
     /// Offered traffic `λ_g`, messages per node per time unit.
     pub rate: f64,
     /// The model under [`READINGS`]`[r]`.
-    pub model: [Predicted; 2],
+    pub model: [Predicted; R],
     /// The simulated mean latency over the replications, with its 95 % interval.
     pub simulated: Estimate,
     /// Whether every replication completed (all counted messages delivered).
@@ -127,15 +203,17 @@ pub struct Point {
     /// Flit moves simulated, summed over the replications.
     pub flit_moves: u64,
     /// `(model − simulation) / simulation` under each reading (None if saturated).
-    pub error: [Option<f64>; 2],
+    pub error: [Option<f64>; R],
 }
 
 /// Relative errors of one reading below one fraction of its saturation load.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ErrorSummary {
     /// The reading.
-    pub reading: SourceQueues,
-    /// The fraction of the reading's saturation load.
+    pub reading: Reading,
+    /// Whose saturation load the fraction is of.
+    pub against: Against,
+    /// The fraction of that saturation load.
     pub below: f64,
     /// Loads of the curve strictly below it.
     pub points: usize,
@@ -157,23 +235,24 @@ pub struct Curve {
     /// The model's zero-load latency.
     pub zero_load: f64,
     /// Saturation load of [`READINGS`]`[r]`.
-    pub saturation: [f64; 2],
+    pub saturation: [f64; R],
     /// The loads, ascending.
     pub points: Vec<Point>,
     /// The first load at which the simulation saturates (see the module docs), if any.
     pub sim_saturation: Option<f64>,
-    /// For each reading, one summary per fraction of [`FRACTIONS`].
+    /// For each reading and yardstick, one summary per fraction of [`FRACTIONS`].
     pub errors: Vec<ErrorSummary>,
 }
 
-/// The two readings' models of a system.
-fn models(system: &MultiCluster, timing: Timing) -> Result<[Model; 2], StudyError> {
+/// The readings' models of a system.
+fn models(system: &MultiCluster, timing: Timing) -> Result<[Model; R], StudyError> {
     let m = Model::new(system, timing)?;
-    Ok(READINGS.map(|r| m.clone().with_source_queues(r)))
+    Ok(READINGS.map(|r| r.apply(&m)))
 }
 
 /// `points` evenly spaced loads from `up_to / points` to `up_to`, where `up_to` is
-/// `beyond` times the larger of the two readings' saturation loads.
+/// `beyond` times the larger of the first two readings' saturation loads (`printed` and
+/// `per_node`; the others saturate no later than `per_node`).
 pub fn loads(
     system: &MultiCluster,
     timing: Timing,
@@ -192,8 +271,8 @@ pub fn loads(
             why: format!("{beyond} is not a positive number"),
         });
     }
-    let [a, b] = models(system, timing)?;
-    let top = beyond * a.saturation().rate.max(b.saturation().rate);
+    let m = models(system, timing)?;
+    let top = beyond * m[0].saturation().rate.max(m[1].saturation().rate);
     Ok((1..=points)
         .map(|k| top * k as f64 / points as f64)
         .collect())
@@ -223,7 +302,7 @@ pub fn study(
         });
     }
     let models = models(system, timing)?;
-    let saturation = [models[0].saturation().rate, models[1].saturation().rate];
+    let saturation = models.each_ref().map(|m| m.saturation().rate);
     let zero_load = models[0].zero_load().latency;
     let wiring = system
         .wiring()
@@ -231,7 +310,7 @@ pub fn study(
     let sim = Simulator::new(&wiring);
     let mut points = Vec::with_capacity(rates.len());
     for (i, &rate) in rates.iter().enumerate() {
-        let model = [0, 1].map(|r| match models[r].at(rate) {
+        let model = models.each_ref().map(|m| match m.at(rate) {
             Ok(p) => Predicted::Latency(p.latency),
             Err(_) => Predicted::Saturated,
         });
@@ -269,21 +348,29 @@ pub fn study(
         .find(|p| !p.completed || p.simulated.mean > SATURATION_FACTOR * zero_load)
         .map(|p| p.rate);
     let mut errors = Vec::new();
-    for (r, &reading) in READINGS.iter().enumerate() {
-        for &below in &FRACTIONS {
-            let e: Vec<f64> = points
-                .iter()
-                .filter(|p| p.rate < below * saturation[r])
-                .filter_map(|p| p.error[r])
-                .map(f64::abs)
-                .collect();
-            errors.push(ErrorSummary {
-                reading,
-                below,
-                points: e.len(),
-                max: e.iter().copied().reduce(f64::max),
-                mean: (!e.is_empty()).then(|| e.iter().sum::<f64>() / e.len() as f64),
-            });
+    for against in [Against::Model, Against::Simulation] {
+        for (r, &reading) in READINGS.iter().enumerate() {
+            let top = match against {
+                Against::Model => saturation[r],
+                // Beyond the curve: every load is below it.
+                Against::Simulation => sim_saturation.unwrap_or(f64::INFINITY),
+            };
+            for &below in &FRACTIONS {
+                let e: Vec<f64> = points
+                    .iter()
+                    .filter(|p| p.rate < below * top)
+                    .filter_map(|p| p.error[r])
+                    .map(f64::abs)
+                    .collect();
+                errors.push(ErrorSummary {
+                    reading,
+                    against,
+                    below,
+                    points: e.len(),
+                    max: e.iter().copied().reduce(f64::max),
+                    mean: (!e.is_empty()).then(|| e.iter().sum::<f64>() / e.len() as f64),
+                });
+            }
         }
     }
     Ok(Curve {
@@ -296,6 +383,145 @@ pub fn study(
         sim_saturation,
         errors,
     })
+}
+
+/// The concentrators/dispatchers at one load (issue 28's diagnosis): where the
+/// simulated wait goes, and what each reading predicts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnosis {
+    /// The load as a fraction of the `per_node` reading's saturation load.
+    pub fraction: f64,
+    /// Offered traffic `λ_g`.
+    pub rate: f64,
+    /// The run (one replication, the study's settings and first seed).
+    pub run: crate::Run,
+    /// The model's mean concentrator/dispatcher wait over all messages under each
+    /// reading (`Σ N_i/N·P_o·W_d`; None where the reading is saturated).
+    pub model_wait: [Option<f64>; R],
+    /// Each reading's mean latency (None where saturated).
+    pub model_latency: [Option<f64>; R],
+}
+
+/// Simulates `system` at each fraction of the `per_node` reading's saturation load (one
+/// run each, `settings`' counts and first seed) and splits the concentrators' and
+/// dispatchers' time ([`crate::QueueWaits`]). `progress` as for [`study`].
+pub fn diagnose(
+    system: &MultiCluster,
+    timing: Timing,
+    fractions: &[f64],
+    settings: Settings,
+    progress: &mut dyn FnMut(usize, Progress) -> bool,
+) -> Result<Vec<Diagnosis>, StudyError> {
+    if let Some(f) = fractions.iter().find(|f| !(f.is_finite() && **f > 0.0)) {
+        return Err(StudyError::BadParameter {
+            name: "fractions",
+            why: format!("{f} is not a positive fraction"),
+        });
+    }
+    let models = models(system, timing)?;
+    let top = models[1].saturation().rate;
+    let wiring = system
+        .wiring()
+        .map_err(|e| StudyError::Wiring(e.to_string()))?;
+    let sim = Simulator::new(&wiring);
+    let mut out = Vec::new();
+    for (i, &fraction) in fractions.iter().enumerate() {
+        let rate = fraction * top;
+        let cfg = Config {
+            timing,
+            rate,
+            messages: settings.messages,
+            warmup: settings.warmup,
+            drain: settings.drain,
+            seed: settings.seed,
+            forwarding: settings.forwarding,
+        };
+        let run = sim.run(&cfg, &mut |p| progress(i, p))?;
+        let at = models.each_ref().map(|m| m.at(rate).ok());
+        out.push(Diagnosis {
+            fraction,
+            rate,
+            run,
+            model_wait: at
+                .each_ref()
+                .map(|p| p.as_ref().map(|p| p.concentrator_wait)),
+            model_latency: at.each_ref().map(|p| p.as_ref().map(|p| p.latency)),
+        });
+    }
+    Ok(out)
+}
+
+/// The diagnosis as Markdown: per load, the concentrate and dispatch queues' split
+/// (queueing, waiting for the first channel, service mean ± standard deviation, the part
+/// of the service lost downstream), the simulated and modelled mean waits, and `M·t_cs`.
+pub fn diagnosis_table(timing: Timing, rows: &[Diagnosis]) -> String {
+    let bare = timing.flits as f64 * timing.t_cs();
+    let mut s = format!(
+        "`M·t_cs` = {bare:.2} (eq. 33's service). Times per message at that kind of queue; \
+         the mean wait is over all messages (intra-cluster ones wait 0), as eq. 36 weighs it.\n\n\
+         | load (per_node sat.) | λ_g | messages | queue | queueing | first channel | service (mean ± sd) | lost downstream |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+    );
+    for d in rows {
+        for (name, q) in [
+            ("concentrate", d.run.concentrators),
+            ("dispatch", d.run.dispatchers),
+        ] {
+            writeln!(
+                s,
+                "| {:.2} | {:.3e} | {} | {name} | {:.2} | {:.2} | {:.2} ± {:.2} | {:.2} |",
+                d.fraction,
+                d.rate,
+                q.messages,
+                q.queueing,
+                q.first_channel,
+                q.service,
+                q.service_sd,
+                q.downstream
+            )
+            .expect("string");
+        }
+    }
+    s.push_str("\n| load (per_node sat.) | simulated wait |");
+    for r in &READINGS {
+        write!(s, " {} |", r.name).expect("string");
+    }
+    s.push_str(" simulated latency |");
+    for r in &READINGS {
+        write!(s, " latency, {} |", r.name).expect("string");
+    }
+    s.push_str("\n|");
+    for _ in 0..2 * R + 3 {
+        s.push_str(" --- |");
+    }
+    s.push('\n');
+    for d in rows {
+        write!(
+            s,
+            "| {:.2} | {:.2} |",
+            d.fraction, d.run.overall.concentrator_wait
+        )
+        .expect("string");
+        for w in d.model_wait {
+            write!(
+                s,
+                " {} |",
+                w.map_or("saturated".into(), |w| format!("{w:.2}"))
+            )
+            .expect("string");
+        }
+        write!(s, " {:.2} |", d.run.overall.latency).expect("string");
+        for l in d.model_latency {
+            write!(
+                s,
+                " {} |",
+                l.map_or("saturated".into(), |l| format!("{l:.2}"))
+            )
+            .expect("string");
+        }
+        s.push('\n');
+    }
+    s
 }
 
 fn opt(x: Option<f64>, digits: usize) -> String {
@@ -317,28 +543,40 @@ impl Curve {
         )
     }
 
-    /// The points as CSV: `rate,load_printed,load_per_node,model_printed,
-    /// model_per_node,sim_mean,sim_half_width,sim_completed,error_printed,
-    /// error_per_node` (loads as fractions of each reading's saturation load; empty
-    /// model and error cells where the reading is saturated).
+    /// The points as CSV: `rate`, `load_<reading>` for each reading (the load as a
+    /// fraction of the reading's saturation load), `model_<reading>`, `sim_mean`,
+    /// `sim_half_width`, `sim_completed`, `error_<reading>` (empty model and error cells
+    /// where the reading is saturated); readings in [`READINGS`] order.
     pub fn csv(&self) -> String {
-        let mut s = String::from(
-            "rate,load_printed,load_per_node,model_printed,model_per_node,sim_mean,sim_half_width,sim_completed,error_printed,error_per_node\n",
+        let cols = |prefix: &str| -> String {
+            READINGS
+                .iter()
+                .map(|r| format!("{prefix}_{}", r.name))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let mut s = format!(
+            "rate,{},{},sim_mean,sim_half_width,sim_completed,{}\n",
+            cols("load"),
+            cols("model"),
+            cols("error")
         );
         for p in &self.points {
+            let loads: Vec<String> = (0..R)
+                .map(|r| format!("{:.4}", p.rate / self.saturation[r]))
+                .collect();
+            let models: Vec<String> = (0..R).map(|r| opt(p.model[r].latency(), 4)).collect();
+            let errors: Vec<String> = (0..R).map(|r| opt(p.error[r], 5)).collect();
             writeln!(
                 s,
-                "{:e},{:.4},{:.4},{},{},{:.4},{},{},{},{}",
+                "{:e},{},{},{:.4},{},{},{}",
                 p.rate,
-                p.rate / self.saturation[0],
-                p.rate / self.saturation[1],
-                opt(p.model[0].latency(), 4),
-                opt(p.model[1].latency(), 4),
+                loads.join(","),
+                models.join(","),
                 p.simulated.mean,
                 opt(p.simulated.half_width, 4),
                 p.completed,
-                opt(p.error[0], 5),
-                opt(p.error[1], 5),
+                errors.join(","),
             )
             .expect("string");
         }
@@ -347,13 +585,23 @@ impl Curve {
 
     /// The points as a Markdown table.
     pub fn points_table(&self) -> String {
-        let mut s = String::from(
-            "| λ_g | load (printed) | load (per-node) | model, printed | model, per-node | simulation (95 % CI) | error, printed | error, per-node |\n\
-             | --- | --- | --- | --- | --- | --- | --- | --- |\n",
-        );
+        let mut s = String::from("| λ_g | load (per_node) |");
+        for r in &READINGS {
+            write!(s, " model, {} |", r.name).expect("string");
+        }
+        s.push_str(" simulation (95 % CI) |");
+        for r in &READINGS {
+            write!(s, " error, {} |", r.name).expect("string");
+        }
+        s.push_str("\n|");
+        for _ in 0..2 * R + 3 {
+            s.push_str(" --- |");
+        }
+        s.push('\n');
         for p in &self.points {
             let m = |r: usize| opt(p.model[r].latency(), 2);
-            let m = [m(0), m(1)].map(|x| if x.is_empty() { "saturated".into() } else { x });
+            let m: [String; R] =
+                std::array::from_fn(m).map(|x| if x.is_empty() { "saturated".into() } else { x });
             let sim = match p.simulated.half_width {
                 Some(h) => format!("{:.2} ± {h:.2}", p.simulated.mean),
                 None => format!("{:.2}", p.simulated.mean),
@@ -363,18 +611,18 @@ impl Curve {
             } else {
                 format!("{sim} (incomplete)")
             };
-            writeln!(
+            write!(
                 s,
-                "| {:.3e} | {:.2} | {:.2} | {} | {} | {sim} | {} | {} |",
+                "| {:.3e} | {:.2} | {} | {sim} |",
                 p.rate,
-                p.rate / self.saturation[0],
                 p.rate / self.saturation[1],
-                m[0],
-                m[1],
-                pct(p.error[0]),
-                pct(p.error[1]),
+                m.join(" | "),
             )
             .expect("string");
+            for r in 0..R {
+                write!(s, " {} |", pct(p.error[r])).expect("string");
+            }
+            s.push('\n');
         }
         s
     }
@@ -393,8 +641,15 @@ impl Curve {
                 self.saturation[r]
             )
             .expect("string");
-            for e in self.errors.iter().filter(|e| e.reading == *reading) {
-                write!(s, " {} / {} ({}) |", pct(e.max), pct(e.mean), e.points).expect("string");
+            for against in [Against::Model, Against::Simulation] {
+                for e in self
+                    .errors
+                    .iter()
+                    .filter(|e| e.reading == *reading && e.against == against)
+                {
+                    write!(s, " {} / {} ({}) |", pct(e.max), pct(e.mean), e.points)
+                        .expect("string");
+                }
             }
             let sat = self.sim_saturation.map_or("beyond the curve".into(), |x| {
                 format!("{x:.3e} ({:.2})", x / self.saturation[r])
@@ -417,11 +672,13 @@ impl Curve {
         let names = [
             "model, printed source queues",
             "model, per-node source queues",
+            "model, per-node, concentrator blocking",
+            "model, per-node, one-way channels",
         ];
-        let colours = ["#e15759", "#4e79a7"];
-        for r in 0..2 {
+        let colours = ["#e15759", "#4e79a7", "#59a14f", "#f28e2b"];
+        let models = models(&self.system, self.timing)?;
+        for r in 0..R {
             // The model line, densely up to its saturation.
-            let models = models(&self.system, self.timing)?;
             let top = self.saturation[r];
             let pts = (0..=200)
                 .map(|k| top * k as f64 / 200.0)
@@ -525,12 +782,13 @@ fn ticks(top: f64) -> Vec<(f64, String)> {
 
 /// The summary of several curves as one Markdown table: per curve and reading, the
 /// reading's saturation load, `max / mean (points)` absolute relative error below 50 %,
-/// 70 % and 90 % of it, and where the simulation saturates (with the fraction of the
-/// reading's saturation load).
+/// 70 % and 90 % of it, then below 50 %, 70 % and 90 % of the simulation's saturation
+/// load, and where the simulation saturates (with the fraction of the reading's
+/// saturation load).
 pub fn error_table(curves: &[Curve]) -> String {
     let mut s = String::from(
-        "| system | M | reading | model saturation λ_g | error < 50 % | error < 70 % | error < 90 % | simulation saturates at (fraction) |\n\
-         | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+        "| system | M | reading | model saturation λ_g | error < 50 % model sat. | < 70 % model | < 90 % model | error < 50 % sim. sat. | < 70 % sim. | < 90 % sim. | simulation saturates at (fraction) |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
     );
     for c in curves {
         s.push_str(&c.error_rows());
@@ -549,7 +807,8 @@ pub fn markdown(curves: &[Curve]) -> String {
             "Per load: {} replication(s) of {} counted messages ({} warm-up, {} drain), \
              seeds {} to {}, {} concentrators. Relative error = (model − simulation) / \
              simulation; the error columns give `max / mean (loads)` of its absolute value \
-             over the loads below that fraction of the reading's own saturation load. The \
+             over the loads below that fraction of the reading's own saturation load \
+             (model sat.) or of the simulation's (sim. sat.). The \
              simulation saturates at the first load whose mean latency exceeds {} × the \
              model's zero-load latency or whose run did not complete.\n",
             st.replications,
@@ -571,14 +830,18 @@ pub fn markdown(curves: &[Curve]) -> String {
         write!(
             s,
             "\n### `{}` (N = {}), M = {}, L_m = {}\n\nZero-load latency (model) {:.2}; \
-             saturation λ_g: printed {:.3e}, per-node {:.3e}; simulation {}.\n\n{}",
+             saturation λ_g: {}; simulation {}.\n\n{}",
             c.system.spec(),
             c.system.nodes(),
             c.timing.flits,
             c.timing.flit_bytes,
             c.zero_load,
-            c.saturation[0],
-            c.saturation[1],
+            READINGS
+                .iter()
+                .zip(c.saturation)
+                .map(|(r, x)| format!("{} {x:.3e}", r.name))
+                .collect::<Vec<_>>()
+                .join(", "),
             c.sim_saturation
                 .map_or("not within the curve".into(), |x| format!("{x:.3e}")),
             c.points_table(),
@@ -616,25 +879,29 @@ mod tests {
         assert_eq!(curve.points.len(), 6);
         // Beyond the larger saturation load both readings refuse.
         let last = curve.points.last().expect("points");
-        assert_eq!(last.model, [Predicted::Saturated; 2]);
-        assert_eq!(last.error, [None, None]);
+        assert_eq!(last.model, [Predicted::Saturated; R]);
+        assert_eq!(last.error, [None; R]);
         // The first load is below both saturations: errors are relative to the mean.
         let first = &curve.points[0];
-        for r in 0..2 {
+        for r in 0..R {
             let m = first.model[r].latency().expect("below saturation");
             let e = first.error[r].expect("an error");
             assert!((e - (m - first.simulated.mean) / first.simulated.mean).abs() < 1e-12);
         }
-        assert_eq!(curve.errors.len(), 6);
+        assert_eq!(curve.errors.len(), 2 * R * FRACTIONS.len());
         for e in &curve.errors {
             let r = READINGS
                 .iter()
                 .position(|x| *x == e.reading)
                 .expect("reading");
+            let top = match e.against {
+                Against::Model => curve.saturation[r],
+                Against::Simulation => curve.sim_saturation.unwrap_or(f64::INFINITY),
+            };
             let n = curve
                 .points
                 .iter()
-                .filter(|p| p.rate < e.below * curve.saturation[r])
+                .filter(|p| p.rate < e.below * top && p.error[r].is_some())
                 .count();
             assert_eq!(e.points, n);
             assert_eq!(e.max.is_some(), n > 0);
@@ -642,9 +909,12 @@ mod tests {
         let csv = curve.csv();
         assert_eq!(csv.lines().count(), 7);
         assert!(csv.starts_with("rate,load_printed,"));
+        assert!(csv.lines().next().expect("header").contains(
+            "model_printed,model_per_node,model_concentrator_blocking,model_one_way_channels"
+        ));
         let svg = curve.svg().expect("svg");
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
-        assert_eq!(error_table(&[curve]).lines().count(), 4);
+        assert_eq!(error_table(&[curve]).lines().count(), 2 + R);
     }
 
     #[test]
@@ -671,6 +941,30 @@ mod tests {
             .map(|p| p.rate);
         assert_eq!(curve.sim_saturation, first);
         assert!(curve.points[0].simulated.half_width.is_none());
+    }
+
+    #[test]
+    fn the_diagnosis_splits_the_concentrator_waits() {
+        let (system, timing) = tiny();
+        let settings = Settings {
+            messages: 2000,
+            warmup: 200,
+            drain: 200,
+            replications: 1,
+            seed: 1,
+            forwarding: Forwarding::CutThrough,
+        };
+        let rows =
+            diagnose(&system, timing, &[0.3, 0.5], settings, &mut |_, _| true).expect("diagnosis");
+        assert_eq!(rows.len(), 2);
+        for d in &rows {
+            assert!(d.run.completed);
+            assert!(d.run.concentrators.messages > 0);
+            assert!(d.model_latency[1].is_some());
+        }
+        let md = diagnosis_table(timing, &rows);
+        assert_eq!(md.matches("| concentrate |").count(), 2);
+        assert!(diagnose(&system, timing, &[0.0], settings, &mut |_, _| true).is_err());
     }
 
     #[test]

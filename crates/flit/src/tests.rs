@@ -272,3 +272,44 @@ fn a_liquid_schedule_in_frames_runs_without_contention() {
             .is_err());
     }
 }
+
+/// The concentrator/dispatcher waits split into queueing and blocking: at zero load the
+/// service of each queue is the tail leaving the first channel, `M` flit times after the
+/// header took it, with no queueing and no blocking; under load the two parts add up to
+/// the reported concentrator wait, and blocking appears.
+#[test]
+fn concentrator_waits_split_into_queueing_and_blocking() {
+    let w = wiring("4,2x1");
+    let timing = Timing::paper(32, 256.0);
+    let t = timing.t_cs();
+    let r = run(&w, &quiet(2_000, 1e-8, timing));
+    for q in [r.concentrators, r.dispatchers] {
+        assert_eq!(q.messages, r.overall.inter);
+        assert!(
+            q.queueing.abs() < 1e-9 && q.first_channel.abs() < 1e-9,
+            "{q:?}"
+        );
+        assert!(q.downstream.abs() < 1e-3, "{q:?}");
+        assert!(close(q.service, 32.0 * t), "{q:?} vs {}", 32.0 * t);
+        assert!(q.service_sd < 1e-3, "{q:?}");
+    }
+    let loaded = run(
+        &MultiCluster::parse("4,3x1")
+            .expect("valid")
+            .wiring()
+            .expect("wires"),
+        &quiet(20_000, 0.012, timing),
+    );
+    let (c, d) = (loaded.concentrators, loaded.dispatchers);
+    let waits = c.messages as f64 * (c.queueing + c.first_channel)
+        + d.messages as f64 * (d.queueing + d.first_channel);
+    let reported = loaded.overall.concentrator_wait * loaded.overall.messages as f64;
+    assert!(close(waits, reported), "{waits} vs {reported}");
+    assert!(c.queueing > 0.0 && c.service > 32.0 * t, "{c:?}");
+    // The service is the first channel's wait, M flit times and the downstream blocking.
+    assert!(
+        close(c.service, c.first_channel + 32.0 * t + c.downstream),
+        "{c:?}"
+    );
+    assert!(c.downstream > 0.0, "{c:?}");
+}

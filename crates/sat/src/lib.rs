@@ -9,6 +9,8 @@
 //! - [`prove`](mod@prove): refutations (CNF + LRAT) that k timeframes do not suffice, in
 //!   memory.
 //! - [`rup`]: LRAT proofs from RUP lemmas (the native search's refutation traces).
+//! - [`subsets`]: which subsets of a traffic fit in k timeframes, one varisat under
+//!   selector assumptions (the cores of `liquid explain`).
 //! - [`engine`]: liquidity (k = Λ) and the optimal length (`engine: sat`).
 //!
 //! Modules depend one way: `encode` ← `solver` ← `prove` ← `engine`, `solver` ← `incremental` ← `engine`, and `rup` ← `prove`. Schedules decoded
@@ -23,6 +25,7 @@ pub mod incremental;
 pub mod prove;
 pub mod rup;
 pub mod solver;
+pub mod subsets;
 
 pub use encode::{
     check_size, dimacs, encode, AmoEncoding, EncodeError, EncodeOptions, Encoding, Family,
@@ -33,6 +36,7 @@ pub use prove::{
     prove, prove_by_search, prove_encoding, Proved, Refutation, SearchProofError, SearchProved,
 };
 pub use solver::{run, DeadlineSink, Formula, Run, SolverError};
+pub use subsets::{Subset, Subsets};
 
 /// Errors of the SAT engine.
 #[derive(Debug, thiserror::Error)]

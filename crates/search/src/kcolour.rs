@@ -50,7 +50,7 @@ const NONE: u32 = u32::MAX;
 
 /// What [`fits`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Fit {
+pub enum Fit {
     /// A timeframe (below `d`) for every transfer of the set, in the set's order.
     Coloured(Vec<u32>),
     /// Exhaustively: no schedule of `d` timeframes.
@@ -338,8 +338,9 @@ impl Cp {
 }
 
 /// Whether the transfers of `set` (distinct ids) fit in `d` timeframes (`d` at most
-/// [`MAX_D`]), within `budget` search nodes and `deadline`; also returns the nodes used.
-pub(crate) fn fits(
+/// [`MAX_TIMEFRAMES`]), within `budget` search nodes and `deadline`; also returns the
+/// nodes used.
+pub fn fits(
     traffic: &Traffic,
     set: &[usize],
     d: usize,

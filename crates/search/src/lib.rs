@@ -7,6 +7,8 @@
 //! - [`structured`]: liquid schedules of all-to-all traffics from orbits of a group.
 //! - [`ports`]: liquid schedules from link-disjoint parts and from ports (König's edge
 //!   colouring), a stage of `structured`.
+//! - [`classes`]: liquid schedules by rounds of interchangeable transfers (dominated
+//!   links removed), a stage of `structured` after the ports.
 //! - [`dsatur`]: Brélaz's DSatur greedy colouring, as the annex of paper 003 describes it.
 //! - [`tabu`]: tabu search (TabuCol) that shortens a valid schedule.
 //! - [`kcolour`]: a complete colouring search with propagation, and refutation traces
@@ -21,6 +23,7 @@
 mod anchored;
 pub mod baseline;
 pub mod chromatic;
+pub mod classes;
 pub mod cliques;
 pub mod components;
 pub mod dsatur;

@@ -55,6 +55,13 @@
 //!   schedule; its exhaustive failure proves that none exists. It decides the non-liquid
 //!   random traffics of small Λ (an odd core hidden among many bottlenecks) on which
 //!   the full-team search alone has heavy tails;
+//! - **a dive**: after the first attempt (when the root has at most 2,048 transfers),
+//!   the exact engine's branch and bound on the root within 10,000 nodes (its first
+//!   descent is DSatur's greedy colouring), then tabu search from its schedule towards Λ
+//!   within 2,000 steps: a colouring of Λ timeframes is a liquid schedule, a complete
+//!   branch and bound above Λ proves that none exists. Both are deterministic (budgets
+//!   in nodes and steps). Liquid systems on which the first attempt's dive went astray
+//!   (`multi-cluster:4,5x1`) are decided here in milliseconds;
 //! - **cliques of Λ(R) transfers**: in a schedule of Λ(R) frames, such a clique has one
 //!   transfer in every frame, so every team tried must meet it, like a bottleneck. When
 //!   Λ(R) ≤ 4 and R is not too large, they are listed (up to a cap) and the team
@@ -87,7 +94,7 @@ use liquid_model::{
 
 use crate::anchored::{Anchored, Node, Stop};
 use crate::cliques::CliqueFinder;
-use crate::components::components;
+use crate::components::components_until;
 use crate::kcolour::Fit;
 use crate::teams::{bottlenecks_in, TransferSet};
 
@@ -125,6 +132,9 @@ pub struct SearchStats {
     pub colourings: u64,
     /// Whether the search stopped because the depths' scratch passed [`DEPTH_BYTES`].
     pub memory_stop: bool,
+    /// Dives (see [`run`]): bounded exact colourings of the root, then tabu search,
+    /// after the first attempt; their nodes count in `probe_nodes`.
+    pub dives: u64,
 }
 
 /// Most loaded links of the root from which [`CliqueFinder`] grows a clique.
@@ -188,6 +198,18 @@ const COLOUR_MAX_D: usize = 8;
 /// Λ it only runs between attempts: the full-team search decides the liquid traffics of
 /// the testbed in its first attempt, faster).
 const COLOUR_FIRST_MAX_D: usize = 4;
+
+/// Largest root for which the dive runs (transfers): its branch and bound and tabu steps
+/// cost about the root's size each, so on larger roots (`multi-cluster:8,10x1`, 5,760
+/// transfers) they took longer than the restarts that decide them.
+const DIVE_MAX_R: usize = 2048;
+
+/// Nodes of the dive's branch and bound (its DSatur first descent is complete whatever
+/// the budget: see [`crate::exact::colour_subset`]).
+const DIVE_NODES: u64 = crate::exact::QUICK_NODES;
+
+/// Tabu steps of the dive, for the one length Λ.
+const DIVE_TABU_STEPS: u64 = 2_000;
 
 /// Largest Λ(R) for which cliques of Λ(R) transfers are listed as hitting sets.
 const HIT_MAX_D: usize = 4;
@@ -671,6 +693,64 @@ impl Search<'_> {
         }
     }
 
+    /// The dive (module docs): the exact engine's branch and bound on the root within
+    /// [`DIVE_NODES`] (DSatur's greedy colouring is its first descent), then tabu search
+    /// from its schedule towards Λ within [`DIVE_TABU_STEPS`], both deterministic. `Some`:
+    /// it decided (a schedule of `d` timeframes pushed onto `frames`, or the branch and
+    /// bound proved that none exists).
+    fn dive(&mut self, d: usize) -> Option<Result<bool, Stop>> {
+        if self.sets[0].len() > DIVE_MAX_R || self.deadline.is_some_and(|t| Instant::now() >= t) {
+            return None;
+        }
+        let vs: Vec<TransferId> = self.sets[0].iter().map(|&t| TransferId(t as u32)).collect();
+        let limits = Limits {
+            time: self
+                .deadline
+                .map(|t| t.saturating_duration_since(Instant::now())),
+            nodes: Some(DIVE_NODES.min(self.node_limit.map_or(u64::MAX, |n| {
+                n.saturating_sub(self.stats.nodes + self.stats.probe_nodes)
+            }))),
+        };
+        self.stats.dives += 1;
+        let r = crate::exact::colour_subset(self.traffic, &vs, &limits);
+        self.stats.probe_nodes += r.nodes;
+        self.progress.fetch_add(r.nodes, Ordering::Relaxed);
+        if r.frames.is_empty() {
+            return None;
+        }
+        if r.frames.len() <= d {
+            self.frames = r
+                .frames
+                .iter()
+                .map(|f| f.iter().map(|t| t.index()).collect())
+                .collect();
+            return Some(Ok(true));
+        }
+        if r.optimal {
+            return Some(Ok(false));
+        }
+        // Tabu search on the root as a traffic of its own (ids are positions in `vs`).
+        let sub = self.traffic.sub_traffic(&vs);
+        let pos = |t: &TransferId| TransferId(vs.binary_search(t).expect("in vs") as u32);
+        let start = Schedule::new(
+            r.frames
+                .iter()
+                .map(|f| f.iter().map(pos).collect())
+                .collect(),
+        );
+        let t = crate::tabu::shorten(&sub, &start, d, 0, Some(DIVE_TABU_STEPS), self.deadline);
+        if t.schedule.len() <= d && liquid_model::validate(&sub, &t.schedule).is_ok() {
+            self.frames = t
+                .schedule
+                .frames
+                .iter()
+                .map(|f| f.iter().map(|x| vs[x.index()].index()).collect())
+                .collect();
+            return Some(Ok(true));
+        }
+        None
+    }
+
     /// The work budget of attempt `attempt`.
     fn scale_budget(&self, attempt: u64, base: u64) -> u64 {
         luby(attempt).saturating_mul(base)
@@ -765,19 +845,21 @@ fn probe(
     }
 }
 
-/// For every transfer, the previous transfer (lower id) with the same set of links.
-fn twins(traffic: &Traffic) -> Vec<Option<usize>> {
+/// For every transfer, the previous transfer (lower id) with the same set of links;
+/// `None` once `deadline` has passed (looked at every 65,536 transfers: at a million
+/// transfers this pass alone takes about half a second).
+fn twins(traffic: &Traffic, deadline: Option<Instant>) -> Option<Vec<Option<usize>>> {
     let mut last: std::collections::HashMap<Vec<u32>, usize> = Default::default();
-    traffic
-        .transfers()
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let mut key: Vec<u32> = t.path.iter().map(|l| l.0).collect();
-            key.sort_unstable();
-            last.insert(key, i)
-        })
-        .collect()
+    let mut out = Vec::with_capacity(traffic.len());
+    for (i, t) in traffic.transfers().iter().enumerate() {
+        if i % 65_536 == 65_535 && deadline.is_some_and(|d| Instant::now() >= d) {
+            return None;
+        }
+        let mut key: Vec<u32> = t.path.iter().map(|l| l.0).collect();
+        key.sort_unstable();
+        out.push(last.insert(key, i));
+    }
+    Some(out)
 }
 
 /// Runs the liquid search on the sub-traffic `set` (no component splitting: see
@@ -812,6 +894,19 @@ fn run(
     restart_base: Option<u64>,
     colouring: bool,
 ) -> (SearchResult, SearchStats, Option<Vec<usize>>) {
+    // The set-up is linear in Σ|x| but takes a second at a million transfers: it
+    // looks at the deadline too.
+    let late = || deadline.is_some_and(|d| Instant::now() >= d);
+    let stopped = || (SearchResult::Stopped, SearchStats::default(), None);
+    if late() {
+        return stopped();
+    }
+    let Some(twin_prev) = twins(traffic, deadline) else {
+        return stopped();
+    };
+    if late() {
+        return stopped();
+    }
     let work = Cell::new(0u64);
     let weight = vec![Cell::new(0u64); traffic.len()];
     let mut load = vec![0u32; traffic.num_links()];
@@ -831,7 +926,7 @@ fn run(
         cliques: CliqueFinder::new(traffic.len()),
         root_clique: None,
         clique_tested: false,
-        twin_prev: twins(traffic),
+        twin_prev,
         memo: HashSet::new(),
         memo_bytes: 0,
         stats: SearchStats::default(),
@@ -881,6 +976,12 @@ fn run(
         match s.go(0, d) {
             Err(Stop::Restart) => s.stats.restarts += 1,
             other => break other,
+        }
+        // After the first attempt, the dive (module docs).
+        if attempt == 1 && colouring {
+            if let Some(done) = s.dive(d) {
+                break done;
+            }
         }
         // Between two attempts, a probe (module docs): is the ball of radius 3 around
         // one transfer (taken in turn, most congested first) colourable in Λ frames?
@@ -946,7 +1047,10 @@ pub fn solve(traffic: &Traffic, limits: &Limits) -> Answer {
 pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &AtomicU64) -> Answer {
     let deadline = limits.deadline();
     let d = traffic.duration();
-    let comps = components(traffic);
+    let Some(comps) = components_until(traffic, deadline) else {
+        let stats = vec![("nodes".to_string(), StatValue::Count(0))];
+        return finish(traffic, Found::Unknown, stats);
+    };
     let mut total = SearchStats::default();
     let mut exact_nodes = 0u64;
     let mut clique: Option<Vec<usize>> = None;
@@ -1017,6 +1121,9 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
         ("colourings".to_string(), StatValue::Count(total.colourings)),
     ];
     let mut stats = stats;
+    if total.dives > 0 {
+        stats.push(("dives".to_string(), StatValue::Count(total.dives)));
+    }
     if total.memory_stop {
         stats.push((
             "stopped".to_string(),
@@ -1050,6 +1157,7 @@ fn add_stats(total: &mut SearchStats, st: &SearchStats) {
     total.probe_nodes += st.probe_nodes;
     total.hitting_sets += st.hitting_sets;
     total.colourings += st.colourings;
+    total.dives += st.dives;
     total.memory_stop |= st.memory_stop;
 }
 
@@ -1410,7 +1518,7 @@ mod tests {
         let mut paths = no_team_paths();
         paths.extend([("p", vec!["m"]), ("q", vec!["m"]), ("r", vec!["m"])]);
         let t = Traffic::from_paths("t", &paths).expect("valid");
-        assert_eq!(components(&t).len(), 2);
+        assert_eq!(crate::components::components(&t).len(), 2);
         let o = solve(&t, &Limits::default()).outcome;
         assert_eq!(o.verdict(), Verdict::Liquid);
         let s = o.schedule().cloned().expect("schedule");
@@ -1438,7 +1546,10 @@ mod tests {
             ],
         )
         .expect("valid");
-        assert_eq!(twins(&t), vec![None, Some(0), None, Some(1)]);
+        assert_eq!(
+            twins(&t, None).expect("no deadline"),
+            vec![None, Some(0), None, Some(1)]
+        );
         assert_eq!(solve(&t, &Limits::default()).verdict(), Verdict::Liquid);
     }
 

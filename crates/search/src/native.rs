@@ -103,6 +103,28 @@ mod tests {
         }
     }
 
+    /// Multi-cluster systems that neither the parts nor the team search's first attempt
+    /// decide: the dive does, within a node limit (the search alone had not answered
+    /// `4,5x1` in 60 s, issue 33).
+    #[test]
+    fn the_dive_decides_multi_cluster_systems_the_first_attempt_misses() {
+        for spec in ["4,5x1", "4,2x1+3x2"] {
+            let t = liquid_topology::multi_cluster::MultiCluster::parse(spec)
+                .expect("a system")
+                .traffic()
+                .expect("a traffic");
+            let limits = Limits {
+                time: None,
+                nodes: Some(200_000),
+            };
+            let a = solve(&t, &limits);
+            assert_eq!(a.verdict(), Verdict::Liquid, "{spec}: {:?}", a.stats);
+            let s = a.outcome.schedule().expect("a schedule");
+            assert_eq!(s.len(), t.duration());
+            validate(&t, s).expect("a valid schedule");
+        }
+    }
+
     #[test]
     fn fat_tree_all_to_alls_are_liquid_by_structure() {
         for (m, n) in [(4, 2), (4, 3), (8, 2)] {

@@ -694,7 +694,9 @@ fn node_count(a: &Answer) -> u64 {
 
 /// A liquid schedule of `traffic` from its parts: each part by ports ([`crate::ports::colour`], on the
 /// part in place) or else, when it is shaped like an all-to-all, by the orbits of
-/// this module (on a copy), laid over one another; with, per part (largest first), how (`orbits (GROUP)` or `ports`). `Err` when
+/// this module (on a copy), otherwise by rounds of its classes ([`crate::classes`], when
+/// the traffic has more than one part), laid over one another; with, per part (largest
+/// first), how (`orbits (GROUP)`, `ports` or `classes (...)`). `Err` when
 /// the traffic is one part that the ports do not settle, a part is settled by neither, or
 /// there are more than [`MAX_PARTS`] parts (the reason).
 pub fn by_parts(
@@ -717,8 +719,15 @@ pub fn by_parts(
         // not fit. Then the orbits, on a copy, for parts shaped like an all-to-all.
         let (part_frames, method) = match crate::ports::colour_part(traffic, part, deadline) {
             Ok(f) => (f, "ports".to_string()),
-            Err(why) if whole || !all_to_all_shaped(traffic, part) => {
-                return Err(format!("part of {} transfers: {why}", part.len()))
+            Err(why) if whole => return Err(format!("part of {} transfers: {why}", part.len())),
+            Err(why) if !all_to_all_shaped(traffic, part) => {
+                // Rounds of interchangeable transfers (crate::classes), e.g. between the
+                // clusters of a multi-cluster system whose ICN2 is deeper than one switch.
+                // Only on a part of a larger traffic: a traffic of one part goes on to the
+                // engines' own search, as before.
+                crate::classes::schedule(traffic, part, deadline).map_err(|q| {
+                    format!("part of {} transfers: {why}; by classes: {q}", part.len())
+                })?
             }
             Err(why) => {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -799,9 +808,19 @@ fn all_to_all_shaped(traffic: &Traffic, part: &[TransferId]) -> bool {
 /// What [`by_parts`] did, in words: the number of parts and how they were settled.
 pub fn describe(how: &[String]) -> String {
     let orbits = how.iter().filter(|h| h.starts_with("orbits")).count();
-    let ports = how.len() - orbits;
+    let classes: Vec<&str> = how
+        .iter()
+        .filter(|h| h.starts_with("classes"))
+        .map(String::as_str)
+        .collect();
+    let ports = how.len() - orbits - classes.len();
+    let by_classes = if classes.is_empty() {
+        String::new()
+    } else {
+        format!(", {} by rounds of {}", classes.len(), classes.join(", "))
+    };
     format!(
-        "{} link-disjoint part{}: {orbits} by orbits, {ports} by ports (König)",
+        "{} link-disjoint part{}: {orbits} by orbits, {ports} by ports (König){by_classes}",
         how.len(),
         if how.len() == 1 { "" } else { "s" }
     )

@@ -21,6 +21,7 @@
 pub mod crosscheck;
 pub mod input;
 pub mod latency;
+pub mod merge;
 pub mod simulate;
 pub mod testbed;
 pub mod two_clusters;

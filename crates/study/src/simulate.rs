@@ -289,6 +289,7 @@ struct Prepared {
     sizes: Vec<f64>,
     info: ScheduleInfo,
     plan: Plan,
+    schedule: Schedule,
 }
 
 fn prepare(model_arg: &Path, args: &SimArgs, solve: Solver<'_>) -> Result<Prepared, StudyError> {
@@ -309,6 +310,7 @@ fn prepare(model_arg: &Path, args: &SimArgs, solve: Solver<'_>) -> Result<Prepar
         sizes,
         info,
         plan,
+        schedule,
     })
 }
 
@@ -513,5 +515,35 @@ pub fn export_simgrid(
         routes: sg.routes,
         steps: p.plan.steps.len(),
         messages: p.plan.messages(),
+    })
+}
+
+/// `liquid export mpi`: the plan `kind` of a model (its schedule from `args` as
+/// [`simulate`] gets it, for a schedule plan) for the MPI runtime of `liquid-mpi`, written to
+/// `out` with liquid's prediction of the same plan.
+pub fn export_mpi(
+    model_arg: &Path,
+    args: &SimArgs,
+    kind: liquid_mpi::PlanKind,
+    out: &Path,
+    solve: Solver<'_>,
+) -> Result<liquid_mpi::Exported, StudyError> {
+    let p = prepare(model_arg, args, solve)?;
+    let input = liquid_mpi::ExportInput {
+        traffic: &p.model.traffic,
+        mapped: &p.mapped,
+        sizes: &p.sizes,
+        schedule: Some((&p.schedule, p.info.source.clone())),
+        kind,
+        overhead: args.overhead,
+    };
+    liquid_mpi::export(&input, out).map_err(|e| match e {
+        liquid_mpi::MpiError::Input(m) => StudyError::Input(m),
+        liquid_mpi::MpiError::Io { path, source } => StudyError::Io {
+            action: "write",
+            path,
+            source,
+        },
+        e => StudyError::internal(e),
     })
 }

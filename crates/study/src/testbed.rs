@@ -1,10 +1,9 @@
 //! The Swiss-T1 sweep of 000 section 3 and 003 sections 2, 4 and the annex, on the
 //! reconstructed testbed of [`liquid_topology::t1`] (`liquid testbed t1` and `liquid
-//! testbed merge`): every class of allocations through round-robin, DSatur and the native
+//! merge`): every class of allocations through round-robin, DSatur and the native
 //! search ([`t1`], in parallel, optionally one shard of the classes), the CSV files, the
 //! charts and the summary; [`merge`] joins shards.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
@@ -14,7 +13,7 @@ use liquid_model::{Limits, Traffic};
 use liquid_topology::t1::Allocation;
 use liquid_topology::t1::{self, Class};
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::StudyError;
 use liquid_plot::{Axis, Chart, Mark, Series};
@@ -41,7 +40,7 @@ all_at_once_sim_mb_s";
 
 /// `testbed t1 --sim-size`: simulate each class's schedules (003's measured-throughput
 /// study) on the flow-level simulator of `liquid-sim`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SimParams {
     /// Bytes per transfer.
     pub size: f64,
@@ -52,7 +51,7 @@ pub struct SimParams {
 }
 
 /// One class's simulated throughputs: a row of [`SIM_CSV`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct SimRow {
     class: usize,
     nodes: u32,
@@ -61,7 +60,7 @@ struct SimRow {
     size: f64,
     liquid_mb_s: f64,
     /// The engine whose schedule ran (native's when it found one, DSatur's otherwise).
-    schedule: &'static str,
+    schedule: String,
     schedule_length: usize,
     schedule_sim: f64,
     rr_length: usize,
@@ -112,31 +111,34 @@ fn sim_throughput(
     })
 }
 
-/// A shard `i/n` (1 ≤ i ≤ n): the classes whose 1-based index is ≡ i (mod n).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    /// This shard, 1-based.
-    pub index: usize,
-    /// Number of shards.
-    pub count: usize,
+pub use liquid_shard::Shard;
+
+/// The sweep's name in its shard files (`liquid merge` reads it).
+pub const SWEEP: &str = "t1-testbed";
+
+/// One class's results in a shard file: its CSV row and, with `--sim-size`, its simulated
+/// row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct ClassResult {
+    row: Row,
+    sim: Option<SimRow>,
 }
 
-/// Parses `--shard i/n`.
-pub fn parse_shard(s: &str) -> Result<Shard, String> {
-    let bad = || format!("{s:?} is not a shard: give i/n with 1 <= i <= n, like 2/8");
-    let (i, n) = s.split_once('/').ok_or_else(bad)?;
-    let (index, count): (usize, usize) = (
-        i.trim().parse().map_err(|_| bad())?,
-        n.trim().parse().map_err(|_| bad())?,
-    );
-    if index == 0 || index > count {
-        return Err(bad());
-    }
-    Ok(Shard { index, count })
+/// The sweep's own options, which every shard of one run shares.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Params {
+    time_limit_s: f64,
+    sim: Option<SimParams>,
+}
+
+/// A class's name in a shard file: its index and representative allocation.
+fn class_key(index: usize, c: &Class) -> String {
+    let allocation: String = c.representative.0.iter().map(u8::to_string).collect();
+    format!("class {index} [{allocation}]")
 }
 
 /// One class's results: a CSV row.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Row {
     class: usize,
     nodes: u32,
@@ -185,49 +187,6 @@ impl Row {
                 .unwrap_or_default(),
             self.native_time
         )
-    }
-
-    fn from_csv(line: &str) -> Result<Row, String> {
-        let f: Vec<&str> = line.split(',').collect();
-        if f.len() != 17 {
-            return Err(format!("{} fields, expected 17", f.len()));
-        }
-        fn p<T: std::str::FromStr>(s: &str, what: &str) -> Result<T, String> {
-            s.parse()
-                .map_err(|_| format!("{what} {s:?} is not a number"))
-        }
-        Ok(Row {
-            class: p(f[0], "class")?,
-            nodes: p(f[1], "nodes")?,
-            allocation: f[2].to_string(),
-            allocations: p(f[3], "allocations")?,
-            transfers: p(f[4], "transfers")?,
-            duration: p(f[5], "duration")?,
-            ratio: f[6].to_string(),
-            liquid_mb_s: p(f[7], "liquid_throughput_mb_s")?,
-            rr_length: p(f[8], "round_robin_length")?,
-            rr_mb_s: p(f[9], "round_robin_throughput_mb_s")?,
-            rr_loss: p(f[10], "round_robin_loss_percent")?,
-            dsatur_length: p(f[11], "dsatur_length")?,
-            dsatur_loss: p(f[12], "dsatur_loss_percent")?,
-            dsatur_time: p(f[13], "dsatur_time_s")?,
-            native_verdict: f[14].to_string(),
-            native_length: if f[15].is_empty() {
-                None
-            } else {
-                Some(p(f[15], "native_length")?)
-            },
-            native_time: p(f[16], "native_time_s")?,
-        })
-    }
-
-    /// The row without its timings (rows of two runs must agree on this).
-    fn untimed(&self) -> Row {
-        Row {
-            dsatur_time: 0.0,
-            native_time: 0.0,
-            ..self.clone()
-        }
     }
 }
 
@@ -300,7 +259,7 @@ fn run_class(
                 transfers: traffic.len() as u64,
                 size: p.size,
                 liquid_mb_s: round2(mb * n / d as f64),
-                schedule: engine,
+                schedule: engine.to_string(),
                 schedule_length: schedule.frames.len(),
                 schedule_sim: run(schedule, liquid_sim::Mode::Frames)?,
                 rr_length,
@@ -331,7 +290,7 @@ fn run_class(
     Ok((row, sim_row))
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct Buckets {
     none: f64,
     under_10: f64,
@@ -339,7 +298,7 @@ struct Buckets {
     over_20: f64,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct NativeSummary {
     liquid: usize,
     non_liquid: usize,
@@ -350,7 +309,7 @@ struct NativeSummary {
 }
 
 /// What a sweep found, against what 003 published.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 pub struct Summary {
     testbed: &'static str,
     allocations: u32,
@@ -372,7 +331,7 @@ pub struct Summary {
     wall_time_s: f64,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct SimSummary {
     size_bytes: f64,
     link_latency_s: f64,
@@ -618,16 +577,14 @@ fn finish(
     Ok(s)
 }
 
-/// What [`t1`] did: the whole sweep with its summary, or one shard's CSV files.
+/// What [`t1`] did: the whole sweep with its summary, or one shard's file.
 pub enum Sweep {
     /// Every class: the summary (the files are in it).
     Full(Summary),
     /// One shard.
     Shard {
-        /// The shard's CSV.
-        csv: PathBuf,
-        /// Its simulated throughputs (with `sim`).
-        sim_csv: Option<PathBuf>,
+        /// The shard file (join the shards with `liquid merge`).
+        file: PathBuf,
         /// Classes in this shard.
         rows: usize,
         /// Classes of the testbed.
@@ -692,101 +649,98 @@ pub fn t1(
             start,
         )?)),
         Some(s) => {
-            let path = out.join(format!("t1-classes-shard-{}-of-{}.csv", s.index, s.count));
-            write_csv(&path, &rows)?;
-            let sim_csv = match sim {
-                None => None,
-                Some(_) => {
-                    let sim_path =
-                        out.join(format!("t1-simulated-shard-{}-of-{}.csv", s.index, s.count));
-                    write_sim_csv(&sim_path, &sim_rows)?;
-                    Some(sim_path)
-                }
+            let params = Params {
+                time_limit_s: time_limit.as_secs_f64(),
+                sim,
             };
+            let mut sims = sim_rows.into_iter();
+            let items = todo
+                .iter()
+                .zip(rows)
+                .map(|(&(i, c), row)| liquid_shard::Item {
+                    index: i - 1,
+                    key: class_key(i, c),
+                    result: ClassResult {
+                        row,
+                        sim: if sim.is_some() { sims.next() } else { None },
+                    },
+                })
+                .collect::<Vec<_>>();
+            let n = items.len();
+            let file = liquid_shard::ShardFile::new(
+                SWEEP,
+                serde_json::to_value(&params).map_err(StudyError::internal)?,
+                s,
+                classes.len(),
+                items,
+            );
+            let path = liquid_shard::write(out, &file).map_err(shard_error)?;
             Ok(Sweep::Shard {
-                csv: path,
-                sim_csv,
-                rows: rows.len(),
+                file: path,
+                rows: n,
                 classes: classes.len(),
             })
         }
     }
 }
 
-/// Joins shard CSVs (every `t1-classes*.csv` in the directories) into one sweep, checks
-/// that every class is there exactly once (rows of the same class must agree, timings
-/// aside), and writes the CSV and the charts into `out`.
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, StudyError> {
+fn shard_error(e: liquid_shard::ShardError) -> StudyError {
+    match e {
+        liquid_shard::ShardError::Io { .. } => StudyError::Input(e.to_string()),
+        e => StudyError::Input(e.to_string()),
+    }
+}
+
+/// Joins the shard files of one `t1` run (files, or folders holding them) into the whole
+/// sweep: checks that every shard is there once and belongs to the run, and that every
+/// item is the class its index names, then writes the CSV files and the charts into `out`
+/// exactly as the unsharded run does and returns its summary.
+pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Summary, StudyError> {
     let start = Instant::now();
     let classes = t1::classes();
-    let mut rows: BTreeMap<usize, Row> = BTreeMap::new();
-    for dir in dirs {
-        let entries = std::fs::read_dir(dir).map_err(|e| {
-            StudyError::Input(format!("{}: cannot read directory: {e}", dir.display()))
-        })?;
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("t1-classes") && n.ends_with(".csv"))
-            })
-            .collect();
-        files.sort();
-        for file in files {
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| StudyError::Input(format!("{}: cannot read: {e}", file.display())))?;
-            let mut lines = text.lines();
-            if lines.next() != Some(HEADER) {
-                return Err(StudyError::Input(format!(
-                    "{}:1: not a t1-classes CSV (unexpected header)",
-                    file.display()
-                )));
-            }
-            for (k, line) in lines.enumerate() {
-                let row = Row::from_csv(line)
-                    .map_err(|e| StudyError::Input(format!("{}:{}: {e}", file.display(), k + 2)))?;
-                let known = classes.get(row.class.wrapping_sub(1)).is_some_and(|c| {
-                    c.key.nodes == row.nodes && c.key.throughput.to_string() == row.ratio
-                });
-                if !known {
-                    return Err(StudyError::Input(format!(
-                        "{}:{}: class {} does not match this testbed's classes",
-                        file.display(),
-                        k + 2,
-                        row.class
-                    )));
-                }
-                if let Some(prev) = rows.get(&row.class) {
-                    if prev.untimed() != row.untimed() {
-                        return Err(StudyError::Input(format!(
-                            "{}:{}: class {} differs from an earlier row for it",
-                            file.display(),
-                            k + 2,
-                            row.class
-                        )));
-                    }
-                    continue;
-                }
-                rows.insert(row.class, row);
-            }
-        }
-    }
-    let missing: Vec<String> = (1..=classes.len())
-        .filter(|i| !rows.contains_key(i))
-        .map(|i| i.to_string())
-        .collect();
-    if !missing.is_empty() {
+    let merged: liquid_shard::Merged<ClassResult> =
+        liquid_shard::merge(paths, SWEEP).map_err(shard_error)?;
+    let params: Params = serde_json::from_value(merged.params.clone())
+        .map_err(|e| StudyError::Input(format!("shards of {SWEEP}: params: {e}")))?;
+    if merged.items.len() != classes.len() {
         return Err(StudyError::Input(format!(
-            "{} of {} classes are missing from the shards (first: {})",
-            missing.len(),
-            classes.len(),
-            missing[..missing.len().min(10)].join(", ")
+            "shards of {SWEEP}: {} classes, this testbed has {}",
+            merged.items.len(),
+            classes.len()
         )));
     }
+    let mut rows = Vec::with_capacity(classes.len());
+    let mut sim_rows = Vec::new();
+    for (item, c) in merged.items.into_iter().zip(&classes) {
+        let key = class_key(item.index + 1, c);
+        if item.key != key || item.result.row.class != item.index + 1 {
+            return Err(StudyError::Input(format!(
+                "shards of {SWEEP}: item {} is {:?}, this testbed's is {key:?}",
+                item.index, item.key
+            )));
+        }
+        if item.result.sim.is_some() != params.sim.is_some() {
+            return Err(StudyError::Input(format!(
+                "shards of {SWEEP}: {key} has {} simulated row, as the run's options {}",
+                if item.result.sim.is_some() { "a" } else { "no" },
+                if params.sim.is_some() {
+                    "ask for one"
+                } else {
+                    "do not"
+                }
+            )));
+        }
+        rows.push(item.result.row);
+        sim_rows.extend(item.result.sim);
+    }
     crate::create_dir(out)?;
-    let rows: Vec<Row> = rows.into_values().collect();
-    finish(out, &rows, &classes, None, start)
+    finish(
+        out,
+        &rows,
+        &classes,
+        params.sim.as_ref().map(|p| (p, sim_rows.as_slice())),
+        start,
+    )
 }
 
 /// The allocation a row names.
@@ -805,15 +759,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn shards_parse() {
-        assert_eq!(parse_shard("2/8"), Ok(Shard { index: 2, count: 8 }));
-        assert!(parse_shard("0/8").is_err());
-        assert!(parse_shard("9/8").is_err());
-        assert!(parse_shard("x").is_err());
-    }
-
-    #[test]
-    fn rows_round_trip_through_csv() {
+    fn rows_round_trip_through_shard_files() {
         let classes = t1::classes();
         let (row, sim) = run_class(
             5,
@@ -826,8 +772,11 @@ mod tests {
         )
         .expect("runs");
         assert!(sim.is_none());
-        let back = Row::from_csv(&row.to_csv()).expect("parses");
-        assert_eq!(back.untimed(), row.untimed());
+        // Exactly, timings included: the merge renders the CSV again from these.
+        let text = serde_json::to_string(&row).expect("serialises");
+        let back: Row = serde_json::from_str(&text).expect("parses");
+        assert_eq!(back, row);
+        assert_eq!(back.to_csv(), row.to_csv());
         assert_eq!(allocation_of(&row), Some(classes[4].representative));
     }
 }

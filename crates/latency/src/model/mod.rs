@@ -76,6 +76,23 @@
 //!     Draper-Ghosh variance stay as printed). It is offered because the printed rates
 //!     contradict the stated assumptions, not because of any simulation's figures; the
 //!     study reports both readings against the simulator.
+//! 16. **Concentrator service** (an option, [`ConcentratorService`]; issue 28). Eq. 33
+//!     serves a concentrate buffer's message in bare `M·t_cs`. In a wormhole network the
+//!     buffer is busy until its message's tail has left the channel into the ICN2, so the
+//!     blocking its header meets downstream belongs to the service, as it does for a
+//!     channel in eq. 18 (`S_k = Σ_{s>k} W_s + M·t_cs`). [`ConcentratorService::Blocking`]
+//!     reads eq. 33's service as `x̄ = M·t_cs + Σ_paths P_{(j,l)+h}·Σ_{k=j}^{j+2h-1} W_k`:
+//!     the waits `W_k` (eq. 28) of the journey's ICN2 stages (`j ≤ k < j + 2h − 1`, eq. 29)
+//!     and of the stage after them, the channel out of the ICN2 into the dispatcher. The
+//!     concentrate buffer's wait is then eq. 33 with `x̄` for `M·t_cs` (utilisation
+//!     `λ_I2·x̄`); the dispatch buffer keeps eq. 33 as printed, and eq. 34 adds the two
+//!     instead of doubling one. Fixed from the equations before any comparison.
+//! 17. **Channel count** (an option, [`ChannelCount`]; issue 28). An m-port n-tree of N
+//!     nodes has `n·N` cables, `2·n·N` one-way channels; eqs. 10-11 divide a network's
+//!     message rate times `d_avg` by `4·n·N`, and eq. 12 by `4·n_c` (the ICN2's total rate
+//!     `C·λ_I2` over `4·n_c·C`). [`ChannelCount::OneWay`] divides by `2·n_i·N_i` and
+//!     `2·n_c` instead: every channel rate `η` doubles. Fixed from the channel count
+//!     before any comparison.
 //!
 //! Clusters of equal height are identical in the model, so it is evaluated once per
 //! height (and per pair of heights); eqs. 31 and 34's averages over peers `v ≠ i` weigh
@@ -105,6 +122,47 @@ impl SourceQueues {
         match self {
             SourceQueues::Printed => "printed",
             SourceQueues::PerNode => "per-node",
+        }
+    }
+}
+
+/// How the concentrate buffer serves a message (reading 16).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ConcentratorService {
+    /// As printed: `M·t_cs` (eq. 33).
+    #[default]
+    Printed,
+    /// `M·t_cs` plus the waits of the ICN2 stages and of the channel into the dispatcher
+    /// (eq. 18's way of adding the blocking downstream).
+    Blocking,
+}
+
+impl ConcentratorService {
+    /// The name used in reports (`printed`, `blocking`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ConcentratorService::Printed => "printed",
+            ConcentratorService::Blocking => "blocking",
+        }
+    }
+}
+
+/// Over how many channels eqs. 10-12 spread a network's traffic (reading 17).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ChannelCount {
+    /// As printed: `4·n·N` (eqs. 10-11) and `4·n_c` (eq. 12).
+    #[default]
+    Printed,
+    /// The one-way channels of an m-port n-tree: `2·n·N` and `2·n_c`.
+    OneWay,
+}
+
+impl ChannelCount {
+    /// The name used in reports (`printed`, `one-way`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ChannelCount::Printed => "printed",
+            ChannelCount::OneWay => "one-way",
         }
     }
 }
@@ -296,6 +354,8 @@ pub struct Model {
     icn2_distance: f64,
     total_nodes: f64,
     source_queues: SourceQueues,
+    concentrator: ConcentratorService,
+    channels: ChannelCount,
 }
 
 /// Tracks the largest utilisation seen, the first one on ties.
@@ -366,6 +426,8 @@ impl Model {
             icn2_distance: eqs::mean_distance(m, system.icn2_levels),
             total_nodes,
             source_queues: SourceQueues::Printed,
+            concentrator: ConcentratorService::Printed,
+            channels: ChannelCount::Printed,
         })
     }
 
@@ -374,6 +436,28 @@ impl Model {
     pub fn with_source_queues(mut self, reading: SourceQueues) -> Model {
         self.source_queues = reading;
         self
+    }
+
+    /// The same model with the concentrator service of `reading` (reading 16).
+    pub fn with_concentrator(mut self, reading: ConcentratorService) -> Model {
+        self.concentrator = reading;
+        self
+    }
+
+    /// The same model with the channel count of `reading` (reading 17).
+    pub fn with_channels(mut self, reading: ChannelCount) -> Model {
+        self.channels = reading;
+        self
+    }
+
+    /// The concentrator-service reading in use.
+    pub fn concentrator(&self) -> ConcentratorService {
+        self.concentrator
+    }
+
+    /// The channel-count reading in use.
+    pub fn channels(&self) -> ChannelCount {
+        self.channels
     }
 
     /// The source-queue reading in use.
@@ -523,6 +607,11 @@ impl Model {
         let peers = self.class_of.len() as f64 - 1.0;
         let mut busiest = Busiest(None);
         let mut evals = vec![ClassEval::default(); self.classes.len()];
+        // Eqs. 10-12's denominators: 4 as printed, 2 over the one-way channels.
+        let per = match self.channels {
+            ChannelCount::Printed => 4.0,
+            ChannelCount::OneWay => 2.0,
+        };
         // M/G/1 waiting time with the Draper-Ghosh variance (eqs. 19-23, 30).
         let source_wait = |lambda: f64, s: f64| {
             let var = (s - flits * t_cn).powi(2);
@@ -533,7 +622,7 @@ impl Model {
             let i = ca.members[0];
             // Intra-cluster messages (eqs. 3-5, 10, 16-18, 23-25).
             let lambda_i1 = size * (1.0 - po) * rate;
-            let eta_i1 = lambda_i1 * ca.distance / (4.0 * na as f64 * size);
+            let eta_i1 = lambda_i1 * ca.distance / (per * na as f64 * size);
             let mut intra = Journey::default();
             for (j, &p) in (1..=na).zip(&ca.paths) {
                 let stages = 2 * j - 1;
@@ -575,10 +664,12 @@ impl Model {
                 let lambda_e1 = (size * po + size_b * po_b) * rate;
                 let lambda_i2 =
                     (size * po * size + size_b * po_b * size_b) * rate / (size + size_b);
-                let eta_e1 = lambda_e1 * ca.distance / (4.0 * na as f64 * size);
-                let eta_i2 = lambda_i2 * self.icn2_distance / (4.0 * nc as f64);
+                let eta_e1 = lambda_e1 * ca.distance / (per * na as f64 * size);
+                let eta_i2 = lambda_i2 * self.icn2_distance / (per * nc as f64);
                 let mut pair = Journey::default();
                 let (mut e1_blocking, mut i2_blocking) = (0.0f64, 0.0f64);
+                // Reading 16: the waits downstream of the concentrator, by path weight.
+                let mut downstream = 0.0;
                 for (j, &pj) in (1..=na).zip(&ca.paths) {
                     for (l, &pl) in (1..=nb).zip(&cb.paths) {
                         for (h, &ph) in (1..=nc).zip(&self.icn2_paths) {
@@ -588,6 +679,7 @@ impl Model {
                             let eta = |k: usize| if in_icn2(k) { eta_i2 } else { eta_e1 };
                             // The largest blocking of each kind of channel is that
                             // kind's utilisation.
+                            let mut waits = 0.0;
                             let s =
                                 eqs::stage_service_times(stages, flits, t_cn, t_cs, eta, |k, b| {
                                     if in_icn2(k) {
@@ -595,7 +687,13 @@ impl Model {
                                     } else {
                                         e1_blocking = e1_blocking.max(b);
                                     }
+                                    // W_k = η_k·S_k²/2 = P_B²/(2·η_k) (eqs. 16-17).
+                                    let e = eta(k);
+                                    if (j..j + 2 * h).contains(&k) && e > 0.0 {
+                                        waits += b * b / (2.0 * e);
+                                    }
                                 });
+                            downstream += p * waits;
                             pair.network += p * s;
                             pair.tail += p * eqs::tail_time(stages, t_cn, t_cs);
                         }
@@ -628,14 +726,20 @@ impl Model {
                 );
                 pair.source_wait = source_wait(inter_queue, pair.network);
                 let service = flits * t_cs;
+                let concentrate = match self.concentrator {
+                    ConcentratorService::Printed => service,
+                    ConcentratorService::Blocking => service + downstream,
+                };
                 busiest.see(
                     Queue::Concentrator {
                         cluster: i,
                         peer: v,
                     },
-                    lambda_i2 * service,
+                    lambda_i2 * concentrate,
                 );
-                let w_s = lambda_i2 * service * service / (2.0 * (1.0 - lambda_i2 * service));
+                // Eq. 33 for the concentrate and the dispatch buffer (eq. 34 adds them).
+                let eq33 = |x: f64| lambda_i2 * x * x / (2.0 * (1.0 - lambda_i2 * x));
+                let w_s = 0.5 * (eq33(concentrate) + eq33(service));
                 let weight = count as f64 / peers;
                 inter.source_wait += weight * pair.source_wait;
                 inter.network += weight * pair.network;

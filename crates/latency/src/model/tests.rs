@@ -282,3 +282,39 @@ fn per_node_source_queues_change_only_the_source_waits() {
         assert!(close(c.intra.source_wait, by_hand, 1e-9));
     }
 }
+
+/// Readings 16 and 17: the same at zero load; under load the concentrator with the
+/// blocking downstream waits longer and saturates earlier, and one-way channel counts
+/// double every channel rate (more blocking, earlier saturation); the printed options
+/// are the model as before.
+#[test]
+fn concentrator_blocking_and_one_way_channels() {
+    for sys in table_1() {
+        let timing = Timing::paper(32, 256.0);
+        let base = Model::new(&sys, timing)
+            .expect("model")
+            .with_source_queues(SourceQueues::PerNode);
+        let blocking = base
+            .clone()
+            .with_concentrator(ConcentratorService::Blocking);
+        let one_way = base.clone().with_channels(ChannelCount::OneWay);
+        let z = base.zero_load().latency;
+        assert!(close(blocking.zero_load().latency, z, 1e-12));
+        assert!(close(one_way.zero_load().latency, z, 1e-12));
+        let sat = base.saturation().rate;
+        assert!(blocking.saturation().rate <= sat);
+        assert!(one_way.saturation().rate <= sat);
+        let rate = 0.5 * blocking.saturation().rate.min(one_way.saturation().rate);
+        let p = base.at(rate).expect("below");
+        let b = blocking.at(rate).expect("below");
+        let o = one_way.at(rate).expect("below");
+        assert!(b.concentrator_wait > p.concentrator_wait, "{b:?}");
+        assert!(close(b.network, p.network, 1e-12));
+        assert!(o.network > p.network && o.latency > p.latency);
+        let printed = base
+            .clone()
+            .with_concentrator(ConcentratorService::Printed)
+            .with_channels(ChannelCount::Printed);
+        assert_eq!(printed.at(rate), base.at(rate));
+    }
+}

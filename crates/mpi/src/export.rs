@@ -1,0 +1,370 @@
+//! A model, a plan and sizes into a directory the C runtime runs.
+//!
+//! `DIR/rank-R.txt` per rank (see [`crate::format`]), `DIR/ranks.txt` (rank → the model's
+//! host), `DIR/hostfile` (the hosts in rank order, one per line: rank i runs on line i
+//! with `smpirun -hostfile` and with Open MPI's `--hostfile` at one slot per host), and
+//! `DIR/manifest.json` ([`Manifest`]): the plan's shape and liquid's prediction of the
+//! same plan by `liquid_sim`, step by step.
+
+use std::io::Write as _;
+use std::path::Path;
+
+use liquid_model::{Schedule, Traffic};
+use liquid_sim::two_clusters::{Layout, Lg};
+use liquid_sim::{MappedTraffic, Plan, Step};
+use serde::Serialize;
+
+use crate::format;
+use crate::program::{self, Data, Program, ScheduleMode};
+use crate::report::{Manifest, Prediction, StepFigures};
+use crate::MpiError;
+
+/// Which plan to export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanKind {
+    /// A schedule, run in a mode.
+    Schedule(ScheduleMode),
+    /// Rounds i → i+s with a barrier between rounds.
+    RoundRobin,
+    /// Rounds i → i+s, each rank moving on when its own round is done (Open MPI's pairwise).
+    Pairwise,
+    /// Paper 001's LG, exactly as `liquid_sim`'s plan.
+    Lg,
+}
+
+/// What [`export`] takes.
+pub struct ExportInput<'a> {
+    /// The traffic (its transfers name their hosts).
+    pub traffic: &'a Traffic,
+    /// The traffic on its platform (links with bandwidth and latency, routes).
+    pub mapped: &'a MappedTraffic,
+    /// Bytes per transfer (whole numbers).
+    pub sizes: &'a [f64],
+    /// The schedule for [`PlanKind::Schedule`], with where it came from.
+    pub schedule: Option<(&'a Schedule, String)>,
+    /// The plan.
+    pub kind: PlanKind,
+    /// Per-message software overhead of the prediction, seconds.
+    pub overhead: f64,
+}
+
+/// What [`export`] wrote.
+#[derive(Debug, Clone, Serialize)]
+pub struct Exported {
+    /// The directory.
+    pub dir: String,
+    /// The plan's mode.
+    pub mode: String,
+    /// Ranks (`mpirun -np`).
+    pub ranks: usize,
+    /// Steps.
+    pub steps: usize,
+    /// Messages.
+    pub messages: usize,
+    /// Bytes of all messages (relayed data at every hop).
+    pub bytes: u64,
+    /// liquid's simulated time of the plan, seconds.
+    pub predicted_s: f64,
+    /// The command that runs it here (Open MPI).
+    pub run: String,
+}
+
+/// Builds the program and the simulator's plan of the same messages, checks both, predicts
+/// the plan's times and writes the directory.
+pub fn export(input: &ExportInput<'_>, out: &Path) -> Result<Exported, MpiError> {
+    let (program, plan, source) = build(input)?;
+    program.check()?;
+    let prediction = predict(&program, &plan, input)?;
+    let manifest = Manifest {
+        format: "liquid-mpi-export/1".into(),
+        model: input.traffic.name().to_string(),
+        mode: program.mode.clone(),
+        source,
+        ranks: program.ranks.clone(),
+        steps: program.steps.len(),
+        messages: program.messages.len(),
+        bytes: program.bytes(),
+        overhead_s: input.overhead,
+        prediction,
+    };
+    write(&program, &manifest, out)?;
+    Ok(Exported {
+        dir: out.display().to_string(),
+        mode: program.mode.clone(),
+        ranks: program.ranks.len(),
+        steps: program.steps.len(),
+        messages: program.messages.len(),
+        bytes: program.bytes(),
+        predicted_s: manifest.prediction.total_s,
+        run: format!(
+            "mpirun -np {} --oversubscribe liquid-mpi-run {}",
+            program.ranks.len(),
+            out.display()
+        ),
+    })
+}
+
+fn build(input: &ExportInput<'_>) -> Result<(Program, Plan, String), MpiError> {
+    let traffic = input.traffic;
+    let routes = &input.mapped.routes;
+    match input.kind {
+        PlanKind::Schedule(mode) => {
+            let (schedule, source) = input
+                .schedule
+                .as_ref()
+                .ok_or_else(|| MpiError::Input("a schedule plan needs a schedule".into()))?;
+            let data = Data::new(traffic, input.sizes, None)?;
+            let program = program::from_schedule(&data, schedule, mode);
+            let sim_mode = match mode {
+                ScheduleMode::Frames => liquid_sim::Mode::Frames,
+                ScheduleMode::Async => liquid_sim::Mode::Async,
+                ScheduleMode::AllAtOnce => liquid_sim::Mode::AllAtOnce,
+            };
+            let plan = liquid_sim::from_schedule(traffic, routes, input.sizes, schedule, sim_mode)?;
+            Ok((program, plan, source.clone()))
+        }
+        PlanKind::RoundRobin | PlanKind::Pairwise => {
+            let data = Data::new(traffic, input.sizes, None)?;
+            let pairwise = input.kind == PlanKind::Pairwise;
+            let program = program::rounds(&data, pairwise);
+            let route = |a: u32, b: u32| -> Vec<u32> {
+                let t = data.pairs[&(a, b)][0];
+                routes[t].clone()
+            };
+            let msg = |k: usize| {
+                let m = &program.messages[k];
+                liquid_sim::Message {
+                    route: route(m.from, m.to),
+                    bytes: m.bytes() as f64,
+                    transfer: None,
+                }
+            };
+            let n = data.ranks.len();
+            let mut steps: Vec<Step> = Vec::new();
+            if pairwise {
+                // Step (round q, rank i): i's send of round q, after i's round q-1 step and
+                // the round q-1 step of the rank that sent to i.
+                let mut prev: Vec<usize> = Vec::new();
+                let mut prev_from: Vec<Option<u32>> = vec![None; n];
+                for q in 0..program.steps.len() {
+                    let base = steps.len();
+                    let mut from_of = vec![None; n];
+                    for (i, from) in prev_from.iter().enumerate() {
+                        let mut after = Vec::new();
+                        if let Some(&p) = prev.get(i) {
+                            after.push(p);
+                            if let Some(k) = *from {
+                                after.push(prev[k as usize]);
+                            }
+                        }
+                        after.sort_unstable();
+                        after.dedup();
+                        let messages = program
+                            .messages
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, m)| m.step as usize == q && m.from as usize == i)
+                            .map(|(k, _)| msg(k))
+                            .collect();
+                        steps.push(Step {
+                            after,
+                            delay: 0.0,
+                            messages,
+                            group: Some(q),
+                        });
+                    }
+                    for m in program.messages.iter().filter(|m| m.step as usize == q) {
+                        from_of[m.to as usize] = Some(m.from);
+                    }
+                    prev = (base..base + n).collect();
+                    prev_from = from_of;
+                }
+            } else {
+                for q in 0..program.steps.len() {
+                    steps.push(Step {
+                        after: if q == 0 { vec![] } else { vec![q - 1] },
+                        delay: 0.0,
+                        messages: (0..program.messages.len())
+                            .filter(|&k| program.messages[k].step as usize == q)
+                            .map(msg)
+                            .collect(),
+                        group: Some(q),
+                    });
+                }
+            }
+            let source = if pairwise {
+                "pairwise exchange".to_string()
+            } else {
+                "round-robin".to_string()
+            };
+            Ok((program, Plan { steps }, source))
+        }
+        PlanKind::Lg => {
+            let (n1, n2) = two_clusters(traffic)?;
+            let ranks: Vec<String> = (0..n1)
+                .map(|k| format!("a{k}"))
+                .chain((0..n2).map(|k| format!("b{k}")))
+                .collect();
+            let data = Data::new(traffic, input.sizes, Some(ranks.clone()))?;
+            let sizes: std::collections::BTreeSet<u64> = data
+                .pairs
+                .keys()
+                .filter_map(|&(a, b)| data.stream(a, b).map(|p| p.len))
+                .collect();
+            let n = n1 + n2;
+            if data.pairs.len() != n * (n - 1) || sizes.len() != 1 {
+                return Err(MpiError::Input(format!(
+                    "LG needs an all-to-all with the same size for every pair of nodes; \
+                     the model has {} pairs of {} and sizes {:?}",
+                    data.pairs.len(),
+                    n * (n - 1),
+                    sizes
+                )));
+            }
+            let bytes = sizes.iter().next().copied().unwrap_or(0);
+            let alg = Lg::new(n1, n2);
+            let program = program::lg(&data, &alg)?;
+            let layout = Layout::from_traffic(traffic, routes, n1, &ranks, Vec::new())?;
+            let plan = alg.plan(&layout, bytes as f64)?;
+            Ok((
+                program,
+                plan,
+                format!("001's LG (Algorithm 1) for {n1}+{n2} nodes"),
+            ))
+        }
+    }
+}
+
+/// The clusters of a two-clusters model: hosts `a0 … a(n1-1)` and `b0 … b(n2-1)`.
+fn two_clusters(traffic: &Traffic) -> Result<(usize, usize), MpiError> {
+    let mut hosts = std::collections::BTreeSet::new();
+    for t in traffic.transfers() {
+        hosts.extend(t.from.iter().chain(&t.to).cloned());
+    }
+    let count = |c: char| {
+        hosts
+            .iter()
+            .filter(|h| h.starts_with(c) && h[1..].parse::<usize>().is_ok())
+            .count()
+    };
+    let (n1, n2) = (count('a'), count('b'));
+    let named = |c: char, n: usize| (0..n).all(|k| hosts.contains(&format!("{c}{k}")));
+    if n1 == 0 || n2 == 0 || n1 + n2 != hosts.len() || !named('a', n1) || !named('b', n2) {
+        return Err(MpiError::Input(
+            "--plan lg needs a two-clusters model (hosts a0 … a(n1-1) and b0 … b(n2-1), as \
+             `two-clusters:N1,N2` makes)"
+                .into(),
+        ));
+    }
+    Ok((n1, n2))
+}
+
+/// liquid's simulation of the plan, per step of the program, after checking that the plan
+/// and the program carry the same messages and bytes in every step.
+fn predict(
+    program: &Program,
+    plan: &Plan,
+    input: &ExportInput<'_>,
+) -> Result<Prediction, MpiError> {
+    let per = program.per_step();
+    let mut sim_per = vec![(0usize, 0f64); per.len()];
+    for s in &plan.steps {
+        let g = s.group.unwrap_or(0);
+        let e = sim_per.get_mut(g).ok_or_else(|| {
+            MpiError::Inconsistent(format!(
+                "the simulator's plan has group {g}, the program {} steps",
+                per.len()
+            ))
+        })?;
+        e.0 += s.messages.len();
+        e.1 += s.messages.iter().map(|m| m.bytes).sum::<f64>();
+    }
+    for (q, (a, b)) in per.iter().zip(&sim_per).enumerate() {
+        if a.0 != b.0 || a.1 as f64 != b.1 {
+            return Err(MpiError::Inconsistent(format!(
+                "step {q}: the program has {} messages of {} bytes, the simulator's plan {} of {}",
+                a.0, a.1, b.0, b.1
+            )));
+        }
+    }
+    let opts = liquid_sim::Options {
+        overhead: input.overhead,
+        trace: false,
+    };
+    let run = liquid_sim::simulate(&input.mapped.platform, plan, &opts)?;
+    let mut steps: Vec<StepFigures> = program
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(q, label)| StepFigures {
+            step: q,
+            label: label.clone(),
+            start_s: None,
+            end_s: None,
+            time_s: None,
+            bytes: per[q].1 as f64,
+            messages: per[q].0,
+        })
+        .collect();
+    for (s, span) in plan.steps.iter().zip(&run.steps) {
+        if s.messages.is_empty() {
+            continue;
+        }
+        let f = &mut steps[s.group.unwrap_or(0)];
+        f.start_s = Some(f.start_s.map_or(span.start, |x: f64| x.min(span.start)));
+        f.end_s = Some(f.end_s.map_or(span.end, |x: f64| x.max(span.end)));
+    }
+    for f in &mut steps {
+        if let (Some(a), Some(b)) = (f.start_s, f.end_s) {
+            f.time_s = Some(b - a);
+        }
+    }
+    Ok(Prediction {
+        total_s: run.makespan,
+        steps,
+    })
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> MpiError + '_ {
+    move |source| MpiError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Writes the directory: rank files, ranks.txt, hostfile, manifest.json.
+pub fn write(program: &Program, manifest: &Manifest, out: &Path) -> Result<(), MpiError> {
+    std::fs::create_dir_all(out).map_err(io(out))?;
+    let n = program.ranks.len() as u32;
+    for (r, ops) in program.ops.iter().enumerate() {
+        let path = out.join(format!("rank-{r}.txt"));
+        let file = std::fs::File::create(&path).map_err(io(&path))?;
+        let mut w = std::io::BufWriter::new(file);
+        let mut text = format::header(r as u32, n, &program.mode);
+        for &(src, bytes) in &program.expect[r] {
+            text.push_str(&format::expect(src, bytes));
+        }
+        w.write_all(text.as_bytes()).map_err(io(&path))?;
+        for op in ops {
+            w.write_all(format::op_line(op, &program.messages).as_bytes())
+                .map_err(io(&path))?;
+        }
+        w.write_all(format::END.as_bytes()).map_err(io(&path))?;
+        w.flush().map_err(io(&path))?;
+    }
+    let mut ranks = String::from("# rank host\n");
+    let mut hostfile = String::new();
+    for (r, h) in program.ranks.iter().enumerate() {
+        ranks.push_str(&format!("{r} {h}\n"));
+        hostfile.push_str(&format!("{h}\n"));
+    }
+    for (name, text) in [("ranks.txt", ranks), ("hostfile", hostfile)] {
+        let path = out.join(name);
+        std::fs::write(&path, text).map_err(io(&path))?;
+    }
+    let path = out.join("manifest.json");
+    let json = serde_json::to_string_pretty(manifest)
+        .map_err(|e| MpiError::Inconsistent(e.to_string()))?;
+    std::fs::write(&path, json + "\n").map_err(io(&path))?;
+    Ok(())
+}

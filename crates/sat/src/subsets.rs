@@ -1,0 +1,206 @@
+//! Which subsets of a traffic fit in k timeframes: one varisat for many questions, under
+//! selector assumptions (the SAT side of `liquid explain`'s core search).
+//!
+//! The encoding of the whole traffic with k timeframes is loaded once, each transfer's
+//! at-least-one clause extended by the negation of a selector of its own. Asking whether
+//! a subset S fits assumes the selectors of S: the clauses of the other transfers are then
+//! satisfied by their selectors, so the question is exactly "do the transfers of S have a
+//! schedule of k timeframes". Only the families that stay sound for any subset are
+//! encoded: at-most-one per link and per transfer, no team or symmetry clauses (those
+//! hold for the whole traffic only). On "no", varisat names the assumptions it used: a
+//! subset of S that does not fit either (clause-set refinement for a deletion loop).
+//!
+//! A deadline stops a question within one buffer of proof steps, as for every run of
+//! this crate ([`crate::solver::DeadlineSink`]); the solver is not used again after that.
+
+use std::time::Instant;
+
+use liquid_model::{Schedule, Traffic, TransferId};
+use varisat::{ExtendFormula, Lit, ProofFormat, Solver, Var};
+
+use crate::encode::{encode, AmoEncoding, EncodeOptions, Encoding};
+use crate::solver::{model, DeadlineSink, SolverError};
+use crate::SatError;
+
+/// The answer to one question of [`Subsets::fits`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Subset {
+    /// The subset has a schedule of k timeframes (in the whole traffic's transfer ids;
+    /// decoded from a model: validate it).
+    Fits(Schedule),
+    /// It has none; a subset of it (increasing ids) that has none either.
+    Core(Vec<TransferId>),
+    /// The deadline came first.
+    Stopped,
+}
+
+/// One varisat loaded with the selector encoding of a traffic (see the module docs).
+pub struct Subsets {
+    solver: Solver<'static>,
+    encoding: Encoding,
+    first_selector: usize,
+    n: usize,
+    deadline: Option<Instant>,
+    /// Whether the deadline stopped a question (the solver is then spent).
+    spent: bool,
+}
+
+impl std::fmt::Debug for Subsets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subsets")
+            .field("transfers", &self.n)
+            .field("frames", &self.encoding.frames())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The encoding options of the subset questions: the families sound for any subset.
+pub fn subset_options() -> EncodeOptions {
+    EncodeOptions {
+        amo: AmoEncoding::Auto,
+        transfer_amo: true,
+        team: false,
+        symmetry: false,
+        frames: None,
+    }
+}
+
+impl Subsets {
+    /// The solver for subsets of `traffic` in `k` timeframes, stopped at `deadline`.
+    /// Fails when the encoding is too large (refused up front, like every encoding).
+    pub fn new(traffic: &Traffic, k: usize, deadline: Option<Instant>) -> Result<Self, SatError> {
+        let encoding = encode(traffic, k, &subset_options())?;
+        let n = traffic.len();
+        let mut solver = Solver::new();
+        if let Some(d) = deadline {
+            // Varisat's own format: DRAT cannot say assumptions.
+            solver.write_proof(DeadlineSink::new(d), ProofFormat::Varisat);
+        }
+        let first_selector = encoding.num_vars() + 1;
+        let mut buf = Vec::new();
+        for (i, c) in encoding.clauses().iter().enumerate() {
+            buf.clear();
+            buf.extend(c.iter().map(|&l| Lit::from_dimacs(l as isize)));
+            // Clauses 0..n are the at-least-one clauses, in transfer order (family 1).
+            if i < n {
+                buf.push(!Self::selector_lit(first_selector, i));
+            }
+            solver.add_clause(&buf);
+        }
+        Ok(Subsets {
+            solver,
+            encoding,
+            first_selector,
+            n,
+            deadline,
+            spent: false,
+        })
+    }
+
+    fn selector_lit(first: usize, t: usize) -> Lit {
+        Lit::from_var(Var::from_dimacs((first + t) as isize), true)
+    }
+
+    /// Whether the transfers `set` (distinct ids of the traffic) fit in k timeframes.
+    pub fn fits(&mut self, set: &[TransferId]) -> Result<Subset, SatError> {
+        if self.spent || self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.spent = true;
+            return Ok(Subset::Stopped);
+        }
+        let lits: Vec<Lit> = set
+            .iter()
+            .map(|&t| Self::selector_lit(self.first_selector, t.index()))
+            .collect();
+        self.solver.assume(&lits);
+        match self.solver.solve() {
+            Ok(true) => {
+                let m = model(&self.solver);
+                // Decode the subset's placements only (the others are free).
+                let k = self.encoding.frames();
+                let mut frames: Vec<Vec<TransferId>> = vec![Vec::new(); k];
+                let truth: std::collections::HashSet<i32> =
+                    m.iter().copied().filter(|&l| l > 0).collect();
+                for &t in set {
+                    if let Some(c) = (0..k).find(|&c| truth.contains(&self.encoding.var(t, c))) {
+                        frames[c].push(t);
+                    }
+                }
+                frames.retain(|f| !f.is_empty());
+                Ok(Subset::Fits(Schedule::new(frames)))
+            }
+            Ok(false) => {
+                let core = self.solver.failed_core().unwrap_or(&[]);
+                let mut out: Vec<TransferId> = core
+                    .iter()
+                    .map(|l| {
+                        TransferId((l.var().to_dimacs() as usize - self.first_selector) as u32)
+                    })
+                    .filter(|t| t.index() < self.n)
+                    .collect();
+                out.sort_unstable();
+                Ok(Subset::Core(out))
+            }
+            Err(e) => {
+                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                    self.spent = true;
+                    Ok(Subset::Stopped)
+                } else {
+                    Err(SolverError::Solver(e.to_string()).into())
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use liquid_model::{examples::no_team, validate};
+
+    #[test]
+    fn a_triangle_in_two_frames_is_its_own_core_and_any_pair_fits() {
+        let t = no_team();
+        let mut s = Subsets::new(&t, 2, None).expect("encodes");
+        let all: Vec<TransferId> = t.transfer_ids().collect();
+        assert_eq!(s.fits(&all).expect("runs"), Subset::Core(all.clone()));
+        for i in 0..3 {
+            let pair: Vec<TransferId> = all.iter().copied().filter(|x| x.index() != i).collect();
+            let Subset::Fits(sched) = s.fits(&pair).expect("runs") else {
+                panic!("two transfers fit in two frames");
+            };
+            let sub = t.sub_traffic(&pair);
+            let local = Schedule::new(
+                sched
+                    .frames
+                    .iter()
+                    .map(|f| {
+                        f.iter()
+                            .map(|x| TransferId(pair.binary_search(x).expect("in") as u32))
+                            .collect()
+                    })
+                    .collect(),
+            );
+            validate(&sub, &local).expect("a valid schedule of the pair");
+        }
+    }
+
+    #[test]
+    fn questions_under_a_deadline_are_answered() {
+        // A deadline makes varisat write a proof into the sink, with assumptions.
+        let t = no_team();
+        let far = Instant::now() + std::time::Duration::from_secs(3600);
+        let mut s = Subsets::new(&t, 2, Some(far)).expect("encodes");
+        let all: Vec<TransferId> = t.transfer_ids().collect();
+        assert_eq!(s.fits(&all).expect("runs"), Subset::Core(all.clone()));
+        assert!(matches!(s.fits(&all[..2]).expect("runs"), Subset::Fits(_)));
+    }
+
+    #[test]
+    fn a_deadline_in_the_past_stops_every_question() {
+        let t = no_team();
+        let mut s = Subsets::new(&t, 2, Some(Instant::now())).expect("encodes");
+        let all: Vec<TransferId> = t.transfer_ids().collect();
+        assert_eq!(s.fits(&all).expect("runs"), Subset::Stopped);
+        assert_eq!(s.fits(&all[..1]).expect("runs"), Subset::Stopped);
+    }
+}

@@ -1,0 +1,32 @@
+//! `liquid merge`: the shards of any sweep (see [`liquid_shard`]) joined into what the
+//! unsharded run writes and prints. The sweep is read from the first shard file; each
+//! sweep's own merge checks that the shards belong together and renders the results.
+
+use std::path::{Path, PathBuf};
+
+use crate::{testbed, StudyError};
+
+/// What a merge produced: the summary the unsharded run prints, per sweep.
+#[derive(Debug)]
+pub enum Merged {
+    /// The Swiss-T1 testbed ([`testbed::SWEEP`]).
+    Testbed(testbed::Summary),
+}
+
+/// The sweeps `liquid merge` knows, by the name their shard files carry.
+pub const SWEEPS: [&str; 1] = [testbed::SWEEP];
+
+/// Merges the shard files among `paths` (files, or folders holding them) into `out`.
+pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Merged, StudyError> {
+    let input = |e: liquid_shard::ShardError| StudyError::Input(e.to_string());
+    let files = liquid_shard::shard_files(paths).map_err(input)?;
+    let head = liquid_shard::header(&files[0]).map_err(input)?;
+    match head.sweep.as_str() {
+        testbed::SWEEP => Ok(Merged::Testbed(testbed::merge(&files, out)?)),
+        other => Err(StudyError::Input(format!(
+            "{}: sweep {other:?} is not one that liquid merges (known: {})",
+            files[0].display(),
+            SWEEPS.join(", ")
+        ))),
+    }
+}

@@ -1,0 +1,95 @@
+//! `liquid export mpi` (a plan for the MPI runtime of `crates/mpi`) and `liquid compare`
+//! (a run's report beside liquid's prediction).
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use liquid_mpi::program::ScheduleMode;
+use liquid_mpi::{MpiError, PlanKind};
+use liquid_sim::Mode;
+use liquid_study::simulate::SimArgs;
+
+use crate::output::{emit, Format};
+use crate::InputError;
+
+/// The plan `export mpi` writes (`--plan`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MpiPlan {
+    /// The schedule (--schedule or --engine), run in --mode.
+    Schedule,
+    /// Every transfer posted at once (the schedule's order, or the model's without one).
+    AllAtOnce,
+    /// Rounds i → i+s, a barrier between rounds.
+    RoundRobin,
+    /// Rounds i → i+s, each rank on to its next round when its own is done (Open MPI's
+    /// pairwise exchange).
+    Pairwise,
+    /// Paper 001's LG between two clusters (a `two-clusters:N1,N2` model).
+    Lg,
+}
+
+fn mpi_error(e: MpiError) -> anyhow::Error {
+    match e {
+        MpiError::Input(_) | MpiError::Report { .. } | MpiError::Io { .. } => InputError::of(e),
+        other => anyhow::anyhow!("{other}"),
+    }
+}
+
+/// `liquid export mpi MODEL --out DIR`.
+pub fn export_mpi(
+    model: &Path,
+    args: &SimArgs,
+    plan: MpiPlan,
+    out: &Path,
+) -> anyhow::Result<ExitCode> {
+    let mut args = args.clone();
+    let kind = match plan {
+        MpiPlan::Schedule => PlanKind::Schedule(match args.mode {
+            Mode::Frames => ScheduleMode::Frames,
+            Mode::Async => ScheduleMode::Async,
+            Mode::AllAtOnce => ScheduleMode::AllAtOnce,
+        }),
+        MpiPlan::AllAtOnce => {
+            args.mode = Mode::AllAtOnce;
+            PlanKind::Schedule(ScheduleMode::AllAtOnce)
+        }
+        MpiPlan::RoundRobin | MpiPlan::Pairwise | MpiPlan::Lg => {
+            if args.schedule.is_some() || args.engine.is_some() {
+                return Err(InputError(
+                    "--plan round-robin, pairwise and lg take no --schedule or --engine".into(),
+                )
+                .into());
+            }
+            // No engine run: the plans are built from the traffic alone.
+            args.mode = Mode::AllAtOnce;
+            match plan {
+                MpiPlan::RoundRobin => PlanKind::RoundRobin,
+                MpiPlan::Pairwise => PlanKind::Pairwise,
+                _ => PlanKind::Lg,
+            }
+        }
+    };
+    let written = liquid_study::simulate::export_mpi(
+        model,
+        &args,
+        kind,
+        out,
+        &super::simulate::with_progress,
+    )?;
+    emit(&written, Format::Yaml)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `liquid compare DIR [--report FILE]`.
+pub fn compare_mpi(dir: &Path, report: Option<&Path>, format: Format) -> anyhow::Result<ExitCode> {
+    let manifest = liquid_mpi::Manifest::read(&dir.join("manifest.json")).map_err(mpi_error)?;
+    let path = report.map_or_else(|| dir.join("report.json"), Path::to_path_buf);
+    let run = liquid_mpi::RunReport::read(&path).map_err(mpi_error)?;
+    let c = liquid_mpi::compare(&manifest, &run, &path.display().to_string()).map_err(mpi_error)?;
+    emit(&c, format)?;
+    Ok(if c.errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(crate::EXIT_REJECTED)
+    })
+}

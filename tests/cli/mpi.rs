@@ -1,0 +1,164 @@
+//! `liquid export mpi` and `liquid compare` (the MPI runtime itself runs in
+//! scripts/test-mpi, where mpirun is).
+
+use serde_json::Value;
+
+use crate::common::{liquid, succeed};
+
+fn export(dir: &std::path::Path, args: &[&str]) {
+    succeed(
+        liquid()
+            .args(["export", "mpi"])
+            .args(args)
+            .arg("--out")
+            .arg(dir),
+    );
+}
+
+fn json(path: &std::path::Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("file")).expect("JSON")
+}
+
+#[test]
+fn the_export_predicts_what_simulate_says_and_writes_one_file_per_rank() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let args = [
+        "models/paper-fig1.yaml",
+        "--schedule",
+        "models/paper-fig1-liquid-schedule.yaml",
+        "--size",
+        "1000000",
+        "--link-latency",
+        "0.000002",
+    ];
+    export(dir.path(), &args);
+    let m = json(&dir.path().join("manifest.json"));
+    let out = succeed(
+        liquid()
+            .arg("simulate")
+            .args(args)
+            .args(["--format", "json"]),
+    );
+    let sim: Value = serde_json::from_slice(&out.stdout).expect("report");
+    let (a, b) = (
+        m["prediction"]["total_s"].as_f64().expect("total"),
+        sim["makespan_s"].as_f64().expect("makespan"),
+    );
+    assert!((a - b).abs() <= 1e-12 * b, "{a} {b}");
+    let ranks = m["ranks"].as_array().expect("ranks").len();
+    assert_eq!(ranks, 10);
+    assert_eq!(m["messages"], 25);
+    let hostfile = std::fs::read_to_string(dir.path().join("hostfile")).expect("hostfile");
+    assert_eq!(hostfile.lines().count(), ranks);
+    for r in 0..ranks {
+        let text = std::fs::read_to_string(dir.path().join(format!("rank-{r}.txt"))).expect("rank");
+        assert!(
+            text.starts_with(&format!("liquid-mpi 1\nrank {r} 10\n")),
+            "{text}"
+        );
+        assert!(text.ends_with("end\n"), "{text}");
+    }
+    // Every message is sent once and received once over all ranks.
+    let count = |word: &str| -> usize {
+        (0..ranks)
+            .map(|r| {
+                std::fs::read_to_string(dir.path().join(format!("rank-{r}.txt")))
+                    .expect("rank")
+                    .lines()
+                    .filter(|l| l.starts_with(word))
+                    .count()
+            })
+            .sum()
+    };
+    assert_eq!((count("send "), count("recv ")), (25, 25));
+}
+
+#[test]
+fn lg_relays_pieces_and_needs_a_two_clusters_model() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    export(
+        dir.path(),
+        &["two-clusters:3,5", "--plan", "lg", "--size", "100"],
+    );
+    let m = json(&dir.path().join("manifest.json"));
+    assert_eq!(m["mode"], "lg");
+    assert_eq!(m["steps"], 3); // local phase + ⌈5/3⌉ exchange steps
+    let rank0 = std::fs::read_to_string(dir.path().join("rank-0.txt")).expect("rank 0");
+    assert!(
+        rank0
+            .lines()
+            .any(|l| l.starts_with("send 1 ") && l.split(' ').count() > 5),
+        "{rank0}"
+    );
+    let out = liquid()
+        .args(["export", "mpi", "paper-fig1:", "--plan", "lg", "--out"])
+        .arg(dir.path().join("x"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("two-clusters model"));
+}
+
+#[test]
+fn compare_sets_a_run_beside_the_prediction_and_refuses_another_plan_s_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    export(
+        dir.path(),
+        &[
+            "fat-tree:4,2",
+            "--plan",
+            "round-robin",
+            "--size",
+            "1000",
+            "--link-throughput",
+            "100",
+        ],
+    );
+    let m = json(&dir.path().join("manifest.json"));
+    let steps: Vec<Value> = m["prediction"]["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .map(|s| {
+            let t = s["time_s"].as_f64().expect("time") * 1.5;
+            serde_json::json!({"step": s["step"], "start_s": 0.0, "end_s": t, "time_s": t,
+                "bytes": s["bytes"], "messages": s["messages"]})
+        })
+        .collect();
+    let total = m["prediction"]["total_s"].as_f64().expect("total") * 1.5;
+    let report = |steps: &[Value]| {
+        serde_json::json!({"format": "liquid-mpi-report/1", "plan": "x", "mode": "round-robin",
+            "ranks": 8, "check": true, "repeat": 1, "mpi_library": "test", "errors": 0,
+            "total_s": total, "runs_s": [total], "bytes": 0, "messages": 0, "steps": steps})
+    };
+    std::fs::write(dir.path().join("report.json"), report(&steps).to_string()).expect("write");
+    let out = succeed(
+        liquid()
+            .arg("compare")
+            .arg(dir.path())
+            .args(["--format", "json"]),
+    );
+    let c: Value = serde_json::from_slice(&out.stdout).expect("comparison");
+    assert!(
+        (c["ratio"].as_f64().expect("ratio") - 1.5).abs() < 1e-9,
+        "{c}"
+    );
+    assert!(
+        (c["steps"][0]["ratio"].as_f64().expect("ratio") - 1.5).abs() < 1e-9,
+        "{c}"
+    );
+    let mut wrong = steps.clone();
+    wrong[2]["messages"] = serde_json::json!(7);
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, report(&wrong).to_string()).expect("write");
+    let out = liquid()
+        .arg("compare")
+        .arg(dir.path())
+        .arg("--report")
+        .arg(&bad)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("step 2: the run sent 7 messages"), "{err}");
+}
