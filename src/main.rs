@@ -51,6 +51,14 @@ enum Command {
         /// why they were not).
         #[arg(long)]
         count_conflicts: bool,
+        /// Closed forms only, for traffics too large to hold (`fat-tree:32,3`: 8,192
+        /// hosts; `fat-tree:64,3`: 65,536): loads per class of links, Λ, bottlenecks and
+        /// liquid throughput, derived without the transfers (see crates/stream/README.md).
+        #[arg(long, conflicts_with = "count_conflicts")]
+        stream: bool,
+        /// With --stream: the link throughput in MB/s for the liquid throughput.
+        #[arg(long, value_name = "MB/s", requires = "stream")]
+        link_throughput: Option<f64>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
@@ -65,9 +73,20 @@ enum Command {
         /// exists, and write the evidence (an LRAT proof, or the shorter schedule) to DIR.
         #[arg(long, value_name = "DIR")]
         prove: Option<PathBuf>,
-        /// Wall-clock limit for --prove, in seconds.
+        /// Wall-clock limit for --prove, or for --stream (default 3600 s), in seconds.
         #[arg(long, value_parser = commands::parse_seconds)]
         time_limit: Option<std::time::Duration>,
+        /// Read SCHEDULE one frame at a time (the compact format `solve --stream` writes)
+        /// and check it in memory O(hosts + links), for schedules too big to load: ranges
+        /// and shared links per frame, each transfer exactly once by per-host counts and
+        /// random fingerprints (a wrong schedule passes with probability below 2^-90 at
+        /// 65,536 hosts), Λ frames. MODEL: a fat-tree spec such as `fat-tree:32,3`.
+        #[arg(long, conflicts_with = "prove")]
+        stream: bool,
+        /// With --stream: check only the first K frames, as a prefix of a schedule (for
+        /// measurements; "exactly once" and Λ need the whole schedule and are not checked).
+        #[arg(long, value_name = "K", requires = "stream")]
+        prefix: Option<u64>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
@@ -328,9 +347,20 @@ struct SolveCliArgs {
     /// reported in the stats, not as a proof).
     #[arg(long)]
     decide: bool,
-    /// Also write the schedule to this file (schedule-file format).
+    /// Also write the schedule to this file (schedule-file format; with --stream, the
+    /// compact format, or YAML when FILE ends in .yaml or .yml).
     #[arg(long)]
     schedule_out: Option<PathBuf>,
+    /// Make the liquid schedule of a structured traffic too large to hold from its
+    /// closed form, one frame at a time in memory O(hosts + links), writing each frame
+    /// to --schedule-out and validating it as it goes: fat-tree all-to-alls such as
+    /// `fat-tree:32,3` (8,192 hosts) and `fat-tree:64,3` (65,536). Default
+    /// --time-limit: 3600 s. See crates/stream/README.md.
+    #[arg(long, conflicts_with_all = ["prove", "require_proof", "decide", "engine"])]
+    stream: bool,
+    /// With --stream: make only the first K frames (a prefix, for measurements).
+    #[arg(long, value_name = "K", requires = "stream")]
+    prefix: Option<usize>,
     /// Write the proof of a lower bound above Λ (non-liquid or optimal answers) into
     /// this directory: formula.cnf, proof.lrat, manifest.yaml. Any engine: the SAT
     /// engine and the portfolio refute the bound themselves, the others' bounds are
@@ -561,15 +591,33 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Analyze {
             model,
+            stream: true,
+            link_throughput,
+            format,
+            ..
+        } => commands::analyze_stream(&model, link_throughput, format),
+        Command::Analyze {
+            model,
             count_conflicts,
             format,
+            ..
         } => commands::analyze(&model, count_conflicts, format),
+        Command::Verify {
+            model,
+            schedule,
+            stream: true,
+            prefix,
+            time_limit,
+            format,
+            ..
+        } => commands::verify_stream(&model, &schedule, prefix, time_limit, format),
         Command::Verify {
             model,
             schedule,
             prove,
             time_limit,
             format,
+            ..
         } => commands::verify(&model, &schedule, prove.as_deref(), time_limit, format),
         Command::Expand { model } => commands::expand(&model),
         Command::Explain {
@@ -742,6 +790,15 @@ fn crosscheck(a: CrosscheckArgs) -> anyhow::Result<ExitCode> {
 
 /// `liquid solve`.
 fn solve(a: SolveCliArgs) -> anyhow::Result<ExitCode> {
+    if a.stream {
+        return commands::solve_stream(
+            &a.model,
+            a.schedule_out.as_deref(),
+            a.prefix,
+            a.limits.time_limit,
+            a.format,
+        );
+    }
     let args = commands::SolveArgs {
         request: liquid_engine::Request {
             limits: a.limits.limits(),

@@ -17,6 +17,7 @@ mod native;
 mod sat;
 mod scale;
 mod simulate;
+mod stream;
 mod topology;
 mod trust;
 mod two_clusters;

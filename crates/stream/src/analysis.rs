@@ -1,0 +1,89 @@
+//! Λ, bottlenecks and liquid throughput of a streamed model from closed forms, without
+//! its transfers.
+//!
+//! **Derived** (from the formulas of [`crate::tree::Tree::load_classes`], not counted):
+//! the load of every class of links, Λ (the largest), the bottleneck classes (the
+//! classes at Λ), the total path length (Σ count · load), the liquid ratio (#X / Λ) and
+//! the liquid throughput (liquid ratio × link throughput, when one is given).
+//! **Computed** (counted from the parameters): hosts, switches, links, transfers.
+//! The formulas are checked against the in-memory model's counted loads on small trees
+//! by this crate's tests, and every run of the streaming validator counts the loads of
+//! the whole schedule and compares them link by link with the formulas.
+
+use serde::Serialize;
+
+use crate::tree::{LoadClass, Tree};
+
+/// The closed-form analysis of a streamed model.
+#[derive(Debug, Clone, Serialize)]
+pub struct Analysis {
+    /// The traffic's name.
+    pub model: String,
+    /// The spec.
+    pub spec: String,
+    /// Hosts (computed).
+    pub hosts: u64,
+    /// Switches (computed).
+    pub switches: u64,
+    /// Directed links (computed).
+    pub links: u64,
+    /// Transfers, N(N-1) (computed).
+    pub transfers: u64,
+    /// Σ of the route lengths (derived).
+    pub total_path_length: u64,
+    /// Λ, the largest load (derived).
+    pub duration: u64,
+    /// The classes of links at Λ (derived).
+    pub bottlenecks: Vec<LoadClass>,
+    /// Number of bottleneck links (derived).
+    pub bottleneck_links: u64,
+    /// One bottleneck link, by name.
+    pub bottleneck_example: String,
+    /// Every class of links with its load (derived).
+    pub loads: Vec<LoadClass>,
+    /// #X / Λ, in units of one link's throughput (derived).
+    pub liquid_ratio: f64,
+    /// The link throughput used, MB/s (given).
+    pub link_throughput: Option<f64>,
+    /// Liquid ratio × link throughput, MB/s (derived).
+    pub liquid_throughput: Option<f64>,
+    /// Which figures are computed and which derived, in words.
+    pub figures: String,
+}
+
+/// The analysis of `tree`'s all-to-all; `link_throughput` in MB/s, when known.
+pub fn analyze(tree: &Tree, link_throughput: Option<f64>) -> Analysis {
+    let loads = tree.load_classes();
+    let duration = tree.duration();
+    let bottlenecks: Vec<LoadClass> = loads
+        .iter()
+        .filter(|c| c.load == duration)
+        .cloned()
+        .collect();
+    let ratio = tree.transfers() as f64 / duration as f64;
+    let round = |x: f64, d: i32| {
+        let p = 10f64.powi(d);
+        (x * p).round() / p
+    };
+    Analysis {
+        model: tree.name(),
+        spec: tree.spec(),
+        hosts: tree.hosts() as u64,
+        switches: tree.switches() as u64,
+        links: tree.links() as u64,
+        transfers: tree.transfers(),
+        total_path_length: tree.total_path_length(),
+        duration,
+        bottleneck_links: bottlenecks.iter().map(|c| c.count).sum(),
+        bottleneck_example: tree.link_name(0),
+        bottlenecks,
+        loads,
+        liquid_ratio: round(ratio, 4),
+        link_throughput,
+        liquid_throughput: link_throughput.map(|t| round(t * ratio, 2)),
+        figures: "computed from the parameters: hosts, switches, links, transfers; derived from \
+                  closed-form loads (not counted): loads, duration, bottlenecks, \
+                  total_path_length, liquid_ratio, liquid_throughput"
+            .into(),
+    }
+}

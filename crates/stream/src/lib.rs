@@ -1,0 +1,518 @@
+//! Streamed liquid schedules of structured traffics: the all-to-all of an m-port n-tree
+//! (`fat-tree:32,3`, 8,192 hosts and 67 million transfers; `fat-tree:64,3`, 65,536 hosts
+//! and 4.3 billion) scheduled, written and validated one frame at a time, in memory
+//! O(hosts + links) and never O(transfers).
+//!
+//! - [`tree`]: the m-port n-tree in closed form (host, switch and link numbers and names,
+//!   routes, per-link loads), exactly as `liquid_topology::fat_tree` builds and routes it,
+//!   without its network form; and the orbit frames of the structured engine
+//!   (`liquid_search::structured`): frame `f` sends host `h` to the digit-wise
+//!   translation of `h` by `f + 1`.
+//! - [`format`]: the compact schedule format (a text header, then one binary record per
+//!   frame; its reader, also in a few lines of Python) and a streaming YAML writer.
+//! - [`validate`]: the streaming validator (the model crate's rules, frame by frame;
+//!   "each transfer exactly once" by per-source counts and random fingerprints, with the
+//!   failure named exactly by a second pass).
+//! - [`analysis`]: Λ, bottlenecks and liquid throughput from closed forms.
+//! - [`solve`] and [`verify_file`]: what `liquid solve MODEL --stream` and
+//!   `liquid verify MODEL SCHEDULE --stream` run.
+#![forbid(unsafe_code)]
+
+pub mod analysis;
+pub mod format;
+pub mod tree;
+pub mod validate;
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+pub use format::{Frame, FrameReader, FrameSink, FrameWriter, Header, YamlWriter, NO_HOST};
+pub use tree::Tree;
+pub use validate::{Locator, Rejection, StreamReport, Suspect, Validator};
+
+/// Why a streaming command could not run (bad input, or a file that cannot be written).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StreamError {
+    /// A model parameter out of range.
+    #[error("{0}")]
+    Parameter(String),
+    /// A model argument that is no streamable spec.
+    #[error("{spec:?}: {why}")]
+    Spec {
+        /// The argument.
+        spec: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// A file that cannot be read or written.
+    #[error("{file}: {why}")]
+    Io {
+        /// The file.
+        file: String,
+        /// The system's reason.
+        why: String,
+    },
+    /// A compact schedule file that is malformed.
+    #[error("{file}: {at}: {why}")]
+    Format {
+        /// The file.
+        file: String,
+        /// Where: a header line, or a byte offset and frame.
+        at: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// The frames of a second pass differ from those of the first.
+    #[error("{0}")]
+    Unstable(String),
+}
+
+/// An all-to-all traffic (without self-transfers) over hosts `0..N` whose routes, loads
+/// and liquid schedule are given by closed forms.
+pub trait Structured {
+    /// The traffic's name (as its in-memory form names it).
+    fn name(&self) -> String;
+    /// The spec that names it.
+    fn spec(&self) -> String;
+    /// Number of hosts, N.
+    fn hosts(&self) -> usize;
+    /// Number of links.
+    fn links(&self) -> usize;
+    /// Host `h`'s name.
+    fn host_name(&self, h: usize) -> String;
+    /// Link `l`'s name.
+    fn link_name(&self, l: usize) -> String;
+    /// The route from `s` to `d` (`s != d`) as link numbers, into `out`.
+    fn route(&self, s: usize, d: usize, out: &mut Vec<u32>);
+    /// The load of link `l` (closed form).
+    fn load(&self, l: usize) -> u64;
+    /// Λ (closed form).
+    fn duration(&self) -> u64;
+    /// Number of frames of the streamed schedule.
+    fn frames(&self) -> usize;
+    /// Frame `f` of the streamed schedule: `dest[h]` is the host `h` sends to
+    /// ([`NO_HOST`]: none).
+    fn frame(&self, f: usize, dest: &mut [u32]);
+    /// How the frames are made, in words.
+    fn method(&self) -> String;
+}
+
+impl Structured for Tree {
+    fn name(&self) -> String {
+        Tree::name(self)
+    }
+    fn spec(&self) -> String {
+        Tree::spec(self)
+    }
+    fn hosts(&self) -> usize {
+        Tree::hosts(self)
+    }
+    fn links(&self) -> usize {
+        Tree::links(self)
+    }
+    fn host_name(&self, h: usize) -> String {
+        Tree::host_name(self, h)
+    }
+    fn link_name(&self, l: usize) -> String {
+        Tree::link_name(self, l)
+    }
+    fn route(&self, s: usize, d: usize, out: &mut Vec<u32>) {
+        Tree::route(self, s, d, out)
+    }
+    fn load(&self, l: usize) -> u64 {
+        Tree::load(self, l)
+    }
+    fn duration(&self) -> u64 {
+        Tree::duration(self)
+    }
+    fn frames(&self) -> usize {
+        Tree::frames(self)
+    }
+    fn frame(&self, f: usize, dest: &mut [u32]) {
+        self.orbit_frame(f, dest)
+    }
+    fn method(&self) -> String {
+        let r: Vec<String> = self.radices().iter().rev().map(|x| x.to_string()).collect();
+        format!(
+            "orbit frames: frame f sends host h to the digit-wise translation of h by f+1 \
+             (radices {})",
+            r.join("x")
+        )
+    }
+}
+
+/// The streamable model a spec names: `fat-tree:M,N`. `Ok(None)` for any other argument
+/// (a file, or a spec with no streamed form).
+pub fn parse(arg: &str) -> Result<Option<Tree>, StreamError> {
+    let Some(rest) = arg.strip_prefix("fat-tree:") else {
+        return Ok(None);
+    };
+    let bad = |why: String| StreamError::Spec {
+        spec: arg.to_string(),
+        why,
+    };
+    let parts: Vec<&str> = rest.split(',').collect();
+    let [m, n] = parts[..] else {
+        return Err(bad("give ports and levels, like fat-tree:32,3".into()));
+    };
+    let number = |what: &str, s: &str| {
+        s.trim()
+            .parse::<usize>()
+            .map_err(|_| bad(format!("{what} {s:?} is not a whole number")))
+    };
+    Tree::new(number("ports", m)?, number("levels", n)?)
+        .map(Some)
+        .map_err(|e| bad(e.to_string()))
+}
+
+/// The streamable model `arg` names, or an error saying which models stream.
+pub fn model(arg: &str) -> Result<Tree, StreamError> {
+    parse(arg)?.ok_or_else(|| StreamError::Spec {
+        spec: arg.to_string(),
+        why: "--stream takes a generated fat-tree all-to-all, like fat-tree:32,3 (other \
+              models have no streamed form yet)"
+            .into(),
+    })
+}
+
+/// How long a streaming command runs when no `--time-limit` is given.
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(3600);
+
+/// The schedule file's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileFormat {
+    /// The compact format ([`format`]).
+    Frames,
+    /// YAML (`timeframes:`), readable by `liquid verify` without `--stream`.
+    Yaml,
+}
+
+impl FileFormat {
+    /// YAML for `.yaml` and `.yml` files, the compact format otherwise.
+    pub fn of(path: &Path) -> FileFormat {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("yaml" | "yml") => FileFormat::Yaml,
+            _ => FileFormat::Frames,
+        }
+    }
+}
+
+/// What [`solve`] is asked.
+#[derive(Debug, Clone, Copy)]
+pub struct SolveOptions<'a> {
+    /// The schedule file (compact format, or YAML by its extension), if any.
+    pub out: Option<&'a Path>,
+    /// Make only the first frames (a prefix, for measurements).
+    pub prefix: Option<usize>,
+    /// Wall-clock limit ([`DEFAULT_TIME_LIMIT`] when `None`).
+    pub time_limit: Option<Duration>,
+}
+
+/// What a streamed solve did.
+#[derive(Debug, Clone, Serialize)]
+pub struct SolveReport {
+    /// The traffic's name.
+    pub model: String,
+    /// The spec.
+    pub spec: String,
+    /// `liquid` when all frames were made and validated with Λ frames; `unknown` when a
+    /// limit or `--prefix` stopped it.
+    pub verdict: &'static str,
+    /// How the frames are made.
+    pub method: String,
+    /// Hosts.
+    pub hosts: usize,
+    /// Transfers of the traffic, N(N-1).
+    pub transfers: u64,
+    /// Λ (closed form; the validation counts it too).
+    pub duration: u64,
+    /// Frames of the whole schedule.
+    pub frames: u64,
+    /// Frames made, written and validated.
+    pub frames_made: u64,
+    /// Why fewer frames were made (a prefix, the time limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    /// The schedule file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<FileReport>,
+    /// The streaming validation of the frames made.
+    pub validation: StreamReport,
+    /// Wall-clock seconds.
+    pub time_s: f64,
+}
+
+/// A schedule file written.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileReport {
+    /// Its path.
+    pub file: String,
+    /// Its format.
+    pub format: FileFormat,
+    /// Its size in bytes.
+    pub bytes: u64,
+}
+
+/// The outcome of a streamed solve: a report, or a frame the validator rejected (a bug of
+/// the closed form: an internal error).
+pub type Solved = Result<SolveReport, (Rejection, SolveReport)>;
+
+/// Makes the streamed schedule of `model` frame by frame: each frame is written to the
+/// schedule file (when one is given) and validated ([`Validator`]) as it is made; the
+/// frames are made again for the validator's second pass if it names a wrong source.
+/// `progress` counts the transfers made.
+pub fn solve<M: Structured>(
+    model: &M,
+    options: &SolveOptions<'_>,
+    progress: &AtomicU64,
+) -> Result<Solved, StreamError> {
+    let start = Instant::now();
+    let deadline = start + options.time_limit.unwrap_or(DEFAULT_TIME_LIMIT);
+    let (n, total) = (model.hosts(), model.frames());
+    let mut sink: Option<Box<dyn FrameSink>> = match options.out {
+        None => None,
+        Some(path) => Some(match FileFormat::of(path) {
+            FileFormat::Frames => Box::new(FrameWriter::create(path, &model.name(), n)?),
+            FileFormat::Yaml => Box::new(YamlWriter::create(path, &model.name(), |h| {
+                model.host_name(h)
+            })?),
+        }),
+    };
+    let mut validator = Validator::new(model);
+    let mut dest = vec![NO_HOST; n];
+    let want = options.prefix.map_or(total, |p| p.min(total));
+    let mut stopped =
+        (want < total).then(|| format!("--prefix {want}: the first {want} of {total} frames"));
+    let mut rejection = None;
+    for f in 0..want {
+        if Instant::now() >= deadline {
+            stopped = Some(format!(
+                "the time limit stopped it after {f} of {total} frames"
+            ));
+            break;
+        }
+        model.frame(f, &mut dest);
+        if let Some(s) = sink.as_mut() {
+            s.frame(&dest)?;
+        }
+        let pairs = dest
+            .iter()
+            .enumerate()
+            .filter(|(_, &d)| d != NO_HOST)
+            .map(|(s, &d)| (s as u32, d));
+        if let Err(r) = validator.frame(pairs) {
+            rejection = Some(r);
+            break;
+        }
+        progress.fetch_add(n as u64, Ordering::Relaxed);
+    }
+    if let Some(s) = sink.as_mut() {
+        s.finish()?;
+    }
+    let made = validator.frames();
+    let whole = stopped.is_none() && rejection.is_none();
+    let validation = if whole {
+        match validator.finish() {
+            Ok(r) => r,
+            Err(suspect) => {
+                let mut locator = Locator::new(model, suspect);
+                for f in 0..total {
+                    model.frame(f, &mut dest);
+                    let pairs = dest
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &d)| d != NO_HOST)
+                        .map(|(s, &d)| (s as u32, d));
+                    if let Err(r) = locator.frame(pairs) {
+                        rejection = Some(r);
+                        break;
+                    }
+                }
+                if rejection.is_none() {
+                    rejection = Some(
+                        locator
+                            .finish(|l| validator.counted_load(l))
+                            .ok_or_else(unstable)?,
+                    );
+                }
+                validator.finish_prefix()
+            }
+        }
+    } else {
+        validator.finish_prefix()
+    };
+    let liquid = whole && rejection.is_none() && validation.liquid == Some(true);
+    let report = SolveReport {
+        model: model.name(),
+        spec: model.spec(),
+        verdict: if liquid { "liquid" } else { "unknown" },
+        method: model.method(),
+        hosts: n,
+        transfers: (n as u64) * (n as u64 - 1),
+        duration: model.duration(),
+        frames: total as u64,
+        frames_made: made,
+        stopped,
+        schedule: match (options.out, &sink) {
+            (Some(path), Some(s)) => Some(FileReport {
+                file: path.display().to_string(),
+                format: FileFormat::of(path),
+                bytes: s.bytes(),
+            }),
+            _ => None,
+        },
+        validation,
+        time_s: start.elapsed().as_secs_f64(),
+    };
+    Ok(match rejection {
+        None => Ok(report),
+        Some(r) => Err((r, report)),
+    })
+}
+
+fn unstable() -> StreamError {
+    StreamError::Unstable(
+        "the second pass saw every transfer of the suspect source once: the frames changed \
+         between the passes"
+            .into(),
+    )
+}
+
+/// What [`verify_file`] is asked.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct VerifyOptions {
+    /// Check only the first frames, as a prefix of a schedule (no exactly-once check).
+    pub prefix: Option<u64>,
+    /// Wall-clock limit ([`DEFAULT_TIME_LIMIT`] when `None`).
+    pub time_limit: Option<Duration>,
+}
+
+/// The verdict of [`verify_file`].
+#[derive(Debug, Clone, Serialize)]
+pub struct VerifyReport {
+    /// The traffic's name.
+    pub model: String,
+    /// The schedule file.
+    pub schedule: String,
+    /// Whether the schedule (or the prefix read) is valid.
+    pub valid: bool,
+    /// Why not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Why the check stopped before the end of the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    /// What the validator established (for a valid schedule or prefix).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report: Option<StreamReport>,
+    /// Wall-clock seconds.
+    pub time_s: f64,
+}
+
+/// Validates the compact schedule file `path` against `model` frame by frame, in memory
+/// O(hosts + links); when the exactly-once check fails, reads the file a second time to
+/// name the duplicated or missing transfer. `progress` counts the transfers read.
+pub fn verify_file<M: Structured>(
+    model: &M,
+    path: &Path,
+    options: &VerifyOptions,
+    progress: &AtomicU64,
+) -> Result<VerifyReport, StreamError> {
+    let start = Instant::now();
+    let deadline = start + options.time_limit.unwrap_or(DEFAULT_TIME_LIMIT);
+    let mut reader = open_for(model, path)?;
+    let mut validator = Validator::new(model);
+    let mut report = VerifyReport {
+        model: model.name(),
+        schedule: path.display().to_string(),
+        valid: false,
+        reason: None,
+        stopped: None,
+        report: None,
+        time_s: 0.0,
+    };
+    loop {
+        if options.prefix.is_some_and(|p| validator.frames() >= p) {
+            break;
+        }
+        if Instant::now() >= deadline {
+            report.stopped = Some(format!(
+                "the time limit stopped the check after {} frames",
+                validator.frames()
+            ));
+            break;
+        }
+        let Some(frame) = reader.next_frame()? else {
+            break;
+        };
+        progress.fetch_add(frame.len() as u64, Ordering::Relaxed);
+        if let Err(r) = validator.frame(frame.pairs()) {
+            report.reason = Some(r.to_string());
+            report.time_s = start.elapsed().as_secs_f64();
+            return Ok(report);
+        }
+    }
+    if options.prefix.is_some() || report.stopped.is_some() {
+        report.valid = report.stopped.is_none();
+        report.report = Some(validator.finish_prefix());
+    } else {
+        match validator.finish() {
+            Ok(r) => {
+                report.valid = true;
+                report.report = Some(r);
+            }
+            Err(suspect) => {
+                let mut locator = Locator::new(model, suspect);
+                let mut again = open_for(model, path)?;
+                let mut found = None;
+                while let Some(frame) = again.next_frame()? {
+                    if let Err(r) = locator.frame(frame.pairs()) {
+                        found = Some(r);
+                        break;
+                    }
+                }
+                let r = match found {
+                    Some(r) => r,
+                    None => locator
+                        .finish(|l| validator.counted_load(l))
+                        .ok_or_else(unstable)?,
+                };
+                report.reason = Some(r.to_string());
+            }
+        }
+    }
+    report.time_s = start.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// Opens a compact schedule file and checks its header against the model.
+fn open_for<M: Structured>(model: &M, path: &Path) -> Result<FrameReader, StreamError> {
+    let reader = FrameReader::open(path)?;
+    let h = reader.header();
+    let bad = |field: &str, why: String| StreamError::Format {
+        file: path.display().to_string(),
+        at: format!("header field {field}"),
+        why,
+    };
+    if h.model != model.name() {
+        return Err(bad(
+            "model",
+            format!(
+                "this schedule is for model {:?}, not for {:?}",
+                h.model,
+                model.name()
+            ),
+        ));
+    }
+    if h.hosts != model.hosts() {
+        return Err(bad(
+            "hosts",
+            format!("{} hosts, but the model has {}", h.hosts, model.hosts()),
+        ));
+    }
+    Ok(reader)
+}

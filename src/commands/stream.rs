@@ -1,0 +1,100 @@
+//! `--stream`: `analyze`, `solve` and `verify` of structured traffics too large to hold
+//! (fat-tree:32,3 and fat-tree:64,3), through `liquid_stream`, one frame at a time.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::output::{emit, Format};
+use crate::{InputError, EXIT_INTERNAL, EXIT_REJECTED};
+
+fn model(arg: &Path) -> anyhow::Result<liquid_stream::Tree> {
+    let s = arg.to_str().unwrap_or_default();
+    liquid_stream::model(s).map_err(InputError::of)
+}
+
+/// A library error: a file that cannot be read or written, a malformed one, a bad model
+/// are the user's input (exit 2).
+fn input(e: liquid_stream::StreamError) -> anyhow::Error {
+    match e {
+        liquid_stream::StreamError::Unstable(_) => anyhow::anyhow!(e),
+        e => InputError::of(e),
+    }
+}
+
+/// `liquid analyze MODEL --stream`.
+pub fn analyze_stream(
+    arg: &Path,
+    link_throughput: Option<f64>,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    let tree = model(arg)?;
+    emit(
+        &liquid_stream::analysis::analyze(&tree, link_throughput),
+        format,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `liquid solve MODEL --stream [--schedule-out FILE] [--prefix K]`.
+pub fn solve_stream(
+    arg: &Path,
+    out: Option<&Path>,
+    prefix: Option<usize>,
+    time_limit: Option<Duration>,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    let tree = model(arg)?;
+    let options = liquid_stream::SolveOptions {
+        out,
+        prefix,
+        time_limit,
+    };
+    let label = format!("{} (streamed)", tree.spec());
+    let solved = crate::progress::with_progress_as(&label, liquid_engine::Counts::Transfers, |p| {
+        liquid_stream::solve(&tree, &options, p)
+    })
+    .map_err(input)?;
+    match solved {
+        Ok(report) => {
+            emit(&report, format)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err((rejection, report)) => {
+            emit(&report, format)?;
+            eprintln!("internal error: the streamed frames are not a valid schedule: {rejection}");
+            Ok(ExitCode::from(EXIT_INTERNAL))
+        }
+    }
+}
+
+/// `liquid verify MODEL SCHEDULE --stream [--prefix K]`.
+pub fn verify_stream(
+    arg: &Path,
+    schedule: &Path,
+    prefix: Option<u64>,
+    time_limit: Option<Duration>,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    let tree = model(arg)?;
+    let options = liquid_stream::VerifyOptions { prefix, time_limit };
+    let label = format!("verifying {}", schedule.display());
+    let report = crate::progress::with_progress_as(&label, liquid_engine::Counts::Transfers, |p| {
+        liquid_stream::verify_file(&tree, schedule, &options, p)
+    })
+    .map_err(input)?;
+    emit(&report, format)?;
+    if report
+        .report
+        .as_ref()
+        .is_some_and(|r| r.loads_match_closed_form == Some(false))
+    {
+        eprintln!("internal error: the counted loads differ from the closed form's");
+        return Ok(ExitCode::from(EXIT_INTERNAL));
+    }
+    Ok(if report.valid {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_REJECTED)
+    })
+}
