@@ -196,17 +196,70 @@ fn shorten_quoted(message: &str) -> String {
 
 /// Reads a file as UTF-8 text, naming the file in the error.
 pub fn read_text(path: &Path) -> Result<String, LoadError> {
+    read_text_limited(path, MAX_TEXT_BYTES)
+}
+
+/// The largest file [`read_text`] reads: 1 GiB (a model of the largest traffic allowed,
+/// [`crate::network::MAX_TRANSFERS`] transfers, with short names takes about 200 MiB).
+pub const MAX_TEXT_BYTES: u64 = 1 << 30;
+
+/// Reads a text file of at most `max` bytes, checking as it reads: a NUL byte (which YAML
+/// never allows: `/dev/zero`, a binary file), bytes that are not UTF-8, or more than
+/// `max` bytes stop the reading at once with the position, so that no input, however
+/// large or endless, takes more memory than `max`.
+pub fn read_text_limited(path: &Path, max: u64) -> Result<String, LoadError> {
+    use std::io::Read;
     let file = path.display().to_string();
-    let bytes =
-        std::fs::read(path).map_err(|e| LoadError::plain(&file, format!("cannot read: {e}")))?;
-    String::from_utf8(bytes).map_err(|e| {
-        let valid = e.utf8_error().valid_up_to();
-        let prefix = String::from_utf8_lossy(&e.as_bytes()[..valid]);
+    let cannot = |e: std::io::Error| LoadError::plain(&file, format!("cannot read: {e}"));
+    let mut reader = std::fs::File::open(path).map_err(cannot)?;
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    // Bytes known to be whole UTF-8 characters without NUL.
+    let mut checked = 0usize;
+    let bad_utf8 = |bytes: &[u8], valid: usize| {
+        let prefix = String::from_utf8_lossy(&bytes[..valid]);
         LoadError::at_position(
             &file,
             position_after(&prefix),
             format!("not UTF-8 text (invalid byte at offset {valid})"),
         )
+    };
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(cannot(e)),
+        };
+        if bytes.len() as u64 + n as u64 > max {
+            return Err(LoadError::plain(
+                &file,
+                format!("larger than {max} bytes: not a file liquid reads"),
+            ));
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+        let (ok, bad) = match std::str::from_utf8(&bytes[checked..]) {
+            Ok(_) => (bytes.len(), false),
+            // An incomplete character at the end: the next read completes it.
+            Err(e) => (checked + e.valid_up_to(), e.error_len().is_some()),
+        };
+        if let Some(i) = bytes[checked..ok].iter().position(|&b| b == 0) {
+            let at = checked + i;
+            let prefix = String::from_utf8_lossy(&bytes[..at]);
+            return Err(LoadError::at_position(
+                &file,
+                position_after(&prefix),
+                format!("NUL byte at offset {at}: not a text file"),
+            ));
+        }
+        if bad {
+            return Err(bad_utf8(&bytes, ok));
+        }
+        checked = ok;
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        bad_utf8(e.as_bytes(), valid)
     })
 }
 
@@ -648,6 +701,22 @@ fn build_model(file: &str, text: &str, m: &ModelFile) -> Result<Traffic, LoadErr
                 "pattern",
                 "`pattern` belongs to the network form; this model lists `transfers`".into(),
             ));
+        }
+        // The total, counts expanded, before anything is built (a count out of range is
+        // reported by `add_with_count`, with its own message).
+        let mut total: u64 = 0;
+        for (i, t) in transfers.iter().enumerate() {
+            total += t.count.unwrap_or(1).clamp(1, network::MAX_COUNT);
+            if total > network::MAX_TRANSFERS {
+                let at = format!("transfers[{i}]");
+                return Err(err(
+                    &at,
+                    format!(
+                        "with this entry the model has more than {} transfers (counts expanded), the most a model may have",
+                        network::MAX_TRANSFERS
+                    ),
+                ));
+            }
         }
         let mut b = TrafficBuilder::new(m.name.clone());
         b.description(m.description.clone());
@@ -1303,5 +1372,41 @@ mod tests {
                 "n".repeat(MAX_NAME_CHARS)
             )
         );
+    }
+
+    #[test]
+    fn endless_and_binary_files_are_refused_while_reading() {
+        // /dev/zero never ends: the first NUL byte stops the reading.
+        let e = read_text(Path::new("/dev/zero")).expect_err("/dev/zero is no text");
+        assert!(e.message.contains("NUL byte at offset 0"), "{e}");
+        assert_eq!((e.line, e.column), (Some(1), Some(1)), "{e}");
+        let dir = std::env::temp_dir().join(format!("liquid-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let f = dir.join("big.yaml");
+        std::fs::write(&f, "a".repeat(5000)).expect("write");
+        let e = read_text_limited(&f, 4096).expect_err("over the limit");
+        assert!(e.message.contains("larger than 4096 bytes"), "{e}");
+        assert_eq!(read_text_limited(&f, 5000).expect("at the limit").len(), 5000);
+        std::fs::write(&f, "name: a\n\u{e9}x\0").expect("write");
+        let e = read_text(&f).expect_err("a NUL");
+        assert_eq!((e.line, e.column), (Some(2), Some(3)), "{e}");
+        std::fs::write(&f, b"name: a\n\xff").expect("write");
+        let e = read_text(&f).expect_err("not UTF-8");
+        assert!(e.message.contains("not UTF-8"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn the_total_of_the_counts_is_capped_before_anything_is_built() {
+        let mut text = String::from("name: a\ntransfers:\n");
+        for i in 0..5 {
+            text.push_str(&format!("  - {{id: t{i}, path: [l{i}], count: 1000000}}\n"));
+        }
+        let started = std::time::Instant::now();
+        let e = parse_model("m.yaml", &text).expect_err("5 million transfers");
+        assert!(started.elapsed() < std::time::Duration::from_secs(2), "refused at once");
+        assert_eq!(e.field.as_deref(), Some("transfers[4]"), "{e}");
+        assert_eq!(e.line, Some(7), "{e}");
+        assert!(e.message.contains("4194304"), "{e}");
     }
 }
