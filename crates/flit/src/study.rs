@@ -172,6 +172,10 @@ fn models(system: &MultiCluster, timing: Timing) -> Result<[Model; 2], StudyErro
     Ok(READINGS.map(|r| m.clone().with_source_queues(r)))
 }
 
+/// The most loads a study simulates per curve ([`loads`]): each is a full simulation
+/// (002's curves have about 10).
+pub const MAX_LOADS: usize = 1000;
+
 /// `points` evenly spaced loads from `up_to / points` to `up_to`, where `up_to` is
 /// `beyond` times the larger of the two readings' saturation loads.
 pub fn loads(
@@ -180,10 +184,10 @@ pub fn loads(
     points: usize,
     beyond: f64,
 ) -> Result<Vec<f64>, StudyError> {
-    if points == 0 {
+    if points == 0 || points > MAX_LOADS {
         return Err(StudyError::BadParameter {
             name: "points",
-            why: "at least one load is needed".into(),
+            why: format!("{points}: give 1 to {MAX_LOADS} loads"),
         });
     }
     if !(beyond.is_finite() && beyond > 0.0) {
