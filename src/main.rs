@@ -718,9 +718,12 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
+            // A file that cannot be read or written (a directory, a full disk, a closed
+            // pipe, no permission) is the user's to fix, like bad input.
             let input = e.downcast_ref::<liquid_model::yaml::LoadError>().is_some()
                 || e.downcast_ref::<InputError>().is_some()
-                || e.downcast_ref::<liquid_proof::ProofError>().is_some();
+                || e.downcast_ref::<liquid_proof::ProofError>().is_some()
+                || e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some());
             ExitCode::from(if input { EXIT_INPUT } else { EXIT_INTERNAL })
         }
     }

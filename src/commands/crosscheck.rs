@@ -340,6 +340,18 @@ fn table(report: &Report) -> String {
     out
 }
 
+/// Whether a file declares the baseline format (`format: liquid-baseline/…` at the top
+/// level): such a file is not a model.
+fn is_baseline(path: &std::path::Path) -> bool {
+    let Ok(text) = liquid_model::yaml::read_text(path) else {
+        return false;
+    };
+    text.lines().any(|l| {
+        l.strip_prefix("format:")
+            .is_some_and(|v| v.trim().trim_matches(['"', '\'']).starts_with("liquid-baseline/"))
+    })
+}
+
 /// `liquid crosscheck MODEL...`: exit 0 when every answer checks and no two contradict,
 /// 4 on a contradiction, 3 when an engine failed to run.
 pub fn crosscheck(
@@ -352,6 +364,8 @@ pub fn crosscheck(
     if base.update && base.baseline.is_none() {
         return Err(InputError("--update needs --baseline FILE".into()).into());
     }
+    // A bad or missing baseline is reported before any engine runs.
+    let recorded = base.baseline.as_ref().map(|f| Baseline::load(f)).transpose()?;
     let mut traffics = Vec::new();
     let mut schedules: Vec<(Option<String>, ScheduleClaim)> = Vec::new();
     // A folder stands for every `.yaml` file inside it, in name order.
@@ -364,8 +378,31 @@ pub fn crosscheck(
                 .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
                 .collect();
             inside.sort();
+            // A baseline kept beside the models is no model: skipped, and said so.
+            inside.retain(|p| {
+                let baseline = is_baseline(p);
+                if baseline {
+                    eprintln!("note: {}: a baseline file, not a model: skipped", p.display());
+                }
+                !baseline
+            });
+            if inside.is_empty() {
+                return Err(InputError(format!(
+                    "{}: the folder holds no model (no .yaml file)",
+                    path.display()
+                ))
+                .into());
+            }
             paths.extend(inside);
         } else {
+            if is_baseline(path) {
+                return Err(InputError(format!(
+                    "{}: a baseline file (format {}), not a model: give it with --baseline",
+                    path.display(),
+                    liquid_engine::baseline::FORMAT
+                ))
+                .into());
+            }
             paths.push(path.clone());
         }
     }
@@ -424,7 +461,7 @@ pub fn crosscheck(
     let baseline = match &base.baseline {
         None => None,
         Some(file) => {
-            let recorded = Baseline::load(file)?;
+            let recorded = recorded.expect("loaded above");
             let diffs = liquid_engine::baseline::compare(&recorded.answers, &answers);
             if base.update {
                 std::fs::write(file, Baseline::new(answers.clone()).to_yaml())
@@ -461,7 +498,7 @@ pub fn crosscheck(
         baseline,
     };
     match format {
-        CrossFormat::Table => print!("{}", table(&report)),
+        CrossFormat::Table => crate::output::print(&table(&report))?,
         CrossFormat::Yaml => emit(&report, Format::Yaml)?,
         CrossFormat::Json => emit(&report, Format::Json)?,
     }

@@ -220,7 +220,7 @@ fn model(args: &ModelArgs) -> anyhow::Result<ExitCode> {
         std::fs::write(path, report::csv(&model, &saturation, &points))
             .map_err(|e| InputError(format!("cannot write {}: {e}", path.display())))?;
     }
-    print!("{text}");
+    crate::output::print(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 

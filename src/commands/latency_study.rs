@@ -148,7 +148,7 @@ pub fn latency_study(a: &LatencyStudyArgs) -> anyhow::Result<ExitCode> {
         }
         curves.push(curve);
     }
-    print!("{}", study::error_table(&curves));
+    crate::output::print(&study::error_table(&curves))?;
     if let Some(md) = &a.markdown {
         std::fs::write(md, study::markdown(&curves))
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", md.display()))?;
