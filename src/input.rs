@@ -1,37 +1,11 @@
-//! Where a model comes from: a file, or a generated-model spec (`t1:4,4,4,4,0,0,2,1`,
-//! `fat-tree:4,3`, `ring:6,2`, `mesh:3x3,1`, `torus:4x4,1`, `paper-fig1:`,
-//! `two-clusters:20,40`, `multi-cluster:8,12x1+16x2+4x3`; see
-//! [`liquid_topology::spec`]). Every command that takes a model goes through here.
+//! Where a model comes from: a file, or a generated-model spec (see
+//! [`liquid_study::input`]). Every command that takes a model goes through here.
 
 use std::path::Path;
 
-use liquid_model::network::NetworkError;
-use liquid_model::{BuildError, Traffic};
-use liquid_topology::TopologyError;
+use liquid_model::Traffic;
 
-use crate::InputError;
-
-/// Loads the traffic a model argument names: a generated-model spec when it starts with
-/// one of the spec prefixes, otherwise a model file. A bad spec is an input error
-/// (exit code 2), like a bad file.
+/// Loads the traffic a model argument names ([`liquid_study::input::load_traffic`]).
 pub fn load_traffic(arg: &Path) -> anyhow::Result<Traffic> {
-    if let Some(s) = arg.to_str() {
-        if liquid_topology::spec::is_spec(s) {
-            // The traffic straight from the generator (fat-trees and multi-cluster systems
-            // without their network form): what `parse(s)?.expand()` gives, in less memory.
-            return liquid_topology::spec::traffic(s)
-                .map_err(|e| match e {
-                    // A spec whose pattern is empty is bad input, not a generator bug.
-                    TopologyError::Network(NetworkError::Build(BuildError::Empty { .. })) => {
-                        InputError(format!("generated model {s:?}: {e}")).into()
-                    }
-                    TopologyError::Network(e) => {
-                        anyhow::anyhow!("generated model {s:?} does not expand: {e}")
-                    }
-                    e => anyhow::Error::from(InputError(e.to_string())),
-                })?
-                .ok_or_else(|| InputError(format!("{s:?} is not a generated-model spec")).into());
-        }
-    }
-    Ok(liquid_model::yaml::load_model(arg)?)
+    Ok(liquid_study::input::load_traffic(arg)?)
 }

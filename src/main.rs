@@ -73,42 +73,7 @@ enum Command {
         format: Format,
     },
     /// Schedules a traffic with one engine and reports the verdict with its evidence.
-    Solve {
-        /// Model file, or a generated-model spec (see `analyze --help`).
-        model: PathBuf,
-        /// The engine to run.
-        #[arg(long, value_parser = commands::engine_parser(), default_value = "native")]
-        engine: String,
-        #[command(flatten)]
-        limits: LimitArgs,
-        /// Seed for randomised engines (random) and for the tabu search of sat and portfolio.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// ILP engine only: decide liquidity (K = Λ timeframes, no objective) instead of
-        /// minimising the length. Answers `liquid` or `unknown` (HiGHS's "infeasible" is
-        /// reported in the stats, not as a proof).
-        #[arg(long)]
-        decide: bool,
-        /// Also write the schedule to this file (schedule-file format).
-        #[arg(long)]
-        schedule_out: Option<PathBuf>,
-        /// Write the proof of a lower bound above Λ (non-liquid or optimal answers) into
-        /// this directory: formula.cnf, proof.lrat, manifest.yaml. Any engine: the SAT
-        /// engine and the portfolio refute the bound themselves, the others' bounds are
-        /// refuted with SAT at one timeframe fewer; the directory is read back and checked
-        /// before the report calls it a proof.
-        #[arg(long, value_name = "DIR")]
-        prove: Option<PathBuf>,
-        /// Accept checked evidence only: the bound of an optimal or non-liquid answer must
-        /// be a bottleneck, a clique or a checked proof (one is produced as with --prove,
-        /// in memory). Otherwise the report says how strong the evidence is, and the exit
-        /// code is 1.
-        #[arg(long)]
-        require_proof: bool,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Yaml)]
-        format: Format,
-    },
+    Solve(Box<SolveCliArgs>),
     /// Counts (and with --list lists) the full teams of a traffic (004, sections 2-3).
     Teams {
         /// Model file, or a generated-model spec (see `analyze --help`).
@@ -122,35 +87,7 @@ enum Command {
     },
     /// Runs several engines on each model and reports any contradiction between them;
     /// records their answers as a baseline, or compares them with one.
-    Crosscheck {
-        /// Model files, folders (every `.yaml` inside) or generated-model specs.
-        #[arg(required = true)]
-        models: Vec<PathBuf>,
-        /// Engines to run, comma-separated (default: native, dsatur, exact, sat, ilp).
-        #[arg(long, value_parser = commands::engine_parser(), value_delimiter = ',')]
-        engines: Vec<String>,
-        /// Record every engine's answer (verdict, length, bound, evidence; no timings) in
-        /// FILE: a baseline to compare later runs with.
-        #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
-        record: Option<PathBuf>,
-        /// Compare the answers with a recorded baseline: exit 5 when an answer regressed,
-        /// 6 when answers only improved (0 with --accept-improvements).
-        #[arg(long, value_name = "FILE")]
-        baseline: Option<PathBuf>,
-        /// With --baseline: rewrite the baseline with this run's answers.
-        #[arg(long, requires = "baseline")]
-        update: bool,
-        /// With --baseline: improvements (a shorter schedule, a higher bound, stronger
-        /// evidence, a verdict that settles more) exit 0.
-        #[arg(long, requires = "baseline")]
-        accept_improvements: bool,
-        /// Limits for each engine run.
-        #[command(flatten)]
-        limits: LimitArgs,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = commands::CrossFormat::Table)]
-        format: commands::CrossFormat,
-    },
+    Crosscheck(Box<CrosscheckArgs>),
     /// Checks a certificate (a schedule, a proof directory, or both) from files alone and
     /// says exactly what it proves.
     Certify {
@@ -287,56 +224,131 @@ enum StudyWhat {
     /// liquid schedules for both phases, simulated over message sizes and node counts.
     /// Writes DIR/two-clusters.csv and SVG charts, prints backbone message counts, where
     /// LG starts to win and the largest speed-ups.
-    TwoClusters {
-        /// Output directory.
-        #[arg(long, default_value = "two-clusters-study")]
-        out: PathBuf,
-        /// Message sizes 2^K for K from the first to the last exponent, like 0..24.
-        #[arg(long, default_value = "0..24", value_parser = parse_exponents)]
-        size_exponents: (u32, u32),
-        /// Cases of the size sweep, N1+N2 separated by commas.
-        #[arg(long, default_value = "30+30,20+40", value_parser = commands::parse_cases)]
-        size_cases: std::vec::Vec<(usize, usize)>,
-        /// Node sweep with n1 = n2: the values of n1.
-        #[arg(long, value_delimiter = ',', default_value = "5,10,15,20,25,30,35,40")]
-        equal: Vec<usize>,
-        /// Node sweep with n2 = 2·n1: the values of n1.
-        #[arg(long, value_delimiter = ',', default_value = "5,10,15,20,25")]
-        double: Vec<usize>,
-        /// Skip the node sweeps (sizes only).
-        #[arg(long)]
-        no_node_sweep: bool,
-        /// Message sizes of the node sweeps, bytes.
-        #[arg(long, value_delimiter = ',', default_value = "65536,524288")]
-        node_sizes: Vec<f64>,
-        #[command(flatten)]
-        links: commands::TwoClusterLinks,
-        /// Software overhead per message, s.
-        #[arg(long, default_value_t = 0.0)]
-        overhead: f64,
-        /// Backbone lanes of the scheduling model (default: backbone / node bandwidth).
-        #[arg(long)]
-        lanes: Option<usize>,
-        /// Each cluster's topology, a spec like fat-tree:4,2 (default: a crossbar). Both
-        /// clusters then have its host count H: the size sweep runs H+H, the node sweep
-        /// the one point n1 = n2 = H (no n2 = 2·n1 sweep); the liquid schedules are still
-        /// computed on the crossbar model, the simulation routes through the topology.
-        #[arg(long, conflicts_with_all = ["size_cases", "equal", "double"])]
-        cluster: Option<String>,
-        /// The engine that computes the liquid schedules (DSatur's schedule is used when
-        /// it finds none).
-        #[arg(long, value_parser = commands::engine_parser(), default_value = "native")]
-        engine: String,
-        /// Time limit of the engine per traffic, in seconds.
-        #[arg(long, value_parser = commands::parse_seconds, default_value = "10")]
-        time_limit: std::time::Duration,
-        /// Also write the report as Markdown into this file.
-        #[arg(long, value_name = "FILE")]
-        markdown: Option<PathBuf>,
-        /// Summary format.
-        #[arg(long, value_enum, default_value_t = Format::Yaml)]
-        format: Format,
-    },
+    TwoClusters(Box<TwoClustersArgs>),
+}
+
+// `liquid study two-clusters`'s arguments.
+#[derive(Debug, clap::Args)]
+struct TwoClustersArgs {
+    /// Output directory.
+    #[arg(long, default_value = "two-clusters-study")]
+    out: PathBuf,
+    /// Message sizes 2^K for K from the first to the last exponent, like 0..24.
+    #[arg(long, default_value = "0..24", value_parser = parse_exponents)]
+    size_exponents: (u32, u32),
+    /// Cases of the size sweep, N1+N2 separated by commas.
+    #[arg(long, default_value = "30+30,20+40", value_parser = liquid_study::two_clusters::parse_cases)]
+    size_cases: std::vec::Vec<(usize, usize)>,
+    /// Node sweep with n1 = n2: the values of n1.
+    #[arg(long, value_delimiter = ',', default_value = "5,10,15,20,25,30,35,40")]
+    equal: Vec<usize>,
+    /// Node sweep with n2 = 2·n1: the values of n1.
+    #[arg(long, value_delimiter = ',', default_value = "5,10,15,20,25")]
+    double: Vec<usize>,
+    /// Skip the node sweeps (sizes only).
+    #[arg(long)]
+    no_node_sweep: bool,
+    /// Message sizes of the node sweeps, bytes.
+    #[arg(long, value_delimiter = ',', default_value = "65536,524288")]
+    node_sizes: Vec<f64>,
+    #[command(flatten)]
+    links: commands::TwoClusterLinks,
+    /// Software overhead per message, s.
+    #[arg(long, default_value_t = 0.0)]
+    overhead: f64,
+    /// Backbone lanes of the scheduling model (default: backbone / node bandwidth).
+    #[arg(long)]
+    lanes: Option<usize>,
+    /// Each cluster's topology, a spec like fat-tree:4,2 (default: a crossbar). Both
+    /// clusters then have its host count H: the size sweep runs H+H, the node sweep
+    /// the one point n1 = n2 = H (no n2 = 2·n1 sweep); the liquid schedules are still
+    /// computed on the crossbar model, the simulation routes through the topology.
+    #[arg(long, conflicts_with_all = ["size_cases", "equal", "double"])]
+    cluster: Option<String>,
+    /// The engine that computes the liquid schedules (DSatur's schedule is used when
+    /// it finds none).
+    #[arg(long, value_parser = commands::engine_parser(), default_value = "native")]
+    engine: String,
+    /// Time limit of the engine per traffic, in seconds.
+    #[arg(long, value_parser = commands::parse_seconds, default_value = "10")]
+    time_limit: std::time::Duration,
+    /// Also write the report as Markdown into this file.
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
+    /// Summary format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    format: Format,
+}
+
+// `liquid solve`'s arguments.
+#[derive(Debug, clap::Args)]
+struct SolveCliArgs {
+    /// Model file, or a generated-model spec (see `analyze --help`).
+    model: PathBuf,
+    /// The engine to run.
+    #[arg(long, value_parser = commands::engine_parser(), default_value = "native")]
+    engine: String,
+    #[command(flatten)]
+    limits: LimitArgs,
+    /// Seed for randomised engines (random) and for the tabu search of sat and portfolio.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// ILP engine only: decide liquidity (K = Λ timeframes, no objective) instead of
+    /// minimising the length. Answers `liquid` or `unknown` (HiGHS's "infeasible" is
+    /// reported in the stats, not as a proof).
+    #[arg(long)]
+    decide: bool,
+    /// Also write the schedule to this file (schedule-file format).
+    #[arg(long)]
+    schedule_out: Option<PathBuf>,
+    /// Write the proof of a lower bound above Λ (non-liquid or optimal answers) into
+    /// this directory: formula.cnf, proof.lrat, manifest.yaml. Any engine: the SAT
+    /// engine and the portfolio refute the bound themselves, the others' bounds are
+    /// refuted with SAT at one timeframe fewer; the directory is read back and checked
+    /// before the report calls it a proof.
+    #[arg(long, value_name = "DIR")]
+    prove: Option<PathBuf>,
+    /// Accept checked evidence only: the bound of an optimal or non-liquid answer must
+    /// be a bottleneck, a clique or a checked proof (one is produced as with --prove,
+    /// in memory). Otherwise the report says how strong the evidence is, and the exit
+    /// code is 1.
+    #[arg(long)]
+    require_proof: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    format: Format,
+}
+
+// `liquid crosscheck`'s arguments.
+#[derive(Debug, clap::Args)]
+struct CrosscheckArgs {
+    /// Model files, folders (every `.yaml` inside) or generated-model specs.
+    #[arg(required = true)]
+    models: Vec<PathBuf>,
+    /// Engines to run, comma-separated (default: native, dsatur, exact, sat, ilp).
+    #[arg(long, value_parser = commands::engine_parser(), value_delimiter = ',')]
+    engines: Vec<String>,
+    /// Record every engine's answer (verdict, length, bound, evidence; no timings) in
+    /// FILE: a baseline to compare later runs with.
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    record: Option<PathBuf>,
+    /// Compare the answers with a recorded baseline: exit 5 when an answer regressed,
+    /// 6 when answers only improved (0 with --accept-improvements).
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// With --baseline: rewrite the baseline with this run's answers.
+    #[arg(long, requires = "baseline")]
+    update: bool,
+    /// With --baseline: improvements (a shorter schedule, a higher bound, stronger
+    /// evidence, a verdict that settles more) exit 0.
+    #[arg(long, requires = "baseline")]
+    accept_improvements: bool,
+    /// Limits for each engine run.
+    #[command(flatten)]
+    limits: LimitArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = commands::CrossFormat::Table)]
+    format: commands::CrossFormat,
 }
 
 fn parse_exponents(s: &str) -> Result<(u32, u32), String> {
@@ -403,8 +415,8 @@ struct SimCliArgs {
 }
 
 impl SimCliArgs {
-    fn args(&self) -> anyhow::Result<commands::SimArgs> {
-        Ok(commands::SimArgs {
+    fn args(&self) -> anyhow::Result<liquid_study::simulate::SimArgs> {
+        Ok(liquid_study::simulate::SimArgs {
             schedule: self.schedule.clone(),
             engine: self.engine.as_deref().map(commands::engine).transpose()?,
             request: liquid_engine::Request {
@@ -412,7 +424,7 @@ impl SimCliArgs {
                 seed: self.seed,
                 ..Default::default()
             },
-            mode: self.mode,
+            mode: self.mode.mode(),
             size: self.size,
             sizes: self.sizes.clone(),
             overhead: self.overhead,
@@ -434,8 +446,8 @@ enum TestbedWhat {
         out: PathBuf,
         /// Run only shard i of n (1 <= i <= n; classes i, i+n, ...), writing
         /// DIR/t1-classes-shard-i-of-n.csv; join shards with `liquid testbed merge`.
-        #[arg(long, value_parser = commands::parse_shard)]
-        shard: Option<commands::Shard>,
+        #[arg(long, value_parser = liquid_study::testbed::parse_shard)]
+        shard: Option<liquid_study::testbed::Shard>,
         /// Wall-clock limit of the native search per class, in seconds.
         #[arg(long, value_parser = commands::parse_seconds, default_value = "10")]
         time_limit: std::time::Duration,
@@ -548,121 +560,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export {
             what: ExportWhat::Simgrid { model, sim, out },
         } => commands::export_simgrid(&model, &sim.args()?, &out),
-        Command::Testbed {
-            what:
-                TestbedWhat::T1 {
-                    out,
-                    shard,
-                    time_limit,
-                    jobs,
-                    sim_size,
-                    sim_latency,
-                    sim_overhead,
-                    format,
-                },
-        } => {
-            if let Some(j) = jobs {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(j.max(1))
-                    .build_global()
-                    .map_err(|e| anyhow::anyhow!("cannot start {j} worker threads: {e}"))?;
-            }
-            let sim = sim_size.map(|size| commands::SimParams {
-                size,
-                latency: sim_latency,
-                overhead: sim_overhead,
-            });
-            commands::testbed_t1(&out, shard, time_limit, sim, format)
-        }
-        Command::Testbed {
-            what: TestbedWhat::Merge { dirs, out, format },
-        } => commands::testbed_merge(&dirs, &out, format),
+        Command::Testbed { what } => testbed(what),
         Command::Study {
-            what:
-                StudyWhat::TwoClusters {
-                    out,
-                    size_exponents,
-                    size_cases,
-                    equal,
-                    double,
-                    no_node_sweep,
-                    node_sizes,
-                    links,
-                    overhead,
-                    lanes,
-                    cluster,
-                    engine,
-                    time_limit,
-                    markdown,
-                    format,
-                },
-        } => {
-            let (size_cases, equal, double) = match &cluster {
-                Some(spec) => {
-                    let h = liquid_topology::two_clusters::TwoClusters::shaped(spec)
-                        .map_err(|e| InputError(format!("--cluster: {e}")))?
-                        .n1;
-                    (vec![(h, h)], vec![h], vec![])
-                }
-                None => (size_cases, equal, double),
-            };
-            let args = commands::StudyArgs {
-                out,
-                size_exponents,
-                size_cases,
-                equal: if no_node_sweep { vec![] } else { equal },
-                double: if no_node_sweep { vec![] } else { double },
-                node_sizes,
-                setting: liquid_sim::study::Setting {
-                    backbone_mb_s: links.backbone_bandwidth,
-                    backbone_latency_s: links.backbone_latency,
-                    node_mb_s: links.node_bandwidth,
-                    node_latency_s: links.node_latency,
-                    overhead_s: overhead,
-                    lanes,
-                    cluster,
-                },
-                engine: commands::engine(&engine)?,
-                time_limit,
-                markdown,
-            };
-            commands::study_two_clusters(&args, format)
-        }
+            what: StudyWhat::TwoClusters(args),
+        } => study_two_clusters(*args),
         Command::Teams {
             model,
             list,
             format,
         } => commands::teams(&model, list, format),
-        Command::Crosscheck {
-            models,
-            engines,
-            limits,
-            format,
-            record,
-            baseline,
-            update,
-            accept_improvements,
-        } => {
-            let base = commands::BaselineArgs {
-                record,
-                baseline,
-                update,
-                accept_improvements,
-            };
-            let request = liquid_engine::Request {
-                limits: limits.limits(),
-                ..Default::default()
-            };
-            let engines: Vec<&'static dyn liquid_engine::Engine> = if engines.is_empty() {
-                liquid_engine::registry::crosscheck_defaults().collect()
-            } else {
-                engines
-                    .iter()
-                    .map(|e| commands::engine(e))
-                    .collect::<anyhow::Result<_>>()?
-            };
-            commands::crosscheck(&models, &engines, &request, format, &base)
-        }
+        Command::Crosscheck(args) => crosscheck(*args),
         Command::Encode {
             model,
             colours,
@@ -684,32 +591,143 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             format,
         ),
         Command::CheckProof { model, dir, format } => commands::check_proof(&model, &dir, format),
-        Command::Solve {
-            model,
-            engine,
-            limits,
-            seed,
-            decide,
-            schedule_out,
-            prove,
-            require_proof,
+        Command::Solve(args) => solve(*args),
+    }
+}
+
+/// `liquid testbed ...`.
+fn testbed(what: TestbedWhat) -> anyhow::Result<ExitCode> {
+    match what {
+        TestbedWhat::T1 {
+            out,
+            shard,
+            time_limit,
+            jobs,
+            sim_size,
+            sim_latency,
+            sim_overhead,
             format,
         } => {
-            let args = commands::SolveArgs {
-                request: liquid_engine::Request {
-                    limits: limits.limits(),
-                    seed,
-                    decide,
-                    proofs: false,
-                },
-                prove: prove.as_deref(),
-                require_proof,
-                schedule_out: schedule_out.as_ref(),
-                format,
-            };
-            commands::solve(&model, commands::engine(&engine)?, &args)
+            if let Some(j) = jobs {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(j.max(1))
+                    .build_global()
+                    .map_err(|e| anyhow::anyhow!("cannot start {j} worker threads: {e}"))?;
+            }
+            let sim = sim_size.map(|size| liquid_study::testbed::SimParams {
+                size,
+                latency: sim_latency,
+                overhead: sim_overhead,
+            });
+            commands::testbed_t1(&out, shard, time_limit, sim, format)
+        }
+        TestbedWhat::Merge { dirs, out, format } => commands::testbed_merge(&dirs, &out, format),
+    }
+}
+
+/// `liquid study two-clusters`.
+fn study_two_clusters(a: TwoClustersArgs) -> anyhow::Result<ExitCode> {
+    let (size_cases, equal, double) = match &a.cluster {
+        Some(spec) => {
+            let h = liquid_topology::two_clusters::TwoClusters::shaped(spec)
+                .map_err(|e| InputError(format!("--cluster: {e}")))?
+                .n1;
+            (vec![(h, h)], vec![h], vec![])
+        }
+        None => (a.size_cases, a.equal, a.double),
+    };
+    let links = a.links;
+    let args = liquid_study::two_clusters::StudyArgs {
+        out: a.out,
+        size_exponents: a.size_exponents,
+        size_cases,
+        equal: if a.no_node_sweep { vec![] } else { equal },
+        double: if a.no_node_sweep { vec![] } else { double },
+        node_sizes: a.node_sizes,
+        setting: liquid_sim::study::Setting {
+            backbone_mb_s: links.backbone_bandwidth,
+            backbone_latency_s: links.backbone_latency,
+            node_mb_s: links.node_bandwidth,
+            node_latency_s: links.node_latency,
+            overhead_s: a.overhead,
+            lanes: a.lanes,
+            cluster: a.cluster,
+        },
+        engine: commands::engine(&a.engine)?,
+        time_limit: a.time_limit,
+        markdown: a.markdown,
+    };
+    commands::study_two_clusters(&args, a.format)
+}
+
+/// `liquid crosscheck`.
+fn crosscheck(a: CrosscheckArgs) -> anyhow::Result<ExitCode> {
+    let base = commands::BaselineArgs {
+        record: a.record,
+        baseline: a.baseline,
+        update: a.update,
+        accept_improvements: a.accept_improvements,
+    };
+    let request = liquid_engine::Request {
+        limits: a.limits.limits(),
+        ..Default::default()
+    };
+    let engines: Vec<&'static dyn liquid_engine::Engine> = if a.engines.is_empty() {
+        liquid_engine::registry::crosscheck_defaults().collect()
+    } else {
+        a.engines
+            .iter()
+            .map(|e| commands::engine(e))
+            .collect::<anyhow::Result<_>>()?
+    };
+    commands::crosscheck(&a.models, &engines, &request, a.format, &base)
+}
+
+/// `liquid solve`.
+fn solve(a: SolveCliArgs) -> anyhow::Result<ExitCode> {
+    let args = commands::SolveArgs {
+        request: liquid_engine::Request {
+            limits: a.limits.limits(),
+            seed: a.seed,
+            decide: a.decide,
+            proofs: false,
+        },
+        prove: a.prove.as_deref(),
+        require_proof: a.require_proof,
+        schedule_out: a.schedule_out.as_ref(),
+        format: a.format,
+    };
+    commands::solve(&a.model, commands::engine(&a.engine)?, &args)
+}
+
+/// The longest run of digits an error message shows in full: a 300-digit number (a
+/// user's overflowing integer, or 1e308 written out) is cut to its first digits and its
+/// length.
+const MAX_DIGITS: usize = 24;
+
+/// `message` with every run of more than [`MAX_DIGITS`] digits shortened.
+fn shorten_numbers(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut digits = String::new();
+    let flush = |digits: &mut String, out: &mut String| {
+        if digits.len() > MAX_DIGITS {
+            out.push_str(&digits[..12]);
+            out.push_str(&format!("…({} digits)", digits.len()));
+        } else {
+            out.push_str(digits);
+        }
+        digits.clear();
+    };
+    for c in message.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+        } else {
+            flush(&mut digits, &mut out);
+            out.push(c);
         }
     }
+    flush(&mut digits, &mut out);
+    out
 }
 
 fn main() -> ExitCode {
@@ -717,12 +735,14 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", shorten_numbers(&format!("{e:#}")));
             // A file that cannot be read or written (a directory, a full disk, a closed
             // pipe, no permission) is the user's to fix, like bad input.
             let input = e.downcast_ref::<liquid_model::yaml::LoadError>().is_some()
                 || e.downcast_ref::<InputError>().is_some()
                 || e.downcast_ref::<liquid_proof::ProofError>().is_some()
+                || e.downcast_ref::<liquid_study::StudyError>()
+                    .is_some_and(liquid_study::StudyError::is_input)
                 || e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some());
             ExitCode::from(if input { EXIT_INPUT } else { EXIT_INTERNAL })
         }

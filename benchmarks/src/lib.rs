@@ -36,31 +36,17 @@ pub fn models() -> Vec<(String, Traffic)> {
 }
 
 /// A seeded random traffic: `n` transfers over `links` links, each path of 1..=`max_path`
-/// distinct links (a small xorshift generator, so the instance is the same everywhere).
+/// distinct links ([`liquid_model::examples::random_paths`], so the instance is the same
+/// everywhere).
 pub fn random_traffic(seed: u64, n: usize, links: usize, max_path: usize) -> Traffic {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut next = move |m: usize| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s % m as u64) as usize
+    use liquid_model::examples::{random_paths, Draws, RandomShape};
+    let shape = RandomShape {
+        transfers: n,
+        links,
+        path: (1, max_path.min(links)),
+        distinct: false,
     };
-    let transfers: Vec<(String, Vec<String>)> = (0..n)
-        .map(|i| {
-            let len = 1 + next(max_path.min(links));
-            let mut path: Vec<usize> = Vec::with_capacity(len);
-            while path.len() < len {
-                let l = next(links);
-                if !path.contains(&l) {
-                    path.push(l);
-                }
-            }
-            (
-                format!("t{i}"),
-                path.into_iter().map(|l| format!("l{l}")).collect(),
-            )
-        })
-        .collect();
+    let transfers = random_paths(&mut Draws::new(seed), &shape);
     Traffic::from_paths(&format!("random-{seed}-{n}"), &transfers)
         .expect("generated traffic is valid")
 }

@@ -88,7 +88,7 @@ pub fn explain(
     for c in &found {
         // The links the core's transfers share (the others play no part).
         let mut uses: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
-        for &t in &c.transfers {
+        for &t in c.transfers() {
             for &l in &traffic.transfer(t).path {
                 *uses.entry(traffic.link_name(l)).or_default() += 1;
             }
@@ -98,21 +98,21 @@ pub fn explain(
             .filter(|&(_, n)| n >= 2)
             .map(|(l, _)| l)
             .collect();
-        let r = c.proof.report();
+        let r = c.proof().report();
         reports.push(CoreReport {
-            size: c.transfers.len(),
-            structure: c.structure.as_str(),
-            transfers: names(&traffic, &c.transfers),
+            size: c.transfers().len(),
+            structure: c.structure().as_str(),
+            transfers: names(&traffic, c.transfers()),
             shared_links: links.into_iter().map(str::to_string).collect(),
             proof: ProofReport {
                 checked: true,
-                colours: c.proof.colours(),
+                colours: c.proof().colours(),
                 variables: r.variables,
                 clauses: r.clauses,
                 added: r.added,
             },
             without_one: c
-                .without_one
+                .without_one()
                 .iter()
                 .map(|(t, s)| WithoutOne {
                     removed: traffic.transfer_name(*t).to_string(),

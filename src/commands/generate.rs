@@ -160,24 +160,63 @@ pub struct TwoClusterLinks {
     pub node_latency: f64,
 }
 
+/// A mesh or torus.
+fn grid(dims: &str, wrap: bool, k: usize, self_t: bool) -> anyhow::Result<Generated> {
+    let dims = liquid_topology::spec::parse_dims(dims, dims).map_err(|_| {
+        InputError(format!(
+            "--dims {dims:?}: give sizes separated by x, like 4x4"
+        ))
+    })?;
+    Grid {
+        dims,
+        wrap,
+        hosts_per_switch: k,
+        self_transfers: self_t,
+    }
+    .generated()
+    .map_err(InputError::of)
+}
+
+/// Two clusters, crossbars or copies of `cluster`.
+fn two_clusters(
+    n1: Option<usize>,
+    n2: Option<usize>,
+    cluster: Option<&str>,
+    links: TwoClusterLinks,
+    lanes: usize,
+) -> anyhow::Result<Generated> {
+    let base = match cluster {
+        Some(spec) => TwoClusters::shaped(spec).map_err(InputError::of)?,
+        None => {
+            let need = |v: Option<usize>, name: &str| {
+                v.ok_or_else(|| InputError(format!("{name} is required (or give --cluster SPEC)")))
+            };
+            TwoClusters::new(need(n1, "--n1")?, need(n2, "--n2")?)
+        }
+    };
+    TwoClusters {
+        n1: n1.unwrap_or(base.n1),
+        n2: n2.unwrap_or(base.n2),
+        backbone_bandwidth: links.backbone_bandwidth,
+        backbone_latency: links.backbone_latency,
+        node_bandwidth: links.node_bandwidth,
+        node_latency: links.node_latency,
+        lanes,
+        ..base
+    }
+    .generated()
+    .map_err(InputError::of)
+}
+
 /// `liquid generate ...`.
 pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
-    let grid = |dims: &str, wrap, k, self_t| -> anyhow::Result<Generated> {
-        let dims = liquid_topology::spec::parse_dims(dims, dims).map_err(|_| {
-            InputError(format!(
-                "--dims {dims:?}: give sizes separated by x, like 4x4"
-            ))
-        })?;
-        Grid {
-            dims,
-            wrap,
-            hosts_per_switch: k,
-            self_transfers: self_t,
-        }
-        .generated()
-        .map_err(InputError::of)
-    };
-    let (g, output) = match what {
+    let (g, output) = build(what)?;
+    write(&g, output)
+}
+
+/// The network a `generate` subcommand names, and where to write it.
+fn build(what: GenerateWhat) -> anyhow::Result<(Generated, GenerateOutput)> {
+    Ok(match what {
         GenerateWhat::T1 { alloc, output } => (
             t1::generated(Allocation::parse(&alloc).map_err(InputError::of)?)
                 .map_err(InputError::of)?,
@@ -247,35 +286,15 @@ pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
             links,
             lanes,
             output,
-        } => {
-            let base = match &cluster {
-                Some(spec) => TwoClusters::shaped(spec).map_err(InputError::of)?,
-                None => {
-                    let need = |v: Option<usize>, name: &str| {
-                        v.ok_or_else(|| {
-                            InputError(format!("{name} is required (or give --cluster SPEC)"))
-                        })
-                    };
-                    TwoClusters::new(need(n1, "--n1")?, need(n2, "--n2")?)
-                }
-            };
-            (
-                TwoClusters {
-                    n1: n1.unwrap_or(base.n1),
-                    n2: n2.unwrap_or(base.n2),
-                    backbone_bandwidth: links.backbone_bandwidth,
-                    backbone_latency: links.backbone_latency,
-                    node_bandwidth: links.node_bandwidth,
-                    node_latency: links.node_latency,
-                    lanes,
-                    ..base
-                }
-                .generated()
-                .map_err(InputError::of)?,
-                output,
-            )
-        }
-    };
+        } => (
+            two_clusters(n1, n2, cluster.as_deref(), links, lanes)?,
+            output,
+        ),
+    })
+}
+
+/// Writes a generated model in the output's form.
+fn write(g: &Generated, output: GenerateOutput) -> anyhow::Result<ExitCode> {
     let text = match output.form {
         Form::Explicit => {
             let traffic = g

@@ -1,13 +1,18 @@
 //! `liquid latency ...`: mean message latency in paper 002's heterogeneous multi-cluster
-//! systems. `model` is the analytical model (`liquid_latency::model`).
+//! systems: the analytical model, the flit-level simulation, and the model against the
+//! simulation (`liquid_study::latency`).
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
-use liquid_latency::model::{Journey, Model, Prediction, Saturation, SourceQueues};
-use liquid_latency::{LatencyError, MultiCluster, Timing};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use liquid_latency::model::SourceQueues;
+use liquid_latency::{MultiCluster, Timing};
+use liquid_study::latency::{self as study, Load as StudyLoad, ModelAnswer, PlanSource};
 
-use crate::output::Format;
+use crate::output::{emit, Format};
 use crate::InputError;
 
 /// The `latency` subcommands.
@@ -20,11 +25,11 @@ pub enum LatencyWhat {
     /// Flit-level simulation (wormhole, single-flit buffers, Poisson sources, uniform
     /// destinations, concentrator/dispatcher queues): mean latency per offered traffic,
     /// overall and per cluster, with 95 % confidence intervals over replications.
-    Simulate(super::LatencySimArgs),
+    Simulate(LatencySimArgs),
     /// The model (both readings of its source queues) against the simulation: per
     /// curve (system and message size), latency against offered traffic as CSV and SVG,
     /// and the relative errors below 50, 70 and 90 % of the model's saturation load.
-    Study(super::LatencyStudyArgs),
+    Study(LatencyStudyArgs),
 }
 
 /// The system and the message and channel parameters (002 section 4's by default).
@@ -86,29 +91,12 @@ pub struct MessageCounts {
     pub drain: u64,
 }
 
-/// The message and channel parameters in a report, with the per-flit channel times.
-#[derive(Debug, serde::Serialize)]
-pub struct TimingReport {
-    flits: u32,
-    flit_bytes: f64,
-    bandwidth: f64,
-    net_latency: f64,
-    switch_latency: f64,
-    t_cn: f64,
-    t_cs: f64,
-}
-
-impl TimingReport {
-    /// The report of `t`, the derived times `t_cn`, `t_cs` rounded by `round`.
-    pub fn new(t: Timing, round: fn(f64) -> f64) -> TimingReport {
-        TimingReport {
-            flits: t.flits,
-            flit_bytes: t.flit_bytes,
-            bandwidth: t.bandwidth,
-            net_latency: t.net_latency,
-            switch_latency: t.switch_latency,
-            t_cn: round(t.t_cn()),
-            t_cs: round(t.t_cs()),
+impl MessageCounts {
+    fn counts(&self) -> study::MessageCounts {
+        study::MessageCounts {
+            messages: self.messages,
+            warmup: self.warmup,
+            drain: self.drain,
         }
     }
 }
@@ -168,302 +156,188 @@ struct Load {
     points: Option<usize>,
 }
 
+/// How concentrators/dispatchers forward messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ConcentratorMode {
+    /// A message joins the queue when its header arrives (virtual cut-through).
+    CutThrough,
+    /// A message joins the queue when its tail has arrived.
+    StoreAndForward,
+}
+
+/// The parameters of `liquid latency simulate`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LatencySimArgs {
+    #[command(flatten)]
+    pub system: SystemArgs,
+    /// Offered traffic λ_g: messages per node per time unit; several rates separated by
+    /// commas give a curve.
+    #[arg(long, value_delimiter = ',', required_unless_present_any = ["schedule", "engine"])]
+    pub rate: Vec<f64>,
+    /// Also run the system's all-to-all as planned by this schedule file (transfer ids
+    /// `c0.p1->c2.p3`, as `liquid solve multi-cluster:... --schedule-out` writes them):
+    /// frame by frame with a barrier, all at once, and against the same number of
+    /// messages to uniformly random destinations.
+    #[arg(long, value_name = "FILE", conflicts_with = "engine")]
+    pub schedule: Option<std::path::PathBuf>,
+    /// Like --schedule, with the schedule of this engine (e.g. native, round-robin).
+    #[arg(long, value_parser = super::engine_parser())]
+    pub engine: Option<String>,
+    #[command(flatten)]
+    pub counts: MessageCounts,
+    /// Independent runs per rate (seeds SEED, SEED+1, ...); 95 % confidence intervals
+    /// from Student's t.
+    #[arg(long, default_value_t = 5)]
+    pub replications: usize,
+    /// Seed of the first replication.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// How concentrators/dispatchers forward messages.
+    #[arg(long, value_enum, default_value_t = ConcentratorMode::CutThrough)]
+    pub concentrator: ConcentratorMode,
+    /// Wall-clock limit in seconds: the run under way stops, later ones do not start.
+    #[arg(long, value_parser = super::parse_seconds)]
+    pub time_limit: Option<Duration>,
+    /// Report per-cluster estimates too.
+    #[arg(long)]
+    pub per_cluster: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    pub format: Format,
+}
+
+/// `liquid latency study`'s arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LatencyStudyArgs {
+    /// Directory for latency-<system>-<M>.csv and .svg (created if missing).
+    #[arg(long, default_value = "latency-study")]
+    pub out: PathBuf,
+    /// Systems as M,LIST[,NC], separated by `;` or given several times (default: 002's
+    /// Table 1, 8,12x1+16x2+4x3 and 4,8x3+3x4+5x5).
+    #[arg(long, value_delimiter = ';')]
+    pub systems: Vec<String>,
+    /// Message sizes as M:L_m (flits : bytes per flit), separated by commas.
+    #[arg(long, value_delimiter = ',', default_value = "32:256,64:512")]
+    pub sizes: Vec<String>,
+    /// Loads per curve, evenly spaced up to --beyond × the larger saturation load of the
+    /// model's two readings.
+    #[arg(long, default_value_t = 20)]
+    pub points: usize,
+    /// The last load as a multiple of the larger of the two saturation loads.
+    #[arg(long, default_value_t = 1.2, allow_negative_numbers = true)]
+    pub beyond: f64,
+    #[command(flatten)]
+    pub counts: MessageCounts,
+    /// Independent runs per load (seeds SEED, SEED+1, ...).
+    #[arg(long, default_value_t = 3)]
+    pub replications: usize,
+    /// Seed of the first replication.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also write the whole study (error table and every curve's points) as Markdown.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+}
+
 /// Runs a `latency` subcommand.
 pub fn latency(what: LatencyWhat) -> anyhow::Result<ExitCode> {
     match what {
         LatencyWhat::Model(args) => model(&args),
-        LatencyWhat::Simulate(args) => super::latency_simulate(&args),
-        LatencyWhat::Study(args) => super::latency_study(&args),
-    }
-}
-
-/// A library refusal as an input error naming the command-line option.
-fn input(e: LatencyError) -> InputError {
-    match e {
-        LatencyError::BadParameter { name, why } => {
-            InputError(format!("--{}: {why}", name.replace(' ', "-")))
-        }
-        e => InputError(e.to_string()),
+        LatencyWhat::Simulate(args) => simulate(&args),
+        LatencyWhat::Study(args) => run_study(&args),
     }
 }
 
 fn model(args: &ModelArgs) -> anyhow::Result<ExitCode> {
     let system = args.system.system()?;
-    let model = Model::new(&system, args.system.timing())
-        .map_err(input)?
-        .with_source_queues(args.source_queues.into());
-    let saturation = model.saturation();
-    let (points, text) = match (args.load.rate, args.load.points) {
-        (Some(rate), _) => {
-            let p = model.at(rate).map_err(|e| match e {
-                LatencyError::Saturated { .. } => InputError(format!(
-                    "{e}; the model saturates at λ_g = {:.6e}",
-                    saturation.rate
-                )),
-                e => input(e),
-            })?;
-            let text = crate::output::render(&report::point(&model, &saturation, &p), args.format)?;
-            (vec![p], text)
-        }
-        (None, Some(points)) => {
-            let sweep = model.sweep(args.up_to, points).map_err(input)?;
-            let text = report::table(&model, &sweep.saturation, &sweep.points);
-            (sweep.points, text)
-        }
+    let load = match (args.load.rate, args.load.points) {
+        (Some(rate), _) => StudyLoad::Rate(rate),
+        (None, Some(points)) => StudyLoad::Points {
+            points,
+            up_to: args.up_to,
+        },
         (None, None) => {
             return Err(
                 InputError("give --rate λ (one point) or --points K (a sweep)".into()).into(),
             )
         }
     };
-    if let Some(path) = &args.csv {
-        std::fs::write(path, report::csv(&model, &saturation, &points))
-            .map_err(|e| InputError(format!("cannot write {}: {e}", path.display())))?;
+    let answer = study::model(
+        &system,
+        args.system.timing(),
+        args.source_queues.into(),
+        load,
+        args.csv.as_deref(),
+    )?;
+    match answer {
+        ModelAnswer::Point(r) => crate::output::print(&crate::output::render(&r, args.format)?)?,
+        ModelAnswer::Table(text) => crate::output::print(&text)?,
     }
-    crate::output::print(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// The model's answers as reports, tables and CSV.
-mod report {
-    use std::fmt::Write;
-
-    use serde::Serialize;
-
-    use super::*;
-
-    /// Six significant digits, for display.
-    fn sig(x: f64) -> f64 {
-        format!("{x:.5e}").parse().unwrap_or(x)
-    }
-
-    #[derive(Serialize)]
-    struct SaturationReport {
-        rate: f64,
-        queue: String,
-    }
-
-    #[derive(Serialize)]
-    struct Parts {
-        source_wait: f64,
-        network: f64,
-        tail: f64,
-    }
-
-    impl From<Journey> for Parts {
-        fn from(j: Journey) -> Parts {
-            Parts {
-                source_wait: sig(j.source_wait),
-                network: sig(j.network),
-                tail: sig(j.tail),
-            }
-        }
-    }
-
-    #[derive(Serialize)]
-    struct Components {
-        source_wait: f64,
-        network: f64,
-        tail: f64,
-        concentrator_wait: f64,
-    }
-
-    #[derive(Serialize)]
-    struct Busiest {
-        queue: String,
-        utilisation: f64,
-    }
-
-    #[derive(Serialize)]
-    struct Group {
-        /// Cluster indices, `a-b` or `a`.
-        clusters: String,
-        height: usize,
-        nodes_each: u64,
-        outgoing_probability: f64,
-        /// Eq. 35.
-        latency: f64,
-        intra: Parts,
-        inter: Parts,
-        concentrator_wait: f64,
-    }
-
-    #[derive(Serialize)]
-    pub struct PointReport {
-        system: String,
-        nodes: u64,
-        clusters: usize,
-        timing: super::TimingReport,
-        /// `printed` or `per-node` (the model's readings 1 and 15).
-        source_queues: &'static str,
-        saturation: SaturationReport,
-        rate: f64,
-        load: f64,
-        latency: f64,
-        components: Components,
-        busiest: Busiest,
-        groups: Vec<Group>,
-    }
-
-    /// Runs of consecutive clusters of equal height (identical in the model), as
-    /// (first, last) indices.
-    fn groups(p: &Prediction) -> Vec<(usize, usize)> {
-        let mut runs: Vec<(usize, usize)> = Vec::new();
-        for c in &p.clusters {
-            match runs.last_mut() {
-                Some((_, last)) if p.clusters[*last].height == c.height => *last = c.cluster,
-                _ => runs.push((c.cluster, c.cluster)),
-            }
-        }
-        runs
-    }
-
-    fn range((a, b): (usize, usize)) -> String {
-        if a == b {
-            a.to_string()
-        } else {
-            format!("{a}-{b}")
-        }
-    }
-
-    /// A node count for display (saturating).
-    fn whole(n: u128) -> u64 {
-        u64::try_from(n).unwrap_or(u64::MAX)
-    }
-
-    fn load(p: &Prediction, s: &Saturation) -> f64 {
-        p.rate / s.rate
-    }
-
-    /// The one-point report.
-    pub fn point(model: &Model, s: &Saturation, p: &Prediction) -> PointReport {
-        let t = model.timing();
-        PointReport {
-            system: model.system().spec(),
-            nodes: whole(model.system().nodes()),
-            clusters: model.system().cluster_count(),
-            timing: super::TimingReport::new(t, sig),
-            source_queues: model.source_queues().name(),
-            saturation: SaturationReport {
-                rate: sig(s.rate),
-                queue: s.queue.to_string(),
-            },
-            rate: p.rate,
-            load: sig(load(p, s)),
-            latency: sig(p.latency),
-            components: Components {
-                source_wait: sig(p.source_wait),
-                network: sig(p.network),
-                tail: sig(p.tail),
-                concentrator_wait: sig(p.concentrator_wait),
-            },
-            busiest: Busiest {
-                queue: p.busiest.0.to_string(),
-                utilisation: sig(p.busiest.1),
-            },
-            groups: groups(p)
-                .into_iter()
-                .map(|g| {
-                    let c = &p.clusters[g.0];
-                    Group {
-                        clusters: range(g),
-                        height: c.height,
-                        nodes_each: whole(model.system().cluster_nodes(c.cluster)),
-                        outgoing_probability: sig(c.outgoing),
-                        latency: sig(c.latency),
-                        intra: c.intra.into(),
-                        inter: c.inter.into(),
-                        concentrator_wait: sig(c.concentrator_wait),
-                    }
-                })
-                .collect(),
-        }
-    }
-
-    /// The sweep as a table.
-    pub fn table(model: &Model, s: &Saturation, points: &[Prediction]) -> String {
-        let t = model.timing();
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "system {}: N = {} nodes in {} clusters; M = {} flits of {} bytes, t_cn = {}, t_cs = {}",
-            model.system().spec(),
-            model.system().nodes(),
-            model.system().cluster_count(),
-            t.flits,
-            t.flit_bytes,
-            sig(t.t_cn()),
-            sig(t.t_cs()),
+/// `liquid latency simulate SYSTEM --rate λ ...`.
+fn simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
+    let plan = match (&a.schedule, &a.engine) {
+        (Some(path), _) => Some(PlanSource::File(path.clone())),
+        (None, Some(name)) => Some(PlanSource::Engine(super::engine(name)?)),
+        (None, None) => None,
+    };
+    let params = study::SimParams {
+        system: a.system.system()?,
+        timing: a.system.timing(),
+        rates: a.rate.clone(),
+        counts: a.counts.counts(),
+        replications: a.replications,
+        seed: a.seed,
+        forwarding: match a.concentrator {
+            ConcentratorMode::CutThrough => liquid_flit::Forwarding::CutThrough,
+            ConcentratorMode::StoreAndForward => liquid_flit::Forwarding::StoreAndForward,
+        },
+        time_limit: a.time_limit,
+        per_cluster: a.per_cluster,
+        plan,
+    };
+    let total = (a.rate.len() as u64)
+        .saturating_mul(a.replications as u64)
+        .saturating_mul(a.counts.messages);
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        b.set_style(
+            ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} counted messages delivered, {msg} [{elapsed}/{eta}]",
+            )
+            .expect("a valid template"),
         );
-        let _ = writeln!(
-            out,
-            "source queues: {}; saturation: λ_g = {:.6e}, {}",
-            model.source_queues().name(),
-            s.rate,
-            s.queue
-        );
-        let _ = writeln!(
-            out,
-            "{:>6} {:>12} {:>10} {:>11} {:>10} {:>8} {:>12} {:>11}",
-            "load",
-            "rate",
-            "latency",
-            "source_wait",
-            "network",
-            "tail",
-            "concentrator",
-            "utilisation"
-        );
-        for p in points {
-            let _ = writeln!(
-                out,
-                "{:>6.3} {:>12.5e} {:>10.4} {:>11.4} {:>10.4} {:>8.4} {:>12.4} {:>11.4}",
-                load(p, s),
-                p.rate,
-                p.latency,
-                p.source_wait,
-                p.network,
-                p.tail,
-                p.concentrator_wait,
-                p.busiest.1
-            );
+        b
+    });
+    let report = study::simulate(&params, &mut |done, rate| {
+        if let Some(b) = &bar {
+            b.set_position(done);
+            b.set_message(format!("rate {} of {}", rate + 1, a.rate.len()));
         }
-        out
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
+    emit(&report?, a.format)?;
+    Ok(ExitCode::SUCCESS)
+}
 
-    /// The points as CSV: the overall latency and its components, then the latency of
-    /// each group of identical clusters (eq. 35).
-    pub fn csv(model: &Model, s: &Saturation, points: &[Prediction]) -> String {
-        let t = model.timing();
-        let mut out = String::from(
-            "system,flits,flit_bytes,rate,load,latency,source_wait,network,tail,concentrator_wait,utilisation",
-        );
-        let runs = points.first().map(groups).unwrap_or_default();
-        for &g in &runs {
-            let _ = write!(out, ",latency_clusters_{}", range(g));
-        }
-        out.push('\n');
-        for p in points {
-            let _ = write!(
-                out,
-                "\"{}\",{},{},{},{},{},{},{},{},{},{}",
-                model.system().spec(),
-                t.flits,
-                t.flit_bytes,
-                p.rate,
-                load(p, s),
-                p.latency,
-                p.source_wait,
-                p.network,
-                p.tail,
-                p.concentrator_wait,
-                p.busiest.1
-            );
-            for &(a, _) in &runs {
-                let _ = write!(out, ",{}", p.clusters[a].latency);
-            }
-            out.push('\n');
-        }
-        out
-    }
+/// `liquid latency study ...`.
+fn run_study(a: &LatencyStudyArgs) -> anyhow::Result<ExitCode> {
+    let params = study::StudyParams {
+        out: a.out.clone(),
+        systems: a.systems.clone(),
+        sizes: a.sizes.clone(),
+        points: a.points,
+        beyond: a.beyond,
+        counts: a.counts.counts(),
+        replications: a.replications,
+        seed: a.seed,
+        markdown: a.markdown.clone(),
+    };
+    let table = study::study(&params, &mut |line| eprintln!("{line}"))?;
+    crate::output::print(&table)?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -25,8 +25,20 @@ fn crosscheck_of_every_model_agrees() {
     snap!("crosscheck@models", liquid().arg("crosscheck").args(&files));
 }
 
+/// The snapshot shows the report; independently of it, the engines agree (exit 0).
 #[test]
 fn crosscheck_yaml_report() {
+    let out = liquid()
+        .args([
+            "crosscheck",
+            "models/no-team.yaml",
+            "models/paper-fig1.yaml",
+            "--format",
+            "yaml",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
     snap!(
         "crosscheck@yaml",
         liquid().args([
@@ -89,8 +101,20 @@ fn a_false_non_liquid_claim_is_a_contradiction() {
     );
 }
 
+/// The snapshot shows the report; independently of it, the exit code is a
+/// contradiction's (4) and the report names the schedule file.
 #[test]
 fn an_invalid_schedule_file_is_a_contradiction() {
+    let out = liquid()
+        .args([
+            "crosscheck",
+            "models/paper-fig1.yaml",
+            "tests/fixtures/schedules/conflict.yaml",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("conflict.yaml"));
     snap!(
         "crosscheck@invalid-schedule",
         liquid().args([
@@ -133,36 +157,28 @@ fn solve_refuses_a_wrong_engine_answer() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("internal error"));
 }
 
-/// A small seeded traffic in the explicit form (2 to 8 transfers over 2 to 6 links).
+/// A small seeded traffic in the explicit form (2 to 8 transfers over 2 to 6 links, paths
+/// of 1 to 3 links, no two with the same link set).
 fn random_small_yaml(seed: u64) -> String {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut next = move |m: u64| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s % m
+    use liquid_model::examples::{random_paths, Draws, RandomShape};
+    let mut draws = Draws::new(seed);
+    let transfers = 2 + draws.below(7) as usize;
+    let links = 2 + draws.below(5) as usize;
+    let shape = RandomShape {
+        transfers,
+        links,
+        path: (1, links.min(3)),
+        distinct: true,
     };
-    let n = 2 + next(7);
-    let links = 2 + next(5);
-    let mut yaml = format!("name: random-{seed}\ntransfers:\n");
-    let mut seen = std::collections::BTreeSet::new();
-    for i in 0..n {
-        let len = 1 + next(3.min(links));
-        let mut p = std::collections::BTreeSet::new();
-        while p.len() < len as usize {
-            p.insert(format!("l{}", next(links)));
-        }
-        if seen.insert(p.clone()) {
-            let p: Vec<String> = p.into_iter().collect();
-            yaml.push_str(&format!("  - {{id: t{i}, path: [{}]}}\n", p.join(", ")));
-        }
-    }
-    yaml
+    let paths = random_paths(&mut draws, &shape);
+    let t = liquid_model::Traffic::from_paths(&format!("random-{seed}"), &paths).expect("valid");
+    liquid_model::yaml::write_explicit(&t)
 }
 
-/// Every engine `solve` offers, run by `crosscheck` side by side on seeded random traffics:
-/// no two contradict (each engine's answers are judged on their own by the conformance
-/// suite, `crates/engine/tests/conformance.rs`).
+/// Every engine `solve` offers that accepts any traffic (all but round-robin, which takes
+/// all-to-alls only), read from the registry, run by `crosscheck` side by side on seeded
+/// random traffics: no two contradict (each engine's answers are judged on their own by
+/// the conformance suite, `crates/engine/tests/conformance.rs`).
 #[test]
 fn no_two_engines_contradict_on_random_traffics() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -172,9 +188,18 @@ fn no_two_engines_contradict_on_random_traffics() {
         std::fs::write(&file, random_small_yaml(seed)).expect("write");
         files.push(file.to_str().expect("UTF-8 path").to_string());
     }
-    let engines = "native,dsatur,exact,random,sat,ilp,portfolio";
+    let engines: Vec<&str> = liquid_engine::visible()
+        .filter(|e| e.accepts_every_traffic())
+        .map(|e| e.name())
+        .collect();
+    assert_eq!(
+        engines.len() + 1,
+        liquid_engine::visible().count(),
+        "only round-robin is left out"
+    );
+    let engines = engines.join(",");
     let out = liquid()
-        .args(["crosscheck", "--engines", engines, "--format", "json"])
+        .args(["crosscheck", "--engines", &engines, "--format", "json"])
         .args(&files)
         .output()
         .expect("runs");

@@ -2,12 +2,30 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::common::{expand, files_in, link_sets, liquid, models, stem};
+use crate::common::{
+    check_schedule, expand, files_in, link_sets, liquid, models, optimum, root, stem, succeed,
+};
 use crate::snap;
 
+/// The snapshot shows the whole report; independently of it, the counts and Λ agree with
+/// the model's link sets read without liquid ([`link_sets`]).
 #[test]
 fn analyze_every_model() {
     for m in models() {
+        let out = succeed(liquid().args(["analyze", &m, "--format", "json"]));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let sets = link_sets(&m);
+        let mut load: BTreeMap<&String, usize> = BTreeMap::new();
+        for l in sets.values().flatten() {
+            *load.entry(l).or_default() += 1;
+        }
+        assert_eq!(v["transfers"], sets.len(), "{m}");
+        assert_eq!(v["links"], load.len(), "{m}");
+        assert_eq!(
+            v["duration"],
+            load.values().max().copied().unwrap_or(0),
+            "{m}"
+        );
         snap!(
             format!("analyze@{}", stem(&m)),
             liquid().args(["analyze", &m])
@@ -31,9 +49,16 @@ fn analyze_json_has_the_documented_keys() {
     assert!(v["conflict_edges"].is_u64());
 }
 
+/// The snapshot shows the explicit form; independently of it, its link sets are the
+/// model's read without liquid.
 #[test]
 fn expand_every_model() {
     for m in models() {
+        let expanded: BTreeMap<String, BTreeSet<String>> = expand(&m)
+            .into_iter()
+            .map(|(id, p)| (id, p.into_iter().collect()))
+            .collect();
+        assert_eq!(expanded, link_sets(&m), "{m}");
         snap!(
             format!("expand@{}", stem(&m)),
             liquid().args(["expand", &m])
@@ -61,8 +86,28 @@ fn network_form_expands_to_the_printed_link_sets() {
     assert_eq!(raw(f.to_str().expect("UTF-8 path")), net);
 }
 
+/// The snapshot shows the report; independently of it, the schedule file is checked here
+/// against the model's link sets: 6 timeframes, every transfer once, none congesting.
 #[test]
 fn verify_accepts_the_papers_liquid_schedule() {
+    #[derive(serde::Deserialize)]
+    struct File {
+        timeframes: Vec<Vec<String>>,
+    }
+    let text = std::fs::read_to_string(root().join("models/paper-fig1-liquid-schedule.yaml"))
+        .expect("readable");
+    let file: File = serde_yaml::from_str(&text).expect("a schedule file");
+    let report = serde_json::json!({ "timeframes": file.timeframes });
+    assert_eq!(check_schedule("models/paper-fig1.yaml", &report), 6);
+    let out = liquid()
+        .args([
+            "verify",
+            "models/paper-fig1.yaml",
+            "models/paper-fig1-liquid-schedule.yaml",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
     snap!(
         "verify@paper-fig1-liquid",
         liquid().args([
@@ -73,9 +118,17 @@ fn verify_accepts_the_papers_liquid_schedule() {
     );
 }
 
+/// Every fixture is a schedule that is wrong in the way its name says (or, `not-liquid`,
+/// valid but longer than Λ); the snapshots show each report. Independently of them: the
+/// wrong ones exit non-zero, the valid one exits 0.
 #[test]
 fn verify_reports_every_schedule_fixture() {
     for s in files_in("tests/fixtures/schedules", |_| true) {
+        let out = liquid()
+            .args(["verify", "models/paper-fig1.yaml", &s])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.success(), stem(&s) == "not-liquid", "{s}");
         snap!(
             format!("verify@{}", stem(&s)),
             liquid().args(["verify", "models/paper-fig1.yaml", &s])
@@ -100,6 +153,16 @@ fn every_bad_model_is_a_clear_input_error() {
 
 #[test]
 fn a_missing_file_is_an_input_error() {
+    let out = liquid()
+        .args(["analyze", "models/does-not-exist.yaml"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: models/does-not-exist.yaml"),
+        "{err}"
+    );
     snap!(
         "bad@missing-file",
         liquid().args(["analyze", "models/does-not-exist.yaml"])
@@ -112,9 +175,14 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// The snapshots show DSatur's reports; independently of them, each schedule is checked
+/// against the model's link sets and is no shorter than the documented optimum.
 #[test]
 fn solve_dsatur_on_every_model() {
     for m in models() {
+        let out = succeed(liquid().args(["solve", &m, "--engine", "dsatur", "--format", "json"]));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert!(check_schedule(&m, &v) >= optimum(&m), "{m}");
         snap!(
             format!("solve-dsatur@{}", stem(&m)),
             liquid().args(["solve", &m, "--engine", "dsatur"])

@@ -388,12 +388,16 @@ pub fn check_texts(cnf: &str, lrat: &str) -> Result<CheckReport, CheckError> {
 /// A refutation this checker accepted: a formula identical, byte for byte, to the one the
 /// caller expected, and an LRAT proof that derives the empty clause from it.
 ///
-/// Only [`check_refutation`] builds one (its fields are private), so a value of this type
-/// is evidence that the check ran and passed: liquid's evidence types wrap it, and nothing
-/// else can make a "checked proof".
+/// It carries its identity: the SHA-256 of the formula it refuted and the k (number of
+/// timeframes) that formula claims, so whoever holds one can re-derive the expected formula
+/// and compare digests instead of trusting a label. Only [`check_refutation`] builds one
+/// (its fields are private), so a value of this type is evidence that the check ran and
+/// passed: liquid's evidence types wrap it, and nothing else can make a "checked proof".
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refuted {
     report: CheckReport,
+    formula_sha256: String,
+    colours: usize,
 }
 
 impl Refuted {
@@ -401,6 +405,25 @@ impl Refuted {
     pub fn report(&self) -> &CheckReport {
         &self.report
     }
+
+    /// SHA-256 (lower-case hex) of the formula's text (the DIMACS bytes) that was refuted.
+    pub fn formula_sha256(&self) -> &str {
+        &self.formula_sha256
+    }
+
+    /// The k the refuted formula encodes: "a schedule of at most k timeframes exists".
+    pub fn colours(&self) -> usize {
+        self.colours
+    }
+}
+
+/// SHA-256 (lower-case hex) of a text: the digest a [`Refuted`] records of its formula.
+pub fn sha256_hex(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The line (1-based) of the first difference between two texts, if they differ.
@@ -419,13 +442,22 @@ fn first_difference(a: &str, b: &str) -> Option<usize> {
     }
 }
 
-/// Checks that `cnf` is exactly `expected` and that `lrat` refutes it.
-pub fn check_refutation(expected: &str, cnf: &str, lrat: &str) -> Result<Refuted, CheckError> {
+/// Checks that `cnf` is exactly `expected` (the formula that says `colours` timeframes
+/// suffice) and that `lrat` refutes it. The [`Refuted`] records the formula's digest and
+/// `colours`.
+pub fn check_refutation(
+    expected: &str,
+    colours: usize,
+    cnf: &str,
+    lrat: &str,
+) -> Result<Refuted, CheckError> {
     if let Some(line) = first_difference(expected, cnf) {
         return Err(CheckError::UnexpectedFormula { line });
     }
     Ok(Refuted {
         report: check_texts(cnf, lrat)?,
+        formula_sha256: sha256_hex(cnf),
+        colours,
     })
 }
 
@@ -448,14 +480,18 @@ mod tests {
     #[test]
     fn refutations_are_checked_against_the_expected_formula() {
         let proof = "5 2 0 1 2 0\n5 d 1 2 0\n6 0 5 3 4 0\n";
-        let r = check_refutation(CNF, CNF, proof).expect("same formula, valid proof");
+        let r = check_refutation(CNF, 1, CNF, proof).expect("same formula, valid proof");
         assert_eq!(r.report().added, 2);
+        assert_eq!(
+            (r.colours(), r.formula_sha256()),
+            (1, sha256_hex(CNF).as_str())
+        );
         // One literal changed on line 4: a proof of another formula proves nothing here.
         let other = CNF.replace("-1 2 0", "-1 -2 0");
-        let e = check_refutation(CNF, &other, proof).expect_err("another formula");
+        let e = check_refutation(CNF, 1, &other, proof).expect_err("another formula");
         assert_eq!(e, CheckError::UnexpectedFormula { line: 4 });
         // The expected formula with a wrong proof is still rejected.
-        let e = check_refutation(CNF, CNF, "5 2 0 1 3 0\n6 0 5 3 4 0\n").expect_err("bad proof");
+        let e = check_refutation(CNF, 1, CNF, "5 2 0 1 3 0\n6 0 5 3 4 0\n").expect_err("bad proof");
         assert!(matches!(e, CheckError::Step { id: 5, .. }), "{e}");
     }
 

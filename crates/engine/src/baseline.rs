@@ -174,7 +174,7 @@ pub struct Entry {
     /// The lower bound's evidence kind (`bottleneck`, `clique`, `sat-proof`, ...).
     pub evidence: Option<String>,
     /// How strong that evidence is (`checked`, `exhaustive-search`, ...).
-    pub strength: Option<String>,
+    pub strength: Option<Strength>,
 }
 
 impl Entry {
@@ -188,7 +188,7 @@ impl Entry {
             length: c.length(),
             lower_bound: Some(b.value),
             evidence: Some(b.evidence.kind().to_string()),
-            strength: Some(b.evidence.strength().as_str().to_string()),
+            strength: Some(b.evidence.strength()),
         }
     }
 
@@ -241,16 +241,6 @@ fn settles(verdict: &str) -> u8 {
     }
 }
 
-fn strength_rank(s: Option<&str>) -> u8 {
-    match s {
-        Some(s) if s == Strength::Checked.as_str() => 4,
-        Some(s) if s == Strength::ExhaustiveSearch.as_str() => 3,
-        Some(s) if s == Strength::SolverClaim.as_str() => 2,
-        Some(s) if s == Strength::DualBound.as_str() => 1,
-        _ => 0,
-    }
-}
-
 /// Classifies a changed entry.
 pub fn classify(old: &Entry, new: &Entry) -> Change {
     use std::cmp::Ordering::{Greater, Less};
@@ -267,7 +257,9 @@ pub fn classify(old: &Entry, new: &Entry) -> Change {
         .cmp(&old.lower_bound.unwrap_or(0));
     let verdict = settles(&new.verdict).cmp(&settles(&old.verdict));
     let strength = if old.lower_bound == new.lower_bound {
-        strength_rank(new.strength.as_deref()).cmp(&strength_rank(old.strength.as_deref()))
+        // Strength is ordered strongest first; no evidence at all is the weakest.
+        let stronger = |s: Option<Strength>| s.map(std::cmp::Reverse);
+        stronger(new.strength).cmp(&stronger(old.strength))
     } else {
         std::cmp::Ordering::Equal
     };
@@ -314,7 +306,7 @@ pub fn compare(baseline: &[Entry], run: &[Entry]) -> Vec<Difference> {
 mod tests {
     use super::*;
 
-    fn e(verdict: &str, length: Option<usize>, lb: usize, strength: &str) -> Entry {
+    fn e(verdict: &str, length: Option<usize>, lb: usize, strength: Strength) -> Entry {
         Entry {
             model: "m".into(),
             engine: "x".into(),
@@ -322,21 +314,21 @@ mod tests {
             length,
             lower_bound: Some(lb),
             evidence: Some("k".into()),
-            strength: Some(strength.into()),
+            strength: Some(strength),
         }
     }
 
     #[test]
     fn better_answers_are_improvements_and_the_rest_regressions() {
-        let feasible = e("unknown", Some(5), 3, "checked");
-        let optimal = e("optimal", Some(4), 4, "checked");
+        let feasible = e("unknown", Some(5), 3, Strength::Checked);
+        let optimal = e("optimal", Some(4), 4, Strength::Checked);
         assert_eq!(classify(&feasible, &optimal), Change::Improvement);
         assert_eq!(classify(&optimal, &feasible), Change::Regression);
-        let claim = e("optimal", Some(4), 4, "solver-claim");
+        let claim = e("optimal", Some(4), 4, Strength::SolverClaim);
         assert_eq!(classify(&claim, &optimal), Change::Improvement);
         assert_eq!(classify(&optimal, &claim), Change::Regression);
         // Shorter schedule but a lower bound: mixed, so a regression.
-        let mixed = e("unknown", Some(4), 3, "checked");
+        let mixed = e("unknown", Some(4), 3, Strength::Checked);
         assert_eq!(classify(&optimal, &mixed), Change::Regression);
         let failed = Entry {
             verdict: "error".into(),
@@ -352,7 +344,7 @@ mod tests {
 
     #[test]
     fn compare_finds_changed_missing_and_new_entries() {
-        let a = e("optimal", Some(4), 4, "checked");
+        let a = e("optimal", Some(4), 4, Strength::Checked);
         let b = Entry {
             engine: "y".into(),
             ..a.clone()

@@ -49,17 +49,37 @@ impl Structure {
     }
 }
 
-/// A minimal non-liquid core with its certificate.
+/// A minimal non-liquid core with its certificate. Only [`core_of`] makes one (its fields
+/// are private), so holding one means its checks passed.
 #[derive(Debug, Clone)]
 pub struct Core {
+    transfers: Vec<TransferId>,
+    structure: Structure,
+    proof: CheckedProof,
+    without_one: Vec<(TransferId, Schedule)>,
+}
+
+impl Core {
     /// The core's transfers, in traffic order.
-    pub transfers: Vec<TransferId>,
+    pub fn transfers(&self) -> &[TransferId] {
+        &self.transfers
+    }
+
     /// A named structure, if the core is one.
-    pub structure: Structure,
-    /// A checked proof that the core has no schedule of Λ timeframes.
-    pub proof: CheckedProof,
+    pub fn structure(&self) -> Structure {
+        self.structure
+    }
+
+    /// A checked proof that the core (as a sub-traffic of its transfers) has no schedule
+    /// of Λ timeframes, Λ of the whole traffic.
+    pub fn proof(&self) -> &CheckedProof {
+        &self.proof
+    }
+
     /// For every core transfer, a validated Λ-frame schedule of the core without it.
-    pub without_one: Vec<(TransferId, Schedule)>,
+    pub fn without_one(&self) -> &[(TransferId, Schedule)] {
+        &self.without_one
+    }
 }
 
 /// Why no core could be given.

@@ -1,5 +1,7 @@
 //! The gate: runs an engine and checks its answer before anyone reports it.
 //!
+//! 0. The answer is under the engine's registered name, and its verdict is one of the
+//!    engine's [`Engine::verdicts`].
 //! 1. The outcome passes [`liquid_model::check_outcome`]: the schedule is validated by the
 //!    model crate, the verdict agrees with the schedule's length and the bound, and the
 //!    bound's evidence holds as far as it can be checked (a bottleneck's load, a clique's
@@ -10,6 +12,12 @@
 //!    `liquid-proof` accepted it (and, with a directory, after writing the directory and
 //!    reading it back). A refutation that fails the check is a wrong answer; a SAT run
 //!    that finds a schedule below the engine's bound shows the engine wrong.
+//!
+//! 3. A bound whose evidence already is a [`Evidence::CheckedProof`] must be bound to this
+//!    traffic and this bound: its traffic digest is the traffic's and its k is one below
+//!    the bound (step 1), and its formula's digest is that of a fresh encoding of the
+//!    traffic with that k ([`liquid_proof::verify_binding`]). Only then is it passed
+//!    without a new check: the checker accepted a proof of exactly that formula.
 //!
 //! A [`Checked`] can only be made here, so holding one means all of that passed.
 
@@ -182,7 +190,32 @@ pub fn solve(
         reason,
     };
     let mut answer = run.answer;
+    if answer.engine != name {
+        return Err(SolveError::Failed {
+            engine: name.to_string(),
+            message: format!("it answered under another name, {:?}", answer.engine),
+        });
+    }
+    if !engine.verdicts().contains(&answer.verdict()) {
+        return Err(wrong(format!(
+            "verdict {} is not among the verdicts it declares ({})",
+            answer.verdict(),
+            engine
+                .verdicts()
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
     let report = check_outcome(traffic, &answer.outcome).map_err(wrong)?;
+    if let Evidence::CheckedProof(p) = &answer.outcome.lower_bound(traffic).evidence {
+        liquid_proof::verify_binding(traffic, p).map_err(|why| {
+            wrong(format!(
+                "its checked proof is not a proof about this traffic and bound: {why}"
+            ))
+        })?;
+    }
     if request.proofs {
         let note = certify(
             traffic,
@@ -204,7 +237,7 @@ pub fn solve(
             .extend(note.map(|(k, v)| (k.to_string(), StatValue::Text(v))));
     }
     Ok(Checked {
-        engine: answer.engine,
+        engine: name.to_string(),
         outcome: answer.outcome,
         report,
         stats: answer.stats,
@@ -278,5 +311,141 @@ fn certify(
         Err(why) => Err(Certify::Wrong(format!(
             "its proof that {k} timeframes do not suffice was rejected: {why}"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use liquid_model::examples::{no_team, odd_cycle};
+    use liquid_model::CheckedProof;
+
+    /// An engine that answers with a prepared outcome: how a wrong engine would present a
+    /// proof checked for something else.
+    struct Canned(Outcome);
+
+    impl Engine for Canned {
+        fn name(&self) -> &'static str {
+            "canned"
+        }
+        fn about(&self) -> &'static str {
+            "a prepared answer (tests)"
+        }
+        fn verdicts(&self) -> &'static [Verdict] {
+            &[Verdict::NonLiquid]
+        }
+        fn run(&self, _: &Traffic, _: &Request, _: &AtomicU64) -> Result<crate::Run, EngineError> {
+            Ok(liquid_model::Answer::new(self.name(), self.0.clone()).into())
+        }
+    }
+
+    /// A proof, checked by `liquid-proof`, that `k` timeframes do not suffice for `t`.
+    fn checked(t: &Traffic, k: usize) -> CheckedProof {
+        let Some(Proved::Unsat(r)) =
+            liquid_sat::prove(t, k, &EncodeOptions::default(), None).expect("runs")
+        else {
+            panic!("{} has no schedule of {k} timeframes", t.name());
+        };
+        liquid_proof::check_refutation(t, &r).expect("the proof checks")
+    }
+
+    /// The gate's answer to "non-liquid: at least `value`, by `proof`", with and without
+    /// proofs requested (without, a checked bound is not proven again).
+    fn gate(t: &Traffic, value: usize, proof: CheckedProof) -> Vec<Result<Verdict, SolveError>> {
+        let engine = Canned(Outcome::NonLiquid {
+            bound: LowerBound {
+                value,
+                evidence: Evidence::CheckedProof(proof),
+            },
+            best: None,
+        });
+        [false, true]
+            .into_iter()
+            .map(|proofs| {
+                let request = Request {
+                    proofs,
+                    ..Request::default()
+                };
+                solve(t, &engine, &request, None, &AtomicU64::new(0)).map(|c| c.verdict())
+            })
+            .collect()
+    }
+
+    fn assert_wrong(results: Vec<Result<Verdict, SolveError>>, why: &str) {
+        for r in results {
+            match r {
+                Err(SolveError::Wrong { reason, .. }) => assert!(reason.contains(why), "{reason}"),
+                other => panic!("expected a wrong answer ({why}), got {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_verdict_the_engine_does_not_declare_is_refused() {
+        // A correct "liquid" answer, from an engine that declares only "non-liquid".
+        let t = Traffic::from_paths("t", &[("x", vec!["a"]), ("y", vec!["b"])]).expect("valid");
+        let all = t.transfer_ids().collect();
+        let engine = Canned(Outcome::Liquid {
+            schedule: liquid_model::Schedule::new(vec![all]),
+        });
+        let r = solve(&t, &engine, &Request::default(), None, &AtomicU64::new(0));
+        assert!(
+            matches!(&r, Err(SolveError::Wrong { reason, .. }) if reason.contains("not among the verdicts it declares (non-liquid)")),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn a_proof_bound_to_this_traffic_and_bound_passes() {
+        let t = odd_cycle();
+        for r in gate(&t, 3, checked(&t, 2)) {
+            assert_eq!(r, Ok(Verdict::NonLiquid));
+        }
+    }
+
+    #[test]
+    fn a_proof_checked_for_another_traffic_is_rejected() {
+        // no-team has no schedule of 2 timeframes, and neither has the odd cycle: the
+        // claim would even be true, but this proof is not about the odd cycle.
+        let t = odd_cycle();
+        assert_wrong(gate(&t, 3, checked(&no_team(), 2)), "another traffic");
+        // The same transfers under another name are another traffic's explicit form.
+        let renamed = Traffic::from_paths(
+            "renamed",
+            &t.transfer_ids()
+                .map(|x| {
+                    let path = t.transfer(x).path.iter().map(|&l| t.link_name(l));
+                    (t.transfer_name(x), path.collect::<Vec<_>>())
+                })
+                .collect::<Vec<_>>(),
+        )
+        .expect("valid");
+        assert_wrong(gate(&t, 3, checked(&renamed, 2)), "another traffic");
+    }
+
+    #[test]
+    fn a_proof_checked_for_another_k_is_rejected() {
+        // A true proof that 1 timeframe does not suffice, offered for a bound of 3.
+        let t = odd_cycle();
+        assert_wrong(gate(&t, 3, checked(&t, 1)), "do not suffice, not 2");
+    }
+
+    #[test]
+    fn a_refutation_whose_recorded_k_is_not_its_formulas_is_rejected() {
+        // The checker records the k its caller names; a caller that names 2 for the
+        // formula of 1 timeframe gets a `Refuted` that says 2. The gate re-encodes the
+        // traffic with 2 timeframes and finds another formula.
+        let t = odd_cycle();
+        let Some(Proved::Unsat(r)) =
+            liquid_sat::prove(&t, 1, &EncodeOptions::default(), None).expect("runs")
+        else {
+            panic!("one timeframe cannot hold congesting transfers");
+        };
+        let refuted =
+            liquid_certify::check_refutation(&r.cnf, 2, &r.cnf, &r.lrat).expect("it refutes");
+        let encoding = checked(&t, 2).encoding().to_string();
+        let lie = CheckedProof::bind(refuted, &t, encoding, None);
+        assert_eq!(lie.colours(), 2);
+        assert_wrong(gate(&t, 3, lie), "not the encoding of");
     }
 }

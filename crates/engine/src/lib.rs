@@ -5,8 +5,9 @@
 //!
 //! - [`Engine`]: a name, what it can answer, and `run(traffic, request, progress)`.
 //! - [`registry`]: every engine; adding one is a module under `engines/` and one line in
-//!   [`registry::ENGINES`] (`crosscheck`, the conformance suite and the benchmarks then
-//!   pick it up).
+//!   the `register!` list of `engines/mod.rs`, which declares the module and registers
+//!   its engines in [`registry::ENGINES`] (`crosscheck`, the conformance suite and the
+//!   benchmarks then pick it up; `crosscheck` unless it declares itself out).
 //! - [`gate`]: runs an engine and checks its answer: the schedule is validated by the
 //!   model crate, the verdict against the schedule and the bound, what can be checked of
 //!   the bound's evidence is checked, and a refutation becomes a
@@ -97,7 +98,10 @@ pub trait Engine: Sync {
     fn name(&self) -> &'static str;
     /// One line on what it does.
     fn about(&self) -> &'static str;
-    /// The verdicts it can give.
+    /// The verdicts it can give; the gate refuses an answer with any other. With no limit
+    /// set, an engine that can say `optimal` settles the optimum, and one that can say
+    /// `non-liquid` (but not `optimal`) settles liquidity: the conformance suite holds
+    /// every engine to what its verdicts promise.
     fn verdicts(&self) -> &'static [Verdict];
     /// What it counts in the progress counter.
     fn counts(&self) -> Counts {
@@ -112,13 +116,25 @@ pub trait Engine: Sync {
     fn proves(&self) -> bool {
         false
     }
+    /// The largest k up to which, with proofs requested and a bound of k + 1 above Λ
+    /// resting on its own word (not a clique), it always hands the gate its own
+    /// refutation of k timeframes (0: no such promise). The conformance suite checks it.
+    fn refutes_up_to(&self) -> usize {
+        0
+    }
+    /// Whether it accepts every traffic; `false` for an engine that refuses some with
+    /// [`EngineError::Input`] (round-robin takes all-to-alls only).
+    fn accepts_every_traffic(&self) -> bool {
+        true
+    }
     /// Hidden from listings and default runs (the deliberately wrong test engines).
     fn hidden(&self) -> bool {
         false
     }
-    /// Whether `crosscheck` runs it when no engine list is given.
+    /// Whether `crosscheck` runs it when no engine list is given: every visible engine
+    /// does unless it declares itself out, saying why.
     fn in_crosscheck(&self) -> bool {
-        false
+        true
     }
     /// Runs the engine. The answer is *not* checked here: see [`gate::solve`].
     fn run(

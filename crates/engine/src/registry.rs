@@ -1,25 +1,9 @@
-//! Every engine, in the order listings and `crosscheck` show them.
+//! Every engine, in the order listings and `crosscheck` show them: [`ENGINES`], declared
+//! with the engine modules in `engines/mod.rs` (one line per module), and the look-ups.
 
-use crate::engines;
 use crate::Engine;
 
-/// The registry. A new engine is one module under `engines/` and one line here.
-pub static ENGINES: &[&dyn Engine] = &[
-    &engines::native::Native,
-    &engines::structured::Structured,
-    &engines::dsatur::Dsatur,
-    &engines::exact::Exact,
-    &engines::sat::Sat,
-    &engines::sat::SatIncremental,
-    &engines::ilp::Ilp,
-    &engines::portfolio::Portfolio,
-    &engines::round_robin::RoundRobin,
-    &engines::random::Random,
-    #[cfg(feature = "test-engines")]
-    &engines::broken::DropTransfer,
-    #[cfg(feature = "test-engines")]
-    &engines::broken::FalseNonLiquid,
-];
+pub use crate::engines::ENGINES;
 
 /// The engine called `name`.
 pub fn find(name: &str) -> Option<&'static dyn Engine> {
@@ -31,9 +15,10 @@ pub fn visible() -> impl Iterator<Item = &'static dyn Engine> {
     ENGINES.iter().copied().filter(|e| !e.hidden())
 }
 
-/// The engines `crosscheck` runs when no list is given.
+/// The engines `crosscheck` runs when no list is given: every visible engine that does
+/// not declare itself out ([`Engine::in_crosscheck`]).
 pub fn crosscheck_defaults() -> impl Iterator<Item = &'static dyn Engine> {
-    ENGINES.iter().copied().filter(|e| e.in_crosscheck())
+    visible().filter(|e| e.in_crosscheck())
 }
 
 #[cfg(test)]

@@ -132,32 +132,17 @@ impl Oracle {
 /// no two transfers with the same link set (sparse enough that about one in four is not
 /// liquid).
 fn random_traffic(seed: u64) -> Oracle {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut next = move |m: u64| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s % m
+    use liquid_model::examples::{random_paths, Draws, RandomShape};
+    let mut draws = Draws::new(seed);
+    let shape = RandomShape {
+        transfers: 4 + draws.below(7) as usize,
+        links: 5 + draws.below(5) as usize,
+        path: (2, 3),
+        distinct: true,
     };
-    let n = 4 + next(7) as usize;
-    let links = 5 + next(5);
-    let mut sets: Vec<BTreeSet<String>> = Vec::new();
-    let mut tries = 0;
-    while sets.len() < n && tries < 1000 {
-        tries += 1;
-        let len = 2 + next(2) as usize;
-        let mut p = BTreeSet::new();
-        while p.len() < len {
-            p.insert(format!("l{}", next(links)));
-        }
-        if !sets.contains(&p) {
-            sets.push(p);
-        }
-    }
-    let transfers = sets
+    let transfers = random_paths(&mut draws, &shape)
         .into_iter()
-        .enumerate()
-        .map(|(i, p)| (format!("t{i}"), p))
+        .map(|(id, p)| (id, p.into_iter().collect()))
         .collect();
     Oracle::new(&format!("random-{seed}"), transfers)
 }
@@ -276,7 +261,9 @@ fn configurations() -> Vec<Config> {
 }
 
 /// What an engine promises without limits, beyond a verdict among its `verdicts()` that its
-/// evidence supports. Engines not named here get the generic checks only.
+/// evidence supports: what its declared verdicts and decision mode promise
+/// ([`Engine::verdicts`]), never its name. Engines that declare neither `optimal` nor
+/// `non-liquid` (the heuristics) get the generic checks only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Promise {
     /// `liquid` or `non-liquid`: decides liquidity.
@@ -289,13 +276,15 @@ enum Promise {
 }
 
 fn promise(c: &Config) -> Option<Promise> {
-    match (c.engine.name(), c.request.decide) {
-        ("native" | "structured", _) => Some(Promise::DecidesLiquidity),
-        ("ilp", true) => Some(Promise::FindsLiquid),
-        ("exact" | "sat" | "sat-incremental" | "ilp" | "portfolio", _) => {
-            Some(Promise::FindsOptimum)
-        }
-        _ => None,
+    let says = |v: Verdict| c.engine.verdicts().contains(&v);
+    if c.request.decide {
+        Some(Promise::FindsLiquid)
+    } else if says(Verdict::Optimal) {
+        Some(Promise::FindsOptimum)
+    } else if says(Verdict::NonLiquid) {
+        Some(Promise::DecidesLiquidity)
+    } else {
+        None
     }
 }
 
@@ -433,19 +422,16 @@ fn judge(
     Ok(())
 }
 
-/// With proofs requested, `native` and `exact` prove their own bounds above Λ that need a
-/// proof (not a clique's; by the colouring search's refutation, up to 32 timeframes), and
-/// `sat` and `sat-incremental` theirs (from the run that refuted): the proof the gate
-/// checked is the engine's, not the gate's SAT fallback.
+/// With proofs requested, an engine proves its own bounds above Λ that need a proof (not
+/// a clique's) up to the k it declares ([`Engine::refutes_up_to`]: `native` and `exact`
+/// by the colouring search's refutation, up to 32 timeframes; `sat` and
+/// `sat-incremental` from the run that refuted): the proof the gate checked is the
+/// engine's, not the gate's SAT fallback.
 /// Whether it checked one (an engine's proof was required and present).
 fn proof_source(c: &Config, traffic: &Traffic, checked: &Checked) -> Result<bool, String> {
     let lower = checked.outcome().lower_bound(traffic);
     let bound = lower.value;
-    let own = match c.engine.name() {
-        "native" | "exact" => bound - 1 <= liquid_search::kcolour::MAX_TIMEFRAMES,
-        "sat" | "sat-incremental" => true,
-        _ => false,
-    };
+    let own = bound - 1 <= c.engine.refutes_up_to();
     if !c.request.proofs || !own || !matches!(lower.evidence, Evidence::CheckedProof(_)) {
         return Ok(false);
     }
@@ -486,8 +472,9 @@ fn conform(oracle: &Oracle, traffic: &Traffic) -> (BTreeSet<Verdict>, usize, usi
         let answer = liquid_engine::solve(traffic, c.engine, &c.request, None, &AtomicU64::new(0));
         let checked = match answer {
             Ok(checked) => checked,
-            // Round-robin is the all-to-all baseline: it refuses other traffics.
-            Err(SolveError::Input(_)) if c.engine.name() == "round-robin" => continue,
+            // An engine that declares a narrower domain (round-robin: all-to-alls) may
+            // refuse the input.
+            Err(SolveError::Input(_)) if !c.engine.accepts_every_traffic() => continue,
             Err(e) => panic!("{} on {}: {e}", c.label, oracle.name),
         };
         judge(&c, oracle, &truth, traffic, checked.outcome())

@@ -118,7 +118,9 @@ fn model(name: &str) -> liquid_model::Traffic {
     liquid_model::yaml::load_model(&p).expect("bundled model loads")
 }
 
-fn readback(name: &str, k: usize) {
+/// Exports `name` with `k` timeframes, reads the file back, solves it with HiGHS, checks
+/// that the engine finds the same optimum, and returns that optimum.
+fn readback(name: &str, k: usize) -> usize {
     let t = model(name);
     let text = liquid_ilp::write_lp(&t, k);
     let lp = parse_lp(&text);
@@ -138,19 +140,23 @@ fn readback(name: &str, k: usize) {
         (value - len as f64).abs() < 1e-6,
         "{name}: {value} vs {len}"
     );
+    len
 }
 
 #[test]
 fn paper_fig1_lp_file_solves_to_the_same_optimum() {
     let t = model("paper-fig1");
     let k = liquid_search::dsatur::colour(&t).colours as usize;
-    readback("paper-fig1", k);
+    // paper-fig1 is liquid: its optimum is Λ = 6 (004 Fig. 9).
+    assert_eq!(t.duration(), 6);
+    assert_eq!(readback("paper-fig1", k), 6);
     // With room to spare the optimum is still 6.
-    readback("paper-fig1", k + 2);
+    assert_eq!(readback("paper-fig1", k + 2), 6);
 }
 
 #[test]
 fn no_team_lp_file_solves_to_three() {
-    readback("no-team", 3);
-    readback("no-team", 5);
+    // Three pairwise congesting transfers: three timeframes, one more than Λ = 2.
+    assert_eq!(readback("no-team", 3), 3);
+    assert_eq!(readback("no-team", 5), 3);
 }

@@ -63,28 +63,64 @@ impl fmt::Display for Verdict {
 /// in this run: the CNF was byte-identical to the model's encoding with `colours`
 /// timeframes, and the LRAT proof refutes it.
 ///
-/// Built only from the checker's [`liquid_certify::Refuted`].
+/// It carries its identity, so that it cannot be passed off as a proof about anything
+/// else: the checker's [`liquid_certify::Refuted`] records the formula's digest and its k,
+/// and this records the digest of the traffic ([`Traffic::sha256`]) and the encoding
+/// options the formula was built with. [`LowerBound::check`] compares the traffic's digest
+/// and k with the traffic and the bound it is checked against; the engine gate
+/// re-encodes the traffic with k and the options and compares the formula's digest.
+///
+/// Only `liquid-proof` makes one, and only from the checker's `Refuted`, which nothing
+/// else can build. Its fields are private.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckedProof {
-    colours: usize,
-    dir: Option<String>,
     refuted: liquid_certify::Refuted,
+    traffic_sha256: String,
+    encoding: String,
+    dir: Option<String>,
 }
 
 impl CheckedProof {
-    /// Wraps the checker's acceptance of the encoding with `colours` timeframes; `dir` is
+    /// Binds the checker's acceptance to `traffic` (its digest is computed here) and to
+    /// the encoding options `encoding` (their text as `liquid-proof` writes them); `dir` is
     /// where the proof was written and read back from, if it was written.
-    pub fn new(refuted: liquid_certify::Refuted, colours: usize, dir: Option<String>) -> Self {
+    ///
+    /// `liquid-proof` calls this once it has checked that the refuted formula is
+    /// `traffic`'s encoding. A binding made anywhere else proves nothing more: a
+    /// `Refuted` only comes from a passed check, and a refutation bound to a traffic or a
+    /// k it does not refute fails [`LowerBound::check`] or the gate's re-encoding.
+    pub fn bind(
+        refuted: liquid_certify::Refuted,
+        traffic: &Traffic,
+        encoding: String,
+        dir: Option<String>,
+    ) -> Self {
         CheckedProof {
-            colours,
-            dir,
             refuted,
+            traffic_sha256: traffic.sha256(),
+            encoding,
+            dir,
         }
     }
 
-    /// The number of timeframes proven insufficient.
+    /// The number of timeframes proven insufficient (the refuted formula's k).
     pub fn colours(&self) -> usize {
-        self.colours
+        self.refuted.colours()
+    }
+
+    /// SHA-256 of the traffic the proof is about ([`Traffic::sha256`]).
+    pub fn traffic_sha256(&self) -> &str {
+        &self.traffic_sha256
+    }
+
+    /// SHA-256 of the refuted formula's DIMACS text.
+    pub fn formula_sha256(&self) -> &str {
+        self.refuted.formula_sha256()
+    }
+
+    /// The encoding options of the refuted formula, as `liquid-proof` writes them.
+    pub fn encoding(&self) -> &str {
+        &self.encoding
     }
 
     /// The proof directory, when the proof was written to one.
@@ -126,8 +162,10 @@ pub enum Evidence {
     CheckedProof(CheckedProof),
 }
 
-/// How much a lower bound can be trusted, strongest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+/// How much a lower bound can be trusted, strongest first (the order of `Ord`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Strength {
     /// Checked in this run without trusting any engine: a bottleneck or clique recomputed
@@ -218,8 +256,9 @@ impl LowerBound {
     }
 
     /// Checks what can be checked of the evidence against the traffic: a bottleneck's
-    /// load, a clique's size and pairwise congestion, a checked proof's number of
-    /// timeframes. An engine's or solver's word is accepted as such (its
+    /// load, a clique's size and pairwise congestion, a checked proof's traffic (by
+    /// digest) and number of timeframes (that its formula is this traffic's encoding is
+    /// the engine gate's to re-derive: this crate has no encoder). An engine's or solver's word is accepted as such (its
     /// [`Evidence::strength`] says so).
     pub fn check(&self, traffic: &Traffic) -> Result<(), String> {
         match &self.evidence {
@@ -262,6 +301,15 @@ impl LowerBound {
                 Ok(())
             }
             Evidence::CheckedProof(p) => {
+                let hash = traffic.sha256();
+                if p.traffic_sha256() != hash {
+                    return Err(format!(
+                        "the proof was checked for another traffic (sha256 {}), not for {:?} \
+                         (sha256 {hash})",
+                        p.traffic_sha256(),
+                        traffic.name()
+                    ));
+                }
                 if p.colours() + 1 != self.value {
                     return Err(format!(
                         "the proof shows that {} timeframes do not suffice, not {}",

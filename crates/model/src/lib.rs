@@ -5,12 +5,14 @@
 //! - [`network`]: networks with static routing and traffic patterns (the network form).
 //! - [`certificate`]: outcomes, verdicts and the evidence they carry.
 //! - [`yaml`]: every YAML file liquid reads or writes.
-//! - [`examples`]: small named traffics from the papers.
+//! - [`examples`]: small named traffics from the papers, and seeded random ones.
+//! - [`rng`]: the one seeded generator (SplitMix64).
 #![forbid(unsafe_code)]
 
 pub mod certificate;
 pub mod examples;
 pub mod network;
+pub mod rng;
 pub mod schedule;
 pub mod traffic;
 pub mod yaml;

@@ -531,6 +531,12 @@ impl Traffic {
         b.build("transfers")
     }
 
+    /// SHA-256 (lower-case hex) of the traffic's explicit form, as `liquid expand` prints
+    /// it: the traffic's identity in proof manifests and checked proofs.
+    pub fn sha256(&self) -> String {
+        liquid_certify::sha256_hex(&crate::yaml::write_explicit(self))
+    }
+
     /// The model's name.
     pub fn name(&self) -> &str {
         &self.name

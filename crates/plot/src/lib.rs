@@ -5,7 +5,11 @@
 //! features, so it sizes text with its built-in estimate and writes `<text>` elements that
 //! the SVG viewer renders in its own `sans-serif`. Output is deterministic: the same
 //! chart gives the same bytes.
+//!
+//! [`timeline`] draws a simulation's timeline (frames, link utilisation, throughput).
 #![forbid(unsafe_code)]
+
+pub mod timeline;
 
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;

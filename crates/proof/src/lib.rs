@@ -54,7 +54,7 @@ pub struct Rejection(pub String);
 /// on the formula and the proof as [`verify_dir`]).
 pub fn check_refutation(traffic: &Traffic, r: &Refutation) -> Result<CheckedProof, Rejection> {
     let expected = reencode(traffic, r.colours, &r.options)?;
-    check(traffic, &expected, &r.cnf, &r.lrat, None)
+    check(traffic, &expected, &r.options, &r.cnf, &r.lrat, None)
 }
 
 /// The model's encoding with `k` timeframes: what a proof's formula must be.
@@ -69,29 +69,69 @@ fn reencode(
     encode(traffic, k, options).map_err(|e| Rejection(format!("cannot re-encode the model: {e}")))
 }
 
+/// The encoding options as a [`CheckedProof`] records them: their manifest entry in YAML.
+fn encoding_text(options: &liquid_sat::EncodeOptions) -> String {
+    liquid_model::yaml::to_string(&manifest::manifest_options(options))
+        .unwrap_or_else(|e| format!("unwritable options: {e}"))
+}
+
 /// Checks that `cnf` is `expected`'s DIMACS text and that `lrat` refutes it.
 fn check(
     traffic: &Traffic,
     expected: &Encoding,
+    options: &liquid_sat::EncodeOptions,
     cnf: &str,
     lrat: &str,
     dir: Option<&Path>,
 ) -> Result<CheckedProof, Rejection> {
     let k = expected.colours();
-    let refuted = liquid_certify::check_refutation(&expected.dimacs(), cnf, lrat).map_err(|e| {
-        Rejection(match e {
-            liquid_certify::CheckError::UnexpectedFormula { line } => format!(
-                "{FORMULA_FILE} is not the encoding of {:?} with {k} timeframes (first difference at line {line})",
-                traffic.name()
-            ),
-            e => format!("{PROOF_FILE}: {e}"),
-        })
-    })?;
-    Ok(CheckedProof::new(
+    let refuted = liquid_certify::check_refutation(&expected.dimacs(), k, cnf, lrat).map_err(
+        |e| {
+            Rejection(match e {
+                liquid_certify::CheckError::UnexpectedFormula { line } => format!(
+                    "{FORMULA_FILE} is not the encoding of {:?} with {k} timeframes (first difference at line {line})",
+                    traffic.name()
+                ),
+                e => format!("{PROOF_FILE}: {e}"),
+            })
+        },
+    )?;
+    Ok(CheckedProof::bind(
         refuted,
-        k,
+        traffic,
+        encoding_text(options),
         dir.map(|d| d.display().to_string()),
     ))
+}
+
+/// Verifies that a checked proof is about `traffic`: its traffic digest is the traffic's,
+/// and its formula is, digest for digest, the traffic's encoding with the proof's k and
+/// encoding options. The LRAT proof itself is not re-read: the checker's acceptance of
+/// the formula with that digest is what the proof carries, and only the checker makes
+/// one. The engine gate calls this on every checked proof it passes.
+pub fn verify_binding(traffic: &Traffic, proof: &CheckedProof) -> Result<(), Rejection> {
+    let hash = traffic.sha256();
+    if proof.traffic_sha256() != hash {
+        return Err(Rejection(format!(
+            "the proof was checked for another traffic (sha256 {}), not for {:?} (sha256 {hash})",
+            proof.traffic_sha256(),
+            traffic.name()
+        )));
+    }
+    let recorded: manifest::ManifestOptions =
+        liquid_model::yaml::from_str("the proof's encoding options", proof.encoding())
+            .map_err(|e| Rejection(e.to_string()))?;
+    let options = manifest::options_from_manifest(&recorded).map_err(Rejection)?;
+    let k = proof.colours();
+    let formula = reencode(traffic, k, &options)?.dimacs();
+    if liquid_certify::sha256_hex(&formula) != proof.formula_sha256() {
+        return Err(Rejection(format!(
+            "the refuted formula is not the encoding of {:?} with {k} timeframes (its \
+             digest differs)",
+            traffic.name()
+        )));
+    }
+    Ok(())
 }
 
 /// Writes `formula.cnf`, `proof.lrat` and `manifest.yaml` into `dir` (created if needed).
@@ -285,7 +325,7 @@ fn verify_texts(
         }
         let options = manifest::options_from_manifest(&found.options).map_err(Rejection)?;
         let e = reencode(traffic, found.colours, &options)?;
-        let checked = check(traffic, &e, &cnf, &lrat, Some(dir))?;
+        let checked = check(traffic, &e, &options, &cnf, &lrat, Some(dir))?;
         // The formula and proof check; now the manifest must say only what is true.
         let expected = manifest::manifest(
             traffic,

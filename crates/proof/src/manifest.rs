@@ -96,9 +96,10 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     d.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// SHA-256 (hex) of the traffic's explicit form, as `liquid expand` prints it.
+/// SHA-256 (hex) of the traffic's explicit form, as `liquid expand` prints it
+/// ([`Traffic::sha256`]).
 pub fn traffic_sha256(traffic: &Traffic) -> String {
-    sha256_hex(liquid_model::yaml::write_explicit(traffic).as_bytes())
+    traffic.sha256()
 }
 
 /// The options as a manifest records them.

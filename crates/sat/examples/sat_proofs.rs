@@ -67,7 +67,7 @@ fn count(stats: &[(String, StatValue)], name: &str) -> u64 {
 fn check(t: &Traffic, r: &Refutation) -> f64 {
     let start = Instant::now();
     let expected = dimacs(t, r.colours, &r.options).expect("encodes");
-    liquid_certify::check_refutation(&expected, &r.cnf, &r.lrat).unwrap_or_else(|e| {
+    liquid_certify::check_refutation(&expected, r.colours, &r.cnf, &r.lrat).unwrap_or_else(|e| {
         panic!(
             "{}: the refutation of {} is rejected: {e}",
             t.name(),

@@ -35,7 +35,11 @@ proptest! {
         if optimum > 1 {
             match prove(&t, optimum - 1, &EncodeOptions::default(), None).expect("runs") {
                 Some(Proved::Unsat(p)) => {
-                    liquid_certify::check_texts(&p.cnf, &p.lrat)
+                    // Against a fresh encoding, not the proof's own formula.
+                    let expected = liquid_sat::encode(&t, optimum - 1, &EncodeOptions::default())
+                        .expect("encodes")
+                        .dimacs();
+                    liquid_certify::check_refutation(&expected, optimum - 1, &p.cnf, &p.lrat)
                         .map_err(|e| TestCaseError::fail(e.to_string()))?;
                 }
                 other => prop_assert!(false, "expected a proof, got {:?}", other.map(|_| ())),
@@ -74,7 +78,7 @@ proptest! {
                     let expected = liquid_sat::encode(&t, p.colours, &p.options)
                         .expect("encodes")
                         .dimacs();
-                    liquid_certify::check_refutation(&expected, &p.cnf, &p.lrat)
+                    liquid_certify::check_refutation(&expected, p.colours, &p.cnf, &p.lrat)
                         .map_err(|e| TestCaseError::fail(e.to_string()))?;
                 }
                 None => prop_assert_eq!(optimum, t.duration()),

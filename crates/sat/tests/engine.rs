@@ -34,8 +34,10 @@ fn no_team_is_optimal_at_three_and_without_proofs_says_so_as_a_claim() {
     else {
         panic!("no-team is not 2-colourable");
     };
-    let r = liquid_certify::check_texts(&p.cnf, &p.lrat).expect("proof checks");
-    assert!(r.added >= 1);
+    // Against a fresh encoding, not the proof's own formula.
+    let expected = dimacs(&t, 2, &EncodeOptions::default()).expect("encodes");
+    let r = liquid_certify::check_refutation(&expected, 2, &p.cnf, &p.lrat).expect("proof checks");
+    assert!(r.report().added >= 1);
 }
 
 #[test]
@@ -54,7 +56,7 @@ fn with_proofs_the_refutation_is_of_the_bound_minus_one_and_checks() {
     assert_eq!(refutation.colours, 2);
     // The CNF is the model's encoding, byte for byte, and the proof refutes it.
     let expected = dimacs(&t, 2, &EncodeOptions::default()).expect("encodes");
-    liquid_certify::check_refutation(&expected, &refutation.cnf, &refutation.lrat)
+    liquid_certify::check_refutation(&expected, 2, &refutation.cnf, &refutation.lrat)
         .expect("the refutation checks");
 }
 
@@ -86,7 +88,8 @@ fn k_below_duration_is_refuted_by_propagation() {
     else {
         panic!("one timeframe cannot hold congesting transfers");
     };
-    liquid_certify::check_texts(&p.cnf, &p.lrat).expect("proof checks");
+    let expected = dimacs(&t, 1, &EncodeOptions::default()).expect("encodes");
+    liquid_certify::check_refutation(&expected, 1, &p.cnf, &p.lrat).expect("proof checks");
 }
 
 #[test]
@@ -150,7 +153,7 @@ fn a_satisfiable_run_below_the_start_leaves_the_proof_to_one_more_run() {
     let refutation = r.refutation.expect("a refutation of 2 timeframes");
     assert_eq!(refutation.colours, 2);
     let expected = dimacs(&t, 2, &EncodeOptions::default()).expect("encodes");
-    liquid_certify::check_refutation(&expected, &refutation.cnf, &refutation.lrat)
+    liquid_certify::check_refutation(&expected, 2, &refutation.cnf, &refutation.lrat)
         .expect("the refutation checks");
 
     // With the tabu search, the start shrinks to 3 = Λ + 1 first, so the one SAT run (k = 2)
@@ -162,6 +165,6 @@ fn a_satisfiable_run_below_the_start_leaves_the_proof_to_one_more_run() {
     assert_eq!(count("sat_calls", &r), Some(1));
     assert_eq!(count("proof_runs", &r), None);
     let refutation = r.refutation.expect("a refutation of 2 timeframes");
-    liquid_certify::check_refutation(&expected, &refutation.cnf, &refutation.lrat)
+    liquid_certify::check_refutation(&expected, 2, &refutation.cnf, &refutation.lrat)
         .expect("the refutation checks");
 }

@@ -8,7 +8,7 @@
 //! occurs exactly once (p·q transfers). Phase s (s = 0..q-1) holds the transfers
 //! S_i → R_{(i+s) mod q} for every i, so each transfer is in exactly one phase. A phase
 //! whose transfers congest is split into the fewest timeframes by an exact colouring of
-//! the phase ([`crate::exact::colour_subset`]; phases hold at most p transfers). The
+//! the phase ([`crate::chromatic::colour_subset`]; phases hold at most p transfers). The
 //! schedule is the phases' timeframes in phase order.
 //!
 //! An all-to-all *without self-transfers* (the senders are the receivers, every pair of
@@ -33,8 +33,14 @@ use std::time::Instant;
 use liquid_model::{Answer, Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId};
 use thiserror::Error;
 
-use crate::exact::colour_subset;
-use crate::rng::SplitMix64;
+use crate::chromatic::colour_subset;
+use liquid_model::rng::SplitMix64;
+
+/// The random engine's name in answers and on the command line.
+pub const RANDOM: &str = "random";
+
+/// The round-robin engine's name in answers and on the command line.
+pub const ROUND_ROBIN: &str = "round-robin";
 
 /// Why the round-robin baseline does not apply to a traffic.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -205,7 +211,7 @@ pub fn round_robin_with_limits(
                 ("phases".to_string(), StatValue::Count(phases.len() as u64)),
                 ("phases_coloured".to_string(), StatValue::Count(k as u64)),
             ];
-            return Ok(stopped(traffic, "round-robin", stats));
+            return Ok(stopped(traffic, ROUND_ROBIN, stats));
         }
         let c = colour_subset(traffic, phase, &Limits::default());
         if c.frames.len() > 1 {
@@ -217,7 +223,7 @@ pub fn round_robin_with_limits(
         ("phases".to_string(), StatValue::Count(phases.len() as u64)),
         ("split_phases".to_string(), StatValue::Count(split)),
     ];
-    Ok(outcome(traffic, "round-robin", frames, stats))
+    Ok(outcome(traffic, ROUND_ROBIN, frames, stats))
 }
 
 /// First fit of the transfers in the given order: each goes to the lowest timeframe with
@@ -280,8 +286,8 @@ pub fn random_with_limits(traffic: &Traffic, seed: u64, limits: &Limits) -> Answ
     }
     let stats = vec![("seed".to_string(), StatValue::Count(seed))];
     match first_fit_until(traffic, &order, deadline) {
-        Some(frames) => outcome(traffic, "random", frames, stats),
-        None => stopped(traffic, "random", stats),
+        Some(frames) => outcome(traffic, RANDOM, frames, stats),
+        None => stopped(traffic, RANDOM, stats),
     }
 }
 

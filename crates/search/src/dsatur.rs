@@ -62,6 +62,9 @@ use std::time::{Duration, Instant};
 
 use liquid_model::{Answer, Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId};
 
+/// The engine's name in answers and on the command line (`--engine dsatur`).
+pub const ENGINE: &str = "dsatur";
+
 /// The colouring DSatur produces: `colour[t]` is transfer t's timeframe (0-based).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Colouring {
@@ -570,7 +573,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
     let lower_bound = LowerBound::duration(traffic);
     let Some(c) = colour_until(traffic, limits.deadline(), progress) else {
         return Answer::new(
-            "dsatur",
+            ENGINE,
             Outcome::Unknown {
                 best: None,
                 bound: lower_bound,
@@ -579,7 +582,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
         .stat("complete", StatValue::Text("no".to_string()));
     };
     let outcome = Outcome::settle(traffic, Some(c.to_schedule()), lower_bound, true);
-    Answer::new("dsatur", outcome).stat("colours", StatValue::Count(c.colours as u64))
+    Answer::new(ENGINE, outcome).stat("colours", StatValue::Count(c.colours as u64))
 }
 
 #[cfg(test)]

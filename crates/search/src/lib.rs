@@ -11,6 +11,8 @@
 //! - [`tabu`]: tabu search (TabuCol) that shortens a valid schedule.
 //! - [`kcolour`]: a complete colouring search with propagation, and refutation traces
 //!   (RUP lemmas over the SAT encoding's variables) when no colouring exists.
+//! - [`chromatic`], [`cliques`], [`components`]: exact colouring (the branch and bound of
+//!   `exact`), greedy cliques and independent components, shared by the engines.
 //!
 //! Every engine returns a [`liquid_model::Answer`]; its schedule must be validated with
 //! [`liquid_model::validate`] before it is reported.
@@ -18,13 +20,15 @@
 
 mod anchored;
 pub mod baseline;
+pub mod chromatic;
+pub mod cliques;
+pub mod components;
 pub mod dsatur;
 pub mod exact;
 pub mod kcolour;
 pub mod liquid;
 pub mod native;
 pub mod ports;
-mod rng;
 pub mod structured;
 pub mod tabu;
 pub mod teams;

@@ -86,8 +86,13 @@ use liquid_model::{
 };
 
 use crate::anchored::{Anchored, Node, Stop};
+use crate::cliques::CliqueFinder;
+use crate::components::components;
 use crate::kcolour::Fit;
 use crate::teams::{bottlenecks_in, TransferSet};
+
+/// The name of the engine this search is (`native`), in answers and evidence.
+pub const ENGINE: &str = "native";
 
 /// Counters of one search.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -122,146 +127,8 @@ pub struct SearchStats {
     pub memory_stop: bool,
 }
 
-/// Members [`CliqueFinder::grow`] adds between two looks at the clock.
-pub const CLIQUE_CLOCK_EVERY: usize = 16;
-
 /// Most loaded links of the root from which [`CliqueFinder`] grows a clique.
 const ROOT_CLIQUE_SEEDS: usize = 32;
-
-/// Greedy cliques of pairwise congesting transfers inside a sub-traffic, in time
-/// proportional to the loads met (per-link user lists, never an edge list).
-///
-/// From a seed link, the clique starts as the seed's users in the set (they pairwise
-/// congest); `cnt[u]` counts the clique members that congest with `u`, so `u` can join
-/// exactly when `cnt[u]` equals the clique's size. Joining candidates are taken in
-/// increasing id order, so the result is deterministic.
-#[derive(Debug)]
-pub struct CliqueFinder {
-    cnt: Vec<u32>,
-    seen: Vec<u32>,
-    stamp: u32,
-    touched: Vec<usize>,
-}
-
-impl CliqueFinder {
-    /// Scratch space for a traffic of `n` transfers.
-    pub fn new(n: usize) -> Self {
-        CliqueFinder {
-            cnt: vec![0; n],
-            seen: vec![0; n],
-            stamp: 0,
-            touched: Vec::new(),
-        }
-    }
-
-    fn next_stamp(&mut self) -> u32 {
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.seen.iter_mut().for_each(|x| *x = 0);
-            self.stamp = 1;
-        }
-        self.stamp
-    }
-
-    /// Adds `m` to the clique: counts it once for every transfer of `set` it congests with.
-    fn add(&mut self, traffic: &Traffic, set: &TransferSet, in_clique: &mut Vec<usize>, m: usize) {
-        in_clique.push(m);
-        let s = self.next_stamp();
-        self.seen[m] = s;
-        for l in &traffic.transfer(TransferId(m as u32)).path {
-            for u in traffic.users(*l) {
-                let ui = u.index();
-                if self.seen[ui] != s && set.contains(ui) {
-                    self.seen[ui] = s;
-                    if self.cnt[ui] == 0 {
-                        self.touched.push(ui);
-                    }
-                    self.cnt[ui] += 1;
-                }
-            }
-        }
-    }
-
-    /// A clique of `set` grown from the users of `seed` that are in `set`. Once `deadline`
-    /// has passed (looked at every [`CLIQUE_CLOCK_EVERY`] members: adding one costs the
-    /// loads of its links, so a link with 200,000 users costs 200,000² steps) it stops
-    /// growing and returns the members so far, still pairwise congesting: a smaller
-    /// clique only prunes less, which never makes the search unsound.
-    pub fn grow(
-        &mut self,
-        traffic: &Traffic,
-        set: &TransferSet,
-        seed: LinkId,
-        deadline: Option<Instant>,
-    ) -> Vec<usize> {
-        let mut clique: Vec<usize> = Vec::new();
-        let seeds: Vec<usize> = traffic
-            .users(seed)
-            .iter()
-            .map(|t| t.index())
-            .filter(|&t| set.contains(t))
-            .collect();
-        let passed = |k: usize| {
-            k % CLIQUE_CLOCK_EVERY == CLIQUE_CLOCK_EVERY - 1
-                && deadline.is_some_and(|d| Instant::now() >= d)
-        };
-        let mut stopped = false;
-        for (k, t) in seeds.into_iter().enumerate() {
-            if passed(k) {
-                stopped = true;
-                break;
-            }
-            self.add(traffic, set, &mut clique, t);
-        }
-        while !stopped {
-            stopped = passed(clique.len());
-            if stopped {
-                break;
-            }
-            // Members have cnt = size - 1 (a member does not count itself): never chosen.
-            let size = clique.len() as u32;
-            let next = self
-                .touched
-                .iter()
-                .copied()
-                .filter(|&u| self.cnt[u] == size)
-                .min();
-            match next {
-                Some(u) => self.add(traffic, set, &mut clique, u),
-                None => break,
-            }
-        }
-        for &u in &self.touched {
-            self.cnt[u] = 0;
-        }
-        self.touched.clear();
-        clique
-    }
-
-    /// The largest clique grown from the first `seeds` links of `links`, trying no further
-    /// seed once `deadline` has passed (on a million transfers each seed takes a while;
-    /// fewer seeds only find fewer cliques, which never makes the search unsound).
-    pub fn best(
-        &mut self,
-        traffic: &Traffic,
-        set: &TransferSet,
-        links: &[LinkId],
-        seeds: usize,
-        deadline: Option<Instant>,
-    ) -> Vec<usize> {
-        let mut best = Vec::new();
-        for &l in links.iter().take(seeds) {
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                break;
-            }
-            let c = self.grow(traffic, set, l, deadline);
-            if c.len() > best.len() {
-                best = c;
-            }
-        }
-        best
-    }
-}
 
 /// What [`search`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -347,14 +214,6 @@ fn luby(mut i: u64) -> u64 {
         }
         i -= (1u64 << (k - 1)) - 1;
     }
-}
-
-/// SplitMix64: a well-mixed 64-bit hash of `x`.
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
 }
 
 struct Search<'a> {
@@ -898,7 +757,7 @@ fn probe(
         time: deadline.map(|t| t.saturating_duration_since(Instant::now())),
         nodes: Some(budget),
     };
-    let r = crate::exact::colour_subset(traffic, &ball, &limits);
+    let r = crate::chromatic::colour_subset(traffic, &ball, &limits);
     if r.optimal && r.frames.len() > d {
         Probe::Refuted(r.nodes)
     } else {
@@ -1015,7 +874,7 @@ fn run(
             *k = if attempt == 1 {
                 0
             } else {
-                mix(attempt << 32 ^ t as u64) as u32
+                liquid_model::rng::mix(attempt << 32 ^ t as u64) as u32
             };
         }
         s.frames.clear();
@@ -1073,56 +932,6 @@ fn run(
         Err(_) => SearchResult::Stopped,
     };
     (r, s.stats, s.root_clique)
-}
-
-/// The independent components of a traffic (transfers linked by shared links), each as
-/// increasing transfer ids, ordered by their lowest id. Union-find over links: time and
-/// memory linear in the total path length.
-pub fn components(traffic: &Traffic) -> Vec<Vec<TransferId>> {
-    components_until(traffic, None).expect("no deadline")
-}
-
-/// [`components`], or `None` once `deadline` has passed (checked every 65,536 transfers).
-pub fn components_until(
-    traffic: &Traffic,
-    deadline: Option<Instant>,
-) -> Option<Vec<Vec<TransferId>>> {
-    fn find(p: &mut [usize], mut x: usize) -> usize {
-        while p[x] != x {
-            p[x] = p[p[x]];
-            x = p[x];
-        }
-        x
-    }
-    let late = |i: usize| i % 65_536 == 65_535 && deadline.is_some_and(|d| Instant::now() >= d);
-    let m = traffic.num_links();
-    let mut parent: Vec<usize> = (0..m).collect();
-    for (i, t) in traffic.transfers().iter().enumerate() {
-        if late(i) {
-            return None;
-        }
-        let a = find(&mut parent, t.path[0].index());
-        for l in &t.path[1..] {
-            let b = find(&mut parent, l.index());
-            if a != b {
-                parent[b] = a;
-            }
-        }
-    }
-    let mut index = vec![usize::MAX; m];
-    let mut out: Vec<Vec<TransferId>> = Vec::new();
-    for t in traffic.transfer_ids() {
-        if late(t.index()) {
-            return None;
-        }
-        let root = find(&mut parent, traffic.transfer(t).path[0].index());
-        if index[root] == usize::MAX {
-            index[root] = out.len();
-            out.push(Vec::new());
-        }
-        out[index[root]].push(t);
-    }
-    Some(out)
 }
 
 /// The `native` engine: `liquid` with a schedule, `non-liquid` (lower bound Λ+1 by
@@ -1268,7 +1077,7 @@ fn within(
         time: deadline.map(|t| t.saturating_duration_since(Instant::now())),
         nodes: node_limit,
     };
-    let r = crate::exact::colour_subset(traffic, comp, &limits);
+    let r = crate::chromatic::colour_subset(traffic, comp, &limits);
     *exact_nodes += r.nodes;
     if r.frames.len() <= d {
         Ok(r.frames)
@@ -1324,7 +1133,7 @@ fn finish(traffic: &Traffic, found: Found, stats: Vec<(String, StatValue)>) -> A
                     c.sort_unstable();
                     LowerBound::clique(c)
                 }
-                _ => LowerBound::exhaustive(d + 1, "native", nodes),
+                _ => LowerBound::exhaustive(d + 1, ENGINE, nodes),
             };
             Outcome::NonLiquid { bound, best: None }
         }
@@ -1334,7 +1143,7 @@ fn finish(traffic: &Traffic, found: Found, stats: Vec<(String, StatValue)>) -> A
         },
     };
     Answer {
-        engine: "native".to_string(),
+        engine: ENGINE.to_string(),
         outcome,
         stats,
     }
@@ -1343,6 +1152,7 @@ fn finish(traffic: &Traffic, found: Found, stats: Vec<(String, StatValue)>) -> A
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cliques::CLIQUE_CLOCK_EVERY;
     use crate::test_support::{arb_traffic, colourable, no_team, no_team_paths};
     use liquid_model::{validate, Evidence, Verdict};
     use proptest::prelude::*;

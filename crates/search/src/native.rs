@@ -17,6 +17,9 @@ use liquid_model::{Answer, Limits, LowerBound, Outcome, StatValue, Traffic};
 
 use crate::structured::liquid_schedule;
 
+/// The engine's name in answers and on the command line (`--engine native`): the search's.
+pub use crate::liquid::ENGINE;
+
 /// A liquid schedule from the orbit frames of a group, when every frame of one group is
 /// conflict-free, or else from the link-disjoint parts and ports of [`crate::ports`],
 /// settled against the traffic; with the group or the parts in words. `None` when
@@ -50,7 +53,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
     let start = Instant::now();
     if let Some((outcome, group)) = liquid_by_structure(traffic, limits.deadline()) {
         return Answer {
-            engine: "native".into(),
+            engine: ENGINE.into(),
             outcome,
             stats: vec![
                 ("nodes".into(), StatValue::Count(0)),

@@ -39,22 +39,25 @@ use liquid_model::{LinkId, Schedule, Traffic, TransferId};
 /// Λ = 126,976 (Table 1's size) needs 8.1 million.
 pub const MAX_TABLE: usize = 1 << 24;
 
-/// [`by_parts`] gives up on traffics of more parts than this (each part is copied into a
+/// [`crate::structured::by_parts`] gives up on traffics of more parts than this (each part is copied into a
 /// traffic of its own; thousands of tiny parts are the search's job).
 pub const MAX_PARTS: usize = 1024;
 
 /// No edge / no vertex / no port.
 const NONE: u32 = u32::MAX;
 
-/// The parts of `traffic` ([`crate::liquid::components`]: transfers joined by shared
+/// The parts of `traffic` ([`crate::components::components`]: transfers joined by shared
 /// links), each in increasing id order, the parts by decreasing size (then first id).
 pub fn parts(traffic: &Traffic) -> Vec<Vec<TransferId>> {
     parts_until(traffic, None).expect("no deadline")
 }
 
 /// [`parts`], or `None` once `deadline` has passed.
-fn parts_until(traffic: &Traffic, deadline: Option<Instant>) -> Option<Vec<Vec<TransferId>>> {
-    let mut parts = crate::liquid::components_until(traffic, deadline)?;
+pub(crate) fn parts_until(
+    traffic: &Traffic,
+    deadline: Option<Instant>,
+) -> Option<Vec<Vec<TransferId>>> {
+    let mut parts = crate::components::components_until(traffic, deadline)?;
     parts.sort_by(|a, b| b.len().cmp(&a.len()).then(a[0].cmp(&b[0])));
     Some(parts)
 }
@@ -69,7 +72,7 @@ pub fn colour(traffic: &Traffic, deadline: Option<Instant>) -> Result<Schedule, 
 
 /// [`colour`] on one part of `traffic` (every user of a link of the part is in the part,
 /// as [`parts`] makes them), without copying it: the frames, of the traffic's ids.
-fn colour_part(
+pub(crate) fn colour_part(
     traffic: &Traffic,
     part: &[TransferId],
     deadline: Option<Instant>,
@@ -318,121 +321,6 @@ impl Konig {
     }
 }
 
-/// A liquid schedule of `traffic` from its parts: each part by ports ([`colour`], on the
-/// part in place) or else, when it is shaped like an all-to-all, by the orbits of
-/// [`crate::structured`] (on a copy), laid over one another; with, per part (largest first), how (`orbits (GROUP)` or `ports`). `Err` when
-/// the traffic is one part that the ports do not settle, a part is settled by neither, or
-/// there are more than [`MAX_PARTS`] parts (the reason).
-pub fn by_parts(
-    traffic: &Traffic,
-    deadline: Option<Instant>,
-) -> Result<(Schedule, Vec<String>), String> {
-    let late = || deadline.is_some_and(|d| Instant::now() >= d);
-    let Some(parts) = parts_until(traffic, deadline).filter(|_| !late()) else {
-        return Err("the time limit passed".into());
-    };
-    if parts.len() > MAX_PARTS {
-        return Err(format!("{} parts, more than {MAX_PARTS}", parts.len()));
-    }
-    let lam = traffic.duration();
-    let mut frames: Vec<Vec<TransferId>> = vec![Vec::new(); lam];
-    let mut how = Vec::new();
-    for part in &parts {
-        let whole = parts.len() == 1;
-        // Ports first: no copy of the part, and a quick refusal on the large parts they do
-        // not fit. Then the orbits, on a copy, for parts shaped like an all-to-all.
-        let (part_frames, method) = match colour_part(traffic, part, deadline) {
-            Ok(f) => (f, "ports".to_string()),
-            Err(why) if whole || !all_to_all_shaped(traffic, part) => {
-                return Err(format!("part of {} transfers: {why}", part.len()))
-            }
-            Err(why) => {
-                if deadline.is_some_and(|d| Instant::now() >= d) {
-                    return Err("the time limit passed".into());
-                }
-                let sub = traffic.sub_traffic(part);
-                match crate::structured::construct(&sub, deadline) {
-                    crate::structured::Structure::Liquid { schedule, group } => (
-                        schedule
-                            .frames
-                            .into_iter()
-                            .map(|f| f.into_iter().map(|x| part[x.index()]).collect())
-                            .collect(),
-                        format!("orbits ({group})"),
-                    ),
-                    _ => {
-                        return Err(format!(
-                            "part of {} transfers: no conflict-free orbits, and {why}",
-                            part.len()
-                        ))
-                    }
-                }
-            }
-        };
-        if part_frames.len() > lam {
-            return Err(format!(
-                "part of {} transfers: {} frames, above Λ {lam}",
-                part.len(),
-                part_frames.len()
-            ));
-        }
-        how.push(method);
-        for (i, f) in part_frames.into_iter().enumerate() {
-            frames[i].extend(f);
-        }
-    }
-    for f in &mut frames {
-        f.sort_unstable();
-    }
-    frames.retain(|f| !f.is_empty());
-    Ok((Schedule::new(frames), how))
-}
-
-/// Whether `part` could be an all-to-all (what [`crate::structured::detect`] recognises):
-/// h senders and h receivers (their names when every transfer has both, else first and
-/// last links), and h² or h(h − 1) transfers. O(part).
-fn all_to_all_shaped(traffic: &Traffic, part: &[TransferId]) -> bool {
-    use std::collections::HashSet;
-    let named = part.iter().all(|&t| {
-        let x = traffic.transfer(t);
-        x.from.is_some() && x.to.is_some()
-    });
-    let (senders, receivers) = if named {
-        let s: HashSet<&str> = part
-            .iter()
-            .filter_map(|&t| traffic.transfer(t).from.as_deref())
-            .collect();
-        let r: HashSet<&str> = part
-            .iter()
-            .filter_map(|&t| traffic.transfer(t).to.as_deref())
-            .collect();
-        (s.len(), r.len())
-    } else {
-        let s: HashSet<LinkId> = part
-            .iter()
-            .filter_map(|&t| traffic.transfer(t).path.first().copied())
-            .collect();
-        let r: HashSet<LinkId> = part
-            .iter()
-            .filter_map(|&t| traffic.transfer(t).path.last().copied())
-            .collect();
-        (s.len(), r.len())
-    };
-    let h = senders;
-    h == receivers && (part.len() == h * h || part.len() == h * h.saturating_sub(1))
-}
-
-/// What [`by_parts`] did, in words: the number of parts and how they were settled.
-pub fn describe(how: &[String]) -> String {
-    let orbits = how.iter().filter(|h| h.starts_with("orbits")).count();
-    let ports = how.len() - orbits;
-    format!(
-        "{} link-disjoint part{}: {orbits} by orbits, {ports} by ports (König)",
-        how.len(),
-        if how.len() == 1 { "" } else { "s" }
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -507,7 +395,7 @@ mod tests {
                 let r = validate(&t, &s).map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
                 proptest::prop_assert_eq!(r.length, t.duration());
             }
-            if let Ok((s, _)) = by_parts(&t, None) {
+            if let Ok((s, _)) = crate::structured::by_parts(&t, None) {
                 let r = validate(&t, &s).map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
                 proptest::prop_assert_eq!(r.length, t.duration());
             }

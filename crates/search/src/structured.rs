@@ -57,8 +57,13 @@ use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
 use liquid_model::{
-    Answer, Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId, Verdict,
+    Answer, Limits, LinkId, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId, Verdict,
 };
+
+use crate::ports::MAX_PARTS;
+
+/// The engine's name in answers and on the command line (`--engine structured`).
+pub const ENGINE: &str = "structured";
 
 /// No transfer in a cell of the pair table (the diagonal without self-transfers).
 const NONE: u32 = u32::MAX;
@@ -523,8 +528,8 @@ pub fn construct(traffic: &Traffic, deadline: Option<Instant>) -> Structure {
 
 /// A liquid schedule from the traffic's structure alone, as `native`, `exact` and the
 /// portfolio use it: the orbit frames of an all-to-all ([`construct`]), else the
-/// link-disjoint parts ([`crate::ports::by_parts`]). With the stage (`orbit frames` or
-/// `parts`) and what it used, in words (the group, or [`crate::ports::describe`]). `None`
+/// link-disjoint parts ([`by_parts`]). With the stage (`orbit frames` or
+/// `parts`) and what it used, in words (the group, or [`describe`]). `None`
 /// when neither applies or the deadline passed.
 pub fn liquid_schedule(
     traffic: &Traffic,
@@ -533,8 +538,8 @@ pub fn liquid_schedule(
     match construct(traffic, deadline) {
         Structure::Liquid { schedule, group } => Some((schedule, "orbit frames", group)),
         Structure::Partial { .. } | Structure::None(_) => {
-            let (schedule, how) = crate::ports::by_parts(traffic, deadline).ok()?;
-            Some((schedule, "parts", crate::ports::describe(&how)))
+            let (schedule, how) = by_parts(traffic, deadline).ok()?;
+            Some((schedule, "parts", describe(&how)))
         }
     }
 }
@@ -562,9 +567,9 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
     let structure = construct(traffic, deadline);
     if !matches!(structure, Structure::Liquid { .. }) {
         // The link-disjoint parts, by orbits or ports (crate::ports): Λ frames or nothing.
-        match crate::ports::by_parts(traffic, deadline) {
+        match by_parts(traffic, deadline) {
             Ok((schedule, how)) => {
-                stats.push(("parts".into(), text(&crate::ports::describe(&how))));
+                stats.push(("parts".into(), text(&describe(&how))));
                 stats.push(("decided_by".into(), text("parts")));
                 return liquid_answer(traffic, schedule, stats);
             }
@@ -651,11 +656,11 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
     let by = if r.verdict() == Verdict::Unknown {
         "none (limit reached)"
     } else {
-        "native"
+        crate::liquid::ENGINE
     };
     stats.push(("decided_by".into(), text(by)));
     Answer {
-        engine: "structured".into(),
+        engine: ENGINE.into(),
         outcome: r.outcome,
         stats,
     }
@@ -665,7 +670,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
 /// makes it liquid; the gate validates it).
 fn liquid_answer(traffic: &Traffic, schedule: Schedule, stats: Vec<(String, StatValue)>) -> Answer {
     Answer {
-        engine: "structured".into(),
+        engine: ENGINE.into(),
         outcome: Outcome::settle(
             traffic,
             Some(schedule),
@@ -685,6 +690,121 @@ fn node_count(a: &Answer) -> u64 {
             _ => None,
         })
         .unwrap_or(0)
+}
+
+/// A liquid schedule of `traffic` from its parts: each part by ports ([`crate::ports::colour`], on the
+/// part in place) or else, when it is shaped like an all-to-all, by the orbits of
+/// this module (on a copy), laid over one another; with, per part (largest first), how (`orbits (GROUP)` or `ports`). `Err` when
+/// the traffic is one part that the ports do not settle, a part is settled by neither, or
+/// there are more than [`MAX_PARTS`] parts (the reason).
+pub fn by_parts(
+    traffic: &Traffic,
+    deadline: Option<Instant>,
+) -> Result<(Schedule, Vec<String>), String> {
+    let late = || deadline.is_some_and(|d| Instant::now() >= d);
+    let Some(parts) = crate::ports::parts_until(traffic, deadline).filter(|_| !late()) else {
+        return Err("the time limit passed".into());
+    };
+    if parts.len() > MAX_PARTS {
+        return Err(format!("{} parts, more than {MAX_PARTS}", parts.len()));
+    }
+    let lam = traffic.duration();
+    let mut frames: Vec<Vec<TransferId>> = vec![Vec::new(); lam];
+    let mut how = Vec::new();
+    for part in &parts {
+        let whole = parts.len() == 1;
+        // Ports first: no copy of the part, and a quick refusal on the large parts they do
+        // not fit. Then the orbits, on a copy, for parts shaped like an all-to-all.
+        let (part_frames, method) = match crate::ports::colour_part(traffic, part, deadline) {
+            Ok(f) => (f, "ports".to_string()),
+            Err(why) if whole || !all_to_all_shaped(traffic, part) => {
+                return Err(format!("part of {} transfers: {why}", part.len()))
+            }
+            Err(why) => {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Err("the time limit passed".into());
+                }
+                let sub = traffic.sub_traffic(part);
+                match construct(&sub, deadline) {
+                    Structure::Liquid { schedule, group } => (
+                        schedule
+                            .frames
+                            .into_iter()
+                            .map(|f| f.into_iter().map(|x| part[x.index()]).collect())
+                            .collect(),
+                        format!("orbits ({group})"),
+                    ),
+                    _ => {
+                        return Err(format!(
+                            "part of {} transfers: no conflict-free orbits, and {why}",
+                            part.len()
+                        ))
+                    }
+                }
+            }
+        };
+        if part_frames.len() > lam {
+            return Err(format!(
+                "part of {} transfers: {} frames, above Λ {lam}",
+                part.len(),
+                part_frames.len()
+            ));
+        }
+        how.push(method);
+        for (i, f) in part_frames.into_iter().enumerate() {
+            frames[i].extend(f);
+        }
+    }
+    for f in &mut frames {
+        f.sort_unstable();
+    }
+    frames.retain(|f| !f.is_empty());
+    Ok((Schedule::new(frames), how))
+}
+
+/// Whether `part` could be an all-to-all (what [`detect`] recognises):
+/// h senders and h receivers (their names when every transfer has both, else first and
+/// last links), and h² or h(h − 1) transfers. O(part).
+fn all_to_all_shaped(traffic: &Traffic, part: &[TransferId]) -> bool {
+    use std::collections::HashSet;
+    let named = part.iter().all(|&t| {
+        let x = traffic.transfer(t);
+        x.from.is_some() && x.to.is_some()
+    });
+    let (senders, receivers) = if named {
+        let s: HashSet<&str> = part
+            .iter()
+            .filter_map(|&t| traffic.transfer(t).from.as_deref())
+            .collect();
+        let r: HashSet<&str> = part
+            .iter()
+            .filter_map(|&t| traffic.transfer(t).to.as_deref())
+            .collect();
+        (s.len(), r.len())
+    } else {
+        let s: HashSet<LinkId> = part
+            .iter()
+            .filter_map(|&t| traffic.transfer(t).path.first().copied())
+            .collect();
+        let r: HashSet<LinkId> = part
+            .iter()
+            .filter_map(|&t| traffic.transfer(t).path.last().copied())
+            .collect();
+        (s.len(), r.len())
+    };
+    let h = senders;
+    h == receivers && (part.len() == h * h || part.len() == h * h.saturating_sub(1))
+}
+
+/// What [`by_parts`] did, in words: the number of parts and how they were settled.
+pub fn describe(how: &[String]) -> String {
+    let orbits = how.iter().filter(|h| h.starts_with("orbits")).count();
+    let ports = how.len() - orbits;
+    format!(
+        "{} link-disjoint part{}: {orbits} by orbits, {ports} by ports (König)",
+        how.len(),
+        if how.len() == 1 { "" } else { "s" }
+    )
 }
 
 #[cfg(test)]

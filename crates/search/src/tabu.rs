@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use liquid_model::{Schedule, Traffic, TransferId};
 
-use crate::rng::SplitMix64;
+use liquid_model::rng::SplitMix64;
 
 /// Steps between two looks at the clock.
 const CLOCK_EVERY: u64 = 256;

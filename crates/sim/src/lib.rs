@@ -8,6 +8,7 @@
 //!   algorithms that relay and aggregate data build their own plans;
 //! - [`maxmin`]: max-min fair bandwidth sharing by progressive filling;
 //! - [`engine`]: the event-driven simulation ([`engine::simulate`]);
+//! - [`simgrid`]: a platform and a plan as SimGrid's platform file and a JSON plan;
 //! - [`two_clusters`]: paper 001's total exchange between two clusters (LG and the direct
 //!   algorithms) as plans;
 //! - [`study`]: the study of 001's Figs. 4-6 over message sizes and node counts
@@ -29,6 +30,7 @@ pub mod engine;
 pub mod maxmin;
 pub mod plan;
 pub mod platform;
+pub mod simgrid;
 pub mod study;
 pub mod two_clusters;
 
@@ -74,4 +76,8 @@ pub enum SimError {
     /// Sizes or routes that do not match the traffic.
     #[error("{0}")]
     Mismatch(String),
+    /// A traffic that SimGrid's platform format cannot express (transfers without hosts,
+    /// two routes between the same hosts).
+    #[error("{0}")]
+    Export(String),
 }

@@ -109,8 +109,8 @@ impl Setting {
     /// parameter as the command line does.
     pub fn check(&self) -> Result<(), SimError> {
         for (name, v) in [
-            ("backbone-bandwidth", self.backbone_mb_s),
-            ("node-bandwidth", self.node_mb_s),
+            ("--backbone-bandwidth", self.backbone_mb_s),
+            ("--node-bandwidth", self.node_mb_s),
         ] {
             if !(v > 0.0 && (v * 1e6).is_normal()) {
                 return Err(SimError::BadParameter {
@@ -122,9 +122,9 @@ impl Setting {
             }
         }
         for (name, v) in [
-            ("backbone-latency", self.backbone_latency_s),
-            ("node-latency", self.node_latency_s),
-            ("overhead", self.overhead_s),
+            ("--backbone-latency", self.backbone_latency_s),
+            ("--node-latency", self.node_latency_s),
+            ("--overhead", self.overhead_s),
         ] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(SimError::BadParameter {
@@ -136,7 +136,7 @@ impl Setting {
         let lanes = self.lanes();
         if !(1..=MAX_LANES).contains(&lanes) {
             return Err(SimError::BadParameter {
-                name: "lanes",
+                name: "--lanes",
                 why: match self.lanes {
                     Some(l) => format!("{l}: give 1 to {MAX_LANES} lanes"),
                     None => format!(
@@ -508,13 +508,13 @@ mod tests {
     fn extreme_settings_are_refused_with_the_option_named() {
         let base = Setting::default();
         for (setting, name) in [
-            (Setting { backbone_mb_s: 1e308, ..base.clone() }, "backbone-bandwidth"),
-            (Setting { node_mb_s: 1e308, ..base.clone() }, "node-bandwidth"),
-            (Setting { node_mb_s: 1e-320, ..base.clone() }, "node-bandwidth"),
-            (Setting { overhead_s: f64::INFINITY, ..base.clone() }, "overhead"),
-            (Setting { lanes: Some(0), ..base.clone() }, "lanes"),
-            (Setting { lanes: Some(1025), ..base.clone() }, "lanes"),
-            (Setting { backbone_mb_s: 1e300, ..base.clone() }, "lanes"),
+            (Setting { backbone_mb_s: 1e308, ..base.clone() }, "--backbone-bandwidth"),
+            (Setting { node_mb_s: 1e308, ..base.clone() }, "--node-bandwidth"),
+            (Setting { node_mb_s: 1e-320, ..base.clone() }, "--node-bandwidth"),
+            (Setting { overhead_s: f64::INFINITY, ..base.clone() }, "--overhead"),
+            (Setting { lanes: Some(0), ..base.clone() }, "--lanes"),
+            (Setting { lanes: Some(1025), ..base.clone() }, "--lanes"),
+            (Setting { backbone_mb_s: 1e300, ..base.clone() }, "--lanes"),
         ] {
             match Case::new(1, 1, &setting, &mut first_fit) {
                 Err(SimError::BadParameter { name: n, .. }) => assert_eq!(n, name),

@@ -21,6 +21,7 @@ mod direct;
 pub mod fat_tree;
 pub mod grid;
 pub mod multi_cluster;
+pub mod network_spec;
 pub mod paper;
 pub mod ratio;
 pub mod spec;

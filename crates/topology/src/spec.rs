@@ -12,12 +12,12 @@
 //! | `two-clusters:SPEC` | the same with both clusters a copy of the topology SPEC (`two-clusters:fat-tree:4,2`), 001's defaults |
 //! | `multi-cluster:M,LIST[,NC]` | all-to-all over a multi-cluster system of 002, e.g. `multi-cluster:8,12x1+16x2+4x3` ([`crate::multi_cluster`]) |
 
-use crate::fat_tree::FatTree;
-use crate::grid::Grid;
 use crate::multi_cluster::MultiCluster;
-use crate::t1::{self, Allocation};
+use crate::network_spec::{self, fat_tree, number, real, within};
 use crate::two_clusters::TwoClusters;
 use crate::{Generated, TopologyError};
+
+pub use crate::network_spec::parse_dims;
 use liquid_model::Traffic;
 
 /// The spec prefixes, with the colon.
@@ -37,53 +37,9 @@ pub fn is_spec(arg: &str) -> bool {
     PREFIXES.iter().any(|p| arg.starts_with(p))
 }
 
-fn number(spec: &str, what: &str, s: &str) -> Result<usize, TopologyError> {
-    s.trim().parse().map_err(|_| TopologyError::BadSpec {
-        spec: spec.to_string(),
-        why: format!("{what} {s:?} is not a whole number"),
-    })
-}
-
-fn real(spec: &str, what: &str, s: &str) -> Result<f64, TopologyError> {
-    s.trim().parse().map_err(|_| TopologyError::BadSpec {
-        spec: spec.to_string(),
-        why: format!("{what} {s:?} is not a number"),
-    })
-}
-
-/// Parses `AxB` (or `A`, `AxBxC`).
-pub fn parse_dims(spec: &str, s: &str) -> Result<Vec<usize>, TopologyError> {
-    s.split('x').map(|d| number(spec, "dimension", d)).collect()
-}
-
-/// The tree of a `fat-tree:M,N` spec (`parts`: what follows the colon, split at commas).
-fn fat_tree(arg: &str, parts: &[&str]) -> Result<FatTree, TopologyError> {
-    let [m, n] = parts[..] else {
-        return Err(TopologyError::BadSpec {
-            spec: arg.to_string(),
-            why: "give ports and levels, like fat-tree:4,3".to_string(),
-        });
-    };
-    Ok(FatTree::new(
-        number(arg, "ports", m)?,
-        number(arg, "levels", n)?,
-    ))
-}
-
-/// Turns a parameter error into an error naming the spec.
-fn within(arg: &str, e: TopologyError) -> TopologyError {
-    match e {
-        TopologyError::BadParameter { name, why } => TopologyError::BadSpec {
-            spec: arg.to_string(),
-            why: format!("{name}: {why}"),
-        },
-        e => e,
-    }
-}
-
 /// The traffic a spec names: `parse(arg)?.expand()`, with the same errors (an expansion
 /// error as [`TopologyError::Network`]), but fat-trees and multi-cluster systems are
-/// built directly ([`FatTree::traffic`], [`MultiCluster::traffic`]) without their network
+/// built directly ([`FatTree::traffic`](crate::fat_tree::FatTree::traffic), [`MultiCluster::traffic`]) without their network
 /// form, which at 1024 nodes holds a million named routes. `Ok(None)` when `arg` is not a spec.
 pub fn traffic(arg: &str) -> Result<Option<Traffic>, TopologyError> {
     if let Some(rest) = arg.strip_prefix("fat-tree:") {
@@ -111,6 +67,9 @@ pub fn parse(arg: &str) -> Result<Option<Generated>, TopologyError> {
     if !is_spec(arg) {
         return Ok(None);
     }
+    if kind != "two-clusters" {
+        return network_spec::parse(arg);
+    }
     let wrong = |why: &str| TopologyError::BadSpec {
         spec: arg.to_string(),
         why: why.to_string(),
@@ -118,51 +77,6 @@ pub fn parse(arg: &str) -> Result<Option<Generated>, TopologyError> {
     let within = |e: TopologyError| within(arg, e);
     let parts: Vec<&str> = rest.split(',').collect();
     let g = match kind {
-        "t1" => t1::generated(Allocation::parse(rest).map_err(within)?).map_err(within)?,
-        "fat-tree" => fat_tree(arg, &parts)?.generated().map_err(within)?,
-        "ring" => {
-            let [s, k] = parts[..] else {
-                return Err(wrong("give switches and hosts per switch, like ring:6,2"));
-            };
-            Grid::ring(
-                number(arg, "switches", s)?,
-                number(arg, "hosts per switch", k)?,
-            )
-            .generated()
-            .map_err(within)?
-        }
-        "mesh" | "torus" => {
-            let (dims, k) = match parts[..] {
-                [d] => (d, "1"),
-                [d, k] => (d, k),
-                _ => {
-                    return Err(wrong(
-                        "give dimensions and hosts per switch, like torus:4x4,1",
-                    ))
-                }
-            };
-            let dims = parse_dims(arg, dims)?;
-            if dims.len() != 2 {
-                return Err(wrong("give two dimensions, like 4x4"));
-            }
-            Grid {
-                dims,
-                wrap: kind == "torus",
-                hosts_per_switch: number(arg, "hosts per switch", k)?,
-                self_transfers: false,
-            }
-            .generated()
-            .map_err(within)?
-        }
-        "multi-cluster" => MultiCluster::parse(rest)
-            .and_then(|m| m.generated())
-            .map_err(within)?,
-        "paper-fig1" => {
-            if !rest.is_empty() {
-                return Err(wrong("paper-fig1: takes no parameters"));
-            }
-            crate::paper::fig1()
-        }
         "two-clusters" if rest.contains(':') => TwoClusters::shaped(rest)
             .and_then(|c| c.generated())
             .map_err(within)?,

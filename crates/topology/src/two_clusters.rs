@@ -430,7 +430,7 @@ fn cluster_network(spec: &str) -> Result<Network, TopologyError> {
             )));
         }
     }
-    let g = match crate::spec::parse(spec) {
+    let g = match crate::network_spec::parse(spec) {
         Ok(Some(g)) => g,
         Ok(None) => {
             return Err(wrong(

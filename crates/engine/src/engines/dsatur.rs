@@ -11,7 +11,7 @@ pub struct Dsatur;
 
 impl Engine for Dsatur {
     fn name(&self) -> &'static str {
-        "dsatur"
+        liquid_search::dsatur::ENGINE
     }
     fn about(&self) -> &'static str {
         "DSatur greedy colouring (003 annex): fast, no optimality proof"
@@ -21,9 +21,6 @@ impl Engine for Dsatur {
     }
     fn counts(&self) -> Counts {
         Counts::Transfers
-    }
-    fn in_crosscheck(&self) -> bool {
-        true
     }
     fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
         Ok(liquid_search::dsatur::solve_with_progress(t, &r.limits, p).into())

@@ -12,7 +12,7 @@ pub struct Exact;
 
 impl Engine for Exact {
     fn name(&self) -> &'static str {
-        "exact"
+        liquid_search::exact::ENGINE
     }
     fn about(&self) -> &'static str {
         "exact optimal length by DSATUR branch and bound (chromatic number), started from orbit frames or a tabu-shortened schedule"
@@ -23,11 +23,11 @@ impl Engine for Exact {
     fn counts(&self) -> Counts {
         Counts::Nodes
     }
-    fn in_crosscheck(&self) -> bool {
-        true
-    }
     fn proves(&self) -> bool {
         true
+    }
+    fn refutes_up_to(&self) -> usize {
+        liquid_search::kcolour::MAX_TIMEFRAMES
     }
     fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
         let deadline = r.limits.deadline();

@@ -28,9 +28,6 @@ impl Engine for Ilp {
     fn decides(&self) -> bool {
         true
     }
-    fn in_crosscheck(&self) -> bool {
-        true
-    }
     fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
         let answer = if r.decide {
             liquid_ilp::decide_liquid(t, &r.limits)

@@ -13,7 +13,7 @@ pub struct Native;
 
 impl Engine for Native {
     fn name(&self) -> &'static str {
-        "native"
+        liquid_search::native::ENGINE
     }
     fn about(&self) -> &'static str {
         "liquid schedule search over full teams (003/004), after an O(Σ|x|) orbit check for all-to-alls: liquid, non-liquid or unknown"
@@ -24,11 +24,11 @@ impl Engine for Native {
     fn counts(&self) -> Counts {
         Counts::Nodes
     }
-    fn in_crosscheck(&self) -> bool {
-        true
-    }
     fn proves(&self) -> bool {
         true
+    }
+    fn refutes_up_to(&self) -> usize {
+        liquid_search::kcolour::MAX_TIMEFRAMES
     }
     fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
         let deadline = r.limits.deadline();

@@ -32,6 +32,9 @@ use liquid_sat::SatOptions;
 use super::search_proof::with_search_proof;
 use crate::{Counts, Engine, EngineError, Request, Run};
 
+/// The portfolio's name in answers and on the command line.
+const NAME: &str = "portfolio";
+
 /// Search nodes the native stage may spend before SAT takes over.
 pub const NATIVE_NODES: u64 = 100_000;
 
@@ -48,7 +51,7 @@ fn shorter(a: Option<Schedule>, b: Option<Schedule>) -> Option<Schedule> {
 
 impl Engine for Portfolio {
     fn name(&self) -> &'static str {
-        "portfolio"
+        NAME
     }
     fn about(&self) -> &'static str {
         "orbits for all-to-alls, then DSatur, then the native search on a node budget, then SAT (the exact engine when the \
@@ -56,6 +59,11 @@ impl Engine for Portfolio {
     }
     fn verdicts(&self) -> &'static [Verdict] {
         super::SETTLING
+    }
+    fn in_crosscheck(&self) -> bool {
+        // A sequence of dsatur, native and sat (or exact), which crosscheck runs on
+        // their own.
+        false
     }
     fn counts(&self) -> Counts {
         Counts::Nodes
@@ -80,7 +88,7 @@ impl Engine for Portfolio {
         let finish = |outcome: Outcome, by: &str, mut stats: Vec<(String, StatValue)>| {
             stats.push(("decided_by".into(), StatValue::Text(by.to_string())));
             Answer {
-                engine: "portfolio".into(),
+                engine: NAME.into(),
                 outcome,
                 stats,
             }
@@ -101,7 +109,7 @@ impl Engine for Portfolio {
             None => say(&mut stats, "dsatur_verdict", dsatur.verdict().as_str()),
         }
         if dsatur.verdict() == Verdict::Liquid {
-            return Ok(finish(dsatur.outcome, "dsatur", stats).into());
+            return Ok(finish(dsatur.outcome, liquid_search::dsatur::ENGINE, stats).into());
         }
         let mut best = dsatur.outcome.into_schedule();
         let mut bound = LowerBound::duration(traffic);
@@ -121,7 +129,7 @@ impl Engine for Portfolio {
         let native = liquid_search::liquid::solve_with_progress(traffic, &native_limits, progress);
         say(&mut stats, "native_verdict", native.verdict().as_str());
         if native.verdict() == Verdict::Liquid {
-            return Ok(finish(native.outcome, "native", stats).into());
+            return Ok(finish(native.outcome, liquid_search::native::ENGINE, stats).into());
         }
         bound = bound.better(native.outcome.lower_bound(traffic));
         if best.as_ref().is_some_and(|s| s.len() == bound.value) {
@@ -148,13 +156,13 @@ impl Engine for Portfolio {
         };
         let (third, refutation, by) = match liquid_sat::solve_with(traffic, &rest, &opts, progress)
         {
-            Ok(r) => (r.answer, r.refutation, "sat"),
+            Ok(r) => (r.answer, r.refutation, liquid_sat::ENGINE),
             Err(liquid_sat::SatError::Encode(e)) => {
                 say(&mut stats, "sat_skipped", &e.to_string());
                 (
                     liquid_search::exact::solve_with_progress(traffic, &rest, progress),
                     None,
-                    "exact",
+                    liquid_search::exact::ENGINE,
                 )
             }
             Err(e) => return Err(EngineError::Failed(e.to_string())),

@@ -37,7 +37,7 @@ fn run_sat(t: &Traffic, r: &Request, p: &AtomicU64, incremental: bool) -> Result
 
 impl Engine for Sat {
     fn name(&self) -> &'static str {
-        "sat"
+        liquid_sat::ENGINE
     }
     fn about(&self) -> &'static str {
         "SAT (varisat): liquidity and the optimal length, with checked LRAT proofs on request"
@@ -51,8 +51,8 @@ impl Engine for Sat {
     fn proves(&self) -> bool {
         true
     }
-    fn in_crosscheck(&self) -> bool {
-        true
+    fn refutes_up_to(&self) -> usize {
+        usize::MAX
     }
     fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
         run_sat(t, r, p, false)
@@ -81,6 +81,15 @@ impl Engine for SatIncremental {
     }
     fn proves(&self) -> bool {
         true
+    }
+    fn in_crosscheck(&self) -> bool {
+        // The same encoding and solver as `sat`, which crosscheck runs: a disagreement
+        // between the two would be one in the descent, which the conformance suite
+        // covers against brute force.
+        false
+    }
+    fn refutes_up_to(&self) -> usize {
+        usize::MAX
     }
     fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
         run_sat(t, r, p, true)

@@ -12,7 +12,7 @@ pub struct Structured;
 
 impl Engine for Structured {
     fn name(&self) -> &'static str {
-        "structured"
+        liquid_search::structured::ENGINE
     }
     fn about(&self) -> &'static str {
         "all-to-all traffics: orbits of host translations or shifts as timeframes, checked \
@@ -20,6 +20,11 @@ impl Engine for Structured {
     }
     fn verdicts(&self) -> &'static [Verdict] {
         &[Verdict::Liquid, Verdict::NonLiquid, Verdict::Unknown]
+    }
+    fn in_crosscheck(&self) -> bool {
+        // Its orbit check is the first step of `native`, which crosscheck runs, and the
+        // rest is native's search.
+        false
     }
     fn counts(&self) -> Counts {
         Counts::Nodes

@@ -1,0 +1,556 @@
+//! Several engines on each model through the gate, and what the comparison rule of
+//! `liquid_engine::crosscheck` finds (`liquid crosscheck`); the answers recorded as a
+//! baseline, or compared with one.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use liquid_engine::baseline::{Baseline, Change, Entry};
+use liquid_engine::crosscheck::{compare, Claim, Status};
+use liquid_engine::{Engine, Request, SolveError};
+use liquid_model::yaml::Document;
+use liquid_model::Traffic;
+use serde::Serialize;
+
+use crate::StudyError;
+
+/// How crosscheck runs an engine through the gate: [`quietly`], or a caller's function
+/// that shows progress under the label (model and engine) while [`liquid_engine::solve`]
+/// runs.
+pub type Solver<'a> = &'a dyn Fn(
+    &str,
+    &Traffic,
+    &'static dyn Engine,
+    &Request,
+) -> Result<liquid_engine::Checked, SolveError>;
+
+/// Runs an engine through the gate without showing progress.
+pub fn quietly(
+    _label: &str,
+    traffic: &Traffic,
+    engine: &'static dyn Engine,
+    request: &Request,
+) -> Result<liquid_engine::Checked, SolveError> {
+    crate::quietly(traffic, engine, request)
+}
+
+/// How one engine's run went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+enum RowStatus {
+    /// It answered and the answer passed the gate.
+    Ok,
+    /// It answered and the answer failed the gate.
+    WrongAnswer,
+    /// It did not answer (input it refuses, or a failure).
+    Error,
+}
+
+impl RowStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            RowStatus::Ok => "ok",
+            RowStatus::WrongAnswer => "wrong-answer",
+            RowStatus::Error => "error",
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct EngineRow {
+    engine: String,
+    status: RowStatus,
+    verdict: Option<&'static str>,
+    length: Option<usize>,
+    lower_bound: Option<usize>,
+    witness: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    problem: Option<String>,
+    time_s: f64,
+}
+
+#[derive(Serialize)]
+struct ModelReport {
+    model: String,
+    file: String,
+    transfers: usize,
+    duration: usize,
+    /// The best lower bound claimed by an engine whose answer checked.
+    lower_bound: Option<usize>,
+    /// The shortest validated schedule.
+    upper_bound: Option<usize>,
+    /// `liquid`, `optimal`, `open` or `contradiction`.
+    status: &'static str,
+    engines: Vec<EngineRow>,
+    contradictions: Vec<String>,
+    /// The answers as a baseline records them.
+    #[serde(skip)]
+    entries: Vec<Entry>,
+}
+
+/// What crosscheck found: each model's answers and contradictions, and the comparison
+/// with a baseline.
+#[derive(Serialize)]
+pub struct Report {
+    consistent: bool,
+    models: Vec<ModelReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<BaselineReport>,
+}
+
+/// How this run compares with a recorded baseline.
+#[derive(Serialize)]
+struct BaselineReport {
+    file: String,
+    regressions: usize,
+    improvements: usize,
+    /// Whether the baseline file was rewritten with this run's answers (`--update`).
+    updated: bool,
+    differences: Vec<DiffReport>,
+}
+
+#[derive(Serialize)]
+struct DiffReport {
+    change: &'static str,
+    model: String,
+    engine: String,
+    old: Option<String>,
+    new: Option<String>,
+}
+
+/// Where crosscheck's answers go besides the report (`--record`, `--baseline`).
+#[derive(Debug, Clone, Default)]
+pub struct BaselineArgs {
+    /// Write the answers to this file.
+    pub record: Option<PathBuf>,
+    /// Compare the answers with this file.
+    pub baseline: Option<PathBuf>,
+    /// With `baseline`: rewrite it with this run's answers.
+    pub update: bool,
+    /// With `baseline`: exit 0 when the only differences are improvements.
+    pub accept_improvements: bool,
+}
+
+/// How a crosscheck ended, most serious first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Two answers contradict each other.
+    Contradiction,
+    /// An engine failed to run.
+    EngineError,
+    /// An answer regressed against the baseline.
+    Regression,
+    /// Answers only improved on the baseline (without `accept_improvements`).
+    Improvement,
+    /// Every answer checks, none contradicts another.
+    Agreed,
+}
+
+fn describe(e: &Entry) -> String {
+    let opt = |v: Option<usize>| v.map_or("-".to_string(), |v| v.to_string());
+    match (&e.evidence, &e.strength) {
+        (Some(k), Some(s)) => format!(
+            "{}, length {}, bound {} ({k}, {})",
+            e.verdict,
+            opt(e.length),
+            opt(e.lower_bound),
+            s.as_str()
+        ),
+        _ => format!("{}, length {}", e.verdict, opt(e.length)),
+    }
+}
+
+/// A schedule file given among the models: one more claim, checked like an engine's.
+struct ScheduleClaim {
+    file: String,
+    text: String,
+}
+
+fn check_model(
+    file: &str,
+    traffic: &Traffic,
+    engines: &[&'static dyn Engine],
+    schedules: &[&ScheduleClaim],
+    request: &Request,
+    solve: Solver<'_>,
+) -> Result<ModelReport, StudyError> {
+    let mut rows = Vec::new();
+    let mut wrong = Vec::new();
+    let mut claims = Vec::new();
+    let mut entries = Vec::new();
+    for s in schedules {
+        let schedule = liquid_model::yaml::parse_schedule(&s.file, &s.text, traffic)?;
+        let start = std::time::Instant::now();
+        let checked = liquid_model::validate(traffic, &schedule);
+        let mut row = EngineRow {
+            engine: format!("schedule {}", s.file),
+            status: RowStatus::Ok,
+            verdict: None,
+            length: Some(schedule.len()),
+            lower_bound: None,
+            witness: None,
+            problem: None,
+            time_s: start.elapsed().as_secs_f64(),
+        };
+        match checked {
+            Ok(r) => {
+                row.verdict = Some(if r.liquid { "liquid" } else { "feasible" });
+                claims.push(Claim {
+                    source: row.engine.clone(),
+                    lower: None,
+                    length: Some(r.length),
+                });
+            }
+            Err(e) => {
+                row.status = RowStatus::WrongAnswer;
+                row.length = None;
+                let msg = format!("the schedule in {} is invalid: {e}", s.file);
+                wrong.push(msg.clone());
+                row.problem = Some(msg);
+            }
+        }
+        rows.push(row);
+    }
+    for &e in engines {
+        let start = std::time::Instant::now();
+        let mut row = EngineRow {
+            engine: e.name().to_string(),
+            status: RowStatus::Ok,
+            verdict: None,
+            length: None,
+            lower_bound: None,
+            witness: None,
+            problem: None,
+            time_s: 0.0,
+        };
+        let label = format!("{} · {}", traffic.name(), e.name());
+        let answer = solve(&label, traffic, e, request);
+        match answer {
+            Err(SolveError::Wrong { engine, reason }) => {
+                entries.push(Entry::failed(traffic, e.name(), "wrong-answer"));
+                row.status = RowStatus::WrongAnswer;
+                row.time_s = start.elapsed().as_secs_f64();
+                let msg = format!("engine {engine} returned a wrong answer: {reason}");
+                wrong.push(msg.clone());
+                row.problem = Some(msg);
+            }
+            Err(err) => {
+                entries.push(Entry::failed(traffic, e.name(), "error"));
+                row.status = RowStatus::Error;
+                row.problem = Some(err.to_string());
+                row.time_s = start.elapsed().as_secs_f64();
+            }
+            Ok(c) => {
+                entries.push(Entry::of(traffic, &c));
+                let claim = Claim::of(traffic, &c);
+                row.verdict = Some(c.verdict().as_str());
+                row.length = c.length();
+                row.lower_bound = claim.lower.map(|l| l.0);
+                row.witness = claim.lower.map(|l| l.1);
+                row.time_s = c.seconds();
+                claims.push(claim);
+            }
+        }
+        rows.push(row);
+    }
+    let cmp = compare(traffic.duration(), &claims, wrong);
+    Ok(ModelReport {
+        model: traffic.name().to_string(),
+        file: file.to_string(),
+        transfers: traffic.len(),
+        duration: traffic.duration(),
+        lower_bound: cmp.lower,
+        upper_bound: cmp.upper,
+        status: cmp.status.as_str(),
+        engines: rows,
+        contradictions: cmp.contradictions,
+        entries,
+    })
+}
+
+fn opt<T: ToString>(v: &Option<T>) -> String {
+    v.as_ref().map_or("-".to_string(), ToString::to_string)
+}
+
+impl Report {
+    /// The report as tables for people: one per model, then the verdict.
+    pub fn table(&self) -> String {
+        table(self)
+    }
+
+    /// How the crosscheck ended; improvements count as agreement with
+    /// `accept_improvements`.
+    pub fn outcome(&self, accept_improvements: bool) -> Outcome {
+        let errored = self
+            .models
+            .iter()
+            .any(|m| m.engines.iter().any(|r| r.status == RowStatus::Error));
+        let (regressions, improvements) = self
+            .baseline
+            .as_ref()
+            .filter(|b| !b.updated)
+            .map_or((0, 0), |b| (b.regressions, b.improvements));
+        if !self.consistent {
+            Outcome::Contradiction
+        } else if errored {
+            Outcome::EngineError
+        } else if regressions > 0 {
+            Outcome::Regression
+        } else if improvements > 0 && !accept_improvements {
+            Outcome::Improvement
+        } else {
+            Outcome::Agreed
+        }
+    }
+}
+
+fn table(report: &Report) -> String {
+    let mut out = String::new();
+    for m in &report.models {
+        let summary = match m.status {
+            s if s == Status::Liquid.as_str() => format!("optimal length {} (liquid)", m.duration),
+            s if s == Status::Optimal.as_str() => format!(
+                "optimal length {} (Λ = {})",
+                opt(&m.upper_bound),
+                m.duration
+            ),
+            s if s == Status::Open.as_str() => format!(
+                "optimal length between {} and {}",
+                opt(&m.lower_bound),
+                opt(&m.upper_bound)
+            ),
+            _ => "CONTRADICTION".to_string(),
+        };
+        let w = m
+            .engines
+            .iter()
+            .map(|r| r.engine.len())
+            .max()
+            .unwrap_or(6)
+            .max(6);
+        let _ = writeln!(
+            out,
+            "{} ({}, {} transfers, Λ = {}): {summary}",
+            m.model, m.file, m.transfers, m.duration
+        );
+        let _ = writeln!(
+            out,
+            "  {:<w$} {:<12} {:>6} {:>6}  {:<18} {:>9}",
+            "engine", "verdict", "length", "bound", "witness", "time"
+        );
+        for r in &m.engines {
+            let verdict = r.verdict.unwrap_or(r.status.as_str());
+            let _ = writeln!(
+                out,
+                "  {:<w$} {:<12} {:>6} {:>6}  {:<18} {:>8.3}s",
+                r.engine,
+                verdict,
+                opt(&r.length),
+                opt(&r.lower_bound),
+                r.witness.unwrap_or("-"),
+                r.time_s
+            );
+            if let (Some(p), RowStatus::Error) = (&r.problem, r.status) {
+                let _ = writeln!(out, "    error: {p}");
+            }
+        }
+        for c in &m.contradictions {
+            let _ = writeln!(out, "  CONTRADICTION: {c}");
+        }
+        out.push('\n');
+    }
+    if let Some(b) = &report.baseline {
+        let _ = writeln!(
+            out,
+            "baseline {}: {} regressions, {} improvements{}",
+            b.file,
+            b.regressions,
+            b.improvements,
+            if b.updated { " (baseline updated)" } else { "" }
+        );
+        for d in &b.differences {
+            let _ = writeln!(out, "  {}: {} / {}", d.change, d.model, d.engine);
+            if let Some(o) = &d.old {
+                let _ = writeln!(out, "  - {o}");
+            }
+            if let Some(n) = &d.new {
+                let _ = writeln!(out, "  + {n}");
+            }
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "{}",
+        if report.consistent {
+            "all engines agree"
+        } else {
+            "engines contradict each other: see CONTRADICTION lines above"
+        }
+    );
+    out
+}
+
+/// Whether a file declares the baseline format (`format: liquid-baseline/…` at the top
+/// level): such a file is not a model.
+fn is_baseline(path: &std::path::Path) -> bool {
+    let Ok(text) = liquid_model::yaml::read_text(path) else {
+        return false;
+    };
+    text.lines().any(|l| {
+        l.strip_prefix("format:").is_some_and(|v| {
+            v.trim()
+                .trim_matches(['"', '\''])
+                .starts_with("liquid-baseline/")
+        })
+    })
+}
+
+/// Runs every engine on every model (files, folders of `.yaml` files, generated-model
+/// specs; schedule files among them are claims checked like an engine's answers), and
+/// records or compares the answers as `base` asks.
+pub fn run(
+    models: &[PathBuf],
+    engines: &[&'static dyn Engine],
+    request: &Request,
+    base: &BaselineArgs,
+    solve: Solver<'_>,
+) -> Result<Report, StudyError> {
+    if base.update && base.baseline.is_none() {
+        return Err(StudyError::Input("--update needs --baseline FILE".into()));
+    }
+    // A bad or missing baseline is reported before any engine runs.
+    let recorded = base
+        .baseline
+        .as_ref()
+        .map(|f| Baseline::load(f))
+        .transpose()?;
+    let mut traffics = Vec::new();
+    let mut schedules: Vec<(Option<String>, ScheduleClaim)> = Vec::new();
+    // A folder stands for every `.yaml` file inside it, in name order.
+    let mut paths = Vec::new();
+    for path in models {
+        if path.is_dir() {
+            let mut inside: Vec<PathBuf> = std::fs::read_dir(path)
+                .map_err(|e| StudyError::Input(format!("{}: cannot read: {e}", path.display())))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+                .collect();
+            inside.sort();
+            // A baseline kept beside the models is no model: skipped, and said so.
+            inside.retain(|p| {
+                let baseline = is_baseline(p);
+                if baseline {
+                    eprintln!(
+                        "note: {}: a baseline file, not a model: skipped",
+                        p.display()
+                    );
+                }
+                !baseline
+            });
+            if inside.is_empty() {
+                return Err(StudyError::Input(format!(
+                    "{}: the folder holds no model (no .yaml file)",
+                    path.display()
+                )));
+            }
+            paths.extend(inside);
+        } else {
+            if is_baseline(path) {
+                return Err(StudyError::Input(format!(
+                    "{}: a baseline file (format {}), not a model: give it with --baseline",
+                    path.display(),
+                    liquid_engine::baseline::FORMAT
+                )));
+            }
+            paths.push(path.clone());
+        }
+    }
+    for path in &paths {
+        let document = match path.to_str() {
+            Some(s) if liquid_topology::spec::is_spec(s) => {
+                Document::Model(crate::input::load_traffic(path)?)
+            }
+            _ => liquid_model::yaml::load_document(path)?,
+        };
+        match document {
+            Document::Model(t) => traffics.push((path.display().to_string(), t)),
+            Document::Schedule { file, text, model } => {
+                schedules.push((model, ScheduleClaim { file, text }))
+            }
+        }
+    }
+    // Every schedule file must name one of the models given, so that none is ignored.
+    for (model, s) in &schedules {
+        match model {
+            None => {
+                return Err(StudyError::Input(format!(
+                    "{}: a schedule given to crosscheck needs a `model:` field naming its model",
+                    s.file
+                )))
+            }
+            Some(m) if !traffics.iter().any(|(_, t)| t.name() == m) => {
+                return Err(StudyError::Input(format!(
+                    "{}: its model {m:?} is not among the models given",
+                    s.file
+                )))
+            }
+            Some(_) => {}
+        }
+    }
+    let mut reports = Vec::new();
+    for (file, traffic) in &traffics {
+        let mine: Vec<&ScheduleClaim> = schedules
+            .iter()
+            .filter(|(m, _)| m.as_deref() == Some(traffic.name()))
+            .map(|(_, s)| s)
+            .collect();
+        reports.push(check_model(file, traffic, engines, &mine, request, solve)?);
+    }
+    let consistent = reports.iter().all(|m| m.contradictions.is_empty());
+    let answers: Vec<Entry> = reports.iter().flat_map(|m| m.entries.clone()).collect();
+    if let Some(file) = &base.record {
+        std::fs::write(file, Baseline::new(answers.clone()).to_yaml())
+            .map_err(|e| StudyError::Input(format!("cannot write {}: {e}", file.display())))?;
+    }
+    let baseline = match &base.baseline {
+        None => None,
+        Some(file) => {
+            let recorded = recorded.expect("loaded above");
+            let diffs = liquid_engine::baseline::compare(&recorded.answers, &answers);
+            if base.update {
+                std::fs::write(file, Baseline::new(answers.clone()).to_yaml()).map_err(|e| {
+                    StudyError::Input(format!("cannot write {}: {e}", file.display()))
+                })?;
+            }
+            let count = |c: Change| diffs.iter().filter(|d| d.change == c).count();
+            Some(BaselineReport {
+                file: file.display().to_string(),
+                regressions: count(Change::Regression),
+                improvements: count(Change::Improvement),
+                updated: base.update,
+                differences: diffs
+                    .iter()
+                    .map(|d| {
+                        let any = d.old.as_ref().or(d.new.as_ref());
+                        DiffReport {
+                            change: match d.change {
+                                Change::Regression => "regression",
+                                Change::Improvement => "improvement",
+                            },
+                            model: any.map(|e| e.model.clone()).unwrap_or_default(),
+                            engine: any.map(|e| e.engine.clone()).unwrap_or_default(),
+                            old: d.old.as_ref().map(describe),
+                            new: d.new.as_ref().map(describe),
+                        }
+                    })
+                    .collect(),
+            })
+        }
+    };
+    Ok(Report {
+        consistent,
+        models: reports,
+        baseline,
+    })
+}

@@ -1,0 +1,919 @@
+//! Paper 002's heterogeneous multi-cluster systems (`liquid latency ...`): the analytical
+//! model's reports ([`model`], [`report`]), the flit-level simulation over offered loads
+//! and of a schedule's all-to-all ([`simulate`]), and the model against the simulation
+//! curve by curve ([`study`]).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use liquid_flit::{Config, Estimate, Forwarding, GroupEstimate, Simulator};
+use liquid_latency::model::{Model, SourceQueues};
+use liquid_latency::{LatencyError, Timing};
+use liquid_topology::multi_cluster::MultiCluster;
+use serde::Serialize;
+
+use crate::StudyError;
+
+/// The message and channel parameters in a report, with the per-flit channel times.
+#[derive(Debug, serde::Serialize)]
+pub struct TimingReport {
+    flits: u32,
+    flit_bytes: f64,
+    bandwidth: f64,
+    net_latency: f64,
+    switch_latency: f64,
+    t_cn: f64,
+    t_cs: f64,
+}
+
+impl TimingReport {
+    /// The report of `t`, the derived times `t_cn`, `t_cs` rounded by `round`.
+    pub fn new(t: Timing, round: fn(f64) -> f64) -> TimingReport {
+        TimingReport {
+            flits: t.flits,
+            flit_bytes: t.flit_bytes,
+            bandwidth: t.bandwidth,
+            net_latency: t.net_latency,
+            switch_latency: t.switch_latency,
+            t_cn: round(t.t_cn()),
+            t_cs: round(t.t_cs()),
+        }
+    }
+}
+
+/// A library refusal as an input error naming the command-line option.
+fn input(e: LatencyError) -> StudyError {
+    match e {
+        LatencyError::BadParameter { name, why } => {
+            StudyError::Input(format!("--{}: {why}", name.replace(' ', "-")))
+        }
+        e => StudyError::Input(e.to_string()),
+    }
+}
+
+/// One load or a sweep of the model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Load {
+    /// One offered traffic λ_g (messages per node per time unit).
+    Rate(f64),
+    /// This many loads evenly spaced from 0 to `up_to` × the saturation load.
+    Points {
+        /// Number of loads.
+        points: usize,
+        /// The last load as a fraction of the saturation load (below 1).
+        up_to: f64,
+    },
+}
+
+/// The model's answer: one point's report, or a sweep's table.
+pub enum ModelAnswer {
+    /// At one load.
+    Point(Box<report::PointReport>),
+    /// A sweep, as a table.
+    Table(String),
+}
+
+/// Paper 002's analytical model of `system` with `timing` and the source queues'
+/// `reading`, at one load or over a sweep; with `csv`, also writes the point(s) there.
+pub fn model(
+    system: &MultiCluster,
+    timing: Timing,
+    reading: SourceQueues,
+    load: Load,
+    csv: Option<&Path>,
+) -> Result<ModelAnswer, StudyError> {
+    let model = Model::new(system, timing)
+        .map_err(input)?
+        .with_source_queues(reading);
+    let saturation = model.saturation();
+    let (points, answer) = match load {
+        Load::Rate(rate) => {
+            let p = model.at(rate).map_err(|e| match e {
+                LatencyError::Saturated { .. } => StudyError::Input(format!(
+                    "{e}; the model saturates at λ_g = {:.6e}",
+                    saturation.rate
+                )),
+                e => input(e),
+            })?;
+            let r = report::point(&model, &saturation, &p);
+            (vec![p], ModelAnswer::Point(Box::new(r)))
+        }
+        Load::Points { points, up_to } => {
+            let sweep = model.sweep(up_to, points).map_err(input)?;
+            let text = report::table(&model, &sweep.saturation, &sweep.points);
+            (sweep.points, ModelAnswer::Table(text))
+        }
+    };
+    if let Some(path) = csv {
+        std::fs::write(path, report::csv(&model, &saturation, &points))
+            .map_err(|e| StudyError::Input(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(answer)
+}
+
+/// The model's answers as reports, tables and CSV.
+pub mod report {
+    use std::fmt::Write;
+
+    use serde::Serialize;
+
+    use liquid_latency::model::{Journey, Model, Prediction, Saturation};
+
+    use super::TimingReport;
+
+    /// Six significant digits, for display.
+    fn sig(x: f64) -> f64 {
+        format!("{x:.5e}").parse().unwrap_or(x)
+    }
+
+    #[derive(Serialize)]
+    struct SaturationReport {
+        rate: f64,
+        queue: String,
+    }
+
+    #[derive(Serialize)]
+    struct Parts {
+        source_wait: f64,
+        network: f64,
+        tail: f64,
+    }
+
+    impl From<Journey> for Parts {
+        fn from(j: Journey) -> Parts {
+            Parts {
+                source_wait: sig(j.source_wait),
+                network: sig(j.network),
+                tail: sig(j.tail),
+            }
+        }
+    }
+
+    #[derive(Serialize)]
+    struct Components {
+        source_wait: f64,
+        network: f64,
+        tail: f64,
+        concentrator_wait: f64,
+    }
+
+    #[derive(Serialize)]
+    struct Busiest {
+        queue: String,
+        utilisation: f64,
+    }
+
+    #[derive(Serialize)]
+    struct Group {
+        /// Cluster indices, `a-b` or `a`.
+        clusters: String,
+        height: usize,
+        nodes_each: u64,
+        outgoing_probability: f64,
+        /// Eq. 35.
+        latency: f64,
+        intra: Parts,
+        inter: Parts,
+        concentrator_wait: f64,
+    }
+
+    /// The model's answer at one load, with its components, per group of clusters.
+    #[derive(Serialize)]
+    pub struct PointReport {
+        system: String,
+        nodes: u64,
+        clusters: usize,
+        timing: TimingReport,
+        /// `printed` or `per-node` (the model's readings 1 and 15).
+        source_queues: &'static str,
+        saturation: SaturationReport,
+        rate: f64,
+        load: f64,
+        latency: f64,
+        components: Components,
+        busiest: Busiest,
+        groups: Vec<Group>,
+    }
+
+    /// Runs of consecutive clusters of equal height (identical in the model), as
+    /// (first, last) indices.
+    fn groups(p: &Prediction) -> Vec<(usize, usize)> {
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        for c in &p.clusters {
+            match runs.last_mut() {
+                Some((_, last)) if p.clusters[*last].height == c.height => *last = c.cluster,
+                _ => runs.push((c.cluster, c.cluster)),
+            }
+        }
+        runs
+    }
+
+    fn range((a, b): (usize, usize)) -> String {
+        if a == b {
+            a.to_string()
+        } else {
+            format!("{a}-{b}")
+        }
+    }
+
+    /// A node count for display (saturating).
+    fn whole(n: u128) -> u64 {
+        u64::try_from(n).unwrap_or(u64::MAX)
+    }
+
+    fn load(p: &Prediction, s: &Saturation) -> f64 {
+        p.rate / s.rate
+    }
+
+    /// The one-point report.
+    pub fn point(model: &Model, s: &Saturation, p: &Prediction) -> PointReport {
+        let t = model.timing();
+        PointReport {
+            system: model.system().spec(),
+            nodes: whole(model.system().nodes()),
+            clusters: model.system().cluster_count(),
+            timing: TimingReport::new(t, sig),
+            source_queues: model.source_queues().name(),
+            saturation: SaturationReport {
+                rate: sig(s.rate),
+                queue: s.queue.to_string(),
+            },
+            rate: p.rate,
+            load: sig(load(p, s)),
+            latency: sig(p.latency),
+            components: Components {
+                source_wait: sig(p.source_wait),
+                network: sig(p.network),
+                tail: sig(p.tail),
+                concentrator_wait: sig(p.concentrator_wait),
+            },
+            busiest: Busiest {
+                queue: p.busiest.0.to_string(),
+                utilisation: sig(p.busiest.1),
+            },
+            groups: groups(p)
+                .into_iter()
+                .map(|g| {
+                    let c = &p.clusters[g.0];
+                    Group {
+                        clusters: range(g),
+                        height: c.height,
+                        nodes_each: whole(model.system().cluster_nodes(c.cluster)),
+                        outgoing_probability: sig(c.outgoing),
+                        latency: sig(c.latency),
+                        intra: c.intra.into(),
+                        inter: c.inter.into(),
+                        concentrator_wait: sig(c.concentrator_wait),
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// The sweep as a table.
+    pub fn table(model: &Model, s: &Saturation, points: &[Prediction]) -> String {
+        let t = model.timing();
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "system {}: N = {} nodes in {} clusters; M = {} flits of {} bytes, t_cn = {}, t_cs = {}",
+            model.system().spec(),
+            model.system().nodes(),
+            model.system().cluster_count(),
+            t.flits,
+            t.flit_bytes,
+            sig(t.t_cn()),
+            sig(t.t_cs()),
+        );
+        let _ = writeln!(
+            out,
+            "source queues: {}; saturation: λ_g = {:.6e}, {}",
+            model.source_queues().name(),
+            s.rate,
+            s.queue
+        );
+        let _ = writeln!(
+            out,
+            "{:>6} {:>12} {:>10} {:>11} {:>10} {:>8} {:>12} {:>11}",
+            "load",
+            "rate",
+            "latency",
+            "source_wait",
+            "network",
+            "tail",
+            "concentrator",
+            "utilisation"
+        );
+        for p in points {
+            let _ = writeln!(
+                out,
+                "{:>6.3} {:>12.5e} {:>10.4} {:>11.4} {:>10.4} {:>8.4} {:>12.4} {:>11.4}",
+                load(p, s),
+                p.rate,
+                p.latency,
+                p.source_wait,
+                p.network,
+                p.tail,
+                p.concentrator_wait,
+                p.busiest.1
+            );
+        }
+        out
+    }
+
+    /// The points as CSV: the overall latency and its components, then the latency of
+    /// each group of identical clusters (eq. 35).
+    pub fn csv(model: &Model, s: &Saturation, points: &[Prediction]) -> String {
+        let t = model.timing();
+        let mut out = String::from(
+            "system,flits,flit_bytes,rate,load,latency,source_wait,network,tail,concentrator_wait,utilisation",
+        );
+        let runs = points.first().map(groups).unwrap_or_default();
+        for &g in &runs {
+            let _ = write!(out, ",latency_clusters_{}", range(g));
+        }
+        out.push('\n');
+        for p in points {
+            let _ = write!(
+                out,
+                "\"{}\",{},{},{},{},{},{},{},{},{},{}",
+                model.system().spec(),
+                t.flits,
+                t.flit_bytes,
+                p.rate,
+                load(p, s),
+                p.latency,
+                p.source_wait,
+                p.network,
+                p.tail,
+                p.concentrator_wait,
+                p.busiest.1
+            );
+            for &(a, _) in &runs {
+                let _ = write!(out, ",{}", p.clusters[a].latency);
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// How many messages a simulation counts, and how many it generates before and after
+/// them without counting (002: 100,000 counted, 10,000 warm-up, 10,000 drain).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MessageCounts {
+    /// Messages counted per run.
+    pub messages: u64,
+    /// Messages generated first and not counted.
+    pub warmup: u64,
+    /// Messages generated last and not counted.
+    pub drain: u64,
+}
+
+/// Where the schedule of [`SimParams::plan`] comes from.
+#[derive(Clone)]
+pub enum PlanSource {
+    /// A schedule file (transfer ids `c0.p1->c2.p3`).
+    File(PathBuf),
+    /// An engine's schedule of the system's all-to-all.
+    Engine(&'static dyn liquid_engine::Engine),
+}
+
+/// What [`simulate`] runs.
+#[derive(Clone)]
+pub struct SimParams {
+    /// The system.
+    pub system: MultiCluster,
+    /// The message and channel parameters.
+    pub timing: Timing,
+    /// The offered traffics λ_g.
+    pub rates: Vec<f64>,
+    /// Messages per run.
+    pub counts: MessageCounts,
+    /// Independent runs per rate (seeds `seed`, `seed + 1`, ...).
+    pub replications: usize,
+    /// Seed of the first replication.
+    pub seed: u64,
+    /// How concentrators/dispatchers forward messages.
+    pub forwarding: Forwarding,
+    /// Wall-clock limit: the run under way stops, later ones do not start.
+    pub time_limit: Option<Duration>,
+    /// Report per-cluster estimates too.
+    pub per_cluster: bool,
+    /// Also run the system's all-to-all as this schedule plans it.
+    pub plan: Option<PlanSource>,
+}
+
+#[derive(Serialize)]
+struct Value {
+    mean: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ci95: Option<f64>,
+}
+
+impl From<Estimate> for Value {
+    fn from(e: Estimate) -> Value {
+        let r = |x: f64| (x * 1e4).round() / 1e4;
+        Value {
+            mean: r(e.mean),
+            ci95: e.half_width.map(r),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Group {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cluster: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    height: Option<usize>,
+    messages: u64,
+    inter_cluster: u64,
+    latency: Value,
+    source_wait: Value,
+    network: Value,
+    concentrator_wait: Value,
+}
+
+impl Group {
+    fn of(g: &GroupEstimate, cluster: Option<(usize, usize)>) -> Group {
+        Group {
+            cluster: cluster.map(|c| c.0),
+            height: cluster.map(|c| c.1),
+            messages: g.messages,
+            inter_cluster: g.inter,
+            latency: g.latency.into(),
+            source_wait: g.source_wait.into(),
+            network: g.network.into(),
+            concentrator_wait: g.concentrator_wait.into(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct RunReport {
+    seed: u64,
+    completed: bool,
+    latency: f64,
+    generated: u64,
+    delivered: u64,
+    flit_moves: u64,
+    events: u64,
+    end_time: f64,
+}
+
+#[derive(Serialize)]
+struct Point {
+    rate: f64,
+    completed: bool,
+    #[serde(flatten)]
+    overall: Group,
+    runs: Vec<RunReport>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    clusters: Vec<Group>,
+}
+
+#[derive(Serialize)]
+struct PlanRunReport {
+    mode: &'static str,
+    messages: u64,
+    makespan: f64,
+    latency: f64,
+    source_wait: f64,
+    network: f64,
+    concentrator_wait: f64,
+    flit_moves: u64,
+}
+
+#[derive(Serialize)]
+struct PlanReport {
+    source: String,
+    frames: usize,
+    messages: usize,
+    duration: usize,
+    simultaneous_frames: bool,
+    runs: Vec<PlanRunReport>,
+}
+
+/// What [`simulate`] found: the latency per offered load, and the schedule's runs.
+#[derive(Serialize)]
+pub struct Report {
+    system: String,
+    nodes: usize,
+    clusters: usize,
+    timing: TimingReport,
+    messages: u64,
+    warmup: u64,
+    drain: u64,
+    replications: usize,
+    seed: u64,
+    concentrator: &'static str,
+    stopped: Option<&'static str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    points: Vec<Point>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plan: Option<PlanReport>,
+    flit_moves: u64,
+    time_s: f64,
+    flit_moves_per_s: f64,
+}
+
+/// The all-to-all as a schedule plans it: frame by frame, all at once, and the same
+/// number of messages per node to uniformly random destinations, all at once.
+fn run_plans(
+    a: &SimParams,
+    source: &PlanSource,
+    wiring: &liquid_topology::multi_cluster::Wiring,
+    sim: &Simulator<'_>,
+    base: &Config,
+    deadline: Option<Instant>,
+) -> Result<(PlanReport, Vec<PlanRunReport>), StudyError> {
+    let traffic = a
+        .system
+        .traffic()
+        .map_err(|e| StudyError::Input(e.to_string()))?;
+    let (schedule, source) = match source {
+        PlanSource::File(path) => (
+            liquid_model::yaml::load_partition(path, &traffic)?,
+            path.display().to_string(),
+        ),
+        PlanSource::Engine(engine) => {
+            let (engine, name) = (*engine, engine.name());
+            let request = liquid_engine::Request {
+                limits: liquid_model::Limits {
+                    time: deadline.map(|d| d.saturating_duration_since(Instant::now())),
+                    nodes: None,
+                },
+                seed: a.seed,
+                ..Default::default()
+            };
+            let checked = liquid_engine::solve(
+                &traffic,
+                engine,
+                &request,
+                None,
+                &std::sync::atomic::AtomicU64::new(0),
+            )?;
+            let verdict = checked.verdict();
+            let s = checked.into_outcome().into_schedule().ok_or_else(|| {
+                StudyError::Input(format!(
+                    "engine {name} found no schedule ({}); raise --time-limit or give --schedule",
+                    verdict.as_str()
+                ))
+            })?;
+            (s, format!("engine {name}"))
+        }
+    };
+    let index: std::collections::HashMap<&str, usize> =
+        (0..wiring.nodes()).map(|v| (wiring.name(v), v)).collect();
+    let node = |n: &Option<String>| -> Result<usize, StudyError> {
+        n.as_deref()
+            .and_then(|n| index.get(n).copied())
+            .ok_or_else(|| {
+                StudyError::Input(format!("schedule: transfer endpoint {n:?} is not a node"))
+            })
+    };
+    let mut frames = Vec::with_capacity(schedule.frames.len());
+    for f in &schedule.frames {
+        let mut v = Vec::with_capacity(f.len());
+        for &t in f {
+            let tr = traffic.transfer(t);
+            v.push((node(&tr.from)?, node(&tr.to)?));
+        }
+        frames.push(v);
+    }
+    let messages: usize = frames.iter().map(Vec::len).sum();
+    let simultaneous = liquid_model::validate(&traffic, &schedule).is_ok();
+    // The same number of messages per source, to uniform random destinations.
+    let mut per_source = vec![0usize; wiring.nodes()];
+    for &(s, _) in frames.iter().flatten() {
+        per_source[s] += 1;
+    }
+    let mut rng = liquid_flit::Rng::new(a.seed);
+    let mut random = Vec::with_capacity(messages);
+    let rounds = per_source.iter().copied().max().unwrap_or(0);
+    for round in 0..rounds {
+        for (s, &count) in per_source.iter().enumerate() {
+            if round < count {
+                let r = rng.below(wiring.nodes() as u64 - 1) as usize;
+                random.push((s, if r >= s { r + 1 } else { r }));
+            }
+        }
+    }
+    let mut runs = Vec::new();
+    let mut go =
+        |mode: &'static str, frames: &[Vec<(usize, usize)>], pm| -> Result<(), StudyError> {
+            let r = sim
+                .run_plan(base, frames, pm, &mut |_| {
+                    deadline.is_none_or(|d| Instant::now() < d)
+                })
+                .map_err(|e| StudyError::Input(e.to_string()))?;
+            let round = |x: f64| (x * 1e4).round() / 1e4;
+            runs.push(PlanRunReport {
+                mode,
+                messages: r.overall.messages,
+                makespan: round(r.last_delivery),
+                latency: round(r.overall.latency),
+                source_wait: round(r.overall.source_wait),
+                network: round(r.overall.network),
+                concentrator_wait: round(r.overall.concentrator_wait),
+                flit_moves: r.flit_moves,
+            });
+            Ok(())
+        };
+    go("frames", &frames, liquid_flit::PlanMode::Frames)?;
+    go("all-at-once", &frames, liquid_flit::PlanMode::AllAtOnce)?;
+    go(
+        "random-destinations",
+        &[random],
+        liquid_flit::PlanMode::AllAtOnce,
+    )?;
+    Ok((
+        PlanReport {
+            source,
+            frames: frames.len(),
+            messages,
+            duration: traffic.duration(),
+            simultaneous_frames: simultaneous,
+            runs: Vec::new(),
+        },
+        runs,
+    ))
+}
+
+/// Simulates `p.system` at every offered load of `p.rates` (stopping at the time limit),
+/// and then, with `p.plan`, the all-to-all as the schedule plans it. `progress` gets the
+/// counted messages delivered so far (of rates × replications × messages) and the index
+/// of the rate under way.
+pub fn simulate(p: &SimParams, progress: &mut dyn FnMut(u64, usize)) -> Result<Report, StudyError> {
+    // The simulator's parameters are the command line's options (`--flits`, ...).
+    let bad = |e: liquid_flit::FlitError| {
+        let liquid_flit::FlitError::BadParameter { name, why } = e;
+        StudyError::Input(format!("--{}: {why}", name.replace(' ', "-")))
+    };
+    let system = &p.system;
+    let wiring = system
+        .wiring()
+        .map_err(|e| StudyError::Input(e.to_string()))?;
+    let base = Config {
+        timing: p.timing,
+        rate: 1.0,
+        messages: p.counts.messages,
+        warmup: p.counts.warmup,
+        drain: p.counts.drain,
+        seed: p.seed,
+        forwarding: p.forwarding,
+    };
+    // Check everything before the first run.
+    for &rate in &p.rates {
+        Config {
+            rate,
+            ..base.clone()
+        }
+        .check()
+        .map_err(bad)?;
+    }
+    if p.replications == 0 {
+        return Err(StudyError::Input(
+            "replications: at least one replication is needed".into(),
+        ));
+    }
+    let sim = Simulator::new(&wiring);
+    let start = Instant::now();
+    let deadline = p.time_limit.map(|l| start + l);
+    let mut points = Vec::new();
+    let mut stopped = None;
+    let mut done_before = 0u64;
+    let mut moves = 0u64;
+    for (i, &rate) in p.rates.iter().enumerate() {
+        let cfg = Config {
+            rate,
+            ..base.clone()
+        };
+        let summary = sim
+            .replicate(&cfg, p.replications, &mut |r, pr| {
+                progress(done_before + r as u64 * p.counts.messages + pr.delivered, i);
+                deadline.is_none_or(|d| Instant::now() < d)
+            })
+            .map_err(bad)?;
+        done_before += p.replications as u64 * p.counts.messages;
+        moves += summary.runs.iter().map(|r| r.flit_moves).sum::<u64>();
+        let completed =
+            summary.runs.len() == p.replications && summary.runs.iter().all(|r| r.completed);
+        points.push(point(p, rate, completed, &summary));
+        if !completed {
+            stopped = Some(if summary.runs.iter().any(|r| r.saturated) {
+                "saturated: the messages in flight reached the memory bound (1 GiB)"
+            } else {
+                "time limit"
+            });
+            break;
+        }
+    }
+    let plan = match &p.plan {
+        Some(source) if stopped.is_none() => {
+            let (plan, runs) = run_plans(p, source, &wiring, &sim, &base, deadline)?;
+            moves += runs.iter().map(|r| r.flit_moves).sum::<u64>();
+            Some(PlanReport { runs, ..plan })
+        }
+        _ => None,
+    };
+    let secs = start.elapsed().as_secs_f64();
+    Ok(Report {
+        system: system.spec(),
+        nodes: wiring.nodes(),
+        clusters: system.cluster_count(),
+        timing: TimingReport::new(p.timing, |x| x),
+        messages: p.counts.messages,
+        warmup: p.counts.warmup,
+        drain: p.counts.drain,
+        replications: p.replications,
+        seed: p.seed,
+        concentrator: match p.forwarding {
+            Forwarding::CutThrough => "cut-through",
+            Forwarding::StoreAndForward => "store-and-forward",
+        },
+        stopped,
+        points,
+        plan,
+        flit_moves: moves,
+        time_s: secs,
+        flit_moves_per_s: (moves as f64 / secs.max(1e-9)).round(),
+    })
+}
+
+/// One offered load's report.
+fn point(p: &SimParams, rate: f64, completed: bool, summary: &liquid_flit::Summary) -> Point {
+    Point {
+        rate,
+        completed,
+        overall: Group::of(&summary.overall, None),
+        runs: summary
+            .runs
+            .iter()
+            .map(|r| RunReport {
+                seed: r.seed,
+                completed: r.completed,
+                latency: (r.overall.latency * 1e4).round() / 1e4,
+                generated: r.generated,
+                delivered: r.delivered,
+                flit_moves: r.flit_moves,
+                events: r.events,
+                end_time: (r.end_time * 1e4).round() / 1e4,
+            })
+            .collect(),
+        clusters: if p.per_cluster {
+            summary
+                .clusters
+                .iter()
+                .enumerate()
+                .map(|(i, g)| Group::of(g, Some((i, p.system.clusters[i]))))
+                .collect()
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+/// What [`study`] runs.
+#[derive(Debug, Clone)]
+pub struct StudyParams {
+    /// Directory for `latency-<system>-<M>.csv` and `.svg` (created if missing).
+    pub out: PathBuf,
+    /// The systems, as `M,LIST[,NC]` (with or without a `multi-cluster:` prefix).
+    pub systems: Vec<String>,
+    /// Message sizes as `M:L_m` (flits : bytes per flit).
+    pub sizes: Vec<String>,
+    /// Loads per curve.
+    pub points: usize,
+    /// The last load as a multiple of the larger of the two saturation loads.
+    pub beyond: f64,
+    /// Messages per run.
+    pub counts: MessageCounts,
+    /// Independent runs per load.
+    pub replications: usize,
+    /// Seed of the first replication.
+    pub seed: u64,
+    /// Also write the whole study as Markdown here.
+    pub markdown: Option<PathBuf>,
+}
+
+/// The systems of 002's Table 1, the study's default.
+pub const TABLE_1: [&str; 2] = ["8,12x1+16x2+4x3", "4,8x3+3x4+5x5"];
+
+fn size(s: &str) -> Result<Timing, StudyError> {
+    let bad = || StudyError::Input(format!("sizes: {s:?} is not M:L_m (e.g. 32:256)"));
+    let (m, l) = s.trim().split_once(':').ok_or_else(bad)?;
+    let flits: u32 = m.trim().parse().map_err(|_| bad())?;
+    let bytes: f64 = l.trim().parse().map_err(|_| bad())?;
+    let t = Timing::paper(flits, bytes);
+    t.check()
+        .map_err(|e| StudyError::Input(format!("sizes: {s:?}: {e}")))?;
+    Ok(t)
+}
+
+/// Paper 002's model (both readings of its source queues) against the flit-level
+/// simulation, curve by curve (`liquid_flit::study`): writes each curve's CSV and SVG
+/// into `a.out` (and the Markdown report when asked) and returns the table of relative
+/// errors. Every curve's loads and the run parameters are checked before the first
+/// simulation; `log` gets a line as each curve and load starts.
+pub fn study(a: &StudyParams, log: &mut dyn FnMut(String)) -> Result<String, StudyError> {
+    use liquid_flit::study::{self, Settings};
+    let input = |e: &dyn std::fmt::Display| StudyError::Input(e.to_string());
+    let specs: Vec<String> = if a.systems.is_empty() {
+        TABLE_1.iter().map(|s| s.to_string()).collect()
+    } else {
+        a.systems.clone()
+    };
+    let mut systems = Vec::new();
+    for s in &specs {
+        let spec = s.trim();
+        let spec = spec.strip_prefix("multi-cluster:").unwrap_or(spec);
+        systems.push(
+            MultiCluster::parse(spec)
+                .map_err(|e| StudyError::Input(format!("systems: {spec:?}: {e}")))?,
+        );
+    }
+    let timings = a
+        .sizes
+        .iter()
+        .map(|s| size(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let settings = Settings {
+        messages: a.counts.messages,
+        warmup: a.counts.warmup,
+        drain: a.counts.drain,
+        replications: a.replications,
+        seed: a.seed,
+        forwarding: Forwarding::CutThrough,
+    };
+    let mut curves_todo = Vec::new();
+    for system in &systems {
+        for &timing in &timings {
+            let rates = study::loads(system, timing, a.points, a.beyond).map_err(|e| input(&e))?;
+            Config {
+                timing,
+                rate: rates[0],
+                messages: a.counts.messages,
+                warmup: a.counts.warmup,
+                drain: a.counts.drain,
+                seed: a.seed,
+                forwarding: settings.forwarding,
+            }
+            .check()
+            .map_err(|e| input(&e))?;
+            system
+                .wiring()
+                .map_err(|e| StudyError::Input(format!("systems: {e}")))?;
+            curves_todo.push((system, timing, rates));
+        }
+    }
+    if a.replications == 0 {
+        return Err(StudyError::Input(
+            "replications: at least one replication is needed".into(),
+        ));
+    }
+    std::fs::create_dir_all(&a.out)
+        .map_err(|e| StudyError::Input(format!("out: cannot create {}: {e}", a.out.display())))?;
+    let mut curves = Vec::new();
+    for (system, timing, rates) in curves_todo {
+        let n = rates.len();
+        log(format!(
+            "{} M = {}: simulating {n} loads up to λ_g = {:.3e}",
+            system.spec(),
+            timing.flits,
+            rates[n - 1]
+        ));
+        let mut announced = None;
+        let curve = study::study(system, timing, &rates, settings, &mut |i, _, _| {
+            if announced != Some(i) {
+                announced = Some(i);
+                log(format!(
+                    "{} M = {}: load {}/{n} (λ_g = {:.3e})",
+                    system.spec(),
+                    timing.flits,
+                    i + 1,
+                    rates[i]
+                ));
+            }
+            true
+        })
+        .map_err(|e| input(&e))?;
+        let name = curve.name();
+        for (ext, text) in [
+            ("csv", curve.csv()),
+            ("svg", curve.svg().map_err(|e| input(&e))?),
+        ] {
+            let path = a.out.join(format!("latency-{name}.{ext}"));
+            std::fs::write(&path, text)
+                .map_err(|e| StudyError::Failed(format!("cannot write {}: {e}", path.display())))?;
+        }
+        curves.push(curve);
+    }
+    let table = study::error_table(&curves);
+    if let Some(md) = &a.markdown {
+        std::fs::write(md, study::markdown(&curves))
+            .map_err(|e| StudyError::Failed(format!("cannot write {}: {e}", md.display())))?;
+    }
+    Ok(table)
+}

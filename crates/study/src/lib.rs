@@ -1,0 +1,115 @@
+//! liquid's studies, sweeps and exports as library calls, so that a benchmark, a test or
+//! another program runs them without the CLI (which only parses arguments, calls one
+//! function of this crate per command and prints what it returns).
+//!
+//! - [`crosscheck`]: several engines on each model, their contradictions, baselines;
+//! - [`input`]: a model argument (a file or a generated-model spec) as a traffic;
+//! - [`latency`]: paper 002's analytical model, the flit-level simulation of its systems,
+//!   and the model against the simulation;
+//! - [`simulate`]: a schedule (a file's or an engine's) on the flow-level simulator of
+//!   `liquid-sim`, with its timeline, and the same platform and plan for SimGrid;
+//! - [`testbed`]: the Swiss-T1 sweep of papers 000 and 003 (sharded, merged), its CSV
+//!   files and charts;
+//! - [`two_clusters`]: paper 001's total exchange between two clusters on the flow-level
+//!   simulator (Figs. 4-6), with the schedules computed through the engine gate.
+//!
+//! Every function returns a [`StudyError`] whose [`StudyError::is_input`] says whether
+//! the caller's input was refused (the CLI's exit code 2) or something failed inside
+//! (exit code 3).
+#![forbid(unsafe_code)]
+
+pub mod crosscheck;
+pub mod input;
+pub mod latency;
+pub mod simulate;
+pub mod testbed;
+pub mod two_clusters;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+
+use liquid_engine::{Checked, Engine, Request, SolveError};
+use liquid_model::Traffic;
+
+/// How a study runs an engine through the gate: [`quietly`], or a caller's function that
+/// shows progress while [`liquid_engine::solve`] runs.
+pub type Solver<'a> =
+    &'a dyn Fn(&Traffic, &'static dyn Engine, &Request) -> Result<Checked, SolveError>;
+
+/// Runs an engine through the gate without showing progress.
+pub fn quietly(
+    traffic: &Traffic,
+    engine: &'static dyn Engine,
+    request: &Request,
+) -> Result<Checked, SolveError> {
+    liquid_engine::solve(traffic, engine, request, None, &AtomicU64::new(0))
+}
+
+/// Why a study, sweep or export could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum StudyError {
+    /// The caller's input was refused (a parameter, a file's contents); the message says
+    /// which and why.
+    #[error("{0}")]
+    Input(String),
+    /// A model, schedule or other YAML file could not be loaded.
+    #[error(transparent)]
+    Load(#[from] liquid_model::yaml::LoadError),
+    /// The engine gate refused the traffic or the engine's answer.
+    #[error(transparent)]
+    Solve(#[from] SolveError),
+    /// A file or directory could not be written or created.
+    #[error("cannot {action} {}", path.display())]
+    Io {
+        /// `create` or `write`.
+        action: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Something failed that the input cannot explain (a simulator or plot failure).
+    #[error("internal error: {0}")]
+    Internal(String),
+    /// Something failed that the input cannot explain, with a message that says so itself
+    /// (a generated model that does not expand).
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl StudyError {
+    /// Whether the caller's input was refused (rather than something failing inside).
+    pub fn is_input(&self) -> bool {
+        match self {
+            // A file that cannot be written (a directory, a full disk, no permission)
+            // is the user's to fix.
+            StudyError::Input(_) | StudyError::Load(_) | StudyError::Io { .. } => true,
+            StudyError::Solve(e) => matches!(e, SolveError::Input(_)),
+            StudyError::Internal(_) | StudyError::Failed(_) => false,
+        }
+    }
+
+    /// An internal failure, from anything that displays.
+    pub(crate) fn internal(e: impl std::fmt::Display) -> StudyError {
+        StudyError::Internal(e.to_string())
+    }
+}
+
+/// Writes `text` to `path`, the error naming the file.
+pub(crate) fn write(path: &Path, text: impl AsRef<[u8]>) -> Result<(), StudyError> {
+    std::fs::write(path, text).map_err(|source| StudyError::Io {
+        action: "write",
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Creates a directory and its parents, the error naming it.
+pub(crate) fn create_dir(path: &Path) -> Result<(), StudyError> {
+    std::fs::create_dir_all(path).map_err(|source| StudyError::Io {
+        action: "create",
+        path: path.to_path_buf(),
+        source,
+    })
+}

@@ -1,0 +1,482 @@
+//! A schedule (a file's, an engine's, or the whole traffic at once) on the flow-level
+//! simulator of `liquid-sim` ([`simulate`], `liquid simulate`), and the same platform and
+//! plan for SimGrid ([`export_simgrid`], `liquid export simgrid`).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use liquid_model::network::{LinkParams, Network};
+use liquid_model::{Schedule, Traffic};
+use liquid_sim::{MappedTraffic, Mode, Plan};
+use serde::Serialize;
+
+use crate::{Solver, StudyError};
+
+/// Everything a simulation or an export takes besides the model.
+#[derive(Clone)]
+pub struct SimArgs {
+    /// A schedule file to run.
+    pub schedule: Option<PathBuf>,
+    /// An engine whose schedule to run.
+    pub engine: Option<&'static dyn liquid_engine::Engine>,
+    /// Engine options (limits, seed).
+    pub request: liquid_engine::Request,
+    /// How to run the schedule.
+    pub mode: Mode,
+    /// Bytes per transfer.
+    pub size: f64,
+    /// A YAML mapping `transfer id: bytes` overriding `size` per transfer.
+    pub sizes: Option<PathBuf>,
+    /// Software overhead per message, seconds.
+    pub overhead: f64,
+    /// Overrides the model-wide link bandwidth (MB/s).
+    pub link_throughput: Option<f64>,
+    /// Overrides the model-wide link latency (s).
+    pub link_latency: Option<f64>,
+}
+
+/// A model with its physical parameters, from a file or a generated-model spec.
+struct Model {
+    traffic: Traffic,
+    network: Option<Network>,
+    link_params: Vec<LinkParams>,
+    link_latency: Option<f64>,
+}
+
+fn load_model(arg: &Path) -> Result<Model, StudyError> {
+    if let Some(s) = arg.to_str() {
+        if s.starts_with("fat-tree:") || s.starts_with("multi-cluster:") {
+            // Built directly (no network form, see `input::load_traffic`): these generators
+            // give no link its own parameters, so the model-wide ones apply to every link,
+            // as they would through the network form.
+            return Ok(Model {
+                traffic: crate::input::load_traffic(arg)?,
+                network: None,
+                link_params: Vec::new(),
+                link_latency: None,
+            });
+        }
+        if liquid_topology::spec::is_spec(s) {
+            let generated = liquid_topology::spec::parse(s)
+                .map_err(|e| StudyError::Input(e.to_string()))?
+                .ok_or_else(|| StudyError::Input(format!("{s:?} is not a generated-model spec")))?;
+            let traffic = generated.expand().map_err(|e| {
+                StudyError::Failed(format!("generated model {s:?} does not expand: {e}"))
+            })?;
+            let n = generated.network.links.len();
+            let mut link_params = generated.link_params;
+            link_params.resize(n, LinkParams::default());
+            return Ok(Model {
+                traffic,
+                network: Some(generated.network),
+                link_params,
+                link_latency: None,
+            });
+        }
+    }
+    let m = liquid_model::yaml::load_model_full(arg)?;
+    Ok(Model {
+        traffic: m.traffic,
+        network: m.network,
+        link_params: m.link_params,
+        link_latency: m.link_latency,
+    })
+}
+
+/// Bandwidth (bytes/s) and latency (s) of every physical link by name; virtual links (the
+/// copies' links of the network form) are absent.
+fn link_table(model: &Model, args: &SimArgs) -> Result<HashMap<String, (f64, f64)>, StudyError> {
+    let wide_bw = args.link_throughput.or(model.traffic.link_throughput());
+    let wide_lat = args.link_latency.or(model.link_latency).unwrap_or(0.0);
+    let resolve = |name: &str, p: LinkParams| -> Result<(f64, f64), StudyError> {
+        let bw = p.bandwidth.or(wide_bw).ok_or_else(|| {
+            StudyError::Input(format!(
+                "link {name:?} has no bandwidth: give the model a link_throughput, the link a \
+                 bandwidth, or pass --link-throughput"
+            ))
+        })?;
+        Ok((bw * 1e6, p.latency.unwrap_or(wide_lat)))
+    };
+    let mut table = HashMap::new();
+    match &model.network {
+        Some(net) => {
+            for (l, p) in net.links.iter().zip(&model.link_params) {
+                table.insert(l.id.clone(), resolve(&l.id, *p)?);
+            }
+        }
+        None => {
+            for l in model.traffic.link_ids() {
+                let name = model.traffic.link_name(l);
+                table.insert(name.to_string(), resolve(name, LinkParams::default())?);
+            }
+        }
+    }
+    Ok(table)
+}
+
+fn check_args(args: &SimArgs) -> Result<(), StudyError> {
+    let bad = |what: &str, v: f64| {
+        StudyError::Input(format!("{what} must be finite and not negative, not {v}"))
+    };
+    if !(args.size.is_finite() && args.size >= 0.0) {
+        return Err(bad("--size", args.size));
+    }
+    if !(args.overhead.is_finite() && args.overhead >= 0.0) {
+        return Err(bad("--overhead", args.overhead));
+    }
+    if let Some(l) = args.link_latency {
+        if !(l.is_finite() && l >= 0.0) {
+            return Err(bad("--link-latency", l));
+        }
+    }
+    if let Some(b) = args.link_throughput {
+        if !(b > 0.0 && (b * 1e6).is_normal()) {
+            return Err(StudyError::Input(format!(
+                "--link-throughput {b}: give a positive bandwidth whose bytes per second are a finite number"
+            )));
+        }
+    }
+    if args.schedule.is_some() && args.engine.is_some() {
+        return Err(StudyError::Input(
+            "give --schedule or --engine, not both".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn load_sizes(traffic: &Traffic, args: &SimArgs) -> Result<Vec<f64>, StudyError> {
+    let mut sizes = vec![args.size; traffic.len()];
+    if let Some(path) = &args.sizes {
+        // Each transfer once, every error with its line and column.
+        for (t, bytes) in liquid_model::yaml::load_sizes(path, traffic)? {
+            sizes[t.index()] = bytes;
+        }
+    }
+    Ok(sizes)
+}
+
+/// Where the schedule came from, for the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScheduleInfo {
+    source: String,
+    length: usize,
+    duration: usize,
+    liquid: bool,
+    /// Whether no two transfers of a timeframe share a link.
+    simultaneous: bool,
+}
+
+/// The schedule to run: a file, an engine's, or (all-at-once without either) the traffic
+/// in model order as one frame. The engine is called from this one place.
+fn get_schedule(
+    traffic: &Traffic,
+    args: &SimArgs,
+    solve: Solver<'_>,
+) -> Result<(Schedule, String), StudyError> {
+    if let Some(path) = &args.schedule {
+        let s = liquid_model::yaml::load_partition(path, traffic)?;
+        return Ok((s, path.display().to_string()));
+    }
+    let engine = match (args.engine, args.mode) {
+        (Some(e), _) => e,
+        (None, Mode::AllAtOnce) => {
+            let all = traffic.transfer_ids().collect();
+            return Ok((
+                Schedule::new(vec![all]),
+                "traffic order (no schedule)".into(),
+            ));
+        }
+        (None, _) => liquid_engine::find("native")
+            .ok_or_else(|| StudyError::Input("no engine \"native\"".into()))?,
+    };
+    let checked = solve(traffic, engine, &args.request)?;
+    let verdict = checked.verdict();
+    let Some(s) = checked.into_outcome().into_schedule() else {
+        return Err(StudyError::Input(format!(
+            "engine {} found no schedule ({}); raise --time-limit or give --schedule",
+            engine.name(),
+            verdict.as_str()
+        )));
+    };
+    Ok((s, format!("engine {}", engine.name())))
+}
+
+/// Checks that a schedule is a partition of the traffic (every transfer exactly once, no
+/// empty frame) and says whether its frames are simultaneous.
+fn schedule_info(
+    traffic: &Traffic,
+    s: &Schedule,
+    source: String,
+) -> Result<ScheduleInfo, StudyError> {
+    let mut seen = vec![false; traffic.len()];
+    for (i, f) in s.frames.iter().enumerate() {
+        if f.is_empty() {
+            return Err(StudyError::Input(format!(
+                "{source}: timeframe {} is empty",
+                i + 1
+            )));
+        }
+        for &t in f {
+            if std::mem::replace(&mut seen[t.index()], true) {
+                return Err(StudyError::Input(format!(
+                    "{source}: transfer {:?} appears twice",
+                    traffic.transfer_name(t)
+                )));
+            }
+        }
+    }
+    if let Some(t) = seen.iter().position(|&x| !x) {
+        return Err(StudyError::Input(format!(
+            "{source}: transfer {:?} is in no timeframe",
+            traffic.transfers()[t].id
+        )));
+    }
+    let simultaneous = liquid_model::validate(traffic, s).is_ok();
+    Ok(ScheduleInfo {
+        source,
+        length: s.frames.len(),
+        duration: traffic.duration(),
+        liquid: simultaneous && s.frames.len() == traffic.duration(),
+        simultaneous,
+    })
+}
+
+/// A model, its mapped platform, the schedule and the plan, ready to run or export.
+struct Prepared {
+    model: Model,
+    mapped: MappedTraffic,
+    sizes: Vec<f64>,
+    info: ScheduleInfo,
+    plan: Plan,
+}
+
+fn prepare(model_arg: &Path, args: &SimArgs, solve: Solver<'_>) -> Result<Prepared, StudyError> {
+    check_args(args)?;
+    let model = load_model(model_arg)?;
+    let table = link_table(&model, args)?;
+    let traffic = &model.traffic;
+    let mapped = MappedTraffic::new(traffic, |name| table.get(name).copied())
+        .map_err(|e| StudyError::Input(e.to_string()))?;
+    let sizes = load_sizes(traffic, args)?;
+    let (schedule, source) = get_schedule(traffic, args, solve)?;
+    let info = schedule_info(traffic, &schedule, source)?;
+    let plan = liquid_sim::from_schedule(traffic, &mapped.routes, &sizes, &schedule, args.mode)
+        .map_err(StudyError::internal)?;
+    Ok(Prepared {
+        model,
+        mapped,
+        sizes,
+        info,
+        plan,
+    })
+}
+
+/// One frame of a simulated schedule: its transfers' span.
+#[derive(Serialize)]
+pub struct FrameReport {
+    frame: usize,
+    transfers: usize,
+    start_s: f64,
+    end_s: f64,
+}
+
+/// What a simulation found.
+#[derive(Serialize)]
+pub struct SimReport {
+    model: String,
+    mode: &'static str,
+    schedule: ScheduleInfo,
+    transfers: usize,
+    links: usize,
+    total_bytes: f64,
+    overhead_s: f64,
+    makespan_s: f64,
+    throughput_mb_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    liquid_throughput_mb_s: Option<f64>,
+    /// max over links of bytes on the link / its bandwidth: no plan can beat it.
+    link_bound_s: f64,
+    events: u64,
+    reallocations: u64,
+    /// Wall time of the simulation proper (not loading, not the engine), seconds.
+    wall_s: f64,
+    frames: Vec<FrameReport>,
+}
+
+impl SimReport {
+    /// When the last message was delivered, seconds.
+    pub fn makespan_s(&self) -> f64 {
+        self.makespan_s
+    }
+}
+
+/// Frames: the union of the spans of the steps of each group.
+fn frame_spans(plan: &Plan, run: &liquid_sim::Run) -> Vec<FrameReport> {
+    let mut frames: Vec<FrameReport> = Vec::new();
+    for (s, step) in plan.steps.iter().enumerate() {
+        let g = step.group.unwrap_or(0);
+        while frames.len() <= g {
+            frames.push(FrameReport {
+                frame: frames.len() + 1,
+                transfers: 0,
+                start_s: f64::INFINITY,
+                end_s: 0.0,
+            });
+        }
+        let f = &mut frames[g];
+        f.transfers += step.messages.len();
+        f.start_s = f.start_s.min(run.steps[s].start);
+        f.end_s = f.end_s.max(run.steps[s].end);
+    }
+    frames
+}
+
+/// Runs the schedule of `args` on the model's platform and reports the makespan and the
+/// throughput, frame by frame; with `plot`, draws the timeline into that SVG file.
+/// `solve` runs the engine when the schedule is an engine's.
+pub fn simulate(
+    model_arg: &Path,
+    args: &SimArgs,
+    plot: Option<&Path>,
+    solve: Solver<'_>,
+) -> Result<SimReport, StudyError> {
+    let p = prepare(model_arg, args, solve)?;
+    let opts = liquid_sim::Options {
+        overhead: args.overhead,
+        trace: plot.is_some(),
+    };
+    let start = Instant::now();
+    // Sizes, latencies or bandwidths whose times or totals overflow are the user's.
+    let run = liquid_sim::simulate(&p.mapped.platform, &p.plan, &opts).map_err(|e| match e {
+        liquid_sim::SimError::BadParameter { .. } => {
+            StudyError::Input(format!("{e} (--size, --sizes, --overhead, --link-latency or --link-throughput)"))
+        }
+        e => StudyError::internal(e),
+    })?;
+    let wall_s = start.elapsed().as_secs_f64();
+    let traffic = &p.model.traffic;
+    let total_bytes: f64 = p.sizes.iter().sum();
+    let platform = &p.mapped.platform;
+    let mut on_link = vec![0.0; platform.links().len()];
+    for (t, route) in p.mapped.routes.iter().enumerate() {
+        for &l in route {
+            on_link[l as usize] += p.sizes[t];
+        }
+    }
+    let link_bound_s = on_link
+        .iter()
+        .zip(platform.links())
+        .map(|(b, l)| b / l.bandwidth)
+        .fold(0.0, f64::max);
+    let link_throughput = args.link_throughput.or(traffic.link_throughput());
+    let report = SimReport {
+        model: traffic.name().to_string(),
+        mode: args.mode.name(),
+        schedule: p.info.clone(),
+        transfers: traffic.len(),
+        links: platform.links().len(),
+        total_bytes,
+        overhead_s: args.overhead,
+        makespan_s: run.makespan,
+        throughput_mb_s: if run.makespan > 0.0 {
+            total_bytes / run.makespan / 1e6
+        } else {
+            0.0
+        },
+        liquid_throughput_mb_s: link_throughput.map(|t| t * traffic.liquid_ratio()),
+        link_bound_s,
+        events: run.events,
+        reallocations: run.reallocations,
+        wall_s,
+        frames: frame_spans(&p.plan, &run),
+    };
+    if let Some(path) = plot {
+        crate::write(path, timeline(&report, platform, &run))?;
+    }
+    Ok(report)
+}
+
+/// The timeline of a simulation (`simulate --plot`).
+fn timeline(r: &SimReport, platform: &liquid_sim::Platform, run: &liquid_sim::Run) -> String {
+    use liquid_plot::timeline::{Frame, Segment, Timeline};
+    let frames: Vec<Frame> = r
+        .frames
+        .iter()
+        .map(|f| Frame {
+            frame: f.frame,
+            transfers: f.transfers,
+            start_s: f.start_s,
+            end_s: f.end_s,
+        })
+        .collect();
+    let segments: Vec<Segment> = run
+        .trace
+        .iter()
+        .map(|s| Segment {
+            start: s.start,
+            throughput: s.throughput,
+            links: s.links.clone(),
+        })
+        .collect();
+    Timeline {
+        title: format!(
+            "{} — {} mode, makespan {:.6} s, {:.2} MB/s (liquid {})",
+            r.model,
+            r.mode,
+            r.makespan_s,
+            r.throughput_mb_s,
+            r.liquid_throughput_mb_s
+                .map_or("n/a".to_string(), |t| format!("{t:.2} MB/s"))
+        ),
+        frames: &frames,
+        links: platform.links().iter().map(|l| l.name.as_str()).collect(),
+        segments: &segments,
+        makespan_s: r.makespan_s,
+    }
+    .to_svg()
+}
+
+/// What `export simgrid` wrote.
+#[derive(Serialize)]
+pub struct Written {
+    platform: String,
+    plan: String,
+    hosts: usize,
+    links: usize,
+    routes: usize,
+    steps: usize,
+    messages: usize,
+}
+
+/// Writes `out/platform.xml` (hosts, links with bandwidth and latency, every used route as
+/// an explicit one-way `<route>`) and `out/plan.json` (the plan [`simulate`] would run,
+/// with host names), and says what they hold.
+pub fn export_simgrid(
+    model_arg: &Path,
+    args: &SimArgs,
+    out: &Path,
+    solve: Solver<'_>,
+) -> Result<Written, StudyError> {
+    let p = prepare(model_arg, args, solve)?;
+    let traffic = &p.model.traffic;
+    let sg = liquid_sim::simgrid::export(traffic, &p.mapped, &p.plan, args.mode, args.overhead)
+        .map_err(|e| match e {
+            liquid_sim::SimError::Export(m) => StudyError::Input(m),
+            e => StudyError::internal(e),
+        })?;
+    crate::create_dir(out)?;
+    let xml_path = out.join("platform.xml");
+    crate::write(&xml_path, sg.platform_xml)?;
+    let plan_path = out.join("plan.json");
+    crate::write(&plan_path, sg.plan_json)?;
+    Ok(Written {
+        platform: xml_path.display().to_string(),
+        plan: plan_path.display().to_string(),
+        hosts: sg.hosts,
+        links: p.mapped.platform.links().len(),
+        routes: sg.routes,
+        steps: p.plan.steps.len(),
+        messages: p.plan.messages(),
+    })
+}

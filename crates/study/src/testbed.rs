@@ -1,0 +1,833 @@
+//! The Swiss-T1 sweep of 000 section 3 and 003 sections 2, 4 and the annex, on the
+//! reconstructed testbed of [`liquid_topology::t1`] (`liquid testbed t1` and `liquid
+//! testbed merge`): every class of allocations through round-robin, DSatur and the native
+//! search ([`t1`], in parallel, optionally one shard of the classes), the CSV files, the
+//! charts and the summary; [`merge`] joins shards.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+use std::time::{Duration, Instant};
+
+use liquid_model::{Limits, Traffic};
+#[cfg(test)]
+use liquid_topology::t1::Allocation;
+use liquid_topology::t1::{self, Class};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::StudyError;
+use liquid_plot::{Axis, Chart, Mark, Series};
+
+/// Rounds a throughput or a percentage for display (two decimals).
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// The CSV file name of a full (or merged) sweep.
+pub const CSV: &str = "t1-classes.csv";
+
+const HEADER: &str = "class,nodes,allocation,allocations,transfers,duration,\
+liquid_throughput_ratio,liquid_throughput_mb_s,round_robin_length,\
+round_robin_throughput_mb_s,round_robin_loss_percent,dsatur_length,dsatur_loss_percent,\
+dsatur_time_s,native_verdict,native_length,native_time_s";
+
+/// The file of simulated throughputs (`--sim-size`), beside [`CSV`].
+pub const SIM_CSV: &str = "t1-simulated.csv";
+
+const SIM_HEADER: &str = "class,nodes,allocation,transfers,size_bytes,liquid_throughput_mb_s,\
+schedule,schedule_length,schedule_sim_mb_s,round_robin_length,round_robin_sim_mb_s,\
+all_at_once_sim_mb_s";
+
+/// `testbed t1 --sim-size`: simulate each class's schedules (003's measured-throughput
+/// study) on the flow-level simulator of `liquid-sim`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SimParams {
+    /// Bytes per transfer.
+    pub size: f64,
+    /// Latency of every link, seconds.
+    pub latency: f64,
+    /// Software overhead per message, seconds.
+    pub overhead: f64,
+}
+
+/// One class's simulated throughputs: a row of [`SIM_CSV`].
+#[derive(Debug, Clone, PartialEq)]
+struct SimRow {
+    class: usize,
+    nodes: u32,
+    allocation: String,
+    transfers: u64,
+    size: f64,
+    liquid_mb_s: f64,
+    /// The engine whose schedule ran (native's when it found one, DSatur's otherwise).
+    schedule: &'static str,
+    schedule_length: usize,
+    schedule_sim: f64,
+    rr_length: usize,
+    rr_sim: f64,
+    all_at_once_sim: f64,
+}
+
+impl SimRow {
+    fn to_csv(&self) -> String {
+        format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            self.class,
+            self.nodes,
+            self.allocation,
+            self.transfers,
+            self.size,
+            self.liquid_mb_s,
+            self.schedule,
+            self.schedule_length,
+            self.schedule_sim,
+            self.rr_length,
+            self.rr_sim,
+            self.all_at_once_sim
+        )
+    }
+}
+
+/// Simulated throughput (MB/s) of a schedule in a mode.
+fn sim_throughput(
+    traffic: &Traffic,
+    mapped: &liquid_sim::MappedTraffic,
+    schedule: &liquid_model::Schedule,
+    mode: liquid_sim::Mode,
+    p: &SimParams,
+) -> Result<f64, String> {
+    let sizes = vec![p.size; traffic.len()];
+    let plan = liquid_sim::from_schedule(traffic, &mapped.routes, &sizes, schedule, mode)
+        .map_err(|e| e.to_string())?;
+    let opts = liquid_sim::Options {
+        overhead: p.overhead,
+        trace: false,
+    };
+    let run = liquid_sim::simulate(&mapped.platform, &plan, &opts).map_err(|e| e.to_string())?;
+    Ok(if run.makespan > 0.0 {
+        round2(p.size * traffic.len() as f64 / run.makespan / 1e6)
+    } else {
+        0.0
+    })
+}
+
+/// A shard `i/n` (1 ≤ i ≤ n): the classes whose 1-based index is ≡ i (mod n).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, 1-based.
+    pub index: usize,
+    /// Number of shards.
+    pub count: usize,
+}
+
+/// Parses `--shard i/n`.
+pub fn parse_shard(s: &str) -> Result<Shard, String> {
+    let bad = || format!("{s:?} is not a shard: give i/n with 1 <= i <= n, like 2/8");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (index, count): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if index == 0 || index > count {
+        return Err(bad());
+    }
+    Ok(Shard { index, count })
+}
+
+/// One class's results: a CSV row.
+#[derive(Debug, Clone, PartialEq)]
+struct Row {
+    class: usize,
+    nodes: u32,
+    allocation: String,
+    allocations: u64,
+    transfers: u64,
+    duration: u64,
+    ratio: String,
+    liquid_mb_s: f64,
+    rr_length: usize,
+    rr_mb_s: f64,
+    rr_loss: f64,
+    dsatur_length: usize,
+    dsatur_loss: f64,
+    dsatur_time: f64,
+    native_verdict: String,
+    native_length: Option<usize>,
+    native_time: f64,
+}
+
+fn loss(duration: u64, length: usize) -> f64 {
+    round2(100.0 * (1.0 - duration as f64 / length as f64))
+}
+
+impl Row {
+    fn to_csv(&self) -> String {
+        format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6},{},{},{:.6}",
+            self.class,
+            self.nodes,
+            self.allocation,
+            self.allocations,
+            self.transfers,
+            self.duration,
+            self.ratio,
+            self.liquid_mb_s,
+            self.rr_length,
+            self.rr_mb_s,
+            self.rr_loss,
+            self.dsatur_length,
+            self.dsatur_loss,
+            self.dsatur_time,
+            self.native_verdict,
+            self.native_length
+                .map(|l| l.to_string())
+                .unwrap_or_default(),
+            self.native_time
+        )
+    }
+
+    fn from_csv(line: &str) -> Result<Row, String> {
+        let f: Vec<&str> = line.split(',').collect();
+        if f.len() != 17 {
+            return Err(format!("{} fields, expected 17", f.len()));
+        }
+        fn p<T: std::str::FromStr>(s: &str, what: &str) -> Result<T, String> {
+            s.parse()
+                .map_err(|_| format!("{what} {s:?} is not a number"))
+        }
+        Ok(Row {
+            class: p(f[0], "class")?,
+            nodes: p(f[1], "nodes")?,
+            allocation: f[2].to_string(),
+            allocations: p(f[3], "allocations")?,
+            transfers: p(f[4], "transfers")?,
+            duration: p(f[5], "duration")?,
+            ratio: f[6].to_string(),
+            liquid_mb_s: p(f[7], "liquid_throughput_mb_s")?,
+            rr_length: p(f[8], "round_robin_length")?,
+            rr_mb_s: p(f[9], "round_robin_throughput_mb_s")?,
+            rr_loss: p(f[10], "round_robin_loss_percent")?,
+            dsatur_length: p(f[11], "dsatur_length")?,
+            dsatur_loss: p(f[12], "dsatur_loss_percent")?,
+            dsatur_time: p(f[13], "dsatur_time_s")?,
+            native_verdict: f[14].to_string(),
+            native_length: if f[15].is_empty() {
+                None
+            } else {
+                Some(p(f[15], "native_length")?)
+            },
+            native_time: p(f[16], "native_time_s")?,
+        })
+    }
+
+    /// The row without its timings (rows of two runs must agree on this).
+    fn untimed(&self) -> Row {
+        Row {
+            dsatur_time: 0.0,
+            native_time: 0.0,
+            ..self.clone()
+        }
+    }
+}
+
+/// Runs one engine of the registry through the gate (every answer checked).
+fn gated(
+    traffic: &Traffic,
+    engine: &str,
+    limits: &Limits,
+) -> Result<liquid_engine::Checked, String> {
+    let e = liquid_engine::find(engine).ok_or_else(|| format!("no engine {engine}"))?;
+    let request = liquid_engine::Request {
+        limits: *limits,
+        ..Default::default()
+    };
+    liquid_engine::solve(traffic, e, &request, None, &AtomicU64::new(0)).map_err(|e| e.to_string())
+}
+
+fn length(c: &liquid_engine::Checked, what: &str) -> Result<usize, String> {
+    c.length().ok_or_else(|| format!("{what}: no schedule"))
+}
+
+fn run_class(
+    index: usize,
+    c: &Class,
+    limits: &Limits,
+    sim: Option<&SimParams>,
+) -> Result<(Row, Option<SimRow>), String> {
+    let what = |e: &str| format!("class {index} [{}]: {e}", c.representative);
+    let g = t1::generated(c.representative).map_err(|e| what(&e.to_string()))?;
+    let traffic = g.expand().map_err(|e| what(&e.to_string()))?;
+    let nodes = c.key.nodes as u64;
+    if traffic.duration() as u64 != c.duration || traffic.len() as u64 != nodes * nodes {
+        return Err(what(
+            "the expanded traffic disagrees with the fast load computation",
+        ));
+    }
+    let mb = traffic.link_throughput().unwrap_or(1.0);
+    let n = traffic.len() as f64;
+    let none = Limits::default();
+    let rr = gated(&traffic, "round-robin", &none).map_err(|e| what(&e))?;
+    let rr_length = length(&rr, "round-robin").map_err(|e| what(&e))?;
+    let ds = gated(&traffic, "dsatur", &none).map_err(|e| what(&e))?;
+    let dsatur_time = ds.seconds();
+    let dsatur_length = length(&ds, "dsatur").map_err(|e| what(&e))?;
+    let nat = gated(&traffic, "native", limits).map_err(|e| what(&e))?;
+    let native_time = nat.seconds();
+    let native_length = nat.length();
+    let d = c.duration;
+    let allocation: String = c.representative.0.iter().map(u8::to_string).collect();
+    let sim_row = match sim {
+        None => None,
+        Some(p) => {
+            let mapped = liquid_sim::MappedTraffic::new(&traffic, |_| Some((mb * 1e6, p.latency)))
+                .map_err(|e| what(&e.to_string()))?;
+            let (schedule, engine) = match (nat.outcome().schedule(), ds.outcome().schedule()) {
+                (Some(s), _) => (s, "native"),
+                (None, Some(s)) => (s, "dsatur"),
+                (None, None) => return Err(what("dsatur: no schedule")),
+            };
+            let rr_schedule = rr
+                .outcome()
+                .schedule()
+                .ok_or_else(|| what("round-robin: no schedule"))?;
+            let all = liquid_model::Schedule::new(vec![traffic.transfer_ids().collect()]);
+            let run = |s, mode| sim_throughput(&traffic, &mapped, s, mode, p).map_err(|e| what(&e));
+            Some(SimRow {
+                class: index,
+                nodes: c.key.nodes,
+                allocation: allocation.clone(),
+                transfers: traffic.len() as u64,
+                size: p.size,
+                liquid_mb_s: round2(mb * n / d as f64),
+                schedule: engine,
+                schedule_length: schedule.frames.len(),
+                schedule_sim: run(schedule, liquid_sim::Mode::Frames)?,
+                rr_length,
+                rr_sim: run(rr_schedule, liquid_sim::Mode::Frames)?,
+                all_at_once_sim: run(&all, liquid_sim::Mode::AllAtOnce)?,
+            })
+        }
+    };
+    let row = Row {
+        class: index,
+        nodes: c.key.nodes,
+        allocation,
+        allocations: c.count,
+        transfers: traffic.len() as u64,
+        duration: d,
+        ratio: c.key.throughput.to_string(),
+        liquid_mb_s: round2(mb * n / d as f64),
+        rr_length,
+        rr_mb_s: round2(mb * n / rr_length as f64),
+        rr_loss: loss(d, rr_length),
+        dsatur_length,
+        dsatur_loss: loss(d, dsatur_length),
+        dsatur_time,
+        native_verdict: nat.verdict().as_str().to_string(),
+        native_length,
+        native_time,
+    };
+    Ok((row, sim_row))
+}
+
+#[derive(Serialize)]
+struct Buckets {
+    none: f64,
+    under_10: f64,
+    from_10_to_20: f64,
+    over_20: f64,
+}
+
+#[derive(Serialize)]
+struct NativeSummary {
+    liquid: usize,
+    non_liquid: usize,
+    unknown: usize,
+    decided_under_100ms_percent: f64,
+    decided_under_10ms_percent: f64,
+    slowest_time_s: f64,
+}
+
+/// What a sweep found, against what 003 published.
+#[derive(Serialize)]
+pub struct Summary {
+    testbed: &'static str,
+    allocations: u32,
+    classes: usize,
+    classes_without_one_node: usize,
+    classes_in_this_output: usize,
+    /// Share of classes (percent) by DSatur's loss against the liquid schedule.
+    dsatur_loss_percent_of_classes: Buckets,
+    /// 003 annex, Fig. 11.
+    published_dsatur_loss_percent_of_classes: Buckets,
+    round_robin_mean_loss_percent: f64,
+    round_robin_at_most_half_of_liquid_percent_of_classes: f64,
+    native: NativeSummary,
+    /// `--sim-size`: mean simulated throughput of each strategy, as a percentage of the
+    /// liquid throughput, over the classes of this output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    simulated: Option<SimSummary>,
+    files: Vec<String>,
+    wall_time_s: f64,
+}
+
+#[derive(Serialize)]
+struct SimSummary {
+    size_bytes: f64,
+    link_latency_s: f64,
+    overhead_s: f64,
+    schedule_mean_percent_of_liquid: f64,
+    round_robin_mean_percent_of_liquid: f64,
+    all_at_once_mean_percent_of_liquid: f64,
+}
+
+fn sim_summary(rows: &[SimRow], p: &SimParams) -> SimSummary {
+    let mean = |f: &dyn Fn(&SimRow) -> f64| {
+        if rows.is_empty() {
+            0.0
+        } else {
+            round2(
+                rows.iter()
+                    .map(|r| 100.0 * f(r) / r.liquid_mb_s)
+                    .sum::<f64>()
+                    / rows.len() as f64,
+            )
+        }
+    };
+    SimSummary {
+        size_bytes: p.size,
+        link_latency_s: p.latency,
+        overhead_s: p.overhead,
+        schedule_mean_percent_of_liquid: mean(&|r| r.schedule_sim),
+        round_robin_mean_percent_of_liquid: mean(&|r| r.rr_sim),
+        all_at_once_mean_percent_of_liquid: mean(&|r| r.all_at_once_sim),
+    }
+}
+
+fn write_sim_csv(path: &Path, rows: &[SimRow]) -> Result<(), StudyError> {
+    let mut text = String::from(SIM_HEADER);
+    text.push('\n');
+    for r in rows {
+        text.push_str(&r.to_csv());
+        text.push('\n');
+    }
+    crate::write(path, text)
+}
+
+fn pct(k: usize, n: usize) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        round2(100.0 * k as f64 / n as f64)
+    }
+}
+
+fn summary(rows: &[Row], classes: &[Class], files: Vec<String>, wall: Duration) -> Summary {
+    let n = rows.len();
+    let count = |f: &dyn Fn(&Row) -> bool| rows.iter().filter(|r| f(r)).count();
+    let decided = |r: &Row| r.native_verdict == "liquid" || r.native_verdict == "non-liquid";
+    Summary {
+        testbed: "swiss-t1 (reconstructed routing, see liquid_topology::t1)",
+        allocations: t1::ALLOCATIONS,
+        classes: classes.len(),
+        classes_without_one_node: classes.iter().filter(|c| c.key.nodes > 1).count(),
+        classes_in_this_output: n,
+        dsatur_loss_percent_of_classes: Buckets {
+            none: pct(count(&|r| r.dsatur_length as u64 == r.duration), n),
+            under_10: pct(
+                count(&|r| r.dsatur_length as u64 > r.duration && r.dsatur_loss < 10.0),
+                n,
+            ),
+            from_10_to_20: pct(
+                count(&|r| r.dsatur_loss >= 10.0 && r.dsatur_loss <= 20.0),
+                n,
+            ),
+            over_20: pct(count(&|r| r.dsatur_loss > 20.0), n),
+        },
+        published_dsatur_loss_percent_of_classes: Buckets {
+            none: 74.0,
+            under_10: 18.0,
+            from_10_to_20: 8.0,
+            over_20: 0.0,
+        },
+        round_robin_mean_loss_percent: if n == 0 {
+            0.0
+        } else {
+            round2(rows.iter().map(|r| r.rr_loss).sum::<f64>() / n as f64)
+        },
+        round_robin_at_most_half_of_liquid_percent_of_classes: pct(
+            count(&|r| 2 * r.duration as usize <= r.rr_length),
+            n,
+        ),
+        native: NativeSummary {
+            liquid: count(&|r| r.native_verdict == "liquid"),
+            non_liquid: count(&|r| r.native_verdict == "non-liquid"),
+            unknown: count(&|r| !decided(r)),
+            decided_under_100ms_percent: pct(count(&|r| decided(r) && r.native_time < 0.1), n),
+            decided_under_10ms_percent: pct(count(&|r| decided(r) && r.native_time < 0.01), n),
+            slowest_time_s: rows.iter().map(|r| r.native_time).fold(0.0, f64::max),
+        },
+        simulated: None,
+        files,
+        wall_time_s: wall.as_secs_f64(),
+    }
+}
+
+fn write_csv(path: &Path, rows: &[Row]) -> Result<(), StudyError> {
+    let mut text = String::from(HEADER);
+    text.push('\n');
+    for r in rows {
+        text.push_str(&r.to_csv());
+        text.push('\n');
+    }
+    crate::write(path, text)
+}
+
+fn x_ticks(rows: &[Row]) -> Vec<(f64, String)> {
+    let mut ticks = Vec::new();
+    let mut last = 0;
+    for r in rows {
+        if r.nodes != last && r.nodes % 4 == 0 {
+            ticks.push((r.class as f64, format!("({})", r.nodes)));
+        }
+        last = r.nodes;
+    }
+    ticks
+}
+
+fn plots(dir: &Path, rows: &[Row]) -> Result<Vec<String>, StudyError> {
+    let x = |r: &Row| r.class as f64;
+    let link = 86.0;
+    let axes = |y_label: &str| {
+        (
+            Axis {
+                label: "sub-topologies (classes), sorted by nodes then liquid throughput; (nodes)"
+                    .into(),
+                ticks: x_ticks(rows),
+                ..Axis::default()
+            },
+            Axis {
+                label: y_label.into(),
+                ..Axis::default()
+            },
+        )
+    };
+    let series = |name: &str, colour: &str, mark: Mark, points: Vec<(f64, f64)>| Series {
+        name: name.into(),
+        colour: colour.into(),
+        mark,
+        dashed: false,
+        points,
+    };
+    let chart = |title: &str, y_label: &str, series: Vec<Series>| {
+        let (x, y) = axes(y_label);
+        Chart {
+            title: title.into(),
+            x,
+            y,
+            series,
+            size: (1100, 520),
+        }
+    };
+    let charts = [
+        (
+            "t1-liquid-throughput.svg",
+            chart(
+                "Swiss-T1: liquid and crossbar throughput (cf. 000 Fig. 8, 003 Fig. 5)",
+                "throughput (MB/s)",
+                vec![
+                    series(
+                        "full crossbar (nodes × 86 MB/s)",
+                        "#999999",
+                        Mark::Line,
+                        rows.iter().map(|r| (x(r), r.nodes as f64 * link)).collect(),
+                    ),
+                    series(
+                        "liquid throughput",
+                        "#1f4e9c",
+                        Mark::Line,
+                        rows.iter().map(|r| (x(r), r.liquid_mb_s)).collect(),
+                    ),
+                ],
+            ),
+        ),
+        (
+            "t1-round-robin.svg",
+            chart(
+                "Swiss-T1: liquid vs round-robin throughput, timeframe model (cf. 000 Fig. 9-10, 003 Fig. 6, 9)",
+                "throughput (MB/s)",
+                vec![
+                    series(
+                        "liquid throughput",
+                        "#1f4e9c",
+                        Mark::Line,
+                        rows.iter().map(|r| (x(r), r.liquid_mb_s)).collect(),
+                    ),
+                    series(
+                        "round-robin schedule",
+                        "#c0392b",
+                        Mark::Dots,
+                        rows.iter().map(|r| (x(r), r.rr_mb_s)).collect(),
+                    ),
+                ],
+            ),
+        ),
+        (
+            "t1-dsatur-loss.svg",
+            chart(
+                "Swiss-T1: DSatur loss against the liquid schedule (cf. 003 Fig. 11)",
+                "loss (%)",
+                vec![series(
+                    "DSatur: 1 - Λ / length",
+                    "#d35400",
+                    Mark::Dots,
+                    rows.iter().map(|r| (x(r), r.dsatur_loss)).collect(),
+                )],
+            ),
+        ),
+    ];
+    let mut files = Vec::new();
+    for (name, chart) in charts {
+        let path = dir.join(name);
+        let svg = chart.to_svg().map_err(StudyError::internal)?;
+        crate::write(&path, svg)?;
+        files.push(path.display().to_string());
+    }
+    Ok(files)
+}
+
+fn finish(
+    dir: &Path,
+    rows: &[Row],
+    classes: &[Class],
+    sim: Option<(&SimParams, &[SimRow])>,
+    start: Instant,
+) -> Result<Summary, StudyError> {
+    let csv = dir.join(CSV);
+    write_csv(&csv, rows)?;
+    let mut files = vec![csv.display().to_string()];
+    if let Some((_, sim_rows)) = sim {
+        let path = dir.join(SIM_CSV);
+        write_sim_csv(&path, sim_rows)?;
+        files.push(path.display().to_string());
+    }
+    files.extend(plots(dir, rows)?);
+    let mut s = summary(rows, classes, files, start.elapsed());
+    s.simulated = sim.map(|(p, r)| sim_summary(r, p));
+    Ok(s)
+}
+
+/// What [`t1`] did: the whole sweep with its summary, or one shard's CSV files.
+pub enum Sweep {
+    /// Every class: the summary (the files are in it).
+    Full(Summary),
+    /// One shard.
+    Shard {
+        /// The shard's CSV.
+        csv: PathBuf,
+        /// Its simulated throughputs (with `sim`).
+        sim_csv: Option<PathBuf>,
+        /// Classes in this shard.
+        rows: usize,
+        /// Classes of the testbed.
+        classes: usize,
+    },
+}
+
+/// Runs the sweep (or one shard of it) into the directory `out`: each class through
+/// round-robin and DSatur, and the native search within `time_limit`; with `sim`, each
+/// class's schedules on the flow-level simulator too. Classes run in parallel on rayon's
+/// global pool; `tick` is called after each class.
+pub fn t1(
+    out: &Path,
+    shard: Option<Shard>,
+    time_limit: Duration,
+    sim: Option<SimParams>,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Sweep, StudyError> {
+    if let Some(p) = &sim {
+        let ok = |v: f64| v.is_finite() && v >= 0.0;
+        if !(ok(p.size) && ok(p.latency) && ok(p.overhead)) {
+            return Err(StudyError::Input(
+                "--sim-size, --sim-latency and --sim-overhead must be finite and not negative"
+                    .into(),
+            ));
+        }
+    }
+    let start = Instant::now();
+    crate::create_dir(out)?;
+    let classes = t1::classes();
+    let limits = Limits {
+        time: Some(time_limit),
+        nodes: None,
+    };
+    let todo: Vec<(usize, &Class)> = classes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (i + 1, c))
+        .filter(|(i, _)| shard.is_none_or(|s| (i - 1) % s.count == s.index - 1))
+        .collect();
+    let results: Vec<Result<(Row, Option<SimRow>), String>> = todo
+        .par_iter()
+        .map(|&(i, c)| {
+            let r = run_class(i, c, &limits, sim.as_ref());
+            tick();
+            r
+        })
+        .collect();
+    let mut rows = Vec::with_capacity(results.len());
+    let mut sim_rows = Vec::new();
+    for r in results {
+        let (row, sim_row) = r.map_err(StudyError::Internal)?;
+        rows.push(row);
+        sim_rows.extend(sim_row);
+    }
+    match shard {
+        None => Ok(Sweep::Full(finish(
+            out,
+            &rows,
+            &classes,
+            sim.as_ref().map(|p| (p, sim_rows.as_slice())),
+            start,
+        )?)),
+        Some(s) => {
+            let path = out.join(format!("t1-classes-shard-{}-of-{}.csv", s.index, s.count));
+            write_csv(&path, &rows)?;
+            let sim_csv = match sim {
+                None => None,
+                Some(_) => {
+                    let sim_path =
+                        out.join(format!("t1-simulated-shard-{}-of-{}.csv", s.index, s.count));
+                    write_sim_csv(&sim_path, &sim_rows)?;
+                    Some(sim_path)
+                }
+            };
+            Ok(Sweep::Shard {
+                csv: path,
+                sim_csv,
+                rows: rows.len(),
+                classes: classes.len(),
+            })
+        }
+    }
+}
+
+/// Joins shard CSVs (every `t1-classes*.csv` in the directories) into one sweep, checks
+/// that every class is there exactly once (rows of the same class must agree, timings
+/// aside), and writes the CSV and the charts into `out`.
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Summary, StudyError> {
+    let start = Instant::now();
+    let classes = t1::classes();
+    let mut rows: BTreeMap<usize, Row> = BTreeMap::new();
+    for dir in dirs {
+        let entries = std::fs::read_dir(dir).map_err(|e| {
+            StudyError::Input(format!("{}: cannot read directory: {e}", dir.display()))
+        })?;
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("t1-classes") && n.ends_with(".csv"))
+            })
+            .collect();
+        files.sort();
+        for file in files {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| StudyError::Input(format!("{}: cannot read: {e}", file.display())))?;
+            let mut lines = text.lines();
+            if lines.next() != Some(HEADER) {
+                return Err(StudyError::Input(format!(
+                    "{}:1: not a t1-classes CSV (unexpected header)",
+                    file.display()
+                )));
+            }
+            for (k, line) in lines.enumerate() {
+                let row = Row::from_csv(line)
+                    .map_err(|e| StudyError::Input(format!("{}:{}: {e}", file.display(), k + 2)))?;
+                let known = classes.get(row.class.wrapping_sub(1)).is_some_and(|c| {
+                    c.key.nodes == row.nodes && c.key.throughput.to_string() == row.ratio
+                });
+                if !known {
+                    return Err(StudyError::Input(format!(
+                        "{}:{}: class {} does not match this testbed's classes",
+                        file.display(),
+                        k + 2,
+                        row.class
+                    )));
+                }
+                if let Some(prev) = rows.get(&row.class) {
+                    if prev.untimed() != row.untimed() {
+                        return Err(StudyError::Input(format!(
+                            "{}:{}: class {} differs from an earlier row for it",
+                            file.display(),
+                            k + 2,
+                            row.class
+                        )));
+                    }
+                    continue;
+                }
+                rows.insert(row.class, row);
+            }
+        }
+    }
+    let missing: Vec<String> = (1..=classes.len())
+        .filter(|i| !rows.contains_key(i))
+        .map(|i| i.to_string())
+        .collect();
+    if !missing.is_empty() {
+        return Err(StudyError::Input(format!(
+            "{} of {} classes are missing from the shards (first: {})",
+            missing.len(),
+            classes.len(),
+            missing[..missing.len().min(10)].join(", ")
+        )));
+    }
+    crate::create_dir(out)?;
+    let rows: Vec<Row> = rows.into_values().collect();
+    finish(out, &rows, &classes, None, start)
+}
+
+/// The allocation a row names.
+#[cfg(test)]
+fn allocation_of(row: &Row) -> Option<Allocation> {
+    let digits: Vec<u8> = row
+        .allocation
+        .chars()
+        .map(|c| c.to_digit(10).map(|d| d as u8))
+        .collect::<Option<_>>()?;
+    Allocation::new(digits.try_into().ok()?).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_parse() {
+        assert_eq!(parse_shard("2/8"), Ok(Shard { index: 2, count: 8 }));
+        assert!(parse_shard("0/8").is_err());
+        assert!(parse_shard("9/8").is_err());
+        assert!(parse_shard("x").is_err());
+    }
+
+    #[test]
+    fn rows_round_trip_through_csv() {
+        let classes = t1::classes();
+        let (row, sim) = run_class(
+            5,
+            &classes[4],
+            &Limits {
+                time: Some(Duration::from_secs(10)),
+                nodes: None,
+            },
+            None,
+        )
+        .expect("runs");
+        assert!(sim.is_none());
+        let back = Row::from_csv(&row.to_csv()).expect("parses");
+        assert_eq!(back.untimed(), row.untimed());
+        assert_eq!(allocation_of(&row), Some(classes[4].representative));
+    }
+}
