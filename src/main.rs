@@ -743,7 +743,8 @@ fn main() -> ExitCode {
                 || e.downcast_ref::<liquid_proof::ProofError>().is_some()
                 || e.downcast_ref::<liquid_study::StudyError>()
                     .is_some_and(liquid_study::StudyError::is_input)
-                || e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some());
+                || e.chain()
+                    .any(|c| c.downcast_ref::<std::io::Error>().is_some());
             ExitCode::from(if input { EXIT_INPUT } else { EXIT_INTERNAL })
         }
     }

@@ -277,7 +277,10 @@ fn run_to(args: &[&str], stdout: std::process::Stdio) -> (Option<i32>, String) {
 fn refused(args: &[&str], needle: &str) {
     let (code, err) = run_to(args, std::process::Stdio::piped());
     assert_eq!(code, Some(2), "{args:?}: {err}");
-    assert!(err.contains(needle), "{args:?}: expected {needle:?} in {err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected {needle:?} in {err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
 }
 
@@ -286,13 +289,13 @@ fn endless_files_are_refused_at_once_with_their_position() {
     for args in [
         &["analyze", "/dev/zero"][..],
         &["verify", "models/no-team.yaml", "/dev/zero"],
-        &["crosscheck", "models/no-team.yaml", "--baseline", "/dev/zero"],
         &[
-            "simulate",
-            "models/paper-fig1.yaml",
-            "--sizes",
+            "crosscheck",
+            "models/no-team.yaml",
+            "--baseline",
             "/dev/zero",
         ],
+        &["simulate", "models/paper-fig1.yaml", "--sizes", "/dev/zero"],
     ] {
         refused(args, "/dev/zero:1:1: NUL byte at offset 0");
     }
@@ -316,7 +319,9 @@ fn a_full_disk_and_output_paths_that_are_directories_exit_2() {
     for args in [
         &["simulate", "models/paper-fig1.yaml", "--plot", d][..],
         &["solve", "models/no-team.yaml", "--schedule-out", d],
-        &["generate", "fat-tree", "4", "2", "--out", d],
+        &[
+            "generate", "fat-tree", "--ports", "4", "--levels", "2", "--out", d,
+        ],
     ] {
         refused(args, d);
     }
@@ -329,22 +334,47 @@ fn overflowing_and_extreme_numbers_are_refused_naming_the_option() {
         "at most 1024",
     );
     refused(
-        &["generate", "two-clusters", "--n1", "18446744073709551615", "--n2", "4"],
+        &[
+            "generate",
+            "two-clusters",
+            "--n1",
+            "18446744073709551615",
+            "--n2",
+            "4",
+        ],
         "at most 1024",
     );
-    refused(&["latency", "model", "4,2x1", "--points", "100000000"], "--points");
+    refused(
+        &["latency", "model", "4,2x1", "--points", "100000000"],
+        "--points",
+    );
     for r in ["18446744073709551615", "4294967296"] {
         refused(
-            &["latency", "simulate", "4,2x1", "--rate", "0.001", "--replications", r],
+            &[
+                "latency",
+                "simulate",
+                "4,2x1",
+                "--rate",
+                "0.001",
+                "--replications",
+                r,
+            ],
             "--replications",
         );
     }
     refused(
-        &["latency", "simulate", "4,2x1", "--rate", "0.001", "--flits", "0"],
+        &[
+            "latency", "simulate", "4,2x1", "--rate", "0.001", "--flits", "0",
+        ],
         "--flits: ",
     );
     refused(
-        &["simulate", "models/paper-fig1.yaml", "--link-throughput", "1e308"],
+        &[
+            "simulate",
+            "models/paper-fig1.yaml",
+            "--link-throughput",
+            "1e308",
+        ],
         "--link-throughput",
     );
     refused(
@@ -373,7 +403,22 @@ fn overflowing_and_extreme_numbers_are_refused_naming_the_option() {
     study(&["--lanes", "1025"], "--lanes");
     study(&["--backbone-bandwidth", "1e308"], "--backbone-bandwidth");
     study(&["--node-bandwidth", "1e308"], "--node-bandwidth");
-    study(&["--time-limit", "0"], "raise --time-limit");
+    refused(
+        &[
+            "study",
+            "two-clusters",
+            "--size-cases",
+            "4+4",
+            "--size-exponents",
+            "0..0",
+            "--no-node-sweep",
+            "--time-limit",
+            "0",
+            "--out",
+            out,
+        ],
+        "raise --time-limit",
+    );
     // A 300-digit number is not printed in full.
     let nines = "9".repeat(300);
     let (code, err) = run_to(
@@ -436,7 +481,10 @@ fn crosscheck_refuses_an_empty_folder_and_skips_a_baseline_in_one() {
             .replace("strength: checked", "strength: divine"),
     )
     .expect("write");
-    refused(&["crosscheck", d, "--engines", "dsatur", "--baseline", b], "divine");
+    refused(
+        &["crosscheck", d, "--engines", "dsatur", "--baseline", b],
+        "divine",
+    );
 }
 
 #[test]
@@ -446,7 +494,10 @@ fn schedules_and_sizes_errors_name_line_and_column() {
         "m.yaml",
         "name: m\nlink_throughput: 1\ntransfers:\n  - {id: x, path: [a]}\n  - {id: y, path: [b]}\n",
     );
-    let (m, s) = (model.to_str().expect("utf-8"), sizes.to_str().expect("utf-8"));
+    let (m, s) = (
+        model.to_str().expect("utf-8"),
+        sizes.to_str().expect("utf-8"),
+    );
     refused(
         &["simulate", m, "--sizes", s],
         &format!("{s}:3:1: x: transfer \"x\" is given twice"),

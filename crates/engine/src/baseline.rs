@@ -102,7 +102,10 @@ impl Baseline {
             if failed && recorded.contains(&true) {
                 return Err((
                     at("verdict"),
-                    format!("an engine that answered {:?} has no length, bound or evidence", e.verdict),
+                    format!(
+                        "an engine that answered {:?} has no length, bound or evidence",
+                        e.verdict
+                    ),
                 ));
             }
             if !failed && recorded[1..].contains(&false) {
@@ -388,10 +391,18 @@ mod tests {
         Baseline::load(&f).expect("a good baseline");
         let dup = format!("{good}{}", &good[good.find("- model").expect("entry")..]);
         for (text, field, line) in [
-            (good.replace("optimal", "super-liquid"), "answers[0].verdict", 5),
+            (
+                good.replace("optimal", "super-liquid"),
+                "answers[0].verdict",
+                5,
+            ),
             (good.replace("checked", "divine"), "answers[0].strength", 9),
             (good.replace("clique", "a-hunch"), "answers[0].evidence", 8),
-            (good.replace("length: 4", "length: 3"), "answers[0].length", 6),
+            (
+                good.replace("length: 4", "length: 3"),
+                "answers[0].length",
+                6,
+            ),
             (dup, "answers[1].engine", 11),
         ] {
             std::fs::write(&f, &text).expect("write");

@@ -1033,7 +1033,9 @@ pub fn parse_sizes(
                     file,
                     text,
                     &id,
-                    format!("transfer {id:?} is given twice (a size file names each transfer once)"),
+                    format!(
+                        "transfer {id:?} is given twice (a size file names each transfer once)"
+                    ),
                 )
             });
         }
@@ -1570,7 +1572,10 @@ mod tests {
         std::fs::write(&f, "a".repeat(5000)).expect("write");
         let e = read_text_limited(&f, 4096).expect_err("over the limit");
         assert!(e.message.contains("larger than 4096 bytes"), "{e}");
-        assert_eq!(read_text_limited(&f, 5000).expect("at the limit").len(), 5000);
+        assert_eq!(
+            read_text_limited(&f, 5000).expect("at the limit").len(),
+            5000
+        );
         std::fs::write(&f, "name: a\n\u{e9}x\0").expect("write");
         let e = read_text(&f).expect_err("a NUL");
         assert_eq!((e.line, e.column), (Some(2), Some(3)), "{e}");
@@ -1588,7 +1593,10 @@ mod tests {
         }
         let started = std::time::Instant::now();
         let e = parse_model("m.yaml", &text).expect_err("5 million transfers");
-        assert!(started.elapsed() < std::time::Duration::from_secs(2), "refused at once");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "refused at once"
+        );
         assert_eq!(e.field.as_deref(), Some("transfers[4]"), "{e}");
         assert_eq!(e.line, Some(7), "{e}");
         assert!(e.message.contains("4194304"), "{e}");
@@ -1601,15 +1609,18 @@ mod tests {
             "name: m\ntransfers:\n  - {id: x, path: [a]}\n  - {id: y, path: [b]}\n",
         )
         .expect("model");
-        let e = parse_partition("s.yaml", "timeframes:\n  - [x, y]\n  - [x]\n", &t)
-            .expect_err("twice");
+        let e =
+            parse_partition("s.yaml", "timeframes:\n  - [x, y]\n  - [x]\n", &t).expect_err("twice");
         assert_eq!((e.line, e.column), (Some(3), Some(6)), "{e}");
-        assert!(e.message.contains("appears twice") && e.message.contains("line 2"), "{e}");
+        assert!(
+            e.message.contains("appears twice") && e.message.contains("line 2"),
+            "{e}"
+        );
         let e = parse_partition("s.yaml", "timeframes:\n  - [x]\n", &t).expect_err("missing");
         assert_eq!(e.line, Some(2), "{e}");
         assert!(e.message.contains("\"y\" is in no timeframe"), "{e}");
-        let e = parse_partition("s.yaml", "timeframes:\n  - [x, y]\n  - []\n", &t)
-            .expect_err("empty");
+        let e =
+            parse_partition("s.yaml", "timeframes:\n  - [x, y]\n  - []\n", &t).expect_err("empty");
         assert_eq!(e.line, Some(3), "{e}");
         assert!(parse_partition("s.yaml", "timeframes: [[x], [y]]\n", &t).is_ok());
     }

@@ -216,7 +216,10 @@ fn range(
             // Within ±f64::MAX/4, so that the width and the padding stay finite (the
             // axis' key points of an infinite range never end).
             let lim = f64::MAX / 4.0;
-            let (lo, hi) = ((lo - pad).clamp(-lim, lim), (hi + (hi - lo) * 0.05).clamp(-lim, lim));
+            let (lo, hi) = (
+                (lo - pad).clamp(-lim, lim),
+                (hi + (hi - lo) * 0.05).clamp(-lim, lim),
+            );
             (lo, if hi > lo { hi } else { lo + lim })
         }
         Scale::Log => {

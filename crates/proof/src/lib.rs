@@ -479,10 +479,18 @@ mod tests {
         assert!(write_and_verify(Path::new("/"), &t, &r).is_err());
         // A proof folder is replaced (by the new proof, checked).
         let p = dir.path().join("proof");
-        write_and_verify(&p, &t, &r).expect("written").expect("accepted");
-        let p2 = write_and_verify(&p, &t, &r).expect("rewritten").expect("accepted");
+        write_and_verify(&p, &t, &r)
+            .expect("written")
+            .expect("accepted");
+        let p2 = write_and_verify(&p, &t, &r)
+            .expect("rewritten")
+            .expect("accepted");
         assert_eq!(p2.dir(), Some(p.display().to_string().as_str()));
-        assert_eq!(std::fs::read_dir(dir.path()).expect("readable").count(), 2, "no leftovers");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).expect("readable").count(),
+            2,
+            "no leftovers"
+        );
     }
 
     #[test]
@@ -499,7 +507,9 @@ mod tests {
         std::thread::scope(|s| {
             for _ in 0..4 {
                 s.spawn(|| {
-                    write_and_verify(&d, &t, &r).expect("written").expect("accepted");
+                    write_and_verify(&d, &t, &r)
+                        .expect("written")
+                        .expect("accepted");
                 });
                 s.spawn(|| {
                     write_and_verify(&d, &other, &r2)
@@ -510,7 +520,14 @@ mod tests {
         });
         let first = verify_dir(&t, &d).expect("readable").is_ok();
         let second = verify_dir(&other, &d).expect("readable").is_ok();
-        assert!(first != second, "the directory holds exactly one writer's proof");
-        assert_eq!(std::fs::read_dir(dir.path()).expect("readable").count(), 1, "no leftovers");
+        assert!(
+            first != second,
+            "the directory holds exactly one writer's proof"
+        );
+        assert_eq!(
+            std::fs::read_dir(dir.path()).expect("readable").count(),
+            1,
+            "no leftovers"
+        );
     }
 }

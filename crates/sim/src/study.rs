@@ -508,13 +508,55 @@ mod tests {
     fn extreme_settings_are_refused_with_the_option_named() {
         let base = Setting::default();
         for (setting, name) in [
-            (Setting { backbone_mb_s: 1e308, ..base.clone() }, "--backbone-bandwidth"),
-            (Setting { node_mb_s: 1e308, ..base.clone() }, "--node-bandwidth"),
-            (Setting { node_mb_s: 1e-320, ..base.clone() }, "--node-bandwidth"),
-            (Setting { overhead_s: f64::INFINITY, ..base.clone() }, "--overhead"),
-            (Setting { lanes: Some(0), ..base.clone() }, "--lanes"),
-            (Setting { lanes: Some(1025), ..base.clone() }, "--lanes"),
-            (Setting { backbone_mb_s: 1e300, ..base.clone() }, "--lanes"),
+            (
+                Setting {
+                    backbone_mb_s: 1e308,
+                    ..base.clone()
+                },
+                "--backbone-bandwidth",
+            ),
+            (
+                Setting {
+                    node_mb_s: 1e308,
+                    ..base.clone()
+                },
+                "--node-bandwidth",
+            ),
+            (
+                Setting {
+                    node_mb_s: 1e-320,
+                    ..base.clone()
+                },
+                "--node-bandwidth",
+            ),
+            (
+                Setting {
+                    overhead_s: f64::INFINITY,
+                    ..base.clone()
+                },
+                "--overhead",
+            ),
+            (
+                Setting {
+                    lanes: Some(0),
+                    ..base.clone()
+                },
+                "--lanes",
+            ),
+            (
+                Setting {
+                    lanes: Some(1025),
+                    ..base.clone()
+                },
+                "--lanes",
+            ),
+            (
+                Setting {
+                    backbone_mb_s: 1e300,
+                    ..base.clone()
+                },
+                "--lanes",
+            ),
         ] {
             match Case::new(1, 1, &setting, &mut first_fit) {
                 Err(SimError::BadParameter { name: n, .. }) => assert_eq!(n, name),

@@ -315,11 +315,7 @@ fn times_and_totals_that_overflow_are_refused() {
         // 1e10 bytes at 1e-300 bytes/s.
         (platform(&[(1e-300, 0.0)]), vec![msg(&[0], 1e10)], "times"),
         // Two latencies of 1e308 s one after the other.
-        (
-            platform(&[(1.0, 1e308)]),
-            vec![msg(&[0], 1.0)],
-            "times",
-        ),
+        (platform(&[(1.0, 1e308)]), vec![msg(&[0], 1.0)], "times"),
         // Two messages of 1e308 bytes.
         (
             platform(&[(1.0, 0.0)]),

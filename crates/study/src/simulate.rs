@@ -349,9 +349,9 @@ pub fn simulate(
     let start = Instant::now();
     // Sizes, latencies or bandwidths whose times or totals overflow are the user's.
     let run = liquid_sim::simulate(&p.mapped.platform, &p.plan, &opts).map_err(|e| match e {
-        liquid_sim::SimError::BadParameter { .. } => {
-            StudyError::Input(format!("{e} (--size, --sizes, --overhead, --link-latency or --link-throughput)"))
-        }
+        liquid_sim::SimError::BadParameter { .. } => StudyError::Input(format!(
+            "{e} (--size, --sizes, --overhead, --link-latency or --link-throughput)"
+        )),
         e => StudyError::internal(e),
     })?;
     let wall_s = start.elapsed().as_secs_f64();
