@@ -814,17 +814,51 @@ fn solve(a: SolveCliArgs) -> anyhow::Result<ExitCode> {
     commands::solve(&a.model, commands::engine(&a.engine)?, &args)
 }
 
+/// The longest run of digits an error message shows in full: a 300-digit number (a
+/// user's overflowing integer, or 1e308 written out) is cut to its first digits and its
+/// length.
+const MAX_DIGITS: usize = 24;
+
+/// `message` with every run of more than [`MAX_DIGITS`] digits shortened.
+fn shorten_numbers(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut digits = String::new();
+    let flush = |digits: &mut String, out: &mut String| {
+        if digits.len() > MAX_DIGITS {
+            out.push_str(&digits[..12]);
+            out.push_str(&format!("…({} digits)", digits.len()));
+        } else {
+            out.push_str(digits);
+        }
+        digits.clear();
+    };
+    for c in message.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+        } else {
+            flush(&mut digits, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut digits, &mut out);
+    out
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", shorten_numbers(&format!("{e:#}")));
+            // A file that cannot be read or written (a directory, a full disk, a closed
+            // pipe, no permission) is the user's to fix, like bad input.
             let input = e.downcast_ref::<liquid_model::yaml::LoadError>().is_some()
                 || e.downcast_ref::<InputError>().is_some()
                 || e.downcast_ref::<liquid_proof::ProofError>().is_some()
                 || e.downcast_ref::<liquid_study::StudyError>()
-                    .is_some_and(liquid_study::StudyError::is_input);
+                    .is_some_and(liquid_study::StudyError::is_input)
+                || e.chain()
+                    .any(|c| c.downcast_ref::<std::io::Error>().is_some());
             ExitCode::from(if input { EXIT_INPUT } else { EXIT_INTERNAL })
         }
     }

@@ -30,6 +30,15 @@ pub fn emit<T: Serialize>(value: &T, format: Format) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Writes text to stdout; a full disk or a closed pipe is an error (exit code 2), not a
+/// panic.
+pub fn print(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
 /// Rounds a throughput for display (MB/s, two decimals).
 pub fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0

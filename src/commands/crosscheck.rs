@@ -53,7 +53,7 @@ pub fn crosscheck(
 ) -> anyhow::Result<ExitCode> {
     let report = crosscheck::run(models, engines, request, base, &with_progress)?;
     match format {
-        CrossFormat::Table => print!("{}", report.table()),
+        CrossFormat::Table => crate::output::print(&report.table())?,
         CrossFormat::Yaml => emit(&report, Format::Yaml)?,
         CrossFormat::Json => emit(&report, Format::Json)?,
     }

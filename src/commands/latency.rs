@@ -270,8 +270,8 @@ fn model(args: &ModelArgs) -> anyhow::Result<ExitCode> {
         args.csv.as_deref(),
     )?;
     match answer {
-        ModelAnswer::Point(r) => print!("{}", crate::output::render(&r, args.format)?),
-        ModelAnswer::Table(text) => print!("{text}"),
+        ModelAnswer::Point(r) => crate::output::print(&crate::output::render(&r, args.format)?)?,
+        ModelAnswer::Table(text) => crate::output::print(&text)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -298,7 +298,9 @@ fn simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
         per_cluster: a.per_cluster,
         plan,
     };
-    let total = a.rate.len() as u64 * a.replications as u64 * a.counts.messages;
+    let total = (a.rate.len() as u64)
+        .saturating_mul(a.replications as u64)
+        .saturating_mul(a.counts.messages);
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
         b.set_style(
@@ -336,6 +338,6 @@ fn run_study(a: &LatencyStudyArgs) -> anyhow::Result<ExitCode> {
         markdown: a.markdown.clone(),
     };
     let table = study::study(&params, &mut |line| eprintln!("{line}"))?;
-    print!("{table}");
+    crate::output::print(&table)?;
     Ok(ExitCode::SUCCESS)
 }

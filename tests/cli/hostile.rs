@@ -255,3 +255,286 @@ fn conflict_edges_beyond_the_counting_budget_are_opt_in() {
     assert_eq!(plain, forced);
     assert!(plain.get("conflict_edges_note").is_none());
 }
+
+// ---------------------------------------------------------------------------------------
+// Issue 32: hostile input, round two (the commands of the last wave).
+// ---------------------------------------------------------------------------------------
+
+/// Runs `liquid ARGS` with stdout to `stdout`, returning (exit code, stderr).
+fn run_to(args: &[&str], stdout: std::process::Stdio) -> (Option<i32>, String) {
+    let out = liquid()
+        .args(args)
+        .stdout(stdout)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn refused(args: &[&str], needle: &str) {
+    let (code, err) = run_to(args, std::process::Stdio::piped());
+    assert_eq!(code, Some(2), "{args:?}: {err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected {needle:?} in {err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn endless_files_are_refused_at_once_with_their_position() {
+    for args in [
+        &["analyze", "/dev/zero"][..],
+        &["verify", "models/no-team.yaml", "/dev/zero"],
+        &[
+            "crosscheck",
+            "models/no-team.yaml",
+            "--baseline",
+            "/dev/zero",
+        ],
+        &["simulate", "models/paper-fig1.yaml", "--sizes", "/dev/zero"],
+    ] {
+        refused(args, "/dev/zero:1:1: NUL byte at offset 0");
+    }
+}
+
+#[test]
+fn a_full_disk_and_output_paths_that_are_directories_exit_2() {
+    let full = || std::fs::File::create("/dev/full").expect("/dev/full");
+    for args in [
+        &["analyze", "models/no-team.yaml"][..],
+        &["latency", "model", "4,2x1", "--rate", "0.0001"],
+        &["latency", "model", "4,2x1", "--points", "5"],
+        &["crosscheck", "models/no-team.yaml", "--engines", "dsatur"],
+    ] {
+        let (code, err) = run_to(args, full().into());
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains("No space left"), "{err}");
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path().to_str().expect("utf-8");
+    for args in [
+        &["simulate", "models/paper-fig1.yaml", "--plot", d][..],
+        &["solve", "models/no-team.yaml", "--schedule-out", d],
+        &[
+            "generate", "fat-tree", "--ports", "4", "--levels", "2", "--out", d,
+        ],
+    ] {
+        refused(args, d);
+    }
+}
+
+#[test]
+fn overflowing_and_extreme_numbers_are_refused_naming_the_option() {
+    refused(
+        &["analyze", "two-clusters:18446744073709551000,1000"],
+        "at most 1024",
+    );
+    refused(
+        &[
+            "generate",
+            "two-clusters",
+            "--n1",
+            "18446744073709551615",
+            "--n2",
+            "4",
+        ],
+        "at most 1024",
+    );
+    refused(
+        &["latency", "model", "4,2x1", "--points", "100000000"],
+        "--points",
+    );
+    for r in ["18446744073709551615", "4294967296"] {
+        refused(
+            &[
+                "latency",
+                "simulate",
+                "4,2x1",
+                "--rate",
+                "0.001",
+                "--replications",
+                r,
+            ],
+            "--replications",
+        );
+    }
+    refused(
+        &[
+            "latency", "simulate", "4,2x1", "--rate", "0.001", "--flits", "0",
+        ],
+        "--flits: ",
+    );
+    refused(
+        &[
+            "simulate",
+            "models/paper-fig1.yaml",
+            "--link-throughput",
+            "1e308",
+        ],
+        "--link-throughput",
+    );
+    refused(
+        &["simulate", "models/paper-fig1.yaml", "--size", "1e308"],
+        "size: the messages' bytes add up",
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("st");
+    let out = out.to_str().expect("utf-8");
+    let study = |extra: &[&str], needle: &str| {
+        let mut args = vec![
+            "study",
+            "two-clusters",
+            "--size-cases",
+            "1+1",
+            "--size-exponents",
+            "0..0",
+            "--no-node-sweep",
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        refused(&args, needle);
+    };
+    study(&["--lanes", "0"], "--lanes");
+    study(&["--lanes", "1025"], "--lanes");
+    study(&["--backbone-bandwidth", "1e308"], "--backbone-bandwidth");
+    study(&["--node-bandwidth", "1e308"], "--node-bandwidth");
+    refused(
+        &[
+            "study",
+            "two-clusters",
+            "--size-cases",
+            "4+4",
+            "--size-exponents",
+            "0..0",
+            "--no-node-sweep",
+            "--time-limit",
+            "0",
+            "--out",
+            out,
+        ],
+        "raise --time-limit",
+    );
+    // A 300-digit number is not printed in full.
+    let nines = "9".repeat(300);
+    let (code, err) = run_to(
+        &["analyze", &format!("two-clusters:{nines},1")],
+        std::process::Stdio::piped(),
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("(300 digits)") && err.len() < 400, "{err}");
+}
+
+#[test]
+fn a_study_with_a_latency_of_1e308_ends() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("st");
+    let (code, err) = run_to(
+        &[
+            "study",
+            "two-clusters",
+            "--size-cases",
+            "1+1",
+            "--size-exponents",
+            "0..0",
+            "--no-node-sweep",
+            "--backbone-latency",
+            "1e308",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ],
+        std::process::Stdio::piped(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+}
+
+#[test]
+fn a_multi_cluster_system_is_a_cluster_of_two_clusters() {
+    let out = succeed(liquid().args(["analyze", "two-clusters:multi-cluster:4,2x2"]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("transfers: 992"), "{text}");
+    refused(
+        &["analyze", "two-clusters:multi-cluster:8,16x3"],
+        "2048 nodes per cluster",
+    );
+}
+
+#[test]
+fn crosscheck_refuses_an_empty_folder_and_skips_a_baseline_in_one() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path().to_str().expect("utf-8");
+    refused(&["crosscheck", d], "holds no model");
+    std::fs::copy("models/no-team.yaml", dir.path().join("no-team.yaml")).expect("copy");
+    let base = dir.path().join("base.yaml");
+    let b = base.to_str().expect("utf-8");
+    succeed(liquid().args(["crosscheck", d, "--engines", "dsatur", "--record", b]));
+    let out = succeed(liquid().args(["crosscheck", d, "--engines", "dsatur", "--baseline", b]));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a baseline file, not a model"));
+    std::fs::write(
+        &base,
+        std::fs::read_to_string(&base)
+            .expect("baseline")
+            .replace("strength: checked", "strength: divine"),
+    )
+    .expect("write");
+    refused(
+        &["crosscheck", d, "--engines", "dsatur", "--baseline", b],
+        "divine",
+    );
+}
+
+#[test]
+fn schedules_and_sizes_errors_name_line_and_column() {
+    let (_d, sizes) = write("sizes.yaml", "x: 1\ny: 2\nx: 3\n");
+    let (_e, model) = write(
+        "m.yaml",
+        "name: m\nlink_throughput: 1\ntransfers:\n  - {id: x, path: [a]}\n  - {id: y, path: [b]}\n",
+    );
+    let (m, s) = (
+        model.to_str().expect("utf-8"),
+        sizes.to_str().expect("utf-8"),
+    );
+    refused(
+        &["simulate", m, "--sizes", s],
+        &format!("{s}:3:1: x: transfer \"x\" is given twice"),
+    );
+    let (_f, schedule) = write("s.yaml", "timeframes:\n  - [x]\n  - [x, y]\n");
+    let sched = schedule.to_str().expect("utf-8");
+    refused(
+        &["simulate", m, "--schedule", sched],
+        &format!("{sched}:3:6:"),
+    );
+    // latency simulate runs partitions only.
+    let (_g, part) = write("p.yaml", "timeframes:\n  - [c0.p0->c0.p1]\n");
+    refused(
+        &[
+            "latency",
+            "simulate",
+            "4,2x1",
+            "--rate",
+            "0.001",
+            "--messages",
+            "10",
+            "--schedule",
+            part.to_str().expect("utf-8"),
+        ],
+        "is in no timeframe",
+    );
+}
+
+#[test]
+fn prove_refuses_a_folder_that_is_not_a_proof_folder() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("notes.txt"), "mine").expect("write");
+    let d = dir.path().to_str().expect("utf-8");
+    refused(&["prove", "models/no-team.yaml", "--out", d], "notes.txt");
+    refused(&["prove", "models/no-team.yaml", "--out", "/"], "/");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("notes.txt")).expect("kept"),
+        "mine"
+    );
+}

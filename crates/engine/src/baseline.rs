@@ -50,7 +50,81 @@ impl Baseline {
                 format!("format {:?} is not {FORMAT:?}", b.format),
             ));
         }
+        b.check()
+            .map_err(|(at, why)| LoadError::at_field(&file, &text, &at, why))?;
         Ok(b)
+    }
+
+    /// Checks what a run could have recorded: known verdicts, evidence kinds and
+    /// strengths, one entry per model and engine, a length not below its lower bound, and
+    /// an engine that failed with nothing else. The error is (field path, message).
+    pub fn check(&self) -> Result<(), (String, String)> {
+        let mut seen = std::collections::HashMap::new();
+        for (i, e) in self.answers.iter().enumerate() {
+            let at = |field: &str| format!("answers[{i}].{field}");
+            if !VERDICTS.contains(&e.verdict.as_str()) {
+                return Err((
+                    at("verdict"),
+                    format!("{:?} is not a verdict ({})", e.verdict, VERDICTS.join(", ")),
+                ));
+            }
+            if let Some(k) = &e.evidence {
+                if !EVIDENCE.contains(&k.as_str()) {
+                    return Err((
+                        at("evidence"),
+                        format!("{k:?} is not a kind of evidence ({})", EVIDENCE.join(", ")),
+                    ));
+                }
+            }
+            if let Some(k) = &e.strength {
+                if !STRENGTHS.contains(&k.as_str()) {
+                    return Err((
+                        at("strength"),
+                        format!("{k:?} is not a strength ({})", STRENGTHS.join(", ")),
+                    ));
+                }
+            }
+            if let (Some(len), Some(lb)) = (e.length, e.lower_bound) {
+                if len < lb {
+                    return Err((
+                        at("length"),
+                        format!("a schedule of length {len} is below its lower bound {lb}"),
+                    ));
+                }
+            }
+            let failed = FAILED.contains(&e.verdict.as_str());
+            let recorded = [
+                e.length.is_some(),
+                e.lower_bound.is_some(),
+                e.evidence.is_some(),
+                e.strength.is_some(),
+            ];
+            if failed && recorded.contains(&true) {
+                return Err((
+                    at("verdict"),
+                    format!(
+                        "an engine that answered {:?} has no length, bound or evidence",
+                        e.verdict
+                    ),
+                ));
+            }
+            if !failed && recorded[1..].contains(&false) {
+                return Err((
+                    at("lower_bound"),
+                    "an answer records its lower bound, evidence and strength".into(),
+                ));
+            }
+            if let Some(first) = seen.insert(e.key(), i) {
+                return Err((
+                    at("engine"),
+                    format!(
+                        "model {:?} and engine {:?} are already recorded at answers[{first}]",
+                        e.model, e.engine
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The file's text (YAML, stable: the same answers give the same bytes).
@@ -58,6 +132,33 @@ impl Baseline {
         liquid_model::yaml::to_string(self).unwrap_or_default()
     }
 }
+
+/// The verdicts an entry may record: an engine's, or [`FAILED`].
+const VERDICTS: [&str; 7] = [
+    "liquid",
+    "optimal",
+    "non-liquid",
+    "feasible",
+    "unknown",
+    "error",
+    "wrong-answer",
+];
+
+/// The verdicts of an engine that gave no answer that checked ([`Entry::failed`]).
+const FAILED: [&str; 2] = ["error", "wrong-answer"];
+
+/// The kinds of evidence ([`liquid_model::Evidence::kind`]).
+const EVIDENCE: [&str; 6] = [
+    "bottleneck",
+    "clique",
+    "exhaustive-search",
+    "unsat-claim",
+    "dual-bound",
+    "sat-proof",
+];
+
+/// The strengths ([`Strength::as_str`]).
+const STRENGTHS: [&str; 4] = ["checked", "exhaustive-search", "solver-claim", "dual-bound"];
 
 /// One engine's answer on one model, as recorded.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -257,5 +358,58 @@ mod tests {
         assert_eq!(d.len(), 2);
         assert_eq!(d[0].change, Change::Regression, "x is gone");
         assert_eq!(d[1].change, Change::Improvement, "y is new");
+    }
+
+    #[test]
+    fn every_recorded_verdict_is_one_of_the_known_ones() {
+        for v in [
+            Verdict::Liquid,
+            Verdict::Optimal,
+            Verdict::NonLiquid,
+            Verdict::Feasible,
+            Verdict::Unknown,
+        ] {
+            assert!(VERDICTS.contains(&v.as_str()));
+        }
+        for st in [
+            Strength::Checked,
+            Strength::ExhaustiveSearch,
+            Strength::SolverClaim,
+            Strength::DualBound,
+        ] {
+            assert!(STRENGTHS.contains(&st.as_str()));
+        }
+    }
+
+    #[test]
+    fn made_up_duplicated_or_impossible_entries_are_refused_with_their_line() {
+        let good = "format: liquid-baseline/1\nanswers:\n- model: m\n  engine: x\n  verdict: optimal\n  length: 4\n  lower_bound: 4\n  evidence: clique\n  strength: checked\n";
+        let dir = std::env::temp_dir().join(format!("liquid-baseline-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let f = dir.join("b.yaml");
+        std::fs::write(&f, good).expect("write");
+        Baseline::load(&f).expect("a good baseline");
+        let dup = format!("{good}{}", &good[good.find("- model").expect("entry")..]);
+        for (text, field, line) in [
+            (
+                good.replace("optimal", "super-liquid"),
+                "answers[0].verdict",
+                5,
+            ),
+            (good.replace("checked", "divine"), "answers[0].strength", 9),
+            (good.replace("clique", "a-hunch"), "answers[0].evidence", 8),
+            (
+                good.replace("length: 4", "length: 3"),
+                "answers[0].length",
+                6,
+            ),
+            (dup, "answers[1].engine", 11),
+        ] {
+            std::fs::write(&f, &text).expect("write");
+            let e = Baseline::load(&f).expect_err(&text);
+            assert_eq!(e.field.as_deref(), Some(field), "{e}");
+            assert_eq!(e.line, Some(line), "{e}");
+        }
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

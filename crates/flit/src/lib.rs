@@ -96,6 +96,15 @@ pub enum Forwarding {
     StoreAndForward,
 }
 
+/// The most replications [`Simulator::replicate`] runs (each keeps its [`Run`]).
+pub const MAX_REPLICATIONS: usize = 10_000;
+
+/// The memory that messages in flight may take, in bytes: when the sources generate
+/// faster than the network delivers (beyond saturation), the queues grow without bound,
+/// and a run stops (not completed, [`Run::saturated`]) once its messages in flight would
+/// need more than this.
+pub const MAX_IN_FLIGHT_BYTES: usize = 1 << 30;
+
 /// One simulation's parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -140,6 +149,15 @@ impl Config {
             return Err(bad(
                 "rate",
                 format!("{} is not a positive number", self.rate),
+            ));
+        }
+        if !(1.0 / self.rate).is_finite() {
+            return Err(bad(
+                "rate",
+                format!(
+                    "{:e} is too small: the mean time between two messages overflows",
+                    self.rate
+                ),
             ));
         }
         if self.messages == 0 {
@@ -244,6 +262,9 @@ pub struct Run {
     pub concentrators: QueueWaits,
     /// The dispatch queues (to the destination's ECN1), over the counted messages.
     pub dispatchers: QueueWaits,
+    /// Whether the run stopped because its messages in flight reached
+    /// [`MAX_IN_FLIGHT_BYTES`]: the offered traffic is beyond saturation.
+    pub saturated: bool,
 }
 
 /// Where the counted messages' time at one kind of concentrator/dispatcher queue went.
@@ -341,6 +362,8 @@ pub struct Simulator<'w> {
     max_route: usize,
     /// Per vertex, its outgoing channels as (receiving vertex, channel).
     out: Vec<Vec<(u32, u32)>>,
+    /// The bound on the memory of messages in flight ([`MAX_IN_FLIGHT_BYTES`]).
+    in_flight_bytes: usize,
 }
 
 /// Per-message state, in pools indexed by message slot.
@@ -475,7 +498,15 @@ impl<'w> Simulator<'w> {
                 }
                 out
             },
+            in_flight_bytes: MAX_IN_FLIGHT_BYTES,
         }
+    }
+
+    /// The same simulator with another bound on the memory of messages in flight (the
+    /// default is [`MAX_IN_FLIGHT_BYTES`]).
+    pub fn with_in_flight_bytes(mut self, bytes: usize) -> Simulator<'w> {
+        self.in_flight_bytes = bytes;
+        self
     }
 
     /// The channel from vertex `a` to vertex `b` of a route.
@@ -636,6 +667,10 @@ impl<'w> Simulator<'w> {
         let mut vbuf = Vec::new();
         let mut cbuf = Vec::new();
         let mut completed = true;
+        let mut saturated = false;
+        // Bytes of one message's state (route, flit times and the per-message fields).
+        let per_message = 4 * self.max_route + 8 * m + 96;
+        let max_in_flight = (self.in_flight_bytes / per_message).max(1) as u64;
         while st.delivered_counted < cfg.messages {
             let Some(std::cmp::Reverse((tb, _, payload))) = st.heap.pop() else {
                 break;
@@ -657,6 +692,11 @@ impl<'w> Simulator<'w> {
                 GENERATE => {
                     if st.generated >= total {
                         continue;
+                    }
+                    if st.generated - st.delivered >= max_in_flight {
+                        completed = false;
+                        saturated = true;
+                        break;
                     }
                     let src = id as usize;
                     let n = st.generated;
@@ -730,13 +770,20 @@ impl<'w> Simulator<'w> {
         for s in &st.sums {
             overall.add(s);
         }
+        let means = overall.means();
+        if !(st.now.is_finite() && means.latency.is_finite()) {
+            return Err(bad(
+                "timing",
+                "the simulated times overflow: give a higher rate, shorter messages or a higher bandwidth",
+            ));
+        }
         Ok(Run {
             seed: cfg.seed,
             completed,
             generated: st.generated,
             delivered: st.delivered,
             in_flight: st.generated - st.delivered,
-            overall: overall.means(),
+            overall: means,
             clusters: st.sums.iter().map(Sums::means).collect(),
             hops: st.hops,
             flit_moves: st.flit_moves,
@@ -745,6 +792,7 @@ impl<'w> Simulator<'w> {
             last_delivery: st.last_delivery,
             concentrators: st.waits[0].waits(),
             dispatchers: st.waits[1].waits(),
+            saturated,
         })
     }
 
@@ -757,8 +805,11 @@ impl<'w> Simulator<'w> {
         replications: usize,
         progress: &mut dyn FnMut(usize, Progress) -> bool,
     ) -> Result<Summary, FlitError> {
-        if replications == 0 {
-            return Err(bad("replications", "at least one replication is needed"));
+        if replications == 0 || replications > MAX_REPLICATIONS {
+            return Err(bad(
+                "replications",
+                format!("{replications}: give 1 to {MAX_REPLICATIONS} replications"),
+            ));
         }
         let mut runs = Vec::with_capacity(replications);
         for r in 0..replications {

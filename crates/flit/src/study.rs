@@ -250,6 +250,10 @@ fn models(system: &MultiCluster, timing: Timing) -> Result<[Model; R], StudyErro
     Ok(READINGS.map(|r| r.apply(&m)))
 }
 
+/// The most loads a study simulates per curve ([`loads`]): each is a full simulation
+/// (002's curves have about 10).
+pub const MAX_LOADS: usize = 1000;
+
 /// `points` evenly spaced loads from `up_to / points` to `up_to`, where `up_to` is
 /// `beyond` times the larger of the first two readings' saturation loads (`printed` and
 /// `per_node`; the others saturate no later than `per_node`).
@@ -259,10 +263,10 @@ pub fn loads(
     points: usize,
     beyond: f64,
 ) -> Result<Vec<f64>, StudyError> {
-    if points == 0 {
+    if points == 0 || points > MAX_LOADS {
         return Err(StudyError::BadParameter {
             name: "points",
-            why: "at least one load is needed".into(),
+            why: format!("{points}: give 1 to {MAX_LOADS} loads"),
         });
     }
     if !(beyond.is_finite() && beyond > 0.0) {

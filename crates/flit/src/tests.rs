@@ -313,3 +313,47 @@ fn concentrator_waits_split_into_queueing_and_blocking() {
     );
     assert!(c.downstream > 0.0, "{c:?}");
 }
+
+/// Beyond saturation the source queues grow without bound: the run stops once its
+/// messages in flight reach the memory bound, and says why.
+#[test]
+fn a_run_beyond_saturation_stops_at_the_memory_bound() {
+    let w = wiring("4,2x1");
+    let timing = Timing::paper(32, 256.0);
+    let sim = Simulator::new(&w).with_in_flight_bytes(1000 * (4 * 8 + 8 * 32 + 96));
+    let r = sim
+        .run(&quiet(1_000_000, 10.0, timing), &mut |_| true)
+        .expect("runs");
+    assert!(!r.completed && r.saturated, "{r:?}");
+    assert!(r.in_flight <= 1100 && r.in_flight > 100, "{}", r.in_flight);
+    // Below saturation the bound is never reached.
+    let r = sim
+        .run(&quiet(2_000, 1e-4, timing), &mut |_| true)
+        .expect("runs");
+    assert!(r.completed && !r.saturated);
+}
+
+#[test]
+fn replications_beyond_the_cap_are_refused_before_anything_is_allocated() {
+    let w = wiring("4,2x1");
+    let cfg = quiet(10, 1e-4, Timing::paper(32, 256.0));
+    for r in [0, MAX_REPLICATIONS + 1, 4_294_967_296, usize::MAX] {
+        let e = Simulator::new(&w)
+            .replicate(&cfg, r, &mut |_, _| true)
+            .expect_err("refused");
+        assert!(
+            matches!(&e, FlitError::BadParameter { name, .. } if name == "replications"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn a_rate_whose_mean_gap_overflows_is_refused() {
+    let cfg = quiet(10, 1e-320, Timing::paper(32, 256.0));
+    let e = cfg.check().expect_err("refused");
+    assert!(
+        matches!(&e, FlitError::BadParameter { name, .. } if name == "rate"),
+        "{e}"
+    );
+}

@@ -100,6 +100,18 @@ impl Timing {
                 return bad(name, format!("{v} is not a number ≥ 0"));
             }
         }
+        // A message's time on one channel, M·max(t_cn, t_cs), must be a number: 1e308
+        // bytes a flit, or a bandwidth of 1e-320, make it infinite.
+        let message = self.flits as f64 * self.t_cn().max(self.t_cs());
+        if !message.is_finite() {
+            return bad(
+                "flit bytes",
+                format!(
+                    "{} bytes at {} bytes per time unit: a message's time on a channel overflows",
+                    self.flit_bytes, self.bandwidth
+                ),
+            );
+        }
         Ok(())
     }
 
@@ -141,6 +153,11 @@ mod tests {
         t.bandwidth = 0.0;
         assert!(
             matches!(t.check(), Err(LatencyError::BadParameter { name, .. }) if name == "bandwidth")
+        );
+        let mut t = Timing::paper(32, 256.0);
+        t.bandwidth = 1e-320;
+        assert!(
+            matches!(t.check(), Err(LatencyError::BadParameter { name, .. }) if name == "flit bytes")
         );
         let mut t = Timing::paper(32, 256.0);
         t.flits = 0;

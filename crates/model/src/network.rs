@@ -240,8 +240,11 @@ impl NetworkError {
 /// The largest multiplicity one transfer may have.
 pub const MAX_COUNT: u64 = 1_000_000;
 
-/// The largest number of transfers a pattern may produce.
-pub const MAX_TRANSFERS: u64 = 50_000_000;
+/// The largest number of transfers a model may have in all, counts expanded: 2^22 =
+/// 4,194,304 (a 2048-host all-to-all has 4,192,256). Checked before any transfer is
+/// built, in both forms, so that a small file with large counts is refused at once
+/// instead of filling the memory (about 0.5 KB per transfer).
+pub const MAX_TRANSFERS: u64 = 1 << 22;
 
 /// The transfer id of the `k`-th copy (1-based) of a repeated transfer.
 pub fn copy_id(id: &str, k: u64) -> String {

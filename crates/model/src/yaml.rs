@@ -17,7 +17,7 @@ use crate::network::{
     self, LinkParams, NetLink, Network, NetworkError, Pair, Pattern, Route, Routing,
 };
 use crate::schedule::Schedule;
-use crate::traffic::{BuildError, Traffic, TrafficBuilder};
+use crate::traffic::{BuildError, Traffic, TrafficBuilder, TransferId};
 
 /// An error in a file the user gave: where it is and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -196,17 +196,70 @@ fn shorten_quoted(message: &str) -> String {
 
 /// Reads a file as UTF-8 text, naming the file in the error.
 pub fn read_text(path: &Path) -> Result<String, LoadError> {
+    read_text_limited(path, MAX_TEXT_BYTES)
+}
+
+/// The largest file [`read_text`] reads: 1 GiB (a model of the largest traffic allowed,
+/// [`crate::network::MAX_TRANSFERS`] transfers, with short names takes about 200 MiB).
+pub const MAX_TEXT_BYTES: u64 = 1 << 30;
+
+/// Reads a text file of at most `max` bytes, checking as it reads: a NUL byte (which YAML
+/// never allows: `/dev/zero`, a binary file), bytes that are not UTF-8, or more than
+/// `max` bytes stop the reading at once with the position, so that no input, however
+/// large or endless, takes more memory than `max`.
+pub fn read_text_limited(path: &Path, max: u64) -> Result<String, LoadError> {
+    use std::io::Read;
     let file = path.display().to_string();
-    let bytes =
-        std::fs::read(path).map_err(|e| LoadError::plain(&file, format!("cannot read: {e}")))?;
-    String::from_utf8(bytes).map_err(|e| {
-        let valid = e.utf8_error().valid_up_to();
-        let prefix = String::from_utf8_lossy(&e.as_bytes()[..valid]);
+    let cannot = |e: std::io::Error| LoadError::plain(&file, format!("cannot read: {e}"));
+    let mut reader = std::fs::File::open(path).map_err(cannot)?;
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    // Bytes known to be whole UTF-8 characters without NUL.
+    let mut checked = 0usize;
+    let bad_utf8 = |bytes: &[u8], valid: usize| {
+        let prefix = String::from_utf8_lossy(&bytes[..valid]);
         LoadError::at_position(
             &file,
             position_after(&prefix),
             format!("not UTF-8 text (invalid byte at offset {valid})"),
         )
+    };
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(cannot(e)),
+        };
+        if bytes.len() as u64 + n as u64 > max {
+            return Err(LoadError::plain(
+                &file,
+                format!("larger than {max} bytes: not a file liquid reads"),
+            ));
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+        let (ok, bad) = match std::str::from_utf8(&bytes[checked..]) {
+            Ok(_) => (bytes.len(), false),
+            // An incomplete character at the end: the next read completes it.
+            Err(e) => (checked + e.valid_up_to(), e.error_len().is_some()),
+        };
+        if let Some(i) = bytes[checked..ok].iter().position(|&b| b == 0) {
+            let at = checked + i;
+            let prefix = String::from_utf8_lossy(&bytes[..at]);
+            return Err(LoadError::at_position(
+                &file,
+                position_after(&prefix),
+                format!("NUL byte at offset {at}: not a text file"),
+            ));
+        }
+        if bad {
+            return Err(bad_utf8(&bytes, ok));
+        }
+        checked = ok;
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        bad_utf8(e.as_bytes(), valid)
     })
 }
 
@@ -649,6 +702,22 @@ fn build_model(file: &str, text: &str, m: &ModelFile) -> Result<Traffic, LoadErr
                 "`pattern` belongs to the network form; this model lists `transfers`".into(),
             ));
         }
+        // The total, counts expanded, before anything is built (a count out of range is
+        // reported by `add_with_count`, with its own message).
+        let mut total: u64 = 0;
+        for (i, t) in transfers.iter().enumerate() {
+            total += t.count.unwrap_or(1).clamp(1, network::MAX_COUNT);
+            if total > network::MAX_TRANSFERS {
+                let at = format!("transfers[{i}]");
+                return Err(err(
+                    &at,
+                    format!(
+                        "with this entry the model has more than {} transfers (counts expanded), the most a model may have",
+                        network::MAX_TRANSFERS
+                    ),
+                ));
+            }
+        }
         let mut b = TrafficBuilder::new(m.name.clone());
         b.description(m.description.clone());
         b.link_throughput(m.link_throughput, "link_throughput")
@@ -845,6 +914,192 @@ pub fn parse_schedule(file: &str, text: &str, traffic: &Traffic) -> Result<Sched
         frames.push(frame);
     }
     Ok(Schedule::new(frames))
+}
+
+/// Reads a schedule file that must be a partition of the traffic (every transfer in
+/// exactly one timeframe, no empty timeframe; timeframes may congest): what a simulator
+/// runs. Errors name the file, the line and column, and the field.
+pub fn load_partition(path: &Path, traffic: &Traffic) -> Result<Schedule, LoadError> {
+    let text = read_text(path)?;
+    parse_partition(&path.display().to_string(), &text, traffic)
+}
+
+/// [`load_partition`] of text; `file` names it in errors.
+pub fn parse_partition(file: &str, text: &str, traffic: &Traffic) -> Result<Schedule, LoadError> {
+    let s = parse_schedule(file, text, traffic)?;
+    let mut first: Vec<Option<(usize, usize)>> = vec![None; traffic.len()];
+    for (i, f) in s.frames.iter().enumerate() {
+        if f.is_empty() {
+            return Err(LoadError::at_field(
+                file,
+                text,
+                &format!("timeframes[{i}]"),
+                format!("timeframe {} is empty", i + 1),
+            ));
+        }
+        for (j, &t) in f.iter().enumerate() {
+            if let Some((a, b)) = first[t.index()] {
+                let earlier = format!("timeframes[{a}][{b}]");
+                return Err(LoadError::at_fields(
+                    file,
+                    text,
+                    &format!("timeframes[{i}][{j}]"),
+                    Some(&earlier),
+                    format!(
+                        "transfer {:?} appears twice: first at {earlier}",
+                        traffic.transfer_name(t)
+                    ),
+                ));
+            }
+            first[t.index()] = Some((i, j));
+        }
+    }
+    if let Some(t) = first.iter().position(Option::is_none) {
+        let missing = first.iter().filter(|x| x.is_none()).count();
+        return Err(LoadError::at_field(
+            file,
+            text,
+            "timeframes",
+            format!(
+                "transfer {:?} is in no timeframe ({missing} of the model's {} transfers are missing)",
+                traffic.transfers()[t].id,
+                traffic.len()
+            ),
+        ));
+    }
+    Ok(s)
+}
+
+/// The `transfer id: bytes` entries of a sizes file, in file order.
+struct SizeEntries(Vec<(String, f64)>);
+
+impl<'de> Deserialize<'de> for SizeEntries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = SizeEntries;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a mapping from transfer id to bytes")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<SizeEntries, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = m.next_entry::<String, f64>()? {
+                    out.push((k, v));
+                }
+                Ok(SizeEntries(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// Reads a sizes file (a YAML mapping `transfer id: bytes`) against a traffic: the bytes
+/// of the transfers it names, in file order. A transfer named twice, one the traffic does
+/// not have, or a size that is not a finite number ≥ 0 is an error with its line and column.
+pub fn load_sizes(path: &Path, traffic: &Traffic) -> Result<Vec<(TransferId, f64)>, LoadError> {
+    let text = read_text(path)?;
+    parse_sizes(&path.display().to_string(), &text, traffic)
+}
+
+/// [`load_sizes`] of text; `file` names it in errors.
+pub fn parse_sizes(
+    file: &str,
+    text: &str,
+    traffic: &Traffic,
+) -> Result<Vec<(TransferId, f64)>, LoadError> {
+    let entries: SizeEntries = parse(file, text)?;
+    let mut seen = vec![false; traffic.len()];
+    let mut out = Vec::with_capacity(entries.0.len());
+    for (id, bytes) in entries.0 {
+        let t = traffic.find_transfer(&id).ok_or_else(|| {
+            LoadError::at_field(
+                file,
+                text,
+                &id,
+                format!("transfer {id:?} is not in model {:?}", traffic.name()),
+            )
+        })?;
+        if std::mem::replace(&mut seen[t.index()], true) {
+            // The second occurrence: the first key of that name is where locate points,
+            // so the position is found by scanning the keys.
+            let pos = nth_key_position(text, &id, 2);
+            return Err(LoadError {
+                line: pos.map(|p| p.0),
+                column: pos.map(|p| p.1),
+                ..LoadError::at_field(
+                    file,
+                    text,
+                    &id,
+                    format!(
+                        "transfer {id:?} is given twice (a size file names each transfer once)"
+                    ),
+                )
+            });
+        }
+        if !(bytes.is_finite() && bytes >= 0.0) {
+            return Err(LoadError::at_field(
+                file,
+                text,
+                &id,
+                format!("size must be a finite, non-negative number of bytes, not {bytes}"),
+            ));
+        }
+        out.push((t, bytes));
+    }
+    Ok(out)
+}
+
+/// The (line, column) of the `n`-th (1-based) top-level mapping key equal to `key`.
+fn nth_key_position(text: &str, key: &str, n: usize) -> Option<(usize, usize)> {
+    struct Keys<'a> {
+        key: &'a str,
+        depth: usize,
+        expect_key: Vec<bool>,
+        found: Vec<(usize, usize)>,
+    }
+    impl MarkedEventReceiver for Keys<'_> {
+        fn on_event(&mut self, ev: Event, mark: Marker) {
+            let at_key = self.depth == 1 && self.expect_key.last().copied().unwrap_or(false);
+            match ev {
+                Event::MappingStart(..) | Event::SequenceStart(..) => {
+                    if let Some(k) = self.expect_key.last_mut() {
+                        *k = !*k;
+                    }
+                    self.depth += 1;
+                    self.expect_key.push(true);
+                }
+                Event::MappingEnd | Event::SequenceEnd => {
+                    self.depth -= 1;
+                    self.expect_key.pop();
+                }
+                Event::Scalar(v, ..) => {
+                    if at_key && v == self.key {
+                        self.found.push((mark.line(), mark.col() + 1));
+                    }
+                    if let Some(k) = self.expect_key.last_mut() {
+                        *k = !*k;
+                    }
+                }
+                Event::Alias(..) => {
+                    if let Some(k) = self.expect_key.last_mut() {
+                        *k = !*k;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut keys = Keys {
+        key,
+        depth: 0,
+        expect_key: Vec::new(),
+        found: Vec::new(),
+    };
+    Parser::new_from_str(text).load(&mut keys, false).ok()?;
+    keys.found.get(n - 1).copied()
 }
 
 /// A file that is either a model or a schedule, told apart by a top-level `timeframes` key.
@@ -1303,5 +1558,88 @@ mod tests {
                 "n".repeat(MAX_NAME_CHARS)
             )
         );
+    }
+
+    #[test]
+    fn endless_and_binary_files_are_refused_while_reading() {
+        // /dev/zero never ends: the first NUL byte stops the reading.
+        let e = read_text(Path::new("/dev/zero")).expect_err("/dev/zero is no text");
+        assert!(e.message.contains("NUL byte at offset 0"), "{e}");
+        assert_eq!((e.line, e.column), (Some(1), Some(1)), "{e}");
+        let dir = std::env::temp_dir().join(format!("liquid-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let f = dir.join("big.yaml");
+        std::fs::write(&f, "a".repeat(5000)).expect("write");
+        let e = read_text_limited(&f, 4096).expect_err("over the limit");
+        assert!(e.message.contains("larger than 4096 bytes"), "{e}");
+        assert_eq!(
+            read_text_limited(&f, 5000).expect("at the limit").len(),
+            5000
+        );
+        std::fs::write(&f, "name: a\n\u{e9}x\0").expect("write");
+        let e = read_text(&f).expect_err("a NUL");
+        assert_eq!((e.line, e.column), (Some(2), Some(3)), "{e}");
+        std::fs::write(&f, b"name: a\n\xff").expect("write");
+        let e = read_text(&f).expect_err("not UTF-8");
+        assert!(e.message.contains("not UTF-8"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn the_total_of_the_counts_is_capped_before_anything_is_built() {
+        let mut text = String::from("name: a\ntransfers:\n");
+        for i in 0..5 {
+            text.push_str(&format!("  - {{id: t{i}, path: [l{i}], count: 1000000}}\n"));
+        }
+        let started = std::time::Instant::now();
+        let e = parse_model("m.yaml", &text).expect_err("5 million transfers");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "refused at once"
+        );
+        assert_eq!(e.field.as_deref(), Some("transfers[4]"), "{e}");
+        assert_eq!(e.line, Some(7), "{e}");
+        assert!(e.message.contains("4194304"), "{e}");
+    }
+
+    #[test]
+    fn a_partition_error_names_its_line_and_column() {
+        let t = parse_model(
+            "m.yaml",
+            "name: m\ntransfers:\n  - {id: x, path: [a]}\n  - {id: y, path: [b]}\n",
+        )
+        .expect("model");
+        let e =
+            parse_partition("s.yaml", "timeframes:\n  - [x, y]\n  - [x]\n", &t).expect_err("twice");
+        assert_eq!((e.line, e.column), (Some(3), Some(6)), "{e}");
+        assert!(
+            e.message.contains("appears twice") && e.message.contains("line 2"),
+            "{e}"
+        );
+        let e = parse_partition("s.yaml", "timeframes:\n  - [x]\n", &t).expect_err("missing");
+        assert_eq!(e.line, Some(2), "{e}");
+        assert!(e.message.contains("\"y\" is in no timeframe"), "{e}");
+        let e =
+            parse_partition("s.yaml", "timeframes:\n  - [x, y]\n  - []\n", &t).expect_err("empty");
+        assert_eq!(e.line, Some(3), "{e}");
+        assert!(parse_partition("s.yaml", "timeframes: [[x], [y]]\n", &t).is_ok());
+    }
+
+    #[test]
+    fn a_sizes_file_names_each_transfer_once_and_errors_have_positions() {
+        let t = parse_model(
+            "m.yaml",
+            "name: m\ntransfers:\n  - {id: x, path: [a]}\n  - {id: y, path: [b]}\n",
+        )
+        .expect("model");
+        let ok = parse_sizes("s.yaml", "y: 5\nx: 1e3\n", &t).expect("sizes");
+        assert_eq!(ok.len(), 2);
+        let e = parse_sizes("s.yaml", "x: 1\ny: 2\nx: 3\n", &t).expect_err("twice");
+        assert_eq!((e.line, e.column), (Some(3), Some(1)), "{e}");
+        assert!(e.message.contains("given twice"), "{e}");
+        let e = parse_sizes("s.yaml", "x: 1\ny: -2\n", &t).expect_err("negative");
+        assert_eq!(e.line, Some(2), "{e}");
+        let e = parse_sizes("s.yaml", "x: 1\nz: 2\n", &t).expect_err("unknown");
+        assert_eq!(e.line, Some(2), "{e}");
     }
 }

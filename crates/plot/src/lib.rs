@@ -213,14 +213,22 @@ fn range(
                 hi = lo + 1.0;
             }
             let pad = if from_zero { 0.0 } else { (hi - lo) * 0.02 };
-            (lo - pad, hi + (hi - lo) * 0.05)
+            // Within ±f64::MAX/4, so that the width and the padding stay finite (the
+            // axis' key points of an infinite range never end).
+            let lim = f64::MAX / 4.0;
+            let (lo, hi) = (
+                (lo - pad).clamp(-lim, lim),
+                (hi + (hi - lo) * 0.05).clamp(-lim, lim),
+            );
+            (lo, if hi > lo { hi } else { lo + lim })
         }
         Scale::Log => {
-            // Whole powers of the base around the data.
-            let lo = base.powf(lo.log(base).floor());
-            let mut hi = base.powf(hi.log(base).ceil());
+            // Whole powers of the base around the data, finite (1e308 on an axis of powers
+            // of 10 ends at f64::MAX, not at 1e309 = inf).
+            let lo = base.powf(lo.log(base).floor()).max(f64::MIN_POSITIVE);
+            let mut hi = base.powf(hi.log(base).ceil()).min(f64::MAX);
             if hi <= lo {
-                hi = lo * base;
+                hi = (lo * base).min(f64::MAX);
             }
             (lo, hi)
         }
@@ -462,6 +470,20 @@ mod tests {
         // Log axes label decades with units.
         assert!(svg.contains("1 MB") && svg.contains("1 kB"), "{svg}");
         assert!(svg.contains("ms"));
+    }
+
+    /// Values near f64::MAX (a latency of 1e308 s) once made the axis range infinite,
+    /// and the log axis' key points never ended.
+    #[test]
+    fn extreme_values_draw_in_finite_time() {
+        for x in [Scale::Linear, Scale::Log] {
+            for y in [Scale::Linear, Scale::Log] {
+                let mut c = chart(x, y);
+                c.series[0].points = vec![(1.0, 1e308), (1e308, 1.7e308), (2.0, 1e-320)];
+                let svg = c.to_svg().expect("draws");
+                assert!(svg.trim_end().ends_with("</svg>"));
+            }
+        }
     }
 
     #[test]

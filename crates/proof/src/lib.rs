@@ -154,15 +154,121 @@ pub fn write_dir(dir: &Path, traffic: &Traffic, r: &Refutation) -> Result<(), Pr
     Ok(())
 }
 
-/// Writes the refutation into `dir`, then reads the directory back and verifies it: the
-/// proof a user is handed is the one that was checked.
+/// Writes the refutation into `dir`, then reads it back and verifies it: the proof a
+/// user is handed is the one that was checked. `dir` must be new, empty or a proof
+/// directory (holding only the three proof files); anything else is refused before
+/// anything is written. The files are written and checked in a fresh sibling directory
+/// that is then renamed into place, so that two runs writing to the same `dir` at once
+/// leave the complete, checked files of one of them, never a mixture.
 pub fn write_and_verify(
     dir: &Path,
     traffic: &Traffic,
     r: &Refutation,
 ) -> Result<Result<CheckedProof, Rejection>, ProofError> {
-    write_dir(dir, traffic, r)?;
-    verify_dir(traffic, dir)
+    check_target(dir)?;
+    let staging = sibling(dir, "new")?;
+    let result = write_dir(&staging, traffic, r).and_then(|()| verify_read(traffic, &staging, dir));
+    match result {
+        Ok(verdict) => {
+            install(&staging, dir)?;
+            Ok(verdict)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&staging);
+            Err(e)
+        }
+    }
+}
+
+/// The error of a proof directory that cannot be written.
+fn write_error(p: &Path, e: &dyn std::fmt::Display) -> ProofError {
+    ProofError::Write {
+        path: p.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// Refuses a `dir` that exists and is not an empty or proof directory.
+fn check_target(dir: &Path) -> Result<(), ProofError> {
+    let entries = match std::fs::read_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(write_error(dir, &e)),
+        Ok(entries) => entries,
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| write_error(dir, &e))?;
+        let name = entry.file_name();
+        if ![FORMULA_FILE, PROOF_FILE, MANIFEST_FILE]
+            .iter()
+            .any(|f| name == std::ffi::OsStr::new(f))
+        {
+            return Err(write_error(
+                dir,
+                &format!(
+                    "the directory holds {:?}: a proof goes into a new or empty directory, or \
+                     replaces one written by liquid (only {FORMULA_FILE}, {PROOF_FILE}, {MANIFEST_FILE})",
+                    name.to_string_lossy()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A fresh directory beside `dir` (same parent, so a rename moves it in place).
+fn sibling(dir: &Path, what: &str) -> Result<std::path::PathBuf, ProofError> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = dir
+        .file_name()
+        .ok_or_else(|| write_error(dir, &"give the proof directory a name"))?;
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
+    let parent = parent.unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| write_error(parent, &e))?;
+    let path = parent.join(format!(
+        ".{}.{what}-{}-{}",
+        name.to_string_lossy(),
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    if what == "new" {
+        std::fs::create_dir(&path).map_err(|e| write_error(&path, &e))?;
+    }
+    Ok(path)
+}
+
+/// Renames the checked `staging` directory to `dir`, moving an earlier proof directory
+/// there aside first (and deleting it).
+fn install(staging: &Path, dir: &Path) -> Result<(), ProofError> {
+    for _ in 0..16 {
+        match std::fs::rename(staging, dir) {
+            Ok(()) => return Ok(()),
+            Err(e) if dir.is_dir() => {
+                // Another proof is there: still only proof files? Then move it aside.
+                if let Err(refused) = check_target(dir) {
+                    let _ = std::fs::remove_dir_all(staging);
+                    return Err(refused);
+                }
+                let old = sibling(dir, "old")?;
+                match std::fs::rename(dir, &old) {
+                    Ok(()) => {
+                        let _ = std::fs::remove_dir_all(&old);
+                    }
+                    Err(_) if !dir.exists() => {}
+                    Err(_) => {
+                        let _ = std::fs::remove_dir_all(staging);
+                        return Err(write_error(dir, &e));
+                    }
+                }
+            }
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(staging);
+                return Err(write_error(dir, &e));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(staging);
+    Err(write_error(dir, &"other runs keep replacing it"))
 }
 
 /// Verifies a proof directory against a traffic (see the crate documentation). Unreadable
@@ -171,11 +277,20 @@ pub fn verify_dir(
     traffic: &Traffic,
     dir: &Path,
 ) -> Result<Result<CheckedProof, Rejection>, ProofError> {
-    let path = dir.join(MANIFEST_FILE);
+    verify_read(traffic, dir, dir)
+}
+
+/// [`verify_dir`] of the files in `from`, the proof named as being in `dir`.
+fn verify_read(
+    traffic: &Traffic,
+    from: &Path,
+    dir: &Path,
+) -> Result<Result<CheckedProof, Rejection>, ProofError> {
+    let path = from.join(MANIFEST_FILE);
     let text = liquid_model::yaml::read_text(&path)?;
     let found: ProofManifest = liquid_model::yaml::from_str(&path.display().to_string(), &text)?;
-    let cnf = liquid_model::yaml::read_text(&dir.join(FORMULA_FILE))?;
-    let lrat = liquid_model::yaml::read_text(&dir.join(PROOF_FILE))?;
+    let cnf = liquid_model::yaml::read_text(&from.join(FORMULA_FILE))?;
+    let lrat = liquid_model::yaml::read_text(&from.join(PROOF_FILE))?;
     Ok(verify_texts(traffic, dir, &found, cnf, lrat))
 }
 
@@ -346,6 +461,73 @@ mod tests {
         assert!(
             check_refutation(&t, &r).is_err(),
             "a proof without its last step"
+        );
+    }
+
+    #[test]
+    fn a_folder_that_is_not_a_proof_folder_is_refused_before_anything_is_written() {
+        let (t, r) = refutation();
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("notes.txt"), "mine").expect("write");
+        let e = write_and_verify(dir.path(), &t, &r).expect_err("refused");
+        assert!(e.to_string().contains("notes.txt"), "{e}");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("readable")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("notes.txt")]);
+        assert!(write_and_verify(Path::new("/"), &t, &r).is_err());
+        // A proof folder is replaced (by the new proof, checked).
+        let p = dir.path().join("proof");
+        write_and_verify(&p, &t, &r)
+            .expect("written")
+            .expect("accepted");
+        let p2 = write_and_verify(&p, &t, &r)
+            .expect("rewritten")
+            .expect("accepted");
+        assert_eq!(p2.dir(), Some(p.display().to_string().as_str()));
+        assert_eq!(
+            std::fs::read_dir(dir.path()).expect("readable").count(),
+            2,
+            "no leftovers"
+        );
+    }
+
+    #[test]
+    fn concurrent_writers_leave_one_complete_checked_proof() {
+        let (t, r) = refutation();
+        let other = liquid_model::examples::odd_cycle();
+        let Some(Proved::Unsat(r2)) =
+            prove(&other, 2, &EncodeOptions::default(), None).expect("runs")
+        else {
+            panic!("an odd cycle is not 2-colourable");
+        };
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path().join("proof");
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    write_and_verify(&d, &t, &r)
+                        .expect("written")
+                        .expect("accepted");
+                });
+                s.spawn(|| {
+                    write_and_verify(&d, &other, &r2)
+                        .expect("written")
+                        .expect("accepted");
+                });
+            }
+        });
+        let first = verify_dir(&t, &d).expect("readable").is_ok();
+        let second = verify_dir(&other, &d).expect("readable").is_ok();
+        assert!(
+            first != second,
+            "the directory holds exactly one writer's proof"
+        );
+        assert_eq!(
+            std::fs::read_dir(dir.path()).expect("readable").count(),
+            1,
+            "no leftovers"
         );
     }
 }

@@ -215,6 +215,18 @@ pub fn simulate(platform: &Platform, plan: &Plan, opts: &Options) -> Result<Run,
         });
     }
     plan.check(platform)?;
+    let total_bytes: f64 = plan
+        .steps
+        .iter()
+        .flat_map(|s| &s.messages)
+        .map(|m| m.bytes)
+        .sum();
+    if !total_bytes.is_finite() {
+        return Err(SimError::BadParameter {
+            name: "size",
+            why: "the messages' bytes add up to more than a number holds".into(),
+        });
+    }
     let n = plan.steps.len();
     let mut first = Vec::with_capacity(n + 1);
     let mut owner = Vec::new();
@@ -297,6 +309,15 @@ pub fn simulate(platform: &Platform, plan: &Plan, opts: &Options) -> Result<Run,
             (None, Some((b, _))) => b,
             (Some(a), Some((b, _))) => a.min(b),
         };
+        if !next.is_finite() {
+            return Err(SimError::BadParameter {
+                name: "times",
+                why: format!(
+                    "the simulated time overflows after {now:e} s: the sizes, latencies or \
+                     overheads are too large, or the bandwidths too small, for a number"
+                ),
+            });
+        }
         let dt = next - now;
         if !sim.flowing.is_empty() && dt > 0.0 {
             for (i, &m) in sim.flowing.iter().enumerate() {

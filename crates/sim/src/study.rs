@@ -102,7 +102,55 @@ impl Setting {
         self.lanes
             .unwrap_or_else(|| (self.backbone_mb_s / self.node_mb_s).round().max(1.0) as usize)
     }
+
+    /// Checks every parameter: bandwidths positive with bytes per second a normal number
+    /// (neither 1e308 MB/s nor 1e-320), latencies and overhead finite and not negative,
+    /// 1 to [`MAX_LANES`] lanes (given, or from the bandwidths). The error names the
+    /// parameter as the command line does.
+    pub fn check(&self) -> Result<(), SimError> {
+        for (name, v) in [
+            ("--backbone-bandwidth", self.backbone_mb_s),
+            ("--node-bandwidth", self.node_mb_s),
+        ] {
+            if !(v > 0.0 && (v * 1e6).is_normal()) {
+                return Err(SimError::BadParameter {
+                    name,
+                    why: format!(
+                        "{v} MB/s: give a positive bandwidth whose bytes per second are a finite number"
+                    ),
+                });
+            }
+        }
+        for (name, v) in [
+            ("--backbone-latency", self.backbone_latency_s),
+            ("--node-latency", self.node_latency_s),
+            ("--overhead", self.overhead_s),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(SimError::BadParameter {
+                    name,
+                    why: format!("{v} s: give a finite number of seconds, not negative"),
+                });
+            }
+        }
+        let lanes = self.lanes();
+        if !(1..=MAX_LANES).contains(&lanes) {
+            return Err(SimError::BadParameter {
+                name: "--lanes",
+                why: match self.lanes {
+                    Some(l) => format!("{l}: give 1 to {MAX_LANES} lanes"),
+                    None => format!(
+                        "the backbone is {lanes} times as fast as a node: give --lanes (1 to {MAX_LANES})"
+                    ),
+                },
+            });
+        }
+        Ok(())
+    }
 }
+
+/// The most backbone lanes of the scheduling model (the `two-clusters` generator's limit).
+pub const MAX_LANES: usize = 1024;
 
 /// What a schedule request is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,6 +233,7 @@ impl Case {
         setting: &Setting,
         schedule: &mut dyn FnMut(Phase, &Traffic) -> Result<Scheduled, String>,
     ) -> Result<Case, SimError> {
+        setting.check()?;
         let topo = TwoClusters {
             backbone_bandwidth: setting.backbone_mb_s,
             backbone_latency: setting.backbone_latency_s,
@@ -453,6 +502,67 @@ mod tests {
             schedule: Schedule::new(frames),
             source: "first fit".into(),
         })
+    }
+
+    #[test]
+    fn extreme_settings_are_refused_with_the_option_named() {
+        let base = Setting::default();
+        for (setting, name) in [
+            (
+                Setting {
+                    backbone_mb_s: 1e308,
+                    ..base.clone()
+                },
+                "--backbone-bandwidth",
+            ),
+            (
+                Setting {
+                    node_mb_s: 1e308,
+                    ..base.clone()
+                },
+                "--node-bandwidth",
+            ),
+            (
+                Setting {
+                    node_mb_s: 1e-320,
+                    ..base.clone()
+                },
+                "--node-bandwidth",
+            ),
+            (
+                Setting {
+                    overhead_s: f64::INFINITY,
+                    ..base.clone()
+                },
+                "--overhead",
+            ),
+            (
+                Setting {
+                    lanes: Some(0),
+                    ..base.clone()
+                },
+                "--lanes",
+            ),
+            (
+                Setting {
+                    lanes: Some(1025),
+                    ..base.clone()
+                },
+                "--lanes",
+            ),
+            (
+                Setting {
+                    backbone_mb_s: 1e300,
+                    ..base.clone()
+                },
+                "--lanes",
+            ),
+        ] {
+            match Case::new(1, 1, &setting, &mut first_fit) {
+                Err(SimError::BadParameter { name: n, .. }) => assert_eq!(n, name),
+                other => panic!("{name}: {:?}", other.map(|c| c.n1)),
+            }
+        }
     }
 
     #[test]

@@ -302,3 +302,39 @@ fn bad_plans_are_refused() {
     }])
     .is_err());
 }
+
+/// Extreme finite inputs whose times or totals overflow are refused with the quantity
+/// named, instead of an infinite or NaN makespan (or a loop that never ends).
+#[test]
+fn times_and_totals_that_overflow_are_refused() {
+    let opts = Options {
+        overhead: 0.0,
+        trace: false,
+    };
+    let cases = [
+        // 1e10 bytes at 1e-300 bytes/s.
+        (platform(&[(1e-300, 0.0)]), vec![msg(&[0], 1e10)], "times"),
+        // Two latencies of 1e308 s one after the other.
+        (platform(&[(1.0, 1e308)]), vec![msg(&[0], 1.0)], "times"),
+        // Two messages of 1e308 bytes.
+        (
+            platform(&[(1.0, 0.0)]),
+            vec![msg(&[0], 1e308), msg(&[0], 1e308)],
+            "size",
+        ),
+    ];
+    for (p, messages, name) in cases {
+        let mut plan = one_step(messages);
+        if name == "times" {
+            plan.steps.push(Step {
+                after: vec![0],
+                messages: vec![msg(&[0], 1.0)],
+                ..Default::default()
+            });
+        }
+        match simulate(&p, &plan, &opts) {
+            Err(SimError::BadParameter { name: n, .. }) => assert_eq!(n, name),
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+}

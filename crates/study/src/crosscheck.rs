@@ -391,6 +391,21 @@ fn table(report: &Report) -> String {
     out
 }
 
+/// Whether a file declares the baseline format (`format: liquid-baseline/…` at the top
+/// level): such a file is not a model.
+fn is_baseline(path: &std::path::Path) -> bool {
+    let Ok(text) = liquid_model::yaml::read_text(path) else {
+        return false;
+    };
+    text.lines().any(|l| {
+        l.strip_prefix("format:").is_some_and(|v| {
+            v.trim()
+                .trim_matches(['"', '\''])
+                .starts_with("liquid-baseline/")
+        })
+    })
+}
+
 /// Runs every engine on every model (files, folders of `.yaml` files, generated-model
 /// specs; schedule files among them are claims checked like an engine's answers), and
 /// records or compares the answers as `base` asks.
@@ -404,6 +419,12 @@ pub fn run(
     if base.update && base.baseline.is_none() {
         return Err(StudyError::Input("--update needs --baseline FILE".into()));
     }
+    // A bad or missing baseline is reported before any engine runs.
+    let recorded = base
+        .baseline
+        .as_ref()
+        .map(|f| Baseline::load(f))
+        .transpose()?;
     let mut traffics = Vec::new();
     let mut schedules: Vec<(Option<String>, ScheduleClaim)> = Vec::new();
     // A folder stands for every `.yaml` file inside it, in name order.
@@ -416,8 +437,32 @@ pub fn run(
                 .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
                 .collect();
             inside.sort();
+            // A baseline kept beside the models is no model: skipped, and said so.
+            inside.retain(|p| {
+                let baseline = is_baseline(p);
+                if baseline {
+                    eprintln!(
+                        "note: {}: a baseline file, not a model: skipped",
+                        p.display()
+                    );
+                }
+                !baseline
+            });
+            if inside.is_empty() {
+                return Err(StudyError::Input(format!(
+                    "{}: the folder holds no model (no .yaml file)",
+                    path.display()
+                )));
+            }
             paths.extend(inside);
         } else {
+            if is_baseline(path) {
+                return Err(StudyError::Input(format!(
+                    "{}: a baseline file (format {}), not a model: give it with --baseline",
+                    path.display(),
+                    liquid_engine::baseline::FORMAT
+                )));
+            }
             paths.push(path.clone());
         }
     }
@@ -471,7 +516,7 @@ pub fn run(
     let baseline = match &base.baseline {
         None => None,
         Some(file) => {
-            let recorded = Baseline::load(file)?;
+            let recorded = recorded.expect("loaded above");
             let diffs = liquid_engine::baseline::compare(&recorded.answers, &answers);
             if base.update {
                 std::fs::write(file, Baseline::new(answers.clone()).to_yaml()).map_err(|e| {

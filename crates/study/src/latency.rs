@@ -534,7 +534,7 @@ fn run_plans(
         .map_err(|e| StudyError::Input(e.to_string()))?;
     let (schedule, source) = match source {
         PlanSource::File(path) => (
-            liquid_model::yaml::load_schedule(path, &traffic)?,
+            liquid_model::yaml::load_partition(path, &traffic)?,
             path.display().to_string(),
         ),
         PlanSource::Engine(engine) => {
@@ -646,7 +646,11 @@ fn run_plans(
 /// counted messages delivered so far (of rates × replications × messages) and the index
 /// of the rate under way.
 pub fn simulate(p: &SimParams, progress: &mut dyn FnMut(u64, usize)) -> Result<Report, StudyError> {
-    let bad = |e: liquid_flit::FlitError| StudyError::Input(e.to_string());
+    // The simulator's parameters are the command line's options (`--flits`, ...).
+    let bad = |e: liquid_flit::FlitError| {
+        let liquid_flit::FlitError::BadParameter { name, why } = e;
+        StudyError::Input(format!("--{}: {why}", name.replace(' ', "-")))
+    };
     let system = &p.system;
     let wiring = system
         .wiring()
@@ -698,7 +702,11 @@ pub fn simulate(p: &SimParams, progress: &mut dyn FnMut(u64, usize)) -> Result<R
             summary.runs.len() == p.replications && summary.runs.iter().all(|r| r.completed);
         points.push(point(p, rate, completed, &summary));
         if !completed {
-            stopped = Some("time limit");
+            stopped = Some(if summary.runs.iter().any(|r| r.saturated) {
+                "saturated: the messages in flight reached the memory bound (1 GiB)"
+            } else {
+                "time limit"
+            });
             break;
         }
     }

@@ -83,9 +83,11 @@ impl StudyError {
     /// Whether the caller's input was refused (rather than something failing inside).
     pub fn is_input(&self) -> bool {
         match self {
-            StudyError::Input(_) | StudyError::Load(_) => true,
+            // A file that cannot be written (a directory, a full disk, no permission)
+            // is the user's to fix.
+            StudyError::Input(_) | StudyError::Load(_) | StudyError::Io { .. } => true,
             StudyError::Solve(e) => matches!(e, SolveError::Input(_)),
-            StudyError::Io { .. } | StudyError::Internal(_) | StudyError::Failed(_) => false,
+            StudyError::Internal(_) | StudyError::Failed(_) => false,
         }
     }
 

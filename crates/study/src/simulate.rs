@@ -131,9 +131,9 @@ fn check_args(args: &SimArgs) -> Result<(), StudyError> {
         }
     }
     if let Some(b) = args.link_throughput {
-        if !(b.is_finite() && b > 0.0) {
+        if !(b > 0.0 && (b * 1e6).is_normal()) {
             return Err(StudyError::Input(format!(
-                "--link-throughput must be positive and finite, not {b}"
+                "--link-throughput {b}: give a positive bandwidth whose bytes per second are a finite number"
             )));
         }
     }
@@ -148,52 +148,12 @@ fn check_args(args: &SimArgs) -> Result<(), StudyError> {
 fn load_sizes(traffic: &Traffic, args: &SimArgs) -> Result<Vec<f64>, StudyError> {
     let mut sizes = vec![args.size; traffic.len()];
     if let Some(path) = &args.sizes {
-        let file = path.display().to_string();
-        let text = liquid_model::yaml::read_text(path)?;
-        let map: sizes_file::Sizes = liquid_model::yaml::from_str(&file, &text)?;
-        for (id, bytes) in map.0 {
-            let t = traffic.find_transfer(&id).ok_or_else(|| {
-                StudyError::Input(format!(
-                    "{file}: transfer {id:?} is not in model {:?}",
-                    traffic.name()
-                ))
-            })?;
-            if !(bytes.is_finite() && bytes >= 0.0) {
-                return Err(StudyError::Input(format!("{file}: {id}: size must be a finite, non-negative number of bytes, not {bytes}")));
-            }
+        // Each transfer once, every error with its line and column.
+        for (t, bytes) in liquid_model::yaml::load_sizes(path, traffic)? {
             sizes[t.index()] = bytes;
         }
     }
     Ok(sizes)
-}
-
-mod sizes_file {
-    //! The `--sizes` file: a mapping from transfer id to bytes, kept in file order.
-
-    use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
-
-    /// Transfer id and bytes, in file order.
-    pub struct Sizes(pub Vec<(String, f64)>);
-
-    impl<'de> Deserialize<'de> for Sizes {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct V;
-            impl<'de> Visitor<'de> for V {
-                type Value = Sizes;
-                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    f.write_str("a mapping from transfer id to bytes")
-                }
-                fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Sizes, A::Error> {
-                    let mut out = Vec::new();
-                    while let Some((k, v)) = m.next_entry::<String, f64>()? {
-                        out.push((k, v));
-                    }
-                    Ok(Sizes(out))
-                }
-            }
-            d.deserialize_map(V)
-        }
-    }
 }
 
 /// Where the schedule came from, for the report.
@@ -215,7 +175,7 @@ fn get_schedule(
     solve: Solver<'_>,
 ) -> Result<(Schedule, String), StudyError> {
     if let Some(path) = &args.schedule {
-        let s = liquid_model::yaml::load_schedule(path, traffic)?;
+        let s = liquid_model::yaml::load_partition(path, traffic)?;
         return Ok((s, path.display().to_string()));
     }
     let engine = match (args.engine, args.mode) {
@@ -389,8 +349,13 @@ pub fn simulate(
         trace: plot.is_some(),
     };
     let start = Instant::now();
-    let run =
-        liquid_sim::simulate(&p.mapped.platform, &p.plan, &opts).map_err(StudyError::internal)?;
+    // Sizes, latencies or bandwidths whose times or totals overflow are the user's.
+    let run = liquid_sim::simulate(&p.mapped.platform, &p.plan, &opts).map_err(|e| match e {
+        liquid_sim::SimError::BadParameter { .. } => StudyError::Input(format!(
+            "{e} (--size, --sizes, --overhead, --link-latency or --link-throughput)"
+        )),
+        e => StudyError::internal(e),
+    })?;
     let wall_s = start.elapsed().as_secs_f64();
     let traffic = &p.model.traffic;
     let total_bytes: f64 = p.sizes.iter().sum();

@@ -232,12 +232,7 @@ pub fn run(args: &StudyArgs) -> Result<Summary, StudyError> {
         if let Some(i) = cases.iter().position(|c| (c.n1, c.n2) == (n1, n2)) {
             return Ok(i);
         }
-        let c = Case::new(n1, n2, s, &mut scheduler).map_err(|e| match e {
-            liquid_sim::SimError::BadParameter { why, .. } => {
-                StudyError::Input(format!("{n1}+{n2} nodes: {why}"))
-            }
-            e => StudyError::internal(e),
-        })?;
+        let c = Case::new(n1, n2, s, &mut scheduler).map_err(|e| sim_error(n1, n2, e))?;
         cases.push(c);
         Ok(cases.len() - 1)
     };
@@ -246,7 +241,7 @@ pub fn run(args: &StudyArgs) -> Result<Summary, StudyError> {
     for &(n1, n2) in &args.size_cases {
         let i = case(n1, n2, &mut cases)?;
         for &b in &sizes {
-            for p in cases[i].run(b, s).map_err(internal)? {
+            for p in cases[i].run(b, s).map_err(|e| sim_error(n1, n2, e))? {
                 rows.push(Row {
                     sweep: "sizes",
                     n1,
@@ -266,7 +261,7 @@ pub fn run(args: &StudyArgs) -> Result<Summary, StudyError> {
     for &(n1, n2) in &node_cases {
         let i = case(n1, n2, &mut cases)?;
         for &b in &args.node_sizes {
-            for p in cases[i].run(b, s).map_err(internal)? {
+            for p in cases[i].run(b, s).map_err(|e| sim_error(n1, n2, e))? {
                 rows.push(Row {
                     sweep: "nodes",
                     n1,
@@ -650,4 +645,21 @@ fn markdown(args: &StudyArgs, s: &Summary, rows: &[Row]) -> String {
     }
     let _ = writeln!(m, "Study wall time: {:.1} s.", s.wall_time_s);
     m
+}
+
+/// A simulator's refusal in case `n1 + n2`: a parameter out of range (named), or no
+/// schedule because a time limit stopped every engine, is the user's to change (exit 2);
+/// anything else is internal.
+fn sim_error(n1: usize, n2: usize, e: liquid_sim::SimError) -> StudyError {
+    match e {
+        liquid_sim::SimError::BadParameter { .. } => {
+            StudyError::Input(format!("{n1}+{n2} nodes: {e}"))
+        }
+        liquid_sim::SimError::Mismatch(m) if m.starts_with("no schedule for") => {
+            StudyError::Input(format!(
+                "{n1}+{n2} nodes: {m}(the engines stopped at their time limit before a schedule: raise --time-limit or study fewer nodes)"
+            ))
+        }
+        e => StudyError::internal(e),
+    }
 }

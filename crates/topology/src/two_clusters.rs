@@ -154,12 +154,12 @@ impl TwoClusters {
         if self.n2 == 0 {
             return Err(bad("n2", "cluster 2 needs at least one node"));
         }
-        if self.n1 + self.n2 > MAX_HOSTS {
+        if self.n1 as u128 + self.n2 as u128 > MAX_HOSTS as u128 {
             return Err(bad(
                 "n1 + n2",
                 format!(
                     "{} nodes: at most {MAX_HOSTS} (routes are listed per pair)",
-                    self.n1 + self.n2
+                    self.n1 as u128 + self.n2 as u128
                 ),
             ));
         }
@@ -298,7 +298,12 @@ impl TwoClusters {
             latency: Some(self.node_latency),
         };
         let mut params = Vec::new();
-        let attach = &net.switches[0];
+        let attach = attachment_switch(&net).ok_or_else(|| {
+            bad(
+                "cluster",
+                format!("{spec:?}: no switch is reachable from every host and reaches every host through switches, so no gateway can be attached"),
+            )
+        })?;
         let (local, up, down) = cluster_routes(&net, attach)?;
         // Per cluster: the new name of every node, the new index of every link.
         let mut copies = Vec::new();
@@ -413,6 +418,18 @@ fn cluster_network(spec: &str) -> Result<Network, TopologyError> {
             "not a cluster topology; give fat-tree:, ring:, mesh:, torus: or multi-cluster:".into(),
         ));
     }
+    // Two copies must fit in MAX_HOSTS: a multi-cluster system (whose network takes
+    // seconds to build at 2048 nodes) is counted before it is built.
+    if let Some(rest) = spec.strip_prefix("multi-cluster:") {
+        let nodes = crate::multi_cluster::MultiCluster::parse(rest)
+            .map_err(|e| wrong(e.to_string()))?
+            .nodes();
+        if nodes > (MAX_HOSTS / 2) as u128 {
+            return Err(wrong(format!(
+                "{nodes} nodes per cluster; two clusters have at most {MAX_HOSTS} nodes in all"
+            )));
+        }
+    }
     let g = match crate::network_spec::parse(spec) {
         Ok(Some(g)) => g,
         Ok(None) => {
@@ -428,6 +445,55 @@ fn cluster_network(spec: &str) -> Result<Network, TopologyError> {
         ));
     }
     Ok(g.network)
+}
+
+/// The first switch (in the network's order) that every host reaches, and that reaches
+/// every host, through switches only (the routes of the shortest-path rule never cross a
+/// host): where the gateway is cabled. In a fat-tree, a ring or a grid that is the first
+/// switch; in a multi-cluster system, whose clusters' ICN1s reach no other cluster, it is
+/// a switch of the ECN1s, concentrators or ICN2.
+fn attachment_switch(net: &Network) -> Option<&String> {
+    let index: HashMap<&str, usize> = net
+        .hosts
+        .iter()
+        .chain(&net.switches)
+        .enumerate()
+        .map(|(i, v)| (v.as_str(), i))
+        .collect();
+    let hosts = net.hosts.len();
+    let vertices = hosts + net.switches.len();
+    let mut out = vec![Vec::new(); vertices];
+    let mut into = vec![Vec::new(); vertices];
+    for l in &net.links {
+        if let (Some(&a), Some(&b)) = (index.get(l.from.as_str()), index.get(l.to.as_str())) {
+            out[a].push(b);
+            into[b].push(a);
+        }
+    }
+    // Whether every host is reached from `start` along `adj`, crossing switches only.
+    let reaches_all = |start: usize, adj: &[Vec<usize>]| {
+        let mut seen = vec![false; vertices];
+        seen[start] = true;
+        let mut stack = vec![start];
+        let mut found = 0;
+        while let Some(v) = stack.pop() {
+            for &w in &adj[v] {
+                if !seen[w] {
+                    seen[w] = true;
+                    if w < hosts {
+                        found += 1;
+                    } else {
+                        stack.push(w);
+                    }
+                }
+            }
+        }
+        found == hosts
+    };
+    net.switches.iter().enumerate().find_map(|(i, s)| {
+        let v = hosts + i;
+        (reaches_all(v, &out) && reaches_all(v, &into)).then_some(s)
+    })
 }
 
 /// Link indices into `net.links`, by route: every local pair `(i, j)` at `i·n + j` (empty

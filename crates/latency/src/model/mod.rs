@@ -315,6 +315,10 @@ pub struct Saturation {
     pub queue: Queue,
 }
 
+/// The most points a sweep ([`Model::sweep`]) computes: each holds every cluster's
+/// prediction, and a table longer than this shows nothing a shorter one does not.
+pub const MAX_POINTS: usize = 100_000;
+
 /// A sweep of loads from 0 up to a fraction of the saturation load.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sweep {
@@ -583,10 +587,12 @@ impl Model {
                 why: format!("{up_to} is not a fraction of saturation strictly between 0 and 1"),
             });
         }
-        if points < 2 {
+        if !(2..=MAX_POINTS).contains(&points) {
             return Err(LatencyError::BadParameter {
                 name: "points".into(),
-                why: format!("{points}: a sweep has at least 2 points (0 and the last load)"),
+                why: format!(
+                    "{points}: a sweep has at least 2 points (0 and the last load) and at most {MAX_POINTS}"
+                ),
             });
         }
         let saturation = self.saturation();

@@ -318,3 +318,18 @@ fn concentrator_blocking_and_one_way_channels() {
         assert_eq!(printed.at(rate), base.at(rate));
     }
 }
+
+#[test]
+fn a_sweep_of_more_points_than_the_cap_is_refused_before_it_allocates() {
+    let [system, _] = table_1();
+    let model = Model::new(&system, Timing::paper(32, 256.0)).expect("model");
+    for points in [MAX_POINTS + 1, 100_000_000, usize::MAX] {
+        match model.sweep(0.5, points) {
+            Err(LatencyError::BadParameter { name, why }) => {
+                assert_eq!(name, "points");
+                assert!(why.contains(&MAX_POINTS.to_string()), "{why}");
+            }
+            other => panic!("{points} points: {other:?}"),
+        }
+    }
+}
