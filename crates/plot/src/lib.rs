@@ -230,7 +230,10 @@ fn range(
             if hi <= lo {
                 hi = (lo * base).min(f64::MAX);
             }
-            (lo, hi)
+            // At most 1e300 between the ends: plotters counts the axis' powers from
+            // hi / lo, and an infinite ratio (2.2e-308 to 1.8e308) never ends counting.
+            // Values further below are outside the drawing.
+            (lo.max(hi / 1e300), hi)
         }
     }
 }
