@@ -49,6 +49,12 @@ fn esc(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
+/// Text for an XML comment, which may not hold `--` nor end in `-`: each `-` of a run
+/// is followed by a space (the model `a--b-` is written `a- -b-`).
+fn comment(s: &str) -> String {
+    esc(s).replace("--", "- -").replace("--", "- -")
+}
+
 /// Escapes text for a double-quoted XML attribute.
 fn xml_attr(s: &str) -> String {
     esc(s).replace('"', "&quot;")
@@ -151,7 +157,7 @@ fn platform_xml(
     let _ = writeln!(
         xml,
         "<!-- {} exported by liquid: links in bytes/s and seconds; one-way routes. -->",
-        esc(name)
+        comment(name)
     );
     xml.push_str("<platform version=\"4.1\">\n  <zone id=\"world\" routing=\"Full\">\n");
     for h in hosts {
@@ -192,7 +198,11 @@ mod tests {
     use liquid_model::{Schedule, TrafficBuilder};
 
     fn traffic() -> Traffic {
-        let mut b = TrafficBuilder::new("two");
+        named("two")
+    }
+
+    fn named(name: &str) -> Traffic {
+        let mut b = TrafficBuilder::new(name);
         for (id, f, to, path) in [
             ("a->b", "a", "b", &["x", "y"][..]),
             ("b->a", "b", "a", &["z"]),
@@ -219,5 +229,25 @@ mod tests {
             .platform_xml
             .contains("<route src=\"a\" dst=\"b\" symmetrical=\"NO\">"));
         assert!(out.plan_json.contains("[\"a\",\"b\",10.0,1.0]"));
+    }
+
+    #[test]
+    fn a_model_name_with_dashes_gives_well_formed_xml() {
+        for name in ["a--b-", "---", "x-"] {
+            let t = named(name);
+            let mapped = MappedTraffic::new(&t, |_| Some((1e6, 0.5))).expect("maps");
+            let s = Schedule::new(vec![t.transfer_ids().collect()]);
+            let plan = crate::from_schedule(&t, &mapped.routes, &[10.0, 20.0], &s, Mode::Frames)
+                .expect("plans");
+            let out = export(&t, &mapped, &plan, Mode::Frames, 0.0).expect("exports");
+            roxmltree::Document::parse_with_options(
+                &out.platform_xml,
+                roxmltree::ParsingOptions {
+                    allow_dtd: true,
+                    ..Default::default()
+                },
+            )
+            .unwrap_or_else(|e| panic!("{name}: {e}\n{}", out.platform_xml));
+        }
     }
 }
