@@ -316,6 +316,22 @@ fn read_text(path: &Path) -> Result<String, ShardError> {
     Ok(text)
 }
 
+/// The checks every shard file passes before its contents are compared with others': this
+/// format and version, and a shard i/n with 1 <= i <= n.
+fn check_head(path: &Path, format: &str, version: u32, shard: Shard) -> Result<(), ShardError> {
+    let why = if format != FORMAT || version != VERSION {
+        format!("format {format:?} version {version} (expected {FORMAT:?} version {VERSION})")
+    } else if shard.index == 0 || shard.index > shard.count {
+        format!("shard {shard} is not i/n with 1 <= i <= n")
+    } else {
+        return Ok(());
+    };
+    Err(ShardError::NotAShard {
+        path: path.to_path_buf(),
+        why,
+    })
+}
+
 /// Reads the header of a shard file (to learn which sweep it belongs to).
 pub fn header(path: &Path) -> Result<Header, ShardError> {
     #[derive(Deserialize)]
@@ -332,21 +348,7 @@ pub fn header(path: &Path) -> Result<Header, ShardError> {
         path: path.to_path_buf(),
         why: e.to_string(),
     })?;
-    if h.format != FORMAT || h.version != VERSION {
-        return Err(ShardError::NotAShard {
-            path: path.to_path_buf(),
-            why: format!(
-                "format {:?} version {} (expected {FORMAT:?} version {VERSION})",
-                h.format, h.version
-            ),
-        });
-    }
-    if h.shard.index == 0 || h.shard.index > h.shard.count {
-        return Err(ShardError::NotAShard {
-            path: path.to_path_buf(),
-            why: format!("shard {} is not i/n with 1 <= i <= n", h.shard),
-        });
-    }
+    check_head(path, &h.format, h.version, h.shard)?;
     Ok(Header {
         sweep: h.sweep,
         params: h.params,
@@ -384,27 +386,13 @@ pub fn merge<T: DeserializeOwned>(paths: &[PathBuf], sweep: &str) -> Result<Merg
                 path: path.clone(),
                 why: e.to_string(),
             })?;
-        if file.format != FORMAT || file.version != VERSION {
-            return Err(ShardError::NotAShard {
-                path: path.clone(),
-                why: format!(
-                    "format {:?} version {} (expected {FORMAT:?} version {VERSION})",
-                    file.format, file.version
-                ),
-            });
-        }
+        check_head(path, &file.format, file.version, file.shard)?;
         let head = Header {
             sweep: file.sweep.clone(),
             params: file.params.clone(),
             shard: file.shard,
             items_total: file.items_total,
         };
-        if head.shard.index == 0 || head.shard.index > head.shard.count {
-            return Err(ShardError::NotAShard {
-                path: path.clone(),
-                why: format!("shard {} is not i/n with 1 <= i <= n", head.shard),
-            });
-        }
         match &first {
             None => {
                 if head.sweep != sweep {

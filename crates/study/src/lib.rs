@@ -79,6 +79,14 @@ pub enum StudyError {
     Failed(String),
 }
 
+/// Every shard problem (a missing, duplicated or foreign shard, a file that cannot be
+/// read or written) is the caller's: the message names the file.
+impl From<liquid_shard::ShardError> for StudyError {
+    fn from(e: liquid_shard::ShardError) -> StudyError {
+        StudyError::Input(e.to_string())
+    }
+}
+
 impl StudyError {
     /// Whether the caller's input was refused (rather than something failing inside).
     pub fn is_input(&self) -> bool {

@@ -18,9 +18,8 @@ pub const SWEEPS: [&str; 1] = [testbed::SWEEP];
 
 /// Merges the shard files among `paths` (files, or folders holding them) into `out`.
 pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Merged, StudyError> {
-    let input = |e: liquid_shard::ShardError| StudyError::Input(e.to_string());
-    let files = liquid_shard::shard_files(paths).map_err(input)?;
-    let head = liquid_shard::header(&files[0]).map_err(input)?;
+    let files = liquid_shard::shard_files(paths)?;
+    let head = liquid_shard::header(&files[0])?;
     match head.sweep.as_str() {
         testbed::SWEEP => Ok(Merged::Testbed(testbed::merge(&files, out)?)),
         other => Err(StudyError::Input(format!(

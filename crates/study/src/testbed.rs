@@ -674,20 +674,13 @@ pub fn t1(
                 classes.len(),
                 items,
             );
-            let path = liquid_shard::write(out, &file).map_err(shard_error)?;
+            let path = liquid_shard::write(out, &file)?;
             Ok(Sweep::Shard {
                 file: path,
                 rows: n,
                 classes: classes.len(),
             })
         }
-    }
-}
-
-fn shard_error(e: liquid_shard::ShardError) -> StudyError {
-    match e {
-        liquid_shard::ShardError::Io { .. } => StudyError::Input(e.to_string()),
-        e => StudyError::Input(e.to_string()),
     }
 }
 
@@ -698,8 +691,7 @@ fn shard_error(e: liquid_shard::ShardError) -> StudyError {
 pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Summary, StudyError> {
     let start = Instant::now();
     let classes = t1::classes();
-    let merged: liquid_shard::Merged<ClassResult> =
-        liquid_shard::merge(paths, SWEEP).map_err(shard_error)?;
+    let merged: liquid_shard::Merged<ClassResult> = liquid_shard::merge(paths, SWEEP)?;
     let params: Params = serde_json::from_value(merged.params.clone())
         .map_err(|e| StudyError::Input(format!("shards of {SWEEP}: params: {e}")))?;
     if merged.items.len() != classes.len() {
