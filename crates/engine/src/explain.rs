@@ -162,7 +162,19 @@ struct Oracle<'a> {
     questions: Option<u64>,
 }
 
-impl Oracle<'_> {
+impl<'a> Oracle<'a> {
+    /// An oracle for Λ timeframes of `traffic`, with an optional question budget.
+    fn new(traffic: &'a Traffic, questions: Option<u64>) -> Oracle<'a> {
+        Oracle {
+            traffic,
+            k: traffic.duration(),
+            sat: None,
+            by_search: 0,
+            by_sat: 0,
+            questions,
+        }
+    }
+
     fn ask(
         &mut self,
         set: &[TransferId],
@@ -337,14 +349,7 @@ pub fn core_of(
     candidates: &[TransferId],
     deadline: Option<Instant>,
 ) -> Result<Option<Core>, ExplainError> {
-    let mut oracle = Oracle {
-        traffic,
-        k: traffic.duration(),
-        sat: None,
-        by_search: 0,
-        by_sat: 0,
-        questions: None,
-    };
+    let mut oracle = Oracle::new(traffic, None);
     core_with(&mut oracle, candidates, deadline)
 }
 
@@ -436,14 +441,7 @@ fn cores_within(
     deadline: Option<Instant>,
     questions: Option<u64>,
 ) -> Result<Explained, ExplainError> {
-    let mut oracle = Oracle {
-        traffic,
-        k: traffic.duration(),
-        sat: None,
-        by_search: 0,
-        by_sat: 0,
-        questions,
-    };
+    let mut oracle = Oracle::new(traffic, questions);
     let mut out = Explained::default();
     // A liquid traffic has nothing to explain: the native engine (orbits, parts, the
     // full-team search) says so in milliseconds where the colouring questions would
