@@ -452,6 +452,12 @@ enum ExportWhat {
         /// Output directory (created if needed).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
+        /// Write the streamed liquid schedule of a fat-tree all-to-all (`fat-tree:M,N`,
+        /// up to 65,536 hosts) frame by frame, validated as it goes, in memory O(hosts +
+        /// links): --mode frames, --size for every transfer, a closed-form prediction.
+        /// Default --time-limit: 3600 s. See crates/stream/README.md.
+        #[arg(long)]
+        stream: bool,
     },
 }
 
@@ -650,8 +656,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     sim,
                     plan,
                     out,
+                    stream,
                 },
-        } => commands::export_mpi(&model, &sim.args()?, plan, &out),
+        } => match stream {
+            true => commands::export_mpi_stream(&model, &sim.args()?, plan, &out),
+            false => commands::export_mpi(&model, &sim.args()?, plan, &out),
+        },
         Command::Compare {
             dir,
             report,

@@ -49,6 +49,7 @@ pub fn solve_stream(
         out,
         prefix,
         time_limit,
+        mpi: None,
     };
     let label = format!("{} (streamed)", tree.spec());
     let solved = crate::progress::with_progress_as(&label, liquid_engine::Counts::Transfers, |p| {
@@ -97,4 +98,60 @@ pub fn verify_stream(
     } else {
         ExitCode::from(EXIT_REJECTED)
     })
+}
+
+/// `liquid export mpi MODEL --stream --out DIR`: the streamed schedule's MPI plan.
+pub fn export_mpi_stream(
+    arg: &Path,
+    args: &liquid_study::simulate::SimArgs,
+    plan: super::MpiPlan,
+    out: &Path,
+) -> anyhow::Result<ExitCode> {
+    let tree = model(arg)?;
+    let options = liquid_stream::mpi::options_from(
+        &tree,
+        &liquid_stream::mpi::Asked {
+            dir: out,
+            plan_is_schedule: plan == super::MpiPlan::Schedule,
+            frames_mode: args.mode == liquid_sim::Mode::Frames,
+            schedule_or_engine: args.schedule.is_some() || args.engine.is_some(),
+            sizes_file: args.sizes.is_some(),
+            size: args.size,
+            link_throughput: args.link_throughput,
+            link_latency: args.link_latency,
+            overhead: args.overhead,
+        },
+    )
+    .map_err(input)?;
+    let solve = liquid_stream::SolveOptions {
+        out: None,
+        prefix: None,
+        time_limit: args.request.limits.time,
+        mpi: Some(&options),
+    };
+    let label = format!("{} (streamed MPI export)", tree.spec());
+    let solved = crate::progress::with_progress_as(&label, liquid_engine::Counts::Transfers, |p| {
+        liquid_stream::solve(&tree, &solve, p)
+    })
+    .map_err(input)?;
+    match solved {
+        Ok(report) if report.mpi.is_some() => {
+            emit(&report, Format::Yaml)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(report) => {
+            emit(&report, Format::Yaml)?;
+            Err(InputError(format!(
+                "{}: the export is incomplete ({}); give a larger --time-limit",
+                out.display(),
+                report.stopped.as_deref().unwrap_or("stopped")
+            ))
+            .into())
+        }
+        Err((rejection, report)) => {
+            emit(&report, Format::Yaml)?;
+            eprintln!("internal error: the streamed frames are not a valid schedule: {rejection}");
+            Ok(ExitCode::from(EXIT_INTERNAL))
+        }
+    }
 }

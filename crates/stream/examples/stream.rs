@@ -56,6 +56,7 @@ fn run() -> Result<ExitCode, String> {
                 out: out.as_deref(),
                 prefix: prefix.map(|p| p as usize),
                 time_limit: None,
+                mpi: None,
             };
             match liquid_stream::solve(&tree, &options, &progress).map_err(|e| e.to_string())? {
                 Ok(r) => json(&r),

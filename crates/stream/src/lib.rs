@@ -20,6 +20,7 @@
 
 pub mod analysis;
 pub mod format;
+pub mod mpi;
 pub mod tree;
 pub mod validate;
 
@@ -30,6 +31,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 pub use format::{Frame, FrameReader, FrameSink, FrameWriter, Header, YamlWriter, NO_HOST};
+pub use mpi::{MpiOptions, MpiReport, MpiWriter};
 pub use tree::Tree;
 pub use validate::{Locator, Rejection, StreamReport, Suspect, Validator};
 
@@ -210,6 +212,8 @@ pub struct SolveOptions<'a> {
     pub prefix: Option<usize>,
     /// Wall-clock limit ([`DEFAULT_TIME_LIMIT`] when `None`).
     pub time_limit: Option<Duration>,
+    /// Also write the MPI export of the frames ([`mpi`]), as they are made.
+    pub mpi: Option<&'a MpiOptions>,
 }
 
 /// What a streamed solve did.
@@ -240,6 +244,9 @@ pub struct SolveReport {
     /// The schedule file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub schedule: Option<FileReport>,
+    /// The MPI export written (only when every frame was made and validated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mpi: Option<MpiReport>,
     /// The streaming validation of the frames made.
     pub validation: StreamReport,
     /// Wall-clock seconds.
@@ -282,6 +289,10 @@ pub fn solve<M: Structured>(
             })?),
         }),
     };
+    let mut mpi = match options.mpi {
+        Some(o) => Some(MpiWriter::create(model, o.clone())?),
+        None => None,
+    };
     let mut validator = Validator::new(model);
     let mut dest = vec![NO_HOST; n];
     let want = options.prefix.map_or(total, |p| p.min(total));
@@ -298,6 +309,9 @@ pub fn solve<M: Structured>(
         model.frame(f, &mut dest);
         if let Some(s) = sink.as_mut() {
             s.frame(&dest)?;
+        }
+        if let Some(w) = mpi.as_mut() {
+            w.frame(&dest)?;
         }
         let pairs = dest
             .iter()
@@ -346,6 +360,13 @@ pub fn solve<M: Structured>(
         validator.finish_prefix()
     };
     let liquid = whole && rejection.is_none() && validation.liquid == Some(true);
+    let mpi = match mpi.as_mut() {
+        Some(w) if liquid => {
+            w.finish()?;
+            w.report().cloned()
+        }
+        _ => None,
+    };
     let report = SolveReport {
         model: model.name(),
         spec: model.spec(),
@@ -365,6 +386,7 @@ pub fn solve<M: Structured>(
             }),
             _ => None,
         },
+        mpi,
         validation,
         time_s: start.elapsed().as_secs_f64(),
     };

@@ -128,6 +128,7 @@ fn streamed_frames_are_the_in_memory_engines_frames() {
             out: Some(&yaml),
             prefix: None,
             time_limit: None,
+            mpi: None,
         };
         let report = liquid_stream::solve(&tree, &options, &AtomicU64::new(0))
             .expect("runs")
@@ -175,6 +176,7 @@ fn the_compact_file_round_trips_and_validates() {
         out: Some(&path),
         prefix: None,
         time_limit: None,
+        mpi: None,
     };
     let solved = liquid_stream::solve(&tree, &options, &AtomicU64::new(0))
         .expect("runs")

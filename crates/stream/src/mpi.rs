@@ -1,0 +1,455 @@
+//! The MPI export of a streamed schedule: per rank, its receives and sends in frame order,
+//! written as the frames are made, for the C runtime of `liquid-mpi` (`liquid-mpi-run`).
+//!
+//! The directory is the one `liquid export mpi MODEL --mode frames` writes in memory
+//! (`liquid_mpi::export`): `rank-R.txt` per rank in the per-rank format of
+//! `crates/mpi/README.md` (each line made by `liquid_mpi::format`), `ranks.txt`,
+//! `hostfile` and `manifest.json`. Rank `r` is host `r` of the model, as the in-memory
+//! export numbers them (hosts in order of first use: the all-to-all's first transfers are
+//! `h0->h1`, `h0->h2`, … so rank r is the model's host r). Frame `f` is step `f`: every
+//! rank posts its receive of the frame, then its send, waits for both (`wait all f`) and
+//! enters `MPI_Barrier` (not after the last frame).
+//!
+//! **Memory and open files.** Nothing grows with the transfers: the lines of the frames
+//! made are held per rank in a spool of a fixed size ([`MpiOptions::spool`], 32 MiB by
+//! default) and appended to the rank files when it is full, one file open at a time. So
+//! 8,192 or 65,536 ranks need no raised `ulimit -n`; the cost is one open and close per
+//! rank per spool flush (about 8,192 × 60 for `fat-tree:32,3` with 1 MB messages).
+//! Memory: the spool, plus O(hosts + frames) (one step figure per frame for the manifest).
+//!
+//! **The prediction** in `manifest.json` is not a run of `liquid_sim` (that would hold
+//! every message): it is the sim's fluid model in closed form for a frame whose
+//! transfers share no link (the validator checks that of every frame as it is made):
+//! each message alone on its route runs at the route's bandwidth after the overhead and
+//! the route's latency, so a frame lasts `overhead + max over its messages (latency of
+//! the route + bytes / bandwidth)`, and frame `f + 1` starts when frame `f` ends. The
+//! figures agree with `liquid_sim`'s to rounding (tested on `fat-tree:4,3` and
+//! `fat-tree:8,3`).
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write as _};
+use std::path::{Path, PathBuf};
+
+use liquid_mpi::format;
+use liquid_mpi::program::{Message, Op, Piece, Wait};
+use liquid_mpi::report::{Manifest, Prediction, StepFigures};
+use serde::Serialize;
+
+use crate::format::{FrameSink, NO_HOST};
+use crate::{StreamError, Structured};
+
+/// The spool's default size, bytes.
+pub const DEFAULT_SPOOL: usize = 32 << 20;
+
+/// The mode the streamed export writes (the only one: `async` and `all-at-once` post every
+/// receive before the first send, which a rank file written frame by frame cannot do
+/// without holding all of them).
+pub const MODE: &str = "frames";
+
+/// What the streamed MPI export is asked.
+#[derive(Debug, Clone)]
+pub struct MpiOptions {
+    /// The output directory (created if needed).
+    pub dir: PathBuf,
+    /// Bytes per transfer (a whole number up to 2^31 − 1, MPI's `int` count).
+    pub bytes: u64,
+    /// Bandwidth of every link, bytes per second (positive, finite).
+    pub bandwidth: f64,
+    /// Latency of every link, seconds (finite, not negative).
+    pub latency: f64,
+    /// Software overhead per message of the prediction, seconds.
+    pub overhead: f64,
+    /// Bytes of rank lines held before they are appended to the rank files.
+    pub spool: usize,
+    /// Where the schedule comes from, for the manifest.
+    pub source: String,
+}
+
+impl MpiOptions {
+    /// Checks the figures: a whole number of bytes an MPI count holds, a positive finite
+    /// bandwidth, finite non-negative latency and overhead.
+    pub fn check(&self) -> Result<(), StreamError> {
+        let bad = |why: String| Err(StreamError::Parameter(why));
+        if self.bytes > i32::MAX as u64 {
+            return bad(format!(
+                "--size: {} bytes is more than 2^31-1 (MPI's int count)",
+                self.bytes
+            ));
+        }
+        if !(self.bandwidth.is_finite() && self.bandwidth > 0.0) {
+            return bad(format!(
+                "the link bandwidth must be positive and finite, not {} bytes/s",
+                self.bandwidth
+            ));
+        }
+        for (what, v) in [
+            ("--link-latency", self.latency),
+            ("--overhead", self.overhead),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return bad(format!("{what} must be finite and not negative, not {v}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What `liquid export mpi MODEL --stream` was given, for [`options_from`].
+#[derive(Debug, Clone, Copy)]
+pub struct Asked<'a> {
+    /// `--out`.
+    pub dir: &'a Path,
+    /// `--plan schedule` (the default).
+    pub plan_is_schedule: bool,
+    /// `--mode frames` (the default).
+    pub frames_mode: bool,
+    /// `--schedule` or `--engine` given.
+    pub schedule_or_engine: bool,
+    /// `--sizes` given.
+    pub sizes_file: bool,
+    /// `--size`, bytes per transfer.
+    pub size: f64,
+    /// `--link-throughput`, MB/s.
+    pub link_throughput: Option<f64>,
+    /// `--link-latency`, seconds.
+    pub link_latency: Option<f64>,
+    /// `--overhead`, seconds.
+    pub overhead: f64,
+}
+
+/// The export's options from what the command was given, refusing what the streamed
+/// export cannot honour (each refusal names its option).
+pub fn options_from<M: Structured>(
+    model: &M,
+    asked: &Asked<'_>,
+) -> Result<MpiOptions, StreamError> {
+    let refuse = |why: &str| Err(StreamError::Parameter(format!("--stream: {why}")));
+    if !asked.plan_is_schedule {
+        return refuse("the streamed export writes the liquid schedule (--plan schedule)");
+    }
+    if !asked.frames_mode {
+        return refuse(
+            "the streamed export writes --mode frames only (async and all-at-once post every \
+             receive before the first send, which a file written frame by frame cannot do)",
+        );
+    }
+    if asked.schedule_or_engine {
+        return refuse(
+            "the streamed schedule is made from closed forms: no --schedule or --engine",
+        );
+    }
+    if asked.sizes_file {
+        return refuse("--sizes names transfers one by one; give one --size for all");
+    }
+    let size = asked.size;
+    if !(size.is_finite() && size >= 0.0 && size.fract() == 0.0 && size <= i32::MAX as f64) {
+        return refuse(&format!(
+            "--size {size} is not a whole number of bytes up to 2^31-1 (MPI's int count)"
+        ));
+    }
+    let Some(mb) = asked.link_throughput else {
+        return refuse(&format!(
+            "the links of {} have no bandwidth: pass --link-throughput (MB/s)",
+            model.name()
+        ));
+    };
+    let options = MpiOptions {
+        dir: asked.dir.to_path_buf(),
+        bytes: size as u64,
+        bandwidth: mb * 1e6,
+        latency: asked.link_latency.unwrap_or(0.0),
+        overhead: asked.overhead,
+        spool: DEFAULT_SPOOL,
+        source: format!("streamed {}", model.method()),
+    };
+    options.check()?;
+    Ok(options)
+}
+
+/// What the streamed MPI export wrote (the fields of `liquid export mpi`'s report, and
+/// the bytes written).
+#[derive(Debug, Clone, Serialize)]
+pub struct MpiReport {
+    /// The directory.
+    pub dir: String,
+    /// The plan's mode (`frames`).
+    pub mode: String,
+    /// Ranks (`mpirun -np`).
+    pub ranks: usize,
+    /// Steps (frames).
+    pub steps: usize,
+    /// Messages (transfers).
+    pub messages: u64,
+    /// Bytes of all messages.
+    pub bytes: u64,
+    /// The closed-form prediction of the plan's time, seconds.
+    pub predicted_s: f64,
+    /// Bytes written to the directory (rank files, ranks.txt, hostfile, manifest).
+    pub output_bytes: u64,
+    /// How often the spool was appended to the rank files.
+    pub spool_flushes: u64,
+    /// The command that runs it here (Open MPI).
+    pub run: String,
+}
+
+/// Writes the per-rank files of the frames it is given ([`FrameSink`]), then `ranks.txt`,
+/// `hostfile` and `manifest.json` at [`FrameSink::finish`].
+pub struct MpiWriter<'m, M: Structured> {
+    model: &'m M,
+    options: MpiOptions,
+    frames: usize,
+    made: usize,
+    pending: Vec<Vec<u8>>,
+    held: usize,
+    flushes: u64,
+    written: u64,
+    messages: u64,
+    route: Vec<u32>,
+    now: f64,
+    steps: Vec<StepFigures>,
+    message: Message,
+    finished: Option<MpiReport>,
+}
+
+impl<'m, M: Structured> MpiWriter<'m, M> {
+    /// Creates the directory and every rank file with its header and `expect` lines (the
+    /// all-to-all: `bytes` from every other rank), one file open at a time.
+    pub fn create(model: &'m M, options: MpiOptions) -> Result<Self, StreamError> {
+        options.check()?;
+        let dir = &options.dir;
+        std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+        let n = model.hosts();
+        let mut written = 0;
+        for r in 0..n {
+            let path = rank_file(dir, r);
+            let file = File::create(&path).map_err(|e| io_error(&path, e))?;
+            let mut w = BufWriter::with_capacity(1 << 16, file);
+            let mut put = |s: &str| -> Result<(), StreamError> {
+                written += s.len() as u64;
+                w.write_all(s.as_bytes()).map_err(|e| io_error(&path, e))
+            };
+            put(&format::header(r as u32, n as u32, MODE))?;
+            for s in (0..n).filter(|&s| s != r) {
+                put(&format::expect(s as u32, options.bytes))?;
+            }
+            w.flush().map_err(|e| io_error(&path, e))?;
+        }
+        Ok(MpiWriter {
+            model,
+            frames: model.frames(),
+            made: 0,
+            pending: vec![Vec::new(); n],
+            held: 0,
+            flushes: 0,
+            written,
+            messages: 0,
+            route: Vec::new(),
+            now: 0.0,
+            steps: Vec::new(),
+            message: Message {
+                step: 0,
+                from: 0,
+                to: 0,
+                pieces: vec![Piece {
+                    src: 0,
+                    dst: 0,
+                    offset: 0,
+                    len: options.bytes,
+                }],
+            },
+            options,
+            finished: None,
+        })
+    }
+
+    /// What was written, once [`FrameSink::finish`] ran.
+    pub fn report(&self) -> Option<&MpiReport> {
+        self.finished.as_ref()
+    }
+
+    fn push(&mut self, rank: usize, line: &str) {
+        self.pending[rank].extend_from_slice(line.as_bytes());
+        self.held += line.len();
+    }
+
+    fn line(&mut self, kind: &str, from: usize, to: usize, step: u32) {
+        let m = &mut self.message;
+        m.step = step;
+        m.from = from as u32;
+        m.to = to as u32;
+        m.pieces[0].src = from as u32;
+        m.pieces[0].dst = to as u32;
+        let text = format::message_line(kind, m);
+        self.push(if kind == "recv" { to } else { from }, &text);
+    }
+
+    /// Appends every rank's held lines to its file, one file open at a time.
+    fn flush(&mut self) -> Result<(), StreamError> {
+        for (r, lines) in self.pending.iter_mut().enumerate() {
+            if lines.is_empty() {
+                continue;
+            }
+            let path = rank_file(&self.options.dir, r);
+            let mut file = OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .map_err(|e| io_error(&path, e))?;
+            file.write_all(lines).map_err(|e| io_error(&path, e))?;
+            self.written += lines.len() as u64;
+            lines.clear();
+        }
+        self.held = 0;
+        self.flushes += 1;
+        Ok(())
+    }
+
+    /// The frame's duration by the fluid model when its messages share no link.
+    fn frame_end(&mut self, dest: &[u32]) -> f64 {
+        let o = &self.options;
+        let mut end = self.now;
+        for (s, &d) in dest.iter().enumerate().filter(|(_, &d)| d != NO_HOST) {
+            self.model.route(s, d as usize, &mut self.route);
+            let mut t = self.now;
+            if o.overhead > 0.0 {
+                t += o.overhead;
+            }
+            let latency: f64 = self.route.iter().map(|_| o.latency).sum();
+            if latency > 0.0 {
+                t += latency;
+            }
+            if o.bytes > 0 {
+                t += o.bytes as f64 / o.bandwidth;
+            }
+            end = end.max(t);
+        }
+        end
+    }
+
+    fn write_text(&mut self, name: &str, text: &str) -> Result<(), StreamError> {
+        let path = self.options.dir.join(name);
+        std::fs::write(&path, text).map_err(|e| io_error(&path, e))?;
+        self.written += text.len() as u64;
+        Ok(())
+    }
+}
+
+impl<M: Structured> FrameSink for MpiWriter<'_, M> {
+    fn frame(&mut self, dest: &[u32]) -> Result<(), StreamError> {
+        let f = self.made;
+        let step = f as u32;
+        let mut busy = vec![false; dest.len()];
+        let mut count = 0u64;
+        for (s, &d) in dest.iter().enumerate().filter(|(_, &d)| d != NO_HOST) {
+            self.line("recv", s, d as usize, step);
+            busy[d as usize] = true;
+            count += 1;
+        }
+        for (s, &d) in dest.iter().enumerate().filter(|(_, &d)| d != NO_HOST) {
+            self.line("send", s, d as usize, step);
+            busy[s] = true;
+        }
+        let wait = format::op_line(&Op::Wait(Wait::All, Some(step)), &[]);
+        let barrier = format::op_line(&Op::Barrier, &[]);
+        let last = f + 1 >= self.frames;
+        for (r, &b) in busy.iter().enumerate() {
+            if b {
+                self.push(r, &wait);
+            }
+            if !last {
+                self.push(r, &barrier);
+            }
+        }
+        let end = self.frame_end(dest);
+        self.steps.push(StepFigures {
+            step: f,
+            label: format!("frame {}", f + 1),
+            start_s: (count > 0).then_some(self.now),
+            end_s: (count > 0).then_some(end),
+            time_s: (count > 0).then_some(end - self.now),
+            bytes: (count * self.options.bytes) as f64,
+            messages: count as usize,
+        });
+        self.now = end;
+        self.messages += count;
+        self.made += 1;
+        if self.held >= self.options.spool {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Ends every rank file (`end`), then writes `ranks.txt`, `hostfile` and the manifest.
+    fn finish(&mut self) -> Result<(), StreamError> {
+        if self.made != self.frames {
+            return Err(StreamError::Parameter(format!(
+                "the MPI export needs every frame: {} of {} were made, so {} is incomplete",
+                self.made,
+                self.frames,
+                self.options.dir.display()
+            )));
+        }
+        let n = self.model.hosts();
+        for r in 0..n {
+            self.push(r, format::END);
+        }
+        self.flush()?;
+        let mut ranks = String::from("# rank host\n");
+        let mut hostfile = String::new();
+        let names: Vec<String> = (0..n).map(|h| self.model.host_name(h)).collect();
+        for (r, h) in names.iter().enumerate() {
+            ranks.push_str(&format!("{r} {h}\n"));
+            hostfile.push_str(&format!("{h}\n"));
+        }
+        self.write_text("ranks.txt", &ranks)?;
+        self.write_text("hostfile", &hostfile)?;
+        let o = &self.options;
+        let bytes = self.messages * o.bytes;
+        let manifest = Manifest {
+            format: "liquid-mpi-export/1".into(),
+            model: self.model.name(),
+            mode: MODE.into(),
+            source: o.source.clone(),
+            ranks: names,
+            steps: self.steps.len(),
+            messages: self.messages as usize,
+            bytes,
+            overhead_s: o.overhead,
+            prediction: Prediction {
+                total_s: self.now,
+                steps: std::mem::take(&mut self.steps),
+            },
+        };
+        let json = serde_json::to_string_pretty(&manifest)
+            .map_err(|e| StreamError::Parameter(format!("manifest: {e}")))?;
+        self.write_text("manifest.json", &(json + "\n"))?;
+        let dir = self.options.dir.display().to_string();
+        self.finished = Some(MpiReport {
+            run: format!("mpirun -np {n} --oversubscribe liquid-mpi-run {dir}"),
+            dir,
+            mode: MODE.into(),
+            ranks: n,
+            steps: manifest.steps,
+            messages: self.messages,
+            bytes,
+            predicted_s: self.now,
+            output_bytes: self.written,
+            spool_flushes: self.flushes,
+        });
+        Ok(())
+    }
+
+    fn bytes(&self) -> u64 {
+        self.written
+    }
+}
+
+fn rank_file(dir: &Path, r: usize) -> PathBuf {
+    dir.join(format!("rank-{r}.txt"))
+}
+
+fn io_error(path: &Path, e: std::io::Error) -> StreamError {
+    StreamError::Io {
+        file: path.display().to_string(),
+        why: e.to_string(),
+    }
+}

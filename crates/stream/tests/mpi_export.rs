@@ -1,0 +1,221 @@
+//! The streamed MPI export against the in-memory one (`liquid_mpi::export` of the same
+//! schedule, as `liquid export mpi MODEL --engine native` writes it).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::AtomicU64;
+
+use liquid_mpi::program::ScheduleMode;
+use liquid_stream::mpi::{Asked, MpiOptions};
+use liquid_stream::{SolveOptions, Tree};
+use liquid_topology::fat_tree::FatTree;
+
+const BANDWIDTH_MB_S: f64 = 1000.0;
+const LATENCY_S: f64 = 1e-6;
+
+/// Every file of a directory, by name.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .expect("a directory")
+        .map(|e| {
+            let e = e.expect("an entry");
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).expect("readable"),
+            )
+        })
+        .collect()
+}
+
+fn in_memory_export(m: usize, n: usize, bytes: u64, overhead: f64, out: &Path) {
+    let traffic = FatTree::new(m, n).traffic().expect("builds");
+    let mapped =
+        liquid_sim::MappedTraffic::new(&traffic, |_| Some((BANDWIDTH_MB_S * 1e6, LATENCY_S)))
+            .expect("mapped");
+    let answer = liquid_search::native::solve(&traffic, &liquid_model::Limits::default());
+    let schedule = answer.outcome.schedule().expect("a schedule").clone();
+    let sizes = vec![bytes as f64; traffic.len()];
+    let input = liquid_mpi::ExportInput {
+        traffic: &traffic,
+        mapped: &mapped,
+        sizes: &sizes,
+        schedule: Some((&schedule, "engine native".into())),
+        kind: liquid_mpi::PlanKind::Schedule(ScheduleMode::Frames),
+        overhead,
+    };
+    liquid_mpi::export(&input, out).expect("exported");
+}
+
+fn streamed_export(tree: &Tree, bytes: u64, overhead: f64, spool: usize, out: &Path) {
+    let mut options = liquid_stream::mpi::options_from(
+        tree,
+        &Asked {
+            dir: out,
+            plan_is_schedule: true,
+            frames_mode: true,
+            schedule_or_engine: false,
+            sizes_file: false,
+            size: bytes as f64,
+            link_throughput: Some(BANDWIDTH_MB_S),
+            link_latency: Some(LATENCY_S),
+            overhead,
+        },
+    )
+    .expect("options");
+    options.spool = spool;
+    let solve = SolveOptions {
+        out: None,
+        prefix: None,
+        time_limit: None,
+        mpi: Some(&options),
+    };
+    let report = liquid_stream::solve(tree, &solve, &AtomicU64::new(0))
+        .expect("runs")
+        .expect("valid");
+    let mpi = report.mpi.expect("an export");
+    assert_eq!(mpi.ranks, tree.hosts());
+    assert_eq!(mpi.messages, tree.transfers());
+}
+
+/// Rank files, ranks.txt and hostfile equal the in-memory export byte for byte; the
+/// manifest equals it but for `source` and the prediction, which agrees to rounding
+/// (closed form against the simulator). A spool of one byte (a flush after every frame)
+/// and a large one give the same files.
+#[test]
+fn streamed_export_is_the_in_memory_export() {
+    for (m, n, bytes, overhead) in [(4, 3, 4096, 0.0), (8, 3, 1000, 2e-6)] {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let (a, b, c) = (
+            dir.path().join("memory"),
+            dir.path().join("stream"),
+            dir.path().join("stream-small-spool"),
+        );
+        in_memory_export(m, n, bytes, overhead, &a);
+        let tree = Tree::new(m, n).expect("a tree");
+        streamed_export(
+            &tree,
+            bytes,
+            overhead,
+            liquid_stream::mpi::DEFAULT_SPOOL,
+            &b,
+        );
+        streamed_export(&tree, bytes, overhead, 1, &c);
+        let (mut fa, mut fb, fc) = (files(&a), files(&b), files(&c));
+        assert_eq!(fb, fc, "{m},{n}: the spool's size changes the files");
+        assert_eq!(fa.len(), tree.hosts() + 3, "{m},{n}");
+        let (ma, mb) = (
+            fa.remove("manifest.json").expect("a manifest"),
+            fb.remove("manifest.json").expect("a manifest"),
+        );
+        for (name, text) in &fa {
+            assert!(
+                fb.get(name) == Some(text),
+                "{m},{n}: {name} differs:\n{}\n---\n{}",
+                String::from_utf8_lossy(text),
+                String::from_utf8_lossy(fb.get(name).map_or(&[][..], |v| v))
+            );
+        }
+        assert_eq!(fa.len(), fb.len());
+        let read = |t: &[u8]| -> liquid_mpi::Manifest { serde_json::from_slice(t).expect("json") };
+        let (mut ma, mb) = (read(&ma), read(&mb));
+        assert!(
+            mb.source.starts_with("streamed orbit frames"),
+            "{}",
+            mb.source
+        );
+        ma.source.clone_from(&mb.source);
+        let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(y.abs());
+        assert!(close(ma.prediction.total_s, mb.prediction.total_s));
+        assert_eq!(ma.prediction.steps.len(), mb.prediction.steps.len());
+        for (x, y) in ma.prediction.steps.iter_mut().zip(&mb.prediction.steps) {
+            for (p, q) in [
+                (&mut x.start_s, y.start_s),
+                (&mut x.end_s, y.end_s),
+                (&mut x.time_s, y.time_s),
+            ] {
+                let (pv, qv) = (p.expect("a time"), q.expect("a time"));
+                assert!(close(pv, qv), "{m},{n}: step {}: {pv} and {qv}", x.step);
+                *p = q;
+            }
+        }
+        ma.prediction.total_s = mb.prediction.total_s;
+        assert_eq!(ma, mb, "{m},{n}");
+    }
+}
+
+/// What the streamed export cannot honour is refused, naming the option.
+#[test]
+fn streamed_export_refuses_what_it_cannot_write() {
+    let tree = Tree::new(4, 2).expect("a tree");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let ok = Asked {
+        dir: dir.path(),
+        plan_is_schedule: true,
+        frames_mode: true,
+        schedule_or_engine: false,
+        sizes_file: false,
+        size: 8.0,
+        link_throughput: Some(100.0),
+        link_latency: None,
+        overhead: 0.0,
+    };
+    let refused = |a: Asked<'_>, word: &str| {
+        let e = liquid_stream::mpi::options_from(&tree, &a)
+            .expect_err("refused")
+            .to_string();
+        assert!(e.contains(word), "{e:?} does not name {word}");
+    };
+    refused(
+        Asked {
+            plan_is_schedule: false,
+            ..ok
+        },
+        "--plan",
+    );
+    refused(
+        Asked {
+            frames_mode: false,
+            ..ok
+        },
+        "--mode",
+    );
+    refused(
+        Asked {
+            schedule_or_engine: true,
+            ..ok
+        },
+        "--engine",
+    );
+    refused(
+        Asked {
+            sizes_file: true,
+            ..ok
+        },
+        "--sizes",
+    );
+    refused(Asked { size: 1.5, ..ok }, "--size");
+    refused(Asked { size: 3e9, ..ok }, "--size");
+    refused(
+        Asked {
+            link_throughput: None,
+            ..ok
+        },
+        "--link-throughput",
+    );
+    refused(
+        Asked {
+            link_latency: Some(-1.0),
+            ..ok
+        },
+        "--link-latency",
+    );
+    refused(
+        Asked {
+            overhead: f64::NAN,
+            ..ok
+        },
+        "--overhead",
+    );
+    let o: MpiOptions = liquid_stream::mpi::options_from(&tree, &ok).expect("accepted");
+    assert_eq!((o.bytes, o.bandwidth, o.latency), (8, 1e8, 0.0));
+}
