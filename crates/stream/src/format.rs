@@ -89,8 +89,21 @@ pub struct Header {
 
 /// Where frames go as they are made: the compact format, YAML, or both sides of a test.
 pub trait FrameSink {
-    /// Takes the next frame: `dest[h]` is the host `h` sends to ([`NO_HOST`]: none).
-    fn frame(&mut self, dest: &[u32]) -> Result<(), StreamError>;
+    /// Takes the next frame: its transfers as (source, destination) host numbers, in
+    /// the frame's order (a host may send or receive more than once in a frame when its
+    /// transfers use disjoint links, as in a multi-cluster system).
+    fn pairs(&mut self, pairs: &[(u32, u32)]) -> Result<(), StreamError>;
+    /// Takes the next frame as a destination array: `dest[h]` is the host `h` sends to
+    /// ([`NO_HOST`]: none).
+    fn frame(&mut self, dest: &[u32]) -> Result<(), StreamError> {
+        let pairs: Vec<(u32, u32)> = dest
+            .iter()
+            .enumerate()
+            .filter(|(_, &d)| d != NO_HOST)
+            .map(|(s, &d)| (s as u32, d))
+            .collect();
+        self.pairs(&pairs)
+    }
     /// Ends the schedule (writes what closes the file and flushes it).
     fn finish(&mut self) -> Result<(), StreamError>;
     /// Bytes written so far.
@@ -150,21 +163,23 @@ impl FrameWriter {
 }
 
 impl FrameSink for FrameWriter {
-    /// A `P` record when every host sends, an `S` record otherwise.
-    fn frame(&mut self, dest: &[u32]) -> Result<(), StreamError> {
+    /// A `P` record when host h sends the h-th transfer, for every host; an `S` record
+    /// otherwise.
+    fn pairs(&mut self, pairs: &[(u32, u32)]) -> Result<(), StreamError> {
         let mut b = std::mem::take(&mut self.buffer);
         b.clear();
-        if dest.len() == self.hosts && dest.iter().all(|&d| d != NO_HOST) {
+        let permutation =
+            pairs.len() == self.hosts && pairs.iter().enumerate().all(|(h, p)| p.0 as usize == h);
+        if permutation {
             b.push(b'P');
-            for &d in dest {
+            for &(_, d) in pairs {
                 Self::number(&mut b, d, self.width);
             }
         } else {
             b.push(b'S');
-            let count = dest.iter().filter(|&&d| d != NO_HOST).count() as u32;
-            b.extend_from_slice(&count.to_le_bytes());
-            for (s, &d) in dest.iter().enumerate().filter(|(_, &d)| d != NO_HOST) {
-                Self::number(&mut b, s as u32, self.width);
+            b.extend_from_slice(&(pairs.len() as u32).to_le_bytes());
+            for &(s, d) in pairs {
+                Self::number(&mut b, s, self.width);
                 Self::number(&mut b, d, self.width);
             }
         }
@@ -224,17 +239,15 @@ impl<F: Fn(usize) -> String> YamlWriter<F> {
 }
 
 impl<F: Fn(usize) -> String> FrameSink for YamlWriter<F> {
-    fn frame(&mut self, dest: &[u32]) -> Result<(), StreamError> {
+    fn pairs(&mut self, pairs: &[(u32, u32)]) -> Result<(), StreamError> {
         let mut line = std::mem::take(&mut self.line);
         line.clear();
         line.push_str("  - [");
-        let mut first = true;
-        for (s, &d) in dest.iter().enumerate().filter(|(_, &d)| d != NO_HOST) {
-            if !first {
+        for (i, &(s, d)) in pairs.iter().enumerate() {
+            if i > 0 {
                 line.push_str(", ");
             }
-            first = false;
-            line.push_str(&(self.host_name)(s));
+            line.push_str(&(self.host_name)(s as usize));
             line.push_str("->");
             line.push_str(&(self.host_name)(d as usize));
         }

@@ -95,9 +95,9 @@ pub trait Structured {
     fn duration(&self) -> u64;
     /// Number of frames of the streamed schedule.
     fn frames(&self) -> usize;
-    /// Frame `f` of the streamed schedule: `dest[h]` is the host `h` sends to
-    /// ([`NO_HOST`]: none).
-    fn frame(&self, f: usize, dest: &mut [u32]);
+    /// Frame `f` of the streamed schedule: its transfers as (source, destination) host
+    /// numbers, into `pairs` (cleared first).
+    fn frame(&self, f: usize, pairs: &mut Vec<(u32, u32)>);
     /// How the frames are made, in words.
     fn method(&self) -> String;
 }
@@ -133,8 +133,9 @@ impl Structured for Tree {
     fn frames(&self) -> usize {
         Tree::frames(self)
     }
-    fn frame(&self, f: usize, dest: &mut [u32]) {
-        self.orbit_frame(f, dest)
+    fn frame(&self, f: usize, pairs: &mut Vec<(u32, u32)>) {
+        pairs.clear();
+        pairs.extend((0..self.hosts()).map(|h| (h as u32, self.orbit_destination(f, h) as u32)));
     }
     fn method(&self) -> String {
         let r: Vec<String> = self.radices().iter().rev().map(|x| x.to_string()).collect();
@@ -294,7 +295,7 @@ pub fn solve<M: Structured>(
         None => None,
     };
     let mut validator = Validator::new(model);
-    let mut dest = vec![NO_HOST; n];
+    let mut pairs = Vec::new();
     let want = options.prefix.map_or(total, |p| p.min(total));
     let mut stopped =
         (want < total).then(|| format!("--prefix {want}: the first {want} of {total} frames"));
@@ -306,23 +307,18 @@ pub fn solve<M: Structured>(
             ));
             break;
         }
-        model.frame(f, &mut dest);
+        model.frame(f, &mut pairs);
         if let Some(s) = sink.as_mut() {
-            s.frame(&dest)?;
+            s.pairs(&pairs)?;
         }
         if let Some(w) = mpi.as_mut() {
-            w.frame(&dest)?;
+            w.pairs(&pairs)?;
         }
-        let pairs = dest
-            .iter()
-            .enumerate()
-            .filter(|(_, &d)| d != NO_HOST)
-            .map(|(s, &d)| (s as u32, d));
-        if let Err(r) = validator.frame(pairs) {
+        if let Err(r) = validator.frame(pairs.iter().copied()) {
             rejection = Some(r);
             break;
         }
-        progress.fetch_add(n as u64, Ordering::Relaxed);
+        progress.fetch_add(pairs.len() as u64, Ordering::Relaxed);
     }
     if let Some(s) = sink.as_mut() {
         s.finish()?;
@@ -335,13 +331,8 @@ pub fn solve<M: Structured>(
             Err(suspect) => {
                 let mut locator = Locator::new(model, suspect);
                 for f in 0..total {
-                    model.frame(f, &mut dest);
-                    let pairs = dest
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, &d)| d != NO_HOST)
-                        .map(|(s, &d)| (s as u32, d));
-                    if let Err(r) = locator.frame(pairs) {
+                    model.frame(f, &mut pairs);
+                    if let Err(r) = locator.frame(pairs.iter().copied()) {
                         rejection = Some(r);
                         break;
                     }

@@ -35,7 +35,7 @@ use liquid_mpi::program::{Message, Op, Piece, Wait};
 use liquid_mpi::report::{Manifest, Prediction, StepFigures};
 use serde::Serialize;
 
-use crate::format::{FrameSink, NO_HOST};
+use crate::format::FrameSink;
 use crate::{StreamError, Structured};
 
 /// The spool's default size, bytes.
@@ -304,11 +304,11 @@ impl<'m, M: Structured> MpiWriter<'m, M> {
     }
 
     /// The frame's duration by the fluid model when its messages share no link.
-    fn frame_end(&mut self, dest: &[u32]) -> f64 {
+    fn frame_end(&mut self, pairs: &[(u32, u32)]) -> f64 {
         let o = &self.options;
         let mut end = self.now;
-        for (s, &d) in dest.iter().enumerate().filter(|(_, &d)| d != NO_HOST) {
-            self.model.route(s, d as usize, &mut self.route);
+        for &(s, d) in pairs {
+            self.model.route(s as usize, d as usize, &mut self.route);
             let mut t = self.now;
             if o.overhead > 0.0 {
                 t += o.overhead;
@@ -334,19 +334,18 @@ impl<'m, M: Structured> MpiWriter<'m, M> {
 }
 
 impl<M: Structured> FrameSink for MpiWriter<'_, M> {
-    fn frame(&mut self, dest: &[u32]) -> Result<(), StreamError> {
+    fn pairs(&mut self, pairs: &[(u32, u32)]) -> Result<(), StreamError> {
         let f = self.made;
         let step = f as u32;
-        let mut busy = vec![false; dest.len()];
-        let mut count = 0u64;
-        for (s, &d) in dest.iter().enumerate().filter(|(_, &d)| d != NO_HOST) {
-            self.line("recv", s, d as usize, step);
+        let mut busy = vec![false; self.pending.len()];
+        let count = pairs.len() as u64;
+        for &(s, d) in pairs {
+            self.line("recv", s as usize, d as usize, step);
             busy[d as usize] = true;
-            count += 1;
         }
-        for (s, &d) in dest.iter().enumerate().filter(|(_, &d)| d != NO_HOST) {
-            self.line("send", s, d as usize, step);
-            busy[s] = true;
+        for &(s, d) in pairs {
+            self.line("send", s as usize, d as usize, step);
+            busy[s as usize] = true;
         }
         let wait = format::op_line(&Op::Wait(Wait::All, Some(step)), &[]);
         let barrier = format::op_line(&Op::Barrier, &[]);
@@ -359,7 +358,7 @@ impl<M: Structured> FrameSink for MpiWriter<'_, M> {
                 self.push(r, &barrier);
             }
         }
-        let end = self.frame_end(dest);
+        let end = self.frame_end(pairs);
         self.steps.push(StepFigures {
             step: f,
             label: format!("frame {}", f + 1),

@@ -6,8 +6,7 @@ use std::sync::atomic::AtomicU64;
 
 use liquid_model::{Traffic, TransferId};
 use liquid_stream::{
-    FrameReader, FrameSink, FrameWriter, Rejection, SolveOptions, Structured, Tree, VerifyOptions,
-    NO_HOST,
+    FrameReader, FrameSink, FrameWriter, Rejection, SolveOptions, Tree, VerifyOptions, NO_HOST,
 };
 use liquid_topology::fat_tree::FatTree;
 
@@ -74,7 +73,7 @@ fn stream_frames(tree: &Tree) -> Vec<Vec<String>> {
     let mut dest = vec![NO_HOST; tree.hosts()];
     (0..tree.frames())
         .map(|f| {
-            tree.frame(f, &mut dest);
+            tree.orbit_frame(f, &mut dest);
             dest.iter()
                 .enumerate()
                 .map(|(s, &d)| format!("p{s}->p{d}"))
@@ -156,7 +155,7 @@ fn orbit(tree: &Tree) -> Vec<Vec<u32>> {
     let mut dest = vec![NO_HOST; tree.hosts()];
     (0..tree.frames())
         .map(|f| {
-            tree.frame(f, &mut dest);
+            tree.orbit_frame(f, &mut dest);
             dest.clone()
         })
         .collect()

@@ -62,6 +62,11 @@ pub const MAX_LEVELS: usize = 24;
 /// the model grows with the square of this.
 pub const MAX_NODES: usize = 2048;
 
+/// The largest number of nodes of a system wired for streaming
+/// ([`MultiCluster::large_wiring`]): the wiring holds its vertices and channels, never
+/// its routes, so it grows with the nodes, not with their square.
+pub const MAX_STREAMED_NODES: usize = 1 << 22;
+
 /// The kind of a vertex of a wired multi-cluster system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VertexKind {
@@ -284,13 +289,24 @@ impl MultiCluster {
             })
     }
 
-    /// The system's vertices, channels and routes (see the module docs).
+    /// The system's vertices, channels and routes (see the module docs), up to
+    /// [`MAX_NODES`] nodes.
     pub fn wiring(&self) -> Result<Wiring, TopologyError> {
-        if self.nodes() > MAX_NODES as u128 {
+        self.wire(MAX_NODES)
+    }
+
+    /// [`MultiCluster::wiring`] up to [`MAX_STREAMED_NODES`] nodes, for the streaming path
+    /// (`liquid_stream`), which computes routes one at a time and never lists them.
+    pub fn large_wiring(&self) -> Result<Wiring, TopologyError> {
+        self.wire(MAX_STREAMED_NODES)
+    }
+
+    fn wire(&self, max_nodes: usize) -> Result<Wiring, TopologyError> {
+        if self.nodes() > max_nodes as u128 {
             return Err(bad(
                 "clusters",
                 format!(
-                    "{} nodes; at most {MAX_NODES} in a wired system",
+                    "{} nodes; at most {max_nodes} in a wired system",
                     self.nodes()
                 ),
             ));
@@ -584,6 +600,97 @@ impl Wiring {
         out.extend(down[down.len() / 2..].iter().map(|&e| at(pv, pv.ecn1, e)));
     }
 
+    /// The load of every channel in the all-to-all (each node to every other node), by
+    /// channel index, without going through the N(N−1) routes one by one: a route's
+    /// parts depend on fewer things than the pair (module docs), so they are counted in
+    /// classes, each part's route computed once with its multiplicity:
+    /// - within cluster `i`: every pair of its nodes (Σ N_i² routes);
+    /// - the ascending ECN1 part from node `a` of cluster `i` to the concentrator depends
+    ///   on `a` and on `d mod (N_i − 1)` only (the proxy): one part per (a, residue),
+    ///   counted as often as destinations outside cluster `i` have that residue;
+    /// - the ICN2 part from concentrator `i` to dispatcher `v`: `N_i·N_v` times;
+    /// - the descending ECN1 part to node `b` of cluster `v` depends on `b` and on
+    ///   `s mod (N_v − 1)`: one part per (b, residue), likewise.
+    ///
+    /// Time O(Σ N_i² · n_i + C² · n_c), memory O(channels).
+    pub fn all_to_all_loads(&self) -> Vec<u64> {
+        let mut out: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.vertices()];
+        for (c, ch) in self.channels.iter().enumerate() {
+            out[ch.from].push((ch.to, c));
+        }
+        let mut load = vec![0u64; self.channels.len()];
+        let mut add = |path: &[usize], times: u64| {
+            for hop in path.windows(2) {
+                let c = out[hop[0]]
+                    .iter()
+                    .find(|&&(to, _)| to == hop[1])
+                    .map(|&(_, c)| c)
+                    .expect("routes follow channels");
+                load[c] += times;
+            }
+        };
+        let total = self.nodes();
+        let at = |p: &Place, base: usize, e: TreeEnd| match e {
+            TreeEnd::Node(j) => p.first_node + j,
+            TreeEnd::Switch(j) => base + j,
+        };
+        // How many nodes outside cluster `p` have each residue modulo N_p − 1.
+        let residues = |p: &Place| -> Vec<u64> {
+            let r = p.tree.nodes() - 1;
+            let below = |x: usize, k: usize| (x / r + usize::from(x % r > k)) as u64;
+            let (lo, hi) = (p.first_node, p.first_node + p.tree.nodes());
+            (0..r)
+                .map(|k| below(total, k) - below(hi, k) + below(lo, k))
+                .collect()
+        };
+        let mut path = Vec::new();
+        for p in &self.places {
+            let n = p.tree.nodes();
+            for a in 0..n {
+                for b in (0..n).filter(|&b| b != a) {
+                    path.clear();
+                    path.extend(
+                        p.tree
+                            .route_ends(a, b)
+                            .into_iter()
+                            .map(|e| at(p, p.icn1, e)),
+                    );
+                    add(&path, 1);
+                }
+            }
+            if self.places.len() < 2 {
+                continue;
+            }
+            let count = residues(p);
+            for a in 0..n {
+                for (k, &times) in count.iter().enumerate().filter(|(_, &t)| t > 0) {
+                    let proxy = (a + 1 + k) % n;
+                    let up = p.tree.route_ends(a, proxy);
+                    path.clear();
+                    path.extend(up[..=up.len() / 2].iter().map(|&e| at(p, p.ecn1, e)));
+                    path.push(p.cd);
+                    add(&path, times);
+                    let down = p.tree.route_ends(proxy, a);
+                    path.clear();
+                    path.push(p.cd);
+                    path.extend(down[down.len() / 2..].iter().map(|&e| at(p, p.ecn1, e)));
+                    add(&path, times);
+                }
+            }
+        }
+        for (i, pi) in self.places.iter().enumerate() {
+            for (v, pv) in self.places.iter().enumerate().filter(|&(v, _)| v != i) {
+                let x = self.icn2.route_ends(i, v);
+                path.clear();
+                path.push(pi.cd);
+                path.extend(x[1..x.len() - 1].iter().map(|&e| at(pi, self.icn2_base, e)));
+                path.push(pv.cd);
+                add(&path, (pi.tree.nodes() * pv.tree.nodes()) as u64);
+            }
+        }
+        load
+    }
+
     /// The route from node `s` to node `d` as channel indices, written into `out`.
     pub fn route_channels(
         &self,
@@ -668,6 +775,39 @@ mod tests {
                 .nodes(),
             1120
         );
+    }
+
+    /// The loads counted by route classes are the loads of the traffic's N(N−1) routes.
+    #[test]
+    fn all_to_all_loads_by_classes_are_the_traffics() {
+        for spec in [
+            "4,1+2",
+            "4,2+1+3,2",
+            "8,2x1+2",
+            "6,3x2+1,2",
+            "4,8x3+3x4+5x5",
+            "4,4x2",
+        ] {
+            let sys = MultiCluster::parse(spec).expect("valid");
+            let w = sys.wiring().expect("wires");
+            let traffic = sys.traffic().expect("builds");
+            // The traffic's links are the channels some route uses, in channel order.
+            let loads = w.all_to_all_loads();
+            let used: Vec<(usize, u64)> = (0..loads.len())
+                .filter(|&c| loads[c] > 0)
+                .map(|c| (c, loads[c]))
+                .collect();
+            assert_eq!(used.len(), traffic.num_links(), "{spec}");
+            for (l, &(c, load)) in traffic.link_ids().zip(&used) {
+                let ch = w.channels()[c];
+                let name = format!("{}>{}", w.name(ch.from), w.name(ch.to));
+                assert_eq!(name, traffic.link_name(l), "{spec}");
+                assert_eq!(load, traffic.load(l) as u64, "{spec}: {name}");
+            }
+        }
+        let big = MultiCluster::parse("4,64x6").expect("valid");
+        assert!(big.wiring().is_err());
+        assert_eq!(big.large_wiring().expect("wires").nodes(), 8192);
     }
 
     /// Every route of the small system starts at its source, ends at its destination,
