@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::output::{emit, Format};
 use crate::{InputError, EXIT_INTERNAL, EXIT_REJECTED};
 
-fn model(arg: &Path) -> anyhow::Result<liquid_stream::Tree> {
+fn model(arg: &Path) -> anyhow::Result<liquid_stream::Model> {
     let s = arg.to_str().unwrap_or_default();
     liquid_stream::model(s).map_err(InputError::of)
 }
@@ -30,7 +30,7 @@ pub fn analyze_stream(
 ) -> anyhow::Result<ExitCode> {
     let tree = model(arg)?;
     emit(
-        &liquid_stream::analysis::analyze(&tree, link_throughput),
+        &liquid_stream::analysis::analyze_model(&tree, link_throughput),
         format,
     )?;
     Ok(ExitCode::SUCCESS)
@@ -51,7 +51,7 @@ pub fn solve_stream(
         time_limit,
         mpi: None,
     };
-    let label = format!("{} (streamed)", tree.spec());
+    let label = format!("{} (streamed)", liquid_stream::Structured::spec(&tree));
     let solved = crate::progress::with_progress_as(&label, liquid_engine::Counts::Transfers, |p| {
         liquid_stream::solve(&tree, &options, p)
     })
@@ -129,7 +129,10 @@ pub fn export_mpi_stream(
         time_limit: args.request.limits.time,
         mpi: Some(&options),
     };
-    let label = format!("{} (streamed MPI export)", tree.spec());
+    let label = format!(
+        "{} (streamed MPI export)",
+        liquid_stream::Structured::spec(&tree)
+    );
     let solved = crate::progress::with_progress_as(&label, liquid_engine::Counts::Transfers, |p| {
         liquid_stream::solve(&tree, &solve, p)
     })

@@ -75,7 +75,7 @@ fn run() -> Result<ExitCode, String> {
     let tree = liquid_stream::model(spec).map_err(|e| e.to_string())?;
     let progress = AtomicU64::new(0);
     match command.as_str() {
-        "analyze" => json(&liquid_stream::analysis::analyze(&tree, None)),
+        "analyze" => json(&liquid_stream::analysis::analyze_model(&tree, None)),
         "solve" => {
             let options = liquid_stream::SolveOptions {
                 out: out.as_deref(),

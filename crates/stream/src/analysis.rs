@@ -12,7 +12,9 @@
 
 use serde::Serialize;
 
+use crate::cluster::Clusters;
 use crate::tree::{LoadClass, Tree};
+use crate::{Model, Structured};
 
 /// The closed-form analysis of a streamed model.
 #[derive(Debug, Clone, Serialize)]
@@ -49,6 +51,73 @@ pub struct Analysis {
     pub liquid_throughput: Option<f64>,
     /// Which figures are computed and which derived, in words.
     pub figures: String,
+}
+
+/// The analysis of a streamed model's all-to-all; `link_throughput` in MB/s, when known.
+pub fn analyze_model(model: &Model, link_throughput: Option<f64>) -> Analysis {
+    match model {
+        Model::Tree(t) => analyze(t, link_throughput),
+        Model::Clusters(c) => analyze_clusters(c, link_throughput),
+    }
+}
+
+/// The analysis of a multi-cluster system's all-to-all: loads counted by route classes
+/// ([`liquid_topology::multi_cluster::Wiring::all_to_all_loads`]), not per transfer.
+pub fn analyze_clusters(c: &Clusters, link_throughput: Option<f64>) -> Analysis {
+    let loads = c.load_classes();
+    let duration = c.duration();
+    let transfers = c.transfers();
+    let total: u64 = loads.iter().map(|x| x.count * x.load).sum();
+    finish(
+        Analysis {
+            model: c.name(),
+            spec: Structured::spec(c),
+            hosts: c.hosts() as u64,
+            switches: c.switches(),
+            links: c.links() as u64,
+            transfers,
+            total_path_length: total,
+            duration,
+            bottlenecks: Vec::new(),
+            bottleneck_links: 0,
+            bottleneck_example: c.bottleneck_example(),
+            loads,
+            liquid_ratio: 0.0,
+            link_throughput,
+            liquid_throughput: None,
+            figures: format!(
+                "computed from the parameters: hosts, switches, transfers; computed from the \
+                 wiring (vertices and channels, no route list) and counted by route classes \
+                 (a route part once per class with its multiplicity, not once per transfer): \
+                 links, loads, duration, bottlenecks, total_path_length; derived: \
+                 liquid_ratio, liquid_throughput. Streamed schedule: {}",
+                match c.not_streamed() {
+                    None => "yes (cluster orbit frames)".to_string(),
+                    Some(why) => format!("none ({why})"),
+                }
+            ),
+        },
+        link_throughput,
+    )
+}
+
+fn finish(mut a: Analysis, link_throughput: Option<f64>) -> Analysis {
+    a.bottlenecks = a
+        .loads
+        .iter()
+        .filter(|c| c.load == a.duration)
+        .cloned()
+        .collect();
+    a.bottleneck_links = a.bottlenecks.iter().map(|c| c.count).sum();
+    let ratio = a.transfers as f64 / a.duration as f64;
+    a.liquid_ratio = round(ratio, 4);
+    a.liquid_throughput = link_throughput.map(|t| round(t * ratio, 2));
+    a
+}
+
+fn round(x: f64, d: i32) -> f64 {
+    let p = 10f64.powi(d);
+    (x * p).round() / p
 }
 
 /// The analysis of `tree`'s all-to-all; `link_throughput` in MB/s, when known.

@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 
 pub mod analysis;
+pub mod cluster;
 pub mod format;
 pub mod mpi;
 pub mod tree;
@@ -100,6 +101,10 @@ pub trait Structured {
     fn frame(&self, f: usize, pairs: &mut Vec<(u32, u32)>);
     /// How the frames are made, in words.
     fn method(&self) -> String;
+    /// Whether the model has a streamed schedule, or why not.
+    fn streamable(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 impl Structured for Tree {
@@ -147,8 +152,82 @@ impl Structured for Tree {
     }
 }
 
-/// The streamable model a spec names: `fat-tree:M,N`. `Ok(None)` for any other argument
-/// (a file, or a spec with no streamed form).
+/// A model with a streamed form: a fat-tree or a multi-cluster system.
+#[derive(Debug)]
+pub enum Model {
+    /// `fat-tree:M,N`.
+    Tree(Tree),
+    /// `multi-cluster:M,LIST[,NC]`.
+    Clusters(Box<cluster::Clusters>),
+}
+
+macro_rules! both {
+    ($self:ident, $m:ident => $e:expr) => {
+        match $self {
+            Model::Tree($m) => $e,
+            Model::Clusters(b) => {
+                let $m: &cluster::Clusters = b;
+                $e
+            }
+        }
+    };
+}
+
+impl Structured for Model {
+    fn name(&self) -> String {
+        both!(self, m => Structured::name(m))
+    }
+    fn spec(&self) -> String {
+        both!(self, m => Structured::spec(m))
+    }
+    fn hosts(&self) -> usize {
+        both!(self, m => Structured::hosts(m))
+    }
+    fn links(&self) -> usize {
+        both!(self, m => Structured::links(m))
+    }
+    fn host_name(&self, h: usize) -> String {
+        both!(self, m => Structured::host_name(m, h))
+    }
+    fn link_name(&self, l: usize) -> String {
+        both!(self, m => Structured::link_name(m, l))
+    }
+    fn route(&self, s: usize, d: usize, out: &mut Vec<u32>) {
+        both!(self, m => Structured::route(m, s, d, out))
+    }
+    fn load(&self, l: usize) -> u64 {
+        both!(self, m => Structured::load(m, l))
+    }
+    fn duration(&self) -> u64 {
+        both!(self, m => Structured::duration(m))
+    }
+    fn frames(&self) -> usize {
+        both!(self, m => Structured::frames(m))
+    }
+    fn frame(&self, f: usize, pairs: &mut Vec<(u32, u32)>) {
+        both!(self, m => Structured::frame(m, f, pairs))
+    }
+    fn method(&self) -> String {
+        both!(self, m => Structured::method(m))
+    }
+    fn streamable(&self) -> Result<(), String> {
+        both!(self, m => Structured::streamable(m))
+    }
+}
+
+/// The streamable model a spec names: `fat-tree:M,N` or `multi-cluster:M,LIST[,NC]`.
+/// `Ok(None)` for any other argument (a file, or a spec with no streamed form).
+pub fn parse_model(arg: &str) -> Result<Option<Model>, StreamError> {
+    if let Some(rest) = arg.strip_prefix("multi-cluster:") {
+        return Ok(Some(Model::Clusters(Box::new(cluster::Clusters::new(
+            rest,
+        )?))));
+    }
+    Ok(parse(arg)?.map(Model::Tree))
+}
+
+/// The streamable fat-tree a spec names: `fat-tree:M,N`. `Ok(None)` for any other
+/// argument (a file, or a spec with no streamed form).
 pub fn parse(arg: &str) -> Result<Option<Tree>, StreamError> {
     let Some(rest) = arg.strip_prefix("fat-tree:") else {
         return Ok(None);
@@ -172,11 +251,11 @@ pub fn parse(arg: &str) -> Result<Option<Tree>, StreamError> {
 }
 
 /// The streamable model `arg` names, or an error saying which models stream.
-pub fn model(arg: &str) -> Result<Tree, StreamError> {
-    parse(arg)?.ok_or_else(|| StreamError::Spec {
+pub fn model(arg: &str) -> Result<Model, StreamError> {
+    parse_model(arg)?.ok_or_else(|| StreamError::Spec {
         spec: arg.to_string(),
-        why: "--stream takes a generated fat-tree all-to-all, like fat-tree:32,3 (other \
-              models have no streamed form yet)"
+        why: "--stream takes a generated fat-tree or multi-cluster all-to-all, like \
+              fat-tree:32,3 or multi-cluster:4,64x6 (other models have no streamed form yet)"
             .into(),
     })
 }
@@ -278,6 +357,10 @@ pub fn solve<M: Structured>(
     options: &SolveOptions<'_>,
     progress: &AtomicU64,
 ) -> Result<Solved, StreamError> {
+    model.streamable().map_err(|why| StreamError::Spec {
+        spec: model.spec(),
+        why,
+    })?;
     let start = Instant::now();
     let deadline = start + options.time_limit.unwrap_or(DEFAULT_TIME_LIMIT);
     let (n, total) = (model.hosts(), model.frames());

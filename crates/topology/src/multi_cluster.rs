@@ -477,7 +477,7 @@ impl MultiCluster {
     }
 
     /// The model's name (`multi-cluster-8-12x1-16x2-4x3-2`).
-    fn name(&self) -> String {
+    pub fn name(&self) -> String {
         format!("multi-cluster-{}", self.spec().replace([',', '+'], "-"))
     }
 

@@ -1,0 +1,156 @@
+//! Streamed multi-cluster systems against the in-memory model (`multi-cluster:SPEC` as
+//! `liquid_topology` builds it), the model crate's validator, the `structured` engine and
+//! the in-memory MPI export of the same schedule.
+
+use std::sync::atomic::AtomicU64;
+
+use liquid_mpi::program::ScheduleMode;
+use liquid_stream::cluster::Clusters;
+use liquid_stream::mpi::Asked;
+use liquid_stream::{SolveOptions, Structured};
+use liquid_topology::multi_cluster::MultiCluster;
+
+fn in_memory(spec: &str) -> liquid_model::Traffic {
+    MultiCluster::parse(spec)
+        .expect("valid")
+        .traffic()
+        .expect("builds")
+}
+
+/// Links, names, routes, loads, Λ and the analysis are the in-memory model's, on
+/// homogeneous and heterogeneous systems, with full and partly used ICN2s.
+#[test]
+fn streamed_systems_are_the_in_memory_systems() {
+    for spec in ["4,4x2", "8,8x1", "4,8x2", "4,2+1+3,2", "4,3x2", "6,3x2+1,2"] {
+        let traffic = in_memory(spec);
+        let c = Clusters::new(spec).expect("streams");
+        assert_eq!(c.name(), traffic.name(), "{spec}");
+        assert_eq!(c.links(), traffic.num_links(), "{spec}");
+        assert_eq!(c.transfers(), traffic.len() as u64);
+        for l in traffic.link_ids() {
+            assert_eq!(c.link_name(l.index()), traffic.link_name(l), "{spec}");
+            assert_eq!(c.load(l.index()), traffic.load(l) as u64, "{spec}");
+        }
+        assert_eq!(c.duration(), traffic.duration() as u64, "{spec}");
+        let mut route = Vec::new();
+        for s in 0..c.hosts() {
+            for d in (0..c.hosts()).filter(|&d| d != s) {
+                let id = format!("{}->{}", c.host_name(s), c.host_name(d));
+                let t = traffic.find_transfer(&id).expect("a transfer");
+                c.route(s, d, &mut route);
+                let want: Vec<u32> = traffic.transfer(t).path.iter().map(|l| l.0).collect();
+                assert_eq!(route, want, "{spec}: {id}");
+            }
+        }
+        let a = liquid_stream::analysis::analyze_clusters(&c, Some(100.0));
+        assert_eq!(a.total_path_length, traffic.total_path_length() as u64);
+        assert_eq!(
+            a.bottleneck_links,
+            traffic.bottlenecks().len() as u64,
+            "{spec}"
+        );
+        assert_eq!(a.liquid_ratio, (traffic.liquid_ratio() * 1e4).round() / 1e4);
+    }
+}
+
+/// Homogeneous systems with a full ICN2: the streamed schedule is liquid for the model
+/// crate's validator, as long as the structured engine's; its MPI export equals the
+/// in-memory export of the same schedule byte for byte. The others are refused, saying
+/// why.
+#[test]
+fn homogeneous_full_systems_stream_a_liquid_schedule() {
+    for spec in ["4,4x2", "8,8x1", "4,8x2"] {
+        let traffic = in_memory(spec);
+        let c = Clusters::new(spec).expect("streams");
+        assert!(c.not_streamed().is_none(), "{spec}");
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let yaml = dir.path().join("s.yaml");
+        let (streamed_mpi, memory_mpi) = (dir.path().join("stream"), dir.path().join("memory"));
+        let mpi = liquid_stream::mpi::options_from(
+            &c,
+            &Asked {
+                dir: &streamed_mpi,
+                plan_is_schedule: true,
+                frames_mode: true,
+                schedule_or_engine: false,
+                sizes_file: false,
+                size: 512.0,
+                link_throughput: Some(100.0),
+                link_latency: Some(1e-6),
+                overhead: 0.0,
+            },
+        )
+        .expect("options");
+        let options = SolveOptions {
+            out: Some(&yaml),
+            prefix: None,
+            time_limit: None,
+            mpi: Some(&mpi),
+        };
+        let report = liquid_stream::solve(&c, &options, &AtomicU64::new(0))
+            .expect("runs")
+            .expect("valid");
+        assert_eq!(report.verdict, "liquid", "{spec}");
+        assert_eq!(report.validation.loads_match_closed_form, Some(true));
+        let schedule = liquid_model::yaml::load_schedule(&yaml, &traffic).expect("loads");
+        let r = liquid_model::validate(&traffic, &schedule).expect("valid");
+        assert!(r.liquid, "{spec}");
+        assert_eq!(schedule.frames.len() as u64, c.duration());
+        let answer = liquid_search::structured::solve(&traffic, &liquid_model::Limits::default());
+        let s = answer.outcome.schedule().expect("a schedule");
+        assert_eq!(s.frames.len(), schedule.frames.len(), "{spec}");
+        // The in-memory export of the same schedule.
+        let mapped =
+            liquid_sim::MappedTraffic::new(&traffic, |_| Some((100e6, 1e-6))).expect("maps");
+        let sizes = vec![512.0; traffic.len()];
+        liquid_mpi::export(
+            &liquid_mpi::ExportInput {
+                traffic: &traffic,
+                mapped: &mapped,
+                sizes: &sizes,
+                schedule: Some((&schedule, mpi.source.clone())),
+                kind: liquid_mpi::PlanKind::Schedule(ScheduleMode::Frames),
+                overhead: 0.0,
+            },
+            &memory_mpi,
+        )
+        .expect("exports");
+        for r in 0..c.hosts() {
+            let name = format!("rank-{r}.txt");
+            let a = std::fs::read(memory_mpi.join(&name)).expect("written");
+            let b = std::fs::read(streamed_mpi.join(&name)).expect("written");
+            assert!(a == b, "{spec}: {name} differs");
+        }
+        for name in ["ranks.txt", "hostfile"] {
+            let a = std::fs::read(memory_mpi.join(name)).expect("written");
+            assert_eq!(a, std::fs::read(streamed_mpi.join(name)).expect("written"));
+        }
+    }
+    for (spec, why) in [("4,2+1+3,2", "differ in height"), ("4,3x2", "full ICN2")] {
+        let c = Clusters::new(spec).expect("analysed");
+        assert!(c.not_streamed().expect("refused").contains(why), "{spec}");
+        let options = SolveOptions {
+            out: None,
+            prefix: None,
+            time_limit: None,
+            mpi: None,
+        };
+        let e = liquid_stream::solve(&c, &options, &AtomicU64::new(0)).expect_err("refused");
+        assert!(e.to_string().contains(why), "{e}");
+    }
+}
+
+/// 8,192 nodes are wired and analysed without the network form.
+#[test]
+fn eight_thousand_nodes_are_analysed_without_the_network_form() {
+    let c = Clusters::new("4,64x6").expect("streams");
+    assert_eq!(c.hosts(), 8192);
+    assert!(MultiCluster::parse("4,64x6")
+        .expect("valid")
+        .traffic()
+        .is_err());
+    // The concentrator channels: s·(N − s) = 128 · 8064.
+    assert_eq!(c.duration(), 128 * 8064);
+    assert_eq!(c.frames() as u64, c.duration());
+    assert!(c.not_streamed().is_none());
+}
