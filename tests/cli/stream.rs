@@ -108,3 +108,102 @@ fn analyze_stream_at_65536_hosts() {
     assert_eq!(a["duration"], 65_535);
     assert_eq!(a["bottleneck_links"], 131_072);
 }
+
+/// `export mpi --stream` writes the same rank files as the in-memory `export mpi` of the
+/// native engine's schedule (the same frames); what it cannot honour is exit 2, naming
+/// the option.
+#[test]
+fn export_mpi_stream_equals_the_in_memory_export() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (a, b) = (dir.path().join("memory"), dir.path().join("stream"));
+    let common = ["--size", "2048", "--link-throughput", "100", "--out"];
+    succeed(
+        liquid()
+            .args(["export", "mpi", "fat-tree:4,3", "--engine", "native"])
+            .args(common)
+            .arg(&a),
+    );
+    let out = succeed(
+        liquid()
+            .args(["export", "mpi", "fat-tree:4,3", "--stream"])
+            .args(common)
+            .arg(&b),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("verdict: liquid") && text.contains("ranks: 16"),
+        "{text}"
+    );
+    for r in 0..16 {
+        let name = format!("rank-{r}.txt");
+        assert_eq!(
+            std::fs::read(a.join(&name)).expect("written"),
+            std::fs::read(b.join(&name)).expect("written"),
+            "{name}"
+        );
+    }
+    for (extra, word) in [
+        (&["--mode", "async"][..], "--mode"),
+        (&["--engine", "native"][..], "--engine"),
+        (&["--plan", "pairwise"][..], "--plan"),
+    ] {
+        let out = liquid()
+            .args(["export", "mpi", "fat-tree:4,3", "--stream"])
+            .args(extra)
+            .args(common)
+            .arg(dir.path().join("refused"))
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(word), "{extra:?}: {err}");
+    }
+    let out = liquid()
+        .args(["export", "mpi", "fat-tree:4,3", "--stream", "--out"])
+        .arg(dir.path().join("no-bandwidth"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--link-throughput"));
+}
+
+/// Multi-cluster systems: 8,192 nodes analysed without the network form; a homogeneous
+/// system with a full ICN2 solved and verified frame by frame; a heterogeneous one
+/// refused by `solve --stream` with the reason (exit 2).
+#[test]
+fn multi_cluster_stream() {
+    let out = succeed(liquid().args([
+        "analyze",
+        "multi-cluster:4,64x6",
+        "--stream",
+        "--format",
+        "json",
+    ]));
+    let a: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(a["hosts"], 8192);
+    assert_eq!(a["duration"], 128 * 8064);
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let frames = dir.path().join("mc.frames");
+    let out = succeed(
+        liquid()
+            .args(["solve", "multi-cluster:4,8x2", "--stream", "--schedule-out"])
+            .arg(&frames)
+            .args(["--format", "json"]),
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(r["verdict"], "liquid");
+    let out = succeed(
+        liquid()
+            .args(["verify", "multi-cluster:4,8x2"])
+            .arg(&frames)
+            .args(["--stream", "--format", "json"]),
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(r["report"]["liquid"], true);
+    let out = liquid()
+        .args(["solve", "multi-cluster:8,12x1+16x2+4x3", "--stream"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("differ in height"));
+}
