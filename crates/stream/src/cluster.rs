@@ -52,7 +52,8 @@ struct Plan {
 pub struct Clusters {
     system: MultiCluster,
     wiring: Wiring,
-    /// Per vertex, its out-channels as (to, channel).
+    /// Per vertex, its out-channels as (to, channel), by `to` (a concentrator has one per
+    /// ECN1 switch: hundreds).
     out: Vec<Vec<(u32, u32)>>,
     /// Per channel, its link number (the traffic's links are the channels some route
     /// uses, in channel order), or `u32::MAX`.
@@ -83,6 +84,9 @@ impl Clusters {
         let mut out: Vec<Vec<(u32, u32)>> = vec![Vec::new(); wiring.vertices()];
         for (c, ch) in wiring.channels().iter().enumerate() {
             out[ch.from].push((ch.to as u32, c as u32));
+        }
+        for list in &mut out {
+            list.sort_unstable();
         }
         let per_channel = wiring.all_to_all_loads();
         let mut link_of = vec![u32::MAX; per_channel.len()];
@@ -236,10 +240,10 @@ impl Structured for Clusters {
         self.wiring.route(s, d, &mut vertices);
         out.clear();
         out.extend(vertices.windows(2).map(|hop| {
-            let c = self.out[hop[0]]
-                .iter()
-                .find(|&&(to, _)| to as usize == hop[1])
-                .map_or(u32::MAX, |&(_, c)| c);
+            let list = &self.out[hop[0]];
+            let c = list
+                .binary_search_by_key(&(hop[1] as u32), |&(to, _)| to)
+                .map_or(u32::MAX, |i| list[i].1);
             self.link_of[c as usize]
         }));
     }
