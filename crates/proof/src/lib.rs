@@ -12,11 +12,13 @@
 //!
 //! Only then is a [`CheckedProof`] made (from the checker's `Refuted`, which nothing else
 //! can build). [`certificate`] says what a schedule file and a proof directory prove
-//! together, from files alone.
+//! together, from files alone; [`report`] holds the reports of `prove`, `check-proof` and
+//! `certify`.
 #![forbid(unsafe_code)]
 
 pub mod certificate;
 pub mod manifest;
+pub mod report;
 
 use std::path::Path;
 

@@ -16,12 +16,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::StudyError;
+use liquid_model::display::round2;
 use liquid_plot::{Axis, Chart, Mark, Series};
-
-/// Rounds a throughput or a percentage for display (two decimals).
-fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
-}
 
 /// The CSV file name of a full (or merged) sweep.
 pub const CSV: &str = "t1-classes.csv";
