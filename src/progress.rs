@@ -46,6 +46,17 @@ pub fn with_progress_as<T>(label: &str, counts: Counts, job: impl FnOnce(&Atomic
     })
 }
 
+/// A bar of `len` steps on stderr drawn with `template`; hidden (every call a no-op)
+/// when stderr is not a terminal.
+pub fn bar(len: u64, template: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let b = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    b.set_style(ProgressStyle::with_template(template).expect("a valid template"));
+    b
+}
+
 fn show(label: &str, nodes: &AtomicU64, done: &AtomicBool, unit: &str) {
     let start = Instant::now();
     let mut bar: Option<ProgressBar> = None;

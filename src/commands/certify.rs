@@ -23,7 +23,7 @@ pub fn certify(
         )
         .into());
     }
-    let traffic = crate::input::load_traffic(model)?;
+    let traffic = liquid_study::input::load_traffic(model)?;
     let s = match schedule {
         Some(path) => Some((liquid_model::yaml::load_schedule(path, &traffic)?, path)),
         None => None,

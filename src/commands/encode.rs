@@ -40,7 +40,7 @@ pub fn encode(
     frames: Option<usize>,
     format: EncodeFormat,
 ) -> anyhow::Result<ExitCode> {
-    let traffic = crate::input::load_traffic(model)?;
+    let traffic = liquid_study::input::load_traffic(model)?;
     let text = match format {
         EncodeFormat::Dimacs => {
             let k = colours_or_duration(&traffic, colours)?;

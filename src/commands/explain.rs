@@ -19,7 +19,7 @@ pub fn explain(
     time_limit: Option<Duration>,
     format: Format,
 ) -> anyhow::Result<ExitCode> {
-    let traffic = crate::input::load_traffic(model)?;
+    let traffic = liquid_study::input::load_traffic(model)?;
     let report = match ExplainReport::new(&traffic, all, time_limit) {
         Ok(r) => r,
         Err(ExplainError::Sat(liquid_sat::SatError::Encode(e))) => {

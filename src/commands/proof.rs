@@ -39,7 +39,7 @@ pub fn prove(
     options: ProveOptions,
     format: Format,
 ) -> anyhow::Result<ExitCode> {
-    let traffic = crate::input::load_traffic(model)?;
+    let traffic = liquid_study::input::load_traffic(model)?;
     let k = colours_or_duration(&traffic, colours)?;
     let prover = match options.prover {
         Prover::Sat => liquid_proof::report::Prover::Sat,
@@ -73,7 +73,7 @@ pub fn prove(
 /// DIR/formula.cnf to be that encoding byte for byte, and checks DIR/proof.lrat with the
 /// independent checker of liquid-certify. Exit 0 when verified, 1 when rejected.
 pub fn check_proof(model: &Path, dir: &Path, format: Format) -> anyhow::Result<ExitCode> {
-    let traffic = crate::input::load_traffic(model)?;
+    let traffic = liquid_study::input::load_traffic(model)?;
     let report = CheckReport::new(&traffic, dir)?;
     emit(&report, format)?;
     Ok(if report.verified() {

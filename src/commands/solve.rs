@@ -58,7 +58,7 @@ pub struct SolveArgs<'a> {
 
 /// `liquid solve MODEL --engine E`.
 pub fn solve(model: &Path, engine: &dyn Engine, args: &SolveArgs<'_>) -> anyhow::Result<ExitCode> {
-    let traffic = crate::input::load_traffic(model)?;
+    let traffic = liquid_study::input::load_traffic(model)?;
     let mut request = args.request;
     request.proofs |= args.require_proof;
     let checked = crate::progress::with_progress(engine.counts(), |p| {

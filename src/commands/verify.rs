@@ -17,7 +17,7 @@ pub fn verify(
     format: Format,
 ) -> anyhow::Result<ExitCode> {
     let deadline = time_limit.map(|t| Instant::now() + t);
-    let traffic = crate::input::load_traffic(model)?;
+    let traffic = liquid_study::input::load_traffic(model)?;
     let schedule = liquid_model::yaml::load_schedule(schedule_path, &traffic)?;
     let report = Verification::new(
         &traffic,
