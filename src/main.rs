@@ -706,10 +706,7 @@ fn testbed(what: TestbedWhat) -> anyhow::Result<ExitCode> {
             format,
         } => {
             if let Some(j) = jobs {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(j.max(1))
-                    .build_global()
-                    .map_err(|e| anyhow::anyhow!("cannot start {j} worker threads: {e}"))?;
+                liquid_study::testbed::set_workers(j)?;
             }
             let sim = sim_size.map(|size| liquid_study::testbed::SimParams {
                 size,
