@@ -48,13 +48,8 @@ pub fn export_mpi(
         MpiPlan::Pairwise => Some(PlanKind::Pairwise),
         MpiPlan::Lg => Some(PlanKind::Lg),
     };
-    let written = liquid_study::simulate::export_mpi(
-        model,
-        args,
-        kind,
-        out,
-        &super::simulate::with_progress,
-    )?;
+    let written =
+        liquid_study::simulate::export_mpi(model, args, kind, out, &crate::progress::solve)?;
     emit(&written, Format::Yaml)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -446,8 +446,8 @@ mod tests {
             encoding: checked(&t, 2).encoding().to_string(),
             dir: None,
         };
-        let lie = liquid_certify::check_proof(&r.cnf, 2, &r.cnf, &r.lrat, subject)
-            .expect("it refutes");
+        let lie =
+            liquid_certify::check_proof(&r.cnf, 2, &r.cnf, &r.lrat, subject).expect("it refutes");
         assert_eq!(lie.colours(), 2);
         assert_wrong(gate(&t, 3, lie), "not the encoding of");
     }
