@@ -330,7 +330,7 @@ struct TwoClustersArgs {
 
 // `liquid solve`'s arguments.
 #[derive(Debug, clap::Args)]
-struct SolveCliArgs {
+pub(crate) struct SolveCliArgs {
     /// Model file, or a generated-model spec (see `analyze --help`).
     model: PathBuf,
     /// The engine to run.
@@ -646,7 +646,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             format,
         ),
         Command::CheckProof { model, dir, format } => commands::check_proof(&model, &dir, format),
-        Command::Solve(args) => solve(*args),
+        Command::Solve(args) => commands::solve(&args),
         other => run_studies(other),
     }
 }
@@ -763,32 +763,6 @@ fn crosscheck(a: CrosscheckArgs) -> anyhow::Result<ExitCode> {
         .map(|e| commands::engine(e))
         .collect::<anyhow::Result<_>>()?;
     commands::crosscheck(&a.models, &engines, &request, a.format, &base)
-}
-
-/// `liquid solve`.
-fn solve(a: SolveCliArgs) -> anyhow::Result<ExitCode> {
-    if a.stream {
-        return commands::solve_stream(
-            &a.model,
-            a.schedule_out.as_deref(),
-            a.prefix,
-            a.limits.time_limit,
-            a.format,
-        );
-    }
-    let args = commands::SolveArgs {
-        request: liquid_engine::Request {
-            limits: a.limits.limits(),
-            seed: a.seed,
-            decide: a.decide,
-            proofs: false,
-        },
-        prove: a.prove.as_deref(),
-        require_proof: a.require_proof,
-        schedule_out: a.schedule_out.as_ref(),
-        format: a.format,
-    };
-    commands::solve(&a.model, commands::engine(&a.engine)?, &args)
 }
 
 fn main() -> ExitCode {

@@ -1,4 +1,3 @@
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -6,7 +5,7 @@ use anyhow::Context;
 use liquid_engine::report::SolveReport;
 use liquid_engine::{Engine, Request, SolveError};
 
-use crate::output::{emit, Format};
+use crate::output::emit;
 use crate::{InputError, EXIT_INTERNAL, EXIT_REJECTED};
 
 /// The `--engine` values: every engine of the registry (hidden ones accepted, not listed).
@@ -42,27 +41,22 @@ pub fn gate_error(e: SolveError) -> anyhow::Error {
     }
 }
 
-/// What `solve` was asked, beyond the model and the engine.
-pub struct SolveArgs<'a> {
-    /// Limits, seed, decision mode, proofs.
-    pub request: Request,
-    /// Where to write the proof of a bound above Λ.
-    pub prove: Option<&'a Path>,
-    /// Exit 1 when the verdict's claim could not be certified.
-    pub require_proof: bool,
-    /// Where to write the schedule.
-    pub schedule_out: Option<&'a PathBuf>,
-    /// Output format.
-    pub format: Format,
-}
-
-/// `liquid solve MODEL --engine E`.
-pub fn solve(model: &Path, engine: &dyn Engine, args: &SolveArgs<'_>) -> anyhow::Result<ExitCode> {
-    let traffic = liquid_study::input::load_traffic(model)?;
-    let mut request = args.request;
-    request.proofs |= args.require_proof;
+/// `liquid solve MODEL --engine E` (with `--stream`, [`super::solve_stream`]).
+pub fn solve(a: &crate::SolveCliArgs) -> anyhow::Result<ExitCode> {
+    if a.stream {
+        let out = a.schedule_out.as_deref();
+        return super::solve_stream(&a.model, out, a.prefix, a.limits.time_limit, a.format);
+    }
+    let engine = engine(&a.engine)?;
+    let traffic = liquid_study::input::load_traffic(&a.model)?;
+    let request = Request {
+        limits: a.limits.limits(),
+        seed: a.seed,
+        decide: a.decide,
+        proofs: a.require_proof,
+    };
     let checked = crate::progress::with_progress(engine.counts(), |p| {
-        liquid_engine::solve(&traffic, engine, &request, args.prove, p)
+        liquid_engine::solve(&traffic, engine, &request, a.prove.as_deref(), p)
     });
     let c = match checked {
         Ok(c) => c,
@@ -74,7 +68,7 @@ pub fn solve(model: &Path, engine: &dyn Engine, args: &SolveArgs<'_>) -> anyhow:
     };
     let report = SolveReport::new(&traffic, &c);
     let schedule = c.outcome().schedule();
-    match (args.schedule_out, schedule) {
+    match (&a.schedule_out, schedule) {
         (Some(path), Some(s)) => {
             std::fs::write(path, liquid_model::yaml::write_schedule(&traffic, s))
                 .with_context(|| format!("cannot write {}", path.display()))?
@@ -88,8 +82,8 @@ pub fn solve(model: &Path, engine: &dyn Engine, args: &SolveArgs<'_>) -> anyhow:
         }
         (None, _) => {}
     }
-    emit(&report, args.format)?;
-    if let Some(why) = report.uncertified_reason().filter(|_| args.require_proof) {
+    emit(&report, a.format)?;
+    if let Some(why) = report.uncertified_reason().filter(|_| a.require_proof) {
         eprintln!("not certified: {why}");
         return Ok(ExitCode::from(EXIT_REJECTED));
     }
