@@ -21,7 +21,7 @@ pub fn testbed_t1(
     format: Format,
 ) -> anyhow::Result<ExitCode> {
     let classes = liquid_topology::t1::classes().len();
-    let todo = shard.map_or(classes, |s| (classes + s.count - s.index) / s.count);
+    let todo = shard.map_or(classes, |s| s.items(classes).count());
     let pb = crate::progress::bar(
         todo as u64,
         "{elapsed_precise} [{bar:40}] {pos}/{len} classes {msg}",
