@@ -511,7 +511,8 @@ pub fn export_mpi(
             k
         }
         Some(PlanKind::Schedule(m)) => PlanKind::Schedule(m),
-        Some(k) => {
+        // Every plan named, no catch-all: a new plan must say here what it takes.
+        Some(k @ (PlanKind::RoundRobin | PlanKind::Pairwise | PlanKind::Lg)) => {
             if args.schedule.is_some() || args.engine.is_some() {
                 return Err(StudyError::Input(
                     "--plan round-robin, pairwise and lg take no --schedule or --engine".into(),
