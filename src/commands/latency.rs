@@ -57,9 +57,7 @@ pub struct SystemArgs {
 impl SystemArgs {
     /// The system's parameters (an input error names the bad field).
     pub fn system(&self) -> Result<MultiCluster, InputError> {
-        let spec = self.system.trim();
-        let spec = spec.strip_prefix("multi-cluster:").unwrap_or(spec);
-        MultiCluster::parse(spec).map_err(|e| InputError(format!("system {spec:?}: {e}")))
+        study::parse_system(&self.system).map_err(|e| InputError(format!("system {e}")))
     }
 
     /// The message and channel parameters.
