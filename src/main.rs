@@ -227,7 +227,7 @@ enum Command {
         #[command(subcommand)]
         what: ExportWhat,
     },
-    /// Joins the shards of a sweep run with --shard i/n (testbed t1) into what the
+    /// Joins the shards of a sweep run with --shard i/n (testbed t1, latency study) into what the
     /// unsharded run writes and prints; checks that every shard is there once and that all
     /// belong to one run (same sweep and options).
     Merge {

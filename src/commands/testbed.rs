@@ -67,6 +67,7 @@ pub fn testbed_t1(
 pub fn merge(paths: &[PathBuf], out: &Path, format: Format) -> anyhow::Result<ExitCode> {
     match liquid_study::merge::merge(paths, out)? {
         liquid_study::merge::Merged::Testbed(summary) => emit(&summary, format)?,
+        liquid_study::merge::Merged::Latency(table) => crate::output::print(&table)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -4,17 +4,19 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{testbed, StudyError};
+use crate::{latency, testbed, StudyError};
 
 /// What a merge produced: the summary the unsharded run prints, per sweep.
 #[derive(Debug)]
 pub enum Merged {
     /// The Swiss-T1 testbed ([`testbed::SWEEP`]).
     Testbed(testbed::Summary),
+    /// The latency study ([`latency::SWEEP`]): its error table.
+    Latency(String),
 }
 
 /// The sweeps `liquid merge` knows, by the name their shard files carry.
-pub const SWEEPS: [&str; 1] = [testbed::SWEEP];
+pub const SWEEPS: [&str; 2] = [testbed::SWEEP, latency::SWEEP];
 
 /// Merges the shard files among `paths` (files, or folders holding them) into `out`.
 pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Merged, StudyError> {
@@ -22,6 +24,7 @@ pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Merged, StudyError> {
     let head = liquid_shard::header(&files[0])?;
     match head.sweep.as_str() {
         testbed::SWEEP => Ok(Merged::Testbed(testbed::merge(&files, out)?)),
+        latency::SWEEP => Ok(Merged::Latency(latency::merge(&files, out)?)),
         other => Err(StudyError::Input(format!(
             "{}: sweep {other:?} is not one that liquid merges (known: {})",
             files[0].display(),
