@@ -227,7 +227,7 @@ enum Command {
         #[command(subcommand)]
         what: ExportWhat,
     },
-    /// Joins the shards of a sweep run with --shard i/n (testbed t1, latency study) into what the
+    /// Joins the shards of a sweep run with --shard i/n (testbed t1, latency study, study two-clusters) into what the
     /// unsharded run writes and prints; checks that every shard is there once and that all
     /// belong to one run (same sweep and options).
     Merge {
@@ -324,6 +324,12 @@ struct TwoClustersArgs {
     /// Also write the report as Markdown into this file.
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
+    /// Run only shard i of n (1 <= i <= n) of the runs (every case at every message size
+    /// is one item: items i, i+n, ...), writing DIR/two-clusters-shard-i-of-n.json into
+    /// --out; join the shards with `liquid merge` (it writes the Markdown report into its
+    /// --out).
+    #[arg(long, value_name = "I/N")]
+    shard: Option<liquid_study::Shard>,
     /// Summary format.
     #[arg(long, value_enum, default_value_t = Format::Yaml)]
     format: Format,
@@ -758,7 +764,7 @@ fn study_two_clusters(a: TwoClustersArgs) -> anyhow::Result<ExitCode> {
         time_limit: a.time_limit,
         markdown: a.markdown,
     };
-    commands::study_two_clusters(&args, a.format)
+    commands::study_two_clusters(&args, a.shard, a.format)
 }
 
 /// `liquid crosscheck`.

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use crate::common::{liquid, succeed};
 
 /// What two runs of a sweep must agree on: the text with the CSV columns named `*_time_s`
-/// blanked, and every line holding a timing (`..._time_s: ...`) or an output path (the
-/// run's folder) blanked.
+/// blanked, every line holding a timing (`..._time_s: ...`, `wall time`) blanked, and the
+/// run's folder written DIR.
 fn untimed(text: &str, dir: &Path) -> String {
     let dir = dir.display().to_string();
     let mut lines = text.lines();
@@ -20,7 +20,7 @@ fn untimed(text: &str, dir: &Path) -> String {
     let mut out = String::new();
     for line in std::iter::once(first).chain(lines) {
         let line = line.replace(&dir, "DIR");
-        if line.contains("time_s:") || line.contains("time_s\":") {
+        if line.contains("time_s:") || line.contains("time_s\":") || line.contains("wall time") {
             out.push_str("-\n");
             continue;
         }
@@ -235,4 +235,64 @@ fn latency_study_markdown_comes_out_of_the_merge() {
         std::fs::read_to_string(merged.join("study.md")).expect("the merge writes the report"),
         std::fs::read_to_string(&md).expect("written")
     );
+}
+
+const TWO_CLUSTERS: [&str; 12] = [
+    "study",
+    "two-clusters",
+    "--size-exponents",
+    "10..12",
+    "--size-cases",
+    "4+4,3+5",
+    "--equal",
+    "2,3",
+    "--double",
+    "2",
+    "--node-sizes",
+    "65536",
+];
+
+#[test]
+fn two_cluster_shards_merge_into_the_unsharded_study() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Nine items (two cases at three sizes, three node-sweep cases at one) on four
+    // shards, the Markdown report included.
+    let shards = {
+        // The unsharded run writes report.md where it runs; the merge into its --out.
+        let full = dir.path().join("full");
+        std::fs::create_dir_all(&full).expect("mkdir");
+        let mut a = TWO_CLUSTERS.to_vec();
+        let md = full.join("report.md");
+        let md = md.to_str().expect("UTF-8");
+        a.extend(["--markdown", md]);
+        shards_merge_into_the_unsharded_run(dir.path(), &a, 4)
+    };
+    let text = std::fs::read_to_string(dir.path().join("merged/report.md")).expect("report");
+    assert!(text.contains("| 3+5 |"), "{text}");
+    let mut other = TWO_CLUSTERS.to_vec();
+    other.extend(["--overhead", "1e-6"]);
+    let foreign = other_run(dir.path(), &other, 4);
+    bad_shard_sets_are_named(dir.path(), &shards, &foreign);
+    // Shards whose schedules for one case differ (an engine stopped by its time limit in
+    // one shard only) are refused, naming the case. Shard 1 holds 4+4 at 1 KiB, shard 2
+    // 4+4 at 2 KiB: make shard 2 claim a longer schedule.
+    let text = std::fs::read_to_string(&shards[1]).expect("shard");
+    let at = text.find("\"length\":").expect("a schedule length") + "\"length\":".len();
+    let end = at
+        + text[at..]
+            .find(|c: char| !c.is_ascii_digit())
+            .expect("digits");
+    let longer: usize = text[at..end].parse::<usize>().expect("a length") + 1;
+    let tampered = format!("{}{longer}{}", &text[..at], &text[end..]);
+    std::fs::write(&shards[1], tampered).expect("write");
+    let out = liquid()
+        .arg("merge")
+        .args(&shards)
+        .arg("--out")
+        .arg(dir.path().join("tampered"))
+        .output()
+        .expect("runs");
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(e.contains("different schedules or plans for 4+4"), "{e}");
 }

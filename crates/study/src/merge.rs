@@ -4,19 +4,20 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{latency, testbed, StudyError};
+use crate::{latency, testbed, two_clusters, StudyError};
 
 /// What a merge produced: the summary the unsharded run prints, per sweep.
-#[derive(Debug)]
 pub enum Merged {
     /// The Swiss-T1 testbed ([`testbed::SWEEP`]).
     Testbed(testbed::Summary),
     /// The latency study ([`latency::SWEEP`]): its error table.
     Latency(String),
+    /// The two-cluster study ([`two_clusters::SWEEP`]).
+    TwoClusters(Box<two_clusters::Summary>),
 }
 
 /// The sweeps `liquid merge` knows, by the name their shard files carry.
-pub const SWEEPS: [&str; 2] = [testbed::SWEEP, latency::SWEEP];
+pub const SWEEPS: [&str; 3] = [testbed::SWEEP, latency::SWEEP, two_clusters::SWEEP];
 
 /// Merges the shard files among `paths` (files, or folders holding them) into `out`.
 pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Merged, StudyError> {
@@ -25,6 +26,9 @@ pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Merged, StudyError> {
     match head.sweep.as_str() {
         testbed::SWEEP => Ok(Merged::Testbed(testbed::merge(&files, out)?)),
         latency::SWEEP => Ok(Merged::Latency(latency::merge(&files, out)?)),
+        two_clusters::SWEEP => Ok(Merged::TwoClusters(Box::new(two_clusters::merge(
+            &files, out,
+        )?))),
         other => Err(StudyError::Input(format!(
             "{}: sweep {other:?} is not one that liquid merges (known: {})",
             files[0].display(),
