@@ -227,7 +227,7 @@ enum Command {
         #[command(subcommand)]
         what: ExportWhat,
     },
-    /// Joins the shards of a sweep run with --shard i/n (testbed t1, latency study, study two-clusters) into what the
+    /// Joins the shards of a sweep run with --shard i/n (testbed t1, latency study, study two-clusters, crosscheck) into what the
     /// unsharded run writes and prints; checks that every shard is there once and that all
     /// belong to one run (same sweep and options).
     Merge {
@@ -415,6 +415,14 @@ struct CrosscheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = commands::CrossFormat::Table)]
     format: commands::CrossFormat,
+    /// Run only shard i of n (1 <= i <= n) of the models (items i, i+n, ... in the order
+    /// given, a folder's models in name order), writing DIR/crosscheck-shard-i-of-n.json
+    /// into --out; `liquid merge` prints the report of the whole run.
+    #[arg(long, value_name = "I/N", requires = "out", conflicts_with_all = ["record", "baseline"])]
+    shard: Option<liquid_study::Shard>,
+    /// With --shard: the folder for the shard file.
+    #[arg(long, value_name = "DIR", requires = "shard")]
+    out: Option<PathBuf>,
 }
 
 fn parse_exponents(s: &str) -> Result<(u32, u32), String> {
@@ -791,6 +799,9 @@ fn crosscheck(a: CrosscheckArgs) -> anyhow::Result<ExitCode> {
             .map(|e| commands::engine(e))
             .collect::<anyhow::Result<_>>()?
     };
+    if let (Some(shard), Some(out)) = (a.shard, &a.out) {
+        return commands::crosscheck_shard(&a.models, &engines, &request, a.format, shard, out);
+    }
     commands::crosscheck(&a.models, &engines, &request, a.format, &base)
 }
 

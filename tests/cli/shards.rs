@@ -40,9 +40,12 @@ fn untimed(text: &str, dir: &Path) -> String {
     out
 }
 
-/// The files under `dir`, relative, sorted.
+/// The files under `dir`, relative, sorted (none if it does not exist).
 fn files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
+    if !dir.exists() {
+        return out;
+    }
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {
         for e in std::fs::read_dir(&d).expect("readable") {
@@ -63,8 +66,19 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 /// and printed the same as the unsharded run (timings and paths aside). Returns the shard
 /// files, in shard order.
 fn shards_merge_into_the_unsharded_run(dir: &Path, args: &[&str], n: usize) -> Vec<PathBuf> {
+    shards_merge(dir, args, n, true)
+}
+
+/// [`shards_merge_into_the_unsharded_run`]; `writes` says whether the sweep writes files
+/// (into its --out) or only prints (crosscheck: --out only takes its shard files).
+fn shards_merge(dir: &Path, args: &[&str], n: usize, writes: bool) -> Vec<PathBuf> {
     let full = dir.join("full");
-    let unsharded = succeed(liquid().args(args).arg("--out").arg(&full));
+    let unsharded = if writes {
+        succeed(liquid().args(args).arg("--out").arg(&full))
+    } else {
+        std::fs::create_dir_all(&full).expect("mkdir");
+        succeed(liquid().args(args))
+    };
     let shards = dir.join("shards");
     for i in 1..=n {
         succeed(
@@ -83,9 +97,10 @@ fn shards_merge_into_the_unsharded_run(dir: &Path, args: &[&str], n: usize) -> V
         "{args:?}: what the merge prints"
     );
     let written = files(&full);
-    assert!(
-        !written.is_empty(),
-        "{args:?}: the unsharded run wrote nothing"
+    assert_eq!(
+        written.is_empty(),
+        !writes,
+        "{args:?}: what the unsharded run wrote"
     );
     assert_eq!(files(&merged), written, "{args:?}: the files written");
     for f in &written {
@@ -295,4 +310,40 @@ fn two_cluster_shards_merge_into_the_unsharded_study() {
     let e = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{e}");
     assert!(e.contains("different schedules or plans for 4+4"), "{e}");
+}
+
+#[test]
+fn crosscheck_shards_merge_into_the_unsharded_report() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let models = crate::common::root().join("models");
+    let models = models.to_str().expect("UTF-8");
+    // models/ holds seven models and a schedule file, which goes with its model.
+    let args = [
+        "crosscheck",
+        models,
+        "--engines",
+        "native,dsatur,exact",
+        "--time-limit",
+        "10",
+        "--format",
+        "yaml",
+    ];
+    let shards = shards_merge(dir.path(), &args, 3, false);
+    let text = std::fs::read_to_string(&shards[0]).expect("shard");
+    assert!(
+        text.contains("schedule ") && text.contains("paper-fig1-liquid-schedule.yaml"),
+        "the schedule file is checked with its model"
+    );
+    let mut other = args.to_vec();
+    other[5] = "20";
+    let foreign = other_run(dir.path(), &other, 3);
+    bad_shard_sets_are_named(dir.path(), &shards, &foreign);
+    // A shard keeps no baseline.
+    let out = liquid()
+        .args(args)
+        .args(["--shard", "1/3", "--record", "b.yaml", "--out"])
+        .arg(dir.path())
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
 }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{latency, testbed, two_clusters, StudyError};
+use crate::{crosscheck, latency, testbed, two_clusters, StudyError};
 
 /// What a merge produced: the summary the unsharded run prints, per sweep.
 pub enum Merged {
@@ -14,10 +14,18 @@ pub enum Merged {
     Latency(String),
     /// The two-cluster study ([`two_clusters::SWEEP`]).
     TwoClusters(Box<two_clusters::Summary>),
+    /// `crosscheck` over many models ([`crosscheck::SWEEP`]): the report and the format
+    /// the run asked for.
+    Crosscheck(crosscheck::Report, String),
 }
 
 /// The sweeps `liquid merge` knows, by the name their shard files carry.
-pub const SWEEPS: [&str; 3] = [testbed::SWEEP, latency::SWEEP, two_clusters::SWEEP];
+pub const SWEEPS: [&str; 4] = [
+    testbed::SWEEP,
+    latency::SWEEP,
+    two_clusters::SWEEP,
+    crosscheck::SWEEP,
+];
 
 /// Merges the shard files among `paths` (files, or folders holding them) into `out`.
 pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Merged, StudyError> {
@@ -26,6 +34,10 @@ pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Merged, StudyError> {
     match head.sweep.as_str() {
         testbed::SWEEP => Ok(Merged::Testbed(testbed::merge(&files, out)?)),
         latency::SWEEP => Ok(Merged::Latency(latency::merge(&files, out)?)),
+        crosscheck::SWEEP => {
+            let (report, format) = crosscheck::merge(&files)?;
+            Ok(Merged::Crosscheck(report, format))
+        }
         two_clusters::SWEEP => Ok(Merged::TwoClusters(Box::new(two_clusters::merge(
             &files, out,
         )?))),
