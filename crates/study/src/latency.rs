@@ -984,11 +984,15 @@ fn simulate_items(
             continue;
         }
         let n = rates.len();
+        let some = if mine.len() == n {
+            String::new()
+        } else {
+            format!("{} of ", mine.len())
+        };
         log(format!(
-            "{} M = {}: simulating {} of {n} loads up to λ_g = {:.3e}",
+            "{} M = {}: simulating {some}{n} loads up to λ_g = {:.3e}",
             system.spec(),
             timing.flits,
-            mine.len(),
             rates[n - 1]
         ));
         let wiring = system
@@ -996,19 +1000,26 @@ fn simulate_items(
             .map_err(|e| StudyError::Input(format!("systems: {e}")))?;
         let sim = Simulator::new(&wiring);
         for (i, k) in mine {
-            log(format!(
-                "{} M = {}: load {}/{n} (λ_g = {:.3e})",
-                system.spec(),
-                timing.flits,
-                k + 1,
-                rates[k]
-            ));
+            // A line when the simulator first reports on this load (long loads only).
+            let mut announced = false;
             let s = liquid_flit::study::simulate_load(
                 &sim,
                 *timing,
                 rates[k],
                 plan.settings,
-                &mut |_, _| true,
+                &mut |_, _| {
+                    if !announced {
+                        announced = true;
+                        log(format!(
+                            "{} M = {}: load {}/{n} (λ_g = {:.3e})",
+                            system.spec(),
+                            timing.flits,
+                            k + 1,
+                            rates[k]
+                        ));
+                    }
+                    true
+                },
             )
             .map_err(|e| input(&e))?
             .ok_or_else(|| StudyError::internal("a load stopped that nothing stopped"))?;
