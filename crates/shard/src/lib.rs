@@ -1,8 +1,7 @@
 //! Deterministic shards of liquid's sweeps and their checked merge.
 //!
 //! A sweep (the Swiss-T1 testbed, the latency study, the two-cluster study, `crosscheck`
-//! over many models, `explain` over many models) is a list of independent *items* in a
-//! fixed order. `--shard i/n` runs the items whose 0-based index is ≡ i − 1 (mod n) and
+//! over many models) is a list of independent *items* in a fixed order. `--shard i/n` runs the items whose 0-based index is ≡ i − 1 (mod n) and
 //! writes their results to one *shard file*; `liquid merge` reads the n shard files back,
 //! checks that they belong together and cover every item exactly once, and hands the
 //! results, in item order, to the same code that renders the unsharded run. So the merged
