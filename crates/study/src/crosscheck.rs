@@ -70,7 +70,7 @@ struct EngineRow {
 }
 
 #[derive(Serialize, serde::Deserialize)]
-struct ModelReport {
+pub(crate) struct ModelReport {
     model: String,
     file: String,
     transfers: usize,
@@ -644,12 +644,13 @@ pub fn shard(
     })
 }
 
-/// Joins the shard files of one crosscheck run (files, or folders holding them): checks
+/// Joins the shard files of one crosscheck run (read and checked by `liquid_shard::merge_any`): checks
 /// that every shard is there once and belongs to the run and that every item is the
 /// model its index names, and returns the report of the unsharded run with the format
 /// the run asked for.
-pub fn merge(paths: &[PathBuf]) -> Result<(Report, String), StudyError> {
-    let merged: liquid_shard::Merged<ModelReport> = liquid_shard::merge(paths, SWEEP)?;
+pub(crate) fn merge(
+    merged: liquid_shard::Merged<ModelReport>,
+) -> Result<(Report, String), StudyError> {
     let bad = |e: String| StudyError::Input(format!("shards of {SWEEP}: {e}"));
     let p: ShardParams =
         serde_json::from_value(merged.params.clone()).map_err(|e| bad(format!("params: {e}")))?;

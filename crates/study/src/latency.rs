@@ -837,7 +837,7 @@ struct ShardParams {
 /// merge, exactly as the unsharded run computes them).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct LoadResult {
+pub(crate) struct LoadResult {
     rate: f64,
     mean: f64,
     half_width: Option<f64>,
@@ -1142,13 +1142,15 @@ pub fn study(
     }
 }
 
-/// Joins the shard files of one [`study`] run (files, or folders holding them): checks
+/// Joins the shard files of one [`study`] run (read and checked by `liquid_shard::merge_any`): checks
 /// that every shard is there once and belongs to the run, and that every item is the load
 /// its index names (same curve, same rate), then writes every curve's CSV and SVG (and
 /// the Markdown report, by its file name, when the run asked for one) into `out` exactly
 /// as the unsharded run does, and returns the error table.
-pub fn merge(paths: &[PathBuf], out: &Path) -> Result<String, StudyError> {
-    let merged: liquid_shard::Merged<LoadResult> = liquid_shard::merge(paths, SWEEP)?;
+pub(crate) fn merge(
+    merged: liquid_shard::Merged<LoadResult>,
+    out: &Path,
+) -> Result<String, StudyError> {
     let p: ShardParams = serde_json::from_value(merged.params.clone())
         .map_err(|e| StudyError::Input(format!("shards of {SWEEP}: params: {e}")))?;
     let markdown = p.markdown.as_ref().map(|name| out.join(name));

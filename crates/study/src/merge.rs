@@ -27,23 +27,23 @@ pub const SWEEPS: [&str; 4] = [
     crosscheck::SWEEP,
 ];
 
-/// Merges the shard files among `paths` (files, or folders holding them) into `out`.
+/// Merges the shard files among `paths` (files, or folders holding them) into `out`:
+/// every file is read once, and the sweep named by the first one joins them.
 pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Merged, StudyError> {
-    let files = liquid_shard::shard_files(paths)?;
-    let head = liquid_shard::header(&files[0])?;
-    match head.sweep.as_str() {
-        testbed::SWEEP => Ok(Merged::Testbed(testbed::merge(&files, out)?)),
-        latency::SWEEP => Ok(Merged::Latency(latency::merge(&files, out)?)),
+    let shards = liquid_shard::merge_any(paths)?;
+    match shards.sweep.as_str() {
+        testbed::SWEEP => Ok(Merged::Testbed(testbed::merge(shards.typed()?, out)?)),
+        latency::SWEEP => Ok(Merged::Latency(latency::merge(shards.typed()?, out)?)),
         crosscheck::SWEEP => {
-            let (report, format) = crosscheck::merge(&files)?;
+            let (report, format) = crosscheck::merge(shards.typed()?)?;
             Ok(Merged::Crosscheck(report, format))
         }
         two_clusters::SWEEP => Ok(Merged::TwoClusters(Box::new(two_clusters::merge(
-            &files, out,
+            shards.typed()?,
+            out,
         )?))),
         other => Err(StudyError::Input(format!(
-            "{}: sweep {other:?} is not one that liquid merges (known: {})",
-            files[0].display(),
+            "sweep {other:?} is not one that liquid merges (known: {})",
             SWEEPS.join(", ")
         ))),
     }

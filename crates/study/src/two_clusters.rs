@@ -384,21 +384,23 @@ impl CaseFacts {
 
 /// One item's results in a shard file: every algorithm's run, and its case's facts.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-struct ItemResult {
+pub(crate) struct ItemResult {
     points: Vec<Point>,
     case: CaseFacts,
 }
 
-/// Joins the shard files of one [`run`] (files, or folders holding them): checks that
+/// Joins the shard files of one [`run`] (read and checked by `liquid_shard::merge_any`): checks that
 /// every shard is there once and belongs to the run, that every item is the one its
 /// index names, and that the shards computed the same schedules for a case (a time limit
 /// that stopped an engine in one shard and not in another gives different ones: the merge
 /// refuses them), then writes the files into `out` exactly as the unsharded run does
 /// (the Markdown report, by its file name, when the run asked for one) and returns the
 /// summary.
-pub fn merge(paths: &[PathBuf], out: &std::path::Path) -> Result<Summary, StudyError> {
+pub(crate) fn merge(
+    merged: liquid_shard::Merged<ItemResult>,
+    out: &std::path::Path,
+) -> Result<Summary, StudyError> {
     let start = Instant::now();
-    let merged: liquid_shard::Merged<ItemResult> = liquid_shard::merge(paths, SWEEP)?;
     let bad = |e: String| StudyError::Input(format!("shards of {SWEEP}: {e}"));
     let p: ShardParams =
         serde_json::from_value(merged.params.clone()).map_err(|e| bad(format!("params: {e}")))?;
