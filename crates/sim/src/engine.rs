@@ -29,15 +29,21 @@ pub struct Transport {
     /// CM02's `network/TCP-gamma` bound (`network_cm02.cpp`, `cfg_tcp_gamma / (2.0 *
     /// lat_current_)`), which SMPI runs can switch on to check it.
     pub window_bytes: f64,
-    /// Messages larger than this many bytes use the rendezvous protocol: a request to the
+    /// Messages of this many bytes or more use the rendezvous protocol: a request to the
     /// receiver and its answer (one round trip, 2 · route latency) before the data go.
-    /// `None`: every message is eager.
+    /// `None`: every message is eager. (Open MPI's limit counts its match header, so a
+    /// payload of exactly the limit is already a rendezvous; SMPI detaches sends strictly
+    /// below `smpi/send-is-detached-thresh`.)
     pub eager_limit_bytes: Option<f64>,
     /// Software overhead per message paid *in turn* by its sender (LogGP's o): a sender
     /// posts its messages one after another, each taking this long before its first bit
     /// leaves. The sender of a message is the first link of its route (the node's card).
     /// Paid in addition to [`Options::overhead`], which every message pays in parallel.
     pub serial_overhead_s: f64,
+    /// TCP's RTT unfairness as SimGrid's CM02 models it: flows share a link in inverse
+    /// proportion to their route latency (`network_cm02.cpp`: `sharing_penalty_ =
+    /// latency`; a route without latency weighs as 1 s). Off: every flow weighs the same.
+    pub rtt_unfair: bool,
 }
 
 impl Transport {
@@ -49,10 +55,13 @@ impl Transport {
     ///   (`ompi/mca/pml/ob1/pml_ob1_sendreq.h`, `mca_pml_ob1_send_request_start_rndv`);
     /// - `serial_overhead_s` 0: no source gives o for 001's nodes, so it stays off unless
     ///   set.
+    /// - `rtt_unfair` on: the TCP sharing of SimGrid's CM02 model (Velho and Legrand,
+    ///   validated against packet-level simulation), which SMPI's CM02 runs use.
     pub const OPEN_MPI_TCP: Transport = Transport {
         window_bytes: 131072.0,
         eager_limit_bytes: Some(65536.0),
         serial_overhead_s: 0.0,
+        rtt_unfair: true,
     };
 
     /// Checks every field: finite and not negative.
@@ -84,7 +93,7 @@ impl Transport {
 
     /// Whether a message of this size pays the rendezvous round trip.
     pub fn rendezvous(&self, bytes: f64) -> bool {
-        self.eager_limit_bytes.is_some_and(|e| bytes > e)
+        self.eager_limit_bytes.is_some_and(|e| bytes >= e)
     }
 }
 
@@ -378,6 +387,7 @@ pub fn simulate_with(
     // With a window, each flow also crosses a private link of its bound (index links + i).
     let windowed = transport.window_bytes > 0.0;
     let mut extended: Vec<Vec<u32>> = Vec::new();
+    let mut weights: Vec<f64> = Vec::new();
     let mut maxmin = MaxMin::new(capacity.len());
     let mut rates: Vec<f64> = Vec::new();
     let mut trace = Vec::new();
@@ -388,20 +398,24 @@ pub fn simulate_with(
         if sim.dirty {
             sim.dirty = false;
             reallocations += 1;
-            if windowed {
+            if windowed || transport.rtt_unfair {
                 capacity.truncate(links);
                 extended.clear();
+                weights.clear();
                 for (i, &m) in sim.flowing.iter().enumerate() {
                     let route = &sim.message(m as usize).route;
-                    let bound = transport.rate_bound(platform.route_latency(route));
+                    let latency = platform.route_latency(route);
+                    let bound = transport.rate_bound(latency);
                     let mut r = route.clone();
                     if bound.is_finite() {
                         r.push((links + i) as u32);
                     }
                     capacity.push(bound);
                     extended.push(r);
+                    weights.push(if latency > 0.0 { 1.0 / latency } else { 1.0 });
                 }
-                maxmin.solve(&capacity, extended.iter().map(Vec::as_slice), &mut rates);
+                let w = transport.rtt_unfair.then_some(weights.as_slice());
+                maxmin.solve_weighted(&capacity, extended.iter().map(Vec::as_slice), w, &mut rates);
                 capacity.truncate(links);
             } else {
                 let routes = sim

@@ -10,8 +10,8 @@
 //! its next round when
 //! - every message it receives in this round is delivered, and
 //! - every message it sends in this round is complete: at once for an *eager* message
-//!   (the library copies it and returns), at delivery for a *rendezvous* message (larger
-//!   than the eager limit: the send waits for the receiver).
+//!   (the library copies it and returns), at delivery for a *rendezvous* message (the
+//!   eager limit or more: the send waits for the receiver).
 //!
 //! A round is one empty step (the join, after what it waits for) and one step per message
 //! (after the join), so a message waits only for its own rank's progress. A rank's data
@@ -132,7 +132,7 @@ impl Algorithm {
     }
 
     /// The algorithm's plan for `p` ranks exchanging `bytes` per pair: `route(i, j)` is
-    /// the route from rank i to rank j; messages larger than `eager_limit` bytes complete
+    /// the route from rank i to rank j; messages of `eager_limit` bytes or more complete
     /// at delivery, the others at once (see the module docs).
     pub fn plan(
         self,
@@ -177,7 +177,7 @@ impl Algorithm {
                 let mut after = Vec::new();
                 for (s, sends) in msg_steps[k - 1].iter().enumerate() {
                     for &(step, dst, size) in sends {
-                        let rendezvous = eager_limit.is_some_and(|e| size > e);
+                        let rendezvous = eager_limit.is_some_and(|e| size >= e);
                         if dst == r || (s == r && rendezvous) {
                             after.push(step);
                         }
@@ -425,7 +425,7 @@ mod tests {
             assert_eq!(to, (from + g + 1) % p, "round {g}");
             assert_eq!(b, 8.0);
         }
-        // Round 2's join of rank 0 waits for its own send of round 1 (rendezvous: 8 > 4),
+        // Round 2's join of rank 0 waits for its own send of round 1 (rendezvous: 8 ≥ 4),
         // the message it receives in round 1 (from rank 4), and its previous join.
         let join = |r: usize, k: usize| k * p + r;
         let step_of = |from: usize, k: usize| {

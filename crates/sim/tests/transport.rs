@@ -126,6 +126,51 @@ fn serial_overhead_is_paid_in_turn_by_each_sender() {
 }
 
 #[test]
+fn rtt_unfairness_shares_a_link_in_inverse_proportion_to_latency() {
+    // Link 0 (1 MB/s, no latency) is shared by a flow of route latency 1 ms (link 1) and
+    // one of 3 ms (link 2): rates 0.75 and 0.25 MB/s while both flow.
+    let p = platform(&[(1e6, 0.0), (1e12, 0.001), (1e12, 0.003)]);
+    let plan = one_step(vec![(vec![0, 1], 750.0), (vec![0, 2], 250.0)]);
+    let t = Transport {
+        rtt_unfair: true,
+        ..Transport::default()
+    };
+    let run = simulate_with(&p, &plan, &Options::default(), &t).expect("runs");
+    // Posted together, the 1 ms flow runs alone from 1 ms and is done at 1.75 ms.
+    assert!(close(run.delivered[0][0], 0.00175), "{:?}", run.delivered);
+    // Both in flight at once: the 3 ms flow posted at 0, the 1 ms flow at 2 ms.
+    let p = platform(&[(1e6, 0.0), (1e12, 0.001), (1e12, 0.003)]);
+    let plan = Plan {
+        steps: vec![
+            Step {
+                messages: vec![Message {
+                    route: vec![0, 2],
+                    bytes: 2500.0,
+                    transfer: None,
+                }],
+                ..Step::default()
+            },
+            Step {
+                delay: 0.002,
+                messages: vec![Message {
+                    route: vec![0, 1],
+                    bytes: 750.0,
+                    transfer: None,
+                }],
+                ..Step::default()
+            },
+        ],
+    };
+    let run = simulate_with(&p, &plan, &Options::default(), &t).expect("runs");
+    // Both flow from 3 ms: 0.75 MB/s for the 1 ms route, 0.25 for the 3 ms one; the
+    // first's 750 B end at 4 ms; the second moved 250 B, then 2250 B alone: 6.25 ms.
+    assert!(close(run.delivered[1][0], 0.004), "{:?}", run.delivered);
+    assert!(close(run.delivered[0][0], 0.00625), "{:?}", run.delivered);
+    let fair = simulate(&p, &plan, &Options::default()).expect("runs");
+    assert!(close(fair.delivered[1][0], 0.0045), "{:?}", fair.delivered);
+}
+
+#[test]
 fn bad_transports_are_refused() {
     let p = platform(&[(1e9, 0.0)]);
     let plan = one_step(vec![(vec![0], 1.0)]);

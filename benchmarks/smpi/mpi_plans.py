@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""liquid's plans of the MPI libraries' all-to-all algorithms against SMPI running the same
+algorithm (issue 27).
+
+For each case (two clusters), size and algorithm: the platform of `liquid export simgrid`
+(the model's own routes, completed with a zero-cost control route for the pairs without
+one, as in bench.py), then `smpirun --cfg=smpi/alltoall:NAME` of one MPI_Alltoall
+(alltoall_once.c) under CM02 with its factors at 1, and liquid's time for the plan of the
+same algorithm (`cargo run --example mpi_alltoall` of crates/sim), with sends below 64 KiB
+detached (SMPI's `smpi/send-is-detached-thresh` default), no rendezvous round trip
+(SMPI does not model one) and CM02's RTT-unfair sharing. Each with the TCP window off (TCP-gamma 0) and at 128 KiB
+(SMPI's `network/TCP-gamma:131072`, liquid's window). Writes a Markdown table.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from bench import CM02, complete_routes, run, must  # noqa: E402
+
+ALGS = [("basic-linear", "basic_linear"), ("pairwise", "ring"), ("bruck", "bruck"), ("pair", "pair")]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--liquid", required=True)
+    ap.add_argument("--example", required=True, help="the mpi_alltoall example binary")
+    ap.add_argument("--cases", default="4,4;6,6;8,8")
+    ap.add_argument("--sizes", default="1024,65536,1048576")
+    ap.add_argument("--windows", default="0,131072")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--timeout", type=float, default=600)
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="mpi-plans-")
+    prog = f"{tmp}/alltoall-once"
+    here = os.path.dirname(os.path.abspath(__file__))
+    must(["smpicc", "-O2", "-o", prog, f"{here}/alltoall_once.c"])
+    version = must(["smpirun", "-version"])[0].strip().splitlines()[-1]
+    rows, worst = [], 0.0
+    for case in a.cases.split(";"):
+        n1, n2 = (int(x) for x in case.split(","))
+        spec = f"two-clusters:{n1},{n2}"
+        d = f"{tmp}/{n1}-{n2}"
+        must([a.liquid, "export", "simgrid", spec, "--engine", "dsatur", "--out", d])
+        complete_routes(f"{d}/platform.xml")
+        with open(f"{d}/hostfile", "w") as f:
+            for k in range(n1 + n2):
+                f.write((f"a{k}" if k < n1 else f"b{k - n1}") + "\n")
+        p = n1 + n2
+        for size in (int(s) for s in a.sizes.split(",")):
+            for window in (int(w) for w in a.windows.split(",")):
+                for alg, smpi in ALGS:
+                    if alg == "pair" and p & (p - 1):
+                        continue
+                    out, _ = must([a.example, str(n1), str(n2), str(size), alg, str(window), "65536", "0", "0", "1"])
+                    liquid = float(out.split()[1])
+                    cfg = CM02[:] + [f"--cfg=smpi/alltoall:{smpi}"]
+                    cfg = [c for c in cfg if not c.startswith("--cfg=network/TCP-gamma")]
+                    cfg.append(f"--cfg=network/TCP-gamma:{window}")
+                    cmd = ["smpirun", *cfg, "--cfg=smpi/display-timing:no", "-platform", f"{d}/platform.xml",
+                           "-hostfile", f"{d}/hostfile", "-np", str(p), prog, str(size)]
+                    o, wall, err = run(cmd, a.timeout)
+                    if o is None:
+                        rows.append((case, size, window, alg, smpi, liquid, None, None, wall, err.splitlines()[-1] if err else ""))
+                        continue
+                    m = re.search(r"alltoall: ([0-9.eE+-]+) s", o)
+                    t = float(m.group(1))
+                    diff = (liquid - t) / t
+                    worst = max(worst, abs(diff))
+                    rows.append((case, size, window, alg, smpi, liquid, t, diff, wall, ""))
+                    print(f"{spec} {size} B window {window}: {alg} liquid {liquid:.6f} s, SMPI {t:.6f} s ({100*diff:+.2f} %)",
+                          file=sys.stderr, flush=True)
+    with open(a.out, "w") as f:
+        f.write("# MPI all-to-all algorithms: liquid's plans against SMPI\n\n")
+        f.write(f"Command: `bash scripts/bench-mpi-plans` ({time.strftime('%Y-%m-%d')}; {version}). "
+                "Platform: `liquid export simgrid two-clusters:N1,N2` (001's defaults: 125 MB/s node cards, "
+                "25 µs per node link, 1250 MB/s backbone of 5 ms); SMPI under CM02 with latency and "
+                "bandwidth factors 1, weight-S 0, no cross-traffic; one `MPI_Alltoall` of MPI_BYTEs "
+                "(`benchmarks/smpi/alltoall_once.c`) with `--cfg=smpi/alltoall:NAME`, the time from the "
+                "start to the last rank's return. liquid: the plan of the same algorithm "
+                "(`crates/sim/src/mpi_alltoall.rs`), sends below 64 KiB complete at once (SMPI's "
+                "default `smpi/send-is-detached-thresh`), no rendezvous round trip (SMPI models none), "
+                "links shared in inverse proportion to route latency (CM02's RTT unfairness). "
+                "window: liquid's TCP window = SMPI's `network/TCP-gamma` (0: off).\n\n")
+        f.write(f"Largest difference: {100*worst:.2f} %.\n\n")
+        f.write("| n1,n2 | bytes | window | algorithm | SMPI name | liquid (s) | SMPI (s) | diff | SMPI wall (s) |\n")
+        f.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+        for case, size, window, alg, smpi, liquid, t, diff, wall, err in rows:
+            if t is None:
+                f.write(f"| {case} | {size} | {window} | {alg} | {smpi} | {liquid:.6f} | failed: {err} | | {wall:.1f} |\n")
+            else:
+                f.write(f"| {case} | {size} | {window} | {alg} | {smpi} | {liquid:.6f} | {t:.6f} | {100*diff:+.2f} % | {wall:.1f} |\n")
+    print(f"mpi-plans: largest difference {100*worst:.2f} % -> {a.out}")
+
+
+if __name__ == "__main__":
+    main()
