@@ -398,11 +398,32 @@ fn overflowing_and_extreme_numbers_are_refused_naming_the_option() {
         ];
         args.extend_from_slice(extra);
         refused(&args, needle);
+        // Refused before anything is written: the output folder is not even made.
+        assert!(
+            !std::path::Path::new(out).exists(),
+            "{extra:?} made {out} before refusing"
+        );
     };
     study(&["--lanes", "0"], "--lanes");
     study(&["--lanes", "1025"], "--lanes");
     study(&["--backbone-bandwidth", "1e308"], "--backbone-bandwidth");
     study(&["--node-bandwidth", "1e308"], "--node-bandwidth");
+    // A message size whose total overflows is refused under the option that gave it.
+    refused(
+        &[
+            "study",
+            "two-clusters",
+            "--size-cases",
+            "1+1",
+            "--size-exponents",
+            "0..0",
+            "--node-sizes",
+            "1e308",
+            "--out",
+            out,
+        ],
+        "--node-sizes: 1e308 B per message: the messages' bytes add up",
+    );
     refused(
         &[
             "study",
