@@ -13,6 +13,11 @@
 //!   (the library copies it and returns), at delivery for a *rendezvous* message (the
 //!   eager limit or more: the send waits for the receiver).
 //!
+//! An eager message leaves when its sender posts it (the receiver buffers it if it has
+//! not posted its receive yet); a rendezvous message's data leave only once the receiver
+//! has reached the round that posts its receive (as SMPI, which starts a communication
+//! when both sides are posted).
+//!
 //! A round is one empty step (the join, after what it waits for) and one step per message
 //! (after the join), so a message waits only for its own rank's progress. A rank's data
 //! for itself is a local copy, never a message. The steps' group is the round.
@@ -159,8 +164,14 @@ impl Algorithm {
                 for &(dst, blocks) in round {
                     let size = bytes * blocks as f64;
                     msg_steps[k][r].push((steps.len(), dst, size));
+                    // A rendezvous message's data go once the receiver has posted its
+                    // receive, in its own round k (the same round in every algorithm).
+                    let mut after = vec![join(r, k)];
+                    if eager_limit.is_some_and(|e| size >= e) && k < rounds[dst].len() {
+                        after.push(join(dst, k));
+                    }
                     steps.push(Step {
-                        after: vec![join(r, k)],
+                        after,
                         delay: 0.0,
                         messages: vec![Message {
                             route: route(r, dst),
@@ -442,6 +453,11 @@ mod tests {
         let mut want = vec![join(0, 0), step_of(0, 0), step_of(4, 0)];
         want.sort_unstable();
         assert_eq!(plan.steps[join(0, 1)].after, want);
+        // Its rendezvous message of round 1 (to rank 2) waits for rank 2's round 1 too.
+        assert_eq!(
+            plan.steps[step_of(0, 1)].after,
+            vec![join(0, 1), join(2, 1)]
+        );
         // Eager (8 ≤ 16): it does not wait for its own send.
         let eager = Algorithm::Pairwise
             .plan(p, 8.0, Some(16.0), &route)
@@ -449,6 +465,7 @@ mod tests {
         let mut want = vec![join(0, 0), step_of(4, 0)];
         want.sort_unstable();
         assert_eq!(eager.steps[join(0, 1)].after, want);
+        assert_eq!(eager.steps[step_of(0, 1)].after, vec![join(0, 1)]);
     }
 
     #[test]

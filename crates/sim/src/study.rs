@@ -160,7 +160,19 @@ impl Setting {
                 });
             }
         }
-        self.transport.check()?;
+        let t = &self.transport;
+        for (name, v) in [
+            ("--window", t.window_bytes),
+            ("--eager-limit", t.eager_limit_bytes.unwrap_or(0.0)),
+            ("--serial-overhead", t.serial_overhead_s),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(SimError::BadParameter {
+                    name,
+                    why: format!("{v}: give a finite number, not negative"),
+                });
+            }
+        }
         let lanes = self.lanes();
         if !(1..=MAX_LANES).contains(&lanes) {
             return Err(SimError::BadParameter {
@@ -601,6 +613,36 @@ mod tests {
                     ..base.clone()
                 },
                 "--lanes",
+            ),
+            (
+                Setting {
+                    transport: Transport {
+                        window_bytes: -1.0,
+                        ..Transport::default()
+                    },
+                    ..base.clone()
+                },
+                "--window",
+            ),
+            (
+                Setting {
+                    transport: Transport {
+                        eager_limit_bytes: Some(f64::NAN),
+                        ..Transport::default()
+                    },
+                    ..base.clone()
+                },
+                "--eager-limit",
+            ),
+            (
+                Setting {
+                    transport: Transport {
+                        serial_overhead_s: f64::INFINITY,
+                        ..Transport::default()
+                    },
+                    ..base.clone()
+                },
+                "--serial-overhead",
             ),
             (
                 Setting {
