@@ -27,6 +27,10 @@
 //! (latency and bandwidth factors 1, `weight-S` 0, no cross-traffic, `TCP-gamma` 0), except
 //! that CM02 also divides a flow's share by its route latency (RTT unfairness) while here
 //! every flow weighs the same.
+//!
+//! [`simulate_with`] runs over a [`Transport`]: a TCP window bounding each message's rate
+//! (CM02's `TCP-gamma`), a rendezvous round trip above an eager limit, a software overhead
+//! per message paid in turn by each sender, and CM02's RTT-unfair sharing.
 #![forbid(unsafe_code)]
 
 pub mod engine;

@@ -77,6 +77,7 @@ struct SettingReport {
     tcp_window: Param,
     eager_limit: Param,
     serial_overhead_per_message: Param,
+    rtt_unfair_sharing: Param,
     scheduling_lanes: usize,
     /// Each cluster's topology (absent: crossbars).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -393,10 +394,15 @@ pub fn run(args: &StudyArgs) -> Result<Summary, StudyError> {
                 unit: "s, paid in turn by each sender",
                 source: "no source found for 001's nodes: off unless set",
             },
+            rtt_unfair_sharing: Param {
+                value: if s.transport.rtt_unfair { 1.0 } else { 0.0 },
+                unit: "(1: shares in inverse proportion to route latency, 0: equal)",
+                source: "SimGrid CM02's TCP model (network_cm02.cpp: sharing penalty = latency)",
+            },
             scheduling_lanes: s.lanes(),
             cluster: s.cluster.clone(),
         },
-        model: "flow level, max-min fair sharing; TCP only as a window bound per connection and a rendezvous round trip (no slow start, no losses): see README, Simulation",
+        model: "flow level, max-min sharing; TCP only as a window bound per connection, a rendezvous round trip and RTT-unfair sharing (no slow start, no losses): see README, Simulation",
         sizes: format!(
             "2^{k0} .. 2^{k1} bytes (size sweep); {:?} bytes (node sweep)",
             args.node_sizes
@@ -575,6 +581,7 @@ fn markdown(args: &StudyArgs, s: &Summary, rows: &[Row]) -> String {
             "serial overhead per message",
             &st.serial_overhead_per_message,
         ),
+        ("RTT-unfair sharing", &st.rtt_unfair_sharing),
     ] {
         let _ = writeln!(m, "| {name} | {} {} | {} |", p.value, p.unit, p.source);
     }
