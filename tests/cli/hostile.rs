@@ -553,7 +553,21 @@ fn prove_refuses_a_folder_that_is_not_a_proof_folder() {
     std::fs::write(dir.path().join("notes.txt"), "mine").expect("write");
     let d = dir.path().to_str().expect("utf-8");
     refused(&["prove", "models/no-team.yaml", "--out", d], "notes.txt");
-    refused(&["prove", "models/no-team.yaml", "--out", "/"], "/");
+    // `/` is the user's case. Should a regression write there, what it wrote is removed
+    // (only files that were not there before) before the test fails.
+    let in_root = ["formula.cnf", "proof.lrat", "manifest.yaml"].map(|f| Path::new("/").join(f));
+    let before: Vec<bool> = in_root.iter().map(|p| p.exists()).collect();
+    let (code, err) = run_to(
+        &["prove", "models/no-team.yaml", "--out", "/"],
+        std::process::Stdio::piped(),
+    );
+    for (p, existed) in in_root.iter().zip(&before) {
+        if !existed && p.exists() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+    assert_eq!(code, Some(2), "prove --out /: {err}");
+    assert!(err.contains('/') && !err.contains("panicked"), "{err}");
     assert_eq!(
         std::fs::read_to_string(dir.path().join("notes.txt")).expect("kept"),
         "mine"
