@@ -31,6 +31,9 @@
 use crate::plan::{Message, Plan, Step};
 use crate::SimError;
 
+/// One round of one rank: its messages as (destination, blocks of data), in posting order.
+pub type Round = Vec<(usize, usize)>;
+
 /// An all-to-all algorithm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Algorithm {
@@ -91,11 +94,11 @@ impl Algorithm {
     /// The sends of every rank, round by round: `rounds[r][k]` lists rank r's messages of
     /// round k as (destination, blocks of data), in the order the library posts them.
     /// A block is one rank's data for one rank (`m` bytes).
-    pub fn rounds(self, p: usize) -> Result<Vec<Vec<Vec<(usize, usize)>>>, SimError> {
+    pub fn rounds(self, p: usize) -> Result<Vec<Vec<Round>>, SimError> {
         if p == 0 {
             return Err(SimError::Mismatch("an all-to-all of 0 ranks".into()));
         }
-        let per_rank = |f: &dyn Fn(usize) -> Vec<Vec<(usize, usize)>>| (0..p).map(f).collect();
+        let per_rank = |f: &dyn Fn(usize) -> Vec<Round>| (0..p).map(f).collect();
         Ok(match self {
             Algorithm::BasicLinear => {
                 per_rank(&|r| vec![(1..p).map(|i| ((r + i) % p, 1)).collect()])
@@ -158,12 +161,12 @@ impl Algorithm {
             .collect();
         // msg_steps[k][r]: the message steps of rank r's round k.
         let mut msg_steps = vec![vec![Vec::new(); p]; depth];
-        for k in 0..depth {
+        for (k, sends_of) in msg_steps.iter_mut().enumerate() {
             for (r, rr) in rounds.iter().enumerate() {
                 let Some(round) = rr.get(k) else { continue };
                 for &(dst, blocks) in round {
                     let size = bytes * blocks as f64;
-                    msg_steps[k][r].push((steps.len(), dst, size));
+                    sends_of[r].push((steps.len(), dst, size));
                     // A rendezvous message's data go once the receiver has posted its
                     // receive, in its own round k (the same round in every algorithm).
                     let mut after = vec![join(r, k)];
