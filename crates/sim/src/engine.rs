@@ -85,7 +85,8 @@ impl Transport {
     /// The rate bound of a message over a route of this one-way latency (infinite: none).
     pub fn rate_bound(&self, latency: f64) -> f64 {
         if self.window_bytes > 0.0 && latency > 0.0 {
-            self.window_bytes / (2.0 * latency)
+            // Divided in turn: 2 · 1e308 s would overflow.
+            self.window_bytes / latency / 2.0
         } else {
             f64::INFINITY
         }
@@ -412,7 +413,13 @@ pub fn simulate_with(
                     }
                     capacity.push(bound);
                     extended.push(r);
-                    weights.push(if latency > 0.0 { 1.0 / latency } else { 1.0 });
+                    weights.push(if latency > 0.0 { latency } else { 1.0 });
+                }
+                // Weights 1 / penalty, scaled so the largest is 1: 1 / 1e308 would make a
+                // link's share per unit of weight overflow.
+                let least = weights.iter().copied().fold(f64::INFINITY, f64::min);
+                for w in &mut weights {
+                    *w = least / *w;
                 }
                 let w = transport.rtt_unfair.then_some(weights.as_slice());
                 maxmin.solve_weighted(&capacity, extended.iter().map(Vec::as_slice), w, &mut rates);
