@@ -35,6 +35,8 @@ def main():
     ap.add_argument("--windows", default="0,131072")
     ap.add_argument("--out", required=True)
     ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--overheads", default="0.00001,0.001",
+                    help="serial overheads (s) checked on the first case at 1 KiB, window 0")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="mpi-plans-")
     prog = f"{tmp}/alltoall-once"
@@ -79,6 +81,27 @@ def main():
                     rows.append((case, size, window, alg, smpi, liquid, t, diff, wall, ""))
                     print(f"{spec} {size} B window {window}: {alg} liquid {liquid:.6f} s, SMPI {t:.6f} s ({100*diff:+.2f} %)",
                           file=sys.stderr, flush=True)
+    # The serial overhead per message (LogGP o): SMPI's smpi/os and smpi/ois (a sleep of the
+    # sender before each send, blocking or not), liquid's serial_overhead_s.
+    orows = []
+    n1, n2 = (int(x) for x in a.cases.split(";")[0].split(","))
+    d = f"{tmp}/{n1}-{n2}"
+    for o in (float(x) for x in a.overheads.split(",") if x):
+        for alg, smpi in ALGS[:2]:
+            out, _ = must([a.example, str(n1), str(n2), "1024", alg, "0", "65536", "0", str(o), "1"])
+            liquid = float(out.split()[1])
+            cfg = [c for c in CM02 if not c.startswith("--cfg=network/TCP-gamma")]
+            cfg += ["--cfg=network/TCP-gamma:0", f"--cfg=smpi/alltoall:{smpi}",
+                    "--cfg=smpi/async-small-thresh:65536", "--cfg=smpi/send-is-detached-thresh:65536",
+                    f"--cfg=smpi/os:0:{o}:0", f"--cfg=smpi/ois:0:{o}:0"]
+            cmd = ["smpirun", *cfg, "--cfg=smpi/display-timing:no", "-platform", f"{d}/platform.xml",
+                   "-hostfile", f"{d}/hostfile", "-np", str(n1 + n2), prog, "1024"]
+            o_out, wall, err = must(cmd)[0], None, None
+            t = float(re.search(r"alltoall: ([0-9.eE+-]+) s", o_out).group(1))
+            diff = (liquid - t) / t
+            worst = max(worst, abs(diff))
+            orows.append((f"{n1},{n2}", o, alg, smpi, liquid, t, diff))
+            print(f"overhead {o}: {alg} liquid {liquid:.6f} s, SMPI {t:.6f} s ({100*diff:+.2f} %)", file=sys.stderr, flush=True)
     with open(a.out, "w") as f:
         f.write("# MPI all-to-all algorithms: liquid's plans against SMPI\n\n")
         f.write(f"Command: `bash scripts/bench-mpi-plans` ({time.strftime('%Y-%m-%d')}; {version}). "
@@ -100,6 +123,13 @@ def main():
                 f.write(f"| {case} | {size} | {window} | {alg} | {smpi} | {liquid:.6f} | failed: {err} | | {wall:.1f} |\n")
             else:
                 f.write(f"| {case} | {size} | {window} | {alg} | {smpi} | {liquid:.6f} | {t:.6f} | {100*diff:+.2f} % | {wall:.1f} |\n")
+        if orows:
+            f.write("\nSerial overhead per message (LogGP o): liquid's `serial_overhead_s` against SMPI's "
+                    "`smpi/os` and `smpi/ois` (a sleep of the sender before each send), 1 KiB, window 0.\n\n")
+            f.write("| n1,n2 | o (s) | algorithm | SMPI name | liquid (s) | SMPI (s) | diff |\n")
+            f.write("| --- | --- | --- | --- | --- | --- | --- |\n")
+            for case, o, alg, smpi, liquid, t, diff in orows:
+                f.write(f"| {case} | {o} | {alg} | {smpi} | {liquid:.6f} | {t:.6f} | {100*diff:+.2f} % |\n")
     print(f"mpi-plans: largest difference {100*worst:.2f} % -> {a.out}")
 
 
