@@ -213,6 +213,12 @@ enum Command {
         /// Draw a timeline (frames, link utilisation, throughput) into this SVG file.
         #[arg(long, value_name = "FILE.svg")]
         plot: Option<PathBuf>,
+        /// Run an MPI library's all-to-all between the model's nodes instead of a
+        /// schedule: mpi-ompi-1.1.2, mpi-ompi-4.1, mpi-mpich-3.3 (each picks its
+        /// algorithm by size), or basic-linear, pairwise, pair, bruck, scattered-K; --size
+        /// bytes per pair, every send eager.
+        #[arg(long, value_name = "NAME", conflicts_with = "plot")]
+        plan: Option<String>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
@@ -654,7 +660,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Simulate {
             model,
             sim,
+            plot: _, // clap refuses --plot with --plan
+            plan: Some(plan),
+            format,
+        } => commands::simulate_mpi(&model, &sim.args()?, &plan, format),
+        Command::Simulate {
+            model,
+            sim,
             plot,
+            plan: None,
             format,
         } => commands::simulate(&model, &sim.args()?, plot.as_deref(), format),
         Command::Export {

@@ -369,3 +369,58 @@ fn study_with_fat_tree_clusters() {
         }
     }
 }
+
+#[test]
+fn simulate_runs_an_mpi_librarys_all_to_all() {
+    let run = |plan: &str, size: &str| -> serde_json::Value {
+        let out = succeed(liquid().args([
+            "simulate",
+            "two-clusters:4,4",
+            "--plan",
+            plan,
+            "--size",
+            size,
+            "--format",
+            "json",
+        ]));
+        serde_json::from_slice(&out.stdout).expect("JSON")
+    };
+    // Open MPI 1.1.2 at 8 ranks of 1 MiB: pairwise, 7 rounds of one message per rank,
+    // each at most a node card's 125 MB/s: at least 7 × 8.39 ms.
+    let v = run("mpi-ompi-1.1.2", "1048576");
+    assert_eq!(v["algorithm"], "pairwise");
+    assert_eq!(v["messages"], 56);
+    assert_eq!(v["ranks"][4], "b0");
+    let t = v["makespan_s"].as_f64().expect("a number");
+    assert!(t > 7.0 * 1048576.0 / 125e6, "{t}");
+    // Bruck: 3 rounds of one packed message per rank (4 blocks each at 8 ranks).
+    let v = run("bruck", "100");
+    assert_eq!(v["messages"], 24);
+    assert_eq!(v["total_bytes"], 8.0 * 3.0 * 4.0 * 100.0);
+    // MPICH 3.3 at 256 B and 8 ranks is Bruck too; at 32 KiB its scattered all-to-all.
+    assert_eq!(run("mpi-mpich-3.3", "256")["algorithm"], "bruck");
+    assert_eq!(run("mpi-mpich-3.3", "32768")["algorithm"], "scattered-32");
+    for (args, want) in [
+        (vec!["--plan", "nope"], "give mpi-ompi-1.1.2"),
+        (
+            vec!["--plan", "pairwise", "--engine", "dsatur"],
+            "give no --schedule",
+        ),
+        (vec!["--plan", "scattered-x"], "scattered-K"),
+    ] {
+        let out = liquid()
+            .args(["simulate", "two-clusters:4,4"])
+            .args(&args)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let out = liquid()
+        .args(["simulate", "two-clusters:3,3", "--plan", "pair"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("power-of-two"));
+}
