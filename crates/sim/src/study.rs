@@ -15,9 +15,10 @@ use crate::two_clusters::{
     Layout, Lg,
 };
 use crate::SimError;
+use serde::{Deserialize, Serialize};
 
 /// The algorithms compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Algorithm {
     /// Every message posted at once: the basic linear all-to-all, which 001's text says
     /// Open MPI uses; Open MPI 1.1.2 picks it only up to 128 KiB per rank in total (see
@@ -85,7 +86,7 @@ impl Algorithm {
 }
 
 /// The physical setting (defaults: 001's, see [`liquid_topology::two_clusters`]).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Setting {
     /// Backbone bandwidth, MB/s each way.
     pub backbone_mb_s: f64,
@@ -195,7 +196,7 @@ impl Setting {
 pub const MAX_LANES: usize = 1024;
 
 /// What a schedule request is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Phase {
     /// The direct all-to-all.
     Direct,
@@ -219,7 +220,7 @@ pub struct Scheduled {
 }
 
 /// One traffic scheduled for a case: its size, Λ and the schedule's length.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScheduleInfo {
     /// Which traffic.
     pub phase: Phase,
@@ -254,7 +255,7 @@ pub struct Case {
 }
 
 /// One simulated run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     /// The algorithm.
     pub algorithm: Algorithm,
