@@ -22,7 +22,7 @@ pub struct Options {
 /// model. Every field's default switches its effect off, so [`simulate`] (which uses the
 /// default) is unchanged. [`Transport::OPEN_MPI_TCP`] holds the values of Open MPI's TCP
 /// transport, each with its source.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Transport {
     /// Bytes in flight per connection (the TCP window, bounded by the socket buffers);
     /// 0: no bound. A message's rate is at most `window / (2 · route latency)`: SimGrid
