@@ -30,7 +30,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--liquid", required=True)
     ap.add_argument("--example", required=True, help="the mpi_alltoall example binary")
-    ap.add_argument("--cases", default="4,4;6,6;8,8")
+    ap.add_argument("--cases", default="4,4;8,8;6,10")
     ap.add_argument("--sizes", default="1024,65536,1048576")
     ap.add_argument("--windows", default="0,131072")
     ap.add_argument("--out", required=True)
