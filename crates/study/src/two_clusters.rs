@@ -41,6 +41,40 @@ pub struct StudyArgs {
     pub markdown: Option<PathBuf>,
 }
 
+impl StudyArgs {
+    /// With a cluster topology (`setting.cluster`), the sweeps its host count H allows:
+    /// the size sweep runs H+H, and the node sweep (unless it is off: `equal` and
+    /// `double` both empty) the one point n1 = n2 = H, without n2 = 2·n1. Without one,
+    /// nothing changes. An unreadable spec is refused as `--cluster`.
+    pub fn fit_to_cluster(&mut self) -> Result<(), StudyError> {
+        let Some(spec) = &self.setting.cluster else {
+            return Ok(());
+        };
+        let h = liquid_topology::two_clusters::TwoClusters::shaped(spec)
+            .map_err(|e| StudyError::Input(format!("--cluster: {e}")))?
+            .n1;
+        self.size_cases = vec![(h, h)];
+        if !(self.equal.is_empty() && self.double.is_empty()) {
+            self.equal = vec![h];
+        }
+        self.double.clear();
+        Ok(())
+    }
+}
+
+/// Parses `FIRST..LAST`, the exponents of the message sizes 2^FIRST..2^LAST.
+pub fn parse_exponents(s: &str) -> Result<(u32, u32), String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("{s:?}: give FIRST..LAST, like 0..24"))?;
+    let n = |x: &str| {
+        x.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("{s:?}: {x:?} is not an exponent"))
+    };
+    Ok((n(a)?, n(b)?))
+}
+
 /// Parses `30+30,20+40`.
 pub fn parse_cases(s: &str) -> Result<Vec<(usize, usize)>, String> {
     s.split(',')
