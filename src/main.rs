@@ -9,7 +9,6 @@
 #![forbid(unsafe_code)]
 
 mod commands;
-mod input;
 mod output;
 mod progress;
 
@@ -283,7 +282,7 @@ struct TwoClustersArgs {
     #[arg(long, default_value = "two-clusters-study")]
     out: PathBuf,
     /// Message sizes 2^K for K from the first to the last exponent, like 0..24.
-    #[arg(long, default_value = "0..24", value_parser = parse_exponents)]
+    #[arg(long, default_value = "0..24", value_parser = liquid_study::two_clusters::parse_exponents)]
     size_exponents: (u32, u32),
     /// Cases of the size sweep, N1+N2 separated by commas.
     #[arg(long, default_value = "30+30,20+40", value_parser = liquid_study::two_clusters::parse_cases)]
@@ -331,7 +330,7 @@ struct TwoClustersArgs {
 
 // `liquid solve`'s arguments.
 #[derive(Debug, clap::Args)]
-struct SolveCliArgs {
+pub(crate) struct SolveCliArgs {
     /// Model file, or a generated-model spec (see `analyze --help`).
     model: PathBuf,
     /// The engine to run.
@@ -409,18 +408,6 @@ struct CrosscheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = commands::CrossFormat::Table)]
     format: commands::CrossFormat,
-}
-
-fn parse_exponents(s: &str) -> Result<(u32, u32), String> {
-    let (a, b) = s
-        .split_once("..")
-        .ok_or_else(|| format!("{s:?}: give FIRST..LAST, like 0..24"))?;
-    let n = |x: &str| {
-        x.trim()
-            .parse::<u32>()
-            .map_err(|_| format!("{s:?}: {x:?} is not an exponent"))
-    };
-    Ok((n(a)?, n(b)?))
 }
 
 #[derive(Debug, Subcommand)]
@@ -632,6 +619,41 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             proof,
             format,
         } => commands::certify(&model, schedule.as_ref(), proof.as_ref(), format),
+        Command::Teams {
+            model,
+            list,
+            format,
+        } => commands::teams(&model, list, format),
+        Command::Crosscheck(args) => crosscheck(*args),
+        Command::Encode {
+            model,
+            colours,
+            frames,
+            format,
+        } => commands::encode(&model, colours, frames, format),
+        Command::Prove {
+            model,
+            colours,
+            out,
+            prover,
+            time_limit,
+            format,
+        } => commands::prove(
+            &model,
+            colours,
+            &out,
+            commands::ProveOptions { prover, time_limit },
+            format,
+        ),
+        Command::CheckProof { model, dir, format } => commands::check_proof(&model, &dir, format),
+        Command::Solve(args) => commands::solve(&args),
+        other => run_studies(other),
+    }
+}
+
+/// The commands that generate, simulate, export and sweep.
+fn run_studies(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
         Command::Generate { what } => commands::generate(what),
         Command::Latency { what } => commands::latency(what),
         Command::Simulate {
@@ -666,34 +688,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Study {
             what: StudyWhat::TwoClusters(args),
         } => study_two_clusters(*args),
-        Command::Teams {
-            model,
-            list,
-            format,
-        } => commands::teams(&model, list, format),
-        Command::Crosscheck(args) => crosscheck(*args),
-        Command::Encode {
-            model,
-            colours,
-            frames,
-            format,
-        } => commands::encode(&model, colours, frames, format),
-        Command::Prove {
-            model,
-            colours,
-            out,
-            prover,
-            time_limit,
-            format,
-        } => commands::prove(
-            &model,
-            colours,
-            &out,
-            commands::ProveOptions { prover, time_limit },
-            format,
-        ),
-        Command::CheckProof { model, dir, format } => commands::check_proof(&model, &dir, format),
-        Command::Solve(args) => solve(*args),
+        _ => unreachable!("run dispatches the other commands"),
     }
 }
 
@@ -711,10 +706,7 @@ fn testbed(what: TestbedWhat) -> anyhow::Result<ExitCode> {
             format,
         } => {
             if let Some(j) = jobs {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(j.max(1))
-                    .build_global()
-                    .map_err(|e| anyhow::anyhow!("cannot start {j} worker threads: {e}"))?;
+                liquid_study::testbed::set_workers(j)?;
             }
             let sim = sim_size.map(|size| liquid_study::testbed::SimParams {
                 size,
@@ -728,22 +720,13 @@ fn testbed(what: TestbedWhat) -> anyhow::Result<ExitCode> {
 
 /// `liquid study two-clusters`.
 fn study_two_clusters(a: TwoClustersArgs) -> anyhow::Result<ExitCode> {
-    let (size_cases, equal, double) = match &a.cluster {
-        Some(spec) => {
-            let h = liquid_topology::two_clusters::TwoClusters::shaped(spec)
-                .map_err(|e| InputError(format!("--cluster: {e}")))?
-                .n1;
-            (vec![(h, h)], vec![h], vec![])
-        }
-        None => (a.size_cases, a.equal, a.double),
-    };
     let links = a.links;
-    let args = liquid_study::two_clusters::StudyArgs {
+    let mut args = liquid_study::two_clusters::StudyArgs {
         out: a.out,
         size_exponents: a.size_exponents,
-        size_cases,
-        equal: if a.no_node_sweep { vec![] } else { equal },
-        double: if a.no_node_sweep { vec![] } else { double },
+        size_cases: a.size_cases,
+        equal: if a.no_node_sweep { vec![] } else { a.equal },
+        double: if a.no_node_sweep { vec![] } else { a.double },
         node_sizes: a.node_sizes,
         setting: liquid_sim::study::Setting {
             backbone_mb_s: links.backbone_bandwidth,
@@ -758,6 +741,7 @@ fn study_two_clusters(a: TwoClustersArgs) -> anyhow::Result<ExitCode> {
         time_limit: a.time_limit,
         markdown: a.markdown,
     };
+    args.fit_to_cluster()?;
     commands::study_two_clusters(&args, a.format)
 }
 
@@ -769,79 +753,16 @@ fn crosscheck(a: CrosscheckArgs) -> anyhow::Result<ExitCode> {
         update: a.update,
         accept_improvements: a.accept_improvements,
     };
-    let mut limits = a.limits.limits();
-    limits.time = limits
-        .time
-        .or(Some(liquid_engine::crosscheck::DEFAULT_ENGINE_TIME_LIMIT));
     let request = liquid_engine::Request {
-        limits,
+        limits: a.limits.limits(),
         ..Default::default()
     };
-    let engines: Vec<&'static dyn liquid_engine::Engine> = if a.engines.is_empty() {
-        liquid_engine::registry::crosscheck_defaults().collect()
-    } else {
-        a.engines
-            .iter()
-            .map(|e| commands::engine(e))
-            .collect::<anyhow::Result<_>>()?
-    };
+    let engines: Vec<&'static dyn liquid_engine::Engine> = a
+        .engines
+        .iter()
+        .map(|e| commands::engine(e))
+        .collect::<anyhow::Result<_>>()?;
     commands::crosscheck(&a.models, &engines, &request, a.format, &base)
-}
-
-/// `liquid solve`.
-fn solve(a: SolveCliArgs) -> anyhow::Result<ExitCode> {
-    if a.stream {
-        return commands::solve_stream(
-            &a.model,
-            a.schedule_out.as_deref(),
-            a.prefix,
-            a.limits.time_limit,
-            a.format,
-        );
-    }
-    let args = commands::SolveArgs {
-        request: liquid_engine::Request {
-            limits: a.limits.limits(),
-            seed: a.seed,
-            decide: a.decide,
-            proofs: false,
-        },
-        prove: a.prove.as_deref(),
-        require_proof: a.require_proof,
-        schedule_out: a.schedule_out.as_ref(),
-        format: a.format,
-    };
-    commands::solve(&a.model, commands::engine(&a.engine)?, &args)
-}
-
-/// The longest run of digits an error message shows in full: a 300-digit number (a
-/// user's overflowing integer, or 1e308 written out) is cut to its first digits and its
-/// length.
-const MAX_DIGITS: usize = 24;
-
-/// `message` with every run of more than [`MAX_DIGITS`] digits shortened.
-fn shorten_numbers(message: &str) -> String {
-    let mut out = String::with_capacity(message.len());
-    let mut digits = String::new();
-    let flush = |digits: &mut String, out: &mut String| {
-        if digits.len() > MAX_DIGITS {
-            out.push_str(&digits[..12]);
-            out.push_str(&format!("…({} digits)", digits.len()));
-        } else {
-            out.push_str(digits);
-        }
-        digits.clear();
-    };
-    for c in message.chars() {
-        if c.is_ascii_digit() {
-            digits.push(c);
-        } else {
-            flush(&mut digits, &mut out);
-            out.push(c);
-        }
-    }
-    flush(&mut digits, &mut out);
-    out
 }
 
 fn main() -> ExitCode {
@@ -849,7 +770,10 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", shorten_numbers(&format!("{e:#}")));
+            eprintln!(
+                "error: {}",
+                liquid_model::display::shorten_numbers(&format!("{e:#}"))
+            );
             // A file that cannot be read or written (a directory, a full disk, a closed
             // pipe, no permission) is the user's to fix, like bad input.
             let input = e.downcast_ref::<liquid_model::yaml::LoadError>().is_some()

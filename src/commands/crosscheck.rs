@@ -4,8 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use liquid_engine::{Checked, Engine, Request, SolveError};
-use liquid_model::Traffic;
+use liquid_engine::{Engine, Request};
 use liquid_study::crosscheck::{self, Outcome};
 
 pub use liquid_study::crosscheck::BaselineArgs;
@@ -30,17 +29,6 @@ pub const EXIT_REGRESSION: u8 = 5;
 /// `--accept-improvements`).
 pub const EXIT_IMPROVEMENT: u8 = 6;
 
-fn with_progress(
-    label: &str,
-    traffic: &Traffic,
-    engine: &'static dyn Engine,
-    request: &Request,
-) -> Result<Checked, SolveError> {
-    crate::progress::with_progress_as(label, engine.counts(), |p| {
-        liquid_engine::solve(traffic, engine, request, None, p)
-    })
-}
-
 /// `liquid crosscheck MODEL...`: exit 0 when every answer checks and no two contradict,
 /// 4 on a contradiction, 3 when an engine failed to run, 5 on a regression and 6 on
 /// improvements against the baseline.
@@ -51,7 +39,7 @@ pub fn crosscheck(
     format: CrossFormat,
     base: &BaselineArgs,
 ) -> anyhow::Result<ExitCode> {
-    let report = crosscheck::run(models, engines, request, base, &with_progress)?;
+    let report = crosscheck::run(models, engines, request, base, &crate::progress::solve_as)?;
     match format {
         CrossFormat::Table => crate::output::print(&report.table())?,
         CrossFormat::Yaml => emit(&report, Format::Yaml)?,

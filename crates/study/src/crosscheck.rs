@@ -408,7 +408,9 @@ fn is_baseline(path: &std::path::Path) -> bool {
 
 /// Runs every engine on every model (files, folders of `.yaml` files, generated-model
 /// specs; schedule files among them are claims checked like an engine's answers), and
-/// records or compares the answers as `base` asks.
+/// records or compares the answers as `base` asks. No `engines` means the registry's
+/// crosscheck engines ([`liquid_engine::registry::crosscheck_defaults`]); a run without
+/// a time limit stops at [`liquid_engine::crosscheck::DEFAULT_ENGINE_TIME_LIMIT`].
 pub fn run(
     models: &[PathBuf],
     engines: &[&'static dyn Engine],
@@ -416,6 +418,19 @@ pub fn run(
     base: &BaselineArgs,
     solve: Solver<'_>,
 ) -> Result<Report, StudyError> {
+    let defaults: Vec<&'static dyn Engine>;
+    let engines = if engines.is_empty() {
+        defaults = liquid_engine::registry::crosscheck_defaults().collect();
+        &defaults[..]
+    } else {
+        engines
+    };
+    let mut request = *request;
+    request.limits.time = request
+        .limits
+        .time
+        .or(Some(liquid_engine::crosscheck::DEFAULT_ENGINE_TIME_LIMIT));
+    let request = &request;
     if base.update && base.baseline.is_none() {
         return Err(StudyError::Input("--update needs --baseline FILE".into()));
     }

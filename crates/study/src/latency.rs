@@ -812,6 +812,14 @@ fn size(s: &str) -> Result<Timing, StudyError> {
     Ok(t)
 }
 
+/// A system written `M,LIST[,NC]`, with or without a `multi-cluster:` prefix; the error
+/// quotes the spec without it.
+pub fn parse_system(spec: &str) -> Result<MultiCluster, String> {
+    let spec = spec.trim();
+    let spec = spec.strip_prefix("multi-cluster:").unwrap_or(spec);
+    MultiCluster::parse(spec).map_err(|e| format!("{spec:?}: {e}"))
+}
+
 /// Paper 002's model (both readings of its source queues) against the flit-level
 /// simulation, curve by curve (`liquid_flit::study`): writes each curve's CSV and SVG
 /// into `a.out` (and the Markdown report when asked) and returns the table of relative
@@ -827,12 +835,7 @@ pub fn study(a: &StudyParams, log: &mut dyn FnMut(String)) -> Result<String, Stu
     };
     let mut systems = Vec::new();
     for s in &specs {
-        let spec = s.trim();
-        let spec = spec.strip_prefix("multi-cluster:").unwrap_or(spec);
-        systems.push(
-            MultiCluster::parse(spec)
-                .map_err(|e| StudyError::Input(format!("systems: {spec:?}: {e}")))?,
-        );
+        systems.push(parse_system(s).map_err(|e| StudyError::Input(format!("systems: {e}")))?);
     }
     let timings = a
         .sizes

@@ -486,13 +486,44 @@ pub fn export_simgrid(
 /// `liquid export mpi`: the plan `kind` of a model (its schedule from `args` as
 /// [`simulate`] gets it, for a schedule plan) for the MPI runtime of `liquid-mpi`, written to
 /// `out` with liquid's prediction of the same plan.
+///
+/// `kind` `None` runs the schedule in `args.mode`. A schedule plan run all at once posts
+/// the whole traffic when `args` name no schedule; round-robin, pairwise and LG are built
+/// from the traffic alone and take no schedule or engine.
 pub fn export_mpi(
     model_arg: &Path,
     args: &SimArgs,
-    kind: liquid_mpi::PlanKind,
+    kind: Option<liquid_mpi::PlanKind>,
     out: &Path,
     solve: Solver<'_>,
 ) -> Result<liquid_mpi::Exported, StudyError> {
+    use liquid_mpi::program::ScheduleMode;
+    use liquid_mpi::PlanKind;
+    let mut args = args.clone();
+    let kind = match kind {
+        None => PlanKind::Schedule(match args.mode {
+            Mode::Frames => ScheduleMode::Frames,
+            Mode::Async => ScheduleMode::Async,
+            Mode::AllAtOnce => ScheduleMode::AllAtOnce,
+        }),
+        Some(k @ PlanKind::Schedule(ScheduleMode::AllAtOnce)) => {
+            args.mode = Mode::AllAtOnce;
+            k
+        }
+        Some(PlanKind::Schedule(m)) => PlanKind::Schedule(m),
+        // Every plan named, no catch-all: a new plan must say here what it takes.
+        Some(k @ (PlanKind::RoundRobin | PlanKind::Pairwise | PlanKind::Lg)) => {
+            if args.schedule.is_some() || args.engine.is_some() {
+                return Err(StudyError::Input(
+                    "--plan round-robin, pairwise and lg take no --schedule or --engine".into(),
+                ));
+            }
+            // No engine run: the plans are built from the traffic alone.
+            args.mode = Mode::AllAtOnce;
+            k
+        }
+    };
+    let args = &args;
     let p = prepare(model_arg, args, solve)?;
     let input = liquid_mpi::ExportInput {
         traffic: &p.model.traffic,

@@ -16,11 +16,16 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::StudyError;
+use liquid_model::display::round2;
 use liquid_plot::{Axis, Chart, Mark, Series};
 
-/// Rounds a throughput or a percentage for display (two decimals).
-fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
+/// Runs the sweeps of this process on `jobs` worker threads (at least one) instead of
+/// one per core; only before the first sweep starts.
+pub fn set_workers(jobs: usize) -> Result<(), StudyError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build_global()
+        .map_err(|e| StudyError::Failed(format!("cannot start {jobs} worker threads: {e}")))
 }
 
 /// The CSV file name of a full (or merged) sweep.
