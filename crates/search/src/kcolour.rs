@@ -16,7 +16,10 @@
 //! Symmetry: the timeframes are interchangeable, so the users of one full link are placed
 //! in timeframes 0, 1, …, k−1 before any branching (any schedule can be renumbered to do
 //! so). Branching: the unplaced transfer with the fewest open timeframes (ties: the most
-//! congested, then the lowest position), each open timeframe in increasing order.
+//! congested, then the lowest position), each open timeframe in increasing order; from
+//! [`LINK_BRANCHING_MIN_D`] timeframes up, a full link's timeframe that fewer unplaced
+//! users can still take than that transfer has open timeframes is branched on instead,
+//! each such user in that timeframe in turn (the link must hold one of them there).
 //!
 //! The search is exhaustive unless its node budget or deadline stops it: `Impossible` is
 //! only returned after every branch failed. Memory is linear in the total path length
@@ -33,7 +36,8 @@
 //! its decisions is a reverse-unit-propagation (RUP) consequence of the CNF and the lemmas
 //! of the node's children: a failed placement is a conflict under unit propagation, and
 //! after every open timeframe of the branching transfer failed, the children's lemmas make
-//! its at-least-one clause false. [`refute`] records these lemmas in post-order; the last
+//! its at-least-one clause false (after every open user of a branching link's timeframe
+//! failed, they make that link's `team` clause for the timeframe false). [`refute`] records these lemmas in post-order; the last
 //! is the empty clause. It runs the search on the whole traffic with the encoding's own
 //! symmetry units as the fixed placements (the search's own choice of seed clique could
 //! differ from the encoding's, and would not be RUP), and it has no pruning beyond the
