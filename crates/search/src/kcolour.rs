@@ -17,7 +17,7 @@
 //! in timeframes 0, 1, …, k−1 before any branching (any schedule can be renumbered to do
 //! so). Branching: the unplaced transfer with the fewest open timeframes (ties: the most
 //! congested, then the lowest position), each open timeframe in increasing order; from
-//! [`LINK_BRANCHING_MIN_D`] timeframes up, a full link's timeframe that fewer unplaced
+//! 6 timeframes up (`LINK_BRANCHING_MIN_D`), a full link's timeframe that fewer unplaced
 //! users can still take than that transfer has open timeframes is branched on instead,
 //! each such user in that timeframe in turn (the link must hold one of them there).
 //!
