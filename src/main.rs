@@ -226,7 +226,7 @@ enum Command {
         #[command(subcommand)]
         what: ExportWhat,
     },
-    /// Joins the shards of a sweep run with --shard i/n (testbed t1) into what the
+    /// Joins the shards of a sweep run with --shard i/n (testbed t1, latency study, study two-clusters, crosscheck) into what the
     /// unsharded run writes and prints; checks that every shard is there once and that all
     /// belong to one run (same sweep and options).
     Merge {
@@ -323,6 +323,12 @@ struct TwoClustersArgs {
     /// Also write the report as Markdown into this file.
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
+    /// Run only shard i of n (1 <= i <= n) of the runs (every case at every message size
+    /// is one item: items i, i+n, ...), writing DIR/two-clusters-shard-i-of-n.json into
+    /// --out; join the shards with `liquid merge` (it writes the Markdown report into its
+    /// --out).
+    #[arg(long, value_name = "I/N")]
+    shard: Option<liquid_study::Shard>,
     /// Summary format.
     #[arg(long, value_enum, default_value_t = Format::Yaml)]
     format: Format,
@@ -408,6 +414,14 @@ struct CrosscheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = commands::CrossFormat::Table)]
     format: commands::CrossFormat,
+    /// Run only shard i of n (1 <= i <= n) of the models (items i, i+n, ... in the order
+    /// given, a folder's models in name order), writing DIR/crosscheck-shard-i-of-n.json
+    /// into --out; `liquid merge` prints the report of the whole run.
+    #[arg(long, value_name = "I/N", requires = "out", conflicts_with_all = ["record", "baseline"])]
+    shard: Option<liquid_study::Shard>,
+    /// With --shard: the folder for the shard file.
+    #[arg(long, value_name = "DIR", requires = "shard")]
+    out: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -742,7 +756,7 @@ fn study_two_clusters(a: TwoClustersArgs) -> anyhow::Result<ExitCode> {
         markdown: a.markdown,
     };
     args.fit_to_cluster()?;
-    commands::study_two_clusters(&args, a.format)
+    commands::study_two_clusters(&args, a.shard, a.format)
 }
 
 /// `liquid crosscheck`.
@@ -762,6 +776,9 @@ fn crosscheck(a: CrosscheckArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|e| commands::engine(e))
         .collect::<anyhow::Result<_>>()?;
+    if let (Some(shard), Some(out)) = (a.shard, &a.out) {
+        return commands::crosscheck_shard(&a.models, &engines, &request, a.format, shard, out);
+    }
     commands::crosscheck(&a.models, &engines, &request, a.format, &base)
 }
 

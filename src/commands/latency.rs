@@ -233,6 +233,11 @@ pub struct LatencyStudyArgs {
     /// Also write the whole study (error table and every curve's points) as Markdown.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// Run only shard i of n (1 <= i <= n) of the loads (every load of every curve is one
+    /// item: items i, i+n, ...), writing DIR/latency-study-shard-i-of-n.json into --out;
+    /// join the shards with `liquid merge` (it writes the Markdown report into its --out).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<liquid_study::Shard>,
 }
 
 /// Runs a `latency` subcommand.
@@ -325,7 +330,9 @@ fn run_study(a: &LatencyStudyArgs) -> anyhow::Result<ExitCode> {
         seed: a.seed,
         markdown: a.markdown.clone(),
     };
-    let table = study::study(&params, &mut |line| eprintln!("{line}"))?;
-    crate::output::print(&table)?;
+    match study::study(&params, a.shard, &mut |line| eprintln!("{line}"))? {
+        liquid_study::Swept::Full(table) => crate::output::print(&table)?,
+        liquid_study::Swept::Shard(written) => eprintln!("{written}"),
+    }
     Ok(ExitCode::SUCCESS)
 }

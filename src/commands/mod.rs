@@ -20,7 +20,7 @@ mod verify;
 
 pub use analyze::analyze;
 pub use certify::certify;
-pub use crosscheck::{crosscheck, BaselineArgs, CrossFormat};
+pub use crosscheck::{crosscheck, crosscheck_shard, BaselineArgs, CrossFormat};
 pub use encode::{encode, EncodeFormat};
 pub use expand::expand;
 pub use explain::explain;

@@ -56,6 +56,13 @@ pub fn testbed_t1(
 pub fn merge(paths: &[PathBuf], out: &Path, format: Format) -> anyhow::Result<ExitCode> {
     match liquid_study::merge::merge(paths, out)? {
         liquid_study::merge::Merged::Testbed(summary) => emit(&summary, format)?,
+        liquid_study::merge::Merged::Latency(table) => crate::output::print(&table)?,
+        liquid_study::merge::Merged::Crosscheck(report, format) => {
+            return super::crosscheck::crosscheck_merged(&report, &format);
+        }
+        liquid_study::merge::Merged::TwoClusters(summary) => {
+            return super::study::emitted(&summary, format);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -14,9 +14,10 @@ use crate::two_clusters::{
     Layout, Lg,
 };
 use crate::SimError;
+use serde::{Deserialize, Serialize};
 
 /// The algorithms compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Algorithm {
     /// Every message posted at once (the MPI default 001 compares with).
     DirectAllAtOnce,
@@ -59,7 +60,7 @@ impl Algorithm {
 }
 
 /// The physical setting (defaults: 001's, see [`liquid_topology::two_clusters`]).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Setting {
     /// Backbone bandwidth, MB/s each way.
     pub backbone_mb_s: f64,
@@ -153,7 +154,7 @@ impl Setting {
 pub const MAX_LANES: usize = 1024;
 
 /// What a schedule request is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Phase {
     /// The direct all-to-all.
     Direct,
@@ -177,7 +178,7 @@ pub struct Scheduled {
 }
 
 /// One traffic scheduled for a case: its size, Λ and the schedule's length.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScheduleInfo {
     /// Which traffic.
     pub phase: Phase,
@@ -211,7 +212,7 @@ pub struct Case {
 }
 
 /// One simulated run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     /// The algorithm.
     pub algorithm: Algorithm,
