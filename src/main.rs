@@ -212,6 +212,12 @@ enum Command {
         /// Draw a timeline (frames, link utilisation, throughput) into this SVG file.
         #[arg(long, value_name = "FILE.svg")]
         plot: Option<PathBuf>,
+        /// Run an MPI library's all-to-all between the model's nodes instead of a
+        /// schedule: mpi-ompi-1.1.2, mpi-ompi-4.1, mpi-mpich-3.3 (each picks its
+        /// algorithm by size), or basic-linear, pairwise, pair, bruck, scattered-K; --size
+        /// bytes per pair, every send eager.
+        #[arg(long, value_name = "NAME", conflicts_with = "plot")]
+        plan: Option<String>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
@@ -304,6 +310,23 @@ struct TwoClustersArgs {
     /// Software overhead per message, s.
     #[arg(long, default_value_t = 0.0)]
     overhead: f64,
+    /// Bytes in flight per connection (TCP window): a message's rate is at most
+    /// window / (2 · route latency); 0: no bound. Default: Open MPI's TCP socket buffers
+    /// (btl_tcp_sndbuf/rcvbuf, 128 KiB).
+    #[arg(long, default_value_t = 131072.0)]
+    window: f64,
+    /// Messages of this many bytes or more pay a rendezvous round trip first, and an MPI
+    /// all-to-all's send of one completes only at delivery; 0: every message is eager.
+    /// Default: Open MPI's TCP eager limit (btl_tcp_eager_limit, 64 KiB).
+    #[arg(long, default_value_t = 65536.0)]
+    eager_limit: f64,
+    /// Software overhead per message paid in turn by each sender (LogGP o), s.
+    #[arg(long, default_value_t = 0.0)]
+    serial_overhead: f64,
+    /// Every flow gets the same share of a link (default: TCP's RTT unfairness as
+    /// SimGrid's CM02 models it, shares in inverse proportion to the route latency).
+    #[arg(long)]
+    equal_sharing: bool,
     /// Backbone lanes of the scheduling model (default: backbone / node bandwidth).
     #[arg(long)]
     lanes: Option<usize>,
@@ -679,7 +702,15 @@ fn run_studies(command: Command) -> anyhow::Result<ExitCode> {
         Command::Simulate {
             model,
             sim,
+            plot: _, // clap refuses --plot with --plan
+            plan: Some(plan),
+            format,
+        } => commands::simulate_mpi(&model, &sim.args()?, &plan, format),
+        Command::Simulate {
+            model,
+            sim,
             plot,
+            plan: None,
             format,
         } => commands::simulate(&model, &sim.args()?, plot.as_deref(), format),
         Command::Export {
@@ -760,6 +791,12 @@ fn study_two_clusters(a: TwoClustersArgs) -> anyhow::Result<ExitCode> {
             overhead_s: a.overhead,
             lanes: a.lanes,
             cluster: a.cluster,
+            transport: liquid_sim::Transport {
+                window_bytes: a.window,
+                eager_limit_bytes: (a.eager_limit != 0.0).then_some(a.eager_limit),
+                serial_overhead_s: a.serial_overhead,
+                rtt_unfair: !a.equal_sharing,
+            },
         },
         engine: commands::engine(&a.engine)?,
         time_limit: a.time_limit,

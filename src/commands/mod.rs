@@ -28,7 +28,7 @@ pub use generate::{generate, GenerateWhat, TwoClusterLinks};
 pub use latency::{latency, LatencyWhat};
 pub use mpi::{compare_mpi, export_mpi, MpiPlan};
 pub use proof::{check_proof, prove, ProveOptions, Prover};
-pub use simulate::{export_simgrid, simulate, SimMode};
+pub use simulate::{export_simgrid, simulate, simulate_mpi, SimMode};
 pub use solve::{engine, engine_parser, parse_seconds, solve};
 pub use stream::{analyze_stream, export_mpi_stream, solve_stream, verify_stream};
 pub use study::two_clusters as study_two_clusters;

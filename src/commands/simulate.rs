@@ -43,6 +43,18 @@ pub fn simulate(
     Ok(ExitCode::SUCCESS)
 }
 
+/// `liquid simulate MODEL --plan NAME`.
+pub fn simulate_mpi(
+    model: &Path,
+    args: &SimArgs,
+    plan: &str,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    let report = liquid_study::simulate::simulate_mpi(model, args, plan)?;
+    emit(&report, format)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `liquid export simgrid MODEL --out DIR`.
 pub fn export_simgrid(model: &Path, args: &SimArgs, out: &Path) -> anyhow::Result<ExitCode> {
     let written =

@@ -5,16 +5,22 @@
 //! proves the whole traffic non-liquid (more transfers never help), and it is the smallest
 //! reason in the sense that nothing can be dropped from it.
 //!
-//! Technique: deletion-based minimisation. Every question "do these transfers fit in Λ
-//! timeframes?" goes first to the native colouring search with propagation
-//! ([`liquid_search::kcolour::fits`], within [`SEARCH_NODES`] nodes), which answers most
-//! of them in microseconds (a colouring, or an exhaustive refutation); only the questions
-//! it leaves open go to SAT ([`liquid_sat::Subsets`]: one varisat under selector
-//! assumptions, whose failed assumptions are a smaller non-fitting subset, so the core
-//! shrinks at once: clause-set refinement). The loop tries each transfer out; when the
-//! rest still does not fit, the core shrinks to it (or to SAT's smaller subset), otherwise
-//! the transfer is needed, and the colouring of the rest is kept: restricted to the final
-//! core without that transfer, it is the certificate that the transfer is needed.
+//! Technique: deletion-based minimisation, by chunks. Every question "do these transfers
+//! fit in Λ timeframes?" goes first to a greedy repair of the last schedule found (the
+//! next question usually differs from it by a transfer or two), then to the native
+//! colouring search with propagation ([`liquid_search::kcolour::fits`], within
+//! [`SEARCH_NODES`] nodes), which answers most of them in microseconds (a colouring, or
+//! an exhaustive refutation); only the questions it leaves open go to SAT
+//! ([`liquid_sat::Subsets`]: one varisat under selector assumptions, whose failed
+//! assumptions are a smaller non-fitting subset, so the core shrinks at once: clause-set
+//! refinement). The loop tries the transfers not yet shown needed out a chunk at a time:
+//! when the rest still does not fit, the core shrinks to it (or to SAT's smaller subset)
+//! and the chunk doubles; otherwise the chunk halves, and at one transfer that transfer is
+//! needed, and the colouring of the rest is kept: restricted to the final core without
+//! that transfer, it is the certificate that the transfer is needed. Questions on chunks
+//! never go to SAT (an open one only halves the chunk), and a single transfer whose
+//! question the search leaves open waits until every other is settled: only then does
+//! SAT answer it.
 //!
 //! Time: the loop runs until 70 % of the time to the deadline, the certificate of the
 //! core reached (its proof) in the rest. When the loop is stopped, the smallest core so far
@@ -124,6 +130,8 @@ pub struct Explained {
     pub by_search: u64,
     /// Subset questions answered by SAT.
     pub by_sat: u64,
+    /// Subset questions answered by repairing the last schedule found (no search).
+    pub by_repair: u64,
 }
 
 /// Why no core could be given.
@@ -146,6 +154,8 @@ enum Answer {
     Fits(Schedule),
     /// No schedule; a non-fitting subset of the question (possibly all of it).
     NoFit(Vec<TransferId>),
+    /// The colouring search gave up and SAT was not asked.
+    Open,
     /// The deadline came first.
     Stopped,
 }
@@ -160,7 +170,20 @@ struct Oracle<'a> {
     /// Questions left before the oracle answers `Stopped` as at a deadline (the tests'
     /// deterministic stand-in for a clock).
     questions: Option<u64>,
+    /// The timeframe of every transfer in the last schedule found (`NONE` if not in it):
+    /// the next question usually differs from it by a transfer or two, which a greedy
+    /// repair places without a search.
+    last: Vec<u32>,
+    /// Questions answered by that repair.
+    by_repair: u64,
 }
+
+/// No timeframe (in [`Oracle::last`]).
+const NONE: u32 = u32::MAX;
+
+/// Largest number of transfers missing from the last schedule that the repair tries to
+/// place.
+const REPAIR_MAX: usize = 4;
 
 impl<'a> Oracle<'a> {
     /// An oracle for Λ timeframes of `traffic`, with an optional question budget.
@@ -172,12 +195,55 @@ impl<'a> Oracle<'a> {
             by_search: 0,
             by_sat: 0,
             questions,
+            last: vec![NONE; traffic.len()],
+            by_repair: 0,
         }
     }
 
+    /// Remembers the timeframes of `s` (the last schedule found).
+    fn remember(&mut self, s: &Schedule) {
+        self.last.fill(NONE);
+        for (c, f) in s.frames.iter().enumerate() {
+            for t in f {
+                self.last[t.index()] = c as u32;
+            }
+        }
+    }
+
+    /// A schedule of `set` in at most Λ timeframes from the last one: its timeframes for
+    /// the transfers of `set` it has, and for the few it lacks the first timeframe where
+    /// nothing of `set` congests with them; `None` when one does not fit anywhere.
+    fn repair(&self, set: &[TransferId]) -> Option<Schedule> {
+        let missing: Vec<TransferId> = set
+            .iter()
+            .copied()
+            .filter(|t| self.last[t.index()] == NONE)
+            .collect();
+        if missing.len() > REPAIR_MAX || missing.len() == set.len() {
+            return None;
+        }
+        let mut frames: Vec<Vec<TransferId>> = vec![Vec::new(); self.k];
+        for &t in set {
+            let c = self.last[t.index()];
+            if c != NONE {
+                frames[c as usize].push(t);
+            }
+        }
+        for &m in &missing {
+            let c =
+                (0..self.k).find(|&c| frames[c].iter().all(|&u| !self.traffic.congest(u, m)))?;
+            frames[c].push(m);
+        }
+        frames.retain(|f| !f.is_empty());
+        Some(Schedule::new(frames))
+    }
+
+    /// Whether `set` fits in Λ timeframes; with `sat` false, a question the colouring
+    /// search leaves open is answered [`Answer::Open`] instead of going to SAT.
     fn ask(
         &mut self,
         set: &[TransferId],
+        sat: bool,
         deadline: Option<Instant>,
     ) -> Result<Answer, ExplainError> {
         if deadline.is_some_and(|d| Instant::now() >= d) || self.questions == Some(0) {
@@ -186,6 +252,23 @@ impl<'a> Oracle<'a> {
         if let Some(q) = &mut self.questions {
             *q -= 1;
         }
+        if let Some(s) = self.repair(set) {
+            self.by_repair += 1;
+            return Ok(Answer::Fits(s));
+        }
+        let r = self.ask_inner(set, sat, deadline);
+        if let Ok(Answer::Fits(s)) = &r {
+            self.remember(s);
+        }
+        r
+    }
+
+    fn ask_inner(
+        &mut self,
+        set: &[TransferId],
+        sat: bool,
+        deadline: Option<Instant>,
+    ) -> Result<Answer, ExplainError> {
         if (1..=MAX_TIMEFRAMES).contains(&self.k) {
             let ids: Vec<usize> = set.iter().map(|t| t.index()).collect();
             match fits(self.traffic, &ids, self.k, SEARCH_NODES, deadline).0 {
@@ -205,6 +288,7 @@ impl<'a> Oracle<'a> {
                 Fit::Open if deadline.is_some_and(|d| Instant::now() >= d) => {
                     return Ok(Answer::Stopped)
                 }
+                Fit::Open if !sat => return Ok(Answer::Open),
                 Fit::Open => {}
             }
         }
@@ -243,32 +327,54 @@ fn minimise(
         c.truncate(k + 1);
         c
     } else {
-        match oracle.ask(candidates, deadline)? {
+        match oracle.ask(candidates, true, deadline)? {
             Answer::Fits(_) => return Ok(None),
             Answer::NoFit(c) => c,
-            Answer::Stopped => return Err(ExplainError::Stopped),
+            Answer::Stopped | Answer::Open => return Err(ExplainError::Stopped),
         }
     };
+    // Deletion by chunks: the transfers not yet shown needed are tried out `chunk` at a
+    // time; when the rest still does not fit, the whole chunk goes at once (and the
+    // chunk doubles), otherwise it halves, down to one transfer, which is then needed
+    // (the schedule of the rest is its certificate). A core of c among n candidates
+    // takes O(c log(n / c)) questions instead of n.
     let mut needed: Vec<(TransferId, Schedule)> = Vec::new();
-    let mut i = 0;
     let mut minimal = true;
-    while i < core.len() {
-        let t = core[i];
-        if needed.iter().any(|(u, _)| *u == t) {
-            i += 1;
+    let mut chunk = (core.len() / 8).max(1);
+    // Single transfers whose question the colouring search left open wait until every
+    // other transfer is settled; only then SAT answers them (a hard question no longer
+    // holds back the easy ones).
+    let mut deferred: Vec<TransferId> = Vec::new();
+    let mut by_sat = false;
+    loop {
+        let open: Vec<TransferId> = core
+            .iter()
+            .copied()
+            .filter(|t| !needed.iter().any(|(u, _)| u == t) && (by_sat || !deferred.contains(t)))
+            .collect();
+        if open.is_empty() {
+            if by_sat || deferred.is_empty() {
+                break;
+            }
+            by_sat = true;
             continue;
         }
-        let rest: Vec<TransferId> = core.iter().copied().filter(|&u| u != t).collect();
-        match oracle.ask(&rest, deadline)? {
-            Answer::Fits(s) => {
-                needed.push((t, s));
-                i += 1;
-            }
-            // Still no fit without it: the smaller subset is the core (the transfers
+        chunk = if by_sat {
+            1
+        } else {
+            chunk.clamp(1, open.len())
+        };
+        let out = &open[..chunk];
+        let rest: Vec<TransferId> = core.iter().copied().filter(|u| !out.contains(u)).collect();
+        match oracle.ask(&rest, by_sat, deadline)? {
+            Answer::Fits(s) if chunk == 1 => needed.push((out[0], s)),
+            Answer::Open if chunk == 1 => deferred.push(out[0]),
+            Answer::Fits(_) | Answer::Open => chunk /= 2,
+            // Still no fit without them: the smaller subset is the core (the transfers
             // shown needed stay needed in any subset that does not fit).
             Answer::NoFit(smaller) => {
                 core = smaller;
-                i = 0;
+                chunk *= 2;
             }
             Answer::Stopped => {
                 minimal = false;
@@ -485,6 +591,7 @@ fn cores_within(
     }
     out.by_search = oracle.by_search;
     out.by_sat = oracle.by_sat;
+    out.by_repair = oracle.by_repair;
     Ok(out)
 }
 

@@ -16,7 +16,10 @@
 //! Symmetry: the timeframes are interchangeable, so the users of one full link are placed
 //! in timeframes 0, 1, …, k−1 before any branching (any schedule can be renumbered to do
 //! so). Branching: the unplaced transfer with the fewest open timeframes (ties: the most
-//! congested, then the lowest position), each open timeframe in increasing order.
+//! congested, then the lowest position), each open timeframe in increasing order; from
+//! 6 timeframes up (`LINK_BRANCHING_MIN_D`), a full link's timeframe that fewer unplaced
+//! users can still take than that transfer has open timeframes is branched on instead,
+//! each such user in that timeframe in turn (the link must hold one of them there).
 //!
 //! The search is exhaustive unless its node budget or deadline stops it: `Impossible` is
 //! only returned after every branch failed. Memory is linear in the total path length
@@ -33,7 +36,8 @@
 //! its decisions is a reverse-unit-propagation (RUP) consequence of the CNF and the lemmas
 //! of the node's children: a failed placement is a conflict under unit propagation, and
 //! after every open timeframe of the branching transfer failed, the children's lemmas make
-//! its at-least-one clause false. [`refute`] records these lemmas in post-order; the last
+//! its at-least-one clause false (after every open user of a branching link's timeframe
+//! failed, they make that link's `team` clause for the timeframe false). [`refute`] records these lemmas in post-order; the last
 //! is the empty clause. It runs the search on the whole traffic with the encoding's own
 //! symmetry units as the fixed placements (the search's own choice of seed clique could
 //! differ from the encoding's, and would not be RUP), and it has no pruning beyond the
@@ -47,6 +51,14 @@ use liquid_model::{Traffic, TransferId};
 pub(crate) const MAX_D: usize = 32;
 
 const NONE: u32 = u32::MAX;
+
+/// [`fits`] and [`refute`] branch on a full link's timeframe (besides a transfer's) from
+/// this many timeframes up. Measured: on the queen graphs (8 timeframes and
+/// more, every transfer on full links) it refutes queen8_8 in 568 nodes instead of
+/// 14,276; on random traffics of Λ ≤ 4 (`liquid explain`'s questions on the peer
+/// benchmark's random-1029-194) it leaves questions open that the transfer branching
+/// alone settles.
+const LINK_BRANCHING_MIN_D: usize = 6;
 
 /// What [`fits`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,6 +91,8 @@ struct Cp {
     budget: u64,
     deadline: Option<Instant>,
     stopped: bool,
+    /// Whether a full link's timeframe may be the branching choice (see [`Cp::link_choice`]).
+    link_branching: bool,
     /// With a trace: the decisions on the path to the current node and the lemmas so far.
     trace: Option<Tracer>,
 }
@@ -224,6 +238,46 @@ impl Cp {
         w
     }
 
+    /// The full link and timeframe, not yet taken on that link, that the fewest unplaced
+    /// users can still take, when fewer than `than` (ties: the lowest timeframe, then the
+    /// lowest link).
+    fn link_choice(&self, than: u32) -> Option<(usize, u32)> {
+        if !self.link_branching {
+            return None;
+        }
+        let mut best: Option<(u32, u32, usize)> = None;
+        let mut counts = [0u32; MAX_D];
+        for l in 0..self.lu.len() {
+            if !self.full[l] {
+                continue;
+            }
+            let mut taken = 0u32;
+            counts[..self.d].fill(0);
+            for &p in &self.lu[l] {
+                let p = p as usize;
+                if self.col[p] != NONE {
+                    taken |= 1 << self.col[p];
+                } else {
+                    let mut m = self.dom[p];
+                    while m != 0 {
+                        counts[m.trailing_zeros() as usize] += 1;
+                        m &= m - 1;
+                    }
+                }
+            }
+            for c in 0..self.d as u32 {
+                if taken & (1 << c) != 0 {
+                    continue;
+                }
+                let n = counts[c as usize];
+                if n < than && best.is_none_or(|(bn, bc, _)| (n, c) < (bn, bc)) {
+                    best = Some((n, c, l));
+                }
+            }
+        }
+        best.map(|(_, c, l)| (l, c))
+    }
+
     fn go(&mut self) -> bool {
         self.nodes += 1;
         if self.nodes > self.budget
@@ -243,13 +297,28 @@ impl Cp {
                 }
             }
         }
-        let Some((_, _, v)) = best else {
+        let Some((size, _, v)) = best else {
             return true;
         };
-        let mut rest = self.dom[v];
-        while rest != 0 {
-            let c = rest.trailing_zeros();
-            rest &= rest - 1;
+        // A full link's timeframe that fewer users can still take than `v` has timeframes:
+        // branch over those users instead (the link's team clause for that timeframe).
+        let choices: Vec<(usize, u32)> = match self.link_choice(size as u32) {
+            Some((l, c)) => self.lu[l]
+                .iter()
+                .filter(|&&p| self.col[p as usize] == NONE && self.dom[p as usize] & (1 << c) != 0)
+                .map(|&p| (p as usize, c))
+                .collect(),
+            None => {
+                let mut rest = self.dom[v];
+                let mut out = Vec::with_capacity(rest.count_ones() as usize);
+                while rest != 0 {
+                    out.push((v, rest.trailing_zeros()));
+                    rest &= rest - 1;
+                }
+                out
+            }
+        };
+        for (v, c) in choices {
             let mark = self.trail.len();
             if self.place(v, c) {
                 if let Some(t) = &mut self.trace {
@@ -332,6 +401,7 @@ impl Cp {
             budget,
             deadline,
             stopped: false,
+            link_branching: d >= LINK_BRANCHING_MIN_D,
             trace: None,
         })
     }

@@ -110,6 +110,10 @@ struct SettingReport {
     node_bandwidth: Param,
     node_link_latency: Param,
     overhead_per_message: Param,
+    tcp_window: Param,
+    eager_limit: Param,
+    serial_overhead_per_message: Param,
+    rtt_unfair_sharing: Param,
     scheduling_lanes: usize,
     /// Each cluster's topology (absent: crossbars).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -548,6 +552,11 @@ fn finish(
         });
     }
     let pairs = [
+        (Algorithm::Lg, Algorithm::MpiOmpi112),
+        (Algorithm::LgLiquid, Algorithm::MpiOmpi112),
+        (Algorithm::LgRelayFirst, Algorithm::MpiOmpi112),
+        (Algorithm::Lg, Algorithm::MpiOmpi41),
+        (Algorithm::Lg, Algorithm::MpiMpich33),
         (Algorithm::Lg, Algorithm::DirectAllAtOnce),
         (Algorithm::Lg, Algorithm::DirectRoundRobin),
         (Algorithm::LgLiquid, Algorithm::Lg),
@@ -589,6 +598,7 @@ fn finish(
         .flat_map(|&(n1, n2)| compare("nodes", n1, n2))
         .filter(|c| {
             (c.faster, c.than) == ("lg", "direct-all-at-once")
+                || (c.faster, c.than) == ("lg", "mpi-ompi-1.1.2")
                 || (c.faster, c.than) == ("lg-liquid-relay-first", "lg")
         })
         .collect();
@@ -620,10 +630,30 @@ fn finish(
                 unit: "s",
                 source: assumed,
             },
+            tcp_window: Param {
+                value: s.transport.window_bytes,
+                unit: "bytes in flight per connection (0: none)",
+                source: "Open MPI 1.1.2 btl_tcp_sndbuf = btl_tcp_rcvbuf = 128 KiB (btl_tcp_component.c)",
+            },
+            eager_limit: Param {
+                value: s.transport.eager_limit_bytes.unwrap_or(f64::INFINITY),
+                unit: "bytes (inf: no rendezvous)",
+                source: "Open MPI 1.1.2 btl_tcp_eager_limit = 64 KiB (btl_tcp_component.c)",
+            },
+            serial_overhead_per_message: Param {
+                value: s.transport.serial_overhead_s,
+                unit: "s, paid in turn by each sender",
+                source: "no source found for 001's nodes: off unless set",
+            },
+            rtt_unfair_sharing: Param {
+                value: if s.transport.rtt_unfair { 1.0 } else { 0.0 },
+                unit: "(1: shares in inverse proportion to route latency, 0: equal)",
+                source: "SimGrid CM02's TCP model (network_cm02.cpp: sharing penalty = latency)",
+            },
             scheduling_lanes: s.lanes(),
             cluster: s.cluster.clone(),
         },
-        model: "flow level, max-min fair sharing, no TCP (slow start, losses, windows): see README, Simulation",
+        model: "flow level, max-min sharing; TCP only as a window bound per connection, a rendezvous round trip and RTT-unfair sharing (no slow start, no losses): see README, Simulation",
         sizes: format!(
             "2^{k0} .. 2^{k1} bytes (size sweep); {:?} bytes (node sweep)",
             args.node_sizes
@@ -671,6 +701,9 @@ fn colour(a: Algorithm) -> &'static str {
         Algorithm::Lg => PALETTE[0],
         Algorithm::LgLiquid => PALETTE[2],
         Algorithm::LgRelayFirst => PALETTE[4],
+        Algorithm::MpiOmpi112 => PALETTE[5],
+        Algorithm::MpiOmpi41 => PALETTE[6],
+        Algorithm::MpiMpich33 => PALETTE[7],
     }
 }
 
@@ -793,6 +826,13 @@ fn markdown(args: &StudyArgs, s: &Summary, rows: &[Row]) -> String {
         ("node bandwidth", &st.node_bandwidth),
         ("node link latency", &st.node_link_latency),
         ("overhead per message", &st.overhead_per_message),
+        ("TCP window", &st.tcp_window),
+        ("eager limit", &st.eager_limit),
+        (
+            "serial overhead per message",
+            &st.serial_overhead_per_message,
+        ),
+        ("RTT-unfair sharing", &st.rtt_unfair_sharing),
     ] {
         let _ = writeln!(m, "| {name} | {} {} | {} |", p.value, p.unit, p.source);
     }
