@@ -449,6 +449,15 @@ enum ExportWhat {
         /// LG (two-clusters models).
         #[arg(long, value_enum, default_value_t = commands::MpiPlan::Schedule)]
         plan: commands::MpiPlan,
+        /// Bytes the MPI library adds to every message, in the prediction (SimGrid SMPI:
+        /// 16). The prediction runs the plan as the runtime does: every rank's operations
+        /// in order, and MPI_Barrier as SMPI's default basic linear barrier.
+        #[arg(long, value_name = "BYTES", default_value_t = 0.0)]
+        envelope: f64,
+        /// Sends below this many bytes complete when posted (eager), in the prediction
+        /// (SMPI's smpi/send-is-detached-thresh and Open MPI's TCP eager limit: 65536).
+        #[arg(long, value_name = "BYTES", default_value_t = 65536)]
+        eager_limit: u64,
         /// Output directory (created if needed).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
@@ -649,9 +658,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     model,
                     sim,
                     plan,
+                    envelope,
+                    eager_limit,
                     out,
                 },
-        } => commands::export_mpi(&model, &sim.args()?, plan, &out),
+        } => commands::export_mpi(
+            &model,
+            &sim.args()?,
+            plan,
+            liquid_mpi::RuntimeModel {
+                envelope,
+                eager_limit,
+            },
+            &out,
+        ),
         Command::Compare {
             dir,
             report,

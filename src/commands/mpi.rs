@@ -40,8 +40,16 @@ pub fn export_mpi(
     model: &Path,
     args: &SimArgs,
     plan: MpiPlan,
+    library: liquid_mpi::RuntimeModel,
     out: &Path,
 ) -> anyhow::Result<ExitCode> {
+    if !(library.envelope.is_finite() && library.envelope >= 0.0) {
+        return Err(InputError(format!(
+            "--envelope {}: bytes per message, a number >= 0",
+            library.envelope
+        ))
+        .into());
+    }
     let mut args = args.clone();
     let kind = match plan {
         MpiPlan::Schedule => PlanKind::Schedule(match args.mode {
@@ -73,6 +81,7 @@ pub fn export_mpi(
         model,
         &args,
         kind,
+        library,
         out,
         &super::simulate::with_progress,
     )?;

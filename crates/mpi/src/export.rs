@@ -6,6 +6,7 @@
 //! `DIR/manifest.json` ([`Manifest`]): the plan's shape and liquid's prediction of the
 //! same plan by `liquid_sim`, step by step.
 
+use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::Path;
 
@@ -16,7 +17,8 @@ use serde::Serialize;
 
 use crate::format;
 use crate::program::{self, Data, Program, ScheduleMode};
-use crate::report::{Manifest, Prediction, StepFigures};
+use crate::report::{Manifest, Prediction};
+use crate::model::{self, RuntimeModel};
 use crate::MpiError;
 
 /// Which plan to export.
@@ -46,6 +48,8 @@ pub struct ExportInput<'a> {
     pub kind: PlanKind,
     /// Per-message software overhead of the prediction, seconds.
     pub overhead: f64,
+    /// How the prediction models the MPI library (envelope, eager limit).
+    pub library: RuntimeModel,
 }
 
 /// What [`export`] wrote.
@@ -292,37 +296,26 @@ fn predict(
         trace: false,
     };
     let run = liquid_sim::simulate(&input.mapped.platform, plan, &opts)?;
-    let mut steps: Vec<StepFigures> = program
-        .steps
+    // The platform route between two ranks' hosts: the model's (one per pair of hosts, as
+    // `liquid export simgrid` writes it).
+    let rank_of: HashMap<&str, u32> = program
+        .ranks
         .iter()
         .enumerate()
-        .map(|(q, label)| StepFigures {
-            step: q,
-            label: label.clone(),
-            start_s: None,
-            end_s: None,
-            time_s: None,
-            bytes: per[q].1 as f64,
-            messages: per[q].0,
-        })
+        .map(|(r, h)| (h.as_str(), r as u32))
         .collect();
-    for (s, span) in plan.steps.iter().zip(&run.steps) {
-        if s.messages.is_empty() {
-            continue;
-        }
-        let f = &mut steps[s.group.unwrap_or(0)];
-        f.start_s = Some(f.start_s.map_or(span.start, |x: f64| x.min(span.start)));
-        f.end_s = Some(f.end_s.map_or(span.end, |x: f64| x.max(span.end)));
-    }
-    for f in &mut steps {
-        if let (Some(a), Some(b)) = (f.start_s, f.end_s) {
-            f.time_s = Some(b - a);
+    let mut routes: HashMap<(u32, u32), &Vec<u32>> = HashMap::new();
+    for (t, x) in input.traffic.transfers().iter().enumerate() {
+        let end = |h: &Option<String>| h.as_deref().and_then(|h| rank_of.get(h).copied());
+        if let (Some(a), Some(b)) = (end(&x.from), end(&x.to)) {
+            routes.entry((a, b)).or_insert(&input.mapped.routes[t]);
         }
     }
-    Ok(Prediction {
-        total_s: run.makespan,
-        steps,
-    })
+    let route = |a: u32, b: u32| routes.get(&(a, b)).map(|r| (*r).clone());
+    let mut prediction =
+        model::predict(program, &input.mapped.platform, &route, &input.library, &opts)?;
+    prediction.plan_s = Some(run.makespan);
+    Ok(prediction)
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> MpiError + '_ {

@@ -490,6 +490,7 @@ pub fn export_mpi(
     model_arg: &Path,
     args: &SimArgs,
     kind: liquid_mpi::PlanKind,
+    library: liquid_mpi::RuntimeModel,
     out: &Path,
     solve: Solver<'_>,
 ) -> Result<liquid_mpi::Exported, StudyError> {
@@ -501,6 +502,7 @@ pub fn export_mpi(
         schedule: Some((&p.schedule, p.info.source.clone())),
         kind,
         overhead: args.overhead,
+        library,
     };
     liquid_mpi::export(&input, out).map_err(|e| match e {
         liquid_mpi::MpiError::Input(m) => StudyError::Input(m),
