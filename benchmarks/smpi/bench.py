@@ -118,6 +118,11 @@ def fmt(x, digits=6):
     return "—" if x is None else f"{x:.{digits}f}"
 
 
+def sec(x):
+    """A time to 7 significant digits (1 kB runs take tens of microseconds)."""
+    return "—" if x is None else f"{x:.7g}"
+
+
 def rel(a, b):
     return None if a is None or b is None or b == 0 else (a - b) / b
 
@@ -151,14 +156,14 @@ def write_table(a, version, rows, worst):
         "- *liquid sim*: `wall_s` of `liquid simulate` (the simulation proper); *SMPI wall*: the "
         "whole smpirun of the CM02 run.",
         "",
-        "| case | bytes | plan | ranks | messages | liquid (s) | SMPI CM02 (s) | diff | SMPI default (s) | diff | MPI_Alltoall ompi (s) | mpich (s) | liquid sim (s) | SMPI wall (s) |",
-        "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| case | bytes | plan | ranks | messages | bytes checked | liquid plan (s) | liquid run (s) | SMPI CM02 (s) | diff | SMPI default (s) | diff | MPI_Alltoall ompi (s) | mpich (s) | liquid sim (s) | SMPI wall (s) |",
+        "| --- | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for spec, size, label, ranks, msgs, pred, res, r, lwall, swall in rows:
+    for spec, size, label, ranks, msgs, plan_s, pred, res, r, lwall, swall, check in rows:
         lines.append(
-            f"| `{spec}` | {size} | {label} | {ranks} | {msgs} | {pred:.6f} | {fmt(res.get('cm02'))} | "
-            f"{pct(r)} | {fmt(res.get('default'))} | {pct(rel(res.get('default'), pred))} | "
-            f"{fmt(res.get('ompi'))} | {fmt(res.get('mpich'))} | {fmt(lwall, 5)} | {fmt(swall, 2)} |"
+            f"| `{spec}` | {size} | {label} | {ranks} | {msgs} | {'yes' if check else 'no'} | {sec(plan_s)} | {sec(pred)} | {sec(res.get('cm02'))} | "
+            f"{pct(r)} | {sec(res.get('default'))} | {pct(rel(res.get('default'), pred))} | "
+            f"{sec(res.get('ompi'))} | {sec(res.get('mpich'))} | {fmt(lwall, 5)} | {fmt(swall, 2)} |"
         )
     lines += ["", f"Largest CM02 difference: {100 * worst:.2f} % (goal: 2 %).", ""]
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
@@ -176,6 +181,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=900, help="per smpirun, seconds")
     ap.add_argument("--tolerance", type=float, default=0.02)
     ap.add_argument("--build", default="release")
+    ap.add_argument("--check-memory", type=float, default=2**30,
+                    help="check every byte (no shared malloc) when 3x the plan's bytes fit in this many bytes")
     a = ap.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")]
     cases = [c for c in CASES if not a.cases or any(c[0].startswith(p) for p in a.cases.split(","))]
@@ -201,26 +208,37 @@ def main():
             for label, pargs in plans:
                 d = f"{tmp}/{spec.replace(':', '_').replace(',', '-')}-{size}-{label.split()[0]}"
                 common = [spec, "--size", str(size), *extra]
-                must([a.liquid, "export", "mpi", *common, *pargs, "--out", d])
+                # SMPI adds a 16-byte envelope to every message (smpi_request.cpp).
+                must([a.liquid, "export", "mpi", *common, *pargs, "--envelope", "16", "--out", d])
                 must([a.liquid, "export", "simgrid", *common, "--schedule", sched, "--out", d])
                 complete_routes(f"{d}/platform.xml")
                 manifest = json.load(open(f"{d}/manifest.json"))
                 ranks = len(manifest["ranks"])
                 predicted = manifest["prediction"]["total_s"]
-                # liquid's own time for the same plan: `simulate` (frames plans only).
+                plan_s = manifest["prediction"]["plan_s"]
+                # liquid's own time for the same plan: `simulate` (frames plans only), the
+                # plan without the runtime's barriers and envelopes.
                 lwall = None
                 if label == "liquid frames":
                     sim_out, lwall = must([a.liquid, "simulate", *common, "--schedule", sched,
                                            "--format", "json"])
                     sim = json.loads(sim_out)
                     lwall = sim["wall_s"]
-                    if abs(sim["makespan_s"] - predicted) > 1e-9 * max(1.0, predicted):
-                        raise SystemExit(f"bench-smpi: {spec}: simulate says {sim['makespan_s']}, the export {predicted}")
+                    if abs(sim["makespan_s"] - plan_s) > 1e-9 * max(1.0, plan_s):
+                        raise SystemExit(f"bench-smpi: {spec}: simulate says {sim['makespan_s']}, the export {plan_s}")
+                # Check every byte when the buffers fit in real memory: no shared malloc
+                # then (send, receive and relay buffers: about 3x the plan's bytes).
+                check = 3 * manifest["bytes"] <= a.check_memory
+                real = ["--cfg=smpi/shared-malloc:off"]
+                shared = [c for c in CM02 if "shared-malloc" in c]
+                cm02 = [c for c in CM02 if c not in shared] + (real if check else shared)
+                default = [c for c in DEFAULT if c not in shared] + (real if check else shared)
+                nocheck = [] if check else ["--no-check"]
                 res = {}
                 walls = {}
                 for name, cfg, prog, args in [
-                    ("cm02", CM02, runner, ["--no-check", "--timeout", "0", "--quiet", "--report", f"{d}/smpi-cm02.json", d]),
-                    ("default", DEFAULT, runner, ["--no-check", "--timeout", "0", "--quiet", "--report", f"{d}/smpi-default.json", d]),
+                    ("cm02", cm02, runner, [*nocheck, "--timeout", "0", "--quiet", "--report", f"{d}/smpi-cm02.json", d]),
+                    ("default", default, runner, [*nocheck, "--timeout", "0", "--quiet", "--report", f"{d}/smpi-default.json", d]),
                     ("ompi", CM02 + ["--cfg=smpi/coll-selector:ompi"], bench, [d]),
                     ("mpich", CM02 + ["--cfg=smpi/coll-selector:mpich"], bench, [d]),
                 ]:
@@ -233,7 +251,9 @@ def main():
                         res[name] = None
                         continue
                     if prog == runner:
-                        rep = json.load(open(args[5]))
+                        rep = json.load(open(args[args.index("--report") + 1]))
+                        if rep["errors"] != 0 or rep["check"] != check:
+                            raise SystemExit(f"bench-smpi: {spec} {size} {label} {name}: {rep['errors']} errors, check {rep['check']}")
                         res[name] = rep["total_s"]
                     else:
                         line = [l for l in o.splitlines() if l.startswith("alltoall")][-1]
@@ -242,8 +262,8 @@ def main():
                 r = rel(res.get("cm02"), predicted)
                 if r is not None:
                     worst = max(worst, abs(r))
-                rows.append((spec, size, label, ranks, manifest["messages"], predicted, res, r,
-                             lwall, walls.get("cm02")))
+                rows.append((spec, size, label, ranks, manifest["messages"], plan_s, predicted, res, r,
+                             lwall, walls.get("cm02"), check))
                 write_table(a, version, rows, worst)
                 print(f"bench-smpi: {spec} {size} B {label}: liquid {predicted:.6f} s, SMPI CM02 "
                       f"{fmt(res.get('cm02'))} ({pct(r)}), default {fmt(res.get('default'))}, "

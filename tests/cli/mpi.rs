@@ -20,7 +20,7 @@ fn json(path: &std::path::Path) -> Value {
 }
 
 #[test]
-fn the_export_predicts_what_simulate_says_and_writes_one_file_per_rank() {
+fn the_export_predicts_the_plan_as_simulate_and_the_run_with_its_barriers() {
     let dir = tempfile::tempdir().expect("temp dir");
     let args = [
         "models/paper-fig1.yaml",
@@ -41,10 +41,14 @@ fn the_export_predicts_what_simulate_says_and_writes_one_file_per_rank() {
     );
     let sim: Value = serde_json::from_slice(&out.stdout).expect("report");
     let (a, b) = (
-        m["prediction"]["total_s"].as_f64().expect("total"),
+        m["prediction"]["plan_s"].as_f64().expect("plan"),
         sim["makespan_s"].as_f64().expect("makespan"),
     );
     assert!((a - b).abs() <= 1e-12 * b, "{a} {b}");
+    // The run adds the barriers between the frames (paper-fig1's liquid schedule has 5):
+    // two route latencies at least each, and its first barrier's.
+    let total = m["prediction"]["total_s"].as_f64().expect("total");
+    assert!(total > a + 5.0 * 2.0 * 0.000002, "{total} {a}");
     let ranks = m["ranks"].as_array().expect("ranks").len();
     assert_eq!(ranks, 10);
     assert_eq!(m["messages"], 25);

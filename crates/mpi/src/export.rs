@@ -16,9 +16,9 @@ use liquid_sim::{MappedTraffic, Plan, Step};
 use serde::Serialize;
 
 use crate::format;
+use crate::model::{self, RuntimeModel};
 use crate::program::{self, Data, Program, ScheduleMode};
 use crate::report::{Manifest, Prediction};
-use crate::model::{self, RuntimeModel};
 use crate::MpiError;
 
 /// Which plan to export.
@@ -312,8 +312,13 @@ fn predict(
         }
     }
     let route = |a: u32, b: u32| routes.get(&(a, b)).map(|r| (*r).clone());
-    let mut prediction =
-        model::predict(program, &input.mapped.platform, &route, &input.library, &opts)?;
+    let mut prediction = model::predict(
+        program,
+        &input.mapped.platform,
+        &route,
+        &input.library,
+        &opts,
+    )?;
     prediction.plan_s = Some(run.makespan);
     Ok(prediction)
 }

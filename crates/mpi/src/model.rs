@@ -99,7 +99,14 @@ impl Builder<'_> {
 
     /// A message of `bytes` (plus the envelope) from rank `a` to rank `b`, started when all
     /// of `after` have ended.
-    fn message(&mut self, a: u32, b: u32, bytes: f64, after: Vec<usize>, group: Option<usize>) -> usize {
+    fn message(
+        &mut self,
+        a: u32,
+        b: u32,
+        bytes: f64,
+        after: Vec<usize>,
+        group: Option<usize>,
+    ) -> usize {
         let Some(route) = (self.route)(a, b) else {
             return self.join(after);
         };
@@ -146,7 +153,13 @@ fn start_message(
 ) {
     if let (Some(s), Some(v), None) = (send_post[k], recv_post[k], node[k]) {
         let m = &program.messages[k];
-        node[k] = Some(b.message(m.from, m.to, m.bytes() as f64, vec![s, v], Some(m.step as usize)));
+        node[k] = Some(b.message(
+            m.from,
+            m.to,
+            m.bytes() as f64,
+            vec![s, v],
+            Some(m.step as usize),
+        ));
     }
 }
 
@@ -188,13 +201,14 @@ pub fn runtime_plan(
     // Ranks waiting in the current barrier (their entry step), and the barrier count.
     let mut entered: Vec<Option<usize>> = vec![None; n];
     let mut ended: Vec<Option<usize>> = vec![None; n];
-    let completion = |p: &Pending, node: &[Option<usize>], send_post: &[Option<usize>], eager: &[bool]| {
-        if !p.recv && eager[p.message] {
-            send_post[p.message]
-        } else {
-            node[p.message]
-        }
-    };
+    let completion =
+        |p: &Pending, node: &[Option<usize>], send_post: &[Option<usize>], eager: &[bool]| {
+            if !p.recv && eager[p.message] {
+                send_post[p.message]
+            } else {
+                node[p.message]
+            }
+        };
     loop {
         let mut progress = false;
         for r in 0..n {
@@ -305,7 +319,12 @@ pub fn runtime_plan(
         }
     }
     let posted = (0..nm)
-        .map(|k| (send_post[k].unwrap_or(origin), recv_post[k].unwrap_or(origin)))
+        .map(|k| {
+            (
+                send_post[k].unwrap_or(origin),
+                recv_post[k].unwrap_or(origin),
+            )
+        })
         .collect();
     let completed = (0..nm)
         .map(|k| {
@@ -386,4 +405,150 @@ pub fn predict(
         )),
         steps,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::Message;
+    use liquid_sim::Link;
+
+    const L: f64 = 1e-3;
+
+    /// Three ranks, a link of 1000 B/s and 1 ms from every rank to every other one.
+    fn platform() -> Platform {
+        let links = (0..9)
+            .map(|i| Link {
+                name: format!("l{i}"),
+                bandwidth: 1000.0,
+                latency: L,
+            })
+            .collect();
+        Platform::new(links).expect("platform")
+    }
+
+    fn route(a: u32, b: u32) -> Option<Vec<u32>> {
+        (a != b).then(|| vec![a * 3 + b])
+    }
+
+    /// Frame 0: 1000 bytes 1 → 2; barrier; frame 1: 500 bytes 2 → 1. Rank 0 only takes
+    /// part in the barriers (it is their root).
+    fn two_frames() -> Program {
+        let msg = |step, from, to, len| Message {
+            step,
+            from,
+            to,
+            pieces: vec![Piece {
+                src: from,
+                dst: to,
+                offset: 0,
+                len,
+            }],
+        };
+        Program {
+            mode: "frames".into(),
+            ranks: vec!["a".into(), "b".into(), "c".into()],
+            steps: vec!["frame 1".into(), "frame 2".into()],
+            messages: vec![msg(0, 1, 2, 1000), msg(1, 2, 1, 500)],
+            ops: vec![
+                vec![Op::Barrier],
+                vec![
+                    Op::Send(0),
+                    Op::Wait(Wait::All, Some(0)),
+                    Op::Barrier,
+                    Op::Recv(1),
+                    Op::Wait(Wait::All, Some(1)),
+                ],
+                vec![
+                    Op::Recv(0),
+                    Op::Wait(Wait::All, Some(0)),
+                    Op::Barrier,
+                    Op::Send(1),
+                    Op::Wait(Wait::All, Some(1)),
+                ],
+            ],
+            expect: vec![vec![], vec![(2, 500)], vec![(1, 1000)]],
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn barriers_and_posting_as_computed_by_hand() {
+        let p = two_frames();
+        p.check().expect("consistent");
+        let opts = Options::default();
+        // No envelope. First barrier: 1 → 0 and 2 → 0 arrive at L, rank 0 leaves at L,
+        // ranks 1 and 2 at 2L (their clocks' 0). Frame 1's message starts at 2L and is
+        // delivered at 3L + 1 s; rank 1's send is eager (done at 2L). Second barrier: the
+        // last arrival at rank 0 is 2 → 0 at 4L + 1, ranks 1 and 2 leave at 5L + 1.
+        // Frame 2's message is delivered at 6L + 1.5: rank 1's time is 4L + 1.5.
+        let none = RuntimeModel::default();
+        let got = predict(&p, &platform(), &route, &none, &opts).expect("prediction");
+        assert!(close(got.total_s, 4.0 * L + 1.5), "{}", got.total_s);
+        assert!(close(got.steps[0].start_s.unwrap(), 0.0));
+        assert!(close(got.steps[0].end_s.unwrap(), L + 1.0));
+        // Frame 2 starts at 5L + 1 on rank 2's and rank 1's clocks (0 at 2L).
+        assert!(close(got.steps[1].start_s.unwrap(), 3.0 * L + 1.0));
+        assert!(close(got.steps[1].end_s.unwrap(), 4.0 * L + 1.5));
+        // With an envelope of 100 bytes (0.1 s) every message, the barriers' empty ones
+        // too, takes 0.1 s more: clocks start at 2L + 0.2, frame 1 is delivered at
+        // 3L + 1.3, the second barrier releases at 4L + 1.4 (ranks 1, 2 leave at 5L + 1.5)
+        // and frame 2 is delivered at 6L + 2.1: rank 1's time is 4L + 1.9.
+        let envelope = RuntimeModel {
+            envelope: 100.0,
+            ..RuntimeModel::default()
+        };
+        let got = predict(&p, &platform(), &route, &envelope, &opts).expect("prediction");
+        assert!(close(got.total_s, 4.0 * L + 1.9), "{}", got.total_s);
+        // Sends no longer eager: rank 2's send of frame 2 ends on delivery (the same
+        // time as rank 1's receive), rank 1 enters the second barrier at 3L + 1 instead
+        // of 2L, which changes nothing: rank 2 is the last to enter.
+        let rendezvous = RuntimeModel {
+            eager_limit: 0,
+            ..RuntimeModel::default()
+        };
+        let got = predict(&p, &platform(), &route, &rendezvous, &opts).expect("prediction");
+        assert!(close(got.total_s, 4.0 * L + 1.5), "{}", got.total_s);
+    }
+
+    #[test]
+    fn a_pair_without_a_route_costs_nothing() {
+        // Rank 0 has no route to or from anyone: the barriers are free, and the run is
+        // frame 1 (L + 1) then frame 2 (L + 0.5) on ranks 1 and 2's clocks.
+        let p = two_frames();
+        let partial = |a: u32, b: u32| (a != 0 && b != 0).then(|| route(a, b)).flatten();
+        let got = predict(
+            &p,
+            &platform(),
+            &partial,
+            &RuntimeModel::default(),
+            &Options::default(),
+        )
+        .expect("prediction");
+        assert!(close(got.total_s, 2.0 * L + 1.5), "{}", got.total_s);
+    }
+
+    #[test]
+    fn a_program_that_waits_for_itself_is_refused() {
+        // Rank 2 waits for its receive before the barrier, rank 1 sends after it.
+        let mut p = two_frames();
+        p.ops[1] = vec![
+            Op::Barrier,
+            Op::Send(0),
+            Op::Recv(1),
+            Op::Wait(Wait::All, None),
+        ];
+        p.ops[0] = vec![Op::Barrier];
+        p.ops[2] = vec![
+            Op::Recv(0),
+            Op::Wait(Wait::All, None),
+            Op::Barrier,
+            Op::Send(1),
+        ];
+        let e = runtime_plan(&p, &route, &RuntimeModel::default()).expect_err("deadlock");
+        assert!(e.to_string().contains("deadlocks"), "{e}");
+    }
 }
