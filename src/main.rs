@@ -432,6 +432,11 @@ enum ExportWhat {
         model: PathBuf,
         #[command(flatten)]
         sim: SimCliArgs,
+        /// Write the platform for SimGrid's ns-3 model instead: every link a one-hop route
+        /// between its two ends (hosts, and the switches as routers); ns-3 routes over
+        /// them itself (`--cfg=network/model:ns-3`).
+        #[arg(long)]
+        one_hop: bool,
         /// Output directory (created if needed).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
@@ -650,8 +655,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             format,
         } => commands::simulate(&model, &sim.args()?, plot.as_deref(), format),
         Command::Export {
-            what: ExportWhat::Simgrid { model, sim, out },
-        } => commands::export_simgrid(&model, &sim.args()?, &out),
+            what:
+                ExportWhat::Simgrid {
+                    model,
+                    sim,
+                    one_hop,
+                    out,
+                },
+        } => commands::export_simgrid(&model, &sim.args()?, one_hop, &out),
         Command::Export {
             what:
                 ExportWhat::Mpi {

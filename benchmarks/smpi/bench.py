@@ -53,6 +53,11 @@ CM02 = [
     # 60 ranks x 118 buffers of 16 MiB in 1 MiB blocks exceed vm.max_map_count.
     "--cfg=smpi/shared-malloc-blocksize:67108864",
 ]
+# SimGrid's packet-level model (ns-3's TCP), unmodified, on the one-hop platform.
+NS3 = [
+    "--cfg=network/model:ns-3",
+    "--cfg=smpi/simulate-computation:no",
+]
 DEFAULT = [
     "--cfg=smpi/simulate-computation:no",
     "--cfg=smpi/shared-malloc:global",
@@ -108,14 +113,20 @@ def complete_routes(path):
     return len(extra) - 1
 
 
-def smpirun(cfg, d, ranks, prog, args, timeout):
-    cmd = ["smpirun", *cfg, "--cfg=smpi/display-timing:no", "-platform", f"{d}/platform.xml",
+def smpirun(cfg, d, ranks, prog, args, timeout, platform_xml="platform.xml"):
+    cmd = ["smpirun", *cfg, "--cfg=smpi/display-timing:no", "-platform", f"{d}/{platform_xml}",
            "-hostfile", f"{d}/hostfile", "-np", str(ranks), prog, *args]
     return run(cmd, timeout)
 
 
 def fmt(x, digits=6):
     return "—" if x is None else f"{x:.{digits}f}"
+
+
+def ns3_cell(res):
+    if "ns3_timeout" in res:
+        return f"> {res['ns3_timeout']:.0f} s wall"
+    return sec(res.get("ns3"))
 
 
 def sec(x):
@@ -156,13 +167,14 @@ def write_table(a, version, rows, worst):
         "- *liquid sim*: `wall_s` of `liquid simulate` (the simulation proper); *SMPI wall*: the "
         "whole smpirun of the CM02 run.",
         "",
-        "| case | bytes | plan | ranks | messages | bytes checked | liquid plan (s) | liquid run (s) | SMPI CM02 (s) | diff | SMPI default (s) | diff | MPI_Alltoall ompi (s) | mpich (s) | liquid sim (s) | SMPI wall (s) |",
-        "| --- | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| case | bytes | plan | ranks | messages | bytes checked | liquid plan (s) | liquid run (s) | SMPI CM02 (s) | diff | SMPI default (s) | diff | ns-3 (s) | diff | MPI_Alltoall ompi (s) | mpich (s) | liquid sim (s) | SMPI wall (s) |",
+        "| --- | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for spec, size, label, ranks, msgs, plan_s, pred, res, r, lwall, swall, check in rows:
         lines.append(
             f"| `{spec}` | {size} | {label} | {ranks} | {msgs} | {'yes' if check else 'no'} | {sec(plan_s)} | {sec(pred)} | {sec(res.get('cm02'))} | "
             f"{pct(r)} | {sec(res.get('default'))} | {pct(rel(res.get('default'), pred))} | "
+            f"{ns3_cell(res)} | {pct(rel(res.get('ns3'), pred))} | "
             f"{sec(res.get('ompi'))} | {sec(res.get('mpich'))} | {fmt(lwall, 5)} | {fmt(swall, 2)} |"
         )
     lines += ["", f"Largest CM02 difference: {100 * worst:.2f} % (goal: 2 %).", ""]
@@ -181,6 +193,9 @@ def main():
     ap.add_argument("--timeout", type=float, default=900, help="per smpirun, seconds")
     ap.add_argument("--tolerance", type=float, default=0.02)
     ap.add_argument("--build", default="release")
+    ap.add_argument("--ns3-max-bytes", type=float, default=128 * 2**20,
+                    help="run ns-3 (packet level, slow) on plans of at most this many bytes")
+    ap.add_argument("--ns3-timeout", type=float, default=120, help="per ns-3 smpirun, seconds")
     ap.add_argument("--check-memory", type=float, default=2**30,
                     help="check every byte (no shared malloc) when 3x the plan's bytes fit in this many bytes")
     a = ap.parse_args()
@@ -212,6 +227,9 @@ def main():
                 must([a.liquid, "export", "mpi", *common, *pargs, "--envelope", "16", "--out", d])
                 must([a.liquid, "export", "simgrid", *common, "--schedule", sched, "--out", d])
                 complete_routes(f"{d}/platform.xml")
+                # ns-3 needs one-hop links (hosts and routers) and routes by itself.
+                must([a.liquid, "export", "simgrid", *common, "--schedule", sched, "--one-hop",
+                      "--out", f"{d}/ns3"])
                 manifest = json.load(open(f"{d}/manifest.json"))
                 ranks = len(manifest["ranks"])
                 predicted = manifest["prediction"]["total_s"]
@@ -241,14 +259,21 @@ def main():
                     ("default", default, runner, [*nocheck, "--timeout", "0", "--quiet", "--report", f"{d}/smpi-default.json", d]),
                     ("ompi", CM02 + ["--cfg=smpi/coll-selector:ompi"], bench, [d]),
                     ("mpich", CM02 + ["--cfg=smpi/coll-selector:mpich"], bench, [d]),
+                    ("ns3", NS3 + (real if check else shared), runner, [*nocheck, "--timeout", "0", "--quiet", "--report", f"{d}/smpi-ns3.json", d]),
                 ]:
                     if label != "liquid frames" and name in ("ompi", "mpich"):
                         continue
-                    o, w, err = smpirun(cfg, d, ranks, prog, args, a.timeout)
+                    if name == "ns3" and manifest["bytes"] > a.ns3_max_bytes:
+                        continue
+                    o, w, err = smpirun(cfg, d, ranks, prog, args,
+                                        a.ns3_timeout if name == "ns3" else a.timeout,
+                                        "ns3/platform.xml" if name == "ns3" else "platform.xml")
                     walls[name] = w
                     if o is None:
                         print(f"bench-smpi: {spec} {size} {label} {name}: {err}", file=sys.stderr)
                         res[name] = None
+                        if err == "timeout":
+                            res[name + "_timeout"] = a.ns3_timeout if name == "ns3" else a.timeout
                         continue
                     if prog == runner:
                         rep = json.load(open(args[args.index("--report") + 1]))
@@ -267,7 +292,8 @@ def main():
                 write_table(a, version, rows, worst)
                 print(f"bench-smpi: {spec} {size} B {label}: liquid {predicted:.6f} s, SMPI CM02 "
                       f"{fmt(res.get('cm02'))} ({pct(r)}), default {fmt(res.get('default'))}, "
-                      f"ompi {fmt(res.get('ompi'))}, mpich {fmt(res.get('mpich'))}", file=sys.stderr)
+                      f"ns-3 {fmt(res.get('ns3'))}, ompi {fmt(res.get('ompi'))}, mpich {fmt(res.get('mpich'))}",
+                      file=sys.stderr)
 
     write_table(a, version, rows, worst)
     print(f"bench-smpi: wrote {a.out}", file=sys.stderr)

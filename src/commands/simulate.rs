@@ -57,8 +57,14 @@ pub fn simulate(
 }
 
 /// `liquid export simgrid MODEL --out DIR`.
-pub fn export_simgrid(model: &Path, args: &SimArgs, out: &Path) -> anyhow::Result<ExitCode> {
-    let written = liquid_study::simulate::export_simgrid(model, args, out, &with_progress)?;
+pub fn export_simgrid(
+    model: &Path,
+    args: &SimArgs,
+    one_hop: bool,
+    out: &Path,
+) -> anyhow::Result<ExitCode> {
+    let written =
+        liquid_study::simulate::export_simgrid(model, args, one_hop, out, &with_progress)?;
     emit(&written, Format::Yaml)?;
     Ok(ExitCode::SUCCESS)
 }

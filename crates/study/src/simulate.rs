@@ -445,6 +445,9 @@ pub struct Written {
     platform: String,
     plan: String,
     hosts: usize,
+    /// Routers (the one-hop platform for ns-3 only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    routers: Option<usize>,
     links: usize,
     routes: usize,
     steps: usize,
@@ -452,11 +455,13 @@ pub struct Written {
 }
 
 /// Writes `out/platform.xml` (hosts, links with bandwidth and latency, every used route as
-/// an explicit one-way `<route>`) and `out/plan.json` (the plan [`simulate`] would run,
-/// with host names), and says what they hold.
+/// an explicit one-way `<route>`; with `one_hop`, the variant for SimGrid's ns-3 model,
+/// [`liquid_sim::simgrid::one_hop_platform`]) and `out/plan.json` (the plan [`simulate`]
+/// would run, with host names), and says what they hold.
 pub fn export_simgrid(
     model_arg: &Path,
     args: &SimArgs,
+    one_hop: bool,
     out: &Path,
     solve: Solver<'_>,
 ) -> Result<Written, StudyError> {
@@ -467,17 +472,35 @@ pub fn export_simgrid(
             liquid_sim::SimError::Export(m) => StudyError::Input(m),
             e => StudyError::internal(e),
         })?;
+    let hop = if one_hop {
+        Some(
+            liquid_sim::simgrid::one_hop_platform(traffic, &p.mapped).map_err(|e| match e {
+                liquid_sim::SimError::Export(m) => StudyError::Input(m),
+                e => StudyError::internal(e),
+            })?,
+        )
+    } else {
+        None
+    };
     crate::create_dir(out)?;
     let xml_path = out.join("platform.xml");
-    crate::write(&xml_path, sg.platform_xml)?;
+    let (xml, routes) = match &hop {
+        Some(h) => (h.platform_xml.clone(), h.routes),
+        None => (sg.platform_xml, sg.routes),
+    };
+    crate::write(&xml_path, xml)?;
     let plan_path = out.join("plan.json");
     crate::write(&plan_path, sg.plan_json)?;
     Ok(Written {
         platform: xml_path.display().to_string(),
         plan: plan_path.display().to_string(),
         hosts: sg.hosts,
-        links: p.mapped.platform.links().len(),
-        routes: sg.routes,
+        routers: hop.as_ref().map(|h| h.routers),
+        links: p.mapped.platform.links().len()
+            + hop
+                .as_ref()
+                .map_or(0, |h| h.routes - p.mapped.platform.links().len()),
+        routes,
         steps: p.plan.steps.len(),
         messages: p.plan.messages(),
     })
