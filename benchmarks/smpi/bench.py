@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -219,9 +220,10 @@ def main():
         plans = [("liquid frames", ["--schedule", sched])]
         if spec.startswith("two-clusters:"):
             plans.append(("LG (001)", ["--plan", "lg"]))
+            plans.append(("LG, liquid phases", ["--plan", "lg-liquid", "--time-limit", a.time_limit]))
         for size in sizes:
             for label, pargs in plans:
-                d = f"{tmp}/{spec.replace(':', '_').replace(',', '-')}-{size}-{label.split()[0]}"
+                d = f"{tmp}/{spec.replace(':', '_').replace(',', '-')}-{size}-{re.sub('[^a-z0-9]+', '-', label.lower())}"
                 common = [spec, "--size", str(size), *extra]
                 # SMPI adds a 16-byte envelope to every message (smpi_request.cpp).
                 must([a.liquid, "export", "mpi", *common, *pargs, "--envelope", "16", "--out", d])

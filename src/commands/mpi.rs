@@ -26,6 +26,9 @@ pub enum MpiPlan {
     Pairwise,
     /// Paper 001's LG between two clusters (a `two-clusters:N1,N2` model).
     Lg,
+    /// LG with each phase run by a liquid schedule (of --engine, native by default),
+    /// frame by frame, a barrier between frames.
+    LgLiquid,
 }
 
 fn mpi_error(e: MpiError) -> anyhow::Error {
@@ -60,6 +63,15 @@ pub fn export_mpi(
         MpiPlan::AllAtOnce => {
             args.mode = Mode::AllAtOnce;
             PlanKind::Schedule(ScheduleMode::AllAtOnce)
+        }
+        MpiPlan::LgLiquid => {
+            if args.schedule.is_some() {
+                return Err(InputError(
+                    "--plan lg-liquid takes no --schedule: --engine schedules LG's phases".into(),
+                )
+                .into());
+            }
+            PlanKind::LgLiquid
         }
         MpiPlan::RoundRobin | MpiPlan::Pairwise | MpiPlan::Lg => {
             if args.schedule.is_some() || args.engine.is_some() {

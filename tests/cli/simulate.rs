@@ -330,7 +330,14 @@ fn export_simgrid_one_hop_gives_ns3_a_route_per_link_and_routers_for_switches() 
     let dir = tempfile::tempdir().expect("tempdir");
     let out = succeed(
         liquid()
-            .args(["export", "simgrid", "two-clusters:3,4", "--size", "1000", "--one-hop"])
+            .args([
+                "export",
+                "simgrid",
+                "two-clusters:3,4",
+                "--size",
+                "1000",
+                "--one-hop",
+            ])
             .args(["--out"])
             .arg(dir.path()),
     );
@@ -353,7 +360,14 @@ fn export_simgrid_one_hop_gives_ns3_a_route_per_link_and_routers_for_switches() 
     let plain = tempfile::tempdir().expect("tempdir");
     succeed(
         liquid()
-            .args(["export", "simgrid", "two-clusters:3,4", "--size", "1000", "--out"])
+            .args([
+                "export",
+                "simgrid",
+                "two-clusters:3,4",
+                "--size",
+                "1000",
+                "--out",
+            ])
             .arg(plain.path()),
     );
     let xml = std::fs::read_to_string(plain.path().join("platform.xml")).expect("platform");

@@ -32,7 +32,15 @@ pub enum PlanKind {
     Pairwise,
     /// Paper 001's LG, exactly as `liquid_sim`'s plan.
     Lg,
+    /// LG with each phase run by a liquid schedule frame by frame
+    /// ([`liquid_sim::two_clusters::Lg::plan_scheduled`]); the schedules come from
+    /// [`ExportInput::phase_schedule`].
+    LgLiquid,
 }
+
+/// Schedules a phase's traffic (a [`liquid_sim::two_clusters::scheduling_traffic`]):
+/// the schedule and where it came from, or why there is none.
+pub type PhaseScheduler<'a> = &'a dyn Fn(&Traffic) -> Result<(Schedule, String), String>;
 
 /// What [`export`] takes.
 pub struct ExportInput<'a> {
@@ -50,6 +58,8 @@ pub struct ExportInput<'a> {
     pub overhead: f64,
     /// How the prediction models the MPI library (envelope, eager limit).
     pub library: RuntimeModel,
+    /// Schedules LG's phases for [`PlanKind::LgLiquid`].
+    pub phase_schedule: Option<PhaseScheduler<'a>>,
 }
 
 /// What [`export`] wrote.
@@ -203,7 +213,7 @@ fn build(input: &ExportInput<'_>) -> Result<(Program, Plan, String), MpiError> {
             };
             Ok((program, Plan { steps }, source))
         }
-        PlanKind::Lg => {
+        PlanKind::Lg | PlanKind::LgLiquid => {
             let (n1, n2) = two_clusters(traffic)?;
             let ranks: Vec<String> = (0..n1)
                 .map(|k| format!("a{k}"))
@@ -227,15 +237,70 @@ fn build(input: &ExportInput<'_>) -> Result<(Program, Plan, String), MpiError> {
             }
             let bytes = sizes.iter().next().copied().unwrap_or(0);
             let alg = Lg::new(n1, n2);
-            let program = program::lg(&data, &alg)?;
             let layout = Layout::from_traffic(traffic, routes, n1, &ranks, Vec::new())?;
-            let plan = alg.plan(&layout, bytes as f64)?;
+            if input.kind == PlanKind::Lg {
+                let program = program::lg(&data, &alg)?;
+                let plan = alg.plan(&layout, bytes as f64)?;
+                return Ok((
+                    program,
+                    plan,
+                    format!("001's LG (Algorithm 1) for {n1}+{n2} nodes"),
+                ));
+            }
+            let schedule = input.phase_schedule.ok_or_else(|| {
+                MpiError::Input("--plan lg-liquid needs an engine for LG's phases".into())
+            })?;
+            let lanes = lanes(
+                &input.mapped.platform,
+                &routes[data.pairs[&(0, n1 as u32)][0]],
+            );
+            let mut sources = Vec::new();
+            let mut phase = |name: &str, pairs: Vec<(usize, usize)>| {
+                if pairs.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let t = liquid_sim::two_clusters::scheduling_traffic(name, n1, &pairs, lanes)?;
+                let (s, source) = schedule(&t)
+                    .map_err(|why| MpiError::Input(format!("no schedule for {name}: {why}")))?;
+                liquid_model::validate(&t, &s).map_err(|e| {
+                    MpiError::Inconsistent(format!("the schedule of {name} is not valid: {e}"))
+                })?;
+                sources.push(format!("{name}: {source}, {} frames", s.frames.len()));
+                Ok::<_, MpiError>(liquid_sim::two_clusters::frames_of(&s))
+            };
+            let ends = |ps: Vec<liquid_sim::two_clusters::Parcel>| -> Vec<(usize, usize)> {
+                ps.into_iter().map(|p| (p.from, p.to)).collect()
+            };
+            let local = phase(&format!("lg-local-{n1}-{n2}"), ends(alg.local_aggregated()))?;
+            let exchanges = phase(&format!("lg-exchange-{n1}-{n2}"), ends(alg.exchanges()))?;
+            let program = program::lg_frames(&data, &alg, &local, &exchanges)?;
+            let plan = alg.plan_scheduled(&layout, bytes as f64, &local, &exchanges)?;
             Ok((
                 program,
                 plan,
-                format!("001's LG (Algorithm 1) for {n1}+{n2} nodes"),
+                format!(
+                    "001's LG for {n1}+{n2} nodes, each phase by a liquid schedule ({}; {lanes} \
+                     backbone lanes)",
+                    sources.join("; ")
+                ),
             ))
         }
+    }
+}
+
+/// Backbone lanes of a two-clusters platform, as the two-cluster study counts them: the
+/// backbone's bandwidth over a node's (the narrowest link inside a route between the
+/// clusters over its first link), rounded, at least 1.
+fn lanes(platform: &liquid_sim::Platform, route: &[u32]) -> usize {
+    let links = platform.links();
+    let bw = |l: &u32| links[*l as usize].bandwidth;
+    let node = route.first().map_or(1.0, bw);
+    let inner = route.get(1..route.len().saturating_sub(1)).unwrap_or(&[]);
+    let backbone = inner.iter().map(bw).fold(f64::INFINITY, f64::min);
+    if backbone.is_finite() {
+        (backbone / node).round().max(1.0) as usize
+    } else {
+        1
     }
 }
 

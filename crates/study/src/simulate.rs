@@ -517,7 +517,35 @@ pub fn export_mpi(
     out: &Path,
     solve: Solver<'_>,
 ) -> Result<liquid_mpi::Exported, StudyError> {
-    let p = prepare(model_arg, args, solve)?;
+    // LG's liquid phases are scheduled here, the model's own traffic not at all.
+    let phases = kind == liquid_mpi::PlanKind::LgLiquid;
+    let mut model_args = args.clone();
+    if phases {
+        model_args.engine = None;
+        model_args.mode = Mode::AllAtOnce;
+    }
+    let p = prepare(model_arg, &model_args, solve)?;
+    let phase_engine = match args.engine {
+        Some(e) => Some(e),
+        None if phases => Some(
+            liquid_engine::find("native")
+                .ok_or_else(|| StudyError::Input("no engine \"native\"".into()))?,
+        ),
+        None => None,
+    };
+    let phase = |t: &Traffic| -> Result<(Schedule, String), String> {
+        let engine = phase_engine.ok_or("no engine")?;
+        let checked = solve(t, engine, &args.request).map_err(|e| e.to_string())?;
+        let verdict = checked.verdict();
+        match checked.into_outcome().into_schedule() {
+            Some(s) => Ok((s, format!("engine {}", engine.name()))),
+            None => Err(format!(
+                "engine {} found no schedule ({}); raise --time-limit",
+                engine.name(),
+                verdict.as_str()
+            )),
+        }
+    };
     let input = liquid_mpi::ExportInput {
         traffic: &p.model.traffic,
         mapped: &p.mapped,
@@ -526,6 +554,7 @@ pub fn export_mpi(
         kind,
         overhead: args.overhead,
         library,
+        phase_schedule: if phases { Some(&phase) } else { None },
     };
     liquid_mpi::export(&input, out).map_err(|e| match e {
         liquid_mpi::MpiError::Input(m) => StudyError::Input(m),
