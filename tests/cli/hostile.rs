@@ -398,11 +398,32 @@ fn overflowing_and_extreme_numbers_are_refused_naming_the_option() {
         ];
         args.extend_from_slice(extra);
         refused(&args, needle);
+        // Refused before anything is written: the output folder is not even made.
+        assert!(
+            !std::path::Path::new(out).exists(),
+            "{extra:?} made {out} before refusing"
+        );
     };
     study(&["--lanes", "0"], "--lanes");
     study(&["--lanes", "1025"], "--lanes");
     study(&["--backbone-bandwidth", "1e308"], "--backbone-bandwidth");
     study(&["--node-bandwidth", "1e308"], "--node-bandwidth");
+    // A message size whose total overflows is refused under the option that gave it.
+    refused(
+        &[
+            "study",
+            "two-clusters",
+            "--size-cases",
+            "1+1",
+            "--size-exponents",
+            "0..0",
+            "--node-sizes",
+            "1e308",
+            "--out",
+            out,
+        ],
+        "--node-sizes: 1e308 B per message: the messages' bytes add up",
+    );
     refused(
         &[
             "study",
@@ -532,7 +553,21 @@ fn prove_refuses_a_folder_that_is_not_a_proof_folder() {
     std::fs::write(dir.path().join("notes.txt"), "mine").expect("write");
     let d = dir.path().to_str().expect("utf-8");
     refused(&["prove", "models/no-team.yaml", "--out", d], "notes.txt");
-    refused(&["prove", "models/no-team.yaml", "--out", "/"], "/");
+    // `/` is the user's case. Should a regression write there, what it wrote is removed
+    // (only files that were not there before) before the test fails.
+    let in_root = ["formula.cnf", "proof.lrat", "manifest.yaml"].map(|f| Path::new("/").join(f));
+    let before: Vec<bool> = in_root.iter().map(|p| p.exists()).collect();
+    let (code, err) = run_to(
+        &["prove", "models/no-team.yaml", "--out", "/"],
+        std::process::Stdio::piped(),
+    );
+    for (p, existed) in in_root.iter().zip(&before) {
+        if !existed && p.exists() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+    assert_eq!(code, Some(2), "prove --out /: {err}");
+    assert!(err.contains('/') && !err.contains("panicked"), "{err}");
     assert_eq!(
         std::fs::read_to_string(dir.path().join("notes.txt")).expect("kept"),
         "mine"

@@ -160,22 +160,8 @@ impl Summary {
 pub fn run(args: &StudyArgs) -> Result<Summary, StudyError> {
     let start = Instant::now();
     let s = &args.setting;
-    for (name, v, positive) in [
-        ("--backbone-bandwidth", s.backbone_mb_s, true),
-        ("--node-bandwidth", s.node_mb_s, true),
-        ("--backbone-latency", s.backbone_latency_s, false),
-        ("--node-latency", s.node_latency_s, false),
-        ("--overhead", s.overhead_s, false),
-    ] {
-        if !(v.is_finite() && (v > 0.0 || (!positive && v == 0.0))) {
-            let what = if positive {
-                "positive and finite"
-            } else {
-                "finite and not negative"
-            };
-            return Err(StudyError::Input(format!("{name} must be {what}, not {v}")));
-        }
-    }
+    // Every parameter (lanes included) is checked before the output folder is made.
+    s.check().map_err(|e| StudyError::Input(format!("{e}")))?;
     let (k0, k1) = args.size_exponents;
     if k0 > k1 || k1 > 40 {
         return Err(StudyError::Input(format!(
@@ -241,7 +227,8 @@ pub fn run(args: &StudyArgs) -> Result<Summary, StudyError> {
     for &(n1, n2) in &args.size_cases {
         let i = case(n1, n2, &mut cases)?;
         for &b in &sizes {
-            for p in cases[i].run(b, s).map_err(|e| sim_error(n1, n2, e))? {
+            let named = |e| sized_error(n1, n2, "--size-exponents", b, e);
+            for p in cases[i].run(b, s).map_err(named)? {
                 rows.push(Row {
                     sweep: "sizes",
                     n1,
@@ -261,7 +248,8 @@ pub fn run(args: &StudyArgs) -> Result<Summary, StudyError> {
     for &(n1, n2) in &node_cases {
         let i = case(n1, n2, &mut cases)?;
         for &b in &args.node_sizes {
-            for p in cases[i].run(b, s).map_err(|e| sim_error(n1, n2, e))? {
+            let named = |e| sized_error(n1, n2, "--node-sizes", b, e);
+            for p in cases[i].run(b, s).map_err(named)? {
                 rows.push(Row {
                     sweep: "nodes",
                     n1,
@@ -650,6 +638,31 @@ fn markdown(args: &StudyArgs, s: &Summary, rows: &[Row]) -> String {
 /// A simulator's refusal in case `n1 + n2`: a parameter out of range (named), or no
 /// schedule because a time limit stopped every engine, is the user's to change (exit 2);
 /// anything else is internal.
+/// [`sim_error`] for a run at `bytes` per message: a size the simulator refuses is
+/// reported under the option that gave it.
+fn sized_error(
+    n1: usize,
+    n2: usize,
+    option: &str,
+    bytes: f64,
+    e: liquid_sim::SimError,
+) -> StudyError {
+    match e {
+        liquid_sim::SimError::BadParameter { name: "size", why } => {
+            // Huge sizes in exponent form, as the user is likely to have typed them.
+            let bytes = if bytes >= 1e15 {
+                format!("{bytes:e}")
+            } else {
+                format!("{bytes}")
+            };
+            StudyError::Input(format!(
+                "{n1}+{n2} nodes: {option}: {bytes} B per message: {why}"
+            ))
+        }
+        e => sim_error(n1, n2, e),
+    }
+}
+
 fn sim_error(n1: usize, n2: usize, e: liquid_sim::SimError) -> StudyError {
     match e {
         liquid_sim::SimError::BadParameter { .. } => {
