@@ -488,11 +488,11 @@ mod tests {
         let none = RuntimeModel::default();
         let got = predict(&p, &platform(), &route, &none, &opts).expect("prediction");
         assert!(close(got.total_s, 4.0 * L + 1.5), "{}", got.total_s);
-        assert!(close(got.steps[0].start_s.unwrap(), 0.0));
-        assert!(close(got.steps[0].end_s.unwrap(), L + 1.0));
+        assert!(close(got.steps[0].start_s.expect("a start"), 0.0));
+        assert!(close(got.steps[0].end_s.expect("an end"), L + 1.0));
         // Frame 2 starts at 5L + 1 on rank 2's and rank 1's clocks (0 at 2L).
-        assert!(close(got.steps[1].start_s.unwrap(), 3.0 * L + 1.0));
-        assert!(close(got.steps[1].end_s.unwrap(), 4.0 * L + 1.5));
+        assert!(close(got.steps[1].start_s.expect("a start"), 3.0 * L + 1.0));
+        assert!(close(got.steps[1].end_s.expect("an end"), 4.0 * L + 1.5));
         // With an envelope of 100 bytes (0.1 s) every message, the barriers' empty ones
         // too, takes 0.1 s more: clocks start at 2L + 0.2, frame 1 is delivered at
         // 3L + 1.3, the second barrier releases at 4L + 1.4 (ranks 1, 2 leave at 5L + 1.5)

@@ -264,12 +264,11 @@ pub fn one_hop_platform(traffic: &Traffic, mapped: &MappedTraffic) -> Result<One
     }
     // Name every node: its host, or a router numbered in order of first appearance.
     let mut name: HashMap<usize, String> = HashMap::new();
-    for h in 0..hosts.len() {
+    for (h, host) in hosts.iter().enumerate() {
         let root = find(&mut parent, 2 * nl + h);
-        if let Some(other) = name.insert(root, hosts[h].clone()) {
+        if let Some(other) = name.insert(root, host.clone()) {
             return Err(SimError::Export(format!(
-                "the routes join hosts {other} and {} into one node",
-                hosts[h]
+                "the routes join hosts {other} and {host} into one node"
             )));
         }
     }
