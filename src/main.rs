@@ -9,7 +9,6 @@
 #![forbid(unsafe_code)]
 
 mod commands;
-mod input;
 mod output;
 mod progress;
 
@@ -213,6 +212,12 @@ enum Command {
         /// Draw a timeline (frames, link utilisation, throughput) into this SVG file.
         #[arg(long, value_name = "FILE.svg")]
         plot: Option<PathBuf>,
+        /// Run an MPI library's all-to-all between the model's nodes instead of a
+        /// schedule: mpi-ompi-1.1.2, mpi-ompi-4.1, mpi-mpich-3.3 (each picks its
+        /// algorithm by size), or basic-linear, pairwise, pair, bruck, scattered-K; --size
+        /// bytes per pair, every send eager.
+        #[arg(long, value_name = "NAME", conflicts_with = "plot")]
+        plan: Option<String>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
@@ -227,7 +232,7 @@ enum Command {
         #[command(subcommand)]
         what: ExportWhat,
     },
-    /// Joins the shards of a sweep run with --shard i/n (testbed t1) into what the
+    /// Joins the shards of a sweep run with --shard i/n (testbed t1, latency study, study two-clusters, crosscheck) into what the
     /// unsharded run writes and prints; checks that every shard is there once and that all
     /// belong to one run (same sweep and options).
     Merge {
@@ -283,7 +288,7 @@ struct TwoClustersArgs {
     #[arg(long, default_value = "two-clusters-study")]
     out: PathBuf,
     /// Message sizes 2^K for K from the first to the last exponent, like 0..24.
-    #[arg(long, default_value = "0..24", value_parser = parse_exponents)]
+    #[arg(long, default_value = "0..24", value_parser = liquid_study::two_clusters::parse_exponents)]
     size_exponents: (u32, u32),
     /// Cases of the size sweep, N1+N2 separated by commas.
     #[arg(long, default_value = "30+30,20+40", value_parser = liquid_study::two_clusters::parse_cases)]
@@ -305,6 +310,23 @@ struct TwoClustersArgs {
     /// Software overhead per message, s.
     #[arg(long, default_value_t = 0.0)]
     overhead: f64,
+    /// Bytes in flight per connection (TCP window): a message's rate is at most
+    /// window / (2 · route latency); 0: no bound. Default: Open MPI's TCP socket buffers
+    /// (btl_tcp_sndbuf/rcvbuf, 128 KiB).
+    #[arg(long, default_value_t = 131072.0)]
+    window: f64,
+    /// Messages of this many bytes or more pay a rendezvous round trip first, and an MPI
+    /// all-to-all's send of one completes only at delivery; 0: every message is eager.
+    /// Default: Open MPI's TCP eager limit (btl_tcp_eager_limit, 64 KiB).
+    #[arg(long, default_value_t = 65536.0)]
+    eager_limit: f64,
+    /// Software overhead per message paid in turn by each sender (LogGP o), s.
+    #[arg(long, default_value_t = 0.0)]
+    serial_overhead: f64,
+    /// Every flow gets the same share of a link (default: TCP's RTT unfairness as
+    /// SimGrid's CM02 models it, shares in inverse proportion to the route latency).
+    #[arg(long)]
+    equal_sharing: bool,
     /// Backbone lanes of the scheduling model (default: backbone / node bandwidth).
     #[arg(long)]
     lanes: Option<usize>,
@@ -324,6 +346,12 @@ struct TwoClustersArgs {
     /// Also write the report as Markdown into this file.
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
+    /// Run only shard i of n (1 <= i <= n) of the runs (every case at every message size
+    /// is one item: items i, i+n, ...), writing DIR/two-clusters-shard-i-of-n.json into
+    /// --out; join the shards with `liquid merge` (it writes the Markdown report into its
+    /// --out).
+    #[arg(long, value_name = "I/N")]
+    shard: Option<liquid_study::Shard>,
     /// Summary format.
     #[arg(long, value_enum, default_value_t = Format::Yaml)]
     format: Format,
@@ -331,7 +359,7 @@ struct TwoClustersArgs {
 
 // `liquid solve`'s arguments.
 #[derive(Debug, clap::Args)]
-struct SolveCliArgs {
+pub(crate) struct SolveCliArgs {
     /// Model file, or a generated-model spec (see `analyze --help`).
     model: PathBuf,
     /// The engine to run.
@@ -409,18 +437,14 @@ struct CrosscheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = commands::CrossFormat::Table)]
     format: commands::CrossFormat,
-}
-
-fn parse_exponents(s: &str) -> Result<(u32, u32), String> {
-    let (a, b) = s
-        .split_once("..")
-        .ok_or_else(|| format!("{s:?}: give FIRST..LAST, like 0..24"))?;
-    let n = |x: &str| {
-        x.trim()
-            .parse::<u32>()
-            .map_err(|_| format!("{s:?}: {x:?} is not an exponent"))
-    };
-    Ok((n(a)?, n(b)?))
+    /// Run only shard i of n (1 <= i <= n) of the models (items i, i+n, ... in the order
+    /// given, a folder's models in name order), writing DIR/crosscheck-shard-i-of-n.json
+    /// into --out; `liquid merge` prints the report of the whole run.
+    #[arg(long, value_name = "I/N", requires = "out", conflicts_with_all = ["record", "baseline"])]
+    shard: Option<liquid_study::Shard>,
+    /// With --shard: the folder for the shard file.
+    #[arg(long, value_name = "DIR", requires = "shard")]
+    out: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -646,12 +670,55 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             proof,
             format,
         } => commands::certify(&model, schedule.as_ref(), proof.as_ref(), format),
+        Command::Teams {
+            model,
+            list,
+            format,
+        } => commands::teams(&model, list, format),
+        Command::Crosscheck(args) => crosscheck(*args),
+        Command::Encode {
+            model,
+            colours,
+            frames,
+            format,
+        } => commands::encode(&model, colours, frames, format),
+        Command::Prove {
+            model,
+            colours,
+            out,
+            prover,
+            time_limit,
+            format,
+        } => commands::prove(
+            &model,
+            colours,
+            &out,
+            commands::ProveOptions { prover, time_limit },
+            format,
+        ),
+        Command::CheckProof { model, dir, format } => commands::check_proof(&model, &dir, format),
+        Command::Solve(args) => commands::solve(&args),
+        other => run_studies(other),
+    }
+}
+
+/// The commands that generate, simulate, export and sweep.
+fn run_studies(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
         Command::Generate { what } => commands::generate(what),
         Command::Latency { what } => commands::latency(what),
         Command::Simulate {
             model,
             sim,
+            plot: _, // clap refuses --plot with --plan
+            plan: Some(plan),
+            format,
+        } => commands::simulate_mpi(&model, &sim.args()?, &plan, format),
+        Command::Simulate {
+            model,
+            sim,
             plot,
+            plan: None,
             format,
         } => commands::simulate(&model, &sim.args()?, plot.as_deref(), format),
         Command::Export {
@@ -697,34 +764,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Study {
             what: StudyWhat::TwoClusters(args),
         } => study_two_clusters(*args),
-        Command::Teams {
-            model,
-            list,
-            format,
-        } => commands::teams(&model, list, format),
-        Command::Crosscheck(args) => crosscheck(*args),
-        Command::Encode {
-            model,
-            colours,
-            frames,
-            format,
-        } => commands::encode(&model, colours, frames, format),
-        Command::Prove {
-            model,
-            colours,
-            out,
-            prover,
-            time_limit,
-            format,
-        } => commands::prove(
-            &model,
-            colours,
-            &out,
-            commands::ProveOptions { prover, time_limit },
-            format,
-        ),
-        Command::CheckProof { model, dir, format } => commands::check_proof(&model, &dir, format),
-        Command::Solve(args) => solve(*args),
+        _ => unreachable!("run dispatches the other commands"),
     }
 }
 
@@ -742,10 +782,7 @@ fn testbed(what: TestbedWhat) -> anyhow::Result<ExitCode> {
             format,
         } => {
             if let Some(j) = jobs {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(j.max(1))
-                    .build_global()
-                    .map_err(|e| anyhow::anyhow!("cannot start {j} worker threads: {e}"))?;
+                liquid_study::testbed::set_workers(j)?;
             }
             let sim = sim_size.map(|size| liquid_study::testbed::SimParams {
                 size,
@@ -759,22 +796,13 @@ fn testbed(what: TestbedWhat) -> anyhow::Result<ExitCode> {
 
 /// `liquid study two-clusters`.
 fn study_two_clusters(a: TwoClustersArgs) -> anyhow::Result<ExitCode> {
-    let (size_cases, equal, double) = match &a.cluster {
-        Some(spec) => {
-            let h = liquid_topology::two_clusters::TwoClusters::shaped(spec)
-                .map_err(|e| InputError(format!("--cluster: {e}")))?
-                .n1;
-            (vec![(h, h)], vec![h], vec![])
-        }
-        None => (a.size_cases, a.equal, a.double),
-    };
     let links = a.links;
-    let args = liquid_study::two_clusters::StudyArgs {
+    let mut args = liquid_study::two_clusters::StudyArgs {
         out: a.out,
         size_exponents: a.size_exponents,
-        size_cases,
-        equal: if a.no_node_sweep { vec![] } else { equal },
-        double: if a.no_node_sweep { vec![] } else { double },
+        size_cases: a.size_cases,
+        equal: if a.no_node_sweep { vec![] } else { a.equal },
+        double: if a.no_node_sweep { vec![] } else { a.double },
         node_sizes: a.node_sizes,
         setting: liquid_sim::study::Setting {
             backbone_mb_s: links.backbone_bandwidth,
@@ -784,12 +812,19 @@ fn study_two_clusters(a: TwoClustersArgs) -> anyhow::Result<ExitCode> {
             overhead_s: a.overhead,
             lanes: a.lanes,
             cluster: a.cluster,
+            transport: liquid_sim::Transport {
+                window_bytes: a.window,
+                eager_limit_bytes: (a.eager_limit != 0.0).then_some(a.eager_limit),
+                serial_overhead_s: a.serial_overhead,
+                rtt_unfair: !a.equal_sharing,
+            },
         },
         engine: commands::engine(&a.engine)?,
         time_limit: a.time_limit,
         markdown: a.markdown,
     };
-    commands::study_two_clusters(&args, a.format)
+    args.fit_to_cluster()?;
+    commands::study_two_clusters(&args, a.shard, a.format)
 }
 
 /// `liquid crosscheck`.
@@ -800,79 +835,19 @@ fn crosscheck(a: CrosscheckArgs) -> anyhow::Result<ExitCode> {
         update: a.update,
         accept_improvements: a.accept_improvements,
     };
-    let mut limits = a.limits.limits();
-    limits.time = limits
-        .time
-        .or(Some(liquid_engine::crosscheck::DEFAULT_ENGINE_TIME_LIMIT));
     let request = liquid_engine::Request {
-        limits,
+        limits: a.limits.limits(),
         ..Default::default()
     };
-    let engines: Vec<&'static dyn liquid_engine::Engine> = if a.engines.is_empty() {
-        liquid_engine::registry::crosscheck_defaults().collect()
-    } else {
-        a.engines
-            .iter()
-            .map(|e| commands::engine(e))
-            .collect::<anyhow::Result<_>>()?
-    };
+    let engines: Vec<&'static dyn liquid_engine::Engine> = a
+        .engines
+        .iter()
+        .map(|e| commands::engine(e))
+        .collect::<anyhow::Result<_>>()?;
+    if let (Some(shard), Some(out)) = (a.shard, &a.out) {
+        return commands::crosscheck_shard(&a.models, &engines, &request, a.format, shard, out);
+    }
     commands::crosscheck(&a.models, &engines, &request, a.format, &base)
-}
-
-/// `liquid solve`.
-fn solve(a: SolveCliArgs) -> anyhow::Result<ExitCode> {
-    if a.stream {
-        return commands::solve_stream(
-            &a.model,
-            a.schedule_out.as_deref(),
-            a.prefix,
-            a.limits.time_limit,
-            a.format,
-        );
-    }
-    let args = commands::SolveArgs {
-        request: liquid_engine::Request {
-            limits: a.limits.limits(),
-            seed: a.seed,
-            decide: a.decide,
-            proofs: false,
-        },
-        prove: a.prove.as_deref(),
-        require_proof: a.require_proof,
-        schedule_out: a.schedule_out.as_ref(),
-        format: a.format,
-    };
-    commands::solve(&a.model, commands::engine(&a.engine)?, &args)
-}
-
-/// The longest run of digits an error message shows in full: a 300-digit number (a
-/// user's overflowing integer, or 1e308 written out) is cut to its first digits and its
-/// length.
-const MAX_DIGITS: usize = 24;
-
-/// `message` with every run of more than [`MAX_DIGITS`] digits shortened.
-fn shorten_numbers(message: &str) -> String {
-    let mut out = String::with_capacity(message.len());
-    let mut digits = String::new();
-    let flush = |digits: &mut String, out: &mut String| {
-        if digits.len() > MAX_DIGITS {
-            out.push_str(&digits[..12]);
-            out.push_str(&format!("…({} digits)", digits.len()));
-        } else {
-            out.push_str(digits);
-        }
-        digits.clear();
-    };
-    for c in message.chars() {
-        if c.is_ascii_digit() {
-            digits.push(c);
-        } else {
-            flush(&mut digits, &mut out);
-            out.push(c);
-        }
-    }
-    flush(&mut digits, &mut out);
-    out
 }
 
 fn main() -> ExitCode {
@@ -880,7 +855,10 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", shorten_numbers(&format!("{e:#}")));
+            eprintln!(
+                "error: {}",
+                liquid_model::display::shorten_numbers(&format!("{e:#}"))
+            );
             // A file that cannot be read or written (a directory, a full disk, a closed
             // pipe, no permission) is the user's to fix, like bad input.
             let input = e.downcast_ref::<liquid_model::yaml::LoadError>().is_some()

@@ -38,13 +38,3 @@ pub fn print(text: &str) -> anyhow::Result<()> {
     out.flush()?;
     Ok(())
 }
-
-/// Rounds a throughput for display (MB/s, two decimals).
-pub fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
-}
-
-/// Rounds a ratio for display (four decimals).
-pub fn round4(x: f64) -> f64 {
-    (x * 10_000.0).round() / 10_000.0
-}

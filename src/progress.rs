@@ -46,6 +46,38 @@ pub fn with_progress_as<T>(label: &str, counts: Counts, job: impl FnOnce(&Atomic
     })
 }
 
+/// Runs `engine` on `traffic` through the gate, the spinner's line starting with `label`.
+pub fn solve_as(
+    label: &str,
+    traffic: &liquid_model::Traffic,
+    engine: &'static dyn liquid_engine::Engine,
+    request: &liquid_engine::Request,
+) -> Result<liquid_engine::Checked, liquid_engine::SolveError> {
+    with_progress_as(label, engine.counts(), |p| {
+        liquid_engine::solve(traffic, engine, request, None, p)
+    })
+}
+
+/// [`solve_as`] labelled "searching": the solver the studies and exports are given.
+pub fn solve(
+    traffic: &liquid_model::Traffic,
+    engine: &'static dyn liquid_engine::Engine,
+    request: &liquid_engine::Request,
+) -> Result<liquid_engine::Checked, liquid_engine::SolveError> {
+    solve_as("searching", traffic, engine, request)
+}
+
+/// A bar of `len` steps on stderr drawn with `template`; hidden (every call a no-op)
+/// when stderr is not a terminal.
+pub fn bar(len: u64, template: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let b = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    b.set_style(ProgressStyle::with_template(template).expect("a valid template"));
+    b
+}
+
 fn show(label: &str, nodes: &AtomicU64, done: &AtomicBool, unit: &str) {
     let start = Instant::now();
     let mut bar: Option<ProgressBar> = None;

@@ -1,92 +1,14 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use liquid_model::Traffic;
-use serde::Serialize;
+use liquid_model::analysis::Analysis;
 
-use crate::output::{emit, round2, round4, Format};
+use crate::output::{emit, Format};
 
-#[derive(Serialize)]
-struct BottleneckUsers {
-    link: String,
-    load: usize,
-    users: Vec<String>,
-}
-
-#[derive(Serialize)]
-struct Analysis {
-    model: String,
-    transfers: usize,
-    links: usize,
-    total_path_length: usize,
-    duration: usize,
-    bottlenecks: Vec<String>,
-    bottleneck_users: Vec<BottleneckUsers>,
-    /// #X / Λ, in units of one link's throughput.
-    liquid_ratio: f64,
-    link_throughput: Option<f64>,
-    /// MB/s, when the model gives a link throughput.
-    liquid_throughput: Option<f64>,
-    conflict_vertices: u64,
-    /// `None` when not counted (see [`COUNT_WORK`]).
-    conflict_edges: Option<u64>,
-    max_conflict_degree: Option<u64>,
-    /// Why the conflict edges were not counted.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    conflict_edges_note: Option<String>,
-}
-
-/// Conflict edges are counted by default when counting takes at most this many steps
-/// ([`Traffic::conflict_work`]; about a second on two cores), and always with
-/// `--count-conflicts`.
-pub const COUNT_WORK: u64 = 1 << 31;
-
-fn analysis(traffic: &Traffic, count_conflicts: bool) -> Analysis {
-    let bottlenecks = traffic.bottlenecks();
-    let work = traffic.conflict_work();
-    let stats = (count_conflicts || work <= COUNT_WORK).then(|| traffic.conflict_stats());
-    let note = stats.is_none().then(|| {
-        format!(
-            "not counted: counting takes about {work:.1e} steps (more than {COUNT_WORK}); \
-             --count-conflicts counts them",
-            work = work as f64
-        )
-    });
-    Analysis {
-        model: traffic.name().to_string(),
-        transfers: traffic.len(),
-        links: traffic.num_links(),
-        total_path_length: traffic.total_path_length(),
-        duration: traffic.duration(),
-        bottlenecks: bottlenecks
-            .iter()
-            .map(|&l| traffic.link_name(l).to_string())
-            .collect(),
-        bottleneck_users: bottlenecks
-            .iter()
-            .map(|&l| BottleneckUsers {
-                link: traffic.link_name(l).to_string(),
-                load: traffic.load(l),
-                users: traffic
-                    .users(l)
-                    .iter()
-                    .map(|&t| traffic.transfer_name(t).to_string())
-                    .collect(),
-            })
-            .collect(),
-        liquid_ratio: round4(traffic.liquid_ratio()),
-        link_throughput: traffic.link_throughput(),
-        liquid_throughput: traffic.liquid_throughput().map(round2),
-        conflict_vertices: traffic.len() as u64,
-        conflict_edges: stats.map(|s| s.edges),
-        max_conflict_degree: stats.map(|s| s.max_degree),
-        conflict_edges_note: note,
-    }
-}
-
-/// `liquid analyze MODEL [--count-conflicts]`.
+/// `liquid analyze MODEL [--count-conflicts]` (the report is
+/// `liquid_model::analysis::Analysis`).
 pub fn analyze(model: &Path, count_conflicts: bool, format: Format) -> anyhow::Result<ExitCode> {
-    let traffic = crate::input::load_traffic(model)?;
-    emit(&analysis(&traffic, count_conflicts), format)?;
+    let traffic = liquid_study::input::load_traffic(model)?;
+    emit(&Analysis::new(&traffic, count_conflicts), format)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -4,8 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use liquid_engine::{Checked, Engine, Request, SolveError};
-use liquid_model::Traffic;
+use liquid_engine::{Engine, Request};
 use liquid_study::crosscheck::{self, Outcome};
 
 pub use liquid_study::crosscheck::BaselineArgs;
@@ -30,17 +29,6 @@ pub const EXIT_REGRESSION: u8 = 5;
 /// `--accept-improvements`).
 pub const EXIT_IMPROVEMENT: u8 = 6;
 
-fn with_progress(
-    label: &str,
-    traffic: &Traffic,
-    engine: &'static dyn Engine,
-    request: &Request,
-) -> Result<Checked, SolveError> {
-    crate::progress::with_progress_as(label, engine.counts(), |p| {
-        liquid_engine::solve(traffic, engine, request, None, p)
-    })
-}
-
 /// `liquid crosscheck MODEL...`: exit 0 when every answer checks and no two contradict,
 /// 4 on a contradiction, 3 when an engine failed to run, 5 on a regression and 6 on
 /// improvements against the baseline.
@@ -51,17 +39,63 @@ pub fn crosscheck(
     format: CrossFormat,
     base: &BaselineArgs,
 ) -> anyhow::Result<ExitCode> {
-    let report = crosscheck::run(models, engines, request, base, &with_progress)?;
+    let report = crosscheck::run(models, engines, request, base, &crate::progress::solve_as)?;
+    print(&report, format, base.accept_improvements)
+}
+
+/// The report in `format`, and the exit code of its outcome.
+fn print(
+    report: &crosscheck::Report,
+    format: CrossFormat,
+    accept_improvements: bool,
+) -> anyhow::Result<ExitCode> {
     match format {
         CrossFormat::Table => crate::output::print(&report.table())?,
-        CrossFormat::Yaml => emit(&report, Format::Yaml)?,
-        CrossFormat::Json => emit(&report, Format::Json)?,
+        CrossFormat::Yaml => emit(report, Format::Yaml)?,
+        CrossFormat::Json => emit(report, Format::Json)?,
     }
-    Ok(match report.outcome(base.accept_improvements) {
+    Ok(match report.outcome(accept_improvements) {
         Outcome::Contradiction => ExitCode::from(EXIT_CONTRADICTION),
         Outcome::EngineError => ExitCode::from(EXIT_INTERNAL),
         Outcome::Regression => ExitCode::from(EXIT_REGRESSION),
         Outcome::Improvement => ExitCode::from(EXIT_IMPROVEMENT),
         Outcome::Agreed => ExitCode::SUCCESS,
     })
+}
+
+/// `liquid crosscheck MODEL... --shard i/n --out DIR`: one shard's file (exit 0 when it is
+/// written: the outcome is the merge's).
+pub fn crosscheck_shard(
+    models: &[PathBuf],
+    engines: &[&'static dyn Engine],
+    request: &Request,
+    format: CrossFormat,
+    shard: liquid_study::Shard,
+    out: &std::path::Path,
+) -> anyhow::Result<ExitCode> {
+    use clap::ValueEnum;
+    let name = format
+        .to_possible_value()
+        .map(|v| v.get_name().to_string())
+        .unwrap_or_default();
+    let written = crosscheck::shard(
+        models,
+        engines,
+        request,
+        shard,
+        &name,
+        out,
+        &crate::progress::solve_as,
+    )?;
+    eprintln!("{written}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `liquid merge` of crosscheck's shards: the report in the run's format, with the exit
+/// code of the unsharded run.
+pub fn crosscheck_merged(report: &crosscheck::Report, format: &str) -> anyhow::Result<ExitCode> {
+    use clap::ValueEnum;
+    let format = CrossFormat::from_str(format, false)
+        .map_err(|e| crate::InputError(format!("shards of crosscheck: format {format:?}: {e}")))?;
+    print(report, format, false)
 }

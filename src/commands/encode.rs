@@ -32,15 +32,15 @@ pub fn colours_or_duration(
 /// stdout.
 ///
 /// DIMACS encodes "a schedule of at most k timeframes exists" (default k = Λ). LP offers
-/// k timeframes and minimises the used ones (default: the ILP engine's own choice,
-/// `liquid_ilp::offered_frames`, DSatur's length, which always admits a solution); fewer than Λ is rejected there (the model would be trivially infeasible).
+/// k timeframes and minimises the used ones (`liquid_ilp::lp_file`; default k: the ILP
+/// engine's own choice, DSatur's length); fewer than Λ is rejected.
 pub fn encode(
     model: &Path,
     colours: Option<usize>,
     frames: Option<usize>,
     format: EncodeFormat,
 ) -> anyhow::Result<ExitCode> {
-    let traffic = crate::input::load_traffic(model)?;
+    let traffic = liquid_study::input::load_traffic(model)?;
     let text = match format {
         EncodeFormat::Dimacs => {
             let k = colours_or_duration(&traffic, colours)?;
@@ -57,33 +57,14 @@ pub fn encode(
             )
             .into())
         }
-        EncodeFormat::Lp => {
-            let k = match colours {
-                Some(k) if k < traffic.duration() => {
-                    return Err(InputError(format!(
-                        "--colours {k} is below the duration Λ = {} of {}: the users of a \
-                         bottleneck link need Λ distinct timeframes",
-                        traffic.duration(),
-                        model.display()
-                    ))
-                    .into())
-                }
-                Some(k) => k,
-                None => {
-                    liquid_ilp::check_size(&traffic, traffic.duration())
-                        .map_err(|e| InputError(format!("{}: {e}", model.display())))?;
-                    liquid_ilp::offered_frames(
-                        &traffic,
-                        None,
-                        &std::sync::atomic::AtomicU64::new(0),
-                    )
-                    .map_or(traffic.duration(), |c| c.colours as usize)
-                }
-            };
-            liquid_ilp::check_size(&traffic, k)
-                .map_err(|e| InputError(format!("{}: {e}", model.display())))?;
-            liquid_ilp::write_lp(&traffic, k)
-        }
+        EncodeFormat::Lp => liquid_ilp::lp_file(&traffic, colours).map_err(|e| match e {
+            liquid_ilp::LpRefusal::BelowDuration { colours, duration } => InputError(format!(
+                "--colours {colours} is below the duration Λ = {duration} of {}: the users of \
+                 a bottleneck link need Λ distinct timeframes",
+                model.display()
+            )),
+            e => InputError(format!("{}: {e}", model.display())),
+        })?,
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;

@@ -162,19 +162,9 @@ pub struct TwoClusterLinks {
 
 /// A mesh or torus.
 fn grid(dims: &str, wrap: bool, k: usize, self_t: bool) -> anyhow::Result<Generated> {
-    let dims = liquid_topology::spec::parse_dims(dims, dims).map_err(|_| {
-        InputError(format!(
-            "--dims {dims:?}: give sizes separated by x, like 4x4"
-        ))
-    })?;
-    Grid {
-        dims,
-        wrap,
-        hosts_per_switch: k,
-        self_transfers: self_t,
-    }
-    .generated()
-    .map_err(InputError::of)
+    Grid::with_dims(dims, wrap, k, self_t)
+        .and_then(|g| g.generated())
+        .map_err(InputError::of)
 }
 
 /// Two clusters, crossbars or copies of `cluster`.
@@ -185,27 +175,19 @@ fn two_clusters(
     links: TwoClusterLinks,
     lanes: usize,
 ) -> anyhow::Result<Generated> {
-    let base = match cluster {
-        Some(spec) => TwoClusters::shaped(spec).map_err(InputError::of)?,
-        None => {
-            let need = |v: Option<usize>, name: &str| {
-                v.ok_or_else(|| InputError(format!("{name} is required (or give --cluster SPEC)")))
-            };
-            TwoClusters::new(need(n1, "--n1")?, need(n2, "--n2")?)
-        }
-    };
-    TwoClusters {
-        n1: n1.unwrap_or(base.n1),
-        n2: n2.unwrap_or(base.n2),
-        backbone_bandwidth: links.backbone_bandwidth,
-        backbone_latency: links.backbone_latency,
-        node_bandwidth: links.node_bandwidth,
-        node_latency: links.node_latency,
-        lanes,
-        ..base
-    }
-    .generated()
-    .map_err(InputError::of)
+    TwoClusters::sized(n1, n2, cluster)
+        .and_then(|base| {
+            TwoClusters {
+                backbone_bandwidth: links.backbone_bandwidth,
+                backbone_latency: links.backbone_latency,
+                node_bandwidth: links.node_bandwidth,
+                node_latency: links.node_latency,
+                lanes,
+                ..base
+            }
+            .generated()
+        })
+        .map_err(InputError::of)
 }
 
 /// `liquid generate ...`.
@@ -296,12 +278,9 @@ fn build(what: GenerateWhat) -> anyhow::Result<(Generated, GenerateOutput)> {
 /// Writes a generated model in the output's form.
 fn write(g: &Generated, output: GenerateOutput) -> anyhow::Result<ExitCode> {
     let text = match output.form {
-        Form::Explicit => {
-            let traffic = g
-                .expand()
-                .map_err(|e| anyhow::anyhow!("generated model does not expand: {e}"))?;
-            liquid_model::yaml::write_explicit(&traffic)
-        }
+        Form::Explicit => g
+            .to_explicit_yaml()
+            .map_err(|e| anyhow::anyhow!("generated model does not expand: {e}"))?,
         Form::Network => g.to_network_yaml(),
     };
     match output.out {

@@ -2,12 +2,10 @@
 //! systems: the analytical model, the flit-level simulation, and the model against the
 //! simulation (`liquid_study::latency`).
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use liquid_latency::model::SourceQueues;
 use liquid_latency::{MultiCluster, Timing};
 use liquid_study::latency::{self as study, Load as StudyLoad, ModelAnswer, PlanSource};
@@ -59,9 +57,7 @@ pub struct SystemArgs {
 impl SystemArgs {
     /// The system's parameters (an input error names the bad field).
     pub fn system(&self) -> Result<MultiCluster, InputError> {
-        let spec = self.system.trim();
-        let spec = spec.strip_prefix("multi-cluster:").unwrap_or(spec);
-        MultiCluster::parse(spec).map_err(|e| InputError(format!("system {spec:?}: {e}")))
+        study::parse_system(&self.system).map_err(|e| InputError(format!("system {e}")))
     }
 
     /// The message and channel parameters.
@@ -237,6 +233,11 @@ pub struct LatencyStudyArgs {
     /// Also write the whole study (error table and every curve's points) as Markdown.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// Run only shard i of n (1 <= i <= n) of the loads (every load of every curve is one
+    /// item: items i, i+n, ...), writing DIR/latency-study-shard-i-of-n.json into --out;
+    /// join the shards with `liquid merge` (it writes the Markdown report into its --out).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<liquid_study::Shard>,
 }
 
 /// Runs a `latency` subcommand.
@@ -301,25 +302,17 @@ fn simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
     let total = (a.rate.len() as u64)
         .saturating_mul(a.replications as u64)
         .saturating_mul(a.counts.messages);
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-        b.set_style(
-            ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} counted messages delivered, {msg} [{elapsed}/{eta}]",
-            )
-            .expect("a valid template"),
-        );
-        b
-    });
+    let bar = crate::progress::bar(
+        total,
+        "{bar:30} {pos}/{len} counted messages delivered, {msg} [{elapsed}/{eta}]",
+    );
     let report = study::simulate(&params, &mut |done, rate| {
-        if let Some(b) = &bar {
-            b.set_position(done);
-            b.set_message(format!("rate {} of {}", rate + 1, a.rate.len()));
+        if !bar.is_hidden() {
+            bar.set_position(done);
+            bar.set_message(format!("rate {} of {}", rate + 1, a.rate.len()));
         }
     });
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    bar.finish_and_clear();
     emit(&report?, a.format)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -337,7 +330,9 @@ fn run_study(a: &LatencyStudyArgs) -> anyhow::Result<ExitCode> {
         seed: a.seed,
         markdown: a.markdown.clone(),
     };
-    let table = study::study(&params, &mut |line| eprintln!("{line}"))?;
-    crate::output::print(&table)?;
+    match study::study(&params, a.shard, &mut |line| eprintln!("{line}"))? {
+        liquid_study::Swept::Full(table) => crate::output::print(&table)?,
+        liquid_study::Swept::Shard(written) => eprintln!("{written}"),
+    }
     Ok(ExitCode::SUCCESS)
 }

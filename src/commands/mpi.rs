@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use liquid_mpi::program::ScheduleMode;
 use liquid_mpi::{MpiError, PlanKind};
-use liquid_sim::Mode;
 use liquid_study::simulate::SimArgs;
 
 use crate::output::{emit, Format};
@@ -53,49 +52,21 @@ pub fn export_mpi(
         ))
         .into());
     }
-    let mut args = args.clone();
     let kind = match plan {
-        MpiPlan::Schedule => PlanKind::Schedule(match args.mode {
-            Mode::Frames => ScheduleMode::Frames,
-            Mode::Async => ScheduleMode::Async,
-            Mode::AllAtOnce => ScheduleMode::AllAtOnce,
-        }),
-        MpiPlan::AllAtOnce => {
-            args.mode = Mode::AllAtOnce;
-            PlanKind::Schedule(ScheduleMode::AllAtOnce)
-        }
-        MpiPlan::LgLiquid => {
-            if args.schedule.is_some() {
-                return Err(InputError(
-                    "--plan lg-liquid takes no --schedule: --engine schedules LG's phases".into(),
-                )
-                .into());
-            }
-            PlanKind::LgLiquid
-        }
-        MpiPlan::RoundRobin | MpiPlan::Pairwise | MpiPlan::Lg => {
-            if args.schedule.is_some() || args.engine.is_some() {
-                return Err(InputError(
-                    "--plan round-robin, pairwise and lg take no --schedule or --engine".into(),
-                )
-                .into());
-            }
-            // No engine run: the plans are built from the traffic alone.
-            args.mode = Mode::AllAtOnce;
-            match plan {
-                MpiPlan::RoundRobin => PlanKind::RoundRobin,
-                MpiPlan::Pairwise => PlanKind::Pairwise,
-                _ => PlanKind::Lg,
-            }
-        }
+        MpiPlan::Schedule => None,
+        MpiPlan::AllAtOnce => Some(PlanKind::Schedule(ScheduleMode::AllAtOnce)),
+        MpiPlan::RoundRobin => Some(PlanKind::RoundRobin),
+        MpiPlan::Pairwise => Some(PlanKind::Pairwise),
+        MpiPlan::Lg => Some(PlanKind::Lg),
+        MpiPlan::LgLiquid => Some(PlanKind::LgLiquid),
     };
     let written = liquid_study::simulate::export_mpi(
         model,
-        &args,
+        args,
         kind,
         library,
         out,
-        &super::simulate::with_progress,
+        &crate::progress::solve,
     )?;
     emit(&written, Format::Yaml)?;
     Ok(ExitCode::SUCCESS)

@@ -4,8 +4,6 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use liquid_engine::{Checked, Engine, Request, SolveError};
-use liquid_model::Traffic;
 use liquid_sim::Mode;
 use liquid_study::simulate::SimArgs;
 
@@ -33,17 +31,6 @@ impl SimMode {
     }
 }
 
-/// Runs an engine through the gate with the progress indicator.
-pub fn with_progress(
-    traffic: &Traffic,
-    engine: &'static dyn Engine,
-    request: &Request,
-) -> Result<Checked, SolveError> {
-    crate::progress::with_progress(engine.counts(), |p| {
-        liquid_engine::solve(traffic, engine, request, None, p)
-    })
-}
-
 /// `liquid simulate MODEL`.
 pub fn simulate(
     model: &Path,
@@ -51,7 +38,19 @@ pub fn simulate(
     plot: Option<&Path>,
     format: Format,
 ) -> anyhow::Result<ExitCode> {
-    let report = liquid_study::simulate::simulate(model, args, plot, &with_progress)?;
+    let report = liquid_study::simulate::simulate(model, args, plot, &crate::progress::solve)?;
+    emit(&report, format)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `liquid simulate MODEL --plan NAME`.
+pub fn simulate_mpi(
+    model: &Path,
+    args: &SimArgs,
+    plan: &str,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    let report = liquid_study::simulate::simulate_mpi(model, args, plan)?;
     emit(&report, format)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -64,7 +63,7 @@ pub fn export_simgrid(
     out: &Path,
 ) -> anyhow::Result<ExitCode> {
     let written =
-        liquid_study::simulate::export_simgrid(model, args, one_hop, out, &with_progress)?;
+        liquid_study::simulate::export_simgrid(model, args, one_hop, out, &crate::progress::solve)?;
     emit(&written, Format::Yaml)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,29 +1,15 @@
 //! `liquid testbed t1` and `liquid merge`: the Swiss-T1 sweep and the shards' merge
 //! (`liquid_study::testbed`).
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use liquid_study::testbed::{self, Shard, SimParams, Sweep};
 use liquid_study::StudyError;
 
 use crate::output::{emit, Format};
 use crate::EXIT_INTERNAL;
-
-fn progress(len: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let pb = ProgressBar::new(len);
-    pb.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} classes {msg}")
-            .expect("valid template"),
-    );
-    pb
-}
 
 /// `liquid testbed t1`: the summary on stdout, or (one shard) what was written on stderr;
 /// exit 3 when a class fails.
@@ -35,8 +21,11 @@ pub fn testbed_t1(
     format: Format,
 ) -> anyhow::Result<ExitCode> {
     let classes = liquid_topology::t1::classes().len();
-    let todo = shard.map_or(classes, |s| (classes + s.count - s.index) / s.count);
-    let pb = progress(todo as u64);
+    let todo = shard.map_or(classes, |s| s.items(classes).count());
+    let pb = crate::progress::bar(
+        todo as u64,
+        "{elapsed_precise} [{bar:40}] {pos}/{len} classes {msg}",
+    );
     let sweep = testbed::t1(out, shard, time_limit, sim, &|| pb.inc(1));
     pb.finish_and_clear();
     match sweep {
@@ -67,6 +56,13 @@ pub fn testbed_t1(
 pub fn merge(paths: &[PathBuf], out: &Path, format: Format) -> anyhow::Result<ExitCode> {
     match liquid_study::merge::merge(paths, out)? {
         liquid_study::merge::Merged::Testbed(summary) => emit(&summary, format)?,
+        liquid_study::merge::Merged::Latency(table) => crate::output::print(&table)?,
+        liquid_study::merge::Merged::Crosscheck(report, format) => {
+            return super::crosscheck::crosscheck_merged(&report, &format);
+        }
+        liquid_study::merge::Merged::TwoClusters(summary) => {
+            return super::study::emitted(&summary, format);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

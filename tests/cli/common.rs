@@ -9,9 +9,14 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A `liquid` command, run from the repository root.
+/// A `liquid` command, run from the repository root. `LIQUID_TEST_BIN` names another
+/// binary to test instead of this build's (an older build, to see which tests fail
+/// before a fix: `LIQUID_TEST_BIN=/path/to/old/liquid cargo test --test cli hostile`).
 pub fn liquid() -> Command {
-    let mut c = Command::new(insta_cmd::get_cargo_bin("liquid"));
+    let bin = std::env::var_os("LIQUID_TEST_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| insta_cmd::get_cargo_bin("liquid"));
+    let mut c = Command::new(bin);
     c.current_dir(root());
     c
 }

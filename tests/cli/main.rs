@@ -16,6 +16,7 @@ mod mpi;
 mod native;
 mod sat;
 mod scale;
+mod shards;
 mod simulate;
 mod stream;
 mod topology;

@@ -157,6 +157,36 @@ fn lg_with_liquid_phases_runs_frame_by_frame_and_predicts_its_barriers() {
 }
 
 #[test]
+fn traffic_only_plans_refuse_a_schedule_and_all_at_once_runs_no_engine() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for plan in ["round-robin", "pairwise", "lg"] {
+        let out = liquid()
+            .args(["export", "mpi", "paper-fig1:", "--plan", plan, "--engine"])
+            .args(["native", "--out"])
+            .arg(dir.path().join(plan))
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{plan}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("take no --schedule or --engine"),
+            "{plan}: {err}"
+        );
+        assert!(!dir.path().join(plan).exists(), "{plan}: nothing written");
+    }
+    // All at once without a schedule: every transfer posted in one step, in the
+    // model's order (no engine ran, so the manifest names no engine's schedule).
+    export(
+        dir.path(),
+        &["paper-fig1:", "--plan", "all-at-once", "--size", "100"],
+    );
+    let m = json(&dir.path().join("manifest.json"));
+    assert_eq!(m["mode"], "all-at-once");
+    assert_eq!(m["steps"], 1);
+    assert_eq!(m["messages"], 25);
+}
+
+#[test]
 fn compare_sets_a_run_beside_the_prediction_and_refuses_another_plan_s_run() {
     let dir = tempfile::tempdir().expect("temp dir");
     export(

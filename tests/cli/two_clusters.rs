@@ -138,7 +138,7 @@ fn study_at_tiny_sizes_writes_csv_and_svg() {
         .expect("compared");
     assert_eq!(lg_rr["wins_from_bytes"], 1.0);
     assert!(lg_rr["largest_speedup"].as_f64().expect("number") > 2.0);
-    // CSV: header, then 6 algorithms × (2 cases × 4 sizes + 3 cases × 1 size).
+    // CSV: header, then 9 algorithms × (2 cases × 4 sizes + 3 cases × 1 size).
     let csv = std::fs::read_to_string(dir.path().join("two-clusters.csv")).expect("written");
     let mut lines = csv.lines();
     assert_eq!(
@@ -146,7 +146,7 @@ fn study_at_tiny_sizes_writes_csv_and_svg() {
         Some("sweep,n1,n2,bytes,algorithm,makespan_s,messages,backbone_messages")
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    assert_eq!(rows.len(), 6 * (2 * 4 + 3));
+    assert_eq!(rows.len(), 9 * (2 * 4 + 3));
     for r in &rows {
         assert_eq!(r.len(), 8, "{r:?}");
         let t: f64 = r[5].parse().expect("a time");
@@ -339,8 +339,8 @@ fn study_with_fat_tree_clusters() {
         .skip(1)
         .map(|l| l.split(',').collect())
         .collect();
-    // 6 algorithms × (3 sizes + 1 node-sweep size).
-    assert_eq!(rows.len(), 6 * 4);
+    // 9 algorithms × (3 sizes + 1 node-sweep size).
+    assert_eq!(rows.len(), 9 * 4);
     for a in [
         "direct-all-at-once",
         "direct-round-robin",
@@ -348,15 +348,79 @@ fn study_with_fat_tree_clusters() {
         "lg",
         "lg-liquid",
         "lg-liquid-relay-first",
+        "mpi-ompi-1.1.2",
+        "mpi-ompi-4.1",
+        "mpi-mpich-3.3",
     ] {
         let mine: Vec<_> = rows.iter().filter(|r| r[4] == a).collect();
         assert_eq!(mine.len(), 4, "{a}");
         for r in mine {
             assert_eq!(r[1..3], ["8", "8"], "{r:?}");
-            let want = if a.starts_with("lg") { "16" } else { "128" };
-            assert_eq!(r[7], want, "{r:?}");
+            if a.starts_with("mpi") {
+                // One message per pair, or fewer when Bruck packs them (small sizes).
+                let n: usize = r[7].parse().expect("a count");
+                assert!((16..=128).contains(&n), "{r:?}");
+            } else {
+                let want = if a.starts_with("lg") { "16" } else { "128" };
+                assert_eq!(r[7], want, "{r:?}");
+            }
             let t: f64 = r[5].parse().expect("a time");
             assert!(t > 0.005, "{r:?}");
         }
     }
+}
+
+#[test]
+fn simulate_runs_an_mpi_librarys_all_to_all() {
+    let run = |plan: &str, size: &str| -> serde_json::Value {
+        let out = succeed(liquid().args([
+            "simulate",
+            "two-clusters:4,4",
+            "--plan",
+            plan,
+            "--size",
+            size,
+            "--format",
+            "json",
+        ]));
+        serde_json::from_slice(&out.stdout).expect("JSON")
+    };
+    // Open MPI 1.1.2 at 8 ranks of 1 MiB: pairwise, 7 rounds of one message per rank,
+    // each at most a node card's 125 MB/s: at least 7 × 8.39 ms.
+    let v = run("mpi-ompi-1.1.2", "1048576");
+    assert_eq!(v["algorithm"], "pairwise");
+    assert_eq!(v["messages"], 56);
+    assert_eq!(v["ranks"][4], "b0");
+    let t = v["makespan_s"].as_f64().expect("a number");
+    assert!(t > 7.0 * 1048576.0 / 125e6, "{t}");
+    // Bruck: 3 rounds of one packed message per rank (4 blocks each at 8 ranks).
+    let v = run("bruck", "100");
+    assert_eq!(v["messages"], 24);
+    assert_eq!(v["total_bytes"], 8.0 * 3.0 * 4.0 * 100.0);
+    // MPICH 3.3 at 256 B and 8 ranks is Bruck too; at 32 KiB its scattered all-to-all.
+    assert_eq!(run("mpi-mpich-3.3", "256")["algorithm"], "bruck");
+    assert_eq!(run("mpi-mpich-3.3", "32768")["algorithm"], "scattered-32");
+    for (args, want) in [
+        (vec!["--plan", "nope"], "give mpi-ompi-1.1.2"),
+        (
+            vec!["--plan", "pairwise", "--engine", "dsatur"],
+            "give no --schedule",
+        ),
+        (vec!["--plan", "scattered-x"], "scattered-K"),
+    ] {
+        let out = liquid()
+            .args(["simulate", "two-clusters:4,4"])
+            .args(&args)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let out = liquid()
+        .args(["simulate", "two-clusters:3,3", "--plan", "pair"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("power-of-two"));
 }

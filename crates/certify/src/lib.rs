@@ -392,7 +392,7 @@ pub fn check_texts(cnf: &str, lrat: &str) -> Result<CheckReport, CheckError> {
 /// timeframes) that formula claims, so whoever holds one can re-derive the expected formula
 /// and compare digests instead of trusting a label. Only [`check_refutation`] builds one
 /// (its fields are private), so a value of this type is evidence that the check ran and
-/// passed: liquid's evidence types wrap it, and nothing else can make a "checked proof".
+/// passed. A [`CheckedProof`] wraps one, bound to what it is about ([`check_proof`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refuted {
     report: CheckReport,
@@ -461,6 +461,86 @@ pub fn check_refutation(
     })
 }
 
+/// Who a refutation is about, as the caller of [`check_proof`] states it: the traffic's
+/// digest and the encoding options the expected formula was built with. The checker
+/// cannot verify these (it knows no traffics); it records them beside the formula's
+/// digest and k, so that whoever holds the proof can re-encode the traffic and compare.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subject {
+    /// SHA-256 of the traffic (`liquid_model::Traffic::sha256`).
+    pub traffic_sha256: String,
+    /// The encoding options, as `liquid-proof` writes them.
+    pub encoding: String,
+    /// The proof directory, when the proof was written to one.
+    pub dir: Option<String>,
+}
+
+/// A proof that `colours` timeframes do not suffice, accepted by this checker: the CNF
+/// was byte-identical to the formula its caller expected (the model's encoding with
+/// `colours` timeframes), and the LRAT proof refutes it.
+///
+/// It carries its identity, so that it cannot be passed off as a proof about anything
+/// else: the refuted formula's digest and k, and the [`Subject`] (the traffic's digest
+/// and the encoding options). `liquid_model::LowerBound::check` compares the traffic's
+/// digest and k with the traffic and the bound it is checked against; the engine gate
+/// re-encodes the traffic with k and the options and compares the formula's digest.
+///
+/// Its fields are private and [`check_proof`] is its only constructor: a value of this
+/// type exists only where this checker ran and passed, and nothing outside the checker
+/// (which `liquid-proof` calls) can build one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckedProof {
+    refuted: Refuted,
+    subject: Subject,
+}
+
+impl CheckedProof {
+    /// The number of timeframes proven insufficient (the refuted formula's k).
+    pub fn colours(&self) -> usize {
+        self.refuted.colours()
+    }
+
+    /// SHA-256 of the traffic the proof is about.
+    pub fn traffic_sha256(&self) -> &str {
+        &self.subject.traffic_sha256
+    }
+
+    /// SHA-256 of the refuted formula's DIMACS text.
+    pub fn formula_sha256(&self) -> &str {
+        self.refuted.formula_sha256()
+    }
+
+    /// The encoding options of the refuted formula, as `liquid-proof` writes them.
+    pub fn encoding(&self) -> &str {
+        &self.subject.encoding
+    }
+
+    /// The proof directory, when the proof was written to one.
+    pub fn dir(&self) -> Option<&str> {
+        self.subject.dir.as_deref()
+    }
+
+    /// What the checker saw.
+    pub fn report(&self) -> &CheckReport {
+        self.refuted.report()
+    }
+}
+
+/// [`check_refutation`], its acceptance bound to `subject`: the only way to make a
+/// [`CheckedProof`].
+pub fn check_proof(
+    expected: &str,
+    colours: usize,
+    cnf: &str,
+    lrat: &str,
+    subject: Subject,
+) -> Result<CheckedProof, CheckError> {
+    Ok(CheckedProof {
+        refuted: check_refutation(expected, colours, cnf, lrat)?,
+        subject,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -493,6 +573,27 @@ mod tests {
         // The expected formula with a wrong proof is still rejected.
         let e = check_refutation(CNF, 1, CNF, "5 2 0 1 3 0\n6 0 5 3 4 0\n").expect_err("bad proof");
         assert!(matches!(e, CheckError::Step { id: 5, .. }), "{e}");
+    }
+
+    #[test]
+    fn a_checked_proof_is_made_only_by_a_passed_check_and_records_its_subject() {
+        let proof = "5 2 0 1 2 0\n5 d 1 2 0\n6 0 5 3 4 0\n";
+        let subject = Subject {
+            traffic_sha256: "t".repeat(64),
+            encoding: "options".to_string(),
+            dir: Some("dir".to_string()),
+        };
+        let p = check_proof(CNF, 1, CNF, proof, subject.clone()).expect("passes");
+        assert_eq!(
+            (p.colours(), p.formula_sha256(), p.traffic_sha256()),
+            (1, sha256_hex(CNF).as_str(), subject.traffic_sha256.as_str())
+        );
+        assert_eq!((p.encoding(), p.dir()), ("options", Some("dir")));
+        assert_eq!(p.report().added, 2);
+        // Another formula, or a proof that does not refute it: no checked proof.
+        let other = CNF.replace("-1 2 0", "-1 -2 0");
+        assert!(check_proof(CNF, 1, &other, proof, subject.clone()).is_err());
+        assert!(check_proof(CNF, 1, CNF, "5 2 0 1 3 0\n6 0 5 3 4 0\n", subject).is_err());
     }
 
     #[test]

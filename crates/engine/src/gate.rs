@@ -433,7 +433,7 @@ mod tests {
     #[test]
     fn a_refutation_whose_recorded_k_is_not_its_formulas_is_rejected() {
         // The checker records the k its caller names; a caller that names 2 for the
-        // formula of 1 timeframe gets a `Refuted` that says 2. The gate re-encodes the
+        // formula of 1 timeframe gets a proof that says 2. The gate re-encodes the
         // traffic with 2 timeframes and finds another formula.
         let t = odd_cycle();
         let Some(Proved::Unsat(r)) =
@@ -441,10 +441,13 @@ mod tests {
         else {
             panic!("one timeframe cannot hold congesting transfers");
         };
-        let refuted =
-            liquid_certify::check_refutation(&r.cnf, 2, &r.cnf, &r.lrat).expect("it refutes");
-        let encoding = checked(&t, 2).encoding().to_string();
-        let lie = CheckedProof::bind(refuted, &t, encoding, None);
+        let subject = liquid_certify::Subject {
+            traffic_sha256: t.sha256(),
+            encoding: checked(&t, 2).encoding().to_string(),
+            dir: None,
+        };
+        let lie =
+            liquid_certify::check_proof(&r.cnf, 2, &r.cnf, &r.lrat, subject).expect("it refutes");
         assert_eq!(lie.colours(), 2);
         assert_wrong(gate(&t, 3, lie), "not the encoding of");
     }

@@ -18,6 +18,7 @@
 //! - [`baseline`]: recorded answers (no timings) and the regression/improvement rule.
 //! - [`explain`]: minimal non-liquid cores with checked certificates.
 //! - [`optimality`]: settles whether a given schedule is optimal (`verify --prove`).
+//! - [`report`]: the reports of `solve`, `verify` and `explain`.
 #![forbid(unsafe_code)]
 
 pub mod baseline;
@@ -27,6 +28,7 @@ pub mod explain;
 pub mod gate;
 pub mod optimality;
 pub mod registry;
+pub mod report;
 
 use std::sync::atomic::AtomicU64;
 

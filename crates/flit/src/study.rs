@@ -282,17 +282,22 @@ pub fn loads(
         .collect())
 }
 
-/// Runs the study of one curve: the model under both readings and the simulation at
-/// every load of `rates`. `progress` gets the index of the load, the replication and
-/// the simulator's report; returning `false` stops the study with what it has (the
-/// interrupted load is not reported).
-pub fn study(
-    system: &MultiCluster,
-    timing: Timing,
-    rates: &[f64],
-    settings: Settings,
-    progress: &mut dyn FnMut(usize, usize, Progress) -> bool,
-) -> Result<Curve, StudyError> {
+/// What the simulation measured at one load of a curve (the part of a [`Point`] that
+/// costs a simulation; [`curve`] adds the model's predictions and the errors).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Simulated {
+    /// Offered traffic `λ_g`.
+    pub rate: f64,
+    /// The simulated mean latency over the replications, with its 95 % interval.
+    pub simulated: Estimate,
+    /// Whether every replication completed (all counted messages delivered).
+    pub completed: bool,
+    /// Flit moves simulated, summed over the replications.
+    pub flit_moves: u64,
+}
+
+/// Checks a curve's loads: positive, finite and ascending.
+fn check_rates(rates: &[f64]) -> Result<(), StudyError> {
     if let Some(r) = rates.iter().find(|r| !(r.is_finite() && **r > 0.0)) {
         return Err(StudyError::BadParameter {
             name: "rates",
@@ -305,48 +310,107 @@ pub fn study(
             why: "loads must be ascending".into(),
         });
     }
-    let models = models(system, timing)?;
-    let saturation = models.each_ref().map(|m| m.saturation().rate);
-    let zero_load = models[0].zero_load().latency;
+    Ok(())
+}
+
+/// Simulates one load of a curve (independent of the curve's other loads: every load
+/// runs the replications from `settings.seed`). `progress` gets the replication and the
+/// simulator's report; returning `false` stops the run, and the load gives `None`.
+pub fn simulate_load(
+    sim: &Simulator<'_>,
+    timing: Timing,
+    rate: f64,
+    settings: Settings,
+    progress: &mut dyn FnMut(usize, Progress) -> bool,
+) -> Result<Option<Simulated>, StudyError> {
+    check_rates(&[rate])?;
+    let cfg = Config {
+        timing,
+        rate,
+        messages: settings.messages,
+        warmup: settings.warmup,
+        drain: settings.drain,
+        seed: settings.seed,
+        forwarding: settings.forwarding,
+    };
+    let mut stopped = false;
+    let summary = sim.replicate(&cfg, settings.replications, &mut |r, p| {
+        let go = progress(r, p);
+        stopped |= !go;
+        go
+    })?;
+    if stopped {
+        return Ok(None);
+    }
+    Ok(Some(Simulated {
+        rate,
+        simulated: summary.overall.latency,
+        completed: summary.runs.iter().all(|r| r.completed),
+        flit_moves: summary.runs.iter().map(|r| r.flit_moves).sum(),
+    }))
+}
+
+/// Runs the study of one curve: the model under both readings and the simulation at
+/// every load of `rates`. `progress` gets the index of the load, the replication and
+/// the simulator's report; returning `false` stops the study with what it has (the
+/// interrupted load is not reported). The same as [`simulate_load`] at each load, then
+/// [`curve`].
+pub fn study(
+    system: &MultiCluster,
+    timing: Timing,
+    rates: &[f64],
+    settings: Settings,
+    progress: &mut dyn FnMut(usize, usize, Progress) -> bool,
+) -> Result<Curve, StudyError> {
+    check_rates(rates)?;
+    // The model refuses a system before anything is simulated.
+    models(system, timing)?;
     let wiring = system
         .wiring()
         .map_err(|e| StudyError::Wiring(e.to_string()))?;
     let sim = Simulator::new(&wiring);
-    let mut points = Vec::with_capacity(rates.len());
+    let mut loads = Vec::with_capacity(rates.len());
     for (i, &rate) in rates.iter().enumerate() {
-        let model = models.each_ref().map(|m| match m.at(rate) {
-            Ok(p) => Predicted::Latency(p.latency),
-            Err(_) => Predicted::Saturated,
-        });
-        let cfg = Config {
-            timing,
-            rate,
-            messages: settings.messages,
-            warmup: settings.warmup,
-            drain: settings.drain,
-            seed: settings.seed,
-            forwarding: settings.forwarding,
-        };
-        let mut stopped = false;
-        let summary = sim.replicate(&cfg, settings.replications, &mut |r, p| {
-            let go = progress(i, r, p);
-            stopped |= !go;
-            go
-        })?;
-        if stopped {
-            break;
+        match simulate_load(&sim, timing, rate, settings, &mut |r, p| progress(i, r, p))? {
+            Some(s) => loads.push(s),
+            None => break,
         }
-        let simulated = summary.overall.latency;
-        let error = model.map(|m| m.latency().map(|l| (l - simulated.mean) / simulated.mean));
-        points.push(Point {
-            rate,
-            model,
-            simulated,
-            completed: summary.runs.iter().all(|r| r.completed),
-            flit_moves: summary.runs.iter().map(|r| r.flit_moves).sum(),
-            error,
-        });
     }
+    curve(system, timing, settings, &loads)
+}
+
+/// A curve from its simulated loads (ascending): the model under every reading at each
+/// load, the relative errors, where the simulation saturates and the error summaries.
+pub fn curve(
+    system: &MultiCluster,
+    timing: Timing,
+    settings: Settings,
+    loads: &[Simulated],
+) -> Result<Curve, StudyError> {
+    let rates: Vec<f64> = loads.iter().map(|l| l.rate).collect();
+    check_rates(&rates)?;
+    let models = models(system, timing)?;
+    let saturation = models.each_ref().map(|m| m.saturation().rate);
+    let zero_load = models[0].zero_load().latency;
+    let points: Vec<Point> = loads
+        .iter()
+        .map(|l| {
+            let model = models.each_ref().map(|m| match m.at(l.rate) {
+                Ok(p) => Predicted::Latency(p.latency),
+                Err(_) => Predicted::Saturated,
+            });
+            let simulated = l.simulated;
+            let error = model.map(|m| m.latency().map(|x| (x - simulated.mean) / simulated.mean));
+            Point {
+                rate: l.rate,
+                model,
+                simulated,
+                completed: l.completed,
+                flit_moves: l.flit_moves,
+                error,
+            }
+        })
+        .collect();
     let sim_saturation = points
         .iter()
         .find(|p| !p.completed || p.simulated.mean > SATURATION_FACTOR * zero_load)
@@ -919,6 +983,46 @@ mod tests {
         let svg = curve.svg().expect("svg");
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
         assert_eq!(error_table(&[curve]).lines().count(), 2 + R);
+    }
+
+    #[test]
+    fn loads_simulated_apart_make_the_same_curve() {
+        // What a sharded study relies on: each load alone, in any order, then `curve`,
+        // gives the curve `study` gives.
+        let (system, timing) = tiny();
+        let rates = loads(&system, timing, 4, 1.2).expect("loads");
+        let settings = Settings {
+            messages: 1000,
+            warmup: 100,
+            drain: 100,
+            replications: 2,
+            seed: 5,
+            forwarding: Forwarding::CutThrough,
+        };
+        let whole = study(&system, timing, &rates, settings, &mut |_, _, _| true).expect("study");
+        let wiring = system.wiring().expect("wired");
+        let sim = Simulator::new(&wiring);
+        let mut apart: Vec<Simulated> = rates
+            .iter()
+            .rev()
+            .map(|&r| {
+                simulate_load(&sim, timing, r, settings, &mut |_, _| true)
+                    .expect("runs")
+                    .expect("not stopped")
+            })
+            .collect();
+        apart.reverse();
+        assert_eq!(
+            curve(&system, timing, settings, &apart).expect("curve"),
+            whole
+        );
+        assert_eq!(whole.points.len(), 4);
+        // Loads out of order are refused.
+        apart.swap(0, 1);
+        assert!(matches!(
+            curve(&system, timing, settings, &apart),
+            Err(StudyError::BadParameter { name: "rates", .. })
+        ));
     }
 
     #[test]

@@ -36,7 +36,7 @@ use liquid_model::{
 use thiserror::Error;
 
 use crate::formulation::{Formulation, Sense};
-pub use crate::lp::write_lp;
+pub use crate::lp::{lp_file, write_lp, LpRefusal};
 
 /// The engine's name in reports.
 pub const ENGINE: &str = "ilp";

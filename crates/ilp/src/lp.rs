@@ -4,6 +4,8 @@ use std::fmt::Write as _;
 
 use liquid_model::Traffic;
 
+use crate::IlpError;
+
 use crate::formulation::{escape, Formulation, Row, Sense};
 
 /// Terms per line: keeps lines far below the 510-character limit of some readers.
@@ -115,4 +117,43 @@ pub fn write_lp(traffic: &Traffic, k: usize) -> String {
     }
     out.push_str("\nEnd\n");
     out
+}
+
+/// Why [`lp_file`] writes no model.
+#[derive(Debug, thiserror::Error)]
+pub enum LpRefusal {
+    /// Fewer timeframes offered than the duration Λ: the model would be trivially
+    /// infeasible (the users of a bottleneck link need Λ distinct timeframes).
+    #[error("{colours} timeframes are below the duration Λ = {duration}")]
+    BelowDuration {
+        /// The timeframes offered.
+        colours: usize,
+        /// The duration Λ.
+        duration: usize,
+    },
+    /// The model would be too large.
+    #[error(transparent)]
+    TooLarge(#[from] IlpError),
+}
+
+/// The CPLEX-LP file of `traffic` offering `colours` timeframes, or by default the ILP
+/// engine's own number ([`crate::offered_frames`]: DSatur's length, which always admits
+/// a solution, or Λ when DSatur gives none), minimising the used ones.
+pub fn lp_file(traffic: &Traffic, colours: Option<usize>) -> Result<String, LpRefusal> {
+    let k = match colours {
+        Some(k) if k < traffic.duration() => {
+            return Err(LpRefusal::BelowDuration {
+                colours: k,
+                duration: traffic.duration(),
+            })
+        }
+        Some(k) => k,
+        None => {
+            crate::check_size(traffic, traffic.duration())?;
+            crate::offered_frames(traffic, None, &std::sync::atomic::AtomicU64::new(0))
+                .map_or(traffic.duration(), |c| c.colours as usize)
+        }
+    };
+    crate::check_size(traffic, k)?;
+    Ok(write_lp(traffic, k))
 }

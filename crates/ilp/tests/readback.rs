@@ -160,3 +160,22 @@ fn no_team_lp_file_solves_to_three() {
     assert_eq!(readback("no-team", 3), 3);
     assert_eq!(readback("no-team", 5), 3);
 }
+
+#[test]
+fn lp_file_offers_dsatur_s_length_by_default_and_refuses_fewer_than_the_duration() {
+    let t = model("no-team");
+    let k = liquid_search::dsatur::colour(&t).colours as usize;
+    let text = liquid_ilp::lp_file(&t, None).expect("writes");
+    assert_eq!(text, liquid_ilp::write_lp(&t, k));
+    assert_eq!(parse_lp(&text).binaries.len(), t.len() * k + k);
+    assert_eq!(
+        liquid_ilp::lp_file(&t, Some(4)).expect("writes"),
+        liquid_ilp::write_lp(&t, 4)
+    );
+    match liquid_ilp::lp_file(&t, Some(1)) {
+        Err(liquid_ilp::LpRefusal::BelowDuration { colours, duration }) => {
+            assert_eq!((colours, duration), (1, 2))
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}

@@ -13,8 +13,9 @@
 //! | a solver's claim (UNSAT without a proof) | the solver's word |
 //! | a MIP dual bound | the solver's word, in floating point |
 //!
-//! A [`CheckedProof`] can only be made from a [`liquid_certify::Refuted`], which only the
-//! checker builds: no engine can call its own answer a proof.
+//! A [`CheckedProof`] is made only by the checker (`liquid_certify::check_proof`, which
+//! `liquid-proof` calls once it has re-encoded the traffic): no engine can call its own
+//! answer a proof.
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -59,80 +60,10 @@ impl fmt::Display for Verdict {
     }
 }
 
-/// A proof that `colours` timeframes do not suffice, accepted by the independent checker
-/// in this run: the CNF was byte-identical to the model's encoding with `colours`
-/// timeframes, and the LRAT proof refutes it.
-///
-/// It carries its identity, so that it cannot be passed off as a proof about anything
-/// else: the checker's [`liquid_certify::Refuted`] records the formula's digest and its k,
-/// and this records the digest of the traffic ([`Traffic::sha256`]) and the encoding
-/// options the formula was built with. [`LowerBound::check`] compares the traffic's digest
-/// and k with the traffic and the bound it is checked against; the engine gate
-/// re-encodes the traffic with k and the options and compares the formula's digest.
-///
-/// Only `liquid-proof` makes one, and only from the checker's `Refuted`, which nothing
-/// else can build. Its fields are private.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckedProof {
-    refuted: liquid_certify::Refuted,
-    traffic_sha256: String,
-    encoding: String,
-    dir: Option<String>,
-}
-
-impl CheckedProof {
-    /// Binds the checker's acceptance to `traffic` (its digest is computed here) and to
-    /// the encoding options `encoding` (their text as `liquid-proof` writes them); `dir` is
-    /// where the proof was written and read back from, if it was written.
-    ///
-    /// `liquid-proof` calls this once it has checked that the refuted formula is
-    /// `traffic`'s encoding. A binding made anywhere else proves nothing more: a
-    /// `Refuted` only comes from a passed check, and a refutation bound to a traffic or a
-    /// k it does not refute fails [`LowerBound::check`] or the gate's re-encoding.
-    pub fn bind(
-        refuted: liquid_certify::Refuted,
-        traffic: &Traffic,
-        encoding: String,
-        dir: Option<String>,
-    ) -> Self {
-        CheckedProof {
-            refuted,
-            traffic_sha256: traffic.sha256(),
-            encoding,
-            dir,
-        }
-    }
-
-    /// The number of timeframes proven insufficient (the refuted formula's k).
-    pub fn colours(&self) -> usize {
-        self.refuted.colours()
-    }
-
-    /// SHA-256 of the traffic the proof is about ([`Traffic::sha256`]).
-    pub fn traffic_sha256(&self) -> &str {
-        &self.traffic_sha256
-    }
-
-    /// SHA-256 of the refuted formula's DIMACS text.
-    pub fn formula_sha256(&self) -> &str {
-        self.refuted.formula_sha256()
-    }
-
-    /// The encoding options of the refuted formula, as `liquid-proof` writes them.
-    pub fn encoding(&self) -> &str {
-        &self.encoding
-    }
-
-    /// The proof directory, when the proof was written to one.
-    pub fn dir(&self) -> Option<&str> {
-        self.dir.as_deref()
-    }
-
-    /// What the checker saw.
-    pub fn report(&self) -> &liquid_certify::CheckReport {
-        self.refuted.report()
-    }
-}
+/// A proof that k timeframes do not suffice, accepted by the independent checker, bound
+/// to the traffic's digest and the encoding options: defined by `liquid-certify`, whose
+/// `check_proof` is its only constructor (see there).
+pub use liquid_certify::CheckedProof;
 
 /// Why no schedule can be shorter than some length.
 #[derive(Debug, Clone, PartialEq)]

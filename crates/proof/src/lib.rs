@@ -10,13 +10,15 @@
 //! 3. the LRAT proof refutes it, by the checker of `liquid-certify`, which shares no code
 //!    with the SAT engine or varisat.
 //!
-//! Only then is a [`CheckedProof`] made (from the checker's `Refuted`, which nothing else
-//! can build). [`certificate`] says what a schedule file and a proof directory prove
-//! together, from files alone.
+//! Only then is a [`CheckedProof`] made, by the checker itself (`liquid_certify::check_proof`,
+//! its only constructor). [`certificate`] says what a schedule file and a proof directory prove
+//! together, from files alone; [`report`] holds the reports of `prove`, `check-proof` and
+//! `certify`.
 #![forbid(unsafe_code)]
 
 pub mod certificate;
 pub mod manifest;
+pub mod report;
 
 use std::path::Path;
 
@@ -85,23 +87,20 @@ fn check(
     dir: Option<&Path>,
 ) -> Result<CheckedProof, Rejection> {
     let k = expected.colours();
-    let refuted = liquid_certify::check_refutation(&expected.dimacs(), k, cnf, lrat).map_err(
-        |e| {
-            Rejection(match e {
-                liquid_certify::CheckError::UnexpectedFormula { line } => format!(
-                    "{FORMULA_FILE} is not the encoding of {:?} with {k} timeframes (first difference at line {line})",
-                    traffic.name()
-                ),
-                e => format!("{PROOF_FILE}: {e}"),
-            })
-        },
-    )?;
-    Ok(CheckedProof::bind(
-        refuted,
-        traffic,
-        encoding_text(options),
-        dir.map(|d| d.display().to_string()),
-    ))
+    let subject = liquid_certify::Subject {
+        traffic_sha256: traffic.sha256(),
+        encoding: encoding_text(options),
+        dir: dir.map(|d| d.display().to_string()),
+    };
+    liquid_certify::check_proof(&expected.dimacs(), k, cnf, lrat, subject).map_err(|e| {
+        Rejection(match e {
+            liquid_certify::CheckError::UnexpectedFormula { line } => format!(
+                "{FORMULA_FILE} is not the encoding of {:?} with {k} timeframes (first difference at line {line})",
+                traffic.name()
+            ),
+            e => format!("{PROOF_FILE}: {e}"),
+        })
+    })
 }
 
 /// Verifies that a checked proof is about `traffic`: its traffic digest is the traffic's,

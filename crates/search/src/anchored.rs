@@ -14,7 +14,7 @@
 //! congestion it resolves, not to the size of the traffic.
 //!
 //! The start is the ancestor (∅, R − N[t*], {t*}) with, in the outer, every transfer that
-//! has an identical twin of lower id in R (a team holding such a transfer is the image of
+//! has a twin (same core) of lower id in R (a team holding such a transfer is the image of
 //! one holding the lower twin under a swap of the two, see [`crate::liquid`]); its
 //! completed heirs are exactly the full teams of R that hold t* and no such twin.
 //! Fission splits on a depot user of the uncovered bottleneck with the fewest depot users
@@ -66,7 +66,7 @@ pub(crate) struct Node<'a> {
     pub urgent: &'a [LinkId],
     /// Preference among depot users of a link: higher is tried in the inner first.
     pub weight: &'a [Cell<u64>],
-    /// The transfers of R that have an identical twin of lower id in R (they start in
+    /// The transfers of R that have a twin (same core) of lower id in R (they start in
     /// the outer).
     pub demoted: &'a [usize],
     /// When to give up.

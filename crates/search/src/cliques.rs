@@ -23,6 +23,8 @@ pub struct CliqueFinder {
     seen: Vec<u32>,
     stamp: u32,
     touched: Vec<usize>,
+    /// Link users still to be looked at (see [`CliqueFinder::limit_work`]).
+    work: u64,
 }
 
 impl CliqueFinder {
@@ -33,7 +35,16 @@ impl CliqueFinder {
             seen: vec![0; n],
             stamp: 0,
             touched: Vec::new(),
+            work: u64::MAX,
         }
+    }
+
+    /// Limits the work of the finder's later calls to `units` link users looked at in
+    /// all (adding a member costs the loads of its links): past it, cliques stop growing
+    /// as at a deadline. A clique of a bottleneck's users costs the square of its load, so
+    /// on a link of 16,384 users it would take minutes (`multi-cluster:8,4x2+1x3`).
+    pub fn limit_work(&mut self, units: u64) {
+        self.work = units;
     }
 
     fn next_stamp(&mut self) -> u32 {
@@ -51,6 +62,7 @@ impl CliqueFinder {
         let s = self.next_stamp();
         self.seen[m] = s;
         for l in &traffic.transfer(TransferId(m as u32)).path {
+            self.work = self.work.saturating_sub(traffic.users(*l).len() as u64);
             for u in traffic.users(*l) {
                 let ui = u.index();
                 if self.seen[ui] != s && set.contains(ui) {
@@ -83,20 +95,21 @@ impl CliqueFinder {
             .map(|t| t.index())
             .filter(|&t| set.contains(t))
             .collect();
-        let passed = |k: usize| {
-            k % CLIQUE_CLOCK_EVERY == CLIQUE_CLOCK_EVERY - 1
-                && deadline.is_some_and(|d| Instant::now() >= d)
+        let passed = |k: usize, work: u64| {
+            work == 0
+                || k % CLIQUE_CLOCK_EVERY == CLIQUE_CLOCK_EVERY - 1
+                    && deadline.is_some_and(|d| Instant::now() >= d)
         };
         let mut stopped = false;
         for (k, t) in seeds.into_iter().enumerate() {
-            if passed(k) {
+            if passed(k, self.work) {
                 stopped = true;
                 break;
             }
             self.add(traffic, set, &mut clique, t);
         }
         while !stopped {
-            stopped = passed(clique.len());
+            stopped = passed(clique.len(), self.work);
             if stopped {
                 break;
             }
@@ -133,7 +146,7 @@ impl CliqueFinder {
     ) -> Vec<usize> {
         let mut best = Vec::new();
         for &l in links.iter().take(seeds) {
-            if deadline.is_some_and(|d| Instant::now() >= d) {
+            if self.work == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
             let c = self.grow(traffic, set, l, deadline);

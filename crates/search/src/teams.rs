@@ -470,3 +470,50 @@ mod tests {
         assert_eq!(FullSimultaneities::new(&t, &all_transfers(&t)).count(), 3);
     }
 }
+
+/// `liquid teams`'s report: the full teams of a whole traffic, counted (and listed) in
+/// enumeration order.
+#[derive(Debug, serde::Serialize)]
+pub struct TeamsReport {
+    model: String,
+    transfers: usize,
+    duration: usize,
+    bottlenecks: Vec<String>,
+    full_teams: u64,
+    /// Ancestors examined by the two-phase reproduction of 004.
+    ancestors: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    teams: Option<Vec<Vec<String>>>,
+}
+
+impl TeamsReport {
+    /// Enumerates the full teams of `traffic`, listing them as transfer names with `list`.
+    pub fn new(traffic: &Traffic, list: bool) -> TeamsReport {
+        let (duration, bottlenecks) = bottlenecks_in(traffic, &all_transfers(traffic));
+        let mut it = FullTeams::of_traffic(traffic);
+        let mut count = 0u64;
+        let mut listed = Vec::new();
+        for team in it.by_ref() {
+            count += 1;
+            if list {
+                listed.push(
+                    team.ones()
+                        .map(|t| traffic.transfer_name(TransferId(t as u32)).to_string())
+                        .collect(),
+                );
+            }
+        }
+        TeamsReport {
+            model: traffic.name().to_string(),
+            transfers: traffic.len(),
+            duration,
+            bottlenecks: bottlenecks
+                .iter()
+                .map(|&l| traffic.link_name(l).to_string())
+                .collect(),
+            full_teams: count,
+            ancestors: it.ancestors(),
+            teams: list.then_some(listed),
+        }
+    }
+}

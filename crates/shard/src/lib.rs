@@ -1,8 +1,7 @@
 //! Deterministic shards of liquid's sweeps and their checked merge.
 //!
 //! A sweep (the Swiss-T1 testbed, the latency study, the two-cluster study, `crosscheck`
-//! over many models, `explain` over many models) is a list of independent *items* in a
-//! fixed order. `--shard i/n` runs the items whose 0-based index is ≡ i − 1 (mod n) and
+//! over many models) is a list of independent *items* in a fixed order. `--shard i/n` runs the items whose 0-based index is ≡ i − 1 (mod n) and
 //! writes their results to one *shard file*; `liquid merge` reads the n shard files back,
 //! checks that they belong together and cover every item exactly once, and hands the
 //! results, in item order, to the same code that renders the unsharded run. So the merged
@@ -375,6 +374,51 @@ pub struct Merged<T> {
 /// that no shard is given twice or missing, that each file holds exactly the items its
 /// shard owns, and that every item appears once.
 pub fn merge<T: DeserializeOwned>(paths: &[PathBuf], sweep: &str) -> Result<Merged<T>, ShardError> {
+    merge_checked(paths, Some(sweep))
+}
+
+/// [`merge`] for shards of any sweep (the first file's; the others must be of the same):
+/// each file is read once, its items' results left as JSON for the sweep to read with
+/// [`Merged::typed`].
+pub fn merge_any(paths: &[PathBuf]) -> Result<Merged<serde_json::Value>, ShardError> {
+    merge_checked(paths, None)
+}
+
+impl Merged<serde_json::Value> {
+    /// The items' results as the sweep's own type; an item that does not read as one is
+    /// named.
+    pub fn typed<T: DeserializeOwned>(self) -> Result<Merged<T>, ShardError> {
+        let sweep = self.sweep;
+        let items = self
+            .items
+            .into_iter()
+            .map(|i| {
+                let result = serde_json::from_value(i.result).map_err(|e| ShardError::BadItem {
+                    path: PathBuf::from(format!("the shards of {sweep}")),
+                    index: i.index,
+                    key: i.key.clone(),
+                    why: format!("is not a result of {sweep}: {e}"),
+                })?;
+                Ok(Item {
+                    index: i.index,
+                    key: i.key,
+                    result,
+                })
+            })
+            .collect::<Result<Vec<_>, ShardError>>()?;
+        Ok(Merged {
+            sweep,
+            params: self.params,
+            count: self.count,
+            items,
+        })
+    }
+}
+
+fn merge_checked<T: DeserializeOwned>(
+    paths: &[PathBuf],
+    sweep: Option<&str>,
+) -> Result<Merged<T>, ShardError> {
     let files = shard_files(paths)?;
     let mut first: Option<(PathBuf, Header)> = None;
     let mut seen: BTreeMap<usize, PathBuf> = BTreeMap::new();
@@ -395,7 +439,7 @@ pub fn merge<T: DeserializeOwned>(paths: &[PathBuf], sweep: &str) -> Result<Merg
         };
         match &first {
             None => {
-                if head.sweep != sweep {
+                if let Some(sweep) = sweep.filter(|&w| w != head.sweep) {
                     return Err(ShardError::Foreign {
                         path: path.clone(),
                         field: "sweep",
@@ -555,6 +599,18 @@ mod tests {
         // A folder gives the same.
         let m2: Merged<usize> = merge(&[dir.path().to_path_buf()], "squares").expect("merge");
         assert_eq!(m, m2);
+    }
+
+    #[test]
+    fn any_sweep_merges_then_reads_as_its_own_type() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let files = run(dir.path(), 3, 7, serde_json::json!({"n": 7}));
+        let any = merge_any(&files).expect("merge");
+        assert_eq!(any.sweep, "squares");
+        let typed: Merged<usize> = any.clone().typed().expect("usizes");
+        assert_eq!(typed, merge::<usize>(&files, "squares").expect("merge"));
+        let e = any.typed::<String>().expect_err("not strings");
+        assert!(matches!(&e, ShardError::BadItem { index: 0, .. }), "{e}");
     }
 
     #[test]

@@ -18,6 +18,86 @@ pub struct Options {
     pub trace: bool,
 }
 
+/// The transport under the messages: what a TCP-based MPI library adds to the network
+/// model. Every field's default switches its effect off, so [`simulate`] (which uses the
+/// default) is unchanged. [`Transport::OPEN_MPI_TCP`] holds the values of Open MPI's TCP
+/// transport, each with its source.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Transport {
+    /// Bytes in flight per connection (the TCP window, bounded by the socket buffers);
+    /// 0: no bound. A message's rate is at most `window / (2 · route latency)`: SimGrid
+    /// CM02's `network/TCP-gamma` bound (`network_cm02.cpp`, `cfg_tcp_gamma / (2.0 *
+    /// lat_current_)`), which SMPI runs can switch on to check it.
+    pub window_bytes: f64,
+    /// Messages of this many bytes or more use the rendezvous protocol: a request to the
+    /// receiver and its answer (one round trip, 2 · route latency) before the data go.
+    /// `None`: every message is eager. (Open MPI's limit counts its match header, so a
+    /// payload of exactly the limit is already a rendezvous; SMPI detaches sends strictly
+    /// below `smpi/send-is-detached-thresh`.)
+    pub eager_limit_bytes: Option<f64>,
+    /// Software overhead per message paid *in turn* by its sender (LogGP's o): a sender
+    /// posts its messages one after another, each taking this long before its first bit
+    /// leaves. The sender of a message is the first link of its route (the node's card).
+    /// Paid in addition to [`Options::overhead`], which every message pays in parallel.
+    pub serial_overhead_s: f64,
+    /// TCP's RTT unfairness as SimGrid's CM02 models it: flows share a link in inverse
+    /// proportion to their route latency (`network_cm02.cpp`: `sharing_penalty_ =
+    /// latency`; a route without latency weighs as 1 s). Off: every flow weighs the same.
+    pub rtt_unfair: bool,
+}
+
+impl Transport {
+    /// Open MPI's TCP transport (BTL `tcp`, PML `ob1`) as 001 ran it (Open MPI 1.1.2):
+    /// - `window_bytes` 131072: `btl_tcp_sndbuf` and `btl_tcp_rcvbuf` default to
+    ///   `128*1024` (`ompi/mca/btl/tcp/btl_tcp_component.c` at v1.1.2, lines 204-207);
+    /// - `eager_limit_bytes` 65536: `btl_tcp_eager_limit` defaults to `64*1024` (same
+    ///   file, lines 212-213); above it `ob1` starts a rendezvous
+    ///   (`ompi/mca/pml/ob1/pml_ob1_sendreq.h`, `mca_pml_ob1_send_request_start_rndv`);
+    /// - `serial_overhead_s` 0: no source gives o for 001's nodes, so it stays off unless
+    ///   set.
+    /// - `rtt_unfair` on: the TCP sharing of SimGrid's CM02 model (Velho and Legrand,
+    ///   validated against packet-level simulation), which SMPI's CM02 runs use.
+    pub const OPEN_MPI_TCP: Transport = Transport {
+        window_bytes: 131072.0,
+        eager_limit_bytes: Some(65536.0),
+        serial_overhead_s: 0.0,
+        rtt_unfair: true,
+    };
+
+    /// Checks every field: finite and not negative.
+    pub fn check(&self) -> Result<(), SimError> {
+        let eager = self.eager_limit_bytes.unwrap_or(0.0);
+        for (name, v) in [
+            ("window", self.window_bytes),
+            ("eager limit", eager),
+            ("serial overhead", self.serial_overhead_s),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(SimError::BadParameter {
+                    name: "transport",
+                    why: format!("{name} {v}: give a finite number, not negative"),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The rate bound of a message over a route of this one-way latency (infinite: none).
+    pub fn rate_bound(&self, latency: f64) -> f64 {
+        if self.window_bytes > 0.0 && latency > 0.0 {
+            // Divided in turn: 2 · 1e308 s would overflow.
+            self.window_bytes / latency / 2.0
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    /// Whether a message of this size pays the rendezvous round trip.
+    pub fn rendezvous(&self, bytes: f64) -> bool {
+        self.eager_limit_bytes.is_some_and(|e| bytes >= e)
+    }
+}
+
 /// A time interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Span {
@@ -97,6 +177,9 @@ struct Sim<'a> {
     platform: &'a Platform,
     plan: &'a Plan,
     overhead: f64,
+    transport: Transport,
+    /// When each sender (first link of a route) is free to pay its next serial overhead.
+    sender_free: std::collections::HashMap<u32, f64>,
     /// First flat message index of each step.
     first: Vec<usize>,
     /// (step, index in step) of each flat message.
@@ -140,8 +223,16 @@ impl Sim<'_> {
         }
         for m in self.first[si]..self.first[si + 1] {
             self.phase[m] = Phase::Overhead;
-            if self.overhead > 0.0 {
-                self.timer(now + self.overhead, Timer::Phase(m as u32));
+            let mut ready = now + self.overhead;
+            if self.transport.serial_overhead_s > 0.0 {
+                let sender = self.message(m).route[0];
+                let free = self.sender_free.entry(sender).or_insert(0.0);
+                let start = free.max(now);
+                *free = start + self.transport.serial_overhead_s;
+                ready = *free + self.overhead;
+            }
+            if ready > now {
+                self.timer(ready, Timer::Phase(m as u32));
             } else {
                 self.after_overhead(m, now);
             }
@@ -155,7 +246,11 @@ impl Sim<'_> {
 
     fn after_overhead(&mut self, m: usize, now: f64) {
         self.phase[m] = Phase::Latency;
-        let latency = self.platform.route_latency(&self.message(m).route);
+        let msg = self.message(m);
+        let mut latency = self.platform.route_latency(&msg.route);
+        if self.transport.rendezvous(msg.bytes) {
+            latency *= 3.0; // request, answer, then the data's own latency
+        }
         if latency > 0.0 {
             self.timer(now + latency, Timer::Phase(m as u32));
         } else {
@@ -205,6 +300,18 @@ impl Sim<'_> {
 
 /// Runs a plan on a platform. Deterministic: the same input gives the same output.
 pub fn simulate(platform: &Platform, plan: &Plan, opts: &Options) -> Result<Run, SimError> {
+    simulate_with(platform, plan, opts, &Transport::default())
+}
+
+/// [`simulate`] over a transport: windows, rendezvous and serial overheads (see
+/// [`Transport`]).
+pub fn simulate_with(
+    platform: &Platform,
+    plan: &Plan,
+    opts: &Options,
+    transport: &Transport,
+) -> Result<Run, SimError> {
+    transport.check()?;
     if !(opts.overhead.is_finite() && opts.overhead >= 0.0) {
         return Err(SimError::BadParameter {
             name: "overhead",
@@ -246,6 +353,8 @@ pub fn simulate(platform: &Platform, plan: &Plan, opts: &Options) -> Result<Run,
         platform,
         plan,
         overhead: opts.overhead,
+        transport: *transport,
+        sender_free: std::collections::HashMap::new(),
         first,
         owner,
         phase: vec![Phase::Waiting; total],
@@ -274,7 +383,12 @@ pub fn simulate(platform: &Platform, plan: &Plan, opts: &Options) -> Result<Run,
         dirty: false,
         events: 0,
     };
-    let capacity: Vec<f64> = platform.links().iter().map(|l| l.bandwidth).collect();
+    let mut capacity: Vec<f64> = platform.links().iter().map(|l| l.bandwidth).collect();
+    let links = capacity.len();
+    // With a window, each flow also crosses a private link of its bound (index links + i).
+    let windowed = transport.window_bytes > 0.0;
+    let mut extended: Vec<Vec<u32>> = Vec::new();
+    let mut weights: Vec<f64> = Vec::new();
     let mut maxmin = MaxMin::new(capacity.len());
     let mut rates: Vec<f64> = Vec::new();
     let mut trace = Vec::new();
@@ -285,12 +399,39 @@ pub fn simulate(platform: &Platform, plan: &Plan, opts: &Options) -> Result<Run,
         if sim.dirty {
             sim.dirty = false;
             reallocations += 1;
-            let routes = sim
-                .flowing
-                .iter()
-                .map(|&m| sim.message(m as usize).route.as_slice());
-            let routes: Vec<&[u32]> = routes.collect();
-            maxmin.solve(&capacity, routes.iter().copied(), &mut rates);
+            if windowed || transport.rtt_unfair {
+                capacity.truncate(links);
+                extended.clear();
+                weights.clear();
+                for (i, &m) in sim.flowing.iter().enumerate() {
+                    let route = &sim.message(m as usize).route;
+                    let latency = platform.route_latency(route);
+                    let bound = transport.rate_bound(latency);
+                    let mut r = route.clone();
+                    if bound.is_finite() {
+                        r.push((links + i) as u32);
+                    }
+                    capacity.push(bound);
+                    extended.push(r);
+                    weights.push(if latency > 0.0 { latency } else { 1.0 });
+                }
+                // Weights 1 / penalty, scaled so the largest is 1: 1 / 1e308 would make a
+                // link's share per unit of weight overflow.
+                let least = weights.iter().copied().fold(f64::INFINITY, f64::min);
+                for w in &mut weights {
+                    *w = least / *w;
+                }
+                let w = transport.rtt_unfair.then_some(weights.as_slice());
+                maxmin.solve_weighted(&capacity, extended.iter().map(Vec::as_slice), w, &mut rates);
+                capacity.truncate(links);
+            } else {
+                let routes = sim
+                    .flowing
+                    .iter()
+                    .map(|&m| sim.message(m as usize).route.as_slice());
+                let routes: Vec<&[u32]> = routes.collect();
+                maxmin.solve(&capacity, routes.iter().copied(), &mut rates);
+            }
             if opts.trace {
                 trace.push(segment(&sim, &capacity, &rates, now));
             }

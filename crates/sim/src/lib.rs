@@ -9,6 +9,9 @@
 //! - [`maxmin`]: max-min fair bandwidth sharing by progressive filling;
 //! - [`engine`]: the event-driven simulation ([`engine::simulate`]);
 //! - [`simgrid`]: a platform and a plan as SimGrid's platform file and a JSON plan;
+//! - [`mpi_alltoall`]: MPI libraries' all-to-all algorithms (Bruck, linear, pairwise,
+//!   ring, ...) and their selection in Open MPI 1.1.2, Open MPI 4.1 and MPICH 3.3, as
+//!   plans;
 //! - [`two_clusters`]: paper 001's total exchange between two clusters (LG and the direct
 //!   algorithms) as plans;
 //! - [`study`]: the study of 001's Figs. 4-6 over message sizes and node counts
@@ -24,17 +27,22 @@
 //! (latency and bandwidth factors 1, `weight-S` 0, no cross-traffic, `TCP-gamma` 0), except
 //! that CM02 also divides a flow's share by its route latency (RTT unfairness) while here
 //! every flow weighs the same.
+//!
+//! [`simulate_with`] runs over a [`Transport`]: a TCP window bounding each message's rate
+//! (CM02's `TCP-gamma`), a rendezvous round trip above an eager limit, a software overhead
+//! per message paid in turn by each sender, and CM02's RTT-unfair sharing.
 #![forbid(unsafe_code)]
 
 pub mod engine;
 pub mod maxmin;
+pub mod mpi_alltoall;
 pub mod plan;
 pub mod platform;
 pub mod simgrid;
 pub mod study;
 pub mod two_clusters;
 
-pub use engine::{simulate, Options, Run, Segment, Span};
+pub use engine::{simulate, simulate_with, Options, Run, Segment, Span, Transport};
 pub use plan::{from_schedule, Message, Mode, Plan, Step};
 pub use platform::{Link, MappedTraffic, Platform};
 

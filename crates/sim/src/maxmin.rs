@@ -35,6 +35,8 @@ impl Ord for Share {
 pub struct MaxMin {
     remaining: Vec<f64>,
     count: Vec<u32>,
+    /// Sum of the weights of the unfrozen flows on each link.
+    weight: Vec<f64>,
     users: Vec<Vec<u32>>,
     version: Vec<u32>,
     touched: Vec<u32>,
@@ -49,14 +51,16 @@ impl MaxMin {
         MaxMin {
             remaining: vec![0.0; links],
             count: vec![0; links],
+            weight: vec![0.0; links],
             users: vec![Vec::new(); links],
             version: vec![0; links],
             ..Default::default()
         }
     }
 
+    /// What one unit of weight gets on link l if it filled now.
     fn share(&self, l: usize) -> f64 {
-        self.remaining[l].max(0.0) / self.count[l] as f64
+        self.remaining[l].max(0.0) / self.weight[l]
     }
 
     /// The max-min fair rates of `routes` (each a list of link indices, no link twice)
@@ -67,6 +71,21 @@ impl MaxMin {
     where
         R: IntoIterator<Item = &'a [u32]>,
     {
+        self.solve_weighted(capacity, routes, None, rates);
+    }
+
+    /// [`MaxMin::solve`] with a weight per flow (positive, finite): weighted max-min
+    /// fairness, where the flows frozen by a link get rates in proportion to their weights
+    /// (SimGrid's sharing with a penalty = 1 / weight per variable). `None`: all weigh 1.
+    pub fn solve_weighted<'a, R>(
+        &mut self,
+        capacity: &[f64],
+        routes: R,
+        weights: Option<&[f64]>,
+        rates: &mut Vec<f64>,
+    ) where
+        R: IntoIterator<Item = &'a [u32]>,
+    {
         if self.count.len() < capacity.len() {
             *self = MaxMin::new(capacity.len());
         }
@@ -75,14 +94,17 @@ impl MaxMin {
         rates.resize(flows.len(), f64::INFINITY);
         self.frozen.clear();
         self.frozen.resize(flows.len(), false);
+        let w = |f: usize| weights.map_or(1.0, |w| w[f]);
         for (f, route) in flows.iter().enumerate() {
             for &l in route.iter() {
                 let li = l as usize;
                 if self.count[li] == 0 {
                     self.touched.push(l);
                     self.remaining[li] = capacity[li];
+                    self.weight[li] = 0.0;
                 }
                 self.count[li] += 1;
+                self.weight[li] += w(f);
                 self.users[li].push(f as u32);
             }
         }
@@ -104,11 +126,13 @@ impl MaxMin {
                     continue;
                 }
                 self.frozen[fi] = true;
-                rates[fi] = share;
+                let rate = share * w(fi);
+                rates[fi] = rate;
                 for &k in flows[fi] {
                     let ki = k as usize;
-                    self.remaining[ki] -= share;
+                    self.remaining[ki] -= rate;
                     self.count[ki] -= 1;
+                    self.weight[ki] -= w(fi);
                     self.changed.push(k);
                 }
             }
@@ -155,6 +179,22 @@ mod tests {
         // link 0 only. Link 1 freezes flows 0 and 2 at 1; flow 1 gets the 9 left on link 0.
         let r = rates(&[10.0, 2.0], &[vec![0, 1], vec![0], vec![1]]);
         assert_eq!(r, vec![1.0, 9.0, 1.0]);
+    }
+
+    #[test]
+    fn weights_share_a_link_in_proportion() {
+        let mut m = MaxMin::new(2);
+        let mut r = Vec::new();
+        let routes = [vec![0u32], vec![0], vec![0, 1]];
+        // Link 0 (cap 12) shared 1 : 2 : 3 → 2, 4, 6; link 1 (cap 3) bounds flow 2 at 3,
+        // so the 9 left go 1 : 2 → 3, 6.
+        m.solve_weighted(
+            &[12.0, 3.0],
+            routes.iter().map(Vec::as_slice),
+            Some(&[1.0, 2.0, 3.0]),
+            &mut r,
+        );
+        assert_eq!(r, vec![3.0, 6.0, 3.0]);
     }
 
     #[test]

@@ -6,7 +6,8 @@
 use liquid_model::{Schedule, Traffic};
 use liquid_topology::two_clusters::TwoClusters;
 
-use crate::engine::{simulate, Options};
+use crate::engine::{simulate_with, Options, Transport};
+use crate::mpi_alltoall::Library;
 use crate::plan::Plan;
 use crate::platform::{MappedTraffic, Platform};
 use crate::two_clusters::{
@@ -14,11 +15,14 @@ use crate::two_clusters::{
     Layout, Lg,
 };
 use crate::SimError;
+use serde::{Deserialize, Serialize};
 
 /// The algorithms compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Algorithm {
-    /// Every message posted at once (the MPI default 001 compares with).
+    /// Every message posted at once: the basic linear all-to-all, which 001's text says
+    /// Open MPI uses; Open MPI 1.1.2 picks it only up to 128 KiB per rank in total (see
+    /// [`Algorithm::MpiOmpi112`]).
     DirectAllAtOnce,
     /// Rounds i → i+s with a barrier between rounds.
     DirectRoundRobin,
@@ -32,18 +36,38 @@ pub enum Algorithm {
     /// then LG's exchanges while the cluster-internal all-to-all runs by a liquid schedule
     /// ([`Lg::plan_relay_first`]).
     LgRelayFirst,
+    /// Open MPI 1.1.2's `MPI_Alltoall` (the baseline 001 measured):
+    /// [`Library::OpenMpi112`].
+    MpiOmpi112,
+    /// Open MPI 4.1's `MPI_Alltoall`: [`Library::OpenMpi41`].
+    MpiOmpi41,
+    /// MPICH 3.3's `MPI_Alltoall`: [`Library::Mpich33`].
+    MpiMpich33,
 }
 
 impl Algorithm {
     /// Every algorithm, in report order.
-    pub const ALL: [Algorithm; 6] = [
+    pub const ALL: [Algorithm; 9] = [
         Algorithm::DirectAllAtOnce,
         Algorithm::DirectRoundRobin,
         Algorithm::DirectLiquid,
         Algorithm::Lg,
         Algorithm::LgLiquid,
         Algorithm::LgRelayFirst,
+        Algorithm::MpiOmpi112,
+        Algorithm::MpiOmpi41,
+        Algorithm::MpiMpich33,
     ];
+
+    /// The MPI library whose all-to-all this is, if it is one.
+    pub fn library(self) -> Option<Library> {
+        match self {
+            Algorithm::MpiOmpi112 => Some(Library::OpenMpi112),
+            Algorithm::MpiOmpi41 => Some(Library::OpenMpi41),
+            Algorithm::MpiMpich33 => Some(Library::Mpich33),
+            _ => None,
+        }
+    }
 
     /// The name in reports and CSV files.
     pub fn name(self) -> &'static str {
@@ -54,12 +78,15 @@ impl Algorithm {
             Algorithm::Lg => "lg",
             Algorithm::LgLiquid => "lg-liquid",
             Algorithm::LgRelayFirst => "lg-liquid-relay-first",
+            Algorithm::MpiOmpi112 => Library::OpenMpi112.name(),
+            Algorithm::MpiOmpi41 => Library::OpenMpi41.name(),
+            Algorithm::MpiMpich33 => Library::Mpich33.name(),
         }
     }
 }
 
 /// The physical setting (defaults: 001's, see [`liquid_topology::two_clusters`]).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Setting {
     /// Backbone bandwidth, MB/s each way.
     pub backbone_mb_s: f64,
@@ -79,6 +106,8 @@ pub struct Setting {
     /// every message through it; the schedules still come from the crossbar model of
     /// [`scheduling_traffic`] (node cards and backbone lanes).
     pub cluster: Option<String>,
+    /// The transport every algorithm runs on (default: none, the bare network model).
+    pub transport: Transport,
 }
 
 impl Default for Setting {
@@ -92,6 +121,7 @@ impl Default for Setting {
             overhead_s: 0.0,
             lanes: None,
             cluster: None,
+            transport: Transport::default(),
         }
     }
 }
@@ -133,6 +163,19 @@ impl Setting {
                 });
             }
         }
+        let t = &self.transport;
+        for (name, v) in [
+            ("--window", t.window_bytes),
+            ("--eager-limit", t.eager_limit_bytes.unwrap_or(0.0)),
+            ("--serial-overhead", t.serial_overhead_s),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(SimError::BadParameter {
+                    name,
+                    why: format!("{v}: give a finite number, not negative"),
+                });
+            }
+        }
         let lanes = self.lanes();
         if !(1..=MAX_LANES).contains(&lanes) {
             return Err(SimError::BadParameter {
@@ -153,7 +196,7 @@ impl Setting {
 pub const MAX_LANES: usize = 1024;
 
 /// What a schedule request is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Phase {
     /// The direct all-to-all.
     Direct,
@@ -177,7 +220,7 @@ pub struct Scheduled {
 }
 
 /// One traffic scheduled for a case: its size, Λ and the schedule's length.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScheduleInfo {
     /// Which traffic.
     pub phase: Phase,
@@ -206,12 +249,13 @@ pub struct Case {
     exchanges: Vec<Vec<usize>>,
     relay: Vec<Vec<usize>>,
     internal: Vec<Vec<usize>>,
+    eager_limit: Option<f64>,
     /// The five schedules' facts.
     pub schedules: Vec<ScheduleInfo>,
 }
 
 /// One simulated run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     /// The algorithm.
     pub algorithm: Algorithm,
@@ -346,6 +390,7 @@ impl Case {
             exchanges,
             relay,
             internal,
+            eager_limit: setting.transport.eager_limit_bytes,
             schedules,
         })
     }
@@ -365,7 +410,36 @@ impl Case {
                 self.lg
                     .plan_relay_first(&self.layout, bytes, &self.relay, &self.internal)?
             }
+            Algorithm::MpiOmpi112 | Algorithm::MpiOmpi41 | Algorithm::MpiMpich33 => {
+                let library = algorithm.library().ok_or_else(|| {
+                    SimError::Mismatch(format!("{} is no MPI library", algorithm.name()))
+                })?;
+                let route = |i: usize, j: usize| self.layout.route(i, j).to_vec();
+                library.plan(self.n1 + self.n2, bytes, self.eager_limit, &route)?
+            }
         })
+    }
+
+    /// The plan of one MPI all-to-all algorithm (not a library's choice) with `bytes` per
+    /// pair, on this case's ranks 0 … n1+n2-1, sends of `eager_limit` bytes or more
+    /// completing at delivery (for checks against SMPI running it).
+    pub fn mpi_plan(
+        &self,
+        algorithm: crate::mpi_alltoall::Algorithm,
+        bytes: f64,
+        eager_limit: Option<f64>,
+    ) -> Result<Plan, SimError> {
+        let route = |i: usize, j: usize| self.layout.route(i, j).to_vec();
+        algorithm.plan(self.n1 + self.n2, bytes, eager_limit, &route)
+    }
+
+    /// Simulates a plan on this case's platform in a setting.
+    pub fn simulate(&self, plan: &Plan, setting: &Setting) -> Result<crate::Run, SimError> {
+        let opts = Options {
+            overhead: setting.overhead_s,
+            trace: false,
+        };
+        simulate_with(&self.platform, plan, &opts, &setting.transport)
     }
 
     /// The messages of an algorithm's plan that cross the backbone (counted from the plan).
@@ -383,7 +457,7 @@ impl Case {
             .iter()
             .map(|&a| {
                 let plan = self.plan(a, bytes)?;
-                let run = simulate(&self.platform, &plan, &opts)?;
+                let run = simulate_with(&self.platform, &plan, &opts, &setting.transport)?;
                 Ok(Point {
                     algorithm: a,
                     makespan_s: run.makespan,
@@ -545,6 +619,36 @@ mod tests {
             ),
             (
                 Setting {
+                    transport: Transport {
+                        window_bytes: -1.0,
+                        ..Transport::default()
+                    },
+                    ..base.clone()
+                },
+                "--window",
+            ),
+            (
+                Setting {
+                    transport: Transport {
+                        eager_limit_bytes: Some(f64::NAN),
+                        ..Transport::default()
+                    },
+                    ..base.clone()
+                },
+                "--eager-limit",
+            ),
+            (
+                Setting {
+                    transport: Transport {
+                        serial_overhead_s: f64::INFINITY,
+                        ..Transport::default()
+                    },
+                    ..base.clone()
+                },
+                "--serial-overhead",
+            ),
+            (
+                Setting {
                     lanes: Some(1025),
                     ..base.clone()
                 },
@@ -571,13 +675,21 @@ mod tests {
         let case = Case::new(3, 7, &setting, &mut first_fit).expect("case");
         assert_eq!(case.schedules.len(), 5);
         let points = case.run(65536.0, &setting).expect("runs");
-        assert_eq!(points.len(), 6);
+        assert_eq!(points.len(), Algorithm::ALL.len());
         let get = |a| points.iter().find(|p| p.algorithm == a).expect("point");
         assert_eq!(get(Algorithm::Lg).backbone_messages, 14);
         assert_eq!(get(Algorithm::LgLiquid).backbone_messages, 14);
         assert_eq!(get(Algorithm::LgRelayFirst).backbone_messages, 14);
         assert_eq!(get(Algorithm::DirectAllAtOnce).backbone_messages, 42);
         assert_eq!(get(Algorithm::DirectLiquid).backbone_messages, 42);
+        // 10 ranks of 64 kB: Open MPI 1.1.2 runs pairwise, 9 rounds of 10 messages.
+        assert_eq!(get(Algorithm::MpiOmpi112).backbone_messages, 42);
+        assert_eq!(get(Algorithm::MpiOmpi112).messages, 90);
+        // Eager sends (no eager limit): each round waits for its receives only, so no
+        // longer than round-robin's barriers, and at least two backbone latencies.
+        let pairwise = get(Algorithm::MpiOmpi112).makespan_s;
+        assert!(pairwise <= get(Algorithm::DirectRoundRobin).makespan_s);
+        assert!(pairwise > 2.0 * 0.005, "{pairwise}");
         // Round-robin pays the backbone latency in every round; LG in 3 steps.
         assert!(get(Algorithm::DirectRoundRobin).makespan_s > 9.0 * 0.005);
         for p in &points {
@@ -593,7 +705,7 @@ mod tests {
         };
         let case = Case::new(8, 8, &setting, &mut first_fit).expect("case");
         let points = case.run(65536.0, &setting).expect("runs");
-        assert_eq!(points.len(), 6);
+        assert_eq!(points.len(), Algorithm::ALL.len());
         let crossbar = Case::new(8, 8, &Setting::default(), &mut first_fit).expect("case");
         let flat = crossbar.run(65536.0, &Setting::default()).expect("runs");
         for (p, q) in points.iter().zip(&flat) {

@@ -35,7 +35,7 @@ pub fn quietly(
 }
 
 /// How one engine's run went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 enum RowStatus {
     /// It answered and the answer passed the gate.
@@ -56,21 +56,21 @@ impl RowStatus {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, serde::Deserialize)]
 struct EngineRow {
     engine: String,
     status: RowStatus,
-    verdict: Option<&'static str>,
+    verdict: Option<String>,
     length: Option<usize>,
     lower_bound: Option<usize>,
-    witness: Option<&'static str>,
+    witness: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     problem: Option<String>,
     time_s: f64,
 }
 
-#[derive(Serialize)]
-struct ModelReport {
+#[derive(Serialize, serde::Deserialize)]
+pub(crate) struct ModelReport {
     model: String,
     file: String,
     transfers: usize,
@@ -80,7 +80,7 @@ struct ModelReport {
     /// The shortest validated schedule.
     upper_bound: Option<usize>,
     /// `liquid`, `optimal`, `open` or `contradiction`.
-    status: &'static str,
+    status: String,
     engines: Vec<EngineRow>,
     contradictions: Vec<String>,
     /// The answers as a baseline records them.
@@ -194,7 +194,7 @@ fn check_model(
         };
         match checked {
             Ok(r) => {
-                row.verdict = Some(if r.liquid { "liquid" } else { "feasible" });
+                row.verdict = Some(if r.liquid { "liquid" } else { "feasible" }.to_string());
                 claims.push(Claim {
                     source: row.engine.clone(),
                     lower: None,
@@ -243,10 +243,10 @@ fn check_model(
             Ok(c) => {
                 entries.push(Entry::of(traffic, &c));
                 let claim = Claim::of(traffic, &c);
-                row.verdict = Some(c.verdict().as_str());
+                row.verdict = Some(c.verdict().as_str().to_string());
                 row.length = c.length();
                 row.lower_bound = claim.lower.map(|l| l.0);
-                row.witness = claim.lower.map(|l| l.1);
+                row.witness = claim.lower.map(|l| l.1.to_string());
                 row.time_s = c.seconds();
                 claims.push(claim);
             }
@@ -261,7 +261,7 @@ fn check_model(
         duration: traffic.duration(),
         lower_bound: cmp.lower,
         upper_bound: cmp.upper,
-        status: cmp.status.as_str(),
+        status: cmp.status.as_str().to_string(),
         engines: rows,
         contradictions: cmp.contradictions,
         entries,
@@ -307,7 +307,7 @@ impl Report {
 fn table(report: &Report) -> String {
     let mut out = String::new();
     for m in &report.models {
-        let summary = match m.status {
+        let summary = match m.status.as_str() {
             s if s == Status::Liquid.as_str() => format!("optimal length {} (liquid)", m.duration),
             s if s == Status::Optimal.as_str() => format!(
                 "optimal length {} (Λ = {})",
@@ -339,7 +339,7 @@ fn table(report: &Report) -> String {
             "engine", "verdict", "length", "bound", "witness", "time"
         );
         for r in &m.engines {
-            let verdict = r.verdict.unwrap_or(r.status.as_str());
+            let verdict = r.verdict.as_deref().unwrap_or(r.status.as_str());
             let _ = writeln!(
                 out,
                 "  {:<w$} {:<12} {:>6} {:>6}  {:<18} {:>8.3}s",
@@ -347,7 +347,7 @@ fn table(report: &Report) -> String {
                 verdict,
                 opt(&r.length),
                 opt(&r.lower_bound),
-                r.witness.unwrap_or("-"),
+                r.witness.as_deref().unwrap_or("-"),
                 r.time_s
             );
             if let (Some(p), RowStatus::Error) = (&r.problem, r.status) {
@@ -406,26 +406,10 @@ fn is_baseline(path: &std::path::Path) -> bool {
     })
 }
 
-/// Runs every engine on every model (files, folders of `.yaml` files, generated-model
-/// specs; schedule files among them are claims checked like an engine's answers), and
-/// records or compares the answers as `base` asks.
-pub fn run(
-    models: &[PathBuf],
-    engines: &[&'static dyn Engine],
-    request: &Request,
-    base: &BaselineArgs,
-    solve: Solver<'_>,
-) -> Result<Report, StudyError> {
-    if base.update && base.baseline.is_none() {
-        return Err(StudyError::Input("--update needs --baseline FILE".into()));
-    }
-    // A bad or missing baseline is reported before any engine runs.
-    let recorded = base
-        .baseline
-        .as_ref()
-        .map(|f| Baseline::load(f))
-        .transpose()?;
-    let mut traffics = Vec::new();
+/// The models given (files, folders of `.yaml` files, generated-model specs), in order,
+/// each with its file and the schedule files among the arguments that name it.
+fn load(models: &[PathBuf]) -> Result<Vec<(String, Traffic, Vec<ScheduleClaim>)>, StudyError> {
+    let mut traffics: Vec<(String, Traffic)> = Vec::new();
     let mut schedules: Vec<(Option<String>, ScheduleClaim)> = Vec::new();
     // A folder stands for every `.yaml` file inside it, in name order.
     let mut paths = Vec::new();
@@ -498,13 +482,68 @@ pub fn run(
             Some(_) => {}
         }
     }
+    Ok(traffics
+        .into_iter()
+        .map(|(file, traffic)| {
+            let mine = schedules
+                .iter()
+                .filter(|(m, _)| m.as_deref() == Some(traffic.name()))
+                .map(|(_, s)| ScheduleClaim {
+                    file: s.file.clone(),
+                    text: s.text.clone(),
+                })
+                .collect();
+            (file, traffic, mine)
+        })
+        .collect())
+}
+
+/// The engines and limits a crosscheck runs with: no `engines` means the registry's
+/// crosscheck engines ([`liquid_engine::registry::crosscheck_defaults`]); a request
+/// without a time limit stops each engine at
+/// [`liquid_engine::crosscheck::DEFAULT_ENGINE_TIME_LIMIT`].
+fn with_defaults(
+    engines: &[&'static dyn Engine],
+    request: &Request,
+) -> (Vec<&'static dyn Engine>, Request) {
+    let engines = if engines.is_empty() {
+        liquid_engine::registry::crosscheck_defaults().collect()
+    } else {
+        engines.to_vec()
+    };
+    let mut request = *request;
+    request.limits.time = request
+        .limits
+        .time
+        .or(Some(liquid_engine::crosscheck::DEFAULT_ENGINE_TIME_LIMIT));
+    (engines, request)
+}
+
+/// Runs every engine on every model (files, folders of `.yaml` files, generated-model
+/// specs; schedule files among them are claims checked like an engine's answers), and
+/// records or compares the answers as `base` asks. Engines and time limit default as
+/// [`with_defaults`] says.
+pub fn run(
+    models: &[PathBuf],
+    engines: &[&'static dyn Engine],
+    request: &Request,
+    base: &BaselineArgs,
+    solve: Solver<'_>,
+) -> Result<Report, StudyError> {
+    let (engines, request) = with_defaults(engines, request);
+    let (engines, request) = (&engines[..], &request);
+    if base.update && base.baseline.is_none() {
+        return Err(StudyError::Input("--update needs --baseline FILE".into()));
+    }
+    // A bad or missing baseline is reported before any engine runs.
+    let recorded = base
+        .baseline
+        .as_ref()
+        .map(|f| Baseline::load(f))
+        .transpose()?;
     let mut reports = Vec::new();
-    for (file, traffic) in &traffics {
-        let mine: Vec<&ScheduleClaim> = schedules
-            .iter()
-            .filter(|(m, _)| m.as_deref() == Some(traffic.name()))
-            .map(|(_, s)| s)
-            .collect();
+    for (file, traffic, mine) in &load(models)? {
+        let mine: Vec<&ScheduleClaim> = mine.iter().collect();
         reports.push(check_model(file, traffic, engines, &mine, request, solve)?);
     }
     let consistent = reports.iter().all(|m| m.contradictions.is_empty());
@@ -553,4 +592,118 @@ pub fn run(
         models: reports,
         baseline,
     })
+}
+
+/// `crosscheck`'s name in its shard files (`liquid merge` reads it).
+pub const SWEEP: &str = "crosscheck";
+
+/// crosscheck's own options in its shard files: every shard of one run shares them,
+/// the models included (as their items' keys).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ShardParams {
+    engines: Vec<String>,
+    time_limit_s: Option<f64>,
+    nodes: Option<u64>,
+    seed: u64,
+    decide: bool,
+    proofs: bool,
+    /// How the merge prints the report (the caller's name of the format).
+    format: String,
+    models: Vec<String>,
+}
+
+/// A model's name in a shard file: its file and its name.
+fn key(file: &str, traffic: &Traffic) -> String {
+    format!("{file}: {}", traffic.name())
+}
+
+/// Runs shard `shard` of [`run`] (each model given is one item; schedule files go with
+/// the model they name) and writes `crosscheck-shard-I-of-N.json` into `out`: the merge
+/// ([`merge`]) prints the report of the unsharded run, in `format`. A baseline
+/// (`--record`, `--baseline`) is not kept by shards. Engines and time limit default as
+/// [`with_defaults`] says.
+pub fn shard(
+    models: &[PathBuf],
+    engines: &[&'static dyn Engine],
+    request: &Request,
+    shard: liquid_shard::Shard,
+    format: &str,
+    out: &std::path::Path,
+    solve: Solver<'_>,
+) -> Result<crate::ShardWritten, StudyError> {
+    let (engines, request) = with_defaults(engines, request);
+    let (engines, request) = (&engines[..], &request);
+    let loaded = load(models)?;
+    let params = ShardParams {
+        engines: engines.iter().map(|e| e.name().to_string()).collect(),
+        time_limit_s: request.limits.time.map(|t| t.as_secs_f64()),
+        nodes: request.limits.nodes,
+        seed: request.seed,
+        decide: request.decide,
+        proofs: request.proofs,
+        format: format.to_string(),
+        models: loaded.iter().map(|(f, t, _)| key(f, t)).collect(),
+    };
+    crate::create_dir(out)?;
+    let mut items = Vec::new();
+    for index in shard.items(loaded.len()) {
+        let (file, traffic, mine) = &loaded[index];
+        let mine: Vec<&ScheduleClaim> = mine.iter().collect();
+        items.push(liquid_shard::Item {
+            index,
+            key: key(file, traffic),
+            result: check_model(file, traffic, engines, &mine, request, solve)?,
+        });
+    }
+    let n = items.len();
+    let file = liquid_shard::ShardFile::new(
+        SWEEP,
+        serde_json::to_value(&params).map_err(StudyError::internal)?,
+        shard,
+        loaded.len(),
+        items,
+    );
+    Ok(crate::ShardWritten {
+        file: liquid_shard::write(out, &file)?,
+        items: n,
+        total: loaded.len(),
+    })
+}
+
+/// Joins the shard files of one crosscheck run (read and checked by `liquid_shard::merge_any`): checks
+/// that every shard is there once and belongs to the run and that every item is the
+/// model its index names, and returns the report of the unsharded run with the format
+/// the run asked for.
+pub(crate) fn merge(
+    merged: liquid_shard::Merged<ModelReport>,
+) -> Result<(Report, String), StudyError> {
+    let bad = |e: String| StudyError::Input(format!("shards of {SWEEP}: {e}"));
+    let p: ShardParams =
+        serde_json::from_value(merged.params.clone()).map_err(|e| bad(format!("params: {e}")))?;
+    if p.models.len() != merged.items.len() {
+        return Err(bad(format!(
+            "{} models, the run's options name {}",
+            merged.items.len(),
+            p.models.len()
+        )));
+    }
+    let mut models = Vec::with_capacity(p.models.len());
+    for (item, k) in merged.items.into_iter().zip(&p.models) {
+        if &item.key != k || format!("{}: {}", item.result.file, item.result.model) != *k {
+            return Err(bad(format!(
+                "item {} is {:?}, the run's is {k:?}",
+                item.index, item.key
+            )));
+        }
+        models.push(item.result);
+    }
+    Ok((
+        Report {
+            consistent: models.iter().all(|m| m.contradictions.is_empty()),
+            models,
+            baseline: None,
+        },
+        p.format,
+    ))
 }

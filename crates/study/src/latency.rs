@@ -812,12 +812,107 @@ fn size(s: &str) -> Result<Timing, StudyError> {
     Ok(t)
 }
 
-/// Paper 002's model (both readings of its source queues) against the flit-level
-/// simulation, curve by curve (`liquid_flit::study`): writes each curve's CSV and SVG
-/// into `a.out` (and the Markdown report when asked) and returns the table of relative
-/// errors. Every curve's loads and the run parameters are checked before the first
-/// simulation; `log` gets a line as each curve and load starts.
-pub fn study(a: &StudyParams, log: &mut dyn FnMut(String)) -> Result<String, StudyError> {
+/// A system written `M,LIST[,NC]`, with or without a `multi-cluster:` prefix; the error
+/// quotes the spec without it.
+pub fn parse_system(spec: &str) -> Result<MultiCluster, String> {
+    let spec = spec.trim();
+    let spec = spec.strip_prefix("multi-cluster:").unwrap_or(spec);
+    MultiCluster::parse(spec).map_err(|e| format!("{spec:?}: {e}"))
+}
+
+/// The latency study's name in its shard files (`liquid merge` reads it).
+pub const SWEEP: &str = "latency-study";
+
+/// The study's own options in its shard files: every shard of one run shares them (the
+/// output folder aside; the Markdown report by its file name, which the merge writes into
+/// its own output folder).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ShardParams {
+    systems: Vec<String>,
+    sizes: Vec<String>,
+    points: usize,
+    beyond: f64,
+    messages: u64,
+    warmup: u64,
+    drain: u64,
+    replications: usize,
+    seed: u64,
+    markdown: Option<String>,
+}
+
+/// One load's simulation in a shard file (the model and the errors are recomputed by the
+/// merge, exactly as the unsharded run computes them).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LoadResult {
+    rate: f64,
+    mean: f64,
+    half_width: Option<f64>,
+    completed: bool,
+    flit_moves: u64,
+}
+
+impl From<liquid_flit::study::Simulated> for LoadResult {
+    fn from(s: liquid_flit::study::Simulated) -> LoadResult {
+        LoadResult {
+            rate: s.rate,
+            mean: s.simulated.mean,
+            half_width: s.simulated.half_width,
+            completed: s.completed,
+            flit_moves: s.flit_moves,
+        }
+    }
+}
+
+impl From<LoadResult> for liquid_flit::study::Simulated {
+    fn from(l: LoadResult) -> liquid_flit::study::Simulated {
+        liquid_flit::study::Simulated {
+            rate: l.rate,
+            simulated: Estimate {
+                mean: l.mean,
+                half_width: l.half_width,
+            },
+            completed: l.completed,
+            flit_moves: l.flit_moves,
+        }
+    }
+}
+
+/// A checked study: its curves (system, timing, loads) and the simulation settings.
+struct Plan {
+    curves: Vec<(MultiCluster, Timing, Vec<f64>)>,
+    settings: liquid_flit::study::Settings,
+}
+
+impl Plan {
+    /// Every load of every curve, in order: the study's items (curve index, load index).
+    fn items(&self) -> Vec<(usize, usize)> {
+        self.curves
+            .iter()
+            .enumerate()
+            .flat_map(|(c, (_, _, rates))| (0..rates.len()).map(move |k| (c, k)))
+            .collect()
+    }
+
+    /// An item's name in a shard file: the curve and the load, with its rate.
+    fn key(&self, (c, k): (usize, usize)) -> String {
+        let (system, timing, rates) = &self.curves[c];
+        format!(
+            "{} M = {} L_m = {}, load {}/{} (λ_g = {:e})",
+            system.spec(),
+            timing.flits,
+            timing.flit_bytes,
+            k + 1,
+            rates.len(),
+            rates[k]
+        )
+    }
+}
+
+/// Parses and checks every option of the study (systems, sizes, loads, counts) before
+/// anything is simulated.
+fn plan(a: &StudyParams) -> Result<Plan, StudyError> {
     use liquid_flit::study::{self, Settings};
     let input = |e: &dyn std::fmt::Display| StudyError::Input(e.to_string());
     let specs: Vec<String> = if a.systems.is_empty() {
@@ -827,12 +922,7 @@ pub fn study(a: &StudyParams, log: &mut dyn FnMut(String)) -> Result<String, Stu
     };
     let mut systems = Vec::new();
     for s in &specs {
-        let spec = s.trim();
-        let spec = spec.strip_prefix("multi-cluster:").unwrap_or(spec);
-        systems.push(
-            MultiCluster::parse(spec)
-                .map_err(|e| StudyError::Input(format!("systems: {spec:?}: {e}")))?,
-        );
+        systems.push(parse_system(s).map_err(|e| StudyError::Input(format!("systems: {e}")))?);
     }
     let timings = a
         .sizes
@@ -847,7 +937,7 @@ pub fn study(a: &StudyParams, log: &mut dyn FnMut(String)) -> Result<String, Stu
         seed: a.seed,
         forwarding: Forwarding::CutThrough,
     };
-    let mut curves_todo = Vec::new();
+    let mut curves = Vec::new();
     for system in &systems {
         for &timing in &timings {
             let rates = study::loads(system, timing, a.points, a.beyond).map_err(|e| input(&e))?;
@@ -865,7 +955,7 @@ pub fn study(a: &StudyParams, log: &mut dyn FnMut(String)) -> Result<String, Stu
             system
                 .wiring()
                 .map_err(|e| StudyError::Input(format!("systems: {e}")))?;
-            curves_todo.push((system, timing, rates));
+            curves.push((system.clone(), timing, rates));
         }
     }
     if a.replications == 0 {
@@ -873,47 +963,236 @@ pub fn study(a: &StudyParams, log: &mut dyn FnMut(String)) -> Result<String, Stu
             "replications: at least one replication is needed".into(),
         ));
     }
-    std::fs::create_dir_all(&a.out)
-        .map_err(|e| StudyError::Input(format!("out: cannot create {}: {e}", a.out.display())))?;
-    let mut curves = Vec::new();
-    for (system, timing, rates) in curves_todo {
+    Ok(Plan { curves, settings })
+}
+
+/// Simulates the items of `plan` that `owns` selects, in order; `log` gets a line as each
+/// curve and load starts.
+fn simulate_items(
+    plan: &Plan,
+    owns: &dyn Fn(usize) -> bool,
+    log: &mut dyn FnMut(String),
+) -> Result<Vec<(usize, liquid_flit::study::Simulated)>, StudyError> {
+    let input = |e: &dyn std::fmt::Display| StudyError::Input(e.to_string());
+    let mut out = Vec::new();
+    let items = plan.items();
+    for (c, (system, timing, rates)) in plan.curves.iter().enumerate() {
+        let mine: Vec<(usize, usize)> = items
+            .iter()
+            .enumerate()
+            .filter(|&(i, &(ic, _))| ic == c && owns(i))
+            .map(|(i, &(_, k))| (i, k))
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
         let n = rates.len();
+        let some = if mine.len() == n {
+            String::new()
+        } else {
+            format!("{} of ", mine.len())
+        };
         log(format!(
-            "{} M = {}: simulating {n} loads up to λ_g = {:.3e}",
+            "{} M = {}: simulating {some}{n} loads up to λ_g = {:.3e}",
             system.spec(),
             timing.flits,
             rates[n - 1]
         ));
-        let mut announced = None;
-        let curve = study::study(system, timing, &rates, settings, &mut |i, _, _| {
-            if announced != Some(i) {
-                announced = Some(i);
-                log(format!(
-                    "{} M = {}: load {}/{n} (λ_g = {:.3e})",
-                    system.spec(),
-                    timing.flits,
-                    i + 1,
-                    rates[i]
-                ));
-            }
-            true
-        })
-        .map_err(|e| input(&e))?;
+        let wiring = system
+            .wiring()
+            .map_err(|e| StudyError::Input(format!("systems: {e}")))?;
+        let sim = Simulator::new(&wiring);
+        for (i, k) in mine {
+            // A line when the simulator first reports on this load (long loads only).
+            let mut announced = false;
+            let s = liquid_flit::study::simulate_load(
+                &sim,
+                *timing,
+                rates[k],
+                plan.settings,
+                &mut |_, _| {
+                    if !announced {
+                        announced = true;
+                        log(format!(
+                            "{} M = {}: load {}/{n} (λ_g = {:.3e})",
+                            system.spec(),
+                            timing.flits,
+                            k + 1,
+                            rates[k]
+                        ));
+                    }
+                    true
+                },
+            )
+            .map_err(|e| input(&e))?
+            .ok_or_else(|| StudyError::internal("a load stopped that nothing stopped"))?;
+            out.push((i, s));
+        }
+    }
+    Ok(out)
+}
+
+/// Writes every curve's CSV and SVG into `out` (and the Markdown report to `markdown`)
+/// from every item's simulation, in item order; returns the error table.
+fn render(
+    plan: &Plan,
+    loads: Vec<liquid_flit::study::Simulated>,
+    out: &Path,
+    markdown: Option<&Path>,
+) -> Result<String, StudyError> {
+    use liquid_flit::study;
+    let input = |e: &dyn std::fmt::Display| StudyError::Input(e.to_string());
+    let mut loads = loads.into_iter();
+    let mut curves = Vec::new();
+    for (system, timing, rates) in &plan.curves {
+        let mine: Vec<_> = loads.by_ref().take(rates.len()).collect();
+        let curve = study::curve(system, *timing, plan.settings, &mine).map_err(|e| input(&e))?;
         let name = curve.name();
         for (ext, text) in [
             ("csv", curve.csv()),
             ("svg", curve.svg().map_err(|e| input(&e))?),
         ] {
-            let path = a.out.join(format!("latency-{name}.{ext}"));
+            let path = out.join(format!("latency-{name}.{ext}"));
             std::fs::write(&path, text)
                 .map_err(|e| StudyError::Failed(format!("cannot write {}: {e}", path.display())))?;
         }
         curves.push(curve);
     }
     let table = study::error_table(&curves);
-    if let Some(md) = &a.markdown {
+    if let Some(md) = markdown {
         std::fs::write(md, study::markdown(&curves))
             .map_err(|e| StudyError::Failed(format!("cannot write {}: {e}", md.display())))?;
     }
     Ok(table)
+}
+
+/// The shard file's options of a study.
+fn shard_params(a: &StudyParams) -> Result<serde_json::Value, StudyError> {
+    let markdown = match &a.markdown {
+        None => None,
+        Some(p) => Some(
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .ok_or_else(|| {
+                    StudyError::Input(format!("markdown: {} has no file name", p.display()))
+                })?
+                .to_string(),
+        ),
+    };
+    let p = ShardParams {
+        systems: a.systems.clone(),
+        sizes: a.sizes.clone(),
+        points: a.points,
+        beyond: a.beyond,
+        messages: a.counts.messages,
+        warmup: a.counts.warmup,
+        drain: a.counts.drain,
+        replications: a.replications,
+        seed: a.seed,
+        markdown,
+    };
+    serde_json::to_value(&p).map_err(StudyError::internal)
+}
+
+/// Paper 002's model (both readings of its source queues) against the flit-level
+/// simulation, curve by curve (`liquid_flit::study`): writes each curve's CSV and SVG
+/// into `a.out` (and the Markdown report when asked) and returns the table of relative
+/// errors. Every curve's loads and the run parameters are checked before the first
+/// simulation; `log` gets a line as each curve and load starts.
+///
+/// With `shard`, runs only that shard of the study's loads (every load of every curve is
+/// one item) and writes `latency-study-shard-I-of-N.json` into `a.out`; [`merge`] joins
+/// the shards into the files and table of the unsharded run, byte for byte.
+pub fn study(
+    a: &StudyParams,
+    shard: Option<liquid_shard::Shard>,
+    log: &mut dyn FnMut(String),
+) -> Result<crate::Swept<String>, StudyError> {
+    let plan = plan(a)?;
+    let params = match shard {
+        Some(_) => Some(shard_params(a)?),
+        None => None,
+    };
+    std::fs::create_dir_all(&a.out)
+        .map_err(|e| StudyError::Input(format!("out: cannot create {}: {e}", a.out.display())))?;
+    let owns = |i: usize| shard.is_none_or(|s| s.owns(i));
+    let done = simulate_items(&plan, &owns, log)?;
+    match (shard, params) {
+        (Some(s), Some(params)) => {
+            let items = plan.items();
+            let items: Vec<liquid_shard::Item<LoadResult>> = done
+                .into_iter()
+                .map(|(i, sim)| liquid_shard::Item {
+                    index: i,
+                    key: plan.key(items[i]),
+                    result: sim.into(),
+                })
+                .collect();
+            let n = items.len();
+            let file = liquid_shard::ShardFile::new(SWEEP, params, s, plan.items().len(), items);
+            let path = liquid_shard::write(&a.out, &file)?;
+            Ok(crate::Swept::Shard(crate::ShardWritten {
+                file: path,
+                items: n,
+                total: plan.items().len(),
+            }))
+        }
+        _ => {
+            let loads = done.into_iter().map(|(_, s)| s).collect();
+            let table = render(&plan, loads, &a.out, a.markdown.as_deref())?;
+            Ok(crate::Swept::Full(table))
+        }
+    }
+}
+
+/// Joins the shard files of one [`study`] run (read and checked by `liquid_shard::merge_any`): checks
+/// that every shard is there once and belongs to the run, and that every item is the load
+/// its index names (same curve, same rate), then writes every curve's CSV and SVG (and
+/// the Markdown report, by its file name, when the run asked for one) into `out` exactly
+/// as the unsharded run does, and returns the error table.
+pub(crate) fn merge(
+    merged: liquid_shard::Merged<LoadResult>,
+    out: &Path,
+) -> Result<String, StudyError> {
+    let p: ShardParams = serde_json::from_value(merged.params.clone())
+        .map_err(|e| StudyError::Input(format!("shards of {SWEEP}: params: {e}")))?;
+    let markdown = p.markdown.as_ref().map(|name| out.join(name));
+    let a = StudyParams {
+        out: out.to_path_buf(),
+        systems: p.systems,
+        sizes: p.sizes,
+        points: p.points,
+        beyond: p.beyond,
+        counts: MessageCounts {
+            messages: p.messages,
+            warmup: p.warmup,
+            drain: p.drain,
+        },
+        replications: p.replications,
+        seed: p.seed,
+        markdown: markdown.clone(),
+    };
+    let plan = plan(&a).map_err(|e| StudyError::Input(format!("shards of {SWEEP}: {e}")))?;
+    let items = plan.items();
+    if merged.items.len() != items.len() {
+        return Err(StudyError::Input(format!(
+            "shards of {SWEEP}: {} loads, the study's options give {}",
+            merged.items.len(),
+            items.len()
+        )));
+    }
+    let mut loads = Vec::with_capacity(items.len());
+    for (item, &ck) in merged.items.into_iter().zip(&items) {
+        let key = plan.key(ck);
+        let rate = plan.curves[ck.0].2[ck.1];
+        if item.key != key || item.result.rate.to_bits() != rate.to_bits() {
+            return Err(StudyError::Input(format!(
+                "shards of {SWEEP}: item {} is {:?} at λ_g = {:e}, the study's is {key:?}",
+                item.index, item.key, item.result.rate
+            )));
+        }
+        loads.push(item.result.into());
+    }
+    crate::create_dir(out)?;
+    render(&plan, loads, out, markdown.as_deref())
 }

@@ -31,6 +31,7 @@ use std::sync::atomic::AtomicU64;
 
 use liquid_engine::{Checked, Engine, Request, SolveError};
 use liquid_model::Traffic;
+pub use liquid_shard::Shard;
 
 /// How a study runs an engine through the gate: [`quietly`], or a caller's function that
 /// shows progress while [`liquid_engine::solve`] runs.
@@ -77,6 +78,39 @@ pub enum StudyError {
     /// (a generated model that does not expand).
     #[error("{0}")]
     Failed(String),
+}
+
+/// What a sweep run with or without `--shard` did: the whole sweep's result, or one
+/// shard's file.
+#[derive(Debug)]
+pub enum Swept<T> {
+    /// The whole sweep (its files are written; this is what it prints).
+    Full(T),
+    /// One shard, written to its shard file.
+    Shard(ShardWritten),
+}
+
+/// One shard of a sweep, written (join the shards with `liquid merge`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardWritten {
+    /// The shard file.
+    pub file: PathBuf,
+    /// The items this shard ran.
+    pub items: usize,
+    /// The items of the whole sweep.
+    pub total: usize,
+}
+
+impl std::fmt::Display for ShardWritten {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "wrote {} ({} of {} items); join the shards with `liquid merge`",
+            self.file.display(),
+            self.items,
+            self.total
+        )
+    }
 }
 
 /// Every shard problem (a missing, duplicated or foreign shard, a file that cannot be

@@ -4,27 +4,46 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{testbed, StudyError};
+use crate::{crosscheck, latency, testbed, two_clusters, StudyError};
 
 /// What a merge produced: the summary the unsharded run prints, per sweep.
-#[derive(Debug)]
 pub enum Merged {
     /// The Swiss-T1 testbed ([`testbed::SWEEP`]).
     Testbed(testbed::Summary),
+    /// The latency study ([`latency::SWEEP`]): its error table.
+    Latency(String),
+    /// The two-cluster study ([`two_clusters::SWEEP`]).
+    TwoClusters(Box<two_clusters::Summary>),
+    /// `crosscheck` over many models ([`crosscheck::SWEEP`]): the report and the format
+    /// the run asked for.
+    Crosscheck(crosscheck::Report, String),
 }
 
 /// The sweeps `liquid merge` knows, by the name their shard files carry.
-pub const SWEEPS: [&str; 1] = [testbed::SWEEP];
+pub const SWEEPS: [&str; 4] = [
+    testbed::SWEEP,
+    latency::SWEEP,
+    two_clusters::SWEEP,
+    crosscheck::SWEEP,
+];
 
-/// Merges the shard files among `paths` (files, or folders holding them) into `out`.
+/// Merges the shard files among `paths` (files, or folders holding them) into `out`:
+/// every file is read once, and the sweep named by the first one joins them.
 pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Merged, StudyError> {
-    let files = liquid_shard::shard_files(paths)?;
-    let head = liquid_shard::header(&files[0])?;
-    match head.sweep.as_str() {
-        testbed::SWEEP => Ok(Merged::Testbed(testbed::merge(&files, out)?)),
+    let shards = liquid_shard::merge_any(paths)?;
+    match shards.sweep.as_str() {
+        testbed::SWEEP => Ok(Merged::Testbed(testbed::merge(shards.typed()?, out)?)),
+        latency::SWEEP => Ok(Merged::Latency(latency::merge(shards.typed()?, out)?)),
+        crosscheck::SWEEP => {
+            let (report, format) = crosscheck::merge(shards.typed()?)?;
+            Ok(Merged::Crosscheck(report, format))
+        }
+        two_clusters::SWEEP => Ok(Merged::TwoClusters(Box::new(two_clusters::merge(
+            shards.typed()?,
+            out,
+        )?))),
         other => Err(StudyError::Input(format!(
-            "{}: sweep {other:?} is not one that liquid merges (known: {})",
-            files[0].display(),
+            "sweep {other:?} is not one that liquid merges (known: {})",
             SWEEPS.join(", ")
         ))),
     }

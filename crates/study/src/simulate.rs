@@ -509,16 +509,55 @@ pub fn export_simgrid(
 /// `liquid export mpi`: the plan `kind` of a model (its schedule from `args` as
 /// [`simulate`] gets it, for a schedule plan) for the MPI runtime of `liquid-mpi`, written to
 /// `out` with liquid's prediction of the same plan.
+///
+/// `kind` `None` runs the schedule in `args.mode`. A schedule plan run all at once posts
+/// the whole traffic when `args` name no schedule; round-robin, pairwise and LG are built
+/// from the traffic alone and take no schedule or engine.
 pub fn export_mpi(
     model_arg: &Path,
     args: &SimArgs,
-    kind: liquid_mpi::PlanKind,
+    kind: Option<liquid_mpi::PlanKind>,
     library: liquid_mpi::RuntimeModel,
     out: &Path,
     solve: Solver<'_>,
 ) -> Result<liquid_mpi::Exported, StudyError> {
+    use liquid_mpi::program::ScheduleMode;
+    use liquid_mpi::PlanKind;
+    let mut args = args.clone();
+    let kind = match kind {
+        None => PlanKind::Schedule(match args.mode {
+            Mode::Frames => ScheduleMode::Frames,
+            Mode::Async => ScheduleMode::Async,
+            Mode::AllAtOnce => ScheduleMode::AllAtOnce,
+        }),
+        Some(k @ PlanKind::Schedule(ScheduleMode::AllAtOnce)) => {
+            args.mode = Mode::AllAtOnce;
+            k
+        }
+        Some(PlanKind::Schedule(m)) => PlanKind::Schedule(m),
+        // Every plan named, no catch-all: a new plan must say here what it takes.
+        Some(k @ (PlanKind::RoundRobin | PlanKind::Pairwise | PlanKind::Lg)) => {
+            if args.schedule.is_some() || args.engine.is_some() {
+                return Err(StudyError::Input(
+                    "--plan round-robin, pairwise and lg take no --schedule or --engine".into(),
+                ));
+            }
+            // No engine run: the plans are built from the traffic alone.
+            args.mode = Mode::AllAtOnce;
+            k
+        }
+        Some(PlanKind::LgLiquid) => {
+            if args.schedule.is_some() {
+                return Err(StudyError::Input(
+                    "--plan lg-liquid takes no --schedule: --engine schedules LG's phases".into(),
+                ));
+            }
+            PlanKind::LgLiquid
+        }
+    };
+    let args = &args;
     // LG's liquid phases are scheduled here, the model's own traffic not at all.
-    let phases = kind == liquid_mpi::PlanKind::LgLiquid;
+    let phases = kind == PlanKind::LgLiquid;
     let mut model_args = args.clone();
     if phases {
         model_args.engine = None;
@@ -564,5 +603,130 @@ pub fn export_mpi(
             source,
         },
         e => StudyError::internal(e),
+    })
+}
+
+/// What `liquid simulate --plan` found: an MPI library's all-to-all on the model.
+#[derive(Serialize)]
+pub struct MpiSimReport {
+    model: String,
+    plan: String,
+    /// The algorithm the plan runs (a library's choice for this size and rank count).
+    algorithm: String,
+    /// The ranks, in order: the model's nodes as they first appear (sender, then
+    /// receiver of each transfer).
+    ranks: Vec<String>,
+    bytes_per_pair: f64,
+    messages: usize,
+    total_bytes: f64,
+    overhead_s: f64,
+    makespan_s: f64,
+    wall_s: f64,
+}
+
+/// `liquid simulate MODEL --plan NAME`: the all-to-all of an MPI library (`mpi-ompi-1.1.2`,
+/// `mpi-ompi-4.1`, `mpi-mpich-3.3`) or one of its algorithms (`basic-linear`, `pairwise`,
+/// `pair`, `bruck`, `scattered-K`) between the model's nodes, `args.size` bytes per pair,
+/// over the model's routes (every ordered pair of nodes needs a transfer). Every send is
+/// eager (no transport: `liquid study two-clusters` runs the plans over one). A schedule,
+/// an engine, `--sizes` or a `--mode` other than frames are refused: the plan is the
+/// library's.
+pub fn simulate_mpi(
+    model_arg: &Path,
+    args: &SimArgs,
+    plan: &str,
+) -> Result<MpiSimReport, StudyError> {
+    use liquid_sim::mpi_alltoall::{Algorithm, Library};
+    check_args(args)?;
+    if args.schedule.is_some() || args.engine.is_some() || args.sizes.is_some() {
+        return Err(StudyError::Input(
+            "--plan runs an MPI library's all-to-all: give no --schedule, --engine or --sizes"
+                .into(),
+        ));
+    }
+    if args.mode != Mode::Frames {
+        return Err(StudyError::Input("--plan takes no --mode".into()));
+    }
+    let model = load_model(model_arg)?;
+    let table = link_table(&model, args)?;
+    let traffic = &model.traffic;
+    let mapped = MappedTraffic::new(traffic, |name| table.get(name).copied())
+        .map_err(|e| StudyError::Input(e.to_string()))?;
+    let mut ranks: Vec<String> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut pairs: HashMap<(usize, usize), usize> = HashMap::new();
+    for (t, x) in traffic.transfers().iter().enumerate() {
+        let (Some(f), Some(to)) = (&x.from, &x.to) else {
+            return Err(StudyError::Input(format!(
+                "--plan: transfer {:?} names no sender or receiver node",
+                x.id
+            )));
+        };
+        let mut rank = |n: &String| {
+            *index.entry(n.clone()).or_insert_with(|| {
+                ranks.push(n.clone());
+                ranks.len() - 1
+            })
+        };
+        let (i, j) = (rank(f), rank(to));
+        pairs.entry((i, j)).or_insert(t);
+    }
+    let p = ranks.len();
+    for i in 0..p {
+        for j in (0..p).filter(|&j| j != i) {
+            if !pairs.contains_key(&(i, j)) {
+                return Err(StudyError::Input(format!(
+                    "--plan: no transfer from {} to {}: an all-to-all needs every ordered pair",
+                    ranks[i], ranks[j]
+                )));
+            }
+        }
+    }
+    let algorithm = match plan {
+        "basic-linear" => Algorithm::BasicLinear,
+        "pairwise" => Algorithm::Pairwise,
+        "pair" => Algorithm::Pair,
+        "bruck" => Algorithm::Bruck,
+        name => match (name.strip_prefix("scattered-"), Library::from_name(name)) {
+            (Some(k), _) => Algorithm::Scattered {
+                throttle: k.parse().map_err(|_| {
+                    StudyError::Input(format!("--plan {name}: give scattered-K, K a number"))
+                })?,
+            },
+            (None, Some(l)) => l.choose(p, args.size),
+            (None, None) => {
+                return Err(StudyError::Input(format!(
+                    "--plan {name}: give mpi-ompi-1.1.2, mpi-ompi-4.1, mpi-mpich-3.3, \
+                     basic-linear, pairwise, pair, bruck or scattered-K"
+                )))
+            }
+        },
+    };
+    let route = |i: usize, j: usize| mapped.routes[pairs[&(i, j)]].clone();
+    let built = algorithm
+        .plan(p, args.size, None, &route)
+        .map_err(|e| StudyError::Input(format!("--plan {plan}: {e}")))?;
+    let opts = liquid_sim::Options {
+        overhead: args.overhead,
+        trace: false,
+    };
+    let start = Instant::now();
+    let run = liquid_sim::simulate(&mapped.platform, &built, &opts).map_err(|e| match e {
+        liquid_sim::SimError::BadParameter { .. } => StudyError::Input(format!(
+            "{e} (--size, --overhead, --link-latency or --link-throughput)"
+        )),
+        e => StudyError::internal(e),
+    })?;
+    Ok(MpiSimReport {
+        model: model_arg.display().to_string(),
+        plan: plan.to_string(),
+        algorithm: algorithm.name(),
+        ranks,
+        bytes_per_pair: args.size,
+        messages: built.messages(),
+        total_bytes: built.bytes(),
+        overhead_s: args.overhead,
+        makespan_s: run.makespan,
+        wall_s: start.elapsed().as_secs_f64(),
     })
 }

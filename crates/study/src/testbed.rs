@@ -16,11 +16,16 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::StudyError;
+use liquid_model::display::round2;
 use liquid_plot::{Axis, Chart, Mark, Series};
 
-/// Rounds a throughput or a percentage for display (two decimals).
-fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
+/// Runs the sweeps of this process on `jobs` worker threads (at least one) instead of
+/// one per core; only before the first sweep starts.
+pub fn set_workers(jobs: usize) -> Result<(), StudyError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build_global()
+        .map_err(|e| StudyError::Failed(format!("cannot start {jobs} worker threads: {e}")))
 }
 
 /// The CSV file name of a full (or merged) sweep.
@@ -119,7 +124,7 @@ pub const SWEEP: &str = "t1-testbed";
 /// One class's results in a shard file: its CSV row and, with `--sim-size`, its simulated
 /// row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct ClassResult {
+pub(crate) struct ClassResult {
     row: Row,
     sim: Option<SimRow>,
 }
@@ -684,14 +689,16 @@ pub fn t1(
     }
 }
 
-/// Joins the shard files of one `t1` run (files, or folders holding them) into the whole
+/// Joins the shard files of one `t1` run (read and checked by `liquid_shard::merge_any`) into the whole
 /// sweep: checks that every shard is there once and belongs to the run, and that every
 /// item is the class its index names, then writes the CSV files and the charts into `out`
 /// exactly as the unsharded run does and returns its summary.
-pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Summary, StudyError> {
+pub(crate) fn merge(
+    merged: liquid_shard::Merged<ClassResult>,
+    out: &Path,
+) -> Result<Summary, StudyError> {
     let start = Instant::now();
     let classes = t1::classes();
-    let merged: liquid_shard::Merged<ClassResult> = liquid_shard::merge(paths, SWEEP)?;
     let params: Params = serde_json::from_value(merged.params.clone())
         .map_err(|e| StudyError::Input(format!("shards of {SWEEP}: params: {e}")))?;
     if merged.items.len() != classes.len() {

@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use liquid_model::Traffic;
 use liquid_plot::{Axis, Chart, Mark, Scale, Series, Units, PALETTE};
-use liquid_sim::study::{self, Algorithm, Case, Phase, Row, Scheduled, Setting};
+use liquid_sim::study::{
+    self, Algorithm, Case, Phase, Point, Row, ScheduleInfo, Scheduled, Setting,
+};
 use serde::Serialize;
 
 use crate::StudyError;
@@ -39,6 +41,40 @@ pub struct StudyArgs {
     pub time_limit: Duration,
     /// Also write the report as Markdown here.
     pub markdown: Option<PathBuf>,
+}
+
+impl StudyArgs {
+    /// With a cluster topology (`setting.cluster`), the sweeps its host count H allows:
+    /// the size sweep runs H+H, and the node sweep (unless it is off: `equal` and
+    /// `double` both empty) the one point n1 = n2 = H, without n2 = 2·n1. Without one,
+    /// nothing changes. An unreadable spec is refused as `--cluster`.
+    pub fn fit_to_cluster(&mut self) -> Result<(), StudyError> {
+        let Some(spec) = &self.setting.cluster else {
+            return Ok(());
+        };
+        let h = liquid_topology::two_clusters::TwoClusters::shaped(spec)
+            .map_err(|e| StudyError::Input(format!("--cluster: {e}")))?
+            .n1;
+        self.size_cases = vec![(h, h)];
+        if !(self.equal.is_empty() && self.double.is_empty()) {
+            self.equal = vec![h];
+        }
+        self.double.clear();
+        Ok(())
+    }
+}
+
+/// Parses `FIRST..LAST`, the exponents of the message sizes 2^FIRST..2^LAST.
+pub fn parse_exponents(s: &str) -> Result<(u32, u32), String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("{s:?}: give FIRST..LAST, like 0..24"))?;
+    let n = |x: &str| {
+        x.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("{s:?}: {x:?} is not an exponent"))
+    };
+    Ok((n(a)?, n(b)?))
 }
 
 /// Parses `30+30,20+40`.
@@ -74,6 +110,10 @@ struct SettingReport {
     node_bandwidth: Param,
     node_link_latency: Param,
     overhead_per_message: Param,
+    tcp_window: Param,
+    eager_limit: Param,
+    serial_overhead_per_message: Param,
+    rtt_unfair_sharing: Param,
     scheduling_lanes: usize,
     /// Each cluster's topology (absent: crossbars).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -157,7 +197,10 @@ impl Summary {
 /// Runs the study: every case of the size and node sweeps, simulated with every
 /// algorithm; writes `two-clusters.csv` and the SVG charts into `args.out` (and the
 /// Markdown report when asked), and returns the summary.
-pub fn run(args: &StudyArgs) -> Result<Summary, StudyError> {
+pub fn run(
+    args: &StudyArgs,
+    shard: Option<liquid_shard::Shard>,
+) -> Result<crate::Swept<Summary>, StudyError> {
     let start = Instant::now();
     let s = &args.setting;
     // Every parameter (lanes included) is checked before the output folder is made.
@@ -212,7 +255,6 @@ pub fn run(args: &StudyArgs) -> Result<Summary, StudyError> {
         }
         Err(why)
     };
-    let mut rows: Vec<Row> = Vec::new();
     let mut cases: Vec<Case> = Vec::new();
     let mut case = |n1: usize, n2: usize, cases: &mut Vec<Case>| -> Result<usize, StudyError> {
         if let Some(i) = cases.iter().position(|c| (c.n1, c.n2) == (n1, n2)) {
@@ -222,44 +264,261 @@ pub fn run(args: &StudyArgs) -> Result<Summary, StudyError> {
         cases.push(c);
         Ok(cases.len() - 1)
     };
-    let internal = StudyError::internal;
-    let sizes: Vec<f64> = (k0..=k1).map(|k| 2f64.powi(k as i32)).collect();
-    for &(n1, n2) in &args.size_cases {
+    // The study's items (sweep, case, size), in order: a shard runs its own, computing
+    // the schedules of the cases they need.
+    let items = items(args);
+    let mut done: Vec<(usize, ItemResult)> = Vec::new();
+    for (index, &(sweep, n1, n2, b)) in items.iter().enumerate() {
+        if !shard.is_none_or(|sh| sh.owns(index)) {
+            continue;
+        }
         let i = case(n1, n2, &mut cases)?;
+        let option = if sweep == "sizes" {
+            "--size-exponents"
+        } else {
+            "--node-sizes"
+        };
+        let points = cases[i]
+            .run(b, s)
+            .map_err(|e| sized_error(n1, n2, option, b, e))?;
+        let facts = CaseFacts::of(&cases[i])?;
+        done.push((
+            index,
+            ItemResult {
+                points,
+                case: facts,
+            },
+        ));
+    }
+    if let Some(sh) = shard {
+        let params = ShardParams::of(args)?;
+        let total = items.len();
+        let file = liquid_shard::ShardFile::new(
+            SWEEP,
+            serde_json::to_value(&params).map_err(StudyError::internal)?,
+            sh,
+            total,
+            done.into_iter()
+                .map(|(index, result)| liquid_shard::Item {
+                    index,
+                    key: key(items[index]),
+                    result,
+                })
+                .collect(),
+        );
+        let n = file.items.len();
+        let path = liquid_shard::write(&args.out, &file)?;
+        return Ok(crate::Swept::Shard(crate::ShardWritten {
+            file: path,
+            items: n,
+            total,
+        }));
+    }
+    let results: Vec<ItemResult> = done.into_iter().map(|(_, r)| r).collect();
+    finish(args, &items, results, start).map(crate::Swept::Full)
+}
+
+/// The sweeps' items, in order: (sweep, n1, n2, bytes), the size sweep's cases over its
+/// sizes, then the node sweeps' cases over the node sizes.
+fn items(args: &StudyArgs) -> Vec<(&'static str, usize, usize, f64)> {
+    let (k0, k1) = args.size_exponents;
+    let sizes: Vec<f64> = (k0..=k1).map(|k| 2f64.powi(k as i32)).collect();
+    let mut out = Vec::new();
+    for &(n1, n2) in &args.size_cases {
         for &b in &sizes {
-            let named = |e| sized_error(n1, n2, "--size-exponents", b, e);
-            for p in cases[i].run(b, s).map_err(named)? {
-                rows.push(Row {
-                    sweep: "sizes",
-                    n1,
-                    n2,
-                    bytes: b,
-                    point: p,
-                });
-            }
+            out.push(("sizes", n1, n2, b));
         }
     }
-    let node_cases: Vec<(usize, usize)> = args
-        .equal
+    for &(n1, n2) in &node_cases(args) {
+        for &b in &args.node_sizes {
+            out.push(("nodes", n1, n2, b));
+        }
+    }
+    out
+}
+
+/// The node sweeps' cases: n1 = n2, then n2 = 2·n1.
+fn node_cases(args: &StudyArgs) -> Vec<(usize, usize)> {
+    args.equal
         .iter()
         .map(|&n| (n, n))
         .chain(args.double.iter().map(|&n| (n, 2 * n)))
-        .collect();
-    for &(n1, n2) in &node_cases {
-        let i = case(n1, n2, &mut cases)?;
-        for &b in &args.node_sizes {
-            let named = |e| sized_error(n1, n2, "--node-sizes", b, e);
-            for p in cases[i].run(b, s).map_err(named)? {
-                rows.push(Row {
-                    sweep: "nodes",
-                    n1,
-                    n2,
-                    bytes: b,
-                    point: p,
-                });
+        .collect()
+}
+
+/// An item's name in a shard file.
+fn key((sweep, n1, n2, b): (&'static str, usize, usize, f64)) -> String {
+    format!("{sweep} {n1}+{n2} at {b} bytes")
+}
+
+/// The two-cluster study's name in its shard files (`liquid merge` reads it).
+pub const SWEEP: &str = "two-clusters";
+
+/// The study's own options in its shard files: every shard of one run shares them (the
+/// output folder aside; the Markdown report by its file name, which the merge writes into
+/// its own output folder).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+struct ShardParams {
+    size_exponents: (u32, u32),
+    size_cases: Vec<(usize, usize)>,
+    equal: Vec<usize>,
+    double: Vec<usize>,
+    node_sizes: Vec<f64>,
+    setting: Setting,
+    engine: String,
+    time_limit_s: f64,
+    markdown: Option<String>,
+}
+
+impl ShardParams {
+    fn of(args: &StudyArgs) -> Result<ShardParams, StudyError> {
+        let markdown = match &args.markdown {
+            None => None,
+            Some(p) => Some(
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .ok_or_else(|| {
+                        StudyError::Input(format!("--markdown: {} has no file name", p.display()))
+                    })?
+                    .to_string(),
+            ),
+        };
+        Ok(ShardParams {
+            size_exponents: args.size_exponents,
+            size_cases: args.size_cases.clone(),
+            equal: args.equal.clone(),
+            double: args.double.clone(),
+            node_sizes: args.node_sizes.clone(),
+            setting: args.setting.clone(),
+            engine: args.engine.name().to_string(),
+            time_limit_s: args.time_limit.as_secs_f64(),
+            markdown,
+        })
+    }
+}
+
+/// What a case's schedules and plans are: the same for every item of the case.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+struct CaseFacts {
+    n1: usize,
+    n2: usize,
+    schedules: Vec<ScheduleInfo>,
+    lg_backbone: usize,
+    direct_backbone: usize,
+}
+
+impl CaseFacts {
+    fn of(c: &Case) -> Result<CaseFacts, StudyError> {
+        let count = |a: Algorithm| c.backbone_messages(a).map_err(StudyError::internal);
+        Ok(CaseFacts {
+            n1: c.n1,
+            n2: c.n2,
+            schedules: c.schedules.clone(),
+            lg_backbone: count(Algorithm::Lg)?,
+            direct_backbone: count(Algorithm::DirectAllAtOnce)?,
+        })
+    }
+}
+
+/// One item's results in a shard file: every algorithm's run, and its case's facts.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub(crate) struct ItemResult {
+    points: Vec<Point>,
+    case: CaseFacts,
+}
+
+/// Joins the shard files of one [`run`] (read and checked by `liquid_shard::merge_any`): checks that
+/// every shard is there once and belongs to the run, that every item is the one its
+/// index names, and that the shards computed the same schedules for a case (a time limit
+/// that stopped an engine in one shard and not in another gives different ones: the merge
+/// refuses them), then writes the files into `out` exactly as the unsharded run does
+/// (the Markdown report, by its file name, when the run asked for one) and returns the
+/// summary.
+pub(crate) fn merge(
+    merged: liquid_shard::Merged<ItemResult>,
+    out: &std::path::Path,
+) -> Result<Summary, StudyError> {
+    let start = Instant::now();
+    let bad = |e: String| StudyError::Input(format!("shards of {SWEEP}: {e}"));
+    let p: ShardParams =
+        serde_json::from_value(merged.params.clone()).map_err(|e| bad(format!("params: {e}")))?;
+    let args = StudyArgs {
+        out: out.to_path_buf(),
+        size_exponents: p.size_exponents,
+        size_cases: p.size_cases,
+        equal: p.equal,
+        double: p.double,
+        node_sizes: p.node_sizes,
+        setting: p.setting,
+        engine: liquid_engine::find(&p.engine)
+            .ok_or_else(|| bad(format!("no engine {:?}", p.engine)))?,
+        time_limit: Duration::try_from_secs_f64(p.time_limit_s)
+            .map_err(|e| bad(format!("time limit: {e}")))?,
+        markdown: p.markdown.as_ref().map(|m| out.join(m)),
+    };
+    let items = items(&args);
+    if merged.items.len() != items.len() {
+        return Err(bad(format!(
+            "{} items, the study's options give {}",
+            merged.items.len(),
+            items.len()
+        )));
+    }
+    let mut facts: Vec<(usize, CaseFacts)> = Vec::new();
+    let mut results = Vec::with_capacity(items.len());
+    for (item, &it) in merged.items.into_iter().zip(&items) {
+        let k = key(it);
+        if item.key != k || (item.result.case.n1, item.result.case.n2) != (it.1, it.2) {
+            return Err(bad(format!(
+                "item {} is {:?}, the study's is {k:?}",
+                item.index, item.key
+            )));
+        }
+        match facts.iter().find(|(_, f)| (f.n1, f.n2) == (it.1, it.2)) {
+            Some((first, f)) if *f != item.result.case => {
+                return Err(bad(format!(
+                    "items {first} and {} ({k}) were computed with different schedules or plans for \
+                     {}+{} (an engine stopped by its time limit in one shard and not in \
+                     another?): run again with a larger --time-limit or a deterministic engine",
+                    item.index, it.1, it.2
+                )));
             }
+            Some(_) => {}
+            None => facts.push((item.index, item.result.case.clone())),
+        }
+        results.push(item.result);
+    }
+    crate::create_dir(out)?;
+    finish(&args, &items, results, start)
+}
+
+/// Writes the CSV, the charts and (when asked) the Markdown report of the whole study
+/// from every item's results, in item order, and returns the summary.
+fn finish(
+    args: &StudyArgs,
+    items: &[(&'static str, usize, usize, f64)],
+    results: Vec<ItemResult>,
+    start: Instant,
+) -> Result<Summary, StudyError> {
+    let s = &args.setting;
+    let (k0, k1) = args.size_exponents;
+    let mut rows: Vec<Row> = Vec::new();
+    let mut cases: Vec<CaseFacts> = Vec::new();
+    for (&(sweep, n1, n2, bytes), r) in items.iter().zip(results) {
+        if !cases.iter().any(|c| (c.n1, c.n2) == (n1, n2)) {
+            cases.push(r.case);
+        }
+        for point in r.points {
+            rows.push(Row {
+                sweep,
+                n1,
+                n2,
+                bytes,
+                point,
+            });
         }
     }
+    let node_cases = node_cases(args);
     // Files.
     let mut files = Vec::new();
     let csv = args.out.join("two-clusters.csv");
@@ -278,13 +537,9 @@ pub fn run(args: &StudyArgs) -> Result<Summary, StudyError> {
         files.push(path.display().to_string());
     }
     // Summary.
-    let count = |c: &Case, a: Algorithm| c.backbone_messages(a).map_err(internal);
     let mut backbone = Vec::new();
     for c in &cases {
-        let (lg, direct) = (
-            count(c, Algorithm::Lg)?,
-            count(c, Algorithm::DirectAllAtOnce)?,
-        );
+        let (lg, direct) = (c.lg_backbone, c.direct_backbone);
         let (le, de) = (2 * c.n1.max(c.n2), 2 * c.n1 * c.n2);
         backbone.push(BackboneReport {
             n1: c.n1,
@@ -297,6 +552,11 @@ pub fn run(args: &StudyArgs) -> Result<Summary, StudyError> {
         });
     }
     let pairs = [
+        (Algorithm::Lg, Algorithm::MpiOmpi112),
+        (Algorithm::LgLiquid, Algorithm::MpiOmpi112),
+        (Algorithm::LgRelayFirst, Algorithm::MpiOmpi112),
+        (Algorithm::Lg, Algorithm::MpiOmpi41),
+        (Algorithm::Lg, Algorithm::MpiMpich33),
         (Algorithm::Lg, Algorithm::DirectAllAtOnce),
         (Algorithm::Lg, Algorithm::DirectRoundRobin),
         (Algorithm::LgLiquid, Algorithm::Lg),
@@ -338,6 +598,7 @@ pub fn run(args: &StudyArgs) -> Result<Summary, StudyError> {
         .flat_map(|&(n1, n2)| compare("nodes", n1, n2))
         .filter(|c| {
             (c.faster, c.than) == ("lg", "direct-all-at-once")
+                || (c.faster, c.than) == ("lg", "mpi-ompi-1.1.2")
                 || (c.faster, c.than) == ("lg-liquid-relay-first", "lg")
         })
         .collect();
@@ -369,10 +630,30 @@ pub fn run(args: &StudyArgs) -> Result<Summary, StudyError> {
                 unit: "s",
                 source: assumed,
             },
+            tcp_window: Param {
+                value: s.transport.window_bytes,
+                unit: "bytes in flight per connection (0: none)",
+                source: "Open MPI 1.1.2 btl_tcp_sndbuf = btl_tcp_rcvbuf = 128 KiB (btl_tcp_component.c)",
+            },
+            eager_limit: Param {
+                value: s.transport.eager_limit_bytes.unwrap_or(f64::INFINITY),
+                unit: "bytes (inf: no rendezvous)",
+                source: "Open MPI 1.1.2 btl_tcp_eager_limit = 64 KiB (btl_tcp_component.c)",
+            },
+            serial_overhead_per_message: Param {
+                value: s.transport.serial_overhead_s,
+                unit: "s, paid in turn by each sender",
+                source: "no source found for 001's nodes: off unless set",
+            },
+            rtt_unfair_sharing: Param {
+                value: if s.transport.rtt_unfair { 1.0 } else { 0.0 },
+                unit: "(1: shares in inverse proportion to route latency, 0: equal)",
+                source: "SimGrid CM02's TCP model (network_cm02.cpp: sharing penalty = latency)",
+            },
             scheduling_lanes: s.lanes(),
             cluster: s.cluster.clone(),
         },
-        model: "flow level, max-min fair sharing, no TCP (slow start, losses, windows): see README, Simulation",
+        model: "flow level, max-min sharing; TCP only as a window bound per connection, a rendezvous round trip and RTT-unfair sharing (no slow start, no losses): see README, Simulation",
         sizes: format!(
             "2^{k0} .. 2^{k1} bytes (size sweep); {:?} bytes (node sweep)",
             args.node_sizes
@@ -420,6 +701,9 @@ fn colour(a: Algorithm) -> &'static str {
         Algorithm::Lg => PALETTE[0],
         Algorithm::LgLiquid => PALETTE[2],
         Algorithm::LgRelayFirst => PALETTE[4],
+        Algorithm::MpiOmpi112 => PALETTE[5],
+        Algorithm::MpiOmpi41 => PALETTE[6],
+        Algorithm::MpiMpich33 => PALETTE[7],
     }
 }
 
@@ -542,6 +826,13 @@ fn markdown(args: &StudyArgs, s: &Summary, rows: &[Row]) -> String {
         ("node bandwidth", &st.node_bandwidth),
         ("node link latency", &st.node_link_latency),
         ("overhead per message", &st.overhead_per_message),
+        ("TCP window", &st.tcp_window),
+        ("eager limit", &st.eager_limit),
+        (
+            "serial overhead per message",
+            &st.serial_overhead_per_message,
+        ),
+        ("RTT-unfair sharing", &st.rtt_unfair_sharing),
     ] {
         let _ = writeln!(m, "| {name} | {} {} | {} |", p.value, p.unit, p.source);
     }

@@ -37,6 +37,28 @@ impl Grid {
         }
     }
 
+    /// A mesh (or with `wrap` a torus) of the dimensions `dims`, written like `4x4`; a
+    /// malformed `dims` is refused as `--dims`.
+    pub fn with_dims(
+        dims: &str,
+        wrap: bool,
+        hosts_per_switch: usize,
+        self_transfers: bool,
+    ) -> Result<Grid, TopologyError> {
+        let sizes = crate::network_spec::parse_dims(dims, dims).map_err(|_| {
+            bad(
+                &format!("--dims {dims:?}"),
+                "give sizes separated by x, like 4x4",
+            )
+        })?;
+        Ok(Grid {
+            dims: sizes,
+            wrap,
+            hosts_per_switch,
+            self_transfers,
+        })
+    }
+
     /// Number of switches.
     pub fn switches(&self) -> usize {
         self.dims.iter().product()

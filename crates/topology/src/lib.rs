@@ -61,6 +61,14 @@ pub enum TopologyError {
         /// What is wrong.
         why: String,
     },
+    /// A parameter that is required unless another is given.
+    #[error("{name} is required (or give {alternative})")]
+    Missing {
+        /// The parameter (`--n1`, ...).
+        name: String,
+        /// What may be given instead.
+        alternative: String,
+    },
     /// The network could not be expanded (a builder bug if it happens).
     #[error(transparent)]
     Network(#[from] NetworkError),
@@ -101,6 +109,11 @@ impl Generated {
             &self.network,
             &self.pattern,
         )
+    }
+
+    /// The model in the explicit form (every transfer with its path; a model file).
+    pub fn to_explicit_yaml(&self) -> Result<String, NetworkError> {
+        Ok(yaml::write_explicit(&self.expand()?))
     }
 
     /// The model in the network form (a model file).

@@ -106,6 +106,33 @@ impl TwoClusters {
         })
     }
 
+    /// Two clusters of `n1` and `n2` nodes, crossbars, or copies of the topology
+    /// `cluster` (then `n1` and `n2` may be omitted: they default to its host count).
+    /// Without `cluster`, both counts are required.
+    pub fn sized(
+        n1: Option<usize>,
+        n2: Option<usize>,
+        cluster: Option<&str>,
+    ) -> Result<TwoClusters, TopologyError> {
+        let base = match cluster {
+            Some(spec) => TwoClusters::shaped(spec)?,
+            None => {
+                let need = |v: Option<usize>, name: &str| {
+                    v.ok_or_else(|| TopologyError::Missing {
+                        name: name.to_string(),
+                        alternative: "--cluster SPEC".to_string(),
+                    })
+                };
+                TwoClusters::new(need(n1, "--n1")?, need(n2, "--n2")?)
+            }
+        };
+        Ok(TwoClusters {
+            n1: n1.unwrap_or(base.n1),
+            n2: n2.unwrap_or(base.n2),
+            ..base
+        })
+    }
+
     /// The name of node k in 001's numbering (`a{k}` for k < n1, else `b{k-n1}`).
     pub fn node(&self, k: usize) -> String {
         if k < self.n1 {

@@ -1,0 +1,424 @@
+//! The reports of `liquid solve`, `liquid verify` and `liquid explain`: what a checked
+//! answer, a verified schedule or a set of cores says, in the fields (and their order)
+//! that the YAML and JSON outputs show. Built here so that a benchmark, a test or another
+//! program gets the same report as the command line.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use liquid_model::display::round2;
+use liquid_model::{validate, Evidence, Schedule, StatValue, Traffic, TransferId};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+
+use crate::explain::{cores, ExplainError, Explained};
+use crate::gate::{Checked, SolveError};
+
+fn names(traffic: &Traffic, ts: &[TransferId]) -> Vec<String> {
+    ts.iter()
+        .map(|&t| traffic.transfer_name(t).to_string())
+        .collect()
+}
+
+/// An engine's statistics, with the run's time last.
+struct Stats<'a>(&'a [(String, StatValue)], f64);
+
+impl Serialize for Stats<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len() + 1))?;
+        for (k, v) in self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.serialize_entry("time_s", &self.1)?;
+        m.end()
+    }
+}
+
+/// A lower bound's evidence as reports show it.
+#[derive(Serialize)]
+pub struct EvidenceReport {
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    link: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transfers: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    engine: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nodes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proof: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dual_bound: Option<f64>,
+}
+
+impl EvidenceReport {
+    /// The report of a lower bound's evidence: the bottleneck and its users, the clique,
+    /// the search, the proof's directory, the solver or the dual bound.
+    pub fn new(traffic: &Traffic, e: &Evidence) -> EvidenceReport {
+        let mut r = EvidenceReport {
+            kind: e.kind(),
+            link: None,
+            transfers: None,
+            engine: None,
+            nodes: None,
+            proof: None,
+            dual_bound: None,
+        };
+        match e {
+            Evidence::Bottleneck(l) => {
+                r.link = Some(traffic.link_name(*l).to_string());
+                r.transfers = Some(names(traffic, traffic.users(*l)));
+            }
+            Evidence::Clique(ts) => r.transfers = Some(names(traffic, ts)),
+            Evidence::Exhaustive { engine, nodes } => {
+                r.engine = Some(engine.clone());
+                r.nodes = Some(*nodes);
+            }
+            Evidence::CheckedProof(p) => {
+                r.proof = Some(
+                    p.dir()
+                        .unwrap_or("checked in memory, not written")
+                        .to_string(),
+                );
+            }
+            Evidence::SolverClaim { engine } => r.engine = Some(engine.clone()),
+            Evidence::DualBound { bound } => r.dual_bound = Some(*bound),
+        }
+        r
+    }
+}
+
+/// `liquid solve`'s report of a checked answer.
+#[derive(Serialize)]
+pub struct SolveReport<'a> {
+    model: String,
+    engine: String,
+    verdict: &'static str,
+    transfers: usize,
+    duration: usize,
+    length: Option<usize>,
+    lower_bound: usize,
+    lower_bound_witness: EvidenceReport,
+    /// How strong the lower bound's evidence is (`checked`, `exhaustive-search`,
+    /// `solver-claim`, `dual-bound`).
+    evidence: &'static str,
+    /// Whether the verdict's claim rests on checked evidence only.
+    certified: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    liquid_throughput: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schedule_throughput: Option<f64>,
+    /// Throughput lost against a liquid schedule, in percent: 100 (1 - Λ/length).
+    loss_percent: Option<f64>,
+    stats: Stats<'a>,
+    timeframes: Option<Vec<Vec<String>>>,
+}
+
+impl<'a> SolveReport<'a> {
+    /// The report of an answer the gate checked for `traffic`.
+    pub fn new(traffic: &Traffic, c: &'a Checked) -> SolveReport<'a> {
+        let o = c.outcome();
+        let d = traffic.duration();
+        let bound = o.lower_bound(traffic);
+        let length = c.length();
+        SolveReport {
+            model: traffic.name().to_string(),
+            engine: c.engine().to_string(),
+            verdict: o.verdict().as_str(),
+            transfers: traffic.len(),
+            duration: d,
+            length,
+            lower_bound: bound.value,
+            lower_bound_witness: EvidenceReport::new(traffic, &bound.evidence),
+            evidence: bound.evidence.strength().as_str(),
+            certified: c.certified(traffic),
+            liquid_throughput: traffic.liquid_throughput().map(round2),
+            schedule_throughput: length.and_then(|len| {
+                traffic
+                    .link_throughput()
+                    .map(|t| round2(t * traffic.len() as f64 / len as f64))
+            }),
+            loss_percent: length.map(|len| round2(100.0 * (1.0 - d as f64 / len as f64))),
+            stats: Stats(c.stats(), c.seconds()),
+            timeframes: o.schedule().map(|s| s.frame_names(traffic)),
+        }
+    }
+
+    /// Whether the verdict's claim rests on checked evidence only.
+    pub fn certified(&self) -> bool {
+        self.certified
+    }
+
+    /// Why the answer is not certified, when it is not: the verdict and the strength of
+    /// the evidence it rests on.
+    pub fn uncertified_reason(&self) -> Option<String> {
+        (!self.certified).then(|| {
+            format!(
+                "the {} verdict rests on {} evidence, not on a checked proof",
+                self.verdict, self.evidence
+            )
+        })
+    }
+}
+
+/// `liquid verify`'s report: a schedule checked against a traffic, and with a proof
+/// directory whether it is optimal.
+#[derive(Serialize)]
+pub struct Verification {
+    model: String,
+    schedule: String,
+    valid: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    length: usize,
+    duration: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    liquid: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    optimality: Option<String>,
+    /// What `--prove` wrote: the proof directory, or the shorter schedule it found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evidence: Option<String>,
+}
+
+impl Verification {
+    /// Validates `schedule` (read from the file named `label`) against `traffic`. A
+    /// liquid schedule is optimal; with `prove`, a valid schedule that is not liquid is
+    /// settled with SAT ([`crate::optimality::settle`]), the evidence written there.
+    pub fn new(
+        traffic: &Traffic,
+        schedule: &Schedule,
+        label: &str,
+        prove: Option<&Path>,
+        deadline: Option<Instant>,
+    ) -> Result<Verification, SolveError> {
+        let mut report = Verification {
+            model: traffic.name().to_string(),
+            schedule: label.to_string(),
+            valid: false,
+            reason: None,
+            length: schedule.len(),
+            duration: traffic.duration(),
+            liquid: None,
+            optimality: None,
+            evidence: None,
+        };
+        match validate(traffic, schedule) {
+            Ok(r) => {
+                report.valid = true;
+                report.liquid = Some(r.liquid);
+                // A liquid schedule meets the lower bound Λ, so it is optimal; anything
+                // longer needs a proof that no shorter schedule exists.
+                report.optimality = Some(match prove {
+                    _ if r.liquid => "optimal".to_string(),
+                    None => "not proven".to_string(),
+                    Some(dir) => {
+                        let (statement, evidence) = settle(traffic, r.length, dir, deadline)?;
+                        report.evidence = evidence;
+                        statement
+                    }
+                });
+            }
+            Err(e) => report.reason = Some(e.to_string()),
+        }
+        Ok(report)
+    }
+
+    /// Whether the schedule is valid.
+    pub fn valid(&self) -> bool {
+        self.valid
+    }
+}
+
+/// Settles whether a schedule shorter than `len` exists: the optimality statement and
+/// the evidence's path.
+fn settle(
+    traffic: &Traffic,
+    len: usize,
+    dir: &Path,
+    deadline: Option<Instant>,
+) -> Result<(String, Option<String>), SolveError> {
+    use crate::optimality::{settle, Settled};
+    Ok(match settle(traffic, len, dir, deadline)? {
+        Settled::Optimal(p) => (
+            format!(
+                "optimal: proven (checked proof) that {} timeframes do not suffice",
+                p.colours()
+            ),
+            Some(dir.display().to_string()),
+        ),
+        Settled::Shorter { length, file } => (
+            format!("not optimal: a valid schedule of {length} timeframes exists"),
+            Some(file.display().to_string()),
+        ),
+        Settled::Stopped => ("not proven (the time limit stopped the proof)".into(), None),
+        Settled::TooLarge(why) => (format!("not proven: {why}"), None),
+    })
+}
+
+/// `explain`'s time limit when none is given.
+pub const DEFAULT_EXPLAIN_LIMIT: Duration = Duration::from_secs(60);
+
+/// `liquid explain`'s report: the cores found, each with its checked proof and a
+/// schedule of the core without each of its transfers, and in words what they prove.
+#[derive(Serialize)]
+pub struct ExplainReport {
+    model: String,
+    transfers: usize,
+    duration: usize,
+    /// `None` when the time limit came first.
+    liquid: Option<bool>,
+    /// Whether the time limit stopped the search (the cores found before it are listed).
+    stopped: bool,
+    /// The time limit applied, in seconds.
+    time_limit_s: f64,
+    /// In words.
+    explanation: String,
+    cores: Vec<CoreReport>,
+    time_s: f64,
+}
+
+#[derive(Serialize)]
+struct CoreReport {
+    size: usize,
+    /// Whether removing any one transfer makes the rest fit (false: the time limit
+    /// stopped the minimisation; a smaller core may exist).
+    minimal: bool,
+    structure: &'static str,
+    transfers: Vec<String>,
+    /// The links two or more of the core's transfers share.
+    shared_links: Vec<String>,
+    /// The checked proof that the core needs more than Λ timeframes.
+    proof: ProofReport,
+    /// For each core transfer, a validated Λ-frame schedule of the core without it.
+    without_one: Vec<WithoutOne>,
+}
+
+#[derive(Serialize)]
+struct ProofReport {
+    checked: bool,
+    colours: usize,
+    variables: usize,
+    clauses: usize,
+    added: u64,
+}
+
+#[derive(Serialize)]
+struct WithoutOne {
+    removed: String,
+    timeframes: Vec<Vec<String>>,
+}
+
+impl ExplainReport {
+    /// Explains `traffic` within `limit` (default [`DEFAULT_EXPLAIN_LIMIT`]): its first
+    /// core, or with `all` disjoint cores until the rest is liquid ([`cores`]).
+    pub fn new(
+        traffic: &Traffic,
+        all: bool,
+        limit: Option<Duration>,
+    ) -> Result<ExplainReport, ExplainError> {
+        let start = Instant::now();
+        let limit = limit.unwrap_or(DEFAULT_EXPLAIN_LIMIT);
+        let found = cores(traffic, all, start.checked_add(limit))?;
+        let mut report = ExplainReport::of(traffic, &found, limit);
+        report.time_s = start.elapsed().as_secs_f64();
+        Ok(report)
+    }
+
+    /// The report of what [`cores`] found within `limit` (its time left at 0).
+    fn of(traffic: &Traffic, found: &Explained, limit: Duration) -> ExplainReport {
+        let reports: Vec<CoreReport> = found
+            .cores
+            .iter()
+            .map(|c| CoreReport::new(traffic, c))
+            .collect();
+        let stopped = found.stopped;
+        ExplainReport {
+            model: traffic.name().to_string(),
+            transfers: traffic.len(),
+            duration: traffic.duration(),
+            liquid: if reports.is_empty() {
+                (!stopped).then_some(true)
+            } else {
+                Some(false)
+            },
+            stopped,
+            time_limit_s: limit.as_secs_f64(),
+            explanation: explanation(traffic, &reports, stopped),
+            cores: reports,
+            time_s: 0.0,
+        }
+    }
+}
+
+impl CoreReport {
+    fn new(traffic: &Traffic, c: &crate::explain::Core) -> CoreReport {
+        // The links the core's transfers share (the others play no part).
+        let mut uses: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+        for &t in c.transfers() {
+            for &l in &traffic.transfer(t).path {
+                *uses.entry(traffic.link_name(l)).or_default() += 1;
+            }
+        }
+        let r = c.proof().report();
+        CoreReport {
+            size: c.transfers().len(),
+            minimal: c.minimal(),
+            structure: c.structure().as_str(),
+            transfers: names(traffic, c.transfers()),
+            shared_links: uses
+                .into_iter()
+                .filter(|&(_, n)| n >= 2)
+                .map(|(l, _)| l.to_string())
+                .collect(),
+            proof: ProofReport {
+                checked: true,
+                colours: c.proof().colours(),
+                variables: r.variables,
+                clauses: r.clauses,
+                added: r.added,
+            },
+            without_one: c
+                .without_one()
+                .iter()
+                .map(|(t, s)| WithoutOne {
+                    removed: traffic.transfer_name(*t).to_string(),
+                    timeframes: s.frame_names(traffic),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// What the cores prove, in words.
+fn explanation(traffic: &Traffic, reports: &[CoreReport], stopped: bool) -> String {
+    let d = traffic.duration();
+    match reports.first() {
+        None if stopped => "the time limit came first: no core was found".to_string(),
+        Some(c) if !c.minimal => format!(
+            "not liquid: {} of its {} transfers cannot share {d} timeframes (a checked proof), so every schedule needs at least {}; the time limit stopped the minimisation, so a smaller core may exist",
+            c.size,
+            traffic.len(),
+            d + 1
+        ),
+        None => format!("liquid: the traffic has a schedule of Λ = {d} timeframes; nothing to explain"),
+        Some(c) => format!(
+            "not liquid: {} of its {} transfers ({}) cannot share {d} timeframes, and removing any one of them makes them fit; every schedule needs at least {}{}",
+            c.size,
+            traffic.len(),
+            c.structure,
+            d + 1,
+            if reports.len() > 1 {
+                format!(
+                    " ({} disjoint cores; each alone forces {} frames, and as they can share frames the bound stays {})",
+                    reports.len(),
+                    d + 1,
+                    d + 1
+                )
+            } else {
+                String::new()
+            }
+        ),
+    }
+}

@@ -1,0 +1,317 @@
+//! The reports of `liquid prove`, `liquid check-proof` and `liquid certify`: a proof run
+//! from a traffic to a checked proof directory, a directory checked against a traffic,
+//! and a certificate checked from files, in the fields (and their order) that the YAML
+//! and JSON outputs show.
+
+use std::path::Path;
+use std::time::Instant;
+
+use liquid_model::{Schedule, Traffic};
+use liquid_sat::{EncodeOptions, Proved, SatError, SearchProofError, SearchProved};
+use serde::Serialize;
+use thiserror::Error;
+
+use crate::certificate::certify;
+use crate::{verify_dir, write_and_verify, ProofError};
+
+/// Who writes the proof of [`prove`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prover {
+    /// varisat with its LRAT writer.
+    Sat,
+    /// The native colouring search's refutation trace, made LRAT.
+    Search,
+}
+
+impl Prover {
+    /// The prover's name in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Prover::Sat => "sat",
+            Prover::Search => "search",
+        }
+    }
+}
+
+/// Why [`prove`] has no report.
+#[derive(Debug, Error)]
+pub enum ProveError {
+    /// The user's input: too large to encode, k = 0, or k outside what the search refutes.
+    #[error("{0}")]
+    Input(String),
+    /// The prover failed (varisat, or a search trace that is not a proof).
+    #[error("{0}")]
+    Internal(String),
+    /// The proof directory could not be written or read back.
+    #[error(transparent)]
+    Proof(#[from] ProofError),
+    /// The proof written was rejected when read back (a bug of the prover or the writer).
+    #[error("the proof written to {dir} was rejected: {why}")]
+    Rejected {
+        /// The proof directory.
+        dir: String,
+        /// Why.
+        why: String,
+    },
+}
+
+/// `liquid prove`'s report.
+#[derive(Debug, Serialize)]
+pub struct ProveReport {
+    model: String,
+    duration: usize,
+    colours: usize,
+    prover: &'static str,
+    result: &'static str,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proof: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    variables: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clauses: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proof_lines: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proof_bytes: Option<usize>,
+    time_s: f64,
+}
+
+impl ProveReport {
+    /// Whether a checked proof that `colours` timeframes do not suffice was written.
+    pub fn proved(&self) -> bool {
+        self.proof.is_some()
+    }
+}
+
+/// The proof run: `None` when the deadline came first.
+fn run(
+    traffic: &Traffic,
+    k: usize,
+    prover: Prover,
+    deadline: Option<Instant>,
+) -> Result<Option<Proved>, ProveError> {
+    match prover {
+        Prover::Sat => match liquid_sat::prove(traffic, k, &EncodeOptions::default(), deadline) {
+            Ok(p) => Ok(p),
+            // Too large to encode, or k = 0: the user's input.
+            Err(SatError::Encode(e)) => Err(ProveError::Input(e.to_string())),
+            // varisat failed: ours.
+            Err(e) => Err(ProveError::Internal(e.to_string())),
+        },
+        Prover::Search => match liquid_sat::prove_by_search(traffic, k, deadline) {
+            Ok(SearchProved::Unsat { refutation, .. }) => Ok(Some(Proved::Unsat(refutation))),
+            Ok(SearchProved::Sat(s)) => Ok(Some(Proved::Sat(s))),
+            Ok(SearchProved::Stopped) => Ok(None),
+            // Too large, or k outside what the search refutes: the user's input.
+            Err(e @ (SearchProofError::Encode(_) | SearchProofError::Search(_))) => {
+                Err(ProveError::Input(e.to_string()))
+            }
+            // A trace that is not a proof: ours.
+            Err(e) => Err(ProveError::Internal(e.to_string())),
+        },
+    }
+}
+
+/// Proves that `k` timeframes do not suffice for `traffic`, writing the proof into `out`,
+/// reading it back and checking it before the report calls it a proof. The report says
+/// `unsatisfiable` (proved), `satisfiable` (a schedule of k exists: nothing to prove) or
+/// `unknown` (the deadline came first).
+pub fn prove(
+    traffic: &Traffic,
+    k: usize,
+    prover: Prover,
+    deadline: Option<Instant>,
+    out: &Path,
+) -> Result<ProveReport, ProveError> {
+    let start = Instant::now();
+    let proved = run(traffic, k, prover, deadline)?;
+    let mut report = ProveReport {
+        model: traffic.name().to_string(),
+        duration: traffic.duration(),
+        colours: k,
+        prover: prover.as_str(),
+        result: "",
+        message: String::new(),
+        proof: None,
+        variables: None,
+        clauses: None,
+        proof_lines: None,
+        proof_bytes: None,
+        time_s: 0.0,
+    };
+    match proved {
+        None => {
+            report.result = "unknown";
+            report.message = format!(
+                "the time limit came first: no proof that {k} timeframes do not suffice, and no \
+                 schedule of {k}"
+            );
+        }
+        Some(Proved::Unsat(p)) => {
+            // Written, read back and checked before it is called a proof.
+            if let Err(why) = write_and_verify(out, traffic, &p)? {
+                return Err(ProveError::Rejected {
+                    dir: out.display().to_string(),
+                    why: why.0,
+                });
+            }
+            report.result = "unsatisfiable";
+            report.message = format!(
+                "no schedule of at most {k} timeframes: every schedule needs at least {}",
+                k + 1
+            );
+            report.proof = Some(out.display().to_string());
+            let m = crate::manifest::manifest(traffic, &p);
+            let cnf = liquid_certify::parse_dimacs(&p.cnf)
+                .map_err(|e| ProveError::Internal(e.to_string()))?;
+            report.variables = Some(cnf.num_vars);
+            report.clauses = Some(cnf.clauses.len());
+            report.proof_lines = Some(m.proof.lines);
+            report.proof_bytes = Some(m.proof.bytes);
+        }
+        Some(Proved::Sat(_)) => {
+            report.result = "satisfiable";
+            report.message =
+                format!("a schedule of at most {k} timeframes exists: there is nothing to prove");
+        }
+    }
+    report.time_s = start.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// `liquid check-proof`'s report: a proof directory checked against a traffic.
+#[derive(Debug, Serialize)]
+pub struct CheckReport {
+    model: String,
+    proof: String,
+    verified: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    colours: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lower_bound: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    claim: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    checked: Option<CheckedFigures>,
+}
+
+/// What the checker went through.
+#[derive(Debug, Serialize)]
+struct CheckedFigures {
+    variables: usize,
+    clauses: usize,
+    added: u64,
+    deleted: u64,
+    hints: u64,
+}
+
+impl CheckReport {
+    /// Checks the proof directory `dir` against `traffic` ([`verify_dir`]): verified, with
+    /// what it proves, or rejected, with why. Unreadable files are errors.
+    pub fn new(traffic: &Traffic, dir: &Path) -> Result<CheckReport, ProofError> {
+        let verdict = verify_dir(traffic, dir)?;
+        let mut report = CheckReport {
+            model: traffic.name().to_string(),
+            proof: dir.display().to_string(),
+            verified: false,
+            reason: None,
+            colours: None,
+            lower_bound: None,
+            claim: None,
+            checked: None,
+        };
+        match verdict {
+            Ok(p) => {
+                let k = p.colours();
+                let r = p.report();
+                report.verified = true;
+                report.colours = Some(k);
+                report.lower_bound = Some(k + 1);
+                report.claim = Some(format!(
+                    "no schedule of at most {k} timeframes: every schedule needs at least {}{}",
+                    k + 1,
+                    if k >= traffic.duration() {
+                        " (the traffic is not liquid)"
+                    } else {
+                        ""
+                    }
+                ));
+                report.checked = Some(CheckedFigures {
+                    variables: r.variables,
+                    clauses: r.clauses,
+                    added: r.added,
+                    deleted: r.deleted,
+                    hints: r.hints,
+                });
+            }
+            Err(reason) => report.reason = Some(reason.0),
+        }
+        Ok(report)
+    }
+
+    /// Whether the checker accepted the proof.
+    pub fn verified(&self) -> bool {
+        self.verified
+    }
+}
+
+/// `liquid certify`'s report: what a schedule file and a proof directory prove together.
+#[derive(Debug, Serialize)]
+pub struct CertifyReport {
+    model: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schedule: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proof: Option<String>,
+    accepted: bool,
+    /// What the certificate proves, or why it is rejected.
+    statement: String,
+    duration: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    length: Option<usize>,
+    lower_bounds: Vec<BoundReport>,
+}
+
+/// One lower bound and its witness.
+#[derive(Debug, Serialize)]
+struct BoundReport {
+    value: usize,
+    witness: String,
+}
+
+impl CertifyReport {
+    /// Checks a certificate ([`certify`]): `schedule`, read from the file it names, and/or
+    /// the proof directory `proof`.
+    pub fn new(
+        traffic: &Traffic,
+        schedule: Option<(&Schedule, &Path)>,
+        proof: Option<&Path>,
+    ) -> Result<CertifyReport, ProofError> {
+        let c = certify(traffic, schedule.map(|(s, _)| s), proof)?;
+        Ok(CertifyReport {
+            model: traffic.name().to_string(),
+            schedule: schedule.map(|(_, p)| p.display().to_string()),
+            proof: proof.map(|p| p.display().to_string()),
+            accepted: c.accepted,
+            statement: c.statement,
+            duration: traffic.duration(),
+            length: c.length,
+            lower_bounds: c
+                .lower_bounds
+                .into_iter()
+                .map(|b| BoundReport {
+                    value: b.value,
+                    witness: b.witness,
+                })
+                .collect(),
+        })
+    }
+
+    /// Whether every part of the certificate checked.
+    pub fn accepted(&self) -> bool {
+        self.accepted
+    }
+}
