@@ -456,6 +456,11 @@ enum ExportWhat {
         model: PathBuf,
         #[command(flatten)]
         sim: SimCliArgs,
+        /// Write the platform for SimGrid's ns-3 model instead: every link a one-hop route
+        /// between its two ends (hosts, and the switches as routers); ns-3 routes over
+        /// them itself (`--cfg=network/model:ns-3`).
+        #[arg(long)]
+        one_hop: bool,
         /// Output directory (created if needed).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
@@ -473,6 +478,15 @@ enum ExportWhat {
         /// LG (two-clusters models).
         #[arg(long, value_enum, default_value_t = commands::MpiPlan::Schedule)]
         plan: commands::MpiPlan,
+        /// Bytes the MPI library adds to every message, in the prediction (SimGrid SMPI:
+        /// 16). The prediction runs the plan as the runtime does: every rank's operations
+        /// in order, and MPI_Barrier as SMPI's default basic linear barrier.
+        #[arg(long, value_name = "BYTES", default_value_t = 0.0)]
+        envelope: f64,
+        /// Sends below this many bytes complete when posted (eager), in the prediction
+        /// (SMPI's smpi/send-is-detached-thresh and Open MPI's TCP eager limit: 65536).
+        #[arg(long, value_name = "BYTES", default_value_t = 65536)]
+        eager_limit: u64,
         /// Output directory (created if needed).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
@@ -714,20 +728,37 @@ fn run_studies(command: Command) -> anyhow::Result<ExitCode> {
             format,
         } => commands::simulate(&model, &sim.args()?, plot.as_deref(), format),
         Command::Export {
-            what: ExportWhat::Simgrid { model, sim, out },
-        } => commands::export_simgrid(&model, &sim.args()?, &out),
+            what:
+                ExportWhat::Simgrid {
+                    model,
+                    sim,
+                    one_hop,
+                    out,
+                },
+        } => commands::export_simgrid(&model, &sim.args()?, one_hop, &out),
         Command::Export {
             what:
                 ExportWhat::Mpi {
                     model,
                     sim,
                     plan,
+                    envelope,
+                    eager_limit,
                     out,
                     stream,
                 },
         } => match stream {
             true => commands::export_mpi_stream(&model, &sim.args()?, plan, &out),
-            false => commands::export_mpi(&model, &sim.args()?, plan, &out),
+            false => commands::export_mpi(
+                &model,
+                &sim.args()?,
+                plan,
+                liquid_mpi::RuntimeModel {
+                    envelope,
+                    eager_limit,
+                },
+                &out,
+            ),
         },
         Command::Compare {
             dir,

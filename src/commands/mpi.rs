@@ -25,6 +25,9 @@ pub enum MpiPlan {
     Pairwise,
     /// Paper 001's LG between two clusters (a `two-clusters:N1,N2` model).
     Lg,
+    /// LG with each phase run by a liquid schedule (of --engine, native by default),
+    /// frame by frame, a barrier between frames.
+    LgLiquid,
 }
 
 fn mpi_error(e: MpiError) -> anyhow::Error {
@@ -39,17 +42,32 @@ pub fn export_mpi(
     model: &Path,
     args: &SimArgs,
     plan: MpiPlan,
+    library: liquid_mpi::RuntimeModel,
     out: &Path,
 ) -> anyhow::Result<ExitCode> {
+    if !(library.envelope.is_finite() && library.envelope >= 0.0) {
+        return Err(InputError(format!(
+            "--envelope {}: bytes per message, a number >= 0",
+            library.envelope
+        ))
+        .into());
+    }
     let kind = match plan {
         MpiPlan::Schedule => None,
         MpiPlan::AllAtOnce => Some(PlanKind::Schedule(ScheduleMode::AllAtOnce)),
         MpiPlan::RoundRobin => Some(PlanKind::RoundRobin),
         MpiPlan::Pairwise => Some(PlanKind::Pairwise),
         MpiPlan::Lg => Some(PlanKind::Lg),
+        MpiPlan::LgLiquid => Some(PlanKind::LgLiquid),
     };
-    let written =
-        liquid_study::simulate::export_mpi(model, args, kind, out, &crate::progress::solve)?;
+    let written = liquid_study::simulate::export_mpi(
+        model,
+        args,
+        kind,
+        library,
+        out,
+        &crate::progress::solve,
+    )?;
     emit(&written, Format::Yaml)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -56,9 +56,14 @@ pub fn simulate_mpi(
 }
 
 /// `liquid export simgrid MODEL --out DIR`.
-pub fn export_simgrid(model: &Path, args: &SimArgs, out: &Path) -> anyhow::Result<ExitCode> {
+pub fn export_simgrid(
+    model: &Path,
+    args: &SimArgs,
+    one_hop: bool,
+    out: &Path,
+) -> anyhow::Result<ExitCode> {
     let written =
-        liquid_study::simulate::export_simgrid(model, args, out, &crate::progress::solve)?;
+        liquid_study::simulate::export_simgrid(model, args, one_hop, out, &crate::progress::solve)?;
     emit(&written, Format::Yaml)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -20,7 +20,7 @@ fn json(path: &std::path::Path) -> Value {
 }
 
 #[test]
-fn the_export_predicts_what_simulate_says_and_writes_one_file_per_rank() {
+fn the_export_predicts_the_plan_as_simulate_and_the_run_with_its_barriers() {
     let dir = tempfile::tempdir().expect("temp dir");
     let args = [
         "models/paper-fig1.yaml",
@@ -41,10 +41,14 @@ fn the_export_predicts_what_simulate_says_and_writes_one_file_per_rank() {
     );
     let sim: Value = serde_json::from_slice(&out.stdout).expect("report");
     let (a, b) = (
-        m["prediction"]["total_s"].as_f64().expect("total"),
+        m["prediction"]["plan_s"].as_f64().expect("plan"),
         sim["makespan_s"].as_f64().expect("makespan"),
     );
     assert!((a - b).abs() <= 1e-12 * b, "{a} {b}");
+    // The run adds the barriers between the frames (paper-fig1's liquid schedule has 5):
+    // two route latencies at least each, and its first barrier's.
+    let total = m["prediction"]["total_s"].as_f64().expect("total");
+    assert!(total > a + 5.0 * 2.0 * 0.000002, "{total} {a}");
     let ranks = m["ranks"].as_array().expect("ranks").len();
     assert_eq!(ranks, 10);
     assert_eq!(m["messages"], 25);
@@ -97,6 +101,59 @@ fn lg_relays_pieces_and_needs_a_two_clusters_model() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("two-clusters model"));
+}
+
+#[test]
+fn lg_with_liquid_phases_runs_frame_by_frame_and_predicts_its_barriers() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let args = ["two-clusters:3,5", "--plan", "lg-liquid", "--size", "100"];
+    export(dir.path(), &args);
+    let m = json(&dir.path().join("manifest.json"));
+    assert_eq!(m["mode"], "lg-liquid");
+    let source = m["source"].as_str().expect("source");
+    assert!(source.contains("lg-local-3-5: engine native"), "{source}");
+    assert!(
+        source.contains("lg-exchange-3-5: engine native"),
+        "{source}"
+    );
+    let steps = m["steps"].as_u64().expect("steps");
+    let labels: Vec<&str> = m["prediction"]["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .map(|s| s["label"].as_str().expect("label"))
+        .collect();
+    assert_eq!(labels.len() as u64, steps);
+    assert_eq!(labels[0], "local frame 1");
+    assert!(labels
+        .last()
+        .expect("a step")
+        .starts_with("inter-cluster frame"));
+    // A barrier ends every frame but the last, on every rank.
+    let rank0 = std::fs::read_to_string(dir.path().join("rank-0.txt")).expect("rank 0");
+    assert_eq!(
+        rank0.lines().filter(|l| *l == "barrier").count() as u64,
+        steps - 1,
+        "{rank0}"
+    );
+    // The run's prediction adds them (and the first barrier) to the plan's makespan.
+    let (total, plan) = (
+        m["prediction"]["total_s"].as_f64().expect("total"),
+        m["prediction"]["plan_s"].as_f64().expect("plan"),
+    );
+    assert!(total > plan, "{total} {plan}");
+    let out = liquid()
+        .args(["export", "mpi", "two-clusters:3,5", "--plan", "lg-liquid"])
+        .args([
+            "--schedule",
+            "models/paper-fig1-liquid-schedule.yaml",
+            "--out",
+        ])
+        .arg(dir.path().join("x"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("takes no --schedule"));
 }
 
 #[test]

@@ -326,6 +326,56 @@ fn export_simgrid_writes_one_way_routes_and_the_plan() {
 }
 
 #[test]
+fn export_simgrid_one_hop_gives_ns3_a_route_per_link_and_routers_for_switches() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = succeed(
+        liquid()
+            .args([
+                "export",
+                "simgrid",
+                "two-clusters:3,4",
+                "--size",
+                "1000",
+                "--one-hop",
+            ])
+            .args(["--out"])
+            .arg(dir.path()),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    // 7 hosts, their up and down links, the backbone both ways; the two cluster
+    // switches become routers.
+    for line in ["hosts: 7", "routers: 2", "links: 16", "routes: 16"] {
+        assert!(text.contains(line), "{line}: {text}");
+    }
+    let xml = std::fs::read_to_string(dir.path().join("platform.xml")).expect("platform");
+    let routes: Vec<&str> = xml.lines().filter(|l| l.contains("<route ")).collect();
+    assert_eq!(routes.len(), 16);
+    for r in &routes {
+        // One link per route, and no route between two hosts (every link touches a router).
+        assert_eq!(r.matches("<link_ctn ").count(), 1, "{r}");
+        assert!(r.contains("\"router-"), "{r}");
+    }
+    assert_eq!(xml.matches("<router id=").count(), 2);
+    // The same model's ordinary platform has multi-link routes between hosts.
+    let plain = tempfile::tempdir().expect("tempdir");
+    succeed(
+        liquid()
+            .args([
+                "export",
+                "simgrid",
+                "two-clusters:3,4",
+                "--size",
+                "1000",
+                "--out",
+            ])
+            .arg(plain.path()),
+    );
+    let xml = std::fs::read_to_string(plain.path().join("platform.xml")).expect("platform");
+    assert_eq!(xml.matches("<route ").count(), 7 * 6);
+    assert!(!xml.contains("<router "));
+}
+
+#[test]
 fn testbed_t1_simulates_each_class_when_asked() {
     let dir = tempfile::tempdir().expect("tempdir");
     succeed(

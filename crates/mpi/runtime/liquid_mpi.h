@@ -40,7 +40,8 @@ typedef struct {
 /** Options of a run. */
 typedef struct {
     int check;         /* verify every received byte against the (source, destination,
-                          offset) pattern (the runner fills send buffers with it) */
+                          offset) pattern (the runner fills send buffers with it); 0 also
+                          leaves the data unmoved (no relay packing, no unpacking) */
     double timeout;    /* seconds without progress before a rank gives up naming what it
                           waits for (0: wait forever, as under SMPI) */
     int max_errors;    /* errors printed per rank before the rest are only counted */

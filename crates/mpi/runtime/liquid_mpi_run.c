@@ -4,7 +4,8 @@
  *   mpirun -np N liquid-mpi-run [options] DIR
  *
  * Options:
- *   --no-check      do not fill or verify the data (sizes and completeness are still
+ *   --no-check      do not fill, verify or move the data (relays forward and receivers
+ *                   keep their buffers as they are; sizes and completeness are still
  *                   checked); for simulators that do not move bytes
  *   --timeout S     seconds without progress before a rank gives up naming what it waits
  *                   for (default 60; 0 waits forever)

@@ -6,6 +6,7 @@
 //! `DIR/manifest.json` ([`Manifest`]): the plan's shape and liquid's prediction of the
 //! same plan by `liquid_sim`, step by step.
 
+use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::Path;
 
@@ -15,8 +16,9 @@ use liquid_sim::{MappedTraffic, Plan, Step};
 use serde::Serialize;
 
 use crate::format;
+use crate::model::{self, RuntimeModel};
 use crate::program::{self, Data, Program, ScheduleMode};
-use crate::report::{Manifest, Prediction, StepFigures};
+use crate::report::{Manifest, Prediction};
 use crate::MpiError;
 
 /// Which plan to export.
@@ -30,7 +32,15 @@ pub enum PlanKind {
     Pairwise,
     /// Paper 001's LG, exactly as `liquid_sim`'s plan.
     Lg,
+    /// LG with each phase run by a liquid schedule frame by frame
+    /// ([`liquid_sim::two_clusters::Lg::plan_scheduled`]); the schedules come from
+    /// [`ExportInput::phase_schedule`].
+    LgLiquid,
 }
+
+/// Schedules a phase's traffic (a [`liquid_sim::two_clusters::scheduling_traffic`]):
+/// the schedule and where it came from, or why there is none.
+pub type PhaseScheduler<'a> = &'a dyn Fn(&Traffic) -> Result<(Schedule, String), String>;
 
 /// What [`export`] takes.
 pub struct ExportInput<'a> {
@@ -46,6 +56,10 @@ pub struct ExportInput<'a> {
     pub kind: PlanKind,
     /// Per-message software overhead of the prediction, seconds.
     pub overhead: f64,
+    /// How the prediction models the MPI library (envelope, eager limit).
+    pub library: RuntimeModel,
+    /// Schedules LG's phases for [`PlanKind::LgLiquid`].
+    pub phase_schedule: Option<PhaseScheduler<'a>>,
 }
 
 /// What [`export`] wrote.
@@ -199,7 +213,7 @@ fn build(input: &ExportInput<'_>) -> Result<(Program, Plan, String), MpiError> {
             };
             Ok((program, Plan { steps }, source))
         }
-        PlanKind::Lg => {
+        PlanKind::Lg | PlanKind::LgLiquid => {
             let (n1, n2) = two_clusters(traffic)?;
             let ranks: Vec<String> = (0..n1)
                 .map(|k| format!("a{k}"))
@@ -223,15 +237,70 @@ fn build(input: &ExportInput<'_>) -> Result<(Program, Plan, String), MpiError> {
             }
             let bytes = sizes.iter().next().copied().unwrap_or(0);
             let alg = Lg::new(n1, n2);
-            let program = program::lg(&data, &alg)?;
             let layout = Layout::from_traffic(traffic, routes, n1, &ranks, Vec::new())?;
-            let plan = alg.plan(&layout, bytes as f64)?;
+            if input.kind == PlanKind::Lg {
+                let program = program::lg(&data, &alg)?;
+                let plan = alg.plan(&layout, bytes as f64)?;
+                return Ok((
+                    program,
+                    plan,
+                    format!("001's LG (Algorithm 1) for {n1}+{n2} nodes"),
+                ));
+            }
+            let schedule = input.phase_schedule.ok_or_else(|| {
+                MpiError::Input("--plan lg-liquid needs an engine for LG's phases".into())
+            })?;
+            let lanes = lanes(
+                &input.mapped.platform,
+                &routes[data.pairs[&(0, n1 as u32)][0]],
+            );
+            let mut sources = Vec::new();
+            let mut phase = |name: &str, pairs: Vec<(usize, usize)>| {
+                if pairs.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let t = liquid_sim::two_clusters::scheduling_traffic(name, n1, &pairs, lanes)?;
+                let (s, source) = schedule(&t)
+                    .map_err(|why| MpiError::Input(format!("no schedule for {name}: {why}")))?;
+                liquid_model::validate(&t, &s).map_err(|e| {
+                    MpiError::Inconsistent(format!("the schedule of {name} is not valid: {e}"))
+                })?;
+                sources.push(format!("{name}: {source}, {} frames", s.frames.len()));
+                Ok::<_, MpiError>(liquid_sim::two_clusters::frames_of(&s))
+            };
+            let ends = |ps: Vec<liquid_sim::two_clusters::Parcel>| -> Vec<(usize, usize)> {
+                ps.into_iter().map(|p| (p.from, p.to)).collect()
+            };
+            let local = phase(&format!("lg-local-{n1}-{n2}"), ends(alg.local_aggregated()))?;
+            let exchanges = phase(&format!("lg-exchange-{n1}-{n2}"), ends(alg.exchanges()))?;
+            let program = program::lg_frames(&data, &alg, &local, &exchanges)?;
+            let plan = alg.plan_scheduled(&layout, bytes as f64, &local, &exchanges)?;
             Ok((
                 program,
                 plan,
-                format!("001's LG (Algorithm 1) for {n1}+{n2} nodes"),
+                format!(
+                    "001's LG for {n1}+{n2} nodes, each phase by a liquid schedule ({}; {lanes} \
+                     backbone lanes)",
+                    sources.join("; ")
+                ),
             ))
         }
+    }
+}
+
+/// Backbone lanes of a two-clusters platform, as the two-cluster study counts them: the
+/// backbone's bandwidth over a node's (the narrowest link inside a route between the
+/// clusters over its first link), rounded, at least 1.
+fn lanes(platform: &liquid_sim::Platform, route: &[u32]) -> usize {
+    let links = platform.links();
+    let bw = |l: &u32| links[*l as usize].bandwidth;
+    let node = route.first().map_or(1.0, bw);
+    let inner = route.get(1..route.len().saturating_sub(1)).unwrap_or(&[]);
+    let backbone = inner.iter().map(bw).fold(f64::INFINITY, f64::min);
+    if backbone.is_finite() {
+        (backbone / node).round().max(1.0) as usize
+    } else {
+        1
     }
 }
 
@@ -292,37 +361,31 @@ fn predict(
         trace: false,
     };
     let run = liquid_sim::simulate(&input.mapped.platform, plan, &opts)?;
-    let mut steps: Vec<StepFigures> = program
-        .steps
+    // The platform route between two ranks' hosts: the model's (one per pair of hosts, as
+    // `liquid export simgrid` writes it).
+    let rank_of: HashMap<&str, u32> = program
+        .ranks
         .iter()
         .enumerate()
-        .map(|(q, label)| StepFigures {
-            step: q,
-            label: label.clone(),
-            start_s: None,
-            end_s: None,
-            time_s: None,
-            bytes: per[q].1 as f64,
-            messages: per[q].0,
-        })
+        .map(|(r, h)| (h.as_str(), r as u32))
         .collect();
-    for (s, span) in plan.steps.iter().zip(&run.steps) {
-        if s.messages.is_empty() {
-            continue;
-        }
-        let f = &mut steps[s.group.unwrap_or(0)];
-        f.start_s = Some(f.start_s.map_or(span.start, |x: f64| x.min(span.start)));
-        f.end_s = Some(f.end_s.map_or(span.end, |x: f64| x.max(span.end)));
-    }
-    for f in &mut steps {
-        if let (Some(a), Some(b)) = (f.start_s, f.end_s) {
-            f.time_s = Some(b - a);
+    let mut routes: HashMap<(u32, u32), &Vec<u32>> = HashMap::new();
+    for (t, x) in input.traffic.transfers().iter().enumerate() {
+        let end = |h: &Option<String>| h.as_deref().and_then(|h| rank_of.get(h).copied());
+        if let (Some(a), Some(b)) = (end(&x.from), end(&x.to)) {
+            routes.entry((a, b)).or_insert(&input.mapped.routes[t]);
         }
     }
-    Ok(Prediction {
-        total_s: run.makespan,
-        steps,
-    })
+    let route = |a: u32, b: u32| routes.get(&(a, b)).map(|r| (*r).clone());
+    let mut prediction = model::predict(
+        program,
+        &input.mapped.platform,
+        &route,
+        &input.library,
+        &opts,
+    )?;
+    prediction.plan_s = Some(run.makespan);
+    Ok(prediction)
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> MpiError + '_ {

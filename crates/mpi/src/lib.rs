@@ -9,6 +9,8 @@
 //!   written frame by frame, see `crates/mpi/README.md`);
 //! - [`export`]: a model, a plan and sizes into a directory: the per-rank files, the rank →
 //!   host map, a hostfile, and a manifest with liquid's prediction of the same plan;
+//! - [`model`]: the plan as the runtime runs it (barriers, the library's envelope and
+//!   eager limit), for `liquid_sim`: liquid's prediction of a run;
 //! - [`report`]: the runtime's report read back and set beside that prediction.
 //!
 //! The runtime itself is C (`crates/mpi/runtime/`): `liquid-mpi-run` and
@@ -17,10 +19,12 @@
 
 pub mod export;
 pub mod format;
+pub mod model;
 pub mod program;
 pub mod report;
 
 pub use export::{export, ExportInput, Exported, PlanKind};
+pub use model::RuntimeModel;
 pub use program::{Message, Op, Piece, Program, Wait};
 pub use report::{compare, Comparison, Manifest, RunReport};
 

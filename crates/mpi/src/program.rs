@@ -611,6 +611,98 @@ pub fn lg(data: &Data, lg: &liquid_sim::two_clusters::Lg) -> Result<Program, Mpi
     Ok(program("lg", data, labels, messages, b.ops))
 }
 
+/// Paper 001's LG with each phase run by a liquid schedule, frame by frame, as
+/// `liquid_sim`'s [`liquid_sim::two_clusters::Lg::plan_scheduled`] runs it: `local` holds
+/// timeframes of indices into [`liquid_sim::two_clusters::Lg::local_aggregated`] (each
+/// sender's pieces for one relay in one message), `exchanges` timeframes of indices into
+/// [`liquid_sim::two_clusters::Lg::exchanges`]; the local frames first, a barrier between
+/// every two frames. Steps: the local frames, then the inter-cluster frames.
+pub fn lg_frames(
+    data: &Data,
+    lg: &liquid_sim::two_clusters::Lg,
+    local: &[Vec<usize>],
+    exchanges: &[Vec<usize>],
+) -> Result<Program, MpiError> {
+    let n = lg.n1 + lg.n2;
+    if data.ranks.len() != n {
+        return Err(MpiError::Input(format!(
+            "LG for {}+{} nodes on {} ranks",
+            lg.n1,
+            lg.n2,
+            data.ranks.len()
+        )));
+    }
+    let piece = |(i, j): (usize, usize)| -> Result<Piece, MpiError> {
+        data.stream(i as u32, j as u32).ok_or_else(|| {
+            MpiError::Input(format!(
+                "LG needs data from {} to {}, and the model has none",
+                data.ranks[i], data.ranks[j]
+            ))
+        })
+    };
+    let phases = [
+        ("local frame", lg.local_aggregated(), local),
+        ("inter-cluster frame", lg.exchanges(), exchanges),
+    ];
+    let mut messages = Vec::new();
+    let mut labels = Vec::new();
+    let mut frames: Vec<std::ops::Range<usize>> = Vec::new();
+    for (what, parcels, schedule) in &phases {
+        let mut seen = vec![false; parcels.len()];
+        for (f, frame) in schedule.iter().enumerate() {
+            let step = labels.len() as u32;
+            labels.push(format!("{what} {}", f + 1));
+            let first = messages.len();
+            for &k in frame {
+                let p = parcels
+                    .get(k)
+                    .ok_or_else(|| MpiError::Input(format!("{what} {}: no message {k}", f + 1)))?;
+                if std::mem::replace(&mut seen[k], true) {
+                    return Err(MpiError::Input(format!("{what}s: message {k} twice")));
+                }
+                messages.push(Message {
+                    step,
+                    from: p.from as u32,
+                    to: p.to as u32,
+                    pieces: p
+                        .pieces
+                        .iter()
+                        .map(|&x| piece(x))
+                        .collect::<Result<_, _>>()?,
+                });
+            }
+            frames.push(first..messages.len());
+        }
+        if let Some(k) = seen.iter().position(|s| !s) {
+            return Err(MpiError::Input(format!(
+                "{what}s: message {k} is in no frame"
+            )));
+        }
+    }
+    let mut b = Builder::new(n);
+    let last = frames.len();
+    for (f, range) in frames.into_iter().enumerate() {
+        let mut busy = vec![false; n];
+        for k in range.clone() {
+            b.push(messages[k].to, Op::Recv(k));
+            busy[messages[k].to as usize] = true;
+        }
+        for k in range {
+            b.push(messages[k].from, Op::Send(k));
+            busy[messages[k].from as usize] = true;
+        }
+        for (r, &busy) in busy.iter().enumerate() {
+            if busy {
+                b.push(r as u32, Op::Wait(Wait::All, Some(f as u32)));
+            }
+            if f + 1 < last {
+                b.push(r as u32, Op::Barrier);
+            }
+        }
+    }
+    Ok(program("lg-liquid", data, labels, messages, b.ops))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -640,6 +732,27 @@ mod tests {
             p.check().unwrap_or_else(|e| panic!("{}: {e}", p.mode));
             assert_eq!(p.messages.len(), 12, "{}", p.mode);
         }
+    }
+
+    #[test]
+    fn lg_by_frames_is_consistent_and_relays() {
+        let t = all_to_all(3, 4);
+        let data = Data::new(&t, &vec![100.0; t.len()], None).expect("data");
+        let alg = liquid_sim::two_clusters::Lg::new(3, 4);
+        // One message per frame in both phases: the order the parcels come in.
+        let one = |n: usize| (0..n).map(|k| vec![k]).collect::<Vec<_>>();
+        let (nl, nx) = (alg.local_aggregated().len(), alg.exchanges().len());
+        let p = lg_frames(&data, &alg, &one(nl), &one(nx)).expect("program");
+        p.check().expect("consistent");
+        assert_eq!(p.steps.len(), nl + nx);
+        // Relays forward data that is not theirs.
+        assert!(p
+            .messages
+            .iter()
+            .any(|m| m.pieces.iter().any(|x| x.src != m.from)));
+        // A frame schedule that leaves a message out is refused.
+        let e = lg_frames(&data, &alg, &one(nl - 1), &one(nx)).expect_err("incomplete");
+        assert!(e.to_string().contains("in no frame"), "{e}");
     }
 
     #[test]

@@ -26,11 +26,19 @@ pub struct StepFigures {
     pub messages: usize,
 }
 
-/// liquid's prediction of a plan: `liquid_sim` on the model's platform.
+/// liquid's prediction of a run: `liquid_sim` on the model's platform, of the plan as the
+/// runtime runs it (barriers and library included, see [`crate::model`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Prediction {
-    /// The simulated makespan, seconds.
+    /// The predicted time of the run (the largest rank's), seconds.
     pub total_s: f64,
+    /// The makespan of the plan alone, without the runtime's barriers and the library's
+    /// envelope: what `liquid simulate` reports for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_s: Option<f64>,
+    /// How the MPI library was modelled (envelope bytes, eager limit, barrier).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library: Option<String>,
     /// Per step.
     pub steps: Vec<StepFigures>,
 }

@@ -111,6 +111,8 @@ fn homogeneous_full_systems_stream_a_liquid_schedule() {
                 schedule: Some((&schedule, mpi.source.clone())),
                 kind: liquid_mpi::PlanKind::Schedule(ScheduleMode::Frames),
                 overhead: 0.0,
+                library: liquid_mpi::RuntimeModel::default(),
+                phase_schedule: None,
             },
             &memory_mpi,
         )

@@ -445,6 +445,9 @@ pub struct Written {
     platform: String,
     plan: String,
     hosts: usize,
+    /// Routers (the one-hop platform for ns-3 only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    routers: Option<usize>,
     links: usize,
     routes: usize,
     steps: usize,
@@ -452,11 +455,13 @@ pub struct Written {
 }
 
 /// Writes `out/platform.xml` (hosts, links with bandwidth and latency, every used route as
-/// an explicit one-way `<route>`) and `out/plan.json` (the plan [`simulate`] would run,
-/// with host names), and says what they hold.
+/// an explicit one-way `<route>`; with `one_hop`, the variant for SimGrid's ns-3 model,
+/// [`liquid_sim::simgrid::one_hop_platform`]) and `out/plan.json` (the plan [`simulate`]
+/// would run, with host names), and says what they hold.
 pub fn export_simgrid(
     model_arg: &Path,
     args: &SimArgs,
+    one_hop: bool,
     out: &Path,
     solve: Solver<'_>,
 ) -> Result<Written, StudyError> {
@@ -467,17 +472,35 @@ pub fn export_simgrid(
             liquid_sim::SimError::Export(m) => StudyError::Input(m),
             e => StudyError::internal(e),
         })?;
+    let hop = if one_hop {
+        Some(
+            liquid_sim::simgrid::one_hop_platform(traffic, &p.mapped).map_err(|e| match e {
+                liquid_sim::SimError::Export(m) => StudyError::Input(m),
+                e => StudyError::internal(e),
+            })?,
+        )
+    } else {
+        None
+    };
     crate::create_dir(out)?;
     let xml_path = out.join("platform.xml");
-    crate::write(&xml_path, sg.platform_xml)?;
+    let (xml, routes) = match &hop {
+        Some(h) => (h.platform_xml.clone(), h.routes),
+        None => (sg.platform_xml, sg.routes),
+    };
+    crate::write(&xml_path, xml)?;
     let plan_path = out.join("plan.json");
     crate::write(&plan_path, sg.plan_json)?;
     Ok(Written {
         platform: xml_path.display().to_string(),
         plan: plan_path.display().to_string(),
         hosts: sg.hosts,
-        links: p.mapped.platform.links().len(),
-        routes: sg.routes,
+        routers: hop.as_ref().map(|h| h.routers),
+        links: p.mapped.platform.links().len()
+            + hop
+                .as_ref()
+                .map_or(0, |h| h.routes - p.mapped.platform.links().len()),
+        routes,
         steps: p.plan.steps.len(),
         messages: p.plan.messages(),
     })
@@ -494,6 +517,7 @@ pub fn export_mpi(
     model_arg: &Path,
     args: &SimArgs,
     kind: Option<liquid_mpi::PlanKind>,
+    library: liquid_mpi::RuntimeModel,
     out: &Path,
     solve: Solver<'_>,
 ) -> Result<liquid_mpi::Exported, StudyError> {
@@ -522,9 +546,45 @@ pub fn export_mpi(
             args.mode = Mode::AllAtOnce;
             k
         }
+        Some(PlanKind::LgLiquid) => {
+            if args.schedule.is_some() {
+                return Err(StudyError::Input(
+                    "--plan lg-liquid takes no --schedule: --engine schedules LG's phases".into(),
+                ));
+            }
+            PlanKind::LgLiquid
+        }
     };
     let args = &args;
-    let p = prepare(model_arg, args, solve)?;
+    // LG's liquid phases are scheduled here, the model's own traffic not at all.
+    let phases = kind == PlanKind::LgLiquid;
+    let mut model_args = args.clone();
+    if phases {
+        model_args.engine = None;
+        model_args.mode = Mode::AllAtOnce;
+    }
+    let p = prepare(model_arg, &model_args, solve)?;
+    let phase_engine = match args.engine {
+        Some(e) => Some(e),
+        None if phases => Some(
+            liquid_engine::find("native")
+                .ok_or_else(|| StudyError::Input("no engine \"native\"".into()))?,
+        ),
+        None => None,
+    };
+    let phase = |t: &Traffic| -> Result<(Schedule, String), String> {
+        let engine = phase_engine.ok_or("no engine")?;
+        let checked = solve(t, engine, &args.request).map_err(|e| e.to_string())?;
+        let verdict = checked.verdict();
+        match checked.into_outcome().into_schedule() {
+            Some(s) => Ok((s, format!("engine {}", engine.name()))),
+            None => Err(format!(
+                "engine {} found no schedule ({}); raise --time-limit",
+                engine.name(),
+                verdict.as_str()
+            )),
+        }
+    };
     let input = liquid_mpi::ExportInput {
         traffic: &p.model.traffic,
         mapped: &p.mapped,
@@ -532,6 +592,8 @@ pub fn export_mpi(
         schedule: Some((&p.schedule, p.info.source.clone())),
         kind,
         overhead: args.overhead,
+        library,
+        phase_schedule: if phases { Some(&phase) } else { None },
     };
     liquid_mpi::export(&input, out).map_err(|e| match e {
         liquid_mpi::MpiError::Input(m) => StudyError::Input(m),
