@@ -237,13 +237,22 @@ fn sibling(dir: &Path, what: &str) -> Result<std::path::PathBuf, ProofError> {
 }
 
 /// Renames the checked `staging` directory to `dir`, moving an earlier proof directory
-/// there aside first (and deleting it).
+/// there aside first (and deleting it). Other runs may move or replace `dir` between
+/// any two of these steps: a step that loses such a race is tried again.
 fn install(staging: &Path, dir: &Path) -> Result<(), ProofError> {
-    for _ in 0..16 {
+    let mut last = String::from("none");
+    for _ in 0..INSTALL_TRIES {
         match std::fs::rename(staging, dir) {
             Ok(()) => return Ok(()),
-            Err(e) if dir.is_dir() => {
-                // Another proof is there: still only proof files? Then move it aside.
+            // Another proof is there (or was, until another run moved it aside): still
+            // only proof files? Then move it aside.
+            Err(e)
+                if dir.is_dir()
+                    || matches!(
+                        e.kind(),
+                        std::io::ErrorKind::DirectoryNotEmpty | std::io::ErrorKind::AlreadyExists
+                    ) =>
+            {
                 if let Err(refused) = check_target(dir) {
                     let _ = std::fs::remove_dir_all(staging);
                     return Err(refused);
@@ -253,10 +262,10 @@ fn install(staging: &Path, dir: &Path) -> Result<(), ProofError> {
                     Ok(()) => {
                         let _ = std::fs::remove_dir_all(&old);
                     }
-                    Err(_) if !dir.exists() => {}
-                    Err(_) => {
-                        let _ = std::fs::remove_dir_all(staging);
-                        return Err(write_error(dir, &e));
+                    // Moved aside (and perhaps replaced) by another run meanwhile.
+                    Err(aside) => {
+                        last = format!("{e}; moving the earlier proof aside: {aside}");
+                        std::thread::yield_now();
                     }
                 }
             }
@@ -267,8 +276,14 @@ fn install(staging: &Path, dir: &Path) -> Result<(), ProofError> {
         }
     }
     let _ = std::fs::remove_dir_all(staging);
-    Err(write_error(dir, &"other runs keep replacing it"))
+    Err(write_error(
+        dir,
+        &format!("other runs kept replacing it ({INSTALL_TRIES} tries; last: {last})"),
+    ))
 }
+
+/// How often [`install`] tries to put its directory in place before it gives up.
+const INSTALL_TRIES: usize = 256;
 
 /// Verifies a proof directory against a traffic (see the crate documentation). Unreadable
 /// or malformed files are errors (`Err`); a proof that fails a check is `Ok(Err(why))`.
