@@ -126,8 +126,10 @@ enum Command {
     /// timeframes (removing any one makes them fit), with a checked proof and, for each
     /// of its transfers, a schedule of the rest; the structure when it is a known one.
     Explain {
-        /// Model file, or a generated-model spec (see `analyze --help`).
-        model: PathBuf,
+        /// Model files or generated-model specs (see `analyze --help`); with several, the
+        /// list of their reports, in order.
+        #[arg(required = true)]
+        models: Vec<PathBuf>,
         /// Report disjoint cores until what remains is liquid.
         #[arg(long)]
         all: bool,
@@ -139,6 +141,14 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
+        /// Run only shard i of n (1 <= i <= n) of the models (items i, i+n, ... in the order
+        /// given), writing DIR/explain-shard-i-of-n.json into --out; `liquid merge` prints
+        /// the reports of the whole run.
+        #[arg(long, value_name = "I/N", requires = "out")]
+        shard: Option<liquid_study::Shard>,
+        /// With --shard: the folder for the shard file.
+        #[arg(long, value_name = "DIR", requires = "shard")]
+        out: Option<PathBuf>,
     },
     /// Prints a model in the explicit form (every transfer with its path).
     Expand {
@@ -232,7 +242,7 @@ enum Command {
         #[command(subcommand)]
         what: ExportWhat,
     },
-    /// Joins the shards of a sweep run with --shard i/n (testbed t1, latency study, study two-clusters, crosscheck) into what the
+    /// Joins the shards of a sweep run with --shard i/n (testbed t1, latency study, study two-clusters, crosscheck, explain) into what the
     /// unsharded run writes and prints; checks that every shard is there once and that all
     /// belong to one run (same sweep and options).
     Merge {
@@ -665,11 +675,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => commands::verify(&model, &schedule, prove.as_deref(), time_limit, format),
         Command::Expand { model } => commands::expand(&model),
         Command::Explain {
-            model,
+            models,
             all,
             time_limit,
             format,
-        } => commands::explain(&model, all, time_limit, format),
+            shard,
+            out,
+        } => commands::explain(&models, all, time_limit, format, shard.zip(out.as_deref())),
         Command::Certify {
             model,
             schedule,

@@ -63,6 +63,9 @@ pub fn merge(paths: &[PathBuf], out: &Path, format: Format) -> anyhow::Result<Ex
         liquid_study::merge::Merged::TwoClusters(summary) => {
             return super::study::emitted(&summary, format);
         }
+        liquid_study::merge::Merged::Explain(reports, format) => {
+            super::explain::emit_many(&reports, &format)?
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -347,3 +347,45 @@ fn crosscheck_shards_merge_into_the_unsharded_report() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn explain_shards_merge_into_the_unsharded_reports() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = crate::common::root();
+    let m = |f: &str| root.join("models").join(f).display().to_string();
+    let (wheel, cycle, team, fig1) = (
+        m("odd-wheel.yaml"),
+        m("odd-cycle.yaml"),
+        m("no-team.yaml"),
+        m("paper-fig1.yaml"),
+    );
+    for format in ["yaml", "json"] {
+        let sub = dir.path().join(format);
+        let args = [
+            "explain",
+            &wheel,
+            &cycle,
+            &team,
+            &fig1,
+            "--time-limit",
+            "10",
+            "--format",
+            format,
+        ];
+        let shards = shards_merge(&sub, &args, 3, false);
+        let mut other = args.to_vec();
+        other[6] = "20";
+        let foreign = other_run(&sub, &other, 3);
+        bad_shard_sets_are_named(&sub, &shards, &foreign);
+    }
+    // The unsharded run of several models lists their reports in order; one model's
+    // report is printed as before (a mapping, not a list of one).
+    let many = succeed(liquid().args(["explain", &wheel, &fig1]));
+    let many = String::from_utf8(many.stdout).expect("UTF-8");
+    assert!(many.starts_with("- model: odd-wheel\n"), "{many}");
+    assert!(many.contains("\n- model: paper-fig1\n"), "{many}");
+    let one = succeed(liquid().args(["explain", &wheel]));
+    assert!(String::from_utf8(one.stdout)
+        .expect("UTF-8")
+        .starts_with("model: odd-wheel\n"));
+}

@@ -262,7 +262,7 @@ pub const DEFAULT_EXPLAIN_LIMIT: Duration = Duration::from_secs(60);
 
 /// `liquid explain`'s report: the cores found, each with its checked proof and a
 /// schedule of the core without each of its transfers, and in words what they prove.
-#[derive(Serialize)]
+#[derive(Serialize, serde::Deserialize)]
 pub struct ExplainReport {
     model: String,
     transfers: usize,
@@ -279,13 +279,13 @@ pub struct ExplainReport {
     time_s: f64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, serde::Deserialize)]
 struct CoreReport {
     size: usize,
     /// Whether removing any one transfer makes the rest fit (false: the time limit
     /// stopped the minimisation; a smaller core may exist).
     minimal: bool,
-    structure: &'static str,
+    structure: String,
     transfers: Vec<String>,
     /// The links two or more of the core's transfers share.
     shared_links: Vec<String>,
@@ -295,7 +295,7 @@ struct CoreReport {
     without_one: Vec<WithoutOne>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, serde::Deserialize)]
 struct ProofReport {
     checked: bool,
     colours: usize,
@@ -304,7 +304,7 @@ struct ProofReport {
     added: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, serde::Deserialize)]
 struct WithoutOne {
     removed: String,
     timeframes: Vec<Vec<String>>,
@@ -365,7 +365,7 @@ impl CoreReport {
         CoreReport {
             size: c.transfers().len(),
             minimal: c.minimal(),
-            structure: c.structure().as_str(),
+            structure: c.structure().as_str().to_string(),
             transfers: names(traffic, c.transfers()),
             shared_links: uses
                 .into_iter()

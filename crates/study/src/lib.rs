@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 
 pub mod crosscheck;
+pub mod explain;
 pub mod input;
 pub mod latency;
 pub mod merge;

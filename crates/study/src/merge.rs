@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{crosscheck, latency, testbed, two_clusters, StudyError};
+use crate::{crosscheck, explain, latency, testbed, two_clusters, StudyError};
 
 /// What a merge produced: the summary the unsharded run prints, per sweep.
 pub enum Merged {
@@ -17,14 +17,18 @@ pub enum Merged {
     /// `crosscheck` over many models ([`crosscheck::SWEEP`]): the report and the format
     /// the run asked for.
     Crosscheck(crosscheck::Report, String),
+    /// `explain` over many models ([`explain::SWEEP`]): the reports and the format the run
+    /// asked for.
+    Explain(Vec<liquid_engine::report::ExplainReport>, String),
 }
 
 /// The sweeps `liquid merge` knows, by the name their shard files carry.
-pub const SWEEPS: [&str; 4] = [
+pub const SWEEPS: [&str; 5] = [
     testbed::SWEEP,
     latency::SWEEP,
     two_clusters::SWEEP,
     crosscheck::SWEEP,
+    explain::SWEEP,
 ];
 
 /// Merges the shard files among `paths` (files, or folders holding them) into `out`:
@@ -37,6 +41,10 @@ pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Merged, StudyError> {
         crosscheck::SWEEP => {
             let (report, format) = crosscheck::merge(shards.typed()?)?;
             Ok(Merged::Crosscheck(report, format))
+        }
+        explain::SWEEP => {
+            let (reports, format) = explain::merge(shards.typed()?)?;
+            Ok(Merged::Explain(reports, format))
         }
         two_clusters::SWEEP => Ok(Merged::TwoClusters(Box::new(two_clusters::merge(
             shards.typed()?,

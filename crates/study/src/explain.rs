@@ -1,0 +1,116 @@
+//! `liquid explain` over many models, and its shards (`--shard i/n`, joined by `liquid
+//! merge`): each model is one item, explained as `liquid explain MODEL` explains it.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use liquid_engine::explain::ExplainError;
+use liquid_engine::report::ExplainReport;
+use serde::Serialize;
+
+use crate::StudyError;
+
+/// `explain`'s name in its shard files (`liquid merge` reads it).
+pub const SWEEP: &str = "explain";
+
+/// explain's own options in its shard files: every shard of one run shares them, the
+/// models included (as their items' keys).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ShardParams {
+    all: bool,
+    time_limit_s: Option<f64>,
+    /// How the merge prints the reports (the caller's name of the format).
+    format: String,
+    models: Vec<String>,
+}
+
+/// Explains one model (a file or a generated-model spec) within `limit`.
+pub fn one(model: &Path, all: bool, limit: Option<Duration>) -> Result<ExplainReport, StudyError> {
+    let traffic = crate::input::load_traffic(model)?;
+    ExplainReport::new(&traffic, all, limit).map_err(|e| match e {
+        ExplainError::Sat(liquid_sat::SatError::Encode(e)) => {
+            StudyError::Input(format!("{}: {e}", model.display()))
+        }
+        e => StudyError::Failed(format!("{}: {e}", model.display())),
+    })
+}
+
+/// Explains every model in the order given, each within `limit`.
+pub fn run(
+    models: &[PathBuf],
+    all: bool,
+    limit: Option<Duration>,
+) -> Result<Vec<ExplainReport>, StudyError> {
+    models.iter().map(|m| one(m, all, limit)).collect()
+}
+
+/// Runs shard `shard` of [`run`] (model i is item i) and writes
+/// `explain-shard-I-of-N.json` into `out`; the merge ([`merge`]) gives the reports of the
+/// unsharded run and the format the run asked for.
+pub fn shard(
+    models: &[PathBuf],
+    all: bool,
+    limit: Option<Duration>,
+    shard: liquid_shard::Shard,
+    format: &str,
+    out: &Path,
+) -> Result<crate::ShardWritten, StudyError> {
+    let params = ShardParams {
+        all,
+        time_limit_s: limit.map(|t| t.as_secs_f64()),
+        format: format.to_string(),
+        models: models.iter().map(|m| m.display().to_string()).collect(),
+    };
+    crate::create_dir(out)?;
+    let mut items = Vec::new();
+    for index in shard.items(models.len()) {
+        items.push(liquid_shard::Item {
+            index,
+            key: params.models[index].clone(),
+            result: one(&models[index], all, limit)?,
+        });
+    }
+    let n = items.len();
+    let file = liquid_shard::ShardFile::new(
+        SWEEP,
+        serde_json::to_value(&params).map_err(StudyError::internal)?,
+        shard,
+        models.len(),
+        items,
+    );
+    Ok(crate::ShardWritten {
+        file: liquid_shard::write(out, &file)?,
+        items: n,
+        total: models.len(),
+    })
+}
+
+/// Joins the shard files of one explain run (read and checked by
+/// `liquid_shard::merge_any`): checks that every item is the model its index names, and
+/// returns the reports of the unsharded run with the format the run asked for.
+pub(crate) fn merge(
+    merged: liquid_shard::Merged<ExplainReport>,
+) -> Result<(Vec<ExplainReport>, String), StudyError> {
+    let bad = |e: String| StudyError::Input(format!("shards of {SWEEP}: {e}"));
+    let p: ShardParams =
+        serde_json::from_value(merged.params.clone()).map_err(|e| bad(format!("params: {e}")))?;
+    if p.models.len() != merged.items.len() {
+        return Err(bad(format!(
+            "{} models, the run's options name {}",
+            merged.items.len(),
+            p.models.len()
+        )));
+    }
+    let mut reports = Vec::with_capacity(p.models.len());
+    for (item, k) in merged.items.into_iter().zip(&p.models) {
+        if &item.key != k {
+            return Err(bad(format!(
+                "item {} is {:?}, the run's is {k:?}",
+                item.index, item.key
+            )));
+        }
+        reports.push(item.result);
+    }
+    Ok((reports, p.format))
+}
