@@ -656,19 +656,7 @@ pub fn shard(
             result: check_model(file, traffic, engines, &mine, request, solve)?,
         });
     }
-    let n = items.len();
-    let file = liquid_shard::ShardFile::new(
-        SWEEP,
-        serde_json::to_value(&params).map_err(StudyError::internal)?,
-        shard,
-        loaded.len(),
-        items,
-    );
-    Ok(crate::ShardWritten {
-        file: liquid_shard::write(out, &file)?,
-        items: n,
-        total: loaded.len(),
-    })
+    crate::ShardWritten::write(out, SWEEP, &params, shard, loaded.len(), items)
 }
 
 /// Joins the shard files of one crosscheck run (read and checked by `liquid_shard::merge_any`): checks

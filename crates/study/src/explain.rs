@@ -71,19 +71,7 @@ pub fn shard(
             result: one(&models[index], all, limit)?,
         });
     }
-    let n = items.len();
-    let file = liquid_shard::ShardFile::new(
-        SWEEP,
-        serde_json::to_value(&params).map_err(StudyError::internal)?,
-        shard,
-        models.len(),
-        items,
-    );
-    Ok(crate::ShardWritten {
-        file: liquid_shard::write(out, &file)?,
-        items: n,
-        total: models.len(),
-    })
+    crate::ShardWritten::write(out, SWEEP, &params, shard, models.len(), items)
 }
 
 /// Joins the shard files of one explain run (read and checked by

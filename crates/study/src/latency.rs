@@ -1128,14 +1128,9 @@ pub fn study(
                     result: sim.into(),
                 })
                 .collect();
-            let n = items.len();
-            let file = liquid_shard::ShardFile::new(SWEEP, params, s, plan.items().len(), items);
-            let path = liquid_shard::write(&a.out, &file)?;
-            Ok(crate::Swept::Shard(crate::ShardWritten {
-                file: path,
-                items: n,
-                total: plan.items().len(),
-            }))
+            let total = plan.items().len();
+            crate::ShardWritten::write(&a.out, SWEEP, &params, s, total, items)
+                .map(crate::Swept::Shard)
         }
         _ => {
             let loads = done.into_iter().map(|(_, s)| s).collect();

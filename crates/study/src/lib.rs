@@ -114,6 +114,29 @@ impl std::fmt::Display for ShardWritten {
     }
 }
 
+impl ShardWritten {
+    /// Writes one shard's file of `sweep` into `out` (atomically, see
+    /// [`liquid_shard::write`]): the sweep's own options `params`, and the shard's
+    /// `items` of the sweep's `total`.
+    pub(crate) fn write<T: serde::Serialize>(
+        out: &Path,
+        sweep: &str,
+        params: &impl serde::Serialize,
+        shard: liquid_shard::Shard,
+        total: usize,
+        items: Vec<liquid_shard::Item<T>>,
+    ) -> Result<ShardWritten, StudyError> {
+        let params = serde_json::to_value(params).map_err(StudyError::internal)?;
+        let n = items.len();
+        let file = liquid_shard::ShardFile::new(sweep, params, shard, total, items);
+        Ok(ShardWritten {
+            file: liquid_shard::write(out, &file)?,
+            items: n,
+            total,
+        })
+    }
+}
+
 /// Every shard problem (a missing, duplicated or foreign shard, a file that cannot be
 /// read or written) is the caller's: the message names the file.
 impl From<liquid_shard::ShardError> for StudyError {

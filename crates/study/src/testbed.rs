@@ -671,19 +671,11 @@ pub fn t1(
                     },
                 })
                 .collect::<Vec<_>>();
-            let n = items.len();
-            let file = liquid_shard::ShardFile::new(
-                SWEEP,
-                serde_json::to_value(&params).map_err(StudyError::internal)?,
-                s,
-                classes.len(),
-                items,
-            );
-            let path = liquid_shard::write(out, &file)?;
+            let written = crate::ShardWritten::write(out, SWEEP, &params, s, classes.len(), items)?;
             Ok(Sweep::Shard {
-                file: path,
-                rows: n,
-                classes: classes.len(),
+                file: written.file,
+                rows: written.items,
+                classes: written.total,
             })
         }
     }

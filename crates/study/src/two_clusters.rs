@@ -292,27 +292,16 @@ pub fn run(
     }
     if let Some(sh) = shard {
         let params = ShardParams::of(args)?;
-        let total = items.len();
-        let file = liquid_shard::ShardFile::new(
-            SWEEP,
-            serde_json::to_value(&params).map_err(StudyError::internal)?,
-            sh,
-            total,
-            done.into_iter()
-                .map(|(index, result)| liquid_shard::Item {
-                    index,
-                    key: key(items[index]),
-                    result,
-                })
-                .collect(),
-        );
-        let n = file.items.len();
-        let path = liquid_shard::write(&args.out, &file)?;
-        return Ok(crate::Swept::Shard(crate::ShardWritten {
-            file: path,
-            items: n,
-            total,
-        }));
+        let mine = done
+            .into_iter()
+            .map(|(index, result)| liquid_shard::Item {
+                index,
+                key: key(items[index]),
+                result,
+            })
+            .collect();
+        return crate::ShardWritten::write(&args.out, SWEEP, &params, sh, items.len(), mine)
+            .map(crate::Swept::Shard);
     }
     let results: Vec<ItemResult> = done.into_iter().map(|(_, r)| r).collect();
     finish(args, &items, results, start).map(crate::Swept::Full)
