@@ -527,13 +527,8 @@ pub fn rounds(data: &Data, pairwise: bool) -> Program {
     program(name, data, labels, messages, b.ops)
 }
 
-/// Paper 001's LG exactly as `liquid_sim`'s [`liquid_sim::two_clusters::Lg::plan`] runs it:
-/// ranks are the layout's nodes (cluster 1 then cluster 2); step 0 is the local phase (one
-/// message per piece, all posted at once), step s the inter-cluster exchanges of 001's
-/// step s. A rank starts an exchange once its local receives have arrived (the data it
-/// relays) and its previous exchange has finished. Every pair's stream is one piece of
-/// `bytes`.
-pub fn lg(data: &Data, lg: &liquid_sim::two_clusters::Lg) -> Result<Program, MpiError> {
+/// The ranks of an LG program: one per LG node (cluster 1 then cluster 2), checked.
+fn lg_ranks(data: &Data, lg: &liquid_sim::two_clusters::Lg) -> Result<usize, MpiError> {
     let n = lg.n1 + lg.n2;
     if data.ranks.len() != n {
         return Err(MpiError::Input(format!(
@@ -543,6 +538,16 @@ pub fn lg(data: &Data, lg: &liquid_sim::two_clusters::Lg) -> Result<Program, Mpi
             data.ranks.len()
         )));
     }
+    Ok(n)
+}
+
+/// One LG parcel (its pieces, each one pair's stream) as a message of `step`; an error
+/// names a pair the model has no data for.
+fn lg_message(
+    data: &Data,
+    step: u32,
+    p: &liquid_sim::two_clusters::Parcel,
+) -> Result<Message, MpiError> {
     let piece = |(i, j): (usize, usize)| -> Result<Piece, MpiError> {
         data.stream(i as u32, j as u32).ok_or_else(|| {
             MpiError::Input(format!(
@@ -551,18 +556,29 @@ pub fn lg(data: &Data, lg: &liquid_sim::two_clusters::Lg) -> Result<Program, Mpi
             ))
         })
     };
+    Ok(Message {
+        step,
+        from: p.from as u32,
+        to: p.to as u32,
+        pieces: p
+            .pieces
+            .iter()
+            .map(|&x| piece(x))
+            .collect::<Result<_, _>>()?,
+    })
+}
+
+/// Paper 001's LG exactly as `liquid_sim`'s [`liquid_sim::two_clusters::Lg::plan`] runs it:
+/// ranks are the layout's nodes (cluster 1 then cluster 2); step 0 is the local phase (one
+/// message per piece, all posted at once), step s the inter-cluster exchanges of 001's
+/// step s. A rank starts an exchange once its local receives have arrived (the data it
+/// relays) and its previous exchange has finished. Every pair's stream is one piece of
+/// `bytes`.
+pub fn lg(data: &Data, lg: &liquid_sim::two_clusters::Lg) -> Result<Program, MpiError> {
+    let n = lg_ranks(data, lg)?;
     let mut messages = Vec::new();
     for p in &lg.local {
-        messages.push(Message {
-            step: 0,
-            from: p.from as u32,
-            to: p.to as u32,
-            pieces: p
-                .pieces
-                .iter()
-                .map(|&x| piece(x))
-                .collect::<Result<_, _>>()?,
-        });
+        messages.push(lg_message(data, 0, p)?);
     }
     let local = messages.len();
     let mut labels = vec!["local phase".to_string()];
@@ -573,16 +589,7 @@ pub fn lg(data: &Data, lg: &liquid_sim::two_clusters::Lg) -> Result<Program, Mpi
             let mut k = [0usize; 2];
             for (slot, p) in k.iter_mut().zip([&e.out, &e.back]) {
                 *slot = messages.len();
-                messages.push(Message {
-                    step: s as u32 + 1,
-                    from: p.from as u32,
-                    to: p.to as u32,
-                    pieces: p
-                        .pieces
-                        .iter()
-                        .map(|&x| piece(x))
-                        .collect::<Result<_, _>>()?,
-                });
+                messages.push(lg_message(data, s as u32 + 1, p)?);
             }
             exchanges.push((s + 1, k[0], k[1]));
         }
@@ -623,23 +630,7 @@ pub fn lg_frames(
     local: &[Vec<usize>],
     exchanges: &[Vec<usize>],
 ) -> Result<Program, MpiError> {
-    let n = lg.n1 + lg.n2;
-    if data.ranks.len() != n {
-        return Err(MpiError::Input(format!(
-            "LG for {}+{} nodes on {} ranks",
-            lg.n1,
-            lg.n2,
-            data.ranks.len()
-        )));
-    }
-    let piece = |(i, j): (usize, usize)| -> Result<Piece, MpiError> {
-        data.stream(i as u32, j as u32).ok_or_else(|| {
-            MpiError::Input(format!(
-                "LG needs data from {} to {}, and the model has none",
-                data.ranks[i], data.ranks[j]
-            ))
-        })
-    };
+    let n = lg_ranks(data, lg)?;
     let phases = [
         ("local frame", lg.local_aggregated(), local),
         ("inter-cluster frame", lg.exchanges(), exchanges),
@@ -660,16 +651,7 @@ pub fn lg_frames(
                 if std::mem::replace(&mut seen[k], true) {
                     return Err(MpiError::Input(format!("{what}s: message {k} twice")));
                 }
-                messages.push(Message {
-                    step,
-                    from: p.from as u32,
-                    to: p.to as u32,
-                    pieces: p
-                        .pieces
-                        .iter()
-                        .map(|&x| piece(x))
-                        .collect::<Result<_, _>>()?,
-                });
+                messages.push(lg_message(data, step, p)?);
             }
             frames.push(first..messages.len());
         }
