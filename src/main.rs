@@ -133,9 +133,9 @@ enum Command {
         /// Report disjoint cores until what remains is liquid.
         #[arg(long)]
         all: bool,
-        /// Wall-clock limit in seconds (default 60). When it comes, the smallest core
-        /// found so far is reported with its checked proof, marked `minimal: false`, or
-        /// none (`liquid: null`).
+        /// Wall-clock limit in seconds per model (default 60). When it comes, the smallest
+        /// core found so far is reported with its checked proof, marked `minimal: false`,
+        /// or none (`liquid: null`).
         #[arg(long, value_parser = commands::parse_seconds)]
         time_limit: Option<std::time::Duration>,
         /// Output format.
