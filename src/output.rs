@@ -38,3 +38,17 @@ pub fn print(text: &str) -> anyhow::Result<()> {
     out.flush()?;
     Ok(())
 }
+
+/// Writes a report to stdout in the chosen format; exit 0.
+pub fn emitted<T: Serialize>(value: &T, format: Format) -> anyhow::Result<std::process::ExitCode> {
+    emit(value, format)?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// Exit 0 when what was checked is accepted, 1 (a negative answer) otherwise.
+pub fn verdict(accepted: bool) -> std::process::ExitCode {
+    match accepted {
+        true => std::process::ExitCode::SUCCESS,
+        false => std::process::ExitCode::from(crate::EXIT_REJECTED),
+    }
+}

@@ -1,14 +1,41 @@
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use liquid_model::analysis::Analysis;
 
-use crate::output::{emit, Format};
+use crate::output::{emitted, Format};
+
+// `liquid analyze`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct AnalyzeArgs {
+    /// Model file (explicit or network form), or a generated-model spec such as
+    /// `t1:4,4,4,4,0,0,2,1`, `fat-tree:4,3`, `ring:6,2`, `torus:4x4,1`, `paper-fig1:`,
+    /// `two-clusters:20,40`, `multi-cluster:8,12x1+16x2+4x3`.
+    model: PathBuf,
+    /// Count the conflict edges even when that takes long (by default they are
+    /// counted when it takes at most about 2^31 steps, and `conflict_edges_note` says
+    /// why they were not).
+    #[arg(long)]
+    count_conflicts: bool,
+    /// Closed forms only, for traffics too large to hold (`fat-tree:32,3`: 8,192
+    /// hosts; `fat-tree:64,3`: 65,536): loads per class of links, Λ, bottlenecks and
+    /// liquid throughput, derived without the transfers (see crates/stream/README.md).
+    #[arg(long, conflicts_with = "count_conflicts")]
+    stream: bool,
+    /// With --stream: the link throughput in MB/s for the liquid throughput.
+    #[arg(long, value_name = "MB/s", requires = "stream")]
+    link_throughput: Option<f64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    format: Format,
+}
 
 /// `liquid analyze MODEL [--count-conflicts]` (the report is
-/// `liquid_model::analysis::Analysis`).
-pub fn analyze(model: &Path, count_conflicts: bool, format: Format) -> anyhow::Result<ExitCode> {
-    let traffic = liquid_study::input::load_traffic(model)?;
-    emit(&Analysis::new(&traffic, count_conflicts), format)?;
-    Ok(ExitCode::SUCCESS)
+/// `liquid_model::analysis::Analysis`; with `--stream`, [`super::analyze_stream`]).
+pub fn analyze(a: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
+    if a.stream {
+        return super::analyze_stream(&a.model, a.link_throughput, a.format);
+    }
+    let traffic = liquid_study::input::load_traffic(&a.model)?;
+    emitted(&Analysis::new(&traffic, a.count_conflicts), a.format)
 }

@@ -2,41 +2,48 @@
 //! alone and says exactly what it proves (the checking and the report are
 //! `liquid_proof::certificate` and `liquid_proof::report::CertifyReport`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use liquid_proof::report::CertifyReport;
 
-use crate::output::{emit, Format};
-use crate::{InputError, EXIT_REJECTED};
+use crate::output::{emit, verdict, Format};
+use crate::InputError;
+
+// `liquid certify`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct CertifyArgs {
+    /// Model file.
+    model: PathBuf,
+    /// A schedule file: the upper-bound witness.
+    #[arg(long)]
+    schedule: Option<PathBuf>,
+    /// A proof directory written by `prove` (or `solve --prove`): the lower-bound witness.
+    #[arg(long)]
+    proof: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    format: Format,
+}
 
 /// Runs `certify`: exit 0 when every part of the certificate checks, 1 otherwise.
-pub fn certify(
-    model: &Path,
-    schedule: Option<&PathBuf>,
-    proof: Option<&PathBuf>,
-    format: Format,
-) -> anyhow::Result<ExitCode> {
-    if schedule.is_none() && proof.is_none() {
+pub fn certify(a: &CertifyArgs) -> anyhow::Result<ExitCode> {
+    if a.schedule.is_none() && a.proof.is_none() {
         return Err(InputError(
             "certify needs a certificate: --schedule FILE, --proof DIR, or both".into(),
         )
         .into());
     }
-    let traffic = liquid_study::input::load_traffic(model)?;
-    let s = match schedule {
+    let traffic = liquid_study::input::load_traffic(&a.model)?;
+    let s = match &a.schedule {
         Some(path) => Some((liquid_model::yaml::load_schedule(path, &traffic)?, path)),
         None => None,
     };
     let report = CertifyReport::new(
         &traffic,
         s.as_ref().map(|(s, p)| (s, p.as_path())),
-        proof.map(PathBuf::as_path),
+        a.proof.as_deref(),
     )?;
-    emit(&report, format)?;
-    Ok(if report.accepted() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_REJECTED)
-    })
+    emit(&report, a.format)?;
+    Ok(verdict(report.accepted()))
 }

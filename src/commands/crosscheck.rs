@@ -7,10 +7,11 @@ use std::process::ExitCode;
 use liquid_engine::{Engine, Request};
 use liquid_study::crosscheck::{self, Outcome};
 
-pub use liquid_study::crosscheck::BaselineArgs;
+use clap::ValueEnum;
+use liquid_study::crosscheck::BaselineArgs;
 
 use crate::output::{emit, Format};
-use crate::{EXIT_CONTRADICTION, EXIT_INTERNAL};
+use crate::{LimitArgs, EXIT_CONTRADICTION, EXIT_INTERNAL};
 
 /// Output of crosscheck: a table for people, or YAML/JSON for machines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -29,18 +30,80 @@ pub const EXIT_REGRESSION: u8 = 5;
 /// `--accept-improvements`).
 pub const EXIT_IMPROVEMENT: u8 = 6;
 
+// `liquid crosscheck`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct CrosscheckArgs {
+    /// Model files, folders (every `.yaml` inside) or generated-model specs.
+    #[arg(required = true)]
+    models: Vec<PathBuf>,
+    /// Engines to run, comma-separated (default: native, dsatur, exact, sat, ilp).
+    #[arg(long, value_parser = super::engine_parser(), value_delimiter = ',')]
+    engines: Vec<String>,
+    /// Record every engine's answer (verdict, length, bound, evidence; no timings) in
+    /// FILE: a baseline to compare later runs with.
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    record: Option<PathBuf>,
+    /// Compare the answers with a recorded baseline: exit 5 when an answer regressed,
+    /// 6 when answers only improved (0 with --accept-improvements).
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// With --baseline: rewrite the baseline with this run's answers.
+    #[arg(long, requires = "baseline")]
+    update: bool,
+    /// With --baseline: improvements (a shorter schedule, a higher bound, stronger
+    /// evidence, a verdict that settles more) exit 0.
+    #[arg(long, requires = "baseline")]
+    accept_improvements: bool,
+    /// Limits for each engine run.
+    #[command(flatten)]
+    limits: LimitArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CrossFormat::Table)]
+    format: CrossFormat,
+    /// Run only shard i of n (1 <= i <= n) of the models (items i, i+n, ... in the order
+    /// given, a folder's models in name order), writing DIR/crosscheck-shard-i-of-n.json
+    /// into --out; `liquid merge` prints the report of the whole run.
+    #[arg(long, value_name = "I/N", requires = "out", conflicts_with_all = ["record", "baseline"])]
+    shard: Option<liquid_study::Shard>,
+    /// With --shard: the folder for the shard file.
+    #[arg(long, value_name = "DIR", requires = "shard")]
+    out: Option<PathBuf>,
+}
+
 /// `liquid crosscheck MODEL...`: exit 0 when every answer checks and no two contradict,
 /// 4 on a contradiction, 3 when an engine failed to run, 5 on a regression and 6 on
-/// improvements against the baseline.
-pub fn crosscheck(
-    models: &[PathBuf],
-    engines: &[&'static dyn Engine],
-    request: &Request,
-    format: CrossFormat,
-    base: &BaselineArgs,
-) -> anyhow::Result<ExitCode> {
-    let report = crosscheck::run(models, engines, request, base, &crate::progress::solve_as)?;
-    print(&report, format, base.accept_improvements)
+/// improvements against the baseline. With `--shard`, one shard's file (exit 0 when it is
+/// written: the outcome is the merge's).
+pub fn crosscheck(a: &CrosscheckArgs) -> anyhow::Result<ExitCode> {
+    let request = Request {
+        limits: a.limits.limits(),
+        ..Default::default()
+    };
+    let engines: Vec<&'static dyn Engine> = a
+        .engines
+        .iter()
+        .map(|e| super::engine(e))
+        .collect::<anyhow::Result<_>>()?;
+    let solve_as = &crate::progress::solve_as;
+    if let (Some(shard), Some(out)) = (a.shard, &a.out) {
+        let name = a
+            .format
+            .to_possible_value()
+            .map(|v| v.get_name().to_string());
+        let name = name.unwrap_or_default();
+        let written =
+            crosscheck::shard(&a.models, &engines, &request, shard, &name, out, solve_as)?;
+        eprintln!("{written}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let base = BaselineArgs {
+        record: a.record.clone(),
+        baseline: a.baseline.clone(),
+        update: a.update,
+        accept_improvements: a.accept_improvements,
+    };
+    let report = crosscheck::run(&a.models, &engines, &request, &base, solve_as)?;
+    print(&report, a.format, base.accept_improvements)
 }
 
 /// The report in `format`, and the exit code of its outcome.
@@ -63,38 +126,9 @@ fn print(
     })
 }
 
-/// `liquid crosscheck MODEL... --shard i/n --out DIR`: one shard's file (exit 0 when it is
-/// written: the outcome is the merge's).
-pub fn crosscheck_shard(
-    models: &[PathBuf],
-    engines: &[&'static dyn Engine],
-    request: &Request,
-    format: CrossFormat,
-    shard: liquid_study::Shard,
-    out: &std::path::Path,
-) -> anyhow::Result<ExitCode> {
-    use clap::ValueEnum;
-    let name = format
-        .to_possible_value()
-        .map(|v| v.get_name().to_string())
-        .unwrap_or_default();
-    let written = crosscheck::shard(
-        models,
-        engines,
-        request,
-        shard,
-        &name,
-        out,
-        &crate::progress::solve_as,
-    )?;
-    eprintln!("{written}");
-    Ok(ExitCode::SUCCESS)
-}
-
 /// `liquid merge` of crosscheck's shards: the report in the run's format, with the exit
 /// code of the unsharded run.
 pub fn crosscheck_merged(report: &crosscheck::Report, format: &str) -> anyhow::Result<ExitCode> {
-    use clap::ValueEnum;
     let format = CrossFormat::from_str(format, false)
         .map_err(|e| crate::InputError(format!("shards of crosscheck: format {format:?}: {e}")))?;
     print(report, format, false)

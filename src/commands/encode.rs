@@ -1,5 +1,4 @@
-use std::io::Write;
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use liquid_sat::EncodeOptions;
@@ -14,6 +13,25 @@ pub enum EncodeFormat {
     /// CPLEX-LP: the ILP engine's 0-1 model (minimise the used timeframes), for Gurobi,
     /// CPLEX, SCIP or HiGHS's command line.
     Lp,
+}
+
+// `liquid encode`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct EncodeArgs {
+    /// Model file.
+    model: PathBuf,
+    /// The number of timeframes k (dimacs default: the duration Λ; lp default:
+    /// DSatur's length, at least Λ).
+    #[arg(long)]
+    colours: Option<usize>,
+    /// DIMACS in the variables of K ≥ k timeframes, the timeframes k..K closed by unit
+    /// clauses: the formula a `sat-incremental` proof refutes (its manifest's
+    /// `options.frames`).
+    #[arg(long, value_name = "K")]
+    frames: Option<usize>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = EncodeFormat::Dimacs)]
+    format: EncodeFormat,
 }
 
 /// The number of timeframes to encode: `--colours`, or Λ by default; 0 is bad input.
@@ -34,14 +52,10 @@ pub fn colours_or_duration(
 /// DIMACS encodes "a schedule of at most k timeframes exists" (default k = Λ). LP offers
 /// k timeframes and minimises the used ones (`liquid_ilp::lp_file`; default k: the ILP
 /// engine's own choice, DSatur's length); fewer than Λ is rejected.
-pub fn encode(
-    model: &Path,
-    colours: Option<usize>,
-    frames: Option<usize>,
-    format: EncodeFormat,
-) -> anyhow::Result<ExitCode> {
+pub fn encode(a: &EncodeArgs) -> anyhow::Result<ExitCode> {
+    let (model, colours, frames) = (&a.model, a.colours, a.frames);
     let traffic = liquid_study::input::load_traffic(model)?;
-    let text = match format {
+    let text = match a.format {
         EncodeFormat::Dimacs => {
             let k = colours_or_duration(&traffic, colours)?;
             let options = EncodeOptions {
@@ -66,8 +80,6 @@ pub fn encode(
             e => InputError(format!("{}: {e}", model.display())),
         })?,
     };
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
+    crate::output::print(&text)?;
     Ok(ExitCode::SUCCESS)
 }

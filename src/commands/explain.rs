@@ -3,32 +3,57 @@
 //! report `liquid_engine::report::ExplainReport`; many models and their shards
 //! `liquid_study::explain`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::output::{emit, Format};
+use crate::output::{emit, emitted, Format};
+
+// `liquid explain`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct ExplainArgs {
+    /// Model files or generated-model specs (see `analyze --help`); with several, the
+    /// list of their reports, in order.
+    #[arg(required = true)]
+    models: Vec<PathBuf>,
+    /// Report disjoint cores until what remains is liquid.
+    #[arg(long)]
+    all: bool,
+    /// Wall-clock limit in seconds per model (default 60). When it comes, the smallest
+    /// core found so far is reported with its checked proof, marked `minimal: false`,
+    /// or none (`liquid: null`).
+    #[arg(long, value_parser = super::parse_seconds)]
+    time_limit: Option<Duration>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    format: Format,
+    /// Run only shard i of n (1 <= i <= n) of the models (items i, i+n, ... in the order
+    /// given), writing DIR/explain-shard-i-of-n.json into --out; `liquid merge` prints
+    /// the reports of the whole run.
+    #[arg(long, value_name = "I/N", requires = "out")]
+    shard: Option<liquid_study::Shard>,
+    /// With --shard: the folder for the shard file.
+    #[arg(long, value_name = "DIR", requires = "shard")]
+    out: Option<PathBuf>,
+}
 
 /// Runs `explain`: one model's report, or with several models the list of their reports,
-/// in order; with `shard`, only that shard's models, into a shard file in `out`.
-pub fn explain(
-    models: &[PathBuf],
-    all: bool,
-    time_limit: Option<Duration>,
-    format: Format,
-    shard: Option<(liquid_study::Shard, &Path)>,
-) -> anyhow::Result<ExitCode> {
-    if let Some((shard, out)) = shard {
-        let written =
-            liquid_study::explain::shard(models, all, time_limit, shard, format_name(format), out)?;
+/// in order; with `--shard`, only that shard's models, into a shard file in `--out`.
+pub fn explain(a: &ExplainArgs) -> anyhow::Result<ExitCode> {
+    let (models, all, time_limit) = (&a.models, a.all, a.time_limit);
+    if let (Some(shard), Some(out)) = (a.shard, &a.out) {
+        let format = format_name(a.format);
+        let written = liquid_study::explain::shard(models, all, time_limit, shard, format, out)?;
         eprintln!("{written}");
         return Ok(ExitCode::SUCCESS);
     }
-    match models {
-        [one] => emit(&liquid_study::explain::one(one, all, time_limit)?, format)?,
-        many => emit(&liquid_study::explain::run(many, all, time_limit)?, format)?,
+    match &models[..] {
+        [one] => emitted(&liquid_study::explain::one(one, all, time_limit)?, a.format),
+        many => emitted(
+            &liquid_study::explain::run(many, all, time_limit)?,
+            a.format,
+        ),
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// The name of an output format, as a shard file records it.

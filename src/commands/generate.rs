@@ -160,11 +160,13 @@ pub struct TwoClusterLinks {
     pub node_latency: f64,
 }
 
-/// A mesh or torus.
-fn grid(dims: &str, wrap: bool, k: usize, self_t: bool) -> anyhow::Result<Generated> {
-    Grid::with_dims(dims, wrap, k, self_t)
-        .and_then(|g| g.generated())
-        .map_err(InputError::of)
+impl GridArgs {
+    /// The mesh (or with `wrap`, the torus) these arguments give.
+    fn generated(&self, wrap: bool) -> anyhow::Result<Generated> {
+        Grid::with_dims(&self.dims, wrap, self.hosts_per_switch, self.self_transfers)
+            .and_then(|g| g.generated())
+            .map_err(InputError::of)
+    }
 }
 
 /// Two clusters, crossbars or copies of `cluster`.
@@ -233,27 +235,8 @@ fn build(what: GenerateWhat) -> anyhow::Result<(Generated, GenerateOutput)> {
             .map_err(InputError::of)?,
             output,
         ),
-        GenerateWhat::Mesh {
-            grid:
-                GridArgs {
-                    dims,
-                    hosts_per_switch,
-                    self_transfers,
-                },
-            output,
-        } => (
-            grid(&dims, false, hosts_per_switch, self_transfers)?,
-            output,
-        ),
-        GenerateWhat::Torus {
-            grid:
-                GridArgs {
-                    dims,
-                    hosts_per_switch,
-                    self_transfers,
-                },
-            output,
-        } => (grid(&dims, true, hosts_per_switch, self_transfers)?, output),
+        GenerateWhat::Mesh { grid, output } => (grid.generated(false)?, output),
+        GenerateWhat::Torus { grid, output } => (grid.generated(true)?, output),
         GenerateWhat::MultiCluster { system, output } => (
             MultiCluster::parse(&system)
                 .and_then(|m| m.generated())

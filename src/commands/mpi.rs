@@ -1,15 +1,14 @@
 //! `liquid export mpi` (a plan for the MPI runtime of `crates/mpi`) and `liquid compare`
 //! (a run's report beside liquid's prediction).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use liquid_mpi::program::ScheduleMode;
 use liquid_mpi::{MpiError, PlanKind};
-use liquid_study::simulate::SimArgs;
 
-use crate::output::{emit, Format};
-use crate::InputError;
+use crate::output::{emit, emitted, verdict, Format};
+use crate::{InputError, SimCliArgs};
 
 /// The plan `export mpi` writes (`--plan`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -37,14 +36,47 @@ fn mpi_error(e: MpiError) -> anyhow::Error {
     }
 }
 
-/// `liquid export mpi MODEL --out DIR`.
-pub fn export_mpi(
-    model: &Path,
-    args: &SimArgs,
+// `liquid export mpi`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct ExportMpiArgs {
+    /// Model file, or a generated-model spec (see `analyze --help`).
+    model: PathBuf,
+    #[command(flatten)]
+    sim: SimCliArgs,
+    /// The plan: the schedule in --mode, all-at-once, round-robin, pairwise, or 001's
+    /// LG (two-clusters models).
+    #[arg(long, value_enum, default_value_t = MpiPlan::Schedule)]
     plan: MpiPlan,
-    library: liquid_mpi::RuntimeModel,
-    out: &Path,
-) -> anyhow::Result<ExitCode> {
+    /// Bytes the MPI library adds to every message, in the prediction (SimGrid SMPI:
+    /// 16). The prediction runs the plan as the runtime does: every rank's operations
+    /// in order, and MPI_Barrier as SMPI's default basic linear barrier.
+    #[arg(long, value_name = "BYTES", default_value_t = 0.0)]
+    envelope: f64,
+    /// Sends below this many bytes complete when posted (eager), in the prediction
+    /// (SMPI's smpi/send-is-detached-thresh and Open MPI's TCP eager limit: 65536).
+    #[arg(long, value_name = "BYTES", default_value_t = 65536)]
+    eager_limit: u64,
+    /// Output directory (created if needed).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Write the streamed liquid schedule of a fat-tree all-to-all (`fat-tree:M,N`,
+    /// up to 65,536 hosts) frame by frame, validated as it goes, in memory O(hosts +
+    /// links): --mode frames, --size for every transfer, a closed-form prediction.
+    /// Default --time-limit: 3600 s. See crates/stream/README.md.
+    #[arg(long)]
+    stream: bool,
+}
+
+/// `liquid export mpi MODEL --out DIR` (with `--stream`, [`super::export_mpi_stream`]).
+pub fn export_mpi(a: &ExportMpiArgs) -> anyhow::Result<ExitCode> {
+    let (model, plan, out, args) = (&a.model, a.plan, &a.out, &a.sim.args()?);
+    if a.stream {
+        return super::export_mpi_stream(model, args, plan, out);
+    }
+    let library = liquid_mpi::RuntimeModel {
+        envelope: a.envelope,
+        eager_limit: a.eager_limit,
+    };
     if !(library.envelope.is_finite() && library.envelope >= 0.0) {
         return Err(InputError(format!(
             "--envelope {}: bytes per message, a number >= 0",
@@ -60,28 +92,31 @@ pub fn export_mpi(
         MpiPlan::Lg => Some(PlanKind::Lg),
         MpiPlan::LgLiquid => Some(PlanKind::LgLiquid),
     };
-    let written = liquid_study::simulate::export_mpi(
-        model,
-        args,
-        kind,
-        library,
-        out,
-        &crate::progress::solve,
-    )?;
-    emit(&written, Format::Yaml)?;
-    Ok(ExitCode::SUCCESS)
+    let solve = &crate::progress::solve;
+    let written = liquid_study::simulate::export_mpi(model, args, kind, library, out, solve)?;
+    emitted(&written, Format::Yaml)
+}
+
+// `liquid compare`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// The directory `liquid export mpi` wrote.
+    dir: PathBuf,
+    /// The runtime's report (default: DIR/report.json).
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    format: Format,
 }
 
 /// `liquid compare DIR [--report FILE]`.
-pub fn compare_mpi(dir: &Path, report: Option<&Path>, format: Format) -> anyhow::Result<ExitCode> {
+pub fn compare_mpi(a: &CompareArgs) -> anyhow::Result<ExitCode> {
+    let (dir, report) = (&a.dir, a.report.as_deref());
     let manifest = liquid_mpi::Manifest::read(&dir.join("manifest.json")).map_err(mpi_error)?;
     let path = report.map_or_else(|| dir.join("report.json"), Path::to_path_buf);
     let run = liquid_mpi::RunReport::read(&path).map_err(mpi_error)?;
     let c = liquid_mpi::compare(&manifest, &run, &path.display().to_string()).map_err(mpi_error)?;
-    emit(&c, format)?;
-    Ok(if c.errors == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(crate::EXIT_REJECTED)
-    })
+    emit(&c, a.format)?;
+    Ok(verdict(c.errors == 0))
 }

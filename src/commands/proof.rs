@@ -1,15 +1,15 @@
 //! `liquid prove` and `liquid check-proof` (the runs and reports are
 //! `liquid_proof::report`).
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use liquid_proof::report::{CheckReport, ProveError};
 
 use crate::commands::encode::colours_or_duration;
-use crate::output::{emit, Format};
-use crate::{InputError, EXIT_INTERNAL, EXIT_REJECTED};
+use crate::output::{emit, verdict, Format};
+use crate::{InputError, EXIT_INTERNAL};
 
 /// Who writes the proof of `liquid prove`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -20,34 +20,56 @@ pub enum Prover {
     Search,
 }
 
-/// How `liquid prove` runs.
-#[derive(Debug, Clone, Copy)]
-pub struct ProveOptions {
-    /// Who writes the proof.
-    pub prover: Prover,
-    /// Wall-clock limit.
-    pub time_limit: Option<std::time::Duration>,
+// `liquid prove`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct ProveArgs {
+    /// Model file.
+    model: PathBuf,
+    /// The number of timeframes k (default: the duration Λ, i.e. prove non-liquidity).
+    #[arg(long)]
+    colours: Option<usize>,
+    /// The proof directory (created if needed).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Who writes the proof: varisat, or the native colouring search (k from Λ to 32;
+    /// its refutation trace becomes LRAT hints by unit propagation on the same CNF).
+    #[arg(long, value_enum, default_value_t = Prover::Sat)]
+    prover: Prover,
+    /// Wall-clock limit in seconds: without a proof by then, the report says `unknown`
+    /// (exit 1).
+    #[arg(long, value_parser = super::parse_seconds)]
+    time_limit: Option<std::time::Duration>,
+    /// Output format of the report.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    format: Format,
+}
+
+// `liquid check-proof`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct CheckProofArgs {
+    /// Model file.
+    model: PathBuf,
+    /// The proof directory.
+    dir: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    format: Format,
 }
 
 /// `liquid prove MODEL [--colours k] --out DIR [--prover sat|search] [--time-limit S]`:
 /// exit 0 with a proof in DIR when k timeframes do not suffice, 1 when they do (no proof
 /// exists) or when the time limit came first (`result: unknown`).
-pub fn prove(
-    model: &Path,
-    colours: Option<usize>,
-    out: &Path,
-    options: ProveOptions,
-    format: Format,
-) -> anyhow::Result<ExitCode> {
+pub fn prove(a: &ProveArgs) -> anyhow::Result<ExitCode> {
+    let model = &a.model;
     let traffic = liquid_study::input::load_traffic(model)?;
-    let k = colours_or_duration(&traffic, colours)?;
-    let prover = match options.prover {
+    let k = colours_or_duration(&traffic, a.colours)?;
+    let prover = match a.prover {
         Prover::Sat => liquid_proof::report::Prover::Sat,
         Prover::Search => liquid_proof::report::Prover::Search,
     };
-    let deadline = options.time_limit.map(|t| Instant::now() + t);
+    let deadline = a.time_limit.map(|t| Instant::now() + t);
     let proved = crate::progress::with_progress(liquid_engine::Counts::Nothing, |_| {
-        liquid_proof::report::prove(&traffic, k, prover, deadline, out)
+        liquid_proof::report::prove(&traffic, k, prover, deadline, &a.out)
     });
     let report = match proved {
         Ok(r) => r,
@@ -61,24 +83,16 @@ pub fn prove(
             return Ok(ExitCode::from(EXIT_INTERNAL));
         }
     };
-    emit(&report, format)?;
-    Ok(if report.proved() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_REJECTED)
-    })
+    emit(&report, a.format)?;
+    Ok(verdict(report.proved()))
 }
 
 /// `liquid check-proof MODEL DIR`: re-encodes the model with the manifest's k, requires
 /// DIR/formula.cnf to be that encoding byte for byte, and checks DIR/proof.lrat with the
 /// independent checker of liquid-certify. Exit 0 when verified, 1 when rejected.
-pub fn check_proof(model: &Path, dir: &Path, format: Format) -> anyhow::Result<ExitCode> {
-    let traffic = liquid_study::input::load_traffic(model)?;
-    let report = CheckReport::new(&traffic, dir)?;
-    emit(&report, format)?;
-    Ok(if report.verified() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_REJECTED)
-    })
+pub fn check_proof(a: &CheckProofArgs) -> anyhow::Result<ExitCode> {
+    let traffic = liquid_study::input::load_traffic(&a.model)?;
+    let report = CheckReport::new(&traffic, &a.dir)?;
+    emit(&report, a.format)?;
+    Ok(verdict(report.verified()))
 }

@@ -1,13 +1,14 @@
 //! `liquid simulate` and `liquid export simgrid`: a schedule on the flow-level simulator,
 //! and the same platform and plan for SimGrid (`liquid_study::simulate`).
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use liquid_sim::Mode;
-use liquid_study::simulate::SimArgs;
+use liquid_study::simulate;
 
-use crate::output::{emit, Format};
+use crate::output::{emitted, Format};
+use crate::SimCliArgs;
 
 /// How a schedule is run (`--mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -31,39 +32,60 @@ impl SimMode {
     }
 }
 
-/// `liquid simulate MODEL`.
-pub fn simulate(
-    model: &Path,
-    args: &SimArgs,
-    plot: Option<&Path>,
+// `liquid simulate`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct SimulateArgs {
+    /// Model file, or a generated-model spec (see `analyze --help`).
+    model: PathBuf,
+    #[command(flatten)]
+    sim: SimCliArgs,
+    /// Draw a timeline (frames, link utilisation, throughput) into this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+    /// Run an MPI library's all-to-all between the model's nodes instead of a
+    /// schedule: mpi-ompi-1.1.2, mpi-ompi-4.1, mpi-mpich-3.3 (each picks its
+    /// algorithm by size), or basic-linear, pairwise, pair, bruck, scattered-K; --size
+    /// bytes per pair, every send eager.
+    #[arg(long, value_name = "NAME", conflicts_with = "plot")]
+    plan: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
     format: Format,
-) -> anyhow::Result<ExitCode> {
-    let report = liquid_study::simulate::simulate(model, args, plot, &crate::progress::solve)?;
-    emit(&report, format)?;
-    Ok(ExitCode::SUCCESS)
 }
 
-/// `liquid simulate MODEL --plan NAME`.
-pub fn simulate_mpi(
-    model: &Path,
-    args: &SimArgs,
-    plan: &str,
-    format: Format,
-) -> anyhow::Result<ExitCode> {
-    let report = liquid_study::simulate::simulate_mpi(model, args, plan)?;
-    emit(&report, format)?;
-    Ok(ExitCode::SUCCESS)
+/// `liquid simulate MODEL` (with `--plan`, an MPI library's all-to-all).
+pub fn simulate(a: &SimulateArgs) -> anyhow::Result<ExitCode> {
+    let (model, args) = (&a.model, &a.sim.args()?);
+    match &a.plan {
+        Some(plan) => emitted(&simulate::simulate_mpi(model, args, plan)?, a.format),
+        None => {
+            let plot = a.plot.as_deref();
+            let solve = &crate::progress::solve;
+            emitted(&simulate::simulate(model, args, plot, solve)?, a.format)
+        }
+    }
+}
+
+// `liquid export simgrid`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct ExportSimgridArgs {
+    /// Model file, or a generated-model spec (see `analyze --help`).
+    model: PathBuf,
+    #[command(flatten)]
+    sim: SimCliArgs,
+    /// Write the platform for SimGrid's ns-3 model instead: every link a one-hop route
+    /// between its two ends (hosts, and the switches as routers); ns-3 routes over
+    /// them itself (`--cfg=network/model:ns-3`).
+    #[arg(long)]
+    one_hop: bool,
+    /// Output directory (created if needed).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
 }
 
 /// `liquid export simgrid MODEL --out DIR`.
-pub fn export_simgrid(
-    model: &Path,
-    args: &SimArgs,
-    one_hop: bool,
-    out: &Path,
-) -> anyhow::Result<ExitCode> {
-    let written =
-        liquid_study::simulate::export_simgrid(model, args, one_hop, out, &crate::progress::solve)?;
-    emit(&written, Format::Yaml)?;
-    Ok(ExitCode::SUCCESS)
+pub fn export_simgrid(a: &ExportSimgridArgs) -> anyhow::Result<ExitCode> {
+    let (args, solve) = (&a.sim.args()?, &crate::progress::solve);
+    let written = simulate::export_simgrid(&a.model, args, a.one_hop, &a.out, solve)?;
+    emitted(&written, Format::Yaml)
 }

@@ -1,3 +1,4 @@
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -5,7 +6,8 @@ use anyhow::Context;
 use liquid_engine::report::SolveReport;
 use liquid_engine::{Engine, Request, SolveError};
 
-use crate::output::emit;
+use crate::output::{emit, Format};
+use crate::LimitArgs;
 use crate::{InputError, EXIT_INTERNAL, EXIT_REJECTED};
 
 /// The `--engine` values: every engine of the registry (hidden ones accepted, not listed).
@@ -41,8 +43,58 @@ pub fn gate_error(e: SolveError) -> anyhow::Error {
     }
 }
 
+// `liquid solve`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct SolveArgs {
+    /// Model file, or a generated-model spec (see `analyze --help`).
+    model: PathBuf,
+    /// The engine to run.
+    #[arg(long, value_parser = engine_parser(), default_value = "native")]
+    engine: String,
+    #[command(flatten)]
+    limits: LimitArgs,
+    /// Seed for randomised engines (random) and for the tabu search of sat and portfolio.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// ILP engine only: decide liquidity (K = Λ timeframes, no objective) instead of
+    /// minimising the length. Answers `liquid` or `unknown` (HiGHS's "infeasible" is
+    /// reported in the stats, not as a proof).
+    #[arg(long)]
+    decide: bool,
+    /// Also write the schedule to this file (schedule-file format; with --stream, the
+    /// compact format, or YAML when FILE ends in .yaml or .yml).
+    #[arg(long)]
+    schedule_out: Option<PathBuf>,
+    /// Make the liquid schedule of a structured traffic too large to hold from its
+    /// closed form, one frame at a time in memory O(hosts + links), writing each frame
+    /// to --schedule-out and validating it as it goes: fat-tree all-to-alls such as
+    /// `fat-tree:32,3` (8,192 hosts) and `fat-tree:64,3` (65,536). Default
+    /// --time-limit: 3600 s. See crates/stream/README.md.
+    #[arg(long, conflicts_with_all = ["prove", "require_proof", "decide", "engine"])]
+    stream: bool,
+    /// With --stream: make only the first K frames (a prefix, for measurements).
+    #[arg(long, value_name = "K", requires = "stream")]
+    prefix: Option<usize>,
+    /// Write the proof of a lower bound above Λ (non-liquid or optimal answers) into
+    /// this directory: formula.cnf, proof.lrat, manifest.yaml. Any engine: the SAT
+    /// engine and the portfolio refute the bound themselves, the others' bounds are
+    /// refuted with SAT at one timeframe fewer; the directory is read back and checked
+    /// before the report calls it a proof.
+    #[arg(long, value_name = "DIR")]
+    prove: Option<PathBuf>,
+    /// Accept checked evidence only: the bound of an optimal or non-liquid answer must
+    /// be a bottleneck, a clique or a checked proof (one is produced as with --prove,
+    /// in memory). Otherwise the report says how strong the evidence is, and the exit
+    /// code is 1.
+    #[arg(long)]
+    require_proof: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    format: Format,
+}
+
 /// `liquid solve MODEL --engine E` (with `--stream`, [`super::solve_stream`]).
-pub fn solve(a: &crate::SolveCliArgs) -> anyhow::Result<ExitCode> {
+pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
     if a.stream {
         let out = a.schedule_out.as_deref();
         return super::solve_stream(&a.model, out, a.prefix, a.limits.time_limit, a.format);

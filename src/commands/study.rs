@@ -1,27 +1,128 @@
 //! `liquid study two-clusters`: paper 001's total exchange between two clusters on the
 //! simulator (`liquid_study::two_clusters`).
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use liquid_study::two_clusters::{self, StudyArgs};
 
 use crate::output::{emit, Format};
 
-/// `liquid study two-clusters`: the summary on stdout; exit 3 when the plans' backbone
-/// message counts are not 001's.
-pub fn two_clusters(
-    args: &StudyArgs,
+// `liquid study two-clusters`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct TwoClustersArgs {
+    /// Output directory.
+    #[arg(long, default_value = "two-clusters-study")]
+    out: PathBuf,
+    /// Message sizes 2^K for K from the first to the last exponent, like 0..24.
+    #[arg(long, default_value = "0..24", value_parser = liquid_study::two_clusters::parse_exponents)]
+    size_exponents: (u32, u32),
+    /// Cases of the size sweep, N1+N2 separated by commas.
+    #[arg(long, default_value = "30+30,20+40", value_parser = liquid_study::two_clusters::parse_cases)]
+    size_cases: std::vec::Vec<(usize, usize)>,
+    /// Node sweep with n1 = n2: the values of n1.
+    #[arg(long, value_delimiter = ',', default_value = "5,10,15,20,25,30,35,40")]
+    equal: Vec<usize>,
+    /// Node sweep with n2 = 2·n1: the values of n1.
+    #[arg(long, value_delimiter = ',', default_value = "5,10,15,20,25")]
+    double: Vec<usize>,
+    /// Skip the node sweeps (sizes only).
+    #[arg(long)]
+    no_node_sweep: bool,
+    /// Message sizes of the node sweeps, bytes.
+    #[arg(long, value_delimiter = ',', default_value = "65536,524288")]
+    node_sizes: Vec<f64>,
+    #[command(flatten)]
+    links: super::TwoClusterLinks,
+    /// Software overhead per message, s.
+    #[arg(long, default_value_t = 0.0)]
+    overhead: f64,
+    /// Bytes in flight per connection (TCP window): a message's rate is at most
+    /// window / (2 · route latency); 0: no bound. Default: Open MPI's TCP socket buffers
+    /// (btl_tcp_sndbuf/rcvbuf, 128 KiB).
+    #[arg(long, default_value_t = 131072.0)]
+    window: f64,
+    /// Messages of this many bytes or more pay a rendezvous round trip first, and an MPI
+    /// all-to-all's send of one completes only at delivery; 0: every message is eager.
+    /// Default: Open MPI's TCP eager limit (btl_tcp_eager_limit, 64 KiB).
+    #[arg(long, default_value_t = 65536.0)]
+    eager_limit: f64,
+    /// Software overhead per message paid in turn by each sender (LogGP o), s.
+    #[arg(long, default_value_t = 0.0)]
+    serial_overhead: f64,
+    /// Every flow gets the same share of a link (default: TCP's RTT unfairness as
+    /// SimGrid's CM02 models it, shares in inverse proportion to the route latency).
+    #[arg(long)]
+    equal_sharing: bool,
+    /// Backbone lanes of the scheduling model (default: backbone / node bandwidth).
+    #[arg(long)]
+    lanes: Option<usize>,
+    /// Each cluster's topology, a spec like fat-tree:4,2 (default: a crossbar). Both
+    /// clusters then have its host count H: the size sweep runs H+H, the node sweep
+    /// the one point n1 = n2 = H (no n2 = 2·n1 sweep); the liquid schedules are still
+    /// computed on the crossbar model, the simulation routes through the topology.
+    #[arg(long, conflicts_with_all = ["size_cases", "equal", "double"])]
+    cluster: Option<String>,
+    /// The engine that computes the liquid schedules (DSatur's schedule is used when
+    /// it finds none).
+    #[arg(long, value_parser = super::engine_parser(), default_value = "native")]
+    engine: String,
+    /// Time limit of the engine per traffic, in seconds.
+    #[arg(long, value_parser = super::parse_seconds, default_value = "10")]
+    time_limit: std::time::Duration,
+    /// Also write the report as Markdown into this file.
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
+    /// Run only shard i of n (1 <= i <= n) of the runs (every case at every message size
+    /// is one item: items i, i+n, ...), writing DIR/two-clusters-shard-i-of-n.json into
+    /// --out; join the shards with `liquid merge` (it writes the Markdown report into its
+    /// --out).
+    #[arg(long, value_name = "I/N")]
     shard: Option<liquid_study::Shard>,
+    /// Summary format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
     format: Format,
-) -> anyhow::Result<ExitCode> {
-    let summary = match two_clusters::run(args, shard)? {
+}
+
+/// `liquid study two-clusters`: the summary on stdout (or, one shard, what was written on
+/// stderr); exit 3 when the plans' backbone message counts are not 001's.
+pub fn two_clusters(a: TwoClustersArgs) -> anyhow::Result<ExitCode> {
+    let links = a.links;
+    let mut args = StudyArgs {
+        out: a.out,
+        size_exponents: a.size_exponents,
+        size_cases: a.size_cases,
+        equal: if a.no_node_sweep { vec![] } else { a.equal },
+        double: if a.no_node_sweep { vec![] } else { a.double },
+        node_sizes: a.node_sizes,
+        setting: liquid_sim::study::Setting {
+            backbone_mb_s: links.backbone_bandwidth,
+            backbone_latency_s: links.backbone_latency,
+            node_mb_s: links.node_bandwidth,
+            node_latency_s: links.node_latency,
+            overhead_s: a.overhead,
+            lanes: a.lanes,
+            cluster: a.cluster,
+            transport: liquid_sim::Transport {
+                window_bytes: a.window,
+                eager_limit_bytes: (a.eager_limit != 0.0).then_some(a.eager_limit),
+                serial_overhead_s: a.serial_overhead,
+                rtt_unfair: !a.equal_sharing,
+            },
+        },
+        engine: super::engine(&a.engine)?,
+        time_limit: a.time_limit,
+        markdown: a.markdown,
+    };
+    args.fit_to_cluster()?;
+    let summary = match two_clusters::run(&args, a.shard)? {
         liquid_study::Swept::Full(summary) => summary,
         liquid_study::Swept::Shard(written) => {
             eprintln!("{written}");
             return Ok(ExitCode::SUCCESS);
         }
     };
-    emitted(&summary, format)
+    emitted(&summary, a.format)
 }
 
 /// The summary of a whole two-cluster study (run or merged) on stdout; exit 3 when the

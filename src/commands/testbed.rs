@@ -1,32 +1,66 @@
 //! `liquid testbed t1` and `liquid merge`: the Swiss-T1 sweep and the shards' merge
 //! (`liquid_study::testbed`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use liquid_study::testbed::{self, Shard, SimParams, Sweep};
 use liquid_study::StudyError;
 
-use crate::output::{emit, Format};
+use crate::output::{emit, emitted, Format};
 use crate::EXIT_INTERNAL;
+
+// `liquid testbed t1`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct T1Args {
+    /// Output directory.
+    #[arg(long, default_value = "t1-testbed")]
+    out: PathBuf,
+    /// Run only shard i of n (1 <= i <= n; classes i, i+n, ...), writing
+    /// DIR/t1-testbed-shard-i-of-n.json; join the shards with `liquid merge`.
+    #[arg(long)]
+    shard: Option<Shard>,
+    /// Wall-clock limit of the native search per class, in seconds.
+    #[arg(long, value_parser = super::parse_seconds, default_value = "10")]
+    time_limit: Duration,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Also simulate each class (liquid schedule and round-robin frame by frame, and
+    /// all-at-once) with messages of this many bytes: writes DIR/t1-simulated.csv.
+    #[arg(long, value_name = "BYTES")]
+    sim_size: Option<f64>,
+    /// Link latency in seconds for --sim-size.
+    #[arg(long, default_value_t = 0.0, requires = "sim_size")]
+    sim_latency: f64,
+    /// Per-message software overhead in seconds for --sim-size.
+    #[arg(long, default_value_t = 0.0, requires = "sim_size")]
+    sim_overhead: f64,
+    /// Summary format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    format: Format,
+}
 
 /// `liquid testbed t1`: the summary on stdout, or (one shard) what was written on stderr;
 /// exit 3 when a class fails.
-pub fn testbed_t1(
-    out: &Path,
-    shard: Option<Shard>,
-    time_limit: Duration,
-    sim: Option<SimParams>,
-    format: Format,
-) -> anyhow::Result<ExitCode> {
+pub fn testbed_t1(a: &T1Args) -> anyhow::Result<ExitCode> {
+    if let Some(j) = a.jobs {
+        testbed::set_workers(j)?;
+    }
+    let sim = a.sim_size.map(|size| SimParams {
+        size,
+        latency: a.sim_latency,
+        overhead: a.sim_overhead,
+    });
+    let shard = a.shard;
     let classes = liquid_topology::t1::classes().len();
     let todo = shard.map_or(classes, |s| s.items(classes).count());
     let pb = crate::progress::bar(
         todo as u64,
         "{elapsed_precise} [{bar:40}] {pos}/{len} classes {msg}",
     );
-    let sweep = testbed::t1(out, shard, time_limit, sim, &|| pb.inc(1));
+    let sweep = testbed::t1(&a.out, shard, a.time_limit, sim, &|| pb.inc(1));
     pb.finish_and_clear();
     match sweep {
         Err(StudyError::Internal(e)) => {
@@ -34,10 +68,7 @@ pub fn testbed_t1(
             Ok(ExitCode::from(EXIT_INTERNAL))
         }
         Err(e) => Err(e.into()),
-        Ok(Sweep::Full(summary)) => {
-            emit(&summary, format)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Ok(Sweep::Full(summary)) => emitted(&summary, a.format),
         Ok(Sweep::Shard {
             file,
             rows,
@@ -52,9 +83,24 @@ pub fn testbed_t1(
     }
 }
 
+// `liquid merge`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// Shard files, or folders holding them (their *-shard-*-of-*.json files).
+    #[arg(required = true)]
+    shards: Vec<PathBuf>,
+    /// Output directory, as the sweep's own --out.
+    #[arg(long)]
+    out: PathBuf,
+    /// Summary format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    format: Format,
+}
+
 /// `liquid merge SHARDS... --out DIR`: any sweep's shards, joined.
-pub fn merge(paths: &[PathBuf], out: &Path, format: Format) -> anyhow::Result<ExitCode> {
-    match liquid_study::merge::merge(paths, out)? {
+pub fn merge(a: &MergeArgs) -> anyhow::Result<ExitCode> {
+    let format = a.format;
+    match liquid_study::merge::merge(&a.shards, &a.out)? {
         liquid_study::merge::Merged::Testbed(summary) => emit(&summary, format)?,
         liquid_study::merge::Merged::Latency(table) => crate::output::print(&table)?,
         liquid_study::merge::Merged::Crosscheck(report, format) => {

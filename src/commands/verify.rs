@@ -1,36 +1,54 @@
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use liquid_engine::report::Verification;
 
-use crate::output::{emit, Format};
-use crate::EXIT_REJECTED;
+use crate::output::{emit, verdict, Format};
+
+// `liquid verify`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct VerifyArgs {
+    /// Model file, or a generated-model spec (see `analyze --help`).
+    model: PathBuf,
+    /// Schedule file (`timeframes:` as lists of transfer ids).
+    schedule: PathBuf,
+    /// When the schedule is valid but not liquid, settle with SAT whether a shorter one
+    /// exists, and write the evidence (an LRAT proof, or the shorter schedule) to DIR.
+    #[arg(long, value_name = "DIR")]
+    prove: Option<PathBuf>,
+    /// Wall-clock limit for --prove, or for --stream (default 3600 s), in seconds.
+    #[arg(long, value_parser = super::parse_seconds)]
+    time_limit: Option<Duration>,
+    /// Read SCHEDULE one frame at a time (the compact format `solve --stream` writes)
+    /// and check it in memory O(hosts + links), for schedules too big to load: ranges
+    /// and shared links per frame, each transfer exactly once by per-host counts and
+    /// random fingerprints (a wrong schedule passes with probability below 2^-90 at
+    /// 65,536 hosts), Λ frames. MODEL: a fat-tree spec such as `fat-tree:32,3`.
+    #[arg(long, conflicts_with = "prove")]
+    stream: bool,
+    /// With --stream: check only the first K frames, as a prefix of a schedule (for
+    /// measurements; "exactly once" and Λ need the whole schedule and are not checked).
+    #[arg(long, value_name = "K", requires = "stream")]
+    prefix: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    format: Format,
+}
 
 /// `liquid verify MODEL SCHEDULE [--prove DIR]`: exit 0 when the schedule is valid, 1 when
-/// it is not. With `--prove`, a valid schedule that is not liquid is settled with SAT.
-pub fn verify(
-    model: &Path,
-    schedule_path: &Path,
-    prove: Option<&Path>,
-    time_limit: Option<Duration>,
-    format: Format,
-) -> anyhow::Result<ExitCode> {
-    let deadline = time_limit.map(|t| Instant::now() + t);
-    let traffic = liquid_study::input::load_traffic(model)?;
-    let schedule = liquid_model::yaml::load_schedule(schedule_path, &traffic)?;
-    let report = Verification::new(
-        &traffic,
-        &schedule,
-        &schedule_path.display().to_string(),
-        prove,
-        deadline,
-    )
-    .map_err(crate::commands::solve::gate_error)?;
-    emit(&report, format)?;
-    Ok(if report.valid() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_REJECTED)
-    })
+/// it is not. With `--prove`, a valid schedule that is not liquid is settled with SAT
+/// (with `--stream`, [`super::verify_stream`]).
+pub fn verify(a: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    if a.stream {
+        return super::verify_stream(&a.model, &a.schedule, a.prefix, a.time_limit, a.format);
+    }
+    let deadline = a.time_limit.map(|t| Instant::now() + t);
+    let traffic = liquid_study::input::load_traffic(&a.model)?;
+    let schedule = liquid_model::yaml::load_schedule(&a.schedule, &traffic)?;
+    let name = a.schedule.display().to_string();
+    let report = Verification::new(&traffic, &schedule, &name, a.prove.as_deref(), deadline)
+        .map_err(crate::commands::solve::gate_error)?;
+    emit(&report, a.format)?;
+    Ok(verdict(report.valid()))
 }
