@@ -759,19 +759,16 @@ fn run_studies(command: Command) -> anyhow::Result<ExitCode> {
                     out,
                     stream,
                 },
-        } => match stream {
-            true => commands::export_mpi_stream(&model, &sim.args()?, plan, &out),
-            false => commands::export_mpi(
-                &model,
-                &sim.args()?,
-                plan,
-                liquid_mpi::RuntimeModel {
-                    envelope,
-                    eager_limit,
-                },
-                &out,
-            ),
-        },
+        } => {
+            let library = liquid_mpi::RuntimeModel {
+                envelope,
+                eager_limit,
+            };
+            match stream {
+                true => commands::export_mpi_stream(&model, &sim.args()?, plan, library, &out),
+                false => commands::export_mpi(&model, &sim.args()?, plan, library, &out),
+            }
+        }
         Command::Compare {
             dir,
             report,

@@ -61,6 +61,8 @@ fn streamed_export(tree: &Tree, bytes: u64, overhead: f64, spool: usize, out: &P
             link_throughput: Some(BANDWIDTH_MB_S),
             link_latency: Some(LATENCY_S),
             overhead,
+            envelope: 0.0,
+            eager_limit: 65536,
         },
     )
     .expect("options");
@@ -81,11 +83,17 @@ fn streamed_export(tree: &Tree, bytes: u64, overhead: f64, spool: usize, out: &P
 
 /// Rank files, ranks.txt and hostfile equal the in-memory export byte for byte; the
 /// manifest equals it but for `source` and the prediction, which agrees to rounding
-/// (closed form against the simulator). A spool of one byte (a flush after every frame)
+/// (closed form, barriers included, against the simulator's run of the runtime's plan). A spool of one byte (a flush after every frame)
 /// and a large one give the same files.
 #[test]
 fn streamed_export_is_the_in_memory_export() {
-    for (m, n, bytes, overhead) in [(4, 3, 4096, 0.0), (8, 3, 1000, 2e-6)] {
+    // Eager sends (below 65536 bytes) and sends that complete on delivery.
+    for (m, n, bytes, overhead) in [
+        (4, 3, 4096, 0.0),
+        (8, 3, 1000, 2e-6),
+        (4, 3, 100_000, 1e-6),
+        (8, 3, 70_000, 0.0),
+    ] {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let (a, b, c) = (
             dir.path().join("memory"),
@@ -127,15 +135,34 @@ fn streamed_export_is_the_in_memory_export() {
         );
         ma.source.clone_from(&mb.source);
         let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(y.abs());
-        // The in-memory prediction models the runtime's barriers; its plan alone is what
-        // the streamed closed form gives.
-        let plan_s = ma.prediction.plan_s.expect("the plan's makespan");
+        // The prediction: the runtime's time with its barriers (total_s), the plan alone
+        // (plan_s) and every step's figures agree to rounding (closed form against the
+        // simulator).
+        let (pa, pb) = (&ma.prediction, &mb.prediction);
         assert!(
-            close(plan_s, mb.prediction.total_s),
-            "{m},{n}: {plan_s} and {}",
-            mb.prediction.total_s
+            close(pa.total_s, pb.total_s),
+            "{m},{n},{bytes}: total_s {} in memory, {} streamed",
+            pa.total_s,
+            pb.total_s
         );
-        assert_eq!(ma.prediction.steps.len(), mb.prediction.steps.len());
+        assert!(
+            pb.total_s > pb.plan_s.expect("plan_s"),
+            "{m},{n}: barriers cost"
+        );
+        let plan_s = pa.plan_s.expect("the plan's makespan");
+        assert!(close(plan_s, pb.plan_s.expect("plan_s")), "{m},{n}");
+        assert_eq!(pa.library, pb.library);
+        assert_eq!(pa.steps.len(), pb.steps.len());
+        for (x, y) in pa.steps.iter().zip(&pb.steps) {
+            for (u, v) in [
+                (x.start_s, y.start_s),
+                (x.end_s, y.end_s),
+                (x.time_s, y.time_s),
+            ] {
+                let (u, v) = (u.expect("a time"), v.expect("a time"));
+                assert!(close(u, v), "{m},{n}: step {}: {u} and {v}", x.step);
+            }
+        }
         ma.prediction.clone_from(&mb.prediction);
         assert_eq!(ma, mb, "{m},{n}");
     }
@@ -156,6 +183,8 @@ fn streamed_export_refuses_what_it_cannot_write() {
         link_throughput: Some(100.0),
         link_latency: None,
         overhead: 0.0,
+        envelope: 0.0,
+        eager_limit: 65536,
     };
     let refused = |a: Asked<'_>, word: &str| {
         let e = liquid_stream::mpi::options_from(&tree, &a)
@@ -193,6 +222,13 @@ fn streamed_export_refuses_what_it_cannot_write() {
     );
     refused(Asked { size: 1.5, ..ok }, "--size");
     refused(Asked { size: 3e9, ..ok }, "--size");
+    refused(
+        Asked {
+            envelope: 16.0,
+            ..ok
+        },
+        "--envelope",
+    );
     refused(
         Asked {
             link_throughput: None,
