@@ -2,8 +2,9 @@
 //! `liquid_topology::multi_cluster`) without their network form: the wiring (vertices and
 //! channels, O(nodes) of them) and routes computed one at a time, exactly as the
 //! topology crate routes them; every link's load counted by route classes
-//! ([`Wiring::all_to_all_loads`]: not per transfer); and, when the system is
-//! *homogeneous with a full ICN2*, its liquid schedule in closed form.
+//! ([`Wiring::all_to_all_loads`]: not per transfer); and its liquid schedule: in closed
+//! form when the system is *homogeneous with a full ICN2*, by rounds of cluster pairs
+//! otherwise.
 //!
 //! **The streamed schedule** (homogeneous: every cluster an m-port n-tree of `s` nodes;
 //! full ICN2: `C = 2·(m/2)^n_c` clusters, every ICN2 node port used). Between clusters,
@@ -23,11 +24,28 @@
 //! orbit frames. The validator checks every frame; the construction claims nothing it
 //! does not check.
 //!
-//! **Not streamed:** heterogeneous systems and systems whose ICN2 has unused ports (the
-//! cluster-level demand `N_i·N_v` is then not a repetition of one set of permutations;
-//! the in-memory `structured` engine decomposes it into rounds by a search over classes
-//! whose members it lists, which is O(transfers)). They are analysed (loads, Λ,
-//! bottlenecks) at any size.
+//! **Every other system** (heterogeneous, or an ICN2 with unused ports): rounds of
+//! partial permutations of clusters, the `classes` stage of the in-memory `structured`
+//! engine (`liquid_search::classes`) run on the cluster level. The classes are the pairs
+//! of clusters (i, v), with `N_i·N_v` members each and for core the non-dominated links of
+//! the ICN2 part of their route (concentrator of i to dispatcher of v, which depends on
+//! the two clusters only: one route per pair, `C(C − 1)` in all); domination is decided
+//! among those links with pairs for users, exactly as the stage decides it with
+//! transfers (every member of a pair uses its ICN2 part, and no transfer within a cluster
+//! does), and the ECN1 links are dominated by the concentrator's and the dispatcher's
+//! channels. [`liquid_search::classes::rounds_of`] makes the rounds (a set of pairs with
+//! disjoint cores, repeated x times) from the cores and sizes alone; where a round cannot
+//! cover the tight links it runs the native search on the stage's reduced copy (each
+//! class as `size / g` copies of its core, at most 4,096 transfers: small), as in memory.
+//! A round's frames then take, from each of its pairs, the pair's next member by counter:
+//! member `x` of (i, v) is node `x div N_v` of i to node `x mod N_v` of v. The first
+//! `N_i − 1` frames also carry cluster i's own orbit frames. The schedule has
+//! `max(rounds' frames, N_i − 1)` frames; when that is not Λ, or the system has more than
+//! `liquid_search::classes::MAX_CLASSES` cluster pairs, or the stage fails, `solve`
+//! refuses it, saying why. Memory: the wiring and loads (O(nodes + links)), one core per
+//! pair and the rounds' pair lists (O(C² + rounds·C): 279 rounds of at most 64 pairs for
+//! the 8,192-node `8,32x2+24x3+8x4`), one tree per cluster height: never O(transfers).
+//! The validator checks every frame; the construction claims nothing it does not check.
 
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;

@@ -18,14 +18,20 @@
 //! Memory: the spool, plus O(hosts + frames) (one step figure per frame for the manifest).
 //!
 //! **The prediction** in `manifest.json` is not a run of `liquid_sim` (that would hold
-//! every message): it is the sim's fluid model in closed form for a frame whose
-//! transfers share no link (the validator checks that of every frame as it is made):
-//! each message alone on its route runs at the route's bandwidth after the overhead and
-//! the route's latency, so a frame lasts `overhead + max over its messages (latency of
-//! the route + bytes / bandwidth)`, and frame `f + 1` starts when frame `f` ends. The
-//! total agrees to rounding with the in-memory export's `plan_s` (`liquid_sim` on the
-//! plan alone; tested on `fat-tree:4,3` and `fat-tree:8,3`); the runtime's barriers and
-//! the library's costs, which the in-memory `total_s` models, are not modelled here.
+//! every message): it is, in closed form, what `liquid_mpi::model::predict` computes by
+//! simulating the runtime's plan, for frames whose transfers share no link (the
+//! validator checks that of every frame as it is made) and empty barrier messages
+//! (`--envelope 0`, the default; another envelope is refused): each message alone on its
+//! route takes the overhead, the route's latency and its bytes at the route's bandwidth,
+//! once both its sender and its receiver have posted it; a send below `--eager-limit`
+//! bytes completes when posted, a larger one on delivery; each rank enters the barrier
+//! after its `wait all`; the barrier is SMPI's basic linear one (see `Clock`); each
+//! rank's time runs from its own exit of the first barrier, and `total_s` is the largest.
+//! The steps' figures are the runtime's too. `plan_s` is the frames' makespan alone
+//! (frame `f + 1` starts when frame `f` ends). Both, and every step, equal the in-memory
+//! export's to 1e-9 (tested on `fat-tree:4,3` and `fat-tree:8,3`, eager and not, and on
+//! multi-cluster schedules whose frames leave ranks idle). Cost: O(pairs) per frame,
+//! O(hosts) memory.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write as _};

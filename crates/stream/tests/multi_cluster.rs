@@ -192,6 +192,101 @@ fn other_systems_stream_rounds_of_cluster_pairs() {
     }
 }
 
+/// The streamed MPI export of schedules whose frames leave ranks idle (rounds of cluster
+/// pairs): the rank files equal the in-memory export of the same schedule, and the
+/// prediction (the runtime's barriers included) equals the in-memory one to 1e-9, with
+/// eager sends and with sends that complete on delivery.
+#[test]
+fn streamed_export_of_rounds_predicts_as_in_memory() {
+    for (spec, bytes, overhead) in [
+        ("4,2+1+3,2", 512.0, 0.0),
+        ("4,3x2", 100_000.0, 1e-6),
+        ("4,2x1+3x2", 4096.0, 2e-6),
+        ("4,2+1+3,2", 0.0, 0.0),
+        ("6,3x2+1,2", 8.0, 0.0),
+    ] {
+        let traffic = in_memory(spec);
+        let c = Clusters::new(spec).expect("streams");
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let yaml = dir.path().join("s.yaml");
+        let (streamed, memory) = (dir.path().join("stream"), dir.path().join("memory"));
+        let mpi = liquid_stream::mpi::options_from(
+            &c,
+            &Asked {
+                dir: &streamed,
+                plan_is_schedule: true,
+                frames_mode: true,
+                schedule_or_engine: false,
+                sizes_file: false,
+                size: bytes,
+                link_throughput: Some(100.0),
+                link_latency: Some(1e-6),
+                overhead,
+                envelope: 0.0,
+                eager_limit: 65536,
+            },
+        )
+        .expect("options");
+        let options = SolveOptions {
+            out: Some(&yaml),
+            prefix: None,
+            time_limit: None,
+            mpi: Some(&mpi),
+        };
+        let report = liquid_stream::solve(&c, &options, &AtomicU64::new(0))
+            .expect("runs")
+            .expect("valid");
+        assert_eq!(report.verdict, "liquid", "{spec}");
+        let schedule = liquid_model::yaml::load_schedule(&yaml, &traffic).expect("loads");
+        let mapped =
+            liquid_sim::MappedTraffic::new(&traffic, |_| Some((100e6, 1e-6))).expect("maps");
+        let sizes = vec![bytes; traffic.len()];
+        liquid_mpi::export(
+            &liquid_mpi::ExportInput {
+                traffic: &traffic,
+                mapped: &mapped,
+                sizes: &sizes,
+                schedule: Some((&schedule, mpi.source.clone())),
+                kind: liquid_mpi::PlanKind::Schedule(ScheduleMode::Frames),
+                overhead,
+                library: liquid_mpi::RuntimeModel::default(),
+                phase_schedule: None,
+            },
+            &memory,
+        )
+        .expect("exports");
+        for r in 0..c.hosts() {
+            let name = format!("rank-{r}.txt");
+            let a = std::fs::read(memory.join(&name)).expect("written");
+            let b = std::fs::read(streamed.join(&name)).expect("written");
+            assert!(a == b, "{spec}: {name} differs");
+        }
+        let read = |d: &std::path::Path| {
+            liquid_mpi::Manifest::read(&d.join("manifest.json")).expect("a manifest")
+        };
+        let (ma, mb) = (read(&memory), read(&streamed));
+        let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(y.abs());
+        let (pa, pb) = (&ma.prediction, &mb.prediction);
+        assert!(
+            close(pa.total_s, pb.total_s),
+            "{spec}: total_s {} in memory, {} streamed",
+            pa.total_s,
+            pb.total_s
+        );
+        assert!(close(
+            pa.plan_s.expect("plan_s"),
+            pb.plan_s.expect("plan_s")
+        ));
+        assert_eq!(pa.steps.len(), pb.steps.len(), "{spec}");
+        for (x, y) in pa.steps.iter().zip(&pb.steps) {
+            for (u, v) in [(x.start_s, y.start_s), (x.end_s, y.end_s)] {
+                let (u, v) = (u.expect("a time"), v.expect("a time"));
+                assert!(close(u, v), "{spec}: step {}: {u} and {v}", x.step);
+            }
+        }
+    }
+}
+
 /// Paper 002's 1,120-node organisation (Table 1), streamed: liquid, Λ frames, and its
 /// compact file verified.
 #[test]
