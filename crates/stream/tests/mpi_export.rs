@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicU64;
 
 use liquid_mpi::program::ScheduleMode;
 use liquid_stream::mpi::{Asked, MpiOptions};
-use liquid_stream::{SolveOptions, Tree};
+use liquid_stream::{SolveOptions, Structured, Tree};
 use liquid_topology::fat_tree::FatTree;
 
 const BANDWIDTH_MB_S: f64 = 1000.0;
@@ -252,4 +252,159 @@ fn streamed_export_refuses_what_it_cannot_write() {
     );
     let o: MpiOptions = liquid_stream::mpi::options_from(&tree, &ok).expect("accepted");
     assert_eq!((o.bytes, o.bandwidth, o.latency), (8, 1e8, 0.0));
+}
+
+/// A fat-tree all-to-all whose orbit frames are split in two: first the transfers
+/// between the hosts that share rank 0's leaf switch (rank 0 aside), then the rest. In
+/// the first part of each frame rank 0 and every host far from it are idle, so the
+/// barrier's release is set by an idle far host's round trip to rank 0: the term of the
+/// closed form that the liquid schedules never make decisive.
+struct Split {
+    tree: Tree,
+    frames: Vec<Vec<(u32, u32)>>,
+}
+
+impl Split {
+    fn new(tree: Tree) -> Split {
+        let mut route = Vec::new();
+        let mut near = vec![false; tree.hosts()];
+        for (h, n) in near.iter_mut().enumerate().skip(1) {
+            tree.route(h, 0, &mut route);
+            *n = route.len() == 2;
+        }
+        let mut frames = Vec::new();
+        let mut pairs = Vec::new();
+        for f in 0..Structured::frames(&tree) {
+            tree.frame(f, &mut pairs);
+            let (a, b): (Vec<(u32, u32)>, Vec<(u32, u32)>) = pairs
+                .iter()
+                .partition(|&&(s, d)| near[s as usize] && near[d as usize]);
+            frames.extend([a, b].into_iter().filter(|p| !p.is_empty()));
+        }
+        Split { tree, frames }
+    }
+}
+
+impl Structured for Split {
+    fn name(&self) -> String {
+        self.tree.name()
+    }
+    fn spec(&self) -> String {
+        self.tree.spec()
+    }
+    fn hosts(&self) -> usize {
+        self.tree.hosts()
+    }
+    fn links(&self) -> usize {
+        Structured::links(&self.tree)
+    }
+    fn host_name(&self, h: usize) -> String {
+        self.tree.host_name(h)
+    }
+    fn link_name(&self, l: usize) -> String {
+        self.tree.link_name(l)
+    }
+    fn route(&self, s: usize, d: usize, out: &mut Vec<u32>) {
+        self.tree.route(s, d, out);
+    }
+    fn load(&self, l: usize) -> u64 {
+        Structured::load(&self.tree, l)
+    }
+    fn duration(&self) -> u64 {
+        Structured::duration(&self.tree)
+    }
+    fn frames(&self) -> usize {
+        self.frames.len()
+    }
+    fn frame(&self, f: usize, pairs: &mut Vec<(u32, u32)>) {
+        pairs.clone_from(&self.frames[f]);
+    }
+    fn method(&self) -> String {
+        "orbit frames, split".into()
+    }
+    fn streamable(&self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// The streamed prediction of frames that leave rank 0 and the far hosts idle equals the
+/// in-memory one (the runtime's plan simulated) to 1e-9.
+#[test]
+fn streamed_prediction_with_idle_far_ranks_is_the_in_memory_one() {
+    use liquid_stream::FrameSink as _;
+    let split = Split::new(Tree::new(8, 2).expect("a tree"));
+    assert!(split.frames.len() > Structured::frames(&split.tree));
+    let traffic = FatTree::new(8, 2).traffic().expect("builds");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (a, b) = (dir.path().join("memory"), dir.path().join("stream"));
+    let options = liquid_stream::mpi::options_from(
+        &split,
+        &Asked {
+            dir: &b,
+            plan_is_schedule: true,
+            frames_mode: true,
+            schedule_or_engine: false,
+            sizes_file: false,
+            size: 0.0,
+            link_throughput: Some(BANDWIDTH_MB_S),
+            link_latency: Some(LATENCY_S),
+            overhead: 0.0,
+            envelope: 0.0,
+            eager_limit: 65536,
+        },
+    )
+    .expect("options");
+    let mut w = liquid_stream::MpiWriter::create(&split, options).expect("creates");
+    for f in &split.frames {
+        w.pairs(f).expect("writes");
+    }
+    w.finish().expect("finishes");
+    let frames: Vec<Vec<liquid_model::TransferId>> = split
+        .frames
+        .iter()
+        .map(|f| {
+            f.iter()
+                .map(|&(s, d)| {
+                    let id = format!(
+                        "{}->{}",
+                        split.host_name(s as usize),
+                        split.host_name(d as usize)
+                    );
+                    traffic.find_transfer(&id).expect("a transfer")
+                })
+                .collect()
+        })
+        .collect();
+    let schedule = liquid_model::Schedule::new(frames);
+    let mapped =
+        liquid_sim::MappedTraffic::new(&traffic, |_| Some((BANDWIDTH_MB_S * 1e6, LATENCY_S)))
+            .expect("mapped");
+    let sizes = vec![0.0; traffic.len()];
+    liquid_mpi::export(
+        &liquid_mpi::ExportInput {
+            traffic: &traffic,
+            mapped: &mapped,
+            sizes: &sizes,
+            schedule: Some((&schedule, "split".into())),
+            kind: liquid_mpi::PlanKind::Schedule(ScheduleMode::Frames),
+            overhead: 0.0,
+            library: liquid_mpi::RuntimeModel::default(),
+            phase_schedule: None,
+        },
+        &a,
+    )
+    .expect("exported");
+    let read = |d: &Path| liquid_mpi::Manifest::read(&d.join("manifest.json")).expect("read");
+    let (ma, mb) = (read(&a), read(&b));
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(y.abs());
+    assert!(
+        close(ma.prediction.total_s, mb.prediction.total_s),
+        "total_s {} in memory, {} streamed",
+        ma.prediction.total_s,
+        mb.prediction.total_s
+    );
+    for (x, y) in ma.prediction.steps.iter().zip(&mb.prediction.steps) {
+        let (u, v) = (x.end_s.expect("a time"), y.end_s.expect("a time"));
+        assert!(close(u, v), "step {}: {u} and {v}", x.step);
+    }
 }
