@@ -261,8 +261,11 @@ fn streamed_export_refuses_what_it_cannot_write() {
 /// closed form that the liquid schedules never make decisive.
 struct Split {
     tree: Tree,
-    frames: Vec<Vec<(u32, u32)>>,
+    frames: Vec<Pairs>,
 }
+
+/// A frame's transfers as (source, destination) host numbers.
+type Pairs = Vec<(u32, u32)>;
 
 impl Split {
     fn new(tree: Tree) -> Split {
@@ -276,7 +279,7 @@ impl Split {
         let mut pairs = Vec::new();
         for f in 0..Structured::frames(&tree) {
             tree.frame(f, &mut pairs);
-            let (a, b): (Vec<(u32, u32)>, Vec<(u32, u32)>) = pairs
+            let (a, b): (Pairs, Pairs) = pairs
                 .iter()
                 .partition(|&&(s, d)| near[s as usize] && near[d as usize]);
             frames.extend([a, b].into_iter().filter(|p| !p.is_empty()));
