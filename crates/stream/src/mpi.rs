@@ -338,16 +338,6 @@ impl<'m, M: Structured> MpiWriter<'m, M> {
         message_time(self.model, &self.options, &mut self.route, s, d, bytes)
     }
 
-    /// The frame's duration by the fluid model when its messages share no link.
-    fn frame_end(&mut self, pairs: &[(u32, u32)]) -> f64 {
-        let mut end = self.now;
-        for &(s, d) in pairs {
-            let t = self.now + self.alone(s as usize, d as usize, self.options.bytes);
-            end = end.max(t);
-        }
-        end
-    }
-
     fn write_text(&mut self, name: &str, text: &str) -> Result<(), StreamError> {
         let path = self.options.dir.join(name);
         std::fs::write(&path, text).map_err(|e| io_error(&path, e))?;
@@ -381,8 +371,7 @@ impl<M: Structured> FrameSink for MpiWriter<'_, M> {
                 self.push(r, &barrier);
             }
         }
-        let end = self.frame_end(pairs);
-        let figures = self.runtime_frame(pairs, last);
+        let (end, figures) = self.runtime_frame(pairs, last);
         self.steps.push(StepFigures {
             step: f,
             label: format!("frame {}", f + 1),
@@ -475,17 +464,22 @@ impl<M: Structured> FrameSink for MpiWriter<'_, M> {
 impl<M: Structured> MpiWriter<'_, M> {
     /// Runs frame `pairs` on the runtime's clock (module docs): when each message is
     /// posted, delivered and its send complete, each busy rank's wait, then the barrier
-    /// (none after the `last` frame). Returns the frame's start and end as the runtime
-    /// reports a step (each rank's times from its own exit of the first barrier), `None`
-    /// for a frame without messages. O(pairs) time, O(hosts) memory.
-    fn runtime_frame(&mut self, pairs: &[(u32, u32)], last: bool) -> Option<(f64, f64)> {
+    /// (none after the `last` frame). Returns the frame's end in the plan alone (frame
+    /// after frame: its longest message after the last frame's end), and its start and
+    /// end as the runtime reports a step (each rank's times from its own exit of the
+    /// first barrier), `None` for a frame without messages. O(pairs) time, O(hosts)
+    /// memory.
+    fn runtime_frame(&mut self, pairs: &[(u32, u32)], last: bool) -> (f64, Option<(f64, f64)>) {
+        let mut plan_end = self.now;
         let bytes = self.options.bytes;
         let eager = bytes < self.options.eager_limit;
         let mut figures: Option<(f64, f64)> = None;
         for &(s, d) in pairs {
             let (s, d) = (s as usize, d as usize);
             let (post_s, post_d) = (self.clock.now(s), self.clock.now(d));
-            let delivered = post_s.max(post_d) + self.alone(s, d, bytes);
+            let alone = self.alone(s, d, bytes);
+            plan_end = plan_end.max(self.now + alone);
+            let delivered = post_s.max(post_d) + alone;
             let sent = if eager { post_s } else { delivered };
             self.clock.busy(s, sent);
             self.clock.busy(d, delivered);
@@ -494,7 +488,7 @@ impl<M: Structured> MpiWriter<'_, M> {
             figures = Some(figures.map_or((start, end), |(a, b)| (a.min(start), b.max(end))));
         }
         self.clock.end_frame(last);
-        figures
+        (plan_end, figures)
     }
 }
 
