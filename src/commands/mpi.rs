@@ -70,13 +70,13 @@ pub struct ExportMpiArgs {
 /// `liquid export mpi MODEL --out DIR` (with `--stream`, [`super::export_mpi_stream`]).
 pub fn export_mpi(a: &ExportMpiArgs) -> anyhow::Result<ExitCode> {
     let (model, plan, out, args) = (&a.model, a.plan, &a.out, &a.sim.args()?);
-    if a.stream {
-        return super::export_mpi_stream(model, args, plan, out);
-    }
     let library = liquid_mpi::RuntimeModel {
         envelope: a.envelope,
         eager_limit: a.eager_limit,
     };
+    if a.stream {
+        return super::export_mpi_stream(model, args, plan, library, out);
+    }
     if !(library.envelope.is_finite() && library.envelope >= 0.0) {
         return Err(InputError(format!(
             "--envelope {}: bytes per message, a number >= 0",

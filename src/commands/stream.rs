@@ -105,6 +105,7 @@ pub fn export_mpi_stream(
     arg: &Path,
     args: &liquid_study::simulate::SimArgs,
     plan: super::MpiPlan,
+    library: liquid_mpi::RuntimeModel,
     out: &Path,
 ) -> anyhow::Result<ExitCode> {
     let tree = model(arg)?;
@@ -120,6 +121,8 @@ pub fn export_mpi_stream(
             link_throughput: args.link_throughput,
             link_latency: args.link_latency,
             overhead: args.overhead,
+            envelope: library.envelope,
+            eager_limit: library.eager_limit,
         },
     )
     .map_err(input)?;

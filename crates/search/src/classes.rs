@@ -172,7 +172,6 @@ pub fn schedule(
     part: &[TransferId],
     deadline: Option<Instant>,
 ) -> Result<(Vec<Vec<TransferId>>, String), String> {
-    let late = || deadline.is_some_and(|d| Instant::now() >= d);
     let Some(c) = classes(traffic, part, deadline) else {
         return Err("the time limit passed while finding the classes".into());
     };
@@ -183,13 +182,7 @@ pub fn schedule(
         return Err("no two transfers are interchangeable".into());
     }
     let sizes: Vec<u64> = c.members.iter().map(|m| m.len() as u64).collect();
-    let (rounds, by) = match rounds(&c.cores, c.links, &sizes, &late) {
-        Ok(r) => (r, "rounds"),
-        Err(why) => match reduced_search(&c, &sizes, deadline) {
-            Ok(r) => (r, "the native search on the reduced traffic"),
-            Err(also) => return Err(format!("{why}; {also}")),
-        },
-    };
+    let (rounds, by) = rounds_of(&c.cores, c.links, &sizes, deadline)?;
     let mut next = vec![0usize; c.len()];
     let mut frames = Vec::new();
     for (set, x) in &rounds {
@@ -216,6 +209,34 @@ pub fn schedule(
     ))
 }
 
+/// A round: a set of classes whose cores are pairwise disjoint (class numbers, increasing)
+/// and how many frames repeat it, each taking one more member of each class.
+pub type Round = (Vec<u32>, u64);
+
+/// The rounds of classes given by their cores (core links numbered `0..links`) and their
+/// sizes (members), with as many frames in all as the largest load of a core link, and
+/// how they were found: by rounds (module documentation) or, when a round cannot cover
+/// the tight links, by the native search on the *reduced* traffic (each class as
+/// `sizes[k] / g` copies of its core, g the greatest common divisor of the sizes; at most
+/// [`MAX_REDUCED`] transfers and [`REDUCED_NODES`] search nodes). `Err`: why neither gave
+/// them. `schedule` runs this on a part's classes; the streamed multi-cluster schedule
+/// (liquid-stream) on the pairs of clusters, without listing the members.
+pub fn rounds_of(
+    cores: &[Vec<u32>],
+    links: usize,
+    sizes: &[u64],
+    deadline: Option<Instant>,
+) -> Result<(Vec<Round>, &'static str), String> {
+    let late = || deadline.is_some_and(|d| Instant::now() >= d);
+    match rounds(cores, links, sizes, &late) {
+        Ok(r) => Ok((r, "rounds")),
+        Err(why) => match reduced_search(cores, links, sizes, deadline) {
+            Ok(r) => Ok((r, "the native search on the reduced traffic")),
+            Err(also) => Err(format!("{why}; {also}")),
+        },
+    }
+}
+
 /// Search nodes the native search may spend on the reduced traffic ([`reduced_search`]).
 pub const REDUCED_NODES: u64 = 200_000;
 
@@ -228,10 +249,11 @@ pub const MAX_REDUCED: usize = 4096;
 /// reduced Λ); a reduced traffic without one says nothing of the part, so only `liquid`
 /// is used.
 fn reduced_search(
-    c: &Classes,
+    cores: &[Vec<u32>],
+    links: usize,
     sizes: &[u64],
     deadline: Option<Instant>,
-) -> Result<Vec<(Vec<u32>, u64)>, String> {
+) -> Result<Vec<Round>, String> {
     let g = sizes.iter().copied().fold(0, gcd).max(1);
     let total: u64 = sizes.iter().map(|s| s / g).sum();
     if total as usize > MAX_REDUCED {
@@ -240,11 +262,11 @@ fn reduced_search(
         ));
     }
     let mut b = liquid_model::TrafficBuilder::new("reduced");
-    let links: Vec<liquid_model::LinkId> = (0..c.links)
+    let links: Vec<liquid_model::LinkId> = (0..links)
         .map(|l| b.link(&format!("l{l}"), "").expect("fresh link"))
         .collect();
     let mut class_of = Vec::new();
-    for (k, core) in c.cores.iter().enumerate() {
+    for (k, core) in cores.iter().enumerate() {
         let path: Vec<liquid_model::LinkId> = core.iter().map(|&l| links[l as usize]).collect();
         for j in 0..sizes[k] / g {
             b.transfer_on_links(&format!("c{k}.{j}"), None, None, &path, "")
@@ -292,7 +314,7 @@ fn rounds(
     links: usize,
     sizes: &[u64],
     late: &dyn Fn() -> bool,
-) -> Result<Vec<(Vec<u32>, u64)>, String> {
+) -> Result<Vec<Round>, String> {
     let mut left = sizes.to_vec();
     let mut load = vec![0u64; links];
     let mut on: Vec<Vec<u32>> = vec![Vec::new(); links];

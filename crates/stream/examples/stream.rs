@@ -117,6 +117,8 @@ fn run() -> Result<ExitCode, String> {
                 link_throughput: mb,
                 link_latency: latency,
                 overhead: 0.0,
+                envelope: 0.0,
+                eager_limit: 65536,
             };
             let mpi = liquid_stream::mpi::options_from(&tree, &asked).map_err(|e| e.to_string())?;
             let options = liquid_stream::SolveOptions {

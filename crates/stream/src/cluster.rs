@@ -2,8 +2,9 @@
 //! `liquid_topology::multi_cluster`) without their network form: the wiring (vertices and
 //! channels, O(nodes) of them) and routes computed one at a time, exactly as the
 //! topology crate routes them; every link's load counted by route classes
-//! ([`Wiring::all_to_all_loads`]: not per transfer); and, when the system is
-//! *homogeneous with a full ICN2*, its liquid schedule in closed form.
+//! ([`Wiring::all_to_all_loads`]: not per transfer); and its liquid schedule: in closed
+//! form when the system is *homogeneous with a full ICN2*, by rounds of cluster pairs
+//! otherwise.
 //!
 //! **The streamed schedule** (homogeneous: every cluster an m-port n-tree of `s` nodes;
 //! full ICN2: `C = 2·(m/2)^n_c` clusters, every ICN2 node port used). Between clusters,
@@ -23,22 +24,73 @@
 //! orbit frames. The validator checks every frame; the construction claims nothing it
 //! does not check.
 //!
-//! **Not streamed:** heterogeneous systems and systems whose ICN2 has unused ports (the
-//! cluster-level demand `N_i·N_v` is then not a repetition of one set of permutations;
-//! the in-memory `structured` engine decomposes it into rounds by a search over classes
-//! whose members it lists, which is O(transfers)). They are analysed (loads, Λ,
-//! bottlenecks) at any size.
+//! **Every other system** (heterogeneous, or an ICN2 with unused ports): rounds of
+//! partial permutations of clusters, the `classes` stage of the in-memory `structured`
+//! engine (`liquid_search::classes`) run on the cluster level. The classes are the pairs
+//! of clusters (i, v), with `N_i·N_v` members each and for core the non-dominated links of
+//! the ICN2 part of their route (concentrator of i to dispatcher of v, which depends on
+//! the two clusters only: one route per pair, `C(C − 1)` in all); domination is decided
+//! among those links with pairs for users, exactly as the stage decides it with
+//! transfers (every member of a pair uses its ICN2 part, and no transfer within a cluster
+//! does), and the ECN1 links are dominated by the concentrator's and the dispatcher's
+//! channels. [`liquid_search::classes::rounds_of`] makes the rounds (a set of pairs with
+//! disjoint cores, repeated x times) from the cores and sizes alone; where a round cannot
+//! cover the tight links it runs the native search on the stage's reduced copy (each
+//! class as `size / g` copies of its core, at most 4,096 transfers: small), as in memory.
+//! A round's frames then take, from each of its pairs, the pair's next member by counter:
+//! member `x` of (i, v) is node `x div N_v` of i to node `x mod N_v` of v. The first
+//! `N_i − 1` frames also carry cluster i's own orbit frames. The schedule has
+//! `max(rounds' frames, N_i − 1)` frames; when that is not Λ, or the system has more than
+//! `liquid_search::classes::MAX_CLASSES` cluster pairs, or the stage fails, `solve`
+//! refuses it, saying why. Memory: the wiring and loads (O(nodes + links)), one core per
+//! pair and the rounds' pair lists (O(C² + rounds·C): 279 rounds of at most 64 pairs for
+//! the 8,192-node `8,32x2+24x3+8x4`), one tree per cluster height: never O(transfers).
+//! The validator checks every frame; the construction claims nothing it does not check.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
 
 use liquid_topology::multi_cluster::{MultiCluster, Wiring};
 
 use crate::tree::{LoadClass, Tree};
 use crate::{StreamError, Structured};
 
+/// How the streamed schedule is made.
+#[derive(Debug, Clone)]
+enum Plan {
+    /// Homogeneous with a full ICN2: cluster orbit frames in closed form.
+    Orbits(Orbits),
+    /// Any other system: rounds of classes of cluster pairs.
+    Classes(ByClasses),
+}
+
+/// A round of [`ByClasses`]: its first frame, its repetitions, and per class in it the
+/// member its first frame takes.
+#[derive(Debug, Clone)]
+struct RoundAt {
+    start: u64,
+    times: u64,
+    members: Vec<(u32, u64)>,
+}
+
+/// The schedule of any multi-cluster system by rounds of partial permutations of its
+/// clusters (module docs).
+#[derive(Debug, Clone)]
+struct ByClasses {
+    /// Per class, its cluster pairs (i, v) (pairs whose cores are the same; usually one)
+    /// with the members before each pair's first.
+    pairs: Vec<Vec<(u32, u32, u64)>>,
+    rounds: Vec<RoundAt>,
+    /// Per cluster, its tree (the clusters' own orbit frames), by height.
+    trees: Vec<Tree>,
+    tree_of: Vec<u32>,
+    frames: u64,
+    how: String,
+}
+
 /// The closed-form schedule of a homogeneous system with a full ICN2.
 #[derive(Debug, Clone)]
-struct Plan {
+struct Orbits {
     /// Nodes per cluster, `s`.
     size: usize,
     /// The ICN2 as a tree whose hosts are the clusters.
@@ -64,7 +116,8 @@ pub struct Clusters {
     loads: Vec<u64>,
     duration: u64,
     first: Vec<usize>,
-    plan: Result<Plan, String>,
+    /// The schedule's plan, made when first asked (`analyze` and `verify` need none).
+    plan: OnceCell<Result<Plan, String>>,
     scratch: RefCell<Vec<usize>>,
 }
 
@@ -100,7 +153,6 @@ impl Clusters {
         let first = (0..system.cluster_count())
             .map(|i| wiring.first_node(i))
             .collect();
-        let plan = Self::plan(&system, duration);
         Ok(Clusters {
             system,
             wiring,
@@ -110,30 +162,32 @@ impl Clusters {
             loads,
             duration,
             first,
-            plan,
+            plan: OnceCell::new(),
             scratch: RefCell::new(Vec::new()),
         })
     }
 
-    fn plan(system: &MultiCluster, duration: u64) -> Result<Plan, String> {
+    /// The schedule's plan: cluster orbit frames for a homogeneous system with a full
+    /// ICN2, rounds of classes otherwise; or why there is none.
+    fn plan(&self) -> &Result<Plan, String> {
+        self.plan.get_or_init(|| {
+            let system = &self.system;
+            let levels = system.clusters[0];
+            let homogeneous = system.clusters.iter().all(|&n| n == levels);
+            let full = Tree::new(system.ports, system.icn2_levels)
+                .is_ok_and(|t| t.hosts() == system.cluster_count());
+            if homogeneous && full && system.cluster_count() > 1 {
+                Self::orbits(system, self.duration).map(Plan::Orbits)
+            } else {
+                self.by_classes().map(Plan::Classes)
+            }
+        })
+    }
+
+    fn orbits(system: &MultiCluster, duration: u64) -> Result<Orbits, String> {
         let c = system.cluster_count();
         let levels = system.clusters[0];
-        if system.clusters.iter().any(|&n| n != levels) {
-            return Err(format!(
-                "the clusters differ in height ({:?}): only homogeneous systems have a \
-                 streamed schedule (the in-memory structured engine schedules the others \
-                 up to 2,048 nodes)",
-                system.clusters
-            ));
-        }
         let icn2 = Tree::new(system.ports, system.icn2_levels).map_err(|e| e.to_string())?;
-        if icn2.hosts() != c {
-            return Err(format!(
-                "{c} clusters on an ICN2 of {} ports: only a full ICN2 (C = 2·(m/2)^n_c) has \
-                 a streamed schedule",
-                icn2.hosts()
-            ));
-        }
         let cluster = Tree::new(system.ports, levels).map_err(|e| e.to_string())?;
         let size = cluster.hosts();
         let frames = (size * size * (c - 1)) as u64;
@@ -142,10 +196,194 @@ impl Clusters {
                 "internal: the construction has {frames} frames, Λ is {duration}"
             ));
         }
-        Ok(Plan {
+        Ok(Orbits {
             size,
             icn2,
             cluster,
+        })
+    }
+
+    /// The schedule by rounds of classes of cluster pairs (module docs), or why the stage
+    /// does not settle the system.
+    fn by_classes(&self) -> Result<ByClasses, String> {
+        let c = self.first.len();
+        if c * c.saturating_sub(1) > liquid_search::classes::MAX_CLASSES {
+            return Err(format!(
+                "{} cluster pairs, more than the classes stage takes ({})",
+                c * (c - 1),
+                liquid_search::classes::MAX_CLASSES
+            ));
+        }
+        let n = self.wiring.nodes();
+        let size = |i: usize| self.first.get(i + 1).copied().unwrap_or(n) - self.first[i];
+        // The ICN2-level part of each pair's route (concentrator to dispatcher), which
+        // depends on the two clusters only, in local link numbers.
+        let mut local = vec![u32::MAX; self.links()];
+        let mut global = Vec::new();
+        let mut paths: Vec<Vec<u32>> = Vec::with_capacity(c * c.saturating_sub(1));
+        let mut pair_of = Vec::with_capacity(paths.capacity());
+        let (mut vertices, mut links) = (Vec::new(), Vec::new());
+        for i in 0..c {
+            for v in (0..c).filter(|&v| v != i) {
+                let (s, d) = (self.first[i], self.first[v]);
+                self.wiring.route(s, d, &mut vertices);
+                self.route(s, d, &mut links);
+                let (cd_i, cd_v) = (self.wiring.concentrator(i), self.wiring.concentrator(v));
+                let (Some(a), Some(b)) = (
+                    vertices.iter().position(|&x| x == cd_i),
+                    vertices.iter().position(|&x| x == cd_v),
+                ) else {
+                    return Err(format!(
+                        "internal: the route from cluster {i} to {v} misses a concentrator"
+                    ));
+                };
+                let path = links[a..b]
+                    .iter()
+                    .map(|&l| {
+                        if local[l as usize] == u32::MAX {
+                            local[l as usize] = global.len() as u32;
+                            global.push(l);
+                        }
+                        local[l as usize]
+                    })
+                    .collect();
+                paths.push(path);
+                pair_of.push((i as u32, v as u32));
+            }
+        }
+        let weight: Vec<u64> = pair_of
+            .iter()
+            .map(|&(i, v)| (size(i as usize) * size(v as usize)) as u64)
+            .collect();
+        // Dominated ICN2-level links, as crate liquid_search::classes finds them, with
+        // pairs of clusters for users (every member of a pair uses its ICN2 part): l is
+        // dominated when another link x is used by every pair that uses l, and carries
+        // more or has the smaller number. The ECN1 links are dominated by the
+        // concentrator's and the dispatcher's channels (module docs): not core links.
+        let m = global.len();
+        let mut users: Vec<Vec<u32>> = vec![Vec::new(); m];
+        let mut load = vec![0u64; m];
+        for (p, path) in paths.iter().enumerate() {
+            for &l in path {
+                users[l as usize].push(p as u32);
+                load[l as usize] += weight[p];
+            }
+        }
+        let mut dominated = vec![false; m];
+        let mut count = vec![0u32; m];
+        for l in 0..m {
+            let Some(&first) = users[l].first() else {
+                continue;
+            };
+            for &u in &users[l] {
+                paths[u as usize]
+                    .iter()
+                    .for_each(|&x| count[x as usize] += 1);
+            }
+            dominated[l] = paths[first as usize].iter().any(|&x| {
+                x as usize != l
+                    && count[x as usize] as usize == users[l].len()
+                    && (load[x as usize] > load[l] || (x as usize) < l)
+            });
+            for &u in &users[l] {
+                paths[u as usize]
+                    .iter()
+                    .for_each(|&x| count[x as usize] = 0);
+            }
+        }
+        let mut core_no = vec![u32::MAX; m];
+        let mut n_core = 0u32;
+        for l in (0..m).filter(|&l| !dominated[l]) {
+            core_no[l] = n_core;
+            n_core += 1;
+        }
+        // Classes: pairs with the same core.
+        let mut index: HashMap<Vec<u32>, u32> = HashMap::new();
+        let mut cores: Vec<Vec<u32>> = Vec::new();
+        let mut pairs: Vec<Vec<(u32, u32, u64)>> = Vec::new();
+        let mut sizes: Vec<u64> = Vec::new();
+        for (p, path) in paths.iter().enumerate() {
+            let mut core: Vec<u32> = path
+                .iter()
+                .map(|&l| core_no[l as usize])
+                .filter(|&x| x != u32::MAX)
+                .collect();
+            core.sort_unstable();
+            let k = *index.entry(core.clone()).or_insert_with(|| {
+                cores.push(core);
+                pairs.push(Vec::new());
+                sizes.push(0);
+                cores.len() as u32 - 1
+            }) as usize;
+            let (i, v) = pair_of[p];
+            pairs[k].push((i, v, sizes[k]));
+            sizes[k] += weight[p];
+        }
+        drop(paths);
+        let (rounds, by) = liquid_search::classes::rounds_of(&cores, n_core as usize, &sizes, None)
+            .map_err(|why| format!("the classes stage does not settle it: {why}"))?;
+        let mut next = vec![0u64; cores.len()];
+        let mut start = 0u64;
+        let mut placed = Vec::with_capacity(rounds.len());
+        for (set, times) in &rounds {
+            placed.push(RoundAt {
+                start,
+                times: *times,
+                members: set
+                    .iter()
+                    .map(|&k| {
+                        let first = next[k as usize];
+                        next[k as usize] += times;
+                        (k, first)
+                    })
+                    .collect(),
+            });
+            start += times;
+        }
+        if let Some(k) = (0..cores.len()).find(|&k| next[k] != sizes[k]) {
+            return Err(format!(
+                "internal: the rounds take {} of the {} members of class {k}",
+                next[k], sizes[k]
+            ));
+        }
+        // Each cluster's own orbit frames, overlaid on the first frames.
+        let mut trees: Vec<Tree> = Vec::new();
+        let mut tree_of = Vec::with_capacity(c);
+        for &levels in &self.system.clusters {
+            let t = match trees.iter().position(|t| t.levels() == levels) {
+                Some(t) => t,
+                None => {
+                    trees.push(Tree::new(self.system.ports, levels).map_err(|e| e.to_string())?);
+                    trees.len() - 1
+                }
+            };
+            tree_of.push(t as u32);
+        }
+        let within = (0..c).map(|i| size(i) as u64 - 1).max().unwrap_or(0);
+        let frames = start.max(within);
+        if frames != self.duration {
+            return Err(format!(
+                "the classes stage gives {frames} frames ({start} between clusters, {within} \
+                 within the largest cluster) and Λ is {}: not a liquid schedule",
+                self.duration
+            ));
+        }
+        let how = format!(
+            "rounds of partial permutations of clusters (liquid_search::classes on the \
+             cluster level): {} classes of cluster pairs, {} dominated ICN2-level links, \
+             {} rounds by {by}, each pair's nodes in turn; each cluster's own orbit frames in \
+             its first N_i-1 frames",
+            cores.len(),
+            dominated.iter().filter(|&&d| d).count(),
+            rounds.len()
+        );
+        Ok(ByClasses {
+            pairs,
+            rounds: placed,
+            trees,
+            tree_of,
+            frames,
+            how,
         })
     }
 
@@ -156,7 +394,7 @@ impl Clusters {
 
     /// Why the system has no streamed schedule (`None`: it has one).
     pub fn not_streamed(&self) -> Option<&str> {
-        self.plan.as_ref().err().map(String::as_str)
+        self.plan().as_ref().err().map(String::as_str)
     }
 
     /// Number of switches (ICN1s, ECN1s and the ICN2).
@@ -254,16 +492,40 @@ impl Structured for Clusters {
         self.duration
     }
     fn frames(&self) -> usize {
-        match &self.plan {
-            Ok(p) => p.size * p.size * (self.first.len() - 1),
+        match self.plan() {
+            Ok(Plan::Orbits(p)) => p.size * p.size * (self.first.len() - 1),
+            Ok(Plan::Classes(p)) => p.frames as usize,
             Err(_) => 0,
         }
     }
     fn frame(&self, f: usize, pairs: &mut Vec<(u32, u32)>) {
         pairs.clear();
-        let Ok(p) = &self.plan else {
-            return;
-        };
+        match self.plan() {
+            Ok(Plan::Orbits(p)) => self.orbit_frame(p, f, pairs),
+            Ok(Plan::Classes(p)) => self.class_frame(p, f, pairs),
+            Err(_) => {}
+        }
+    }
+    fn method(&self) -> String {
+        match self.plan() {
+            Ok(Plan::Orbits(p)) => format!(
+                "cluster orbit frames: ICN2 orbit frame g (cluster i to the digit-wise \
+                 translation of i by g+1) repeated s² = {} times, node j div s to node j mod s \
+                 in repetition j; each cluster's own orbit frames in the first s-1 = {} frames",
+                p.size * p.size,
+                p.size - 1
+            ),
+            Ok(Plan::Classes(p)) => p.how.clone(),
+            Err(why) => format!("no streamed schedule: {why}"),
+        }
+    }
+    fn streamable(&self) -> Result<(), String> {
+        self.plan().as_ref().map(|_| ()).map_err(Clone::clone)
+    }
+}
+
+impl Clusters {
+    fn orbit_frame(&self, p: &Orbits, f: usize, pairs: &mut Vec<(u32, u32)>) {
         let s = p.size;
         let (g, j) = (f / (s * s), f % (s * s));
         let (a, b) = (j / s, j % s);
@@ -282,19 +544,42 @@ impl Structured for Clusters {
             }
         }
     }
-    fn method(&self) -> String {
-        match &self.plan {
-            Ok(p) => format!(
-                "cluster orbit frames: ICN2 orbit frame g (cluster i to the digit-wise \
-                 translation of i by g+1) repeated s² = {} times, node j div s to node j mod s \
-                 in repetition j; each cluster's own orbit frames in the first s-1 = {} frames",
-                p.size * p.size,
-                p.size - 1
-            ),
-            Err(why) => format!("no streamed schedule: {why}"),
+
+    /// Frame `f` of the schedule by classes: the round that holds it, each of its classes'
+    /// next member (member `x` of pair (i, v): node `x div N_v` of i to node `x mod N_v` of
+    /// v), and every cluster's own orbit frame `f` while it has one.
+    fn class_frame(&self, p: &ByClasses, f: usize, pairs: &mut Vec<(u32, u32)>) {
+        let at = f as u64;
+        let r = p.rounds.partition_point(|r| r.start <= at);
+        if let Some(round) = r.checked_sub(1).map(|r| &p.rounds[r]) {
+            let j = at - round.start;
+            if j < round.times {
+                let n = self.wiring.nodes();
+                for &(k, first) in &round.members {
+                    let x = first + j;
+                    let list = &p.pairs[k as usize];
+                    let at = list.partition_point(|&(_, _, before)| before <= x) - 1;
+                    let (i, v, before) = list[at];
+                    let (i, v) = (i as usize, v as usize);
+                    let nv = self.first.get(v + 1).copied().unwrap_or(n) - self.first[v];
+                    let x = (x - before) as usize;
+                    pairs.push((
+                        (self.first[i] + x / nv) as u32,
+                        (self.first[v] + x % nv) as u32,
+                    ));
+                }
+            }
         }
-    }
-    fn streamable(&self) -> Result<(), String> {
-        self.plan.as_ref().map(|_| ()).map_err(Clone::clone)
+        for (i, &first) in self.first.iter().enumerate() {
+            let t = &p.trees[p.tree_of[i] as usize];
+            if f + 1 < t.hosts() {
+                pairs.extend((0..t.hosts()).map(|h| {
+                    (
+                        (first + h) as u32,
+                        (first + t.orbit_destination(f, h)) as u32,
+                    )
+                }));
+            }
+        }
     }
 }

@@ -18,14 +18,20 @@
 //! Memory: the spool, plus O(hosts + frames) (one step figure per frame for the manifest).
 //!
 //! **The prediction** in `manifest.json` is not a run of `liquid_sim` (that would hold
-//! every message): it is the sim's fluid model in closed form for a frame whose
-//! transfers share no link (the validator checks that of every frame as it is made):
-//! each message alone on its route runs at the route's bandwidth after the overhead and
-//! the route's latency, so a frame lasts `overhead + max over its messages (latency of
-//! the route + bytes / bandwidth)`, and frame `f + 1` starts when frame `f` ends. The
-//! total agrees to rounding with the in-memory export's `plan_s` (`liquid_sim` on the
-//! plan alone; tested on `fat-tree:4,3` and `fat-tree:8,3`); the runtime's barriers and
-//! the library's costs, which the in-memory `total_s` models, are not modelled here.
+//! every message): it is, in closed form, what `liquid_mpi::model::predict` computes by
+//! simulating the runtime's plan, for frames whose transfers share no link (the
+//! validator checks that of every frame as it is made) and empty barrier messages
+//! (`--envelope 0`, the default; another envelope is refused): each message alone on its
+//! route takes the overhead, the route's latency and its bytes at the route's bandwidth,
+//! once both its sender and its receiver have posted it; a send below `--eager-limit`
+//! bytes completes when posted, a larger one on delivery; each rank enters the barrier
+//! after its `wait all`; the barrier is SMPI's basic linear one (see `Clock`); each
+//! rank's time runs from its own exit of the first barrier, and `total_s` is the largest.
+//! The steps' figures are the runtime's too. `plan_s` is the frames' makespan alone
+//! (frame `f + 1` starts when frame `f` ends). Both, and every step, equal the in-memory
+//! export's to 1e-9 (tested on `fat-tree:4,3` and `fat-tree:8,3`, eager and not, and on
+//! multi-cluster schedules whose frames leave ranks idle). Cost: O(pairs) per frame,
+//! O(hosts) memory.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write as _};
@@ -60,6 +66,9 @@ pub struct MpiOptions {
     pub latency: f64,
     /// Software overhead per message of the prediction, seconds.
     pub overhead: f64,
+    /// Sends strictly below this many bytes complete when posted (eager), in the
+    /// prediction ([`liquid_mpi::RuntimeModel::eager_limit`]).
+    pub eager_limit: u64,
     /// Bytes of rank lines held before they are appended to the rank files.
     pub spool: usize,
     /// Where the schedule comes from, for the manifest.
@@ -116,6 +125,10 @@ pub struct Asked<'a> {
     pub link_latency: Option<f64>,
     /// `--overhead`, seconds.
     pub overhead: f64,
+    /// `--envelope`, bytes (only 0: see [`options_from`]).
+    pub envelope: f64,
+    /// `--eager-limit`, bytes.
+    pub eager_limit: u64,
 }
 
 /// The export's options from what the command was given, refusing what the streamed
@@ -142,6 +155,14 @@ pub fn options_from<M: Structured>(
     if asked.sizes_file {
         return refuse("--sizes names transfers one by one; give one --size for all");
     }
+    if asked.envelope != 0.0 {
+        return refuse(&format!(
+            "--envelope {}: the streamed prediction models the barriers in closed form with \
+             empty messages; with an envelope the N-1 barrier messages to rank 0 share its \
+             link, which takes the simulator (export in memory, or give --envelope 0)",
+            asked.envelope
+        ));
+    }
     let size = asked.size;
     if !(size.is_finite() && size >= 0.0 && size.fract() == 0.0 && size <= i32::MAX as f64) {
         return refuse(&format!(
@@ -160,6 +181,7 @@ pub fn options_from<M: Structured>(
         bandwidth: mb * 1e6,
         latency: asked.link_latency.unwrap_or(0.0),
         overhead: asked.overhead,
+        eager_limit: asked.eager_limit,
         spool: DEFAULT_SPOOL,
         source: format!("streamed {}", model.method()),
     };
@@ -183,7 +205,8 @@ pub struct MpiReport {
     pub messages: u64,
     /// Bytes of all messages.
     pub bytes: u64,
-    /// The closed-form prediction of the plan's time, seconds.
+    /// The closed-form prediction of the run's time as the runtime reports it (barriers
+    /// included, the manifest's `total_s`), seconds.
     pub predicted_s: f64,
     /// Bytes written to the directory (rank files, ranks.txt, hostfile, manifest).
     pub output_bytes: u64,
@@ -206,7 +229,10 @@ pub struct MpiWriter<'m, M: Structured> {
     written: u64,
     messages: u64,
     route: Vec<u32>,
+    /// The frames' makespan so far, frame after frame (the plan alone: `plan_s`).
     now: f64,
+    /// The runtime's clock (module docs).
+    clock: Clock,
     steps: Vec<StepFigures>,
     message: Message,
     finished: Option<MpiReport>,
@@ -246,6 +272,7 @@ impl<'m, M: Structured> MpiWriter<'m, M> {
             messages: 0,
             route: Vec::new(),
             now: 0.0,
+            clock: Clock::new(model, &options),
             steps: Vec::new(),
             message: Message {
                 step: 0,
@@ -304,26 +331,11 @@ impl<'m, M: Structured> MpiWriter<'m, M> {
         Ok(())
     }
 
-    /// The frame's duration by the fluid model when its messages share no link.
-    fn frame_end(&mut self, pairs: &[(u32, u32)]) -> f64 {
-        let o = &self.options;
-        let mut end = self.now;
-        for &(s, d) in pairs {
-            self.model.route(s as usize, d as usize, &mut self.route);
-            let mut t = self.now;
-            if o.overhead > 0.0 {
-                t += o.overhead;
-            }
-            let latency: f64 = self.route.iter().map(|_| o.latency).sum();
-            if latency > 0.0 {
-                t += latency;
-            }
-            if o.bytes > 0 {
-                t += o.bytes as f64 / o.bandwidth;
-            }
-            end = end.max(t);
-        }
-        end
+    /// The time a message of `bytes` from `s` to `d` takes alone on its route: the
+    /// overhead, the route's latency, the bytes at the route's bandwidth (the fluid model
+    /// for messages that share no link).
+    fn alone(&mut self, s: usize, d: usize, bytes: u64) -> f64 {
+        message_time(self.model, &self.options, &mut self.route, s, d, bytes)
     }
 
     fn write_text(&mut self, name: &str, text: &str) -> Result<(), StreamError> {
@@ -359,13 +371,13 @@ impl<M: Structured> FrameSink for MpiWriter<'_, M> {
                 self.push(r, &barrier);
             }
         }
-        let end = self.frame_end(pairs);
+        let (end, figures) = self.runtime_frame(pairs, last);
         self.steps.push(StepFigures {
             step: f,
             label: format!("frame {}", f + 1),
-            start_s: (count > 0).then_some(self.now),
-            end_s: (count > 0).then_some(end),
-            time_s: (count > 0).then_some(end - self.now),
+            start_s: figures.map(|x| x.0),
+            end_s: figures.map(|x| x.1),
+            time_s: figures.map(|x| x.1 - x.0),
             bytes: (count * self.options.bytes) as f64,
             messages: count as usize,
         });
@@ -415,13 +427,13 @@ impl<M: Structured> FrameSink for MpiWriter<'_, M> {
             bytes,
             overhead_s: o.overhead,
             prediction: Prediction {
-                total_s: self.now,
+                total_s: self.clock.total,
                 plan_s: Some(self.now),
-                library: Some(
-                    "not modelled: the frames' makespan in closed form, without the barriers \
-                     and the library's costs"
-                        .into(),
-                ),
+                library: Some(format!(
+                    "0 bytes of envelope per message; sends below {} bytes eager; MPI_Barrier \
+                     basic linear (SMPI's default)",
+                    o.eager_limit
+                )),
                 steps: std::mem::take(&mut self.steps),
             },
         };
@@ -437,7 +449,7 @@ impl<M: Structured> FrameSink for MpiWriter<'_, M> {
             steps: manifest.steps,
             messages: self.messages,
             bytes,
-            predicted_s: self.now,
+            predicted_s: self.clock.total,
             output_bytes: self.written,
             spool_flushes: self.flushes,
         });
@@ -446,6 +458,182 @@ impl<M: Structured> FrameSink for MpiWriter<'_, M> {
 
     fn bytes(&self) -> u64 {
         self.written
+    }
+}
+
+impl<M: Structured> MpiWriter<'_, M> {
+    /// Runs frame `pairs` on the runtime's clock (module docs): when each message is
+    /// posted, delivered and its send complete, each busy rank's wait, then the barrier
+    /// (none after the `last` frame). Returns the frame's end in the plan alone (frame
+    /// after frame: its longest message after the last frame's end), and its start and
+    /// end as the runtime reports a step (each rank's times from its own exit of the
+    /// first barrier), `None` for a frame without messages. O(pairs) time, O(hosts)
+    /// memory.
+    fn runtime_frame(&mut self, pairs: &[(u32, u32)], last: bool) -> (f64, Option<(f64, f64)>) {
+        let mut plan_end = self.now;
+        let bytes = self.options.bytes;
+        let eager = bytes < self.options.eager_limit;
+        let mut figures: Option<(f64, f64)> = None;
+        for &(s, d) in pairs {
+            let (s, d) = (s as usize, d as usize);
+            let (post_s, post_d) = (self.clock.now(s), self.clock.now(d));
+            let alone = self.alone(s, d, bytes);
+            plan_end = plan_end.max(self.now + alone);
+            let delivered = post_s.max(post_d) + alone;
+            let sent = if eager { post_s } else { delivered };
+            self.clock.busy(s, sent);
+            self.clock.busy(d, delivered);
+            let start = (post_s - self.clock.t0(s)).min(post_d - self.clock.t0(d));
+            let end = (sent - self.clock.t0(s)).max(delivered - self.clock.t0(d));
+            figures = Some(figures.map_or((start, end), |(a, b)| (a.min(start), b.max(end))));
+        }
+        self.clock.end_frame(last);
+        (plan_end, figures)
+    }
+}
+
+/// The time a message of `bytes` from `s` to `d` takes alone on its route, `route` a
+/// buffer: the overhead, the route's latency (the sum of its links'), then the bytes at
+/// the route's bandwidth (every link's), as `liquid_sim` runs a message that shares no
+/// link.
+fn message_time<M: Structured>(
+    model: &M,
+    o: &MpiOptions,
+    route: &mut Vec<u32>,
+    s: usize,
+    d: usize,
+    bytes: u64,
+) -> f64 {
+    model.route(s, d, route);
+    let mut t = 0.0;
+    if o.overhead > 0.0 {
+        t += o.overhead;
+    }
+    let latency: f64 = route.iter().map(|_| o.latency).sum();
+    if latency > 0.0 {
+        t += latency;
+    }
+    if bytes > 0 {
+        t += bytes as f64 / o.bandwidth;
+    }
+    t
+}
+
+/// The runtime's clock in closed form (`liquid_mpi::model`'s plan of a frames-mode
+/// program, for link-disjoint frames and empty barrier messages):
+///
+/// - the barrier is SMPI's basic linear one: rank i > 0 sends rank 0 an empty message once
+///   both have entered (`max(e_i, e_0) + z_i`, `z_i` the overhead and the route latency
+///   from i to 0), rank 0 leaves at `R = max(e_0, max_i max(e_i, e_0) + z_i)` and rank i at
+///   `R + y_i` (`y_i` from 0 to i). After a barrier every rank's clock is `R + y_i`
+///   (`y_0 = 0`): one number, R, holds all of them;
+/// - in a frame, a rank that sends or receives enters the barrier at the end of its
+///   `wait all`: when its receive is delivered and its send complete (eager sends when
+///   posted); the others when they left the last one. Messages of a frame share no link
+///   and frames are separated by barriers, so each runs alone on its route.
+///   The ranks that take no part in the frame contribute `max(R + B, e_0 + A)` to the
+///   gather, with `A = max z_i` and `B = max (y_i + z_i)`: O(pairs) per frame, not
+///   O(hosts);
+/// - the run's time is each rank's last completion less its exit of the first barrier,
+///   the largest over the ranks.
+#[derive(Debug, Clone)]
+struct Clock {
+    /// z_i, the empty message from i to 0 (z_0 = 0).
+    to_root: Vec<f64>,
+    /// y_i, the empty message from 0 to i (y_0 = 0).
+    from_root: Vec<f64>,
+    a: f64,
+    b: f64,
+    /// The last barrier's release, R.
+    release: f64,
+    /// The first barrier's release, R_0.
+    first: f64,
+    /// Per rank, the end of its wait in the current frame (NaN: idle so far).
+    wait: Vec<f64>,
+    touched: Vec<u32>,
+    /// The run's time so far (set by the last frame).
+    total: f64,
+}
+
+impl Clock {
+    fn new<M: Structured>(model: &M, options: &MpiOptions) -> Clock {
+        let n = model.hosts();
+        let mut route = Vec::new();
+        let mut empty = |s: usize, d: usize| {
+            if s == d {
+                0.0
+            } else {
+                message_time(model, options, &mut route, s, d, 0)
+            }
+        };
+        let to_root: Vec<f64> = (0..n).map(|i| empty(i, 0)).collect();
+        let from_root: Vec<f64> = (0..n).map(|i| empty(0, i)).collect();
+        let a = to_root[1..].iter().copied().fold(0.0, f64::max);
+        let b = (1..n)
+            .map(|i| from_root[i] + to_root[i])
+            .fold(0.0, f64::max);
+        // The first barrier, entered by every rank at 0.
+        let first = a;
+        Clock {
+            to_root,
+            from_root,
+            a,
+            b,
+            release: first,
+            first,
+            wait: vec![f64::NAN; n],
+            touched: Vec::new(),
+            total: 0.0,
+        }
+    }
+
+    /// Rank r's clock since the last barrier.
+    fn now(&self, r: usize) -> f64 {
+        self.release + self.from_root[r]
+    }
+
+    /// Rank r's exit of the first barrier.
+    fn t0(&self, r: usize) -> f64 {
+        self.first + self.from_root[r]
+    }
+
+    /// Rank r's wait in this frame ends at `at` or later.
+    fn busy(&mut self, r: usize, at: f64) {
+        let w = &mut self.wait[r];
+        if w.is_nan() {
+            *w = self.release + self.from_root[r];
+            self.touched.push(r as u32);
+        }
+        *w = w.max(at);
+    }
+
+    /// Ends the frame: the barrier after it, or the run's time after the last one.
+    fn end_frame(&mut self, last: bool) {
+        let idle = self.release - self.first;
+        if last {
+            let mut total = idle;
+            for &r in &self.touched {
+                let r = r as usize;
+                total = total.max(self.wait[r] - self.t0(r));
+            }
+            self.total = total;
+        } else {
+            let e0 = if self.wait[0].is_nan() {
+                self.release
+            } else {
+                self.wait[0]
+            };
+            let mut release = e0.max(self.release + self.b).max(e0 + self.a);
+            for &r in self.touched.iter().filter(|&&r| r != 0) {
+                let r = r as usize;
+                release = release.max(self.wait[r].max(e0) + self.to_root[r]);
+            }
+            self.release = release;
+        }
+        for &r in &self.touched {
+            self.wait[r as usize] = f64::NAN;
+        }
+        self.touched.clear();
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicU64;
 
 use liquid_mpi::program::ScheduleMode;
 use liquid_stream::mpi::{Asked, MpiOptions};
-use liquid_stream::{SolveOptions, Tree};
+use liquid_stream::{SolveOptions, Structured, Tree};
 use liquid_topology::fat_tree::FatTree;
 
 const BANDWIDTH_MB_S: f64 = 1000.0;
@@ -61,6 +61,8 @@ fn streamed_export(tree: &Tree, bytes: u64, overhead: f64, spool: usize, out: &P
             link_throughput: Some(BANDWIDTH_MB_S),
             link_latency: Some(LATENCY_S),
             overhead,
+            envelope: 0.0,
+            eager_limit: 65536,
         },
     )
     .expect("options");
@@ -81,11 +83,17 @@ fn streamed_export(tree: &Tree, bytes: u64, overhead: f64, spool: usize, out: &P
 
 /// Rank files, ranks.txt and hostfile equal the in-memory export byte for byte; the
 /// manifest equals it but for `source` and the prediction, which agrees to rounding
-/// (closed form against the simulator). A spool of one byte (a flush after every frame)
+/// (closed form, barriers included, against the simulator's run of the runtime's plan). A spool of one byte (a flush after every frame)
 /// and a large one give the same files.
 #[test]
 fn streamed_export_is_the_in_memory_export() {
-    for (m, n, bytes, overhead) in [(4, 3, 4096, 0.0), (8, 3, 1000, 2e-6)] {
+    // Eager sends (below 65536 bytes) and sends that complete on delivery.
+    for (m, n, bytes, overhead) in [
+        (4, 3, 4096, 0.0),
+        (8, 3, 1000, 2e-6),
+        (4, 3, 100_000, 1e-6),
+        (8, 3, 70_000, 0.0),
+    ] {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let (a, b, c) = (
             dir.path().join("memory"),
@@ -127,15 +135,34 @@ fn streamed_export_is_the_in_memory_export() {
         );
         ma.source.clone_from(&mb.source);
         let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(y.abs());
-        // The in-memory prediction models the runtime's barriers; its plan alone is what
-        // the streamed closed form gives.
-        let plan_s = ma.prediction.plan_s.expect("the plan's makespan");
+        // The prediction: the runtime's time with its barriers (total_s), the plan alone
+        // (plan_s) and every step's figures agree to rounding (closed form against the
+        // simulator).
+        let (pa, pb) = (&ma.prediction, &mb.prediction);
         assert!(
-            close(plan_s, mb.prediction.total_s),
-            "{m},{n}: {plan_s} and {}",
-            mb.prediction.total_s
+            close(pa.total_s, pb.total_s),
+            "{m},{n},{bytes}: total_s {} in memory, {} streamed",
+            pa.total_s,
+            pb.total_s
         );
-        assert_eq!(ma.prediction.steps.len(), mb.prediction.steps.len());
+        assert!(
+            pb.total_s > pb.plan_s.expect("plan_s"),
+            "{m},{n}: barriers cost"
+        );
+        let plan_s = pa.plan_s.expect("the plan's makespan");
+        assert!(close(plan_s, pb.plan_s.expect("plan_s")), "{m},{n}");
+        assert_eq!(pa.library, pb.library);
+        assert_eq!(pa.steps.len(), pb.steps.len());
+        for (x, y) in pa.steps.iter().zip(&pb.steps) {
+            for (u, v) in [
+                (x.start_s, y.start_s),
+                (x.end_s, y.end_s),
+                (x.time_s, y.time_s),
+            ] {
+                let (u, v) = (u.expect("a time"), v.expect("a time"));
+                assert!(close(u, v), "{m},{n}: step {}: {u} and {v}", x.step);
+            }
+        }
         ma.prediction.clone_from(&mb.prediction);
         assert_eq!(ma, mb, "{m},{n}");
     }
@@ -156,6 +183,8 @@ fn streamed_export_refuses_what_it_cannot_write() {
         link_throughput: Some(100.0),
         link_latency: None,
         overhead: 0.0,
+        envelope: 0.0,
+        eager_limit: 65536,
     };
     let refused = |a: Asked<'_>, word: &str| {
         let e = liquid_stream::mpi::options_from(&tree, &a)
@@ -195,6 +224,13 @@ fn streamed_export_refuses_what_it_cannot_write() {
     refused(Asked { size: 3e9, ..ok }, "--size");
     refused(
         Asked {
+            envelope: 16.0,
+            ..ok
+        },
+        "--envelope",
+    );
+    refused(
+        Asked {
             link_throughput: None,
             ..ok
         },
@@ -216,4 +252,162 @@ fn streamed_export_refuses_what_it_cannot_write() {
     );
     let o: MpiOptions = liquid_stream::mpi::options_from(&tree, &ok).expect("accepted");
     assert_eq!((o.bytes, o.bandwidth, o.latency), (8, 1e8, 0.0));
+}
+
+/// A fat-tree all-to-all whose orbit frames are split in two: first the transfers
+/// between the hosts that share rank 0's leaf switch (rank 0 aside), then the rest. In
+/// the first part of each frame rank 0 and every host far from it are idle, so the
+/// barrier's release is set by an idle far host's round trip to rank 0: the term of the
+/// closed form that the liquid schedules never make decisive.
+struct Split {
+    tree: Tree,
+    frames: Vec<Pairs>,
+}
+
+/// A frame's transfers as (source, destination) host numbers.
+type Pairs = Vec<(u32, u32)>;
+
+impl Split {
+    fn new(tree: Tree) -> Split {
+        let mut route = Vec::new();
+        let mut near = vec![false; tree.hosts()];
+        for (h, n) in near.iter_mut().enumerate().skip(1) {
+            tree.route(h, 0, &mut route);
+            *n = route.len() == 2;
+        }
+        let mut frames = Vec::new();
+        let mut pairs = Vec::new();
+        for f in 0..Structured::frames(&tree) {
+            tree.frame(f, &mut pairs);
+            let (a, b): (Pairs, Pairs) = pairs
+                .iter()
+                .partition(|&&(s, d)| near[s as usize] && near[d as usize]);
+            frames.extend([a, b].into_iter().filter(|p| !p.is_empty()));
+        }
+        Split { tree, frames }
+    }
+}
+
+impl Structured for Split {
+    fn name(&self) -> String {
+        self.tree.name()
+    }
+    fn spec(&self) -> String {
+        self.tree.spec()
+    }
+    fn hosts(&self) -> usize {
+        self.tree.hosts()
+    }
+    fn links(&self) -> usize {
+        Structured::links(&self.tree)
+    }
+    fn host_name(&self, h: usize) -> String {
+        self.tree.host_name(h)
+    }
+    fn link_name(&self, l: usize) -> String {
+        self.tree.link_name(l)
+    }
+    fn route(&self, s: usize, d: usize, out: &mut Vec<u32>) {
+        self.tree.route(s, d, out);
+    }
+    fn load(&self, l: usize) -> u64 {
+        Structured::load(&self.tree, l)
+    }
+    fn duration(&self) -> u64 {
+        Structured::duration(&self.tree)
+    }
+    fn frames(&self) -> usize {
+        self.frames.len()
+    }
+    fn frame(&self, f: usize, pairs: &mut Vec<(u32, u32)>) {
+        pairs.clone_from(&self.frames[f]);
+    }
+    fn method(&self) -> String {
+        "orbit frames, split".into()
+    }
+    fn streamable(&self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// The streamed prediction of frames that leave rank 0 and the far hosts idle equals the
+/// in-memory one (the runtime's plan simulated) to 1e-9.
+#[test]
+fn streamed_prediction_with_idle_far_ranks_is_the_in_memory_one() {
+    use liquid_stream::FrameSink as _;
+    let split = Split::new(Tree::new(8, 2).expect("a tree"));
+    assert!(split.frames.len() > Structured::frames(&split.tree));
+    let traffic = FatTree::new(8, 2).traffic().expect("builds");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (a, b) = (dir.path().join("memory"), dir.path().join("stream"));
+    let options = liquid_stream::mpi::options_from(
+        &split,
+        &Asked {
+            dir: &b,
+            plan_is_schedule: true,
+            frames_mode: true,
+            schedule_or_engine: false,
+            sizes_file: false,
+            size: 0.0,
+            link_throughput: Some(BANDWIDTH_MB_S),
+            link_latency: Some(LATENCY_S),
+            overhead: 0.0,
+            envelope: 0.0,
+            eager_limit: 65536,
+        },
+    )
+    .expect("options");
+    let mut w = liquid_stream::MpiWriter::create(&split, options).expect("creates");
+    for f in &split.frames {
+        w.pairs(f).expect("writes");
+    }
+    w.finish().expect("finishes");
+    let frames: Vec<Vec<liquid_model::TransferId>> = split
+        .frames
+        .iter()
+        .map(|f| {
+            f.iter()
+                .map(|&(s, d)| {
+                    let id = format!(
+                        "{}->{}",
+                        split.host_name(s as usize),
+                        split.host_name(d as usize)
+                    );
+                    traffic.find_transfer(&id).expect("a transfer")
+                })
+                .collect()
+        })
+        .collect();
+    let schedule = liquid_model::Schedule::new(frames);
+    let mapped =
+        liquid_sim::MappedTraffic::new(&traffic, |_| Some((BANDWIDTH_MB_S * 1e6, LATENCY_S)))
+            .expect("mapped");
+    let sizes = vec![0.0; traffic.len()];
+    liquid_mpi::export(
+        &liquid_mpi::ExportInput {
+            traffic: &traffic,
+            mapped: &mapped,
+            sizes: &sizes,
+            schedule: Some((&schedule, "split".into())),
+            kind: liquid_mpi::PlanKind::Schedule(ScheduleMode::Frames),
+            overhead: 0.0,
+            library: liquid_mpi::RuntimeModel::default(),
+            phase_schedule: None,
+        },
+        &a,
+    )
+    .expect("exported");
+    let read = |d: &Path| liquid_mpi::Manifest::read(&d.join("manifest.json")).expect("read");
+    let (ma, mb) = (read(&a), read(&b));
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(y.abs());
+    assert!(
+        close(ma.prediction.total_s, mb.prediction.total_s),
+        "total_s {} in memory, {} streamed",
+        ma.prediction.total_s,
+        mb.prediction.total_s
+    );
+    for (x, y) in ma.prediction.steps.iter().zip(&mb.prediction.steps) {
+        let (u, v) = (x.end_s.expect("a time"), y.end_s.expect("a time"));
+        assert!(close(u, v), "step {}: {u} and {v}", x.step);
+    }
 }
