@@ -437,7 +437,19 @@ pub fn simulate_with(
     let links = capacity.len();
     // With a window, each flow also crosses a private link of its bound (index links + i).
     let windowed = transport.window_bytes > 0.0;
-    let mut extended: Vec<Vec<u32>> = Vec::new();
+    // Each message's route latency, once (the window and sharing paths need it at every
+    // reallocation).
+    let latency: Vec<f64> = if windowed || transport.rtt_unfair {
+        (0..total)
+            .map(|m| platform.route_latency(&sim.message(m).route))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    // The flows' routes with their private links, end to end in one buffer (no copy of a
+    // route per flow and reallocation): flow i's is `extended[ends[i-1]..ends[i]]`.
+    let mut extended: Vec<u32> = Vec::new();
+    let mut ends: Vec<usize> = Vec::new();
     let mut weights: Vec<f64> = Vec::new();
     let mut maxmin = MaxMin::new(capacity.len());
     let mut rates: Vec<f64> = Vec::new();
@@ -452,17 +464,17 @@ pub fn simulate_with(
             if windowed || transport.rtt_unfair {
                 capacity.truncate(links);
                 extended.clear();
+                ends.clear();
                 weights.clear();
                 for (i, &m) in sim.flowing.iter().enumerate() {
-                    let route = &sim.message(m as usize).route;
-                    let latency = platform.route_latency(route);
+                    let latency = latency[m as usize];
                     let bound = transport.rate_bound(latency);
-                    let mut r = route.clone();
+                    extended.extend_from_slice(&sim.message(m as usize).route);
                     if bound.is_finite() {
-                        r.push((links + i) as u32);
+                        extended.push((links + i) as u32);
                     }
+                    ends.push(extended.len());
                     capacity.push(bound);
-                    extended.push(r);
                     weights.push(if latency > 0.0 { latency } else { 1.0 });
                 }
                 // Weights 1 / penalty, scaled so the largest is 1: 1 / 1e308 would make a
@@ -472,7 +484,11 @@ pub fn simulate_with(
                     *w = least / *w;
                 }
                 let w = transport.rtt_unfair.then_some(weights.as_slice());
-                maxmin.solve_weighted(&capacity, extended.iter().map(Vec::as_slice), w, &mut rates);
+                let routes = (0..ends.len()).map(|i| {
+                    let start = if i == 0 { 0 } else { ends[i - 1] };
+                    &extended[start..ends[i]]
+                });
+                maxmin.solve_weighted(&capacity, routes, w, &mut rates);
                 capacity.truncate(links);
             } else {
                 let routes = sim
