@@ -42,8 +42,8 @@ pub struct TwoClustersArgs {
     /// (btl_tcp_sndbuf/rcvbuf, 128 KiB).
     #[arg(long, default_value_t = 131072.0)]
     window: f64,
-    /// Messages of this many bytes or more pay a rendezvous round trip first, and an MPI
-    /// all-to-all's send of one completes only at delivery; 0: every message is eager.
+    /// Messages of this many bytes or more are Open MPI ob1 rendezvous (first fragment,
+    /// ACK, rest) and complete only at delivery; 0: every message is eager.
     /// Default: Open MPI's TCP eager limit (btl_tcp_eager_limit, 64 KiB).
     #[arg(long, default_value_t = 65536.0)]
     eager_limit: f64,

@@ -6,9 +6,16 @@
 //!
 //! ALGORITHM: basic-linear, pairwise, pair, bruck, scattered-K, or a library
 //! (mpi-ompi-1.1.2, mpi-ompi-4.1, mpi-mpich-3.3). WINDOW and EAGER in bytes (0: off):
-//! sends of EAGER bytes or more complete at delivery; RENDEZVOUS_RTT 1 makes them also pay
-//! a round trip first (SMPI does not model it: give 0 to compare with SMPI). RTT_UNFAIR 1:
-//! flows share links in inverse proportion to their latency, as CM02 does.
+//! sends of EAGER bytes or more complete at delivery. RENDEZVOUS_RTT says how they start:
+//! - 0: single messages that wait for the receive (as SMPI's, which models no handshake:
+//!   give 0 to compare with SMPI's own algorithms);
+//! - 1: Open MPI ob1's rendezvous as three messages of the plan (first fragment, ACK once
+//!   the receive is posted, rest: see `liquid_sim::mpi_alltoall`), as the study runs them;
+//! - 2: single messages that wait for the receive, with the engine's rendezvous
+//!   (`Transport::eager_limit_bytes`: ob1's protocol with the receiver ready), as the
+//!   study runs its other plans' messages.
+//!
+//! RTT_UNFAIR 1: flows share links in inverse proportion to their latency, as CM02 does.
 //! Prints the makespan in seconds.
 
 use liquid_model::{Schedule, Traffic};
@@ -36,7 +43,7 @@ fn first_fit(_: Phase, t: &Traffic) -> Result<Scheduled, String> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let a: Vec<String> = std::env::args().skip(1).collect();
     if a.len() < 4 {
-        return Err("usage: mpi_alltoall N1 N2 BYTES ALGORITHM [WINDOW [EAGER [O]]]".into());
+        return Err("usage: mpi_alltoall N1 N2 BYTES ALGORITHM [WINDOW [EAGER [RENDEZVOUS_RTT [SERIAL_OVERHEAD [RTT_UNFAIR]]]]]".into());
     }
     let n1: usize = a[0].parse()?;
     let n2: usize = a[1].parse()?;
@@ -69,8 +76,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             (None, None) => return Err(format!("unknown algorithm {name:?}").into()),
         },
     };
-    let plan = case.mpi_plan(algorithm, bytes, eager)?;
-    let run = case.simulate(&plan, &setting)?;
+    let mode = num(6)?;
+    let plan = case.mpi_plan(algorithm, bytes, eager, mode == 1.0)?;
+    // With RENDEZVOUS_RTT 1 the plan carries ob1's handshakes, so the engine adds none.
+    let run = if mode == 1.0 {
+        case.simulate_mpi(&plan, &setting)?
+    } else {
+        case.simulate(&plan, &setting)?
+    };
     println!("{} {:.9}", algorithm.name(), run.makespan);
     Ok(())
 }

@@ -29,11 +29,15 @@ pub struct Transport {
     /// CM02's `network/TCP-gamma` bound (`network_cm02.cpp`, `cfg_tcp_gamma / (2.0 *
     /// lat_current_)`), which SMPI runs can switch on to check it.
     pub window_bytes: f64,
-    /// Messages of this many bytes or more use the rendezvous protocol: a request to the
-    /// receiver and its answer (one round trip, 2 · route latency) before the data go.
-    /// `None`: every message is eager. (Open MPI's limit counts its match header, so a
-    /// payload of exactly the limit is already a rendezvous; SMPI detaches sends strictly
-    /// below `smpi/send-is-detached-thresh`.)
+    /// Messages of this many bytes or more use Open MPI ob1's rendezvous protocol, the
+    /// receiver being ready: a first fragment of the limit less
+    /// [`crate::mpi_alltoall::OB1_HEADER_BYTES`] of data goes at once; once it is
+    /// delivered, the receiver's ACK comes back and the rest follows (one round trip,
+    /// 2 · route latency, between the fragment's delivery and the rest's first bit
+    /// arriving); see [`crate::mpi_alltoall`] for the protocol's source and the check
+    /// against SMPI. `None`: every message is eager. (Open MPI's limit counts its
+    /// header, so a payload of exactly the limit is already a rendezvous; SMPI detaches
+    /// sends strictly below `smpi/send-is-detached-thresh`.)
     pub eager_limit_bytes: Option<f64>,
     /// Software overhead per message paid *in turn* by its sender (LogGP's o): a sender
     /// posts its messages one after another, each taking this long before its first bit
@@ -96,6 +100,15 @@ impl Transport {
     pub fn rendezvous(&self, bytes: f64) -> bool {
         self.eager_limit_bytes.is_some_and(|e| bytes >= e)
     }
+
+    /// The bytes of a rendezvous message's first fragment (ob1's eager limit less its
+    /// header), or the whole message when it is eager.
+    pub fn first_fragment(&self, bytes: f64) -> f64 {
+        match self.eager_limit_bytes {
+            Some(e) if bytes >= e => (e - crate::mpi_alltoall::OB1_HEADER_BYTES).clamp(0.0, bytes),
+            _ => bytes,
+        }
+    }
 }
 
 /// A time interval.
@@ -142,6 +155,8 @@ enum Phase {
     Overhead,
     Latency,
     Flowing,
+    /// A rendezvous between its first fragment's delivery and its rest's first bit.
+    Handshake,
     Done,
 }
 
@@ -186,6 +201,11 @@ struct Sim<'a> {
     owner: Vec<(u32, u32)>,
     phase: Vec<Phase>,
     remaining: Vec<f64>,
+    /// The bytes of the part of each message now flowing (its first fragment, its rest,
+    /// or all of it).
+    part: Vec<f64>,
+    /// Whether the part of each message now flowing is a rendezvous' rest.
+    in_rest: Vec<bool>,
     deps_left: Vec<usize>,
     msgs_left: Vec<usize>,
     dependents: Vec<Vec<u32>>,
@@ -246,11 +266,7 @@ impl Sim<'_> {
 
     fn after_overhead(&mut self, m: usize, now: f64) {
         self.phase[m] = Phase::Latency;
-        let msg = self.message(m);
-        let mut latency = self.platform.route_latency(&msg.route);
-        if self.transport.rendezvous(msg.bytes) {
-            latency *= 3.0; // request, answer, then the data's own latency
-        }
+        let latency = self.platform.route_latency(&self.message(m).route);
         if latency > 0.0 {
             self.timer(now + latency, Timer::Phase(m as u32));
         } else {
@@ -258,16 +274,48 @@ impl Sim<'_> {
         }
     }
 
+    /// The first bit of the message (or of its first fragment) has arrived.
     fn after_latency(&mut self, m: usize, now: f64) {
-        let bytes = self.message(m).bytes;
+        let first = self.transport.first_fragment(self.message(m).bytes);
+        self.flow(m, first, now);
+    }
+
+    /// Sends `bytes` of message m, then [`Sim::part_delivered`].
+    fn flow(&mut self, m: usize, bytes: f64, now: f64) {
+        self.part[m] = bytes;
         if bytes > 0.0 {
             self.phase[m] = Phase::Flowing;
             self.remaining[m] = bytes;
             self.flowing.push(m as u32);
             self.dirty = true;
         } else {
+            self.part_delivered(m, now);
+        }
+    }
+
+    /// A part of message m is delivered: the message, or a rendezvous' first fragment
+    /// (then the ACK's and the rest's latencies before the rest flows).
+    fn part_delivered(&mut self, m: usize, now: f64) {
+        let bytes = self.message(m).bytes;
+        if !self.in_rest[m] && self.transport.rendezvous(bytes) {
+            self.phase[m] = Phase::Handshake;
+            let round_trip = 2.0 * self.platform.route_latency(&self.message(m).route);
+            if round_trip > 0.0 {
+                self.timer(now + round_trip, Timer::Phase(m as u32));
+            } else {
+                self.after_handshake(m, now);
+            }
+        } else {
             self.deliver(m, now);
         }
+    }
+
+    /// The ACK is back and the rest's first bit has arrived.
+    fn after_handshake(&mut self, m: usize, now: f64) {
+        let bytes = self.message(m).bytes;
+        let rest = bytes - self.transport.first_fragment(bytes);
+        self.in_rest[m] = true;
+        self.flow(m, rest, now);
     }
 
     fn deliver(&mut self, m: usize, now: f64) {
@@ -359,6 +407,8 @@ pub fn simulate_with(
         owner,
         phase: vec![Phase::Waiting; total],
         remaining: vec![0.0; total],
+        part: vec![0.0; total],
+        in_rest: vec![false; total],
         deps_left: plan.steps.iter().map(|s| s.after.len()).collect(),
         msgs_left: plan.steps.iter().map(|s| s.messages.len()).collect(),
         dependents,
@@ -387,7 +437,19 @@ pub fn simulate_with(
     let links = capacity.len();
     // With a window, each flow also crosses a private link of its bound (index links + i).
     let windowed = transport.window_bytes > 0.0;
-    let mut extended: Vec<Vec<u32>> = Vec::new();
+    // Each message's route latency, once (the window and sharing paths need it at every
+    // reallocation).
+    let latency: Vec<f64> = if windowed || transport.rtt_unfair {
+        (0..total)
+            .map(|m| platform.route_latency(&sim.message(m).route))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    // The flows' routes with their private links, end to end in one buffer (no copy of a
+    // route per flow and reallocation): flow i's is `extended[ends[i-1]..ends[i]]`.
+    let mut extended: Vec<u32> = Vec::new();
+    let mut ends: Vec<usize> = Vec::new();
     let mut weights: Vec<f64> = Vec::new();
     let mut maxmin = MaxMin::new(capacity.len());
     let mut rates: Vec<f64> = Vec::new();
@@ -402,17 +464,17 @@ pub fn simulate_with(
             if windowed || transport.rtt_unfair {
                 capacity.truncate(links);
                 extended.clear();
+                ends.clear();
                 weights.clear();
                 for (i, &m) in sim.flowing.iter().enumerate() {
-                    let route = &sim.message(m as usize).route;
-                    let latency = platform.route_latency(route);
+                    let latency = latency[m as usize];
                     let bound = transport.rate_bound(latency);
-                    let mut r = route.clone();
+                    extended.extend_from_slice(&sim.message(m as usize).route);
                     if bound.is_finite() {
-                        r.push((links + i) as u32);
+                        extended.push((links + i) as u32);
                     }
+                    ends.push(extended.len());
                     capacity.push(bound);
-                    extended.push(r);
                     weights.push(if latency > 0.0 { latency } else { 1.0 });
                 }
                 // Weights 1 / penalty, scaled so the largest is 1: 1 / 1e308 would make a
@@ -422,7 +484,11 @@ pub fn simulate_with(
                     *w = least / *w;
                 }
                 let w = transport.rtt_unfair.then_some(weights.as_slice());
-                maxmin.solve_weighted(&capacity, extended.iter().map(Vec::as_slice), w, &mut rates);
+                let routes = (0..ends.len()).map(|i| {
+                    let start = if i == 0 { 0 } else { ends[i - 1] };
+                    &extended[start..ends[i]]
+                });
+                maxmin.solve_weighted(&capacity, routes, w, &mut rates);
                 capacity.truncate(links);
             } else {
                 let routes = sim
@@ -477,8 +543,7 @@ pub fn simulate_with(
         let flowing = std::mem::take(&mut sim.flowing);
         let mut still = Vec::with_capacity(flowing.len());
         for (i, &m) in flowing.iter().enumerate() {
-            let bytes = sim.message(m as usize).bytes;
-            if sim.remaining[m as usize] <= bytes * DONE_FRACTION {
+            if sim.remaining[m as usize] <= sim.part[m as usize] * DONE_FRACTION {
                 done.push(m);
             } else {
                 still.push(m);
@@ -492,7 +557,7 @@ pub fn simulate_with(
         }
         for m in done {
             sim.events += 1;
-            sim.deliver(m as usize, now);
+            sim.part_delivered(m as usize, now);
         }
         while let Some(Reverse((t, _, _))) = sim.timers.peek() {
             if t.0 > now {
@@ -507,6 +572,7 @@ pub fn simulate_with(
                 Timer::Phase(m) => match sim.phase[m as usize] {
                     Phase::Overhead => sim.after_overhead(m as usize, now),
                     Phase::Latency => sim.after_latency(m as usize, now),
+                    Phase::Handshake => sim.after_handshake(m as usize, now),
                     other => {
                         return Err(SimError::Mismatch(format!(
                             "internal: message {m} woke up in phase {other:?}"

@@ -29,8 +29,9 @@
 //! every flow weighs the same.
 //!
 //! [`simulate_with`] runs over a [`Transport`]: a TCP window bounding each message's rate
-//! (CM02's `TCP-gamma`), a rendezvous round trip above an eager limit, a software overhead
-//! per message paid in turn by each sender, and CM02's RTT-unfair sharing.
+//! (CM02's `TCP-gamma`), Open MPI ob1's rendezvous from an eager limit on (first
+//! fragment, then the rest one round trip after its delivery), a software overhead per
+//! message paid in turn by each sender, and CM02's RTT-unfair sharing.
 #![forbid(unsafe_code)]
 
 pub mod engine;

@@ -14,9 +14,21 @@
 //!   eager limit or more: the send waits for the receiver).
 //!
 //! An eager message leaves when its sender posts it (the receiver buffers it if it has
-//! not posted its receive yet); a rendezvous message's data leave only once the receiver
-//! has reached the round that posts its receive (as SMPI, which starts a communication
-//! when both sides are posted).
+//! not posted its receive yet). A rendezvous message is Open MPI 1.1.2 ob1's protocol over
+//! TCP, as three messages (`ompi/mca/pml/ob1` at v1.1.2):
+//! 1. a first fragment of the eager limit less [`OB1_HEADER_BYTES`] of data, sent at once
+//!    (`mca_pml_ob1_send_request_start_rndv`, `pml_ob1_sendreq.c`);
+//! 2. an ACK of no data from the receiver, once that fragment has arrived and the receiver
+//!    has reached the round that posts its receive (the match,
+//!    `mca_pml_ob1_recv_request_progress` on `MCA_PML_OB1_HDR_TYPE_RNDV`, which calls
+//!    `mca_pml_ob1_recv_request_ack`, `pml_ob1_recvreq.c`);
+//! 3. the rest of the data, once the sender has the ACK (`MCA_PML_OB1_SEND_REQUEST_ADVANCE`
+//!    then `mca_pml_ob1_send_request_schedule`).
+//!
+//! So a plan with rendezvous messages carries its own handshake: simulate it with no eager
+//! limit in the transport ([`crate::study::Case::simulate_mpi`]), or the engine would add a
+//! second one. It was checked against SMPI running the same protocol with point-to-point
+//! calls (`benchmarks/smpi/alltoall_rndv.c`, `benchmarks/results/mpi-rndv.md`).
 //!
 //! A round is one empty step (the join, after what it waits for) and one step per message
 //! (after the join), so a message waits only for its own rank's progress. A rank's data
@@ -30,6 +42,13 @@
 
 use crate::plan::{Message, Plan, Step};
 use crate::SimError;
+
+/// The size of Open MPI 1.1.2 ob1's header union (`mca_pml_ob1_hdr_t`, its largest member
+/// `mca_pml_ob1_rget_hdr_t`: 72 bytes on LP64, `ompi/mca/pml/ob1/pml_ob1_hdr.h`): the first
+/// fragment of a rendezvous carries the BTL's eager limit less this many bytes of data
+/// (`pml_ob1_sendreq.h`, `eager_limit = bml_btl->btl_eager_limit -
+/// sizeof(mca_pml_ob1_hdr_t)`, then `size = eager_limit` for `start_rndv`).
+pub const OB1_HEADER_BYTES: f64 = 72.0;
 
 /// One round of one rank: its messages as (destination, blocks of data), in posting order.
 pub type Round = Vec<(usize, usize)>;
@@ -55,8 +74,22 @@ pub enum Algorithm {
     /// ⌈log2 p⌉ blocking `sendrecv`s; at distance d = 1, 2, 4, … rank r sends to `r+d`
     /// the blocks i (1 ≤ i < p) with `i & d ≠ 0`, packed in one message (Open MPI 1.1.2
     /// `coll_tuned_alltoall.c` lines 86-250; MPICH 3.3 `alltoall_intra_brucks.c` lines
-    /// 93-137; Open MPI 4.1's `modified_bruck`, `coll_base_alltoall.c` lines 279-303).
-    /// SMPI: `bruck`.
+    /// 93-137). SMPI: `bruck`.
+    ///
+    /// Open MPI 4.1's "modified Bruck" (algorithm 3, `modified_bruck`;
+    /// `ompi_coll_base_alltoall_intra_bruck`, `ompi/mca/coll/base/coll_base_alltoall.c`
+    /// at v4.1.6, lines 218-341) is this same plan on the network. It differs from the
+    /// textbook Bruck only in its local copies: step 1 (lines 260-276) rotates the send
+    /// buffer by `rank` blocks into a temporary buffer, the communication step (lines
+    /// 278-315) describes the blocks to move with an indexed datatype instead of packing
+    /// them, and step 3 (lines 317-324) undoes the rotation locally. Its communication
+    /// step is, for `distance` = 1, 2, 4, … < size: `sendto = (rank + distance) % size`,
+    /// `recvfrom = (rank - distance + size) % size`, the k blocks `i` in 1..size with
+    /// `(i & distance) == distance` each of `scount` elements, sent as one message by
+    /// one `ompi_coll_base_sendrecv` (`coll_base_util.c` lines 35-62: an `irecv`, a
+    /// blocking standard `send`, then a wait for the receive). So every message between
+    /// nodes, its size, its peers, its order and what it waits for are those of this
+    /// plan; the local copies cost no network time (the plan, like SMPI, charges none).
     Bruck,
     /// MPICH's scattered all-to-all: blocks of `throttle` peers (default
     /// `MPIR_CVAR_ALLTOALL_THROTTLE` = 32); in block b rank r receives from `r+i` and
@@ -140,13 +173,29 @@ impl Algorithm {
     }
 
     /// The algorithm's plan for `p` ranks exchanging `bytes` per pair: `route(i, j)` is
-    /// the route from rank i to rank j; messages of `eager_limit` bytes or more complete
-    /// at delivery, the others at once (see the module docs).
+    /// the route from rank i to rank j; messages of `eager_limit` bytes or more are ob1
+    /// rendezvous (first fragment, ACK, rest) and complete when their rest is delivered,
+    /// the others leave and complete at once (see the module docs).
     pub fn plan(
         self,
         p: usize,
         bytes: f64,
         eager_limit: Option<f64>,
+        route: &dyn Fn(usize, usize) -> Vec<u32>,
+    ) -> Result<Plan, SimError> {
+        self.plan_with(p, bytes, eager_limit, true, route)
+    }
+
+    /// [`Algorithm::plan`], with `handshake` false: each rendezvous message is one
+    /// message that leaves once the receiver has reached the round that posts its receive,
+    /// with no handshake (as SMPI, which starts a communication when both sides are
+    /// posted; for the check against SMPI's own algorithms).
+    pub fn plan_with(
+        self,
+        p: usize,
+        bytes: f64,
+        eager_limit: Option<f64>,
+        handshake: bool,
         route: &dyn Fn(usize, usize) -> Vec<u32>,
     ) -> Result<Plan, SimError> {
         let rounds = self.rounds(p)?;
@@ -166,23 +215,43 @@ impl Algorithm {
                 let Some(round) = rr.get(k) else { continue };
                 for &(dst, blocks) in round {
                     let size = bytes * blocks as f64;
-                    sends_of[r].push((steps.len(), dst, size));
-                    // A rendezvous message's data go once the receiver has posted its
-                    // receive, in its own round k (the same round in every algorithm).
-                    let mut after = vec![join(r, k)];
-                    if eager_limit.is_some_and(|e| size >= e) && k < rounds[dst].len() {
-                        after.push(join(dst, k));
-                    }
-                    steps.push(Step {
+                    let message = |after: Vec<usize>, from: usize, to: usize, bytes: f64| Step {
                         after,
                         delay: 0.0,
                         messages: vec![Message {
-                            route: route(r, dst),
-                            bytes: size,
+                            route: route(from, to),
+                            bytes,
                             transfer: None,
                         }],
                         group: Some(k),
-                    });
+                    };
+                    let Some(limit) = eager_limit.filter(|&e| size >= e) else {
+                        sends_of[r].push((steps.len(), dst, size));
+                        steps.push(message(vec![join(r, k)], r, dst, size));
+                        continue;
+                    };
+                    if !handshake {
+                        sends_of[r].push((steps.len(), dst, size));
+                        let mut after = vec![join(r, k)];
+                        if k < rounds[dst].len() {
+                            after.push(join(dst, k));
+                        }
+                        steps.push(message(after, r, dst, size));
+                        continue;
+                    }
+                    // ob1's rendezvous: the first fragment goes at once; the receiver's
+                    // ACK once the fragment has arrived and its receive is posted (in its
+                    // own round k, the same round in every algorithm); then the rest.
+                    let first = (limit - OB1_HEADER_BYTES).clamp(0.0, size);
+                    let fragment = steps.len();
+                    steps.push(message(vec![join(r, k)], r, dst, first));
+                    let mut ready = vec![fragment];
+                    if k < rounds[dst].len() {
+                        ready.push(join(dst, k));
+                    }
+                    steps.push(message(ready, dst, r, 0.0));
+                    sends_of[r].push((steps.len(), dst, size));
+                    steps.push(message(vec![steps.len() - 1], r, dst, size - first));
                 }
             }
         }
@@ -431,7 +500,7 @@ mod tests {
     fn pairwise_has_p_minus_1_rounds_of_one_sendrecv() {
         let p = 5;
         let plan = Algorithm::Pairwise
-            .plan(p, 8.0, Some(4.0), &route)
+            .plan_with(p, 8.0, Some(4.0), false, &route)
             .expect("plan");
         let m = messages(&plan);
         assert_eq!(m.len(), p * (p - 1));
@@ -469,6 +538,43 @@ mod tests {
         want.sort_unstable();
         assert_eq!(eager.steps[join(0, 1)].after, want);
         assert_eq!(eager.steps[step_of(0, 1)].after, vec![join(0, 1)]);
+    }
+
+    #[test]
+    fn a_rendezvous_is_ob1_s_first_fragment_ack_and_rest() {
+        // p = 3, 100 000 bytes per pair, eager limit 65 536: every message is a rendezvous
+        // whose first fragment carries 65 536 - 72 bytes.
+        let p = 3;
+        let first = 65536.0 - OB1_HEADER_BYTES;
+        let plan = Algorithm::Pairwise
+            .plan(p, 100_000.0, Some(65536.0), &route)
+            .expect("plan");
+        let join = |r: usize, k: usize| k * p + r;
+        let of = |s: usize| {
+            let m = &plan.steps[s].messages[0];
+            (m.route[0] as usize, m.route[1] as usize - 1000, m.bytes)
+        };
+        // Rank 0's round 0: to rank 1. Its three steps follow the joins, in order.
+        let s = (2 * p..plan.steps.len())
+            .find(|&s| of(s) == (0, 1, first))
+            .expect("first fragment");
+        assert_eq!(plan.steps[s].after, vec![join(0, 0)]);
+        // The ACK goes back once the fragment is in and rank 1 has posted its receive.
+        assert_eq!(of(s + 1), (1, 0, 0.0));
+        assert_eq!(plan.steps[s + 1].after, vec![s, join(1, 0)]);
+        // The rest after the ACK; both ranks' next rounds wait for it.
+        assert_eq!(of(s + 2), (0, 1, 100_000.0 - first));
+        assert_eq!(plan.steps[s + 2].after, vec![s + 1]);
+        assert!(plan.steps[join(0, 1)].after.contains(&(s + 2)));
+        assert!(plan.steps[join(1, 1)].after.contains(&(s + 2)));
+        // Data bytes are those of the all-to-all; the ACKs carry none.
+        assert_eq!(plan.bytes(), 100_000.0 * 6.0);
+        // Below the limit, one message per pair and round.
+        let eager = Algorithm::Pairwise
+            .plan(p, 100_000.0, Some(200_000.0), &route)
+            .expect("plan");
+        assert_eq!(eager.messages(), 6);
+        assert_eq!(plan.messages(), 18);
     }
 
     #[test]

@@ -422,15 +422,17 @@ impl Case {
 
     /// The plan of one MPI all-to-all algorithm (not a library's choice) with `bytes` per
     /// pair, on this case's ranks 0 … n1+n2-1, sends of `eager_limit` bytes or more
-    /// completing at delivery (for checks against SMPI running it).
+    /// completing at delivery, with ob1's handshake or (`handshake` false) without (for
+    /// checks against SMPI; see [`crate::mpi_alltoall::Algorithm::plan_with`]).
     pub fn mpi_plan(
         &self,
         algorithm: crate::mpi_alltoall::Algorithm,
         bytes: f64,
         eager_limit: Option<f64>,
+        handshake: bool,
     ) -> Result<Plan, SimError> {
         let route = |i: usize, j: usize| self.layout.route(i, j).to_vec();
-        algorithm.plan(self.n1 + self.n2, bytes, eager_limit, &route)
+        algorithm.plan_with(self.n1 + self.n2, bytes, eager_limit, handshake, &route)
     }
 
     /// Simulates a plan on this case's platform in a setting.
@@ -440,6 +442,15 @@ impl Case {
             trace: false,
         };
         simulate_with(&self.platform, plan, &opts, &setting.transport)
+    }
+
+    /// Simulates an MPI all-to-all's plan ([`Case::mpi_plan`], or [`Case::plan`] of a
+    /// library), which carries its rendezvous handshakes as messages: the transport's
+    /// eager limit is off for it, so that the engine adds no second handshake.
+    pub fn simulate_mpi(&self, plan: &Plan, setting: &Setting) -> Result<crate::Run, SimError> {
+        let mut setting = setting.clone();
+        setting.transport.eager_limit_bytes = None;
+        self.simulate(plan, &setting)
     }
 
     /// The messages of an algorithm's plan that cross the backbone (counted from the plan).
@@ -457,7 +468,12 @@ impl Case {
             .iter()
             .map(|&a| {
                 let plan = self.plan(a, bytes)?;
-                let run = simulate_with(&self.platform, &plan, &opts, &setting.transport)?;
+                // An MPI library's plan carries its own handshakes (see `simulate_mpi`).
+                let mut transport = setting.transport;
+                if a.library().is_some() {
+                    transport.eager_limit_bytes = None;
+                }
+                let run = simulate_with(&self.platform, &plan, &opts, &transport)?;
                 Ok(Point {
                     algorithm: a,
                     makespan_s: run.makespan,

@@ -91,6 +91,28 @@ fn a_rendezvous_costs_a_round_trip_from_the_eager_limit_on() {
 }
 
 #[test]
+fn a_rendezvous_sends_ob1_s_first_fragment_then_the_rest_after_the_round_trip() {
+    // One link of 1 MB/s and 10 ms. A: 100 000 B, a rendezvous (first fragment 65 536 - 72
+    // = 65 464 B, rest 34 536 B); B: 30 000 B, eager; both posted at 0.
+    let p = platform(&[(1e6, 0.01)]);
+    let t = Transport {
+        eager_limit_bytes: Some(65536.0),
+        ..Transport::default()
+    };
+    let plan = one_step(vec![(vec![0], 100_000.0), (vec![0], 30_000.0)]);
+    let run = simulate_with(&p, &plan, &Options::default(), &t).expect("runs");
+    let d = &run.delivered[0];
+    // From 0.01 A's fragment and B share the link: B is in at 0.01 + 0.06 = 0.07; the
+    // fragment's last 35 464 B go alone, in at 0.105464. The ACK and the rest's latency
+    // take 0.02; the rest alone takes 0.034536: delivered at 0.16.
+    assert!(close(d[1], 0.07), "{d:?}");
+    assert!(close(d[0], 0.16), "{d:?}");
+    // A fragment's round trip leaves the link to others: B (eager) does not wait for it.
+    assert_eq!(t.first_fragment(100_000.0), 65_464.0);
+    assert_eq!(t.first_fragment(30_000.0), 30_000.0);
+}
+
+#[test]
 fn serial_overhead_is_paid_in_turn_by_each_sender() {
     // Sender A (link 0) posts three messages to separate links; B (link 1) one.
     let p = platform(&[

@@ -642,7 +642,7 @@ fn finish(
             scheduling_lanes: s.lanes(),
             cluster: s.cluster.clone(),
         },
-        model: "flow level, max-min sharing; TCP only as a window bound per connection, a rendezvous round trip and RTT-unfair sharing (no slow start, no losses): see README, Simulation",
+        model: "flow level, max-min sharing; TCP only as a window bound per connection, ob1's rendezvous (first fragment, ACK, rest) and RTT-unfair sharing (no slow start, no losses): see README, Simulation",
         sizes: format!(
             "2^{k0} .. 2^{k1} bytes (size sweep); {:?} bytes (node sweep)",
             args.node_sizes
