@@ -68,7 +68,8 @@ pub struct SolveArgs {
     /// Make the liquid schedule of a structured traffic too large to hold from its
     /// closed form, one frame at a time in memory O(hosts + links), writing each frame
     /// to --schedule-out and validating it as it goes: fat-tree all-to-alls such as
-    /// `fat-tree:32,3` (8,192 hosts) and `fat-tree:64,3` (65,536). Default
+    /// `fat-tree:32,3` (8,192 hosts) and `fat-tree:64,3` (65,536), and multi-cluster
+    /// systems such as `multi-cluster:8,32x2+24x3+8x4` (8,192 nodes). Default
     /// --time-limit: 3600 s. See crates/stream/README.md.
     #[arg(long, conflicts_with_all = ["prove", "require_proof", "decide", "engine"])]
     stream: bool,

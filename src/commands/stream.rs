@@ -1,5 +1,6 @@
 //! `--stream`: `analyze`, `solve` and `verify` of structured traffics too large to hold
-//! (fat-tree:32,3 and fat-tree:64,3), through `liquid_stream`, one frame at a time.
+//! (fat-tree:32,3 and fat-tree:64,3, multi-cluster systems of 8,192 nodes), through
+//! `liquid_stream`, one frame at a time.
 
 use std::path::Path;
 use std::process::ExitCode;
