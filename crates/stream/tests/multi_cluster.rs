@@ -17,6 +17,52 @@ fn in_memory(spec: &str) -> liquid_model::Traffic {
         .expect("builds")
 }
 
+/// The in-memory MPI export of a streamed schedule (links of 100 MB/s and 1 µs, `bytes`
+/// per transfer, frames mode).
+struct InMemory<'a> {
+    schedule: &'a liquid_model::Schedule,
+    source: &'a str,
+    bytes: f64,
+    overhead: f64,
+}
+
+impl InMemory<'_> {
+    /// Writes the in-memory export into `memory` and requires every rank file to be the
+    /// streamed export's in `streamed`, byte for byte.
+    fn export_equals(
+        &self,
+        spec: &str,
+        traffic: &liquid_model::Traffic,
+        c: &Clusters,
+        memory: &std::path::Path,
+        streamed: &std::path::Path,
+    ) {
+        let mapped =
+            liquid_sim::MappedTraffic::new(traffic, |_| Some((100e6, 1e-6))).expect("maps");
+        let sizes = vec![self.bytes; traffic.len()];
+        liquid_mpi::export(
+            &liquid_mpi::ExportInput {
+                traffic,
+                mapped: &mapped,
+                sizes: &sizes,
+                schedule: Some((self.schedule, self.source.to_string())),
+                kind: liquid_mpi::PlanKind::Schedule(ScheduleMode::Frames),
+                overhead: self.overhead,
+                library: liquid_mpi::RuntimeModel::default(),
+                phase_schedule: None,
+            },
+            memory,
+        )
+        .expect("exports");
+        for r in 0..c.hosts() {
+            let name = format!("rank-{r}.txt");
+            let a = std::fs::read(memory.join(&name)).expect("written");
+            let b = std::fs::read(streamed.join(&name)).expect("written");
+            assert!(a == b, "{spec}: {name} differs");
+        }
+    }
+}
+
 /// Links, names, routes, loads, Λ and the analysis are the in-memory model's, on
 /// homogeneous and heterogeneous systems, with full and partly used ICN2s.
 #[test]
@@ -100,30 +146,13 @@ fn homogeneous_full_systems_stream_a_liquid_schedule() {
         let answer = liquid_search::structured::solve(&traffic, &liquid_model::Limits::default());
         let s = answer.outcome.schedule().expect("a schedule");
         assert_eq!(s.frames.len(), schedule.frames.len(), "{spec}");
-        // The in-memory export of the same schedule.
-        let mapped =
-            liquid_sim::MappedTraffic::new(&traffic, |_| Some((100e6, 1e-6))).expect("maps");
-        let sizes = vec![512.0; traffic.len()];
-        liquid_mpi::export(
-            &liquid_mpi::ExportInput {
-                traffic: &traffic,
-                mapped: &mapped,
-                sizes: &sizes,
-                schedule: Some((&schedule, mpi.source.clone())),
-                kind: liquid_mpi::PlanKind::Schedule(ScheduleMode::Frames),
-                overhead: 0.0,
-                library: liquid_mpi::RuntimeModel::default(),
-                phase_schedule: None,
-            },
-            &memory_mpi,
-        )
-        .expect("exports");
-        for r in 0..c.hosts() {
-            let name = format!("rank-{r}.txt");
-            let a = std::fs::read(memory_mpi.join(&name)).expect("written");
-            let b = std::fs::read(streamed_mpi.join(&name)).expect("written");
-            assert!(a == b, "{spec}: {name} differs");
-        }
+        let mem = InMemory {
+            schedule: &schedule,
+            source: &mpi.source,
+            bytes: 512.0,
+            overhead: 0.0,
+        };
+        mem.export_equals(spec, &traffic, &c, &memory_mpi, &streamed_mpi);
         for name in ["ranks.txt", "hostfile"] {
             let a = std::fs::read(memory_mpi.join(name)).expect("written");
             assert_eq!(a, std::fs::read(streamed_mpi.join(name)).expect("written"));
@@ -238,29 +267,13 @@ fn streamed_export_of_rounds_predicts_as_in_memory() {
             .expect("valid");
         assert_eq!(report.verdict, "liquid", "{spec}");
         let schedule = liquid_model::yaml::load_schedule(&yaml, &traffic).expect("loads");
-        let mapped =
-            liquid_sim::MappedTraffic::new(&traffic, |_| Some((100e6, 1e-6))).expect("maps");
-        let sizes = vec![bytes; traffic.len()];
-        liquid_mpi::export(
-            &liquid_mpi::ExportInput {
-                traffic: &traffic,
-                mapped: &mapped,
-                sizes: &sizes,
-                schedule: Some((&schedule, mpi.source.clone())),
-                kind: liquid_mpi::PlanKind::Schedule(ScheduleMode::Frames),
-                overhead,
-                library: liquid_mpi::RuntimeModel::default(),
-                phase_schedule: None,
-            },
-            &memory,
-        )
-        .expect("exports");
-        for r in 0..c.hosts() {
-            let name = format!("rank-{r}.txt");
-            let a = std::fs::read(memory.join(&name)).expect("written");
-            let b = std::fs::read(streamed.join(&name)).expect("written");
-            assert!(a == b, "{spec}: {name} differs");
-        }
+        let mem = InMemory {
+            schedule: &schedule,
+            source: &mpi.source,
+            bytes,
+            overhead,
+        };
+        mem.export_equals(spec, &traffic, &c, &memory, &streamed);
         let read = |d: &std::path::Path| {
             liquid_mpi::Manifest::read(&d.join("manifest.json")).expect("a manifest")
         };
