@@ -29,7 +29,7 @@ pub mod subsets;
 
 pub use encode::{
     check_size, dimacs, encode, AmoEncoding, EncodeError, EncodeOptions, Encoding, Family,
-    ENCODING_VERSION, PAIRWISE_MAX,
+    ENCODING_VERSION, PAIRWISE_MAX, WIDE_PAIRWISE_MAX,
 };
 pub use engine::{decide, solve, solve_with, SatOptions, SatRun, ENGINE, ENGINE_INCREMENTAL};
 pub use prove::{

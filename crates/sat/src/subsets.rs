@@ -7,8 +7,14 @@
 //! satisfied by their selectors, so the question is exactly "do the transfers of S have a
 //! schedule of k timeframes". Only the families that stay sound for any subset are
 //! encoded: at-most-one per link and per transfer, no team or symmetry clauses (those
-//! hold for the whole traffic only). On "no", varisat names the assumptions it used: a
-//! subset of S that does not fit either (clause-set refinement for a deletion loop).
+//! hold for the whole traffic only). Team clauses are added guarded by the selectors of
+//! the link's users (they hold when all of them are asked about). Instead of symmetry
+//! clauses, each question breaks the symmetry of the
+//! timeframes by assumptions of its own: the users in S of the link with the most users
+//! in S are placed in timeframes 0, 1, … (sound for S, see
+//! `Subsets::clique_placements`; without it, a "no" is refuted k! times over). On "no",
+//! varisat names the assumptions it used: a subset of S that does not fit either
+//! (clause-set refinement for a deletion loop; a placement counts as its transfer).
 //!
 //! A deadline stops a question within one buffer of proof steps, as for every run of
 //! this crate ([`crate::solver::DeadlineSink`]); the solver is not used again after that.
@@ -38,6 +44,8 @@ pub enum Subset {
 pub struct Subsets {
     solver: Solver<'static>,
     encoding: Encoding,
+    /// The users of every link, in the traffic's link order.
+    links: Vec<Vec<TransferId>>,
     first_selector: usize,
     n: usize,
     deadline: Option<Instant>,
@@ -87,9 +95,37 @@ impl Subsets {
             }
             solver.add_clause(&buf);
         }
+        // Guarded team clauses: a link with exactly k users, all of them selected, has a
+        // user in every timeframe (k pairwise congesting transfers in k timeframes); with
+        // one of them left out, the clause is satisfied by that selector. Implied by the
+        // clauses above (a pigeonhole a solver finds slowly), so sound for every subset.
+        for l in traffic.link_ids() {
+            let users = traffic.users(l);
+            if users.len() != k || k < 2 {
+                continue;
+            }
+            for c in 0..k {
+                buf.clear();
+                buf.extend(
+                    users
+                        .iter()
+                        .map(|&u| !Self::selector_lit(first_selector, u.index())),
+                );
+                buf.extend(
+                    users
+                        .iter()
+                        .map(|&u| Lit::from_dimacs(encoding.var(u, c) as isize)),
+                );
+                solver.add_clause(&buf);
+            }
+        }
         Ok(Subsets {
             solver,
             encoding,
+            links: traffic
+                .link_ids()
+                .map(|l| traffic.users(l).to_vec())
+                .collect(),
             first_selector,
             n,
             deadline,
@@ -101,16 +137,57 @@ impl Subsets {
         Lit::from_var(Var::from_dimacs((first + t) as isize), true)
     }
 
+    /// Placements that break the symmetry of the timeframes for one question: the users
+    /// in `set` of the link with the most users in `set` (the first such link), at most k
+    /// of them, in timeframes 0, 1, … in the link's order.
+    ///
+    /// Sound for the question and for every subset `S'` of `set` that contains those
+    /// users: they pairwise congest, so any schedule of `S'` in k timeframes puts them in
+    /// distinct timeframes, and renaming the timeframes (the clauses are invariant under a
+    /// permutation of them) moves the i-th to timeframe i. So a set of selectors and
+    /// placements that has no model means that the selected transfers together with the
+    /// placed ones have no schedule: [`Subsets::fits`] counts a placement in its answer's
+    /// core as the placed transfer.
+    fn clique_placements(&self, set: &[TransferId]) -> Vec<(TransferId, usize)> {
+        let mut member = vec![false; self.n];
+        for &x in set {
+            member[x.index()] = true;
+        }
+        let mut best: Option<(usize, &[TransferId])> = None;
+        for users in &self.links {
+            let n = users.iter().filter(|u| member[u.index()]).count();
+            if best.is_none_or(|(m, _)| n > m) {
+                best = Some((n, users));
+            }
+        }
+        let Some((_, users)) = best else {
+            return Vec::new();
+        };
+        users
+            .iter()
+            .copied()
+            .filter(|u| member[u.index()])
+            .take(self.encoding.frames())
+            .enumerate()
+            .map(|(c, u)| (u, c))
+            .collect()
+    }
+
     /// Whether the transfers `set` (distinct ids of the traffic) fit in k timeframes.
     pub fn fits(&mut self, set: &[TransferId]) -> Result<Subset, SatError> {
         if self.spent || self.deadline.is_some_and(|d| Instant::now() >= d) {
             self.spent = true;
             return Ok(Subset::Stopped);
         }
-        let lits: Vec<Lit> = set
+        let mut lits: Vec<Lit> = set
             .iter()
             .map(|&t| Self::selector_lit(self.first_selector, t.index()))
             .collect();
+        lits.extend(
+            self.clique_placements(set)
+                .into_iter()
+                .map(|(t, c)| Lit::from_dimacs(self.encoding.var(t, c) as isize)),
+        );
         self.solver.assume(&lits);
         match self.solver.solve() {
             Ok(true) => {
@@ -130,14 +207,23 @@ impl Subsets {
             }
             Ok(false) => {
                 let core = self.solver.failed_core().unwrap_or(&[]);
+                // Selectors name their transfers; a placement assumption names the
+                // transfer it places (still in the set: see `clique_placements`).
+                let k = self.encoding.frames();
                 let mut out: Vec<TransferId> = core
                     .iter()
                     .map(|l| {
-                        TransferId((l.var().to_dimacs() as usize - self.first_selector) as u32)
+                        let v = l.var().to_dimacs() as usize;
+                        if v >= self.first_selector {
+                            TransferId((v - self.first_selector) as u32)
+                        } else {
+                            TransferId(((v - 1) / k) as u32)
+                        }
                     })
                     .filter(|t| t.index() < self.n)
                     .collect();
                 out.sort_unstable();
+                out.dedup();
                 Ok(Subset::Core(out))
             }
             Err(e) => {
@@ -182,6 +268,80 @@ mod tests {
             );
             validate(&sub, &local).expect("a valid schedule of the pair");
         }
+    }
+
+    /// The queens of an n×n board: one transfer per square, on its row, column and two
+    /// diagonals.
+    fn queens(n: usize) -> Traffic {
+        let ts: Vec<(String, Vec<String>)> = (0..n * n)
+            .map(|i| {
+                let (r, c) = (i / n, i % n);
+                let path = vec![
+                    format!("row{r}"),
+                    format!("col{c}"),
+                    format!("diag{}", r + n - c),
+                    format!("anti{}", r + c),
+                ];
+                (format!("q{r}_{c}"), path)
+            })
+            .collect();
+        Traffic::from_paths("queens", &ts).expect("a traffic")
+    }
+
+    #[test]
+    fn answers_with_placements_and_guarded_teams_agree_with_a_fresh_solver() {
+        // 4 queens in 4 frames: rows and columns are full links (guarded team clauses);
+        // the whole board needs 5. Subsets of every size, by a fixed LCG.
+        let t = queens(4);
+        let k = 4;
+        let mut s = Subsets::new(&t, k, None).expect("encodes");
+        let mut x: u64 = 7;
+        let (mut fits, mut cores) = (0, 0);
+        for round in 0..120 {
+            let mut set: Vec<TransferId> = t
+                .transfer_ids()
+                .filter(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    (x >> 33) % 16 < 8 + round % 9
+                })
+                .collect();
+            if round == 0 {
+                set = t.transfer_ids().collect();
+            }
+            let fresh = |ids: &[TransferId]| {
+                crate::decide(&t.sub_traffic(ids), k, &EncodeOptions::default(), None)
+                    .expect("runs")
+                    .1
+                    .expect("no deadline")
+            };
+            match s.fits(&set).expect("runs") {
+                Subset::Fits(sched) => {
+                    fits += 1;
+                    let local = Schedule::new(
+                        sched
+                            .frames
+                            .iter()
+                            .map(|f| {
+                                f.iter()
+                                    .map(|x| TransferId(set.binary_search(x).expect("in") as u32))
+                                    .collect()
+                            })
+                            .collect(),
+                    );
+                    let r = validate(&t.sub_traffic(&set), &local).expect("valid");
+                    assert!(r.length <= k);
+                }
+                Subset::Core(core) => {
+                    cores += 1;
+                    assert!(core.iter().all(|c| set.contains(c)), "{core:?} ⊄ {set:?}");
+                    assert!(fresh(&core).is_none(), "the core {core:?} fits after all");
+                }
+                Subset::Stopped => panic!("no deadline"),
+            }
+        }
+        assert!(fits > 10 && cores > 10, "{fits} fit, {cores} cores");
     }
 
     #[test]
