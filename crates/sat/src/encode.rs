@@ -154,13 +154,42 @@ impl Default for EncodeOptions {
 pub const MAX_LITERALS: usize = 1 << 26;
 
 /// An upper estimate of the literals of the encoding of `traffic` with `k` timeframes
-/// (every at-most-one counted as a sequential counter, about 7 literals per element),
-/// computed in O(1) from the traffic's size; `None` on overflow. With
-/// [`AmoEncoding::Wide`], an at-most-one of up to 16 literals takes up to 15 literals per
-/// element, so the encoding may reach about twice the estimate.
-pub fn estimated_literals(traffic: &Traffic, k: usize) -> Option<usize> {
-    let elements = traffic.len().checked_add(traffic.total_path_length())?;
-    k.checked_mul(elements)?.checked_mul(7)
+/// and at-most-ones written as `amo`, computed in O(links) from the links' loads before
+/// anything is allocated; `None` on overflow. Each at-most-one over `n` literals counts
+/// `n(n - 1)` literals where `amo` writes it pairwise and `6n` where it writes a
+/// sequential counter (`3n - 4` clauses of two); the at-least-one and closing clauses
+/// add at most `2k` literals per transfer, the team clauses `k` per link user, and the
+/// symmetry clauses `k`.
+pub fn estimated_literals(traffic: &Traffic, k: usize, amo: AmoEncoding) -> Option<usize> {
+    let n = traffic.len();
+    let per_transfer = amo_literals(k, amo)?.checked_add(k.checked_mul(2)?)?;
+    let mut total = n.checked_mul(per_transfer)?.checked_add(k)?;
+    for l in traffic.link_ids() {
+        let load = traffic.load(l);
+        let per_frame = amo_literals(load, amo)?.checked_add(load)?;
+        total = total.checked_add(k.checked_mul(per_frame)?)?;
+    }
+    Some(total)
+}
+
+/// The literals of an at-most-one over `n` literals as `how` writes it (see
+/// [`estimated_literals`]).
+fn amo_literals(n: usize, how: AmoEncoding) -> Option<usize> {
+    match n {
+        0 | 1 => Some(0),
+        n if pairwise(n, how) => n.checked_mul(n - 1),
+        n => n.checked_mul(6),
+    }
+}
+
+/// Whether `how` writes an at-most-one over `n >= 2` literals pairwise.
+fn pairwise(n: usize, how: AmoEncoding) -> bool {
+    match how {
+        AmoEncoding::Pairwise => true,
+        AmoEncoding::Sequential => n == 2,
+        AmoEncoding::Auto => n <= PAIRWISE_MAX,
+        AmoEncoding::Wide => n <= WIDE_PAIRWISE_MAX,
+    }
 }
 
 /// Why a traffic could not be encoded.
@@ -241,13 +270,7 @@ impl Builder {
         if n < 2 {
             return;
         }
-        let pairwise = match how {
-            AmoEncoding::Pairwise => true,
-            AmoEncoding::Sequential => n == 2,
-            AmoEncoding::Auto => n <= PAIRWISE_MAX,
-            AmoEncoding::Wide => n <= WIDE_PAIRWISE_MAX,
-        };
-        if pairwise {
+        if pairwise(n, how) {
             for (i, &a) in lits.iter().enumerate() {
                 for &b in &lits[i + 1..] {
                     self.clauses.push(vec![-a, -b]);
@@ -269,10 +292,10 @@ impl Builder {
     }
 }
 
-/// Refuses, in O(1) and before anything is allocated, an encoding with `k` timeframes
-/// that cannot be built: zero timeframes, more variables than DIMACS can name, or more
-/// than [`MAX_LITERALS`] literals.
-pub fn check_size(traffic: &Traffic, k: usize) -> Result<(), EncodeError> {
+/// Refuses, in O(links) and before anything is allocated, an encoding with `k` timeframes
+/// and at-most-ones written as `amo` that cannot be built: zero timeframes, more variables
+/// than DIMACS can name, or more than [`MAX_LITERALS`] literals.
+pub fn check_size(traffic: &Traffic, k: usize, amo: AmoEncoding) -> Result<(), EncodeError> {
     if k == 0 {
         return Err(EncodeError::NoColours);
     }
@@ -290,7 +313,7 @@ pub fn check_size(traffic: &Traffic, k: usize) -> Result<(), EncodeError> {
     if budget > i32::MAX as usize {
         return Err(too_large);
     }
-    let literals = estimated_literals(traffic, k).ok_or(too_large.clone())?;
+    let literals = estimated_literals(traffic, k, amo).ok_or(too_large.clone())?;
     if literals > MAX_LITERALS {
         return Err(EncodeError::BeyondLimit {
             transfers: n,
@@ -309,14 +332,14 @@ pub fn encode(
     k: usize,
     options: &EncodeOptions,
 ) -> Result<Encoding, EncodeError> {
-    check_size(traffic, k)?;
+    check_size(traffic, k, options.amo)?;
     let colours = k;
     let k = match options.frames {
         Some(frames) if frames < colours => {
             return Err(EncodeError::FramesBelowColours { colours, frames })
         }
         Some(frames) => {
-            check_size(traffic, frames)?;
+            check_size(traffic, frames, options.amo)?;
             frames
         }
         None => colours,
@@ -650,6 +673,34 @@ mod tests {
         };
         let text = dimacs(&no_team(), 2, &o).expect("encodes");
         assert!(text.contains("c options: amo=wide "), "{text}");
+    }
+
+    /// The size guard's estimate is an upper bound of what `encode` builds, for every
+    /// at-most-one choice, with and without closed frames, on loads on both sides of the
+    /// pairwise thresholds (queens: links of 2 to 10 users; 12 × 12 queens: up to 12).
+    #[test]
+    fn the_estimate_bounds_the_encoding() {
+        use liquid_model::examples::{odd_cycle, queens};
+        for traffic in [no_team(), odd_cycle(), queens(5), queens(10), queens(12)] {
+            for amo in AmoEncoding::ALL {
+                for (k, frames) in [(2, None), (5, Some(7)), (traffic.duration(), None)] {
+                    let o = EncodeOptions {
+                        amo,
+                        frames,
+                        ..EncodeOptions::default()
+                    };
+                    let e = encode(&traffic, k, &o).expect("encodes");
+                    let built: usize = e.clauses.iter().map(Vec::len).sum();
+                    let top = frames.unwrap_or(k);
+                    let estimate = estimated_literals(&traffic, top, amo).expect("fits");
+                    assert!(
+                        built <= estimate,
+                        "{} k={k} {amo:?}: {built} > {estimate}",
+                        traffic.name()
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -162,7 +162,7 @@ pub fn solve_with(
         ENGINE
     };
     // Too large to encode even at k = Λ: said before any work, not after minutes of DSatur.
-    check_size(traffic, lam)?;
+    check_size(traffic, lam, opts.encode.amo)?;
     let mut stats = Vec::new();
     let start = match &opts.start {
         Some(s) => Some(s.clone()),
