@@ -182,7 +182,7 @@ impl SimCliArgs {
             schedule: self.schedule.clone(),
             engine: self.engine.as_deref().map(c::engine).transpose()?,
             request: liquid_engine::Request {
-                limits: self.limits.limits(),
+                limits: self.limits.or_default(),
                 seed: self.seed,
                 ..Default::default()
             },
@@ -199,7 +199,8 @@ impl SimCliArgs {
 /// `--time-limit` and `--node-limit`, shared by the commands that run engines.
 #[derive(Debug, Clone, clap::Args)]
 struct LimitArgs {
-    /// Wall-clock limit in seconds (fractions allowed).
+    /// Wall-clock limit in seconds (fractions allowed; default 300 s per engine run,
+    /// crosscheck 60 s): an engine stopped by it answers `unknown`.
     #[arg(long, value_parser = c::parse_seconds)]
     time_limit: Option<std::time::Duration>,
     /// Search-node limit, for engines that count nodes.
@@ -208,10 +209,20 @@ struct LimitArgs {
 }
 
 impl LimitArgs {
+    /// The limits as given (crosscheck applies its own default time limit).
     fn limits(&self) -> liquid_model::Limits {
         liquid_model::Limits {
             time: self.time_limit,
             nodes: self.node_limit,
+        }
+    }
+
+    /// The limits, the time limit [`liquid_engine::DEFAULT_TIME_LIMIT`] when none is given.
+    fn or_default(&self) -> liquid_model::Limits {
+        let time = self.time_limit.or(Some(liquid_engine::DEFAULT_TIME_LIMIT));
+        liquid_model::Limits {
+            time,
+            ..self.limits()
         }
     }
 }

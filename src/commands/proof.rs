@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use liquid_engine::DEFAULT_TIME_LIMIT;
 use liquid_proof::report::{CheckReport, ProveError};
 
 use crate::commands::encode::colours_or_duration;
@@ -35,8 +36,8 @@ pub struct ProveArgs {
     /// its refutation trace becomes LRAT hints by unit propagation on the same CNF).
     #[arg(long, value_enum, default_value_t = Prover::Sat)]
     prover: Prover,
-    /// Wall-clock limit in seconds: without a proof by then, the report says `unknown`
-    /// (exit 1).
+    /// Wall-clock limit in seconds (default 300): without a proof by then, the report
+    /// says `unknown` (exit 1).
     #[arg(long, value_parser = super::parse_seconds)]
     time_limit: Option<std::time::Duration>,
     /// Output format of the report.
@@ -67,7 +68,7 @@ pub fn prove(a: &ProveArgs) -> anyhow::Result<ExitCode> {
         Prover::Sat => liquid_proof::report::Prover::Sat,
         Prover::Search => liquid_proof::report::Prover::Search,
     };
-    let deadline = a.time_limit.map(|t| Instant::now() + t);
+    let deadline = Some(Instant::now() + a.time_limit.unwrap_or(DEFAULT_TIME_LIMIT));
     let proved = crate::progress::with_progress(liquid_engine::Counts::Nothing, |_| {
         liquid_proof::report::prove(&traffic, k, prover, deadline, &a.out)
     });

@@ -103,7 +103,7 @@ pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
     let engine = engine(&a.engine)?;
     let traffic = liquid_study::input::load_traffic(&a.model)?;
     let request = Request {
-        limits: a.limits.limits(),
+        limits: a.limits.or_default(),
         seed: a.seed,
         decide: a.decide,
         proofs: a.require_proof,

@@ -17,7 +17,8 @@ pub struct VerifyArgs {
     /// exists, and write the evidence (an LRAT proof, or the shorter schedule) to DIR.
     #[arg(long, value_name = "DIR")]
     prove: Option<PathBuf>,
-    /// Wall-clock limit for --prove, or for --stream (default 3600 s), in seconds.
+    /// Wall-clock limit for --prove (default 300 s), or for --stream (default 3600 s), in
+    /// seconds.
     #[arg(long, value_parser = super::parse_seconds)]
     time_limit: Option<Duration>,
     /// Read SCHEDULE one frame at a time (the compact format `solve --stream` writes)
@@ -43,7 +44,8 @@ pub fn verify(a: &VerifyArgs) -> anyhow::Result<ExitCode> {
     if a.stream {
         return super::verify_stream(&a.model, &a.schedule, a.prefix, a.time_limit, a.format);
     }
-    let deadline = a.time_limit.map(|t| Instant::now() + t);
+    let limit = a.time_limit.unwrap_or(liquid_engine::DEFAULT_TIME_LIMIT);
+    let deadline = Some(Instant::now() + limit);
     let traffic = liquid_study::input::load_traffic(&a.model)?;
     let schedule = liquid_model::yaml::load_schedule(&a.schedule, &traffic)?;
     let name = a.schedule.display().to_string();

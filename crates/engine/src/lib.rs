@@ -39,6 +39,12 @@ use thiserror::Error;
 pub use crate::gate::{solve, Checked, SolveError};
 pub use crate::registry::{find, visible, ENGINES};
 
+/// The wall-clock limit of an engine run (`solve`, and the schedules `simulate` and the
+/// exports compute) and of a SAT proof (`prove`, `verify --prove`) when none is given: a
+/// run that reaches it answers `unknown` with what it has, so that no command runs for
+/// hours by default (`crosscheck` and `explain` have their own, 60 s).
+pub const DEFAULT_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
+
 /// What a caller asks of an engine run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Request {
