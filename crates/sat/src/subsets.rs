@@ -241,7 +241,8 @@ impl Subsets {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use liquid_model::{examples::no_team, validate};
+    use liquid_model::examples::{no_team, queens};
+    use liquid_model::validate;
 
     #[test]
     fn a_triangle_in_two_frames_is_its_own_core_and_any_pair_fits() {
@@ -255,37 +256,22 @@ mod tests {
                 panic!("two transfers fit in two frames");
             };
             let sub = t.sub_traffic(&pair);
-            let local = Schedule::new(
-                sched
-                    .frames
-                    .iter()
-                    .map(|f| {
-                        f.iter()
-                            .map(|x| TransferId(pair.binary_search(x).expect("in") as u32))
-                            .collect()
-                    })
-                    .collect(),
-            );
+            let local = renumbered(&sched, &pair);
             validate(&sub, &local).expect("a valid schedule of the pair");
         }
     }
 
-    /// The queens of an n×n board: one transfer per square, on its row, column and two
-    /// diagonals.
-    fn queens(n: usize) -> Traffic {
-        let ts: Vec<(String, Vec<String>)> = (0..n * n)
-            .map(|i| {
-                let (r, c) = (i / n, i % n);
-                let path = vec![
-                    format!("row{r}"),
-                    format!("col{c}"),
-                    format!("diag{}", r + n - c),
-                    format!("anti{}", r + c),
-                ];
-                (format!("q{r}_{c}"), path)
-            })
-            .collect();
-        Traffic::from_paths("queens", &ts).expect("a traffic")
+    /// `sched`, a schedule of the transfers `ids` (sorted) in the whole traffic's ids, in
+    /// the ids of `ids`' sub-traffic.
+    fn renumbered(sched: &Schedule, ids: &[TransferId]) -> Schedule {
+        let local = |x: &TransferId| TransferId(ids.binary_search(x).expect("in") as u32);
+        Schedule::new(
+            sched
+                .frames
+                .iter()
+                .map(|f| f.iter().map(local).collect())
+                .collect(),
+        )
     }
 
     #[test]
@@ -319,17 +305,7 @@ mod tests {
             match s.fits(&set).expect("runs") {
                 Subset::Fits(sched) => {
                     fits += 1;
-                    let local = Schedule::new(
-                        sched
-                            .frames
-                            .iter()
-                            .map(|f| {
-                                f.iter()
-                                    .map(|x| TransferId(set.binary_search(x).expect("in") as u32))
-                                    .collect()
-                            })
-                            .collect(),
-                    );
+                    let local = renumbered(&sched, &set);
                     let r = validate(&t.sub_traffic(&set), &local).expect("valid");
                     assert!(r.length <= k);
                 }
