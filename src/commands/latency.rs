@@ -10,7 +10,7 @@ use liquid_latency::model::SourceQueues;
 use liquid_latency::{MultiCluster, Timing};
 use liquid_study::latency::{self as study, Load as StudyLoad, ModelAnswer, PlanSource};
 
-use crate::output::{emit, Format};
+use crate::output::{emitted, Format};
 use crate::InputError;
 
 /// The `latency` subcommands.
@@ -313,8 +313,7 @@ fn simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
         }
     });
     bar.finish_and_clear();
-    emit(&report?, a.format)?;
-    Ok(ExitCode::SUCCESS)
+    emitted(&report?, a.format)
 }
 
 /// `liquid latency study ...`.

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::output::{emit, Format};
-use crate::{InputError, EXIT_INTERNAL, EXIT_REJECTED};
+use crate::output::{emit, emitted, verdict, Format};
+use crate::{InputError, EXIT_INTERNAL};
 
 fn model(arg: &Path) -> anyhow::Result<liquid_stream::Model> {
     let s = arg.to_str().unwrap_or_default();
@@ -30,11 +30,10 @@ pub fn analyze_stream(
     format: Format,
 ) -> anyhow::Result<ExitCode> {
     let tree = model(arg)?;
-    emit(
+    emitted(
         &liquid_stream::analysis::analyze_model(&tree, link_throughput),
         format,
-    )?;
-    Ok(ExitCode::SUCCESS)
+    )
 }
 
 /// `liquid solve MODEL --stream [--schedule-out FILE] [--prefix K]`.
@@ -58,10 +57,7 @@ pub fn solve_stream(
     })
     .map_err(input)?;
     match solved {
-        Ok(report) => {
-            emit(&report, format)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Ok(report) => emitted(&report, format),
         Err((rejection, report)) => {
             emit(&report, format)?;
             eprintln!("internal error: the streamed frames are not a valid schedule: {rejection}");
@@ -94,11 +90,7 @@ pub fn verify_stream(
         eprintln!("internal error: the counted loads differ from the closed form's");
         return Ok(ExitCode::from(EXIT_INTERNAL));
     }
-    Ok(if report.valid {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_REJECTED)
-    })
+    Ok(verdict(report.valid))
 }
 
 /// `liquid export mpi MODEL --stream --out DIR`: the streamed schedule's MPI plan.
@@ -142,10 +134,7 @@ pub fn export_mpi_stream(
     })
     .map_err(input)?;
     match solved {
-        Ok(report) if report.mpi.is_some() => {
-            emit(&report, Format::Yaml)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Ok(report) if report.mpi.is_some() => emitted(&report, Format::Yaml),
         Ok(report) => {
             emit(&report, Format::Yaml)?;
             Err(InputError(format!(
