@@ -105,7 +105,7 @@ impl Transport {
     /// header), or the whole message when it is eager.
     pub fn first_fragment(&self, bytes: f64) -> f64 {
         match self.eager_limit_bytes {
-            Some(e) if bytes >= e => (e - crate::mpi_alltoall::OB1_HEADER_BYTES).clamp(0.0, bytes),
+            Some(e) if bytes >= e => crate::mpi_alltoall::ob1_first_fragment(e, bytes),
             _ => bytes,
         }
     }

@@ -50,6 +50,12 @@ use crate::SimError;
 /// sizeof(mca_pml_ob1_hdr_t)`, then `size = eager_limit` for `start_rndv`).
 pub const OB1_HEADER_BYTES: f64 = 72.0;
 
+/// The data bytes of the first fragment of an ob1 rendezvous message of `bytes` under the
+/// eager limit `limit` (the limit less [`OB1_HEADER_BYTES`], at most the message).
+pub fn ob1_first_fragment(limit: f64, bytes: f64) -> f64 {
+    (limit - OB1_HEADER_BYTES).clamp(0.0, bytes)
+}
+
 /// One round of one rank: its messages as (destination, blocks of data), in posting order.
 pub type Round = Vec<(usize, usize)>;
 
@@ -242,7 +248,7 @@ impl Algorithm {
                     // ob1's rendezvous: the first fragment goes at once; the receiver's
                     // ACK once the fragment has arrived and its receive is posted (in its
                     // own round k, the same round in every algorithm); then the rest.
-                    let first = (limit - OB1_HEADER_BYTES).clamp(0.0, size);
+                    let first = ob1_first_fragment(limit, size);
                     let fragment = steps.len();
                     steps.push(message(vec![join(r, k)], r, dst, first));
                     let mut ready = vec![fragment];

@@ -437,20 +437,32 @@ impl Case {
 
     /// Simulates a plan on this case's platform in a setting.
     pub fn simulate(&self, plan: &Plan, setting: &Setting) -> Result<crate::Run, SimError> {
-        let opts = Options {
-            overhead: setting.overhead_s,
-            trace: false,
-        };
-        simulate_with(&self.platform, plan, &opts, &setting.transport)
+        self.simulate_over(plan, setting, &setting.transport)
     }
 
     /// Simulates an MPI all-to-all's plan ([`Case::mpi_plan`], or [`Case::plan`] of a
     /// library), which carries its rendezvous handshakes as messages: the transport's
     /// eager limit is off for it, so that the engine adds no second handshake.
     pub fn simulate_mpi(&self, plan: &Plan, setting: &Setting) -> Result<crate::Run, SimError> {
-        let mut setting = setting.clone();
-        setting.transport.eager_limit_bytes = None;
-        self.simulate(plan, &setting)
+        let transport = Transport {
+            eager_limit_bytes: None,
+            ..setting.transport
+        };
+        self.simulate_over(plan, setting, &transport)
+    }
+
+    /// Simulates a plan on this case's platform with the setting's overhead over `transport`.
+    fn simulate_over(
+        &self,
+        plan: &Plan,
+        setting: &Setting,
+        transport: &Transport,
+    ) -> Result<crate::Run, SimError> {
+        let opts = Options {
+            overhead: setting.overhead_s,
+            trace: false,
+        };
+        simulate_with(&self.platform, plan, &opts, transport)
     }
 
     /// The messages of an algorithm's plan that cross the backbone (counted from the plan).
@@ -460,20 +472,15 @@ impl Case {
 
     /// Simulates every algorithm with messages of `bytes`.
     pub fn run(&self, bytes: f64, setting: &Setting) -> Result<Vec<Point>, SimError> {
-        let opts = Options {
-            overhead: setting.overhead_s,
-            trace: false,
-        };
         Algorithm::ALL
             .iter()
             .map(|&a| {
                 let plan = self.plan(a, bytes)?;
-                // An MPI library's plan carries its own handshakes (see `simulate_mpi`).
-                let mut transport = setting.transport;
-                if a.library().is_some() {
-                    transport.eager_limit_bytes = None;
-                }
-                let run = simulate_with(&self.platform, &plan, &opts, &transport)?;
+                // An MPI library's plan carries its own handshakes.
+                let run = match a.library() {
+                    Some(_) => self.simulate_mpi(&plan, setting)?,
+                    None => self.simulate(&plan, setting)?,
+                };
                 Ok(Point {
                     algorithm: a,
                     makespan_s: run.makespan,
