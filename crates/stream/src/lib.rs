@@ -357,11 +357,14 @@ pub fn solve<M: Structured>(
     options: &SolveOptions<'_>,
     progress: &AtomicU64,
 ) -> Result<Solved, StreamError> {
+    // The clock starts before the model's set-up (a heterogeneous multi-cluster system's
+    // rounds of cluster pairs), so that the limit and `time_s` count it; the set-up itself
+    // is not interrupted (under 0.1 s at 8,192 nodes, `8,32x2+24x3+8x4`).
+    let start = Instant::now();
     model.streamable().map_err(|why| StreamError::Spec {
         spec: model.spec(),
         why,
     })?;
-    let start = Instant::now();
     let deadline = start + options.time_limit.unwrap_or(DEFAULT_TIME_LIMIT);
     let (n, total) = (model.hosts(), model.frames());
     let mut sink: Option<Box<dyn FrameSink>> = match options.out {
