@@ -17,7 +17,8 @@ use crate::{InputError, EXIT_INTERNAL};
 pub enum Prover {
     /// varisat with its LRAT writer.
     Sat,
-    /// The native colouring search's refutation trace, made LRAT.
+    /// The native searches' refutation, made LRAT (the frame search when k = Λ, else the
+    /// colouring search).
     Search,
 }
 

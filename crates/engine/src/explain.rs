@@ -28,7 +28,7 @@
 //! nothing is (`unknown`).
 //!
 //! The certificate is checked, not trusted: the core is re-encoded and refuted with a
-//! proof that `liquid-proof` checks (the colouring search's refutation trace as LRAT, or
+//! proof that `liquid-proof` checks (a native search's refutation as LRAT, or
 //! varisat's when the search does not apply or the core is a clique), and for every core
 //! transfer shown needed the core without it gets a Λ-frame schedule validated by the
 //! model crate.
@@ -437,7 +437,7 @@ fn structure(traffic: &Traffic, core: &[TransferId], k: usize) -> Structure {
     Structure::Unrecognised
 }
 
-/// The refutation of `sub` in `k` timeframes: the colouring search's trace (unless the
+/// The refutation of `sub` in `k` timeframes: a native search's (unless the
 /// core is a clique, a pigeonhole that search refutes only in exponential time, or `k`
 /// is beyond its range), else varisat's; checked by `liquid-proof`.
 fn certify(

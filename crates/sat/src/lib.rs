@@ -9,11 +9,13 @@
 //! - [`prove`](mod@prove): refutations (CNF + LRAT) that k timeframes do not suffice, in
 //!   memory.
 //! - [`rup`]: LRAT proofs from RUP lemmas (the native search's refutation traces).
+//! - [`frames`]: refutations of k = Λ timeframes by a search that fills one timeframe at
+//!   a time and writes its own LRAT hints.
 //! - [`subsets`]: which subsets of a traffic fit in k timeframes, one varisat under
 //!   selector assumptions (the cores of `liquid explain`).
 //! - [`engine`]: liquidity (k = Λ) and the optimal length (`engine: sat`).
 //!
-//! Modules depend one way: `encode` ← `solver` ← `prove` ← `engine`, `solver` ← `incremental` ← `engine`, and `rup` ← `prove`. Schedules decoded
+//! Modules depend one way: `encode` ← `solver` ← `prove` ← `engine`, `solver` ← `incremental` ← `engine`, `rup` ← `prove` and `encode` ← `frames` ← `prove`. Schedules decoded
 //! from models must still be validated by the model crate; refutations are checked by
 //! `liquid-certify` (through `liquid-proof`), which shares no code with this crate or
 //! varisat, before anything calls them proofs.
@@ -21,6 +23,7 @@
 
 pub mod encode;
 pub mod engine;
+pub mod frames;
 pub mod incremental;
 pub mod prove;
 pub mod rup;

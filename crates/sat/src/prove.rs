@@ -16,6 +16,7 @@ use liquid_model::{Schedule, Traffic};
 use liquid_search::kcolour::{refute, Refuted};
 
 use crate::encode::{encode, EncodeOptions, Encoding, Family};
+use crate::frames::{self, Framed, FramesError};
 use crate::rup::{lrat_until, RupError};
 use crate::solver::{run, Formula, Run, SolverError};
 use crate::SatError;
@@ -87,6 +88,9 @@ pub enum SearchProved {
         nodes: u64,
         /// LRAT steps written (at most the trace's lemmas: see [`crate::rup::lrat`]).
         steps: usize,
+        /// The search that refuted: `frame search` ([`crate::frames`]) or `colouring
+        /// search` ([`liquid_search::kcolour::refute`]).
+        search: &'static str,
     },
     /// A schedule of at most k timeframes (decoded, not yet validated).
     Sat(Schedule),
@@ -106,19 +110,57 @@ pub enum SearchProofError {
     /// The search's trace did not turn into an LRAT proof: a bug in the search.
     #[error("the colouring search's trace is not a RUP proof: {0}")]
     Trace(#[from] RupError),
+    /// The frame search does not apply to the encoding: a bug in the caller.
+    #[error(transparent)]
+    Frames(#[from] FramesError),
 }
+
+/// Decisions the frame search ([`crate::frames`]) gets when k = Λ before the colouring
+/// search takes over: queen9_9 takes about 42,000 (0.9 s); queen10_10 is beyond it.
+pub const FRAME_NODES: u64 = 100_000;
 
 /// Refutes "`traffic` has a schedule of at most `k` timeframes" with the native colouring
 /// search ([`liquid_search::kcolour::refute`]) instead of a SAT solver: the search runs
 /// with the CNF's symmetry units as fixed placements, and its lemmas become LRAT hints by
-/// unit propagation on the CNF ([`crate::rup::lrat`]). The CNF is the default encoding,
-/// the one `liquid encode` prints. Or finds such a schedule.
+/// unit propagation on the CNF ([`crate::rup::lrat`]). When k = Λ, the frame search
+/// ([`crate::frames`]), which fills one timeframe at a time and writes its own hints, runs
+/// first within [`FRAME_NODES`] decisions. The CNF is the default encoding, the one
+/// `liquid encode` prints. Or finds such a schedule.
 pub fn prove_by_search(
     traffic: &Traffic,
     k: usize,
     deadline: Option<Instant>,
 ) -> Result<SearchProved, SearchProofError> {
     let e = encode(traffic, k, &EncodeOptions::default())?;
+    // k = Λ: fill one timeframe at a time (full links first), with its own hints.
+    if k == traffic.duration() {
+        match frames::refute(traffic, &e, FRAME_NODES, deadline)? {
+            Framed::Unsat {
+                lrat,
+                nodes,
+                lemmas,
+            } => {
+                return Ok(SearchProved::Unsat {
+                    refutation: Box::new(Refutation {
+                        colours: k,
+                        options: *e.options(),
+                        families: e.families().to_vec(),
+                        cnf: e.dimacs(),
+                        lrat,
+                    }),
+                    nodes,
+                    steps: lemmas as usize,
+                    search: "frame search",
+                })
+            }
+            Framed::Sat(schedule) => return Ok(SearchProved::Sat(schedule)),
+            Framed::Stopped { .. } => {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Ok(SearchProved::Stopped);
+                }
+            }
+        }
+    }
     let fixed: Vec<_> = e.fixed().into_iter().map(|(t, c)| (t, c as u32)).collect();
     let (found, nodes) = refute(traffic, k, &fixed, deadline)?;
     Ok(match found {
@@ -144,6 +186,7 @@ pub fn prove_by_search(
                 }),
                 nodes,
                 steps,
+                search: "colouring search",
             }
         }
     })

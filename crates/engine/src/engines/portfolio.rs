@@ -9,7 +9,7 @@
 //!    the time left, under a time limit). It finds liquid schedules fast, and refutes
 //!    liquidity at once when a clique exceeds Λ; what it cannot settle within the budget
 //!    goes to stage 3. When it and DSatur settle the optimum between them, a proof (with
-//!    proofs requested) comes from the colouring search, as for `native`.
+//!    proofs requested) comes from a native search, as for `native`.
 //! 3. SAT, started from the best schedule so far (it proves non-liquidity and optimal
 //!    lengths far faster than a colouring branch and bound), with the time that remains;
 //!    with proofs requested, it refutes the final bound's k − 1 in the run that finds it.

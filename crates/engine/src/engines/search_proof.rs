@@ -1,7 +1,7 @@
 //! Proofs from the native searches: when `native` or `exact` claims a bound above Λ and
-//! proofs are requested, the colouring search refutes one timeframe fewer and writes
-//! its trace as an LRAT proof of the CNF `liquid encode` prints
-//! ([`liquid_sat::prove_by_search`]). The gate checks it like any refutation; when the
+//! proofs are requested, a native search refutes one timeframe fewer (the frame search
+//! when that is Λ, else the colouring search) and writes an LRAT proof of the CNF
+//! `liquid encode` prints ([`liquid_sat::prove_by_search`]). The gate checks it like any refutation; when the
 //! search cannot make one (more than 32 timeframes, the time limit), the gate falls back
 //! to SAT.
 
@@ -12,7 +12,7 @@ use liquid_sat::{prove_by_search, SearchProved};
 
 use crate::Run;
 
-/// `answer` as a run, with the colouring search's refutation of `bound − 1` timeframes
+/// `answer` as a run, with the native searches' refutation of `bound − 1` timeframes
 /// when `proofs` are asked for and the bound is above Λ and not already checked (a
 /// clique); the statistic `search_proof` says what the attempt gave.
 pub(crate) fn with_search_proof(
@@ -35,19 +35,18 @@ pub(crate) fn with_search_proof(
             refutation,
             nodes,
             steps,
+            search,
         }) => (
             Some(refutation),
-            format!(
-                "{k} timeframes refuted by the colouring search: {nodes} nodes, {steps} LRAT steps"
-            ),
+            format!("{k} timeframes refuted by the {search}: {nodes} nodes, {steps} LRAT steps"),
         ),
         Ok(SearchProved::Sat(_)) => (
             None,
-            format!("none: the colouring search found a schedule of {k} timeframes, against the engine's bound"),
+            format!("none: the native search found a schedule of {k} timeframes, against the engine's bound"),
         ),
         Ok(SearchProved::Stopped) => (
             None,
-            "none: the time limit came first in the colouring search".to_string(),
+            "none: the time limit came first in the native search".to_string(),
         ),
         Err(e) => (None, format!("none: {e}")),
     };

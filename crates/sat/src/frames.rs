@@ -1,0 +1,780 @@
+//! Refutations by filling one timeframe at a time: a search over the CNF of
+//! [`crate::encode`] that branches like the full-team search of paper 003 (an *anchor*
+//! transfer's timeframe, then the users of that timeframe's full links until every full
+//! link has one) and writes its own LRAT proof.
+//!
+//! Every inference is unit propagation on the CNF and on the lemmas learnt so far, so
+//! every lemma is a reverse-unit-propagation step whose hints the search knows already:
+//! the reasons its conflict analysis walked through, in trail order, then the
+//! conflicting clause. No separate pass finds hints ([`crate::rup`] does that for traces
+//! that only list their lemmas).
+//!
+//! # Lemmas that act as a memo
+//!
+//! A failed node's lemma comes from analysing a conflict back through the implication
+//! graph. The walk stops at the literals the search had when it chose the current anchor
+//! (the node where the last timeframe was complete): those literals are kept as they are,
+//! the ones assigned later are replaced by the decisions that implied them. The kept
+//! literals are facts about the remaining transfers and the open timeframes ("transfer t
+//! is not in closed timeframe c", "placed transfer p is not in open timeframe f"), not
+//! about which transfers filled the closed timeframes. When another order of teams
+//! leaves the same transfers for the same timeframes, unit propagation falsifies those
+//! facts again and the lemma prunes the node at once: the memo of failures of the
+//! full-team search, as clauses a checker can follow.
+//!
+//! The search is a DPLL tree (chronological backtracking; a lemma that does not hold the
+//! last decision ends its node at once, a backjump). It is complete: `Unsat` only after
+//! the empty clause was derived. The proof is checked by `liquid-certify` (through
+//! `liquid-proof`), which shares no code with this module, before anything calls it a
+//! proof.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use liquid_model::{Schedule, Traffic, TransferId};
+
+use crate::encode::Encoding;
+
+const NO_REASON: u32 = u32::MAX;
+const DECISION: u32 = u32::MAX - 1;
+
+/// What [`refute`] found.
+#[derive(Debug, Clone)]
+pub enum Framed {
+    /// The CNF is unsatisfiable: the LRAT proof of its refutation (unchecked).
+    Unsat {
+        /// LRAT text, lemma ids after the CNF's clauses.
+        lrat: String,
+        /// Search nodes (decisions).
+        nodes: u64,
+        /// Lemmas written, the empty clause included.
+        lemmas: u64,
+    },
+    /// A schedule of at most k timeframes (decoded, not yet validated).
+    Sat(Schedule),
+    /// The deadline or the node budget came first.
+    Stopped {
+        /// Search nodes (decisions).
+        nodes: u64,
+    },
+}
+
+/// Why no search ran.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FramesError {
+    /// The encoding is not the default one of k timeframes (closed timeframes, no
+    /// transfer at-most-one).
+    #[error("the frame search needs the encoding of exactly k timeframes with every family")]
+    Encoding,
+    /// A clause of the encoding is not where the encoding's families put it.
+    #[error("clause {0} of the encoding is not the one the frame search expects")]
+    Layout(usize),
+}
+
+fn code(lit: i32) -> usize {
+    2 * (lit.unsigned_abs() as usize - 1) + usize::from(lit < 0)
+}
+
+/// The branching choice of a node.
+enum Choice {
+    /// A full link's team clause of the current timeframe (its clause index).
+    Team(u32),
+    /// An anchor: a transfer not yet placed (its at-least-one clause index).
+    Anchor(u32),
+}
+
+struct Search {
+    clauses: Vec<Vec<i32>>,
+    /// Per literal code: the clauses watching it, each with a literal of the clause that,
+    /// when true, spares the visit (a blocker).
+    watches: Vec<Vec<(u32, i32)>>,
+    /// Per variable: 0 unassigned, 1 true, -1 false.
+    value: Vec<i8>,
+    level: Vec<u32>,
+    reason: Vec<u32>,
+    seen: Vec<bool>,
+    trail: Vec<i32>,
+    /// Trail length when each level (1, 2, ...) began.
+    limits: Vec<usize>,
+    head: usize,
+    /// Per level: the timeframe being filled after its decision.
+    frame_at: Vec<Option<usize>>,
+    /// Levels whose node branched on an anchor (increasing).
+    anchors: Vec<u32>,
+    /// Lemmas of one literal: facts that hold at every level (re-asserted after backtracking).
+    units: Vec<u32>,
+    /// Per clause: deleted (dropped from the watch lists when met).
+    deleted: Vec<bool>,
+    /// Lemmas learnt by team nodes, deleted once the anchor branch above them failed.
+    inner: Vec<u32>,
+    /// Per set of transfers left at a failed anchor node: its branches' lemmas.
+    memo: std::collections::HashMap<Vec<u64>, Vec<u32>>,
+    memo_hits: u64,
+    /// Per timeframe: the team clauses (indices).
+    teams: Vec<Vec<u32>>,
+    /// Per transfer: its at-least-one clause index is the transfer's index.
+    transfers: usize,
+    /// Per transfer: how strongly it is bound (full links first, then loads): anchors
+    /// are the most bound transfers, as in the full-team search.
+    weight: Vec<usize>,
+    k: usize,
+    lrat: String,
+    next_id: u64,
+    nodes: u64,
+    lemmas: u64,
+    budget: u64,
+    deadline: Option<Instant>,
+    stopped: bool,
+}
+
+/// How a subtree ended.
+enum End {
+    /// Every transfer placed: a schedule.
+    Sat,
+    /// The node failed: this clause is false under the current assignment.
+    Conflict(u32),
+    /// The deadline or the budget.
+    Stopped,
+}
+
+impl Search {
+    fn lit_value(&self, lit: i32) -> i8 {
+        let v = self.value[lit.unsigned_abs() as usize];
+        if lit < 0 {
+            -v
+        } else {
+            v
+        }
+    }
+
+    fn decision_level(&self) -> u32 {
+        self.limits.len() as u32
+    }
+
+    fn assign(&mut self, lit: i32, reason: u32) {
+        let v = lit.unsigned_abs() as usize;
+        self.value[v] = if lit > 0 { 1 } else { -1 };
+        self.level[v] = self.decision_level();
+        self.reason[v] = reason;
+        self.trail.push(lit);
+    }
+
+    fn watch(&mut self, ci: u32) {
+        let c = &self.clauses[ci as usize];
+        if c.len() >= 2 {
+            let (a, b) = (c[0], c[1]);
+            self.watches[code(a)].push((ci, b));
+            self.watches[code(b)].push((ci, a));
+        }
+    }
+
+    fn propagate(&mut self) -> Option<u32> {
+        while self.head < self.trail.len() {
+            let false_lit = -self.trail[self.head];
+            self.head += 1;
+            let mut ws = std::mem::take(&mut self.watches[code(false_lit)]);
+            let mut keep = 0;
+            let mut conflict = None;
+            let mut j = 0;
+            while j < ws.len() {
+                let (ci, blocker) = ws[j];
+                j += 1;
+                if conflict.is_some() {
+                    ws[keep] = (ci, blocker);
+                    keep += 1;
+                    continue;
+                }
+                let b = self.value[blocker.unsigned_abs() as usize];
+                if (if blocker < 0 { -b } else { b }) == 1 {
+                    ws[keep] = (ci, blocker);
+                    keep += 1;
+                    continue;
+                }
+                if self.deleted[ci as usize] {
+                    continue;
+                }
+                let c = &mut self.clauses[ci as usize];
+                if c[0] == false_lit {
+                    c.swap(0, 1);
+                }
+                let other = c[0];
+                let x = self.value[other.unsigned_abs() as usize];
+                let other_value = if other < 0 { -x } else { x };
+                if other_value == 1 {
+                    ws[keep] = (ci, other);
+                    keep += 1;
+                    continue;
+                }
+                let mut moved = false;
+                for m in 2..c.len() {
+                    let l = c[m];
+                    let x = self.value[l.unsigned_abs() as usize];
+                    if (if l < 0 { -x } else { x }) != -1 {
+                        c.swap(1, m);
+                        let nl = c[1];
+                        self.watches[code(nl)].push((ci, other));
+                        moved = true;
+                        break;
+                    }
+                }
+                if moved {
+                    continue;
+                }
+                ws[keep] = (ci, other);
+                keep += 1;
+                if other_value == -1 {
+                    conflict = Some(ci);
+                } else {
+                    self.assign(other, ci);
+                }
+            }
+            ws.truncate(keep);
+            self.watches[code(false_lit)] = ws;
+            if conflict.is_some() {
+                return conflict;
+            }
+        }
+        None
+    }
+
+    fn backtrack(&mut self, level: u32) {
+        let level = level as usize;
+        if level >= self.limits.len() {
+            return;
+        }
+        let mark = self.limits[level];
+        for &l in &self.trail[mark..] {
+            let v = l.unsigned_abs() as usize;
+            self.value[v] = 0;
+            self.reason[v] = NO_REASON;
+        }
+        self.trail.truncate(mark);
+        self.limits.truncate(level);
+        self.frame_at.truncate(level + 1);
+        while self.anchors.last().is_some_and(|&a| a as usize > level) {
+            self.anchors.pop();
+        }
+        self.head = self.head.min(mark);
+    }
+
+    /// The level up to which a conflict at the current level keeps literals as they are:
+    /// the last anchor node below it.
+    fn cut(&self) -> u32 {
+        let d = self.decision_level();
+        self.anchors
+            .iter()
+            .rev()
+            .copied()
+            .find(|&a| a < d)
+            .unwrap_or(0)
+    }
+
+    /// Analyses the false clause `conflict`, writes the lemma with its hints and returns
+    /// its literals (not yet in the clause database).
+    fn learn(&mut self, conflict: u32) -> Vec<i32> {
+        let cut = self.cut();
+        let mut pending = 0usize;
+        for &l in &self.clauses[conflict as usize] {
+            let v = l.unsigned_abs() as usize;
+            if !self.seen[v] {
+                self.seen[v] = true;
+                pending += 1;
+            }
+        }
+        let mut lemma = Vec::new();
+        let mut used = Vec::new();
+        for i in (0..self.trail.len()).rev() {
+            if pending == 0 {
+                break;
+            }
+            let lit = self.trail[i];
+            let v = lit.unsigned_abs() as usize;
+            if !self.seen[v] {
+                continue;
+            }
+            self.seen[v] = false;
+            pending -= 1;
+            let lev = self.level[v];
+            let r = self.reason[v];
+            if lev == 0 || (lev > cut && r != DECISION) {
+                used.push(u64::from(r) + 1);
+                for &m in &self.clauses[r as usize] {
+                    let u = m.unsigned_abs() as usize;
+                    if u != v && !self.seen[u] {
+                        self.seen[u] = true;
+                        pending += 1;
+                    }
+                }
+            } else {
+                lemma.push(-lit);
+            }
+        }
+        used.reverse();
+        used.push(u64::from(conflict) + 1);
+        let id = self.next_id;
+        self.next_id += 1;
+        self.lemmas += 1;
+        let _ = write!(self.lrat, "{id}");
+        for l in &lemma {
+            let _ = write!(self.lrat, " {l}");
+        }
+        self.lrat.push_str(" 0");
+        for h in &used {
+            let _ = write!(self.lrat, " {h}");
+        }
+        self.lrat.push_str(" 0\n");
+        lemma
+    }
+
+    /// Adds a lemma (all literals false but at most one, at the current level) and
+    /// propagates it: a conflict if it is false.
+    fn add_lemma(&mut self, mut lemma: Vec<i32>) -> Option<u32> {
+        // True and unassigned literals first, then false ones by decreasing level.
+        lemma.sort_by_key(|&l| {
+            if self.lit_value(l) != -1 {
+                (0, 0)
+            } else {
+                (1, u32::MAX - self.level[l.unsigned_abs() as usize])
+            }
+        });
+        let ci = self.clauses.len() as u32;
+        let first = lemma.first().copied();
+        self.clauses.push(lemma);
+        self.deleted.push(false);
+        self.watch(ci);
+        if self.clauses[ci as usize].len() == 1 {
+            self.units.push(ci);
+        }
+        match first {
+            None => Some(ci),
+            Some(l) if self.lit_value(l) == 0 => {
+                self.assign(l, ci);
+                self.propagate()
+            }
+            Some(l) if self.lit_value(l) == -1 => Some(ci),
+            Some(_) => None,
+        }
+    }
+
+    /// Deletes the team nodes' lemmas learnt since `mark` (in the proof too).
+    fn forget(&mut self, mark: usize) {
+        if self.inner.len() <= mark {
+            return;
+        }
+        let _ = write!(self.lrat, "{} d", self.next_id - 1);
+        for ci in self.inner.drain(mark..) {
+            self.deleted[ci as usize] = true;
+            let _ = write!(self.lrat, " {}", ci + 1);
+        }
+        self.lrat.push_str(" 0\n");
+    }
+
+    /// Re-asserts the one-literal lemmas after a backtrack.
+    fn reassert(&mut self) -> Option<u32> {
+        for i in 0..self.units.len() {
+            let ci = self.units[i];
+            let l = self.clauses[ci as usize][0];
+            match self.lit_value(l) {
+                0 => self.assign(l, ci),
+                -1 => return Some(ci),
+                _ => {}
+            }
+        }
+        self.propagate()
+    }
+
+    fn choose(&self) -> Option<Choice> {
+        let level = self.decision_level() as usize;
+        if let Some(f) = self.frame_at[level] {
+            let mut best: Option<(usize, u32)> = None;
+            for &ci in &self.teams[f] {
+                let c = &self.clauses[ci as usize];
+                let mut open = 0;
+                let mut satisfied = false;
+                for &l in c {
+                    match self.lit_value(l) {
+                        1 => {
+                            satisfied = true;
+                            break;
+                        }
+                        0 => open += 1,
+                        _ => {}
+                    }
+                }
+                if !satisfied && best.is_none_or(|(b, _)| open < b) {
+                    best = Some((open, ci));
+                }
+            }
+            if let Some((_, ci)) = best {
+                return Some(Choice::Team(ci));
+            }
+        }
+        let mut best: Option<((usize, usize), u32)> = None;
+        for t in 0..self.transfers {
+            let c = &self.clauses[t];
+            let mut open = 0;
+            let mut placed = false;
+            for &l in c {
+                match self.lit_value(l) {
+                    1 => {
+                        placed = true;
+                        break;
+                    }
+                    0 => open += 1,
+                    _ => {}
+                }
+            }
+            if !placed {
+                let key = (usize::MAX - self.weight[t], open);
+                if best.is_none_or(|(b, _)| key < b) {
+                    best = Some((key, t as u32));
+                }
+            }
+        }
+        best.map(|(_, t)| Choice::Anchor(t))
+    }
+
+    /// Searches below the current node (propagated, no conflict).
+    fn search(&mut self) -> End {
+        loop {
+            match self.branch() {
+                End::Stopped if !self.stopped => {}
+                end => return end,
+            }
+        }
+    }
+
+    /// The transfers not placed yet, as a bitset: the memo's key.
+    fn remaining(&self) -> Vec<u64> {
+        let mut key = vec![0u64; self.transfers.div_ceil(64)];
+        for t in 0..self.transfers {
+            if !self.clauses[t].iter().any(|&l| self.lit_value(l) == 1) {
+                key[t / 64] |= 1 << (t % 64);
+            }
+        }
+        key
+    }
+
+    /// Applies the remembered lemmas of the anchor branches that failed with the same
+    /// transfers left: `Some(end)` when they end the node, `None` when the search goes on.
+    fn recall(&mut self, key: &[u64]) -> Option<End> {
+        let ids = self.memo.get(key)?.clone();
+        let mut changed = false;
+        for ci in ids {
+            let mut open = None;
+            let mut satisfied = false;
+            let mut opens = 0;
+            for &l in &self.clauses[ci as usize] {
+                match self.lit_value(l) {
+                    1 => satisfied = true,
+                    0 => {
+                        opens += 1;
+                        open = Some(l);
+                    }
+                    _ => {}
+                }
+            }
+            if satisfied || opens > 1 {
+                continue;
+            }
+            match open {
+                None => return Some(End::Conflict(ci)),
+                Some(l) => {
+                    self.assign(l, ci);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return None;
+        }
+        self.memo_hits += 1;
+        Some(match self.propagate() {
+            Some(c) => End::Conflict(c),
+            // The node chooses again with the lemmas' consequences.
+            None => End::Stopped,
+        })
+    }
+
+    /// Branches on one clause of the current node: `Stopped` without `stopped` set when
+    /// the node must choose again (lemmas satisfied the clause by propagation).
+    fn branch(&mut self) -> End {
+        let Some(choice) = self.choose() else {
+            return End::Sat;
+        };
+        match choice {
+            Choice::Team(ci) => self.try_each(ci, false).0,
+            Choice::Anchor(ci) => {
+                let key = self.remaining();
+                if let Some(end) = self.recall(&key) {
+                    return end;
+                }
+                self.anchors.push(self.decision_level());
+                let (end, lemmas) = self.try_each(ci, true);
+                if matches!(end, End::Conflict(_)) && !lemmas.is_empty() {
+                    // Out of the watch lists: the memo alone brings them back.
+                    for &l in &lemmas {
+                        self.deleted[l as usize] = true;
+                    }
+                    self.memo.insert(key, lemmas);
+                }
+                end
+            }
+        }
+    }
+
+    /// Tries each literal of clause `ci` in turn; with the lemmas learnt on the way (of
+    /// more than one literal) when `anchor`.
+    fn try_each(&mut self, ci: u32, anchor: bool) -> (End, Vec<u32>) {
+        let level = self.decision_level();
+        let mut learnt = Vec::new();
+        let candidates: Vec<i32> = self.clauses[ci as usize].clone();
+        for lit in candidates {
+            match self.lit_value(lit) {
+                0 => {}
+                1 => return (End::Stopped, learnt),
+                _ => continue,
+            }
+            self.nodes += 1;
+            if self.nodes > self.budget
+                || (self.nodes % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d))
+            {
+                self.stopped = true;
+                return (End::Stopped, learnt);
+            }
+            let frame = if anchor {
+                Some((lit.unsigned_abs() as usize - 1) % self.k)
+            } else {
+                self.frame_at[level as usize]
+            };
+            let mark = self.inner.len();
+            self.limits.push(self.trail.len());
+            self.frame_at.push(frame);
+            self.assign(lit, DECISION);
+            let end = match self.propagate() {
+                Some(c) => End::Conflict(c),
+                None => self.search(),
+            };
+            let conflict = match end {
+                End::Conflict(c) => c,
+                other => return (other, learnt),
+            };
+            let lemma = self.learn(conflict);
+            self.backtrack(level);
+            if anchor {
+                self.forget(mark);
+            }
+            if let Some(c) = self.reassert() {
+                return (End::Conflict(c), learnt);
+            }
+            let id = self.clauses.len() as u32;
+            if lemma.len() > 1 {
+                if anchor {
+                    learnt.push(id);
+                } else {
+                    self.inner.push(id);
+                }
+            }
+            if let Some(c) = self.add_lemma(lemma) {
+                return (End::Conflict(c), learnt);
+            }
+        }
+        // Every literal of the clause is false now: propagation has found a conflict
+        // (perhaps another clause), or the clause itself is one.
+        (End::Conflict(ci), learnt)
+    }
+}
+
+/// Refutes the encoding `e` of `traffic` (exactly k timeframes, every family), or finds a
+/// schedule, within `budget` nodes and the deadline.
+pub fn refute(
+    traffic: &Traffic,
+    e: &Encoding,
+    budget: u64,
+    deadline: Option<Instant>,
+) -> Result<Framed, FramesError> {
+    let o = e.options();
+    if o.frames.is_some() || !o.transfer_amo || !o.team {
+        return Err(FramesError::Encoding);
+    }
+    let k = e.colours();
+    let n = traffic.len();
+    let clauses = e.clauses().to_vec();
+    // The team family's clauses: link by link, timeframe by timeframe.
+    let mut start = 0;
+    for f in e.families() {
+        if f.name == "team" {
+            break;
+        }
+        start += f.clauses;
+    }
+    let mut teams = vec![Vec::new(); k];
+    let mut at = start;
+    for l in traffic.link_ids() {
+        let users = traffic.users(l);
+        if users.len() != k {
+            continue;
+        }
+        for (c, frame) in teams.iter_mut().enumerate() {
+            let expected: Vec<i32> = users.iter().map(|&u| e.var(u, c)).collect();
+            if clauses.get(at) != Some(&expected) {
+                return Err(FramesError::Layout(at));
+            }
+            frame.push(at as u32);
+            at += 1;
+        }
+    }
+    for (t, c) in clauses.iter().enumerate().take(n) {
+        let expected: Vec<i32> = (0..k).map(|f| e.var(TransferId(t as u32), f)).collect();
+        if *c != expected {
+            return Err(FramesError::Layout(t));
+        }
+    }
+    let num_vars = e.num_vars();
+    let mut s = Search {
+        watches: vec![Vec::new(); 2 * num_vars],
+        value: vec![0; num_vars + 1],
+        level: vec![0; num_vars + 1],
+        reason: vec![NO_REASON; num_vars + 1],
+        seen: vec![false; num_vars + 1],
+        trail: Vec::new(),
+        limits: Vec::new(),
+        head: 0,
+        frame_at: vec![None],
+        anchors: Vec::new(),
+        units: Vec::new(),
+        deleted: vec![false; clauses.len()],
+        inner: Vec::new(),
+        memo: std::collections::HashMap::new(),
+        memo_hits: 0,
+        teams,
+        transfers: n,
+        weight: traffic
+            .transfer_ids()
+            .map(|t| {
+                let path = &traffic.transfer(t).path;
+                let full = path.iter().filter(|&&l| traffic.load(l) == k).count();
+                let load: usize = path.iter().map(|&l| traffic.load(l)).sum();
+                full * (n * k + 1) + load
+            })
+            .collect(),
+        k,
+        lrat: String::new(),
+        next_id: clauses.len() as u64 + 1,
+        nodes: 0,
+        lemmas: 0,
+        budget,
+        deadline,
+        stopped: false,
+        clauses,
+    };
+    // Level 0: the unit clauses, then propagation.
+    let mut conflict = None;
+    for ci in 0..s.clauses.len() {
+        let c = &s.clauses[ci];
+        match c.len() {
+            0 => {
+                conflict = Some(ci as u32);
+                break;
+            }
+            1 => {
+                let l = c[0];
+                match s.lit_value(l) {
+                    0 => s.assign(l, ci as u32),
+                    -1 => {
+                        conflict = Some(ci as u32);
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            _ => s.watch(ci as u32),
+        }
+    }
+    let end = match conflict.or_else(|| s.propagate()) {
+        Some(c) => End::Conflict(c),
+        None => s.search(),
+    };
+    Ok(match end {
+        End::Sat => {
+            let mut frames = vec![0u32; n];
+            for (t, slot) in frames.iter_mut().enumerate() {
+                *slot = (0..k)
+                    .find(|&c| s.lit_value(e.var(TransferId(t as u32), c)) == 1)
+                    .unwrap_or(0) as u32;
+            }
+            Framed::Sat(Schedule::from_timeframes(&frames))
+        }
+        End::Stopped => Framed::Stopped { nodes: s.nodes },
+        End::Conflict(c) => {
+            let lemma = s.learn(c);
+            debug_assert!(
+                lemma.is_empty(),
+                "a conflict at level 0 gives the empty clause"
+            );
+            let _ = s.stopped;
+            Framed::Unsat {
+                lrat: s.lrat,
+                nodes: s.nodes,
+                lemmas: s.lemmas,
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::{encode, EncodeOptions};
+    use liquid_model::examples::queens;
+
+    #[test]
+    fn queen7_7_fits_in_7_timeframes_and_queen8_8_does_not() {
+        let t = queens(7);
+        let e = encode(&t, 7, &EncodeOptions::default()).expect("encodes");
+        let Framed::Sat(s) = refute(&t, &e, u64::MAX, None).expect("runs") else {
+            panic!("queen7_7 is 7-colourable");
+        };
+        assert_eq!(liquid_model::validate(&t, &s).expect("valid").length, 7);
+
+        let t = queens(8);
+        let e = encode(&t, 8, &EncodeOptions::default()).expect("encodes");
+        let Framed::Unsat { lrat, lemmas, .. } = refute(&t, &e, u64::MAX, None).expect("runs")
+        else {
+            panic!("queen8_8 needs 9 timeframes");
+        };
+        assert_eq!(
+            lrat.lines().filter(|l| !l.contains(" d ")).count() as u64,
+            lemmas
+        );
+    }
+
+    #[test]
+    fn a_node_budget_stops_the_search() {
+        let t = queens(8);
+        let e = encode(&t, 8, &EncodeOptions::default()).expect("encodes");
+        let r = refute(&t, &e, 3, None).expect("runs");
+        assert!(matches!(r, Framed::Stopped { nodes: 4 }), "{r:?}");
+    }
+
+    #[test]
+    fn encodings_without_every_family_are_refused() {
+        let t = queens(6);
+        for options in [
+            EncodeOptions {
+                team: false,
+                ..EncodeOptions::default()
+            },
+            EncodeOptions {
+                frames: Some(7),
+                ..EncodeOptions::default()
+            },
+        ] {
+            let e = encode(&t, 6, &options).expect("encodes");
+            assert_eq!(
+                refute(&t, &e, u64::MAX, None).expect_err("refused"),
+                FramesError::Encoding
+            );
+        }
+    }
+}
