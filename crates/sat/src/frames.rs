@@ -52,7 +52,8 @@ pub enum Framed {
     },
     /// A schedule of at most k timeframes (decoded, not yet validated).
     Sat(Schedule),
-    /// The deadline or the node budget came first.
+    /// The deadline (looked at on the first decision and every 1,024 after) or the node
+    /// budget came first.
     Stopped {
         /// Search nodes (decisions).
         nodes: u64,
@@ -114,9 +115,9 @@ struct Search {
     teams: Vec<Vec<u32>>,
     /// Per transfer: its at-least-one clause index is the transfer's index.
     transfers: usize,
-    /// Per transfer: how strongly it is bound (full links first, then loads): anchors
-    /// are the most bound transfers, as in the full-team search.
-    weight: Vec<usize>,
+    /// Per link: its users; per transfer: its links (both as indices).
+    link_users: Vec<Vec<u32>>,
+    paths: Vec<Vec<u32>>,
     k: usize,
     lrat: String,
     next_id: u64,
@@ -409,26 +410,25 @@ impl Search {
                 return Some(Choice::Team(ci));
             }
         }
+        // The anchor: the transfer left on the most bottlenecks of the transfers left,
+        // then on the most heavily loaded links (as in the full-team search).
+        let placed: Vec<bool> = (0..self.transfers)
+            .map(|t| self.clauses[t].iter().any(|&l| self.lit_value(l) == 1))
+            .collect();
+        let load: Vec<usize> = self
+            .link_users
+            .iter()
+            .map(|u| u.iter().filter(|&&t| !placed[t as usize]).count())
+            .collect();
+        let top = load.iter().copied().max().unwrap_or(0);
         let mut best: Option<((usize, usize), u32)> = None;
-        for t in 0..self.transfers {
-            let c = &self.clauses[t];
-            let mut open = 0;
-            let mut placed = false;
-            for &l in c {
-                match self.lit_value(l) {
-                    1 => {
-                        placed = true;
-                        break;
-                    }
-                    0 => open += 1,
-                    _ => {}
-                }
-            }
-            if !placed {
-                let key = (usize::MAX - self.weight[t], open);
-                if best.is_none_or(|(b, _)| key < b) {
-                    best = Some((key, t as u32));
-                }
+        for t in (0..self.transfers).filter(|&t| !placed[t]) {
+            let path = &self.paths[t];
+            let bottlenecks = path.iter().filter(|&&l| load[l as usize] == top).count();
+            let weight: usize = path.iter().map(|&l| load[l as usize]).sum();
+            let key = (usize::MAX - bottlenecks, usize::MAX - weight);
+            if best.is_none_or(|(b, _)| key < b) {
+                best = Some((key, t as u32));
             }
         }
         best.map(|(_, t)| Choice::Anchor(t))
@@ -537,7 +537,7 @@ impl Search {
             }
             self.nodes += 1;
             if self.nodes > self.budget
-                || (self.nodes % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d))
+                || (self.nodes % 1024 == 1 && self.deadline.is_some_and(|d| Instant::now() >= d))
             {
                 self.stopped = true;
                 return (End::Stopped, learnt);
@@ -649,13 +649,19 @@ pub fn refute(
         memo_hits: 0,
         teams,
         transfers: n,
-        weight: traffic
+        link_users: traffic
+            .link_ids()
+            .map(|l| traffic.users(l).iter().map(|u| u.index() as u32).collect())
+            .collect(),
+        paths: traffic
             .transfer_ids()
             .map(|t| {
-                let path = &traffic.transfer(t).path;
-                let full = path.iter().filter(|&&l| traffic.load(l) == k).count();
-                let load: usize = path.iter().map(|&l| traffic.load(l)).sum();
-                full * (n * k + 1) + load
+                traffic
+                    .transfer(t)
+                    .path
+                    .iter()
+                    .map(|l| l.index() as u32)
+                    .collect()
             })
             .collect(),
         k,
@@ -755,6 +761,14 @@ mod tests {
         let e = encode(&t, 8, &EncodeOptions::default()).expect("encodes");
         let r = refute(&t, &e, 3, None).expect("runs");
         assert!(matches!(r, Framed::Stopped { nodes: 4 }), "{r:?}");
+    }
+
+    #[test]
+    fn a_past_deadline_stops_the_search_at_its_first_decision() {
+        let t = queens(8);
+        let e = encode(&t, 8, &EncodeOptions::default()).expect("encodes");
+        let r = refute(&t, &e, u64::MAX, Some(Instant::now())).expect("runs");
+        assert!(matches!(r, Framed::Stopped { nodes: 1 }), "{r:?}");
     }
 
     #[test]
