@@ -33,8 +33,10 @@ pub struct ProveArgs {
     /// The proof directory (created if needed).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
-    /// Who writes the proof: varisat, or the native colouring search (k from Λ to 32;
-    /// its refutation trace becomes LRAT hints by unit propagation on the same CNF).
+    /// Who writes the proof: varisat, or a native search (k from Λ to 32; at k = Λ the
+    /// frame search, which writes its own hints, first; else, or when it gives up, the
+    /// colouring search, whose trace becomes LRAT hints by unit propagation on the same
+    /// CNF).
     #[arg(long, value_enum, default_value_t = Prover::Sat)]
     prover: Prover,
     /// Wall-clock limit in seconds (default 300): without a proof by then, the report
