@@ -126,6 +126,8 @@ struct Search {
     budget: u64,
     deadline: Option<Instant>,
     stopped: bool,
+    /// The empty clause is written: every node above only passes the conflict up.
+    refuted: bool,
 }
 
 /// How a subtree ended.
@@ -324,6 +326,7 @@ impl Search {
             let _ = write!(self.lrat, " {h}");
         }
         self.lrat.push_str(" 0\n");
+        self.refuted = lemma.is_empty();
         lemma
     }
 
@@ -511,12 +514,18 @@ impl Search {
                 }
                 self.anchors.push(self.decision_level());
                 let (end, lemmas) = self.try_each(ci, true);
-                if matches!(end, End::Conflict(_)) && !lemmas.is_empty() {
-                    // Out of the watch lists: the memo alone brings them back.
+                // The node failed, or chooses again (its lemmas placed the anchor): out of
+                // the watch lists, the memo alone brings the lemmas back.
+                let done = match end {
+                    End::Conflict(_) => true,
+                    End::Stopped => !self.stopped,
+                    End::Sat => false,
+                };
+                if done && !lemmas.is_empty() {
                     for &l in &lemmas {
                         self.deleted[l as usize] = true;
                     }
-                    self.memo.insert(key, lemmas);
+                    self.memo.entry(key).or_default().extend(lemmas);
                 }
                 end
             }
@@ -556,10 +565,13 @@ impl Search {
                 None => self.search(),
             };
             let conflict = match end {
-                End::Conflict(c) => c,
+                End::Conflict(c) if !self.refuted => c,
                 other => return (other, learnt),
             };
             let lemma = self.learn(conflict);
+            if self.refuted {
+                return (End::Conflict(conflict), learnt);
+            }
             self.backtrack(level);
             if anchor {
                 self.forget(mark);
@@ -672,6 +684,7 @@ pub fn refute(
         budget,
         deadline,
         stopped: false,
+        refuted: false,
         clauses,
     };
     // Level 0: the unit clauses, then propagation.
@@ -713,12 +726,13 @@ pub fn refute(
         }
         End::Stopped => Framed::Stopped { nodes: s.nodes },
         End::Conflict(c) => {
-            let lemma = s.learn(c);
-            debug_assert!(
-                lemma.is_empty(),
-                "a conflict at level 0 gives the empty clause"
-            );
-            let _ = s.stopped;
+            if !s.refuted {
+                let lemma = s.learn(c);
+                debug_assert!(
+                    lemma.is_empty(),
+                    "a conflict at level 0 gives the empty clause"
+                );
+            }
             Framed::Unsat {
                 lrat: s.lrat,
                 nodes: s.nodes,
@@ -749,10 +763,12 @@ mod tests {
         else {
             panic!("queen8_8 needs 9 timeframes");
         };
-        assert_eq!(
-            lrat.lines().filter(|l| !l.contains(" d ")).count() as u64,
-            lemmas
-        );
+        // One line per lemma, and only the last is the empty clause.
+        let added: Vec<&str> = lrat.lines().filter(|l| !l.contains(" d ")).collect();
+        assert_eq!(added.len() as u64, lemmas);
+        let empty = |l: &str| l.split_whitespace().nth(1) == Some("0");
+        assert_eq!(added.iter().filter(|l| empty(l)).count(), 1);
+        assert!(added.last().is_some_and(|l| empty(l)));
     }
 
     #[test]
