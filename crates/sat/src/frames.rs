@@ -34,8 +34,9 @@ use std::time::Instant;
 use liquid_model::{Schedule, Traffic, TransferId};
 
 use crate::encode::Encoding;
+use crate::rup::write_step;
+use crate::units::Units;
 
-const NO_REASON: u32 = u32::MAX;
 const DECISION: u32 = u32::MAX - 1;
 
 /// What [`refute`] found.
@@ -72,10 +73,6 @@ pub enum FramesError {
     Layout(usize),
 }
 
-fn code(lit: i32) -> usize {
-    2 * (lit.unsigned_abs() as usize - 1) + usize::from(lit < 0)
-}
-
 /// The branching choice of a node.
 enum Choice {
     /// A full link's team clause of the current timeframe (its clause index).
@@ -85,27 +82,18 @@ enum Choice {
 }
 
 struct Search {
-    clauses: Vec<Vec<i32>>,
-    /// Per literal code: the clauses watching it, each with a literal of the clause that,
-    /// when true, spares the visit (a blocker).
-    watches: Vec<Vec<(u32, i32)>>,
-    /// Per variable: 0 unassigned, 1 true, -1 false.
-    value: Vec<i8>,
-    level: Vec<u32>,
-    reason: Vec<u32>,
+    /// The CNF's clauses, then the lemmas, and the assignment.
+    u: Units,
+    /// Per variable: marked during conflict analysis.
     seen: Vec<bool>,
-    trail: Vec<i32>,
     /// Trail length when each level (1, 2, ...) began.
     limits: Vec<usize>,
-    head: usize,
     /// Per level: the timeframe being filled after its decision.
     frame_at: Vec<Option<usize>>,
     /// Levels whose node branched on an anchor (increasing).
     anchors: Vec<u32>,
     /// Lemmas of one literal: facts that hold at every level (re-asserted after backtracking).
-    units: Vec<u32>,
-    /// Per clause: deleted (dropped from the watch lists when met).
-    deleted: Vec<bool>,
+    singles: Vec<u32>,
     /// Lemmas learnt by team nodes, deleted once the anchor branch above them failed.
     inner: Vec<u32>,
     /// Per set of transfers left at a failed anchor node: its branches' lemmas.
@@ -142,12 +130,7 @@ enum End {
 
 impl Search {
     fn lit_value(&self, lit: i32) -> i8 {
-        let v = self.value[lit.unsigned_abs() as usize];
-        if lit < 0 {
-            -v
-        } else {
-            v
-        }
+        self.u.value(lit)
     }
 
     fn decision_level(&self) -> u32 {
@@ -155,89 +138,13 @@ impl Search {
     }
 
     fn assign(&mut self, lit: i32, reason: u32) {
-        let v = lit.unsigned_abs() as usize;
-        self.value[v] = if lit > 0 { 1 } else { -1 };
-        self.level[v] = self.decision_level();
-        self.reason[v] = reason;
-        self.trail.push(lit);
-    }
-
-    fn watch(&mut self, ci: u32) {
-        let c = &self.clauses[ci as usize];
-        if c.len() >= 2 {
-            let (a, b) = (c[0], c[1]);
-            self.watches[code(a)].push((ci, b));
-            self.watches[code(b)].push((ci, a));
-        }
+        let level = self.decision_level();
+        self.u.assign(lit, reason, level);
     }
 
     fn propagate(&mut self) -> Option<u32> {
-        while self.head < self.trail.len() {
-            let false_lit = -self.trail[self.head];
-            self.head += 1;
-            let mut ws = std::mem::take(&mut self.watches[code(false_lit)]);
-            let mut keep = 0;
-            let mut conflict = None;
-            let mut j = 0;
-            while j < ws.len() {
-                let (ci, blocker) = ws[j];
-                j += 1;
-                if conflict.is_some() {
-                    ws[keep] = (ci, blocker);
-                    keep += 1;
-                    continue;
-                }
-                let b = self.value[blocker.unsigned_abs() as usize];
-                if (if blocker < 0 { -b } else { b }) == 1 {
-                    ws[keep] = (ci, blocker);
-                    keep += 1;
-                    continue;
-                }
-                if self.deleted[ci as usize] {
-                    continue;
-                }
-                let c = &mut self.clauses[ci as usize];
-                if c[0] == false_lit {
-                    c.swap(0, 1);
-                }
-                let other = c[0];
-                let x = self.value[other.unsigned_abs() as usize];
-                let other_value = if other < 0 { -x } else { x };
-                if other_value == 1 {
-                    ws[keep] = (ci, other);
-                    keep += 1;
-                    continue;
-                }
-                let mut moved = false;
-                for m in 2..c.len() {
-                    let l = c[m];
-                    let x = self.value[l.unsigned_abs() as usize];
-                    if (if l < 0 { -x } else { x }) != -1 {
-                        c.swap(1, m);
-                        let nl = c[1];
-                        self.watches[code(nl)].push((ci, other));
-                        moved = true;
-                        break;
-                    }
-                }
-                if moved {
-                    continue;
-                }
-                ws[keep] = (ci, other);
-                keep += 1;
-                if other_value == -1 {
-                    conflict = Some(ci);
-                } else {
-                    self.assign(other, ci);
-                }
-            }
-            ws.truncate(keep);
-            self.watches[code(false_lit)] = ws;
-            if conflict.is_some() {
-                return conflict;
-            }
-        }
-        None
+        let level = self.decision_level();
+        self.u.propagate(level)
     }
 
     fn backtrack(&mut self, level: u32) {
@@ -246,18 +153,12 @@ impl Search {
             return;
         }
         let mark = self.limits[level];
-        for &l in &self.trail[mark..] {
-            let v = l.unsigned_abs() as usize;
-            self.value[v] = 0;
-            self.reason[v] = NO_REASON;
-        }
-        self.trail.truncate(mark);
+        self.u.undo(mark);
         self.limits.truncate(level);
         self.frame_at.truncate(level + 1);
         while self.anchors.last().is_some_and(|&a| a as usize > level) {
             self.anchors.pop();
         }
-        self.head = self.head.min(mark);
     }
 
     /// The level up to which a conflict at the current level keeps literals as they are:
@@ -276,80 +177,33 @@ impl Search {
     /// its literals (not yet in the clause database).
     fn learn(&mut self, conflict: u32) -> Vec<i32> {
         let cut = self.cut();
-        let mut pending = 0usize;
-        for &l in &self.clauses[conflict as usize] {
-            let v = l.unsigned_abs() as usize;
-            if !self.seen[v] {
-                self.seen[v] = true;
-                pending += 1;
-            }
-        }
+        // Literals from below the cut stay (level 0 excepted: the checker starts from
+        // nothing), decisions above it stay; the rest are replaced by their reasons.
         let mut lemma = Vec::new();
-        let mut used = Vec::new();
-        for i in (0..self.trail.len()).rev() {
-            if pending == 0 {
-                break;
-            }
-            let lit = self.trail[i];
-            let v = lit.unsigned_abs() as usize;
-            if !self.seen[v] {
-                continue;
-            }
-            self.seen[v] = false;
-            pending -= 1;
-            let lev = self.level[v];
-            let r = self.reason[v];
-            if lev == 0 || (lev > cut && r != DECISION) {
-                used.push(u64::from(r) + 1);
-                for &m in &self.clauses[r as usize] {
-                    let u = m.unsigned_abs() as usize;
-                    if u != v && !self.seen[u] {
-                        self.seen[u] = true;
-                        pending += 1;
-                    }
-                }
-            } else {
+        let used = self.u.walk(conflict, &mut self.seen, |lit, r, level| {
+            let expand = level == 0 || (level > cut && r != DECISION);
+            if !expand {
                 lemma.push(-lit);
             }
-        }
-        used.reverse();
-        used.push(u64::from(conflict) + 1);
+            expand
+        });
         let id = self.next_id;
         self.next_id += 1;
         self.lemmas += 1;
-        let _ = write!(self.lrat, "{id}");
-        for l in &lemma {
-            let _ = write!(self.lrat, " {l}");
-        }
-        self.lrat.push_str(" 0");
-        for h in &used {
-            let _ = write!(self.lrat, " {h}");
-        }
-        self.lrat.push_str(" 0\n");
+        write_step(&mut self.lrat, id, &lemma, &used);
         self.refuted = lemma.is_empty();
         lemma
     }
 
     /// Adds a lemma (all literals false but at most one, at the current level) and
     /// propagates it: a conflict if it is false.
-    fn add_lemma(&mut self, mut lemma: Vec<i32>) -> Option<u32> {
-        // True and unassigned literals first, then false ones by decreasing level.
-        lemma.sort_by_key(|&l| {
-            if self.lit_value(l) != -1 {
-                (0, 0)
-            } else {
-                (1, u32::MAX - self.level[l.unsigned_abs() as usize])
-            }
-        });
-        let ci = self.clauses.len() as u32;
-        let first = lemma.first().copied();
-        self.clauses.push(lemma);
-        self.deleted.push(false);
-        self.watch(ci);
-        if self.clauses[ci as usize].len() == 1 {
-            self.units.push(ci);
+    fn add_lemma(&mut self, lemma: Vec<i32>) -> Option<u32> {
+        let single = lemma.len() == 1;
+        let ci = self.u.add(lemma);
+        if single {
+            self.singles.push(ci);
         }
-        match first {
+        match self.u.clauses[ci as usize].first().copied() {
             None => Some(ci),
             Some(l) if self.lit_value(l) == 0 => {
                 self.assign(l, ci);
@@ -367,7 +221,7 @@ impl Search {
         }
         let _ = write!(self.lrat, "{} d", self.next_id - 1);
         for ci in self.inner.drain(mark..) {
-            self.deleted[ci as usize] = true;
+            self.u.delete(ci);
             let _ = write!(self.lrat, " {}", ci + 1);
         }
         self.lrat.push_str(" 0\n");
@@ -375,9 +229,9 @@ impl Search {
 
     /// Re-asserts the one-literal lemmas after a backtrack.
     fn reassert(&mut self) -> Option<u32> {
-        for i in 0..self.units.len() {
-            let ci = self.units[i];
-            let l = self.clauses[ci as usize][0];
+        for i in 0..self.singles.len() {
+            let ci = self.singles[i];
+            let l = self.u.clauses[ci as usize][0];
             match self.lit_value(l) {
                 0 => self.assign(l, ci),
                 -1 => return Some(ci),
@@ -392,7 +246,7 @@ impl Search {
         if let Some(f) = self.frame_at[level] {
             let mut best: Option<(usize, u32)> = None;
             for &ci in &self.teams[f] {
-                let c = &self.clauses[ci as usize];
+                let c = &self.u.clauses[ci as usize];
                 let mut open = 0;
                 let mut satisfied = false;
                 for &l in c {
@@ -416,7 +270,7 @@ impl Search {
         // The anchor: the transfer left on the most bottlenecks of the transfers left,
         // then on the most heavily loaded links (as in the full-team search).
         let placed: Vec<bool> = (0..self.transfers)
-            .map(|t| self.clauses[t].iter().any(|&l| self.lit_value(l) == 1))
+            .map(|t| self.u.clauses[t].iter().any(|&l| self.lit_value(l) == 1))
             .collect();
         let load: Vec<usize> = self
             .link_users
@@ -451,7 +305,7 @@ impl Search {
     fn remaining(&self) -> Vec<u64> {
         let mut key = vec![0u64; self.transfers.div_ceil(64)];
         for t in 0..self.transfers {
-            if !self.clauses[t].iter().any(|&l| self.lit_value(l) == 1) {
+            if !self.u.clauses[t].iter().any(|&l| self.lit_value(l) == 1) {
                 key[t / 64] |= 1 << (t % 64);
             }
         }
@@ -467,7 +321,7 @@ impl Search {
             let mut open = None;
             let mut satisfied = false;
             let mut opens = 0;
-            for &l in &self.clauses[ci as usize] {
+            for &l in &self.u.clauses[ci as usize] {
                 match self.lit_value(l) {
                     1 => satisfied = true,
                     0 => {
@@ -523,7 +377,7 @@ impl Search {
                 };
                 if done && !lemmas.is_empty() {
                     for &l in &lemmas {
-                        self.deleted[l as usize] = true;
+                        self.u.delete(l);
                     }
                     self.memo.entry(key).or_default().extend(lemmas);
                 }
@@ -537,7 +391,7 @@ impl Search {
     fn try_each(&mut self, ci: u32, anchor: bool) -> (End, Vec<u32>) {
         let level = self.decision_level();
         let mut learnt = Vec::new();
-        let candidates: Vec<i32> = self.clauses[ci as usize].clone();
+        let candidates: Vec<i32> = self.u.clauses[ci as usize].clone();
         for lit in candidates {
             match self.lit_value(lit) {
                 0 => {}
@@ -557,7 +411,7 @@ impl Search {
                 self.frame_at[level as usize]
             };
             let mark = self.inner.len();
-            self.limits.push(self.trail.len());
+            self.limits.push(self.u.trail.len());
             self.frame_at.push(frame);
             self.assign(lit, DECISION);
             let end = match self.propagate() {
@@ -579,7 +433,7 @@ impl Search {
             if let Some(c) = self.reassert() {
                 return (End::Conflict(c), learnt);
             }
-            let id = self.clauses.len() as u32;
+            let id = self.u.clauses.len() as u32;
             if lemma.len() > 1 {
                 if anchor {
                     learnt.push(id);
@@ -643,19 +497,18 @@ pub fn refute(
         }
     }
     let num_vars = e.num_vars();
+    let mut u = Units::new(num_vars);
+    let cnf_clauses = clauses.len() as u64;
+    for c in clauses {
+        u.add_as_is(c);
+    }
     let mut s = Search {
-        watches: vec![Vec::new(); 2 * num_vars],
-        value: vec![0; num_vars + 1],
-        level: vec![0; num_vars + 1],
-        reason: vec![NO_REASON; num_vars + 1],
+        u,
         seen: vec![false; num_vars + 1],
-        trail: Vec::new(),
         limits: Vec::new(),
-        head: 0,
         frame_at: vec![None],
         anchors: Vec::new(),
-        units: Vec::new(),
-        deleted: vec![false; clauses.len()],
+        singles: Vec::new(),
         inner: Vec::new(),
         memo: std::collections::HashMap::new(),
         memo_hits: 0,
@@ -678,19 +531,18 @@ pub fn refute(
             .collect(),
         k,
         lrat: String::new(),
-        next_id: clauses.len() as u64 + 1,
+        next_id: cnf_clauses + 1,
         nodes: 0,
         lemmas: 0,
         budget,
         deadline,
         stopped: false,
         refuted: false,
-        clauses,
     };
     // Level 0: the unit clauses, then propagation.
     let mut conflict = None;
-    for ci in 0..s.clauses.len() {
-        let c = &s.clauses[ci];
+    for ci in 0..s.u.clauses.len() {
+        let c = &s.u.clauses[ci];
         match c.len() {
             0 => {
                 conflict = Some(ci as u32);
@@ -707,7 +559,7 @@ pub fn refute(
                     _ => {}
                 }
             }
-            _ => s.watch(ci as u32),
+            _ => {}
         }
     }
     let end = match conflict.or_else(|| s.propagate()) {

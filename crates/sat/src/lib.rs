@@ -29,6 +29,7 @@ pub mod prove;
 pub mod rup;
 pub mod solver;
 pub mod subsets;
+mod units;
 
 pub use encode::{
     check_size, dimacs, encode, AmoEncoding, EncodeError, EncodeOptions, Encoding, Family,

@@ -23,6 +23,8 @@ use std::fmt::Write as _;
 
 use thiserror::Error;
 
+use crate::units::{Units, NO_REASON};
+
 /// Why no LRAT proof was made.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum RupError {
@@ -45,196 +47,40 @@ pub enum RupError {
     Deadline,
 }
 
-const NO_REASON: u32 = u32::MAX;
-
+/// The clauses and the assignment at level 0 (every step starts from it), with the marks
+/// of the walk back from a conflict.
 struct Db {
-    /// Clause literals, by clause index (id − 1).
-    clauses: Vec<Vec<i32>>,
-    /// Per literal code: the clauses watching it.
-    watches: Vec<Vec<u32>>,
-    /// Per variable: 0 unassigned, 1 true, -1 false.
-    value: Vec<i8>,
-    /// Per variable: the clause that propagated it.
-    reason: Vec<u32>,
-    trail: Vec<u32>,
-    /// Trail position up to which literals were propagated.
-    head: usize,
-    /// Per variable: marked during analysis.
+    units: Units,
+    /// Per variable: marked during the walk.
     seen: Vec<bool>,
     /// Per variable: in the lemma being proven (the checker assumes its negation, so it
     /// needs no reason even when level 0 implies it).
     assumed: Vec<bool>,
 }
 
-fn code(lit: i32) -> usize {
-    2 * (lit.unsigned_abs() as usize - 1) + usize::from(lit < 0)
-}
-
 impl Db {
     fn value_of(&self, lit: i32) -> i8 {
-        let v = self.value[lit.unsigned_abs() as usize];
-        if lit < 0 {
-            -v
-        } else {
-            v
-        }
+        self.units.value(lit)
     }
 
     fn assign(&mut self, lit: i32, reason: u32) {
-        let v = lit.unsigned_abs() as usize;
-        self.value[v] = if lit > 0 { 1 } else { -1 };
-        self.reason[v] = reason;
-        self.trail.push(v as u32);
+        self.units.assign(lit, reason, 0);
     }
 
-    fn undo(&mut self, mark: usize) {
-        for v in self.trail.drain(mark..) {
-            self.value[v as usize] = 0;
-            self.reason[v as usize] = NO_REASON;
-        }
-        self.head = self.head.min(mark);
-    }
-
-    /// Adds a clause (no assignment change); returns its index. A clause with a literal
-    /// true or two not false is watched there; otherwise the caller handles it (unit or
-    /// conflict under the current assignment), and it is still watched on two literals.
-    fn add(&mut self, clause: Vec<i32>) -> u32 {
-        let i = self.clauses.len() as u32;
-        let mut c = clause;
-        // Move the two best literals (true, then unassigned, then false) to the front.
-        let rank = |db: &Db, l: i32| match db.value_of(l) {
-            1 => 0,
-            0 => 1,
-            _ => 2,
-        };
-        for w in 0..c.len().min(2) {
-            let best = (w..c.len())
-                .min_by_key(|&j| rank(self, c[j]))
-                .expect("non-empty range");
-            c.swap(w, best);
-        }
-        if c.len() >= 2 {
-            self.watches[code(c[0])].push(i);
-            self.watches[code(c[1])].push(i);
-        }
-        self.clauses.push(c);
-        i
-    }
-
-    /// Propagates from `head`; the index of a conflicting clause, if any.
     fn propagate(&mut self) -> Option<u32> {
-        while self.head < self.trail.len() {
-            let v = self.trail[self.head] as i32;
-            self.head += 1;
-            let false_lit = if self.value[v as usize] > 0 { -v } else { v };
-            let mut ws = std::mem::take(&mut self.watches[code(false_lit)]);
-            let mut keep = 0;
-            let mut conflict = None;
-            let mut j = 0;
-            while j < ws.len() {
-                let ci = ws[j];
-                j += 1;
-                if conflict.is_some() {
-                    ws[keep] = ci;
-                    keep += 1;
-                    continue;
-                }
-                let c = &mut self.clauses[ci as usize];
-                if c[0] == false_lit {
-                    c.swap(0, 1);
-                }
-                let other = c[0];
-                let other_value = {
-                    let x = self.value[other.unsigned_abs() as usize];
-                    if other < 0 {
-                        -x
-                    } else {
-                        x
-                    }
-                };
-                if other_value == 1 {
-                    ws[keep] = ci;
-                    keep += 1;
-                    continue;
-                }
-                // Look for a new literal to watch.
-                let mut moved = false;
-                for k in 2..c.len() {
-                    let l = c[k];
-                    let x = self.value[l.unsigned_abs() as usize];
-                    let lv = if l < 0 { -x } else { x };
-                    if lv != -1 {
-                        c.swap(1, k);
-                        let nl = c[1];
-                        self.watches[code(nl)].push(ci);
-                        moved = true;
-                        break;
-                    }
-                }
-                if moved {
-                    continue;
-                }
-                ws[keep] = ci;
-                keep += 1;
-                if other_value == -1 {
-                    conflict = Some(ci);
-                } else {
-                    self.assign(other, ci);
-                }
-            }
-            ws.truncate(keep);
-            // Watches pushed onto this literal's list during the loop cannot exist: a
-            // clause never moves its watch to a false literal.
-            self.watches[code(false_lit)] = ws;
-            if conflict.is_some() {
-                return conflict;
-            }
-        }
-        None
+        self.units.propagate(0)
     }
 
     /// The hints refuting the current assignment, whose clause `conflict` is false: the
     /// reasons the conflict depends on, in trail order, then `conflict` (ids are index + 1).
     fn hints(&mut self, conflict: u32) -> Vec<u64> {
-        // Variables marked and not yet met on the walk back: it stops when none is left.
-        let mut pending = 0usize;
-        for &l in &self.clauses[conflict as usize] {
-            let v = l.unsigned_abs() as usize;
-            if !self.seen[v] {
-                self.seen[v] = true;
-                pending += 1;
-            }
-        }
-        let mut used = Vec::new();
-        for i in (0..self.trail.len()).rev() {
-            if pending == 0 {
-                break;
-            }
-            let v = self.trail[i] as usize;
-            if !self.seen[v] {
-                continue;
-            }
-            self.seen[v] = false;
-            pending -= 1;
-            let r = self.reason[v];
-            // An assumption (a lemma literal made false) needs no hint, even when level 0
-            // implied it; neither does the literal the conflicting clause itself
-            // propagated at level 0.
-            if r == NO_REASON || r == conflict || self.assumed[v] {
-                continue;
-            }
-            used.push(u64::from(r) + 1);
-            for &l in &self.clauses[r as usize] {
-                let u = l.unsigned_abs() as usize;
-                if u != v && !self.seen[u] {
-                    self.seen[u] = true;
-                    pending += 1;
-                }
-            }
-        }
-        used.reverse();
-        used.push(u64::from(conflict) + 1);
-        used
+        let assumed = &self.assumed;
+        // An assumption (a lemma literal made false) needs no hint, even when level 0
+        // implied it; neither does the literal the conflicting clause itself propagated
+        // at level 0.
+        self.units.walk(conflict, &mut self.seen, |lit, r, _| {
+            !(r == NO_REASON || r == conflict || assumed[lit.unsigned_abs() as usize])
+        })
     }
 }
 
@@ -259,12 +105,7 @@ pub fn lrat_until(
     deadline: Option<std::time::Instant>,
 ) -> Result<String, RupError> {
     let mut db = Db {
-        clauses: Vec::with_capacity(clauses.len() + lemmas.len()),
-        watches: vec![Vec::new(); 2 * num_vars],
-        value: vec![0; num_vars + 1],
-        reason: vec![NO_REASON; num_vars + 1],
-        trail: Vec::new(),
-        head: 0,
+        units: Units::new(num_vars),
         seen: vec![false; num_vars + 1],
         assumed: vec![false; num_vars + 1],
     };
@@ -300,13 +141,13 @@ pub fn lrat_until(
             check(l)?;
         }
         id += 1;
-        let mark = db.trail.len();
+        let mark = db.units.trail.len();
         let mut conflict = None;
         for &l in lemma {
             match db.value_of(l) {
                 // Already true at level 0: its reason conflicts with "l false".
                 1 => {
-                    conflict = Some(db.reason[l.unsigned_abs() as usize]);
+                    conflict = Some(db.units.reason[l.unsigned_abs() as usize]);
                     break;
                 }
                 -1 => {}
@@ -318,7 +159,7 @@ pub fn lrat_until(
             None => db.propagate(),
         };
         let Some(k) = conflict else {
-            db.undo(mark);
+            db.units.undo(mark);
             return Err(RupError::NotRup {
                 index,
                 clause: lemma.clone(),
@@ -331,7 +172,7 @@ pub fn lrat_until(
         for &l in lemma {
             db.assumed[l.unsigned_abs() as usize] = false;
         }
-        db.undo(mark);
+        db.units.undo(mark);
         write_step(&mut out, id, lemma, &hints);
         if lemma.is_empty() {
             return Ok(out);
@@ -346,7 +187,7 @@ pub fn lrat_until(
 /// Adds `clause` at level 0; when unit propagation at level 0 then refutes the clauses,
 /// writes the empty clause as step `id` with that conflict's hints and returns true.
 fn refuted_at_level_zero(db: &mut Db, clause: Vec<i32>, out: &mut String, id: u64) -> bool {
-    let i = db.add(clause);
+    let i = db.units.add(clause);
     match settle(db, i) {
         Some(k) => {
             let hints = db.hints(k);
@@ -360,7 +201,7 @@ fn refuted_at_level_zero(db: &mut Db, clause: Vec<i32>, out: &mut String, id: u6
 /// After adding clause `i` at level 0: propagates it if it is unit, and returns a
 /// conflicting clause if level 0 is now contradictory.
 fn settle(db: &mut Db, i: u32) -> Option<u32> {
-    let c = &db.clauses[i as usize];
+    let c = &db.units.clauses[i as usize];
     let first = c[0];
     let second = c.get(1).copied();
     match (db.value_of(first), second.map(|l| db.value_of(l))) {
@@ -377,7 +218,8 @@ fn settle(db: &mut Db, i: u32) -> Option<u32> {
     }
 }
 
-fn write_step(out: &mut String, id: u64, lemma: &[i32], hints: &[u64]) {
+/// Writes the LRAT step `id`: the lemma's literals, then its hints.
+pub(crate) fn write_step(out: &mut String, id: u64, lemma: &[i32], hints: &[u64]) {
     let _ = write!(out, "{id}");
     for l in lemma {
         let _ = write!(out, " {l}");
