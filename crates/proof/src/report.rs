@@ -104,10 +104,13 @@ fn run(
             Ok(SearchProved::Unsat { refutation, .. }) => Ok(Some(Proved::Unsat(refutation))),
             Ok(SearchProved::Sat(s)) => Ok(Some(Proved::Sat(s))),
             Ok(SearchProved::Stopped) => Ok(None),
-            // Too large, or k outside what the search refutes: the user's input.
-            Err(e @ (SearchProofError::Encode(_) | SearchProofError::Search(_))) => {
-                Err(ProveError::Input(e.to_string()))
-            }
+            // Too large, k outside what the search refutes, or a trace past its cap: the
+            // user's input, for this prover.
+            Err(
+                e @ (SearchProofError::Encode(_)
+                | SearchProofError::Search(_)
+                | SearchProofError::TraceTooLarge),
+            ) => Err(ProveError::Input(e.to_string())),
             // A trace that is not a proof: ours.
             Err(e) => Err(ProveError::Internal(e.to_string())),
         },

@@ -110,6 +110,13 @@ pub enum SearchProofError {
     /// The search's trace did not turn into an LRAT proof: a bug in the search.
     #[error("the colouring search's trace is not a RUP proof: {0}")]
     Trace(#[from] RupError),
+    /// The colouring search's trace passed its memory cap before it was complete.
+    #[error(
+        "the colouring search's refutation trace passed its cap of {} placements (512 MiB) \
+         before it was complete; SAT makes smaller proofs",
+        liquid_search::kcolour::MAX_TRACE_PLACEMENTS
+    )]
+    TraceTooLarge,
     /// The frame search does not apply to the encoding: a bug in the caller.
     #[error(transparent)]
     Frames(#[from] FramesError),
@@ -166,6 +173,7 @@ pub fn prove_by_search(
     let (found, nodes) = refute(traffic, k, &fixed, deadline)?;
     Ok(match found {
         Refuted::Open => SearchProved::Stopped,
+        Refuted::TooLarge => return Err(SearchProofError::TraceTooLarge),
         Refuted::Coloured(col) => SearchProved::Sat(Schedule::from_timeframes(&col)),
         Refuted::Lemmas(lemmas) => {
             let clauses: Vec<Vec<i32>> = lemmas

@@ -102,6 +102,9 @@ struct Cp {
 struct Tracer {
     path: Vec<(u32, u32)>,
     lemmas: Vec<Vec<(u32, u32)>>,
+    /// Placements in all the lemmas, and the most they may hold.
+    placements: usize,
+    cap: usize,
 }
 
 impl Tracer {
@@ -109,9 +112,20 @@ impl Tracer {
     fn fail(&mut self, last: Option<(u32, u32)>) {
         let mut l = self.path.clone();
         l.extend(last);
+        self.placements += l.len();
         self.lemmas.push(l);
     }
+
+    fn full(&self) -> bool {
+        self.placements > self.cap
+    }
 }
+
+/// The most placements a refutation trace of [`refute`] holds in all its lemmas (8 bytes
+/// each: 512 MiB, and the LRAT text made from them is larger still). Past it the search
+/// stops with [`Refuted::TooLarge`]: queen10_10's trace passes it after about 10 s, on
+/// its way to many gigabytes.
+pub const MAX_TRACE_PLACEMENTS: usize = 1 << 26;
 
 impl Cp {
     fn change(&mut self, v: usize, dom: u32, col: u32) {
@@ -282,6 +296,7 @@ impl Cp {
         self.nodes += 1;
         if self.nodes > self.budget
             || (self.nodes % 64 == 1 && self.deadline.is_some_and(|d| Instant::now() >= d))
+            || self.trace.as_ref().is_some_and(Tracer::full)
         {
             self.stopped = true;
             return false;
@@ -460,6 +475,8 @@ pub enum Refuted {
     Coloured(Vec<u32>),
     /// The deadline stopped the search.
     Open,
+    /// The trace passed [`MAX_TRACE_PLACEMENTS`] before the search was complete.
+    TooLarge,
 }
 
 /// Why [`refute`] cannot run.
@@ -495,6 +512,17 @@ pub fn refute(
     fixed: &[Placement],
     deadline: Option<Instant>,
 ) -> Result<(Refuted, u64), RefuteError> {
+    refute_within(traffic, d, fixed, deadline, MAX_TRACE_PLACEMENTS)
+}
+
+/// [`refute`] with a trace of at most `cap` placements.
+fn refute_within(
+    traffic: &Traffic,
+    d: usize,
+    fixed: &[Placement],
+    deadline: Option<Instant>,
+    cap: usize,
+) -> Result<(Refuted, u64), RefuteError> {
     if d == 0 || d > MAX_D {
         return Err(RefuteError::Timeframes(d));
     }
@@ -513,7 +541,10 @@ pub fn refute(
     let all: Vec<usize> = (0..traffic.len()).collect();
     let mut cp = Cp::new(traffic, &all, d, u64::MAX, deadline)
         .expect("no link has more than d users when d is at least the duration");
-    cp.trace = Some(Tracer::default());
+    cp.trace = Some(Tracer {
+        cap,
+        ..Tracer::default()
+    });
     let lemmas = |cp: Cp| {
         let lemmas = cp.trace.expect("tracing").lemmas;
         lemmas
@@ -535,6 +566,8 @@ pub fn refute(
     let nodes = cp.nodes;
     Ok(if found {
         (Refuted::Coloured(cp.col), nodes)
+    } else if cp.stopped && cp.trace.as_ref().is_some_and(Tracer::full) {
+        (Refuted::TooLarge, nodes)
     } else if cp.stopped {
         (Refuted::Open, nodes)
     } else {
@@ -608,5 +641,16 @@ mod tests {
             Fit::Coloured(_)
         ));
         assert_eq!(fits(&t, &set, 3, 0, None).0, Fit::Open);
+    }
+
+    #[test]
+    fn a_trace_past_its_cap_stops_the_refutation() {
+        // queen8_8 in 8 timeframes: refuted within the cap, stopped by a small one.
+        let t = liquid_model::examples::queens(8);
+        let fixed: Vec<Placement> = (0..8).map(|c| (TransferId(c), c)).collect();
+        let (r, _) = refute_within(&t, 8, &fixed, None, MAX_TRACE_PLACEMENTS).expect("runs");
+        assert!(matches!(r, Refuted::Lemmas(_)));
+        let (r, _) = refute_within(&t, 8, &fixed, None, 100).expect("runs");
+        assert_eq!(r, Refuted::TooLarge);
     }
 }

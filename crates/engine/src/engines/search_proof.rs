@@ -2,8 +2,8 @@
 //! proofs are requested, a native search refutes one timeframe fewer (the frame search
 //! when that is Λ, else the colouring search) and writes an LRAT proof of the CNF
 //! `liquid encode` prints ([`liquid_sat::prove_by_search`]). The gate checks it like any refutation; when the
-//! search cannot make one (more than 32 timeframes, the time limit), the gate falls back
-//! to SAT.
+//! search cannot make one (more than 32 timeframes, its trace past its memory cap, or half
+//! the time left, its share), the gate falls back to SAT with the rest.
 
 use std::time::Instant;
 
@@ -30,7 +30,13 @@ pub(crate) fn with_search_proof(
     }
     let bound = lower.value;
     let k = bound - 1;
-    let (refutation, note) = match prove_by_search(traffic, k, deadline) {
+    // Half the time left, so that SAT, which the gate asks when no refutation comes from
+    // here, keeps the other half.
+    let share = deadline.map(|d| {
+        let now = Instant::now();
+        now + d.saturating_duration_since(now) / 2
+    });
+    let (refutation, note) = match prove_by_search(traffic, k, share) {
         Ok(SearchProved::Unsat {
             refutation,
             nodes,
@@ -46,7 +52,7 @@ pub(crate) fn with_search_proof(
         ),
         Ok(SearchProved::Stopped) => (
             None,
-            "none: the time limit came first in the native search".to_string(),
+            "none: half the time left (the native search's share) came first".to_string(),
         ),
         Err(e) => (None, format!("none: {e}")),
     };
