@@ -71,6 +71,70 @@ impl Classes {
     }
 }
 
+/// Which of the links `0..m` are dominated (module documentation), over any set of paths:
+/// `users(l)` lists the paths on link `l`, `path(p)` the links of path `p`, `load(l)` is
+/// what link `l` carries (the number of its users, or a weighted sum) and `rank(l)` its
+/// number, which decides between two links with the same users (the larger is
+/// dominated). `late` is asked before each link (each costs its users' path lengths);
+/// `None` when it says so. [`classes`] runs it on a part's transfers,
+/// `liquid_stream::cluster` on the pairs of clusters of a multi-cluster system, weighted
+/// by their members.
+pub fn dominated<U, P>(
+    m: usize,
+    users: impl Fn(usize) -> U,
+    path: impl Fn(u32) -> P,
+    load: impl Fn(usize) -> u64,
+    rank: impl Fn(usize) -> u64,
+    mut late: impl FnMut() -> bool,
+) -> Option<Vec<bool>>
+where
+    U: IntoIterator<Item = u32>,
+    P: IntoIterator<Item = usize>,
+{
+    // Count, over the users of l, how many use each link of the first user's path; l is
+    // dominated by a link that all of them use.
+    let mut dominated = vec![false; m];
+    let mut count: Vec<u32> = vec![0; m];
+    for (l, is_dominated) in dominated.iter_mut().enumerate() {
+        if late() {
+            return None;
+        }
+        let mut first = None;
+        let mut n = 0u32;
+        for u in users(l) {
+            first.get_or_insert(u);
+            n += 1;
+            for x in path(u) {
+                count[x] += 1;
+            }
+        }
+        let Some(first) = first else {
+            continue;
+        };
+        *is_dominated = path(first)
+            .into_iter()
+            .any(|x| x != l && count[x] == n && (load(x) > load(l) || rank(x) < rank(l)));
+        for u in users(l) {
+            for x in path(u) {
+                count[x] = 0;
+            }
+        }
+    }
+    Some(dominated)
+}
+
+/// Dense numbers `0..n` of the links not dominated, in link order (`u32::MAX` for a
+/// dominated one), and `n`.
+pub fn core_numbers(dominated: &[bool]) -> (Vec<u32>, u32) {
+    let mut core_no = vec![u32::MAX; dominated.len()];
+    let mut n = 0u32;
+    for (l, _) in dominated.iter().enumerate().filter(|(_, &d)| !d) {
+        core_no[l] = n;
+        n += 1;
+    }
+    (core_no, n)
+}
+
 /// The classes of `part`, a part of `traffic` (every user of a link of the part is in the
 /// part, as [`crate::ports::parts`] makes them). `None` once `deadline` has passed.
 pub fn classes(
@@ -90,43 +154,24 @@ pub fn classes(
             }
         }
     }
-    // Dominated links: count, over the users of l, how many use each link of the first
-    // user's path; l is dominated by a link that all of them use.
-    let mut dominated = vec![false; links.len()];
-    let mut count: Vec<u32> = vec![0; links.len()];
-    for (i, &l) in links.iter().enumerate() {
+    let dominated = dominated(
+        links.len(),
+        |l| traffic.users(links[l]).iter().map(|t| t.0),
+        |t| {
+            let local = &local;
+            traffic
+                .transfer(TransferId(t))
+                .path
+                .iter()
+                .map(move |x| local[x.index()] as usize)
+        },
+        |l| traffic.load(links[l]) as u64,
+        |l| links[l].index() as u64,
         // Each link costs its load times the path length: look at the clock every time.
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            return None;
-        }
-        let users = traffic.users(l);
-        let first = &traffic.transfer(users[0]).path;
-        for u in users {
-            for &x in &traffic.transfer(*u).path {
-                count[local[x.index()] as usize] += 1;
-            }
-        }
-        let load = users.len();
-        dominated[i] = first.iter().any(|&x| {
-            x != l
-                && count[local[x.index()] as usize] as usize == load
-                && (traffic.load(x) > load || x < l)
-        });
-        for u in users {
-            for &x in &traffic.transfer(*u).path {
-                count[local[x.index()] as usize] = 0;
-            }
-        }
-    }
+        || deadline.is_some_and(|d| Instant::now() >= d),
+    )?;
     // Core links numbered densely; classes by core.
-    let mut core_no = vec![u32::MAX; links.len()];
-    let mut n_core = 0u32;
-    for (i, &d) in dominated.iter().enumerate() {
-        if !d {
-            core_no[i] = n_core;
-            n_core += 1;
-        }
-    }
+    let (core_no, n_core) = core_numbers(&dominated);
     let mut index: HashMap<Vec<u32>, u32> = HashMap::new();
     let mut cores: Vec<Vec<u32>> = Vec::new();
     let mut members: Vec<Vec<TransferId>> = Vec::new();

@@ -269,34 +269,16 @@ impl Clusters {
                 load[l as usize] += weight[p];
             }
         }
-        let mut dominated = vec![false; m];
-        let mut count = vec![0u32; m];
-        for l in 0..m {
-            let Some(&first) = users[l].first() else {
-                continue;
-            };
-            for &u in &users[l] {
-                paths[u as usize]
-                    .iter()
-                    .for_each(|&x| count[x as usize] += 1);
-            }
-            dominated[l] = paths[first as usize].iter().any(|&x| {
-                x as usize != l
-                    && count[x as usize] as usize == users[l].len()
-                    && (load[x as usize] > load[l] || (x as usize) < l)
-            });
-            for &u in &users[l] {
-                paths[u as usize]
-                    .iter()
-                    .for_each(|&x| count[x as usize] = 0);
-            }
-        }
-        let mut core_no = vec![u32::MAX; m];
-        let mut n_core = 0u32;
-        for l in (0..m).filter(|&l| !dominated[l]) {
-            core_no[l] = n_core;
-            n_core += 1;
-        }
+        let dominated = liquid_search::classes::dominated(
+            m,
+            |l| users[l].iter().copied(),
+            |p| paths[p as usize].iter().map(|&x| x as usize),
+            |l| load[l],
+            |l| l as u64,
+            || false,
+        )
+        .ok_or_else(|| "internal: no deadline, yet the dominated links stopped".to_string())?;
+        let (core_no, n_core) = liquid_search::classes::core_numbers(&dominated);
         // Classes: pairs with the same core.
         let mut index: HashMap<Vec<u32>, u32> = HashMap::new();
         let mut cores: Vec<Vec<u32>> = Vec::new();
