@@ -13,6 +13,21 @@ pub enum Format {
     Json,
 }
 
+/// The name `--format` takes for `format`, which a shard file records.
+pub fn format_name<F: clap::ValueEnum>(format: &F) -> String {
+    let name = format.to_possible_value().map(|v| v.get_name().to_string());
+    name.unwrap_or_default()
+}
+
+/// The format a shard file of `sweep` records by `name`.
+pub fn format_named<F: clap::ValueEnum>(sweep: &str, name: &str) -> anyhow::Result<F> {
+    F::from_str(name, false).map_err(|_| {
+        let names: Vec<String> = F::value_variants().iter().map(format_name).collect();
+        let names = names.join(" or ");
+        crate::InputError(format!("shards of {sweep}: format {name:?}: {names}")).into()
+    })
+}
+
 /// A report as text in the chosen format.
 pub fn render<T: Serialize>(value: &T, format: Format) -> anyhow::Result<String> {
     Ok(match format {

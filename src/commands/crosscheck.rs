@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use liquid_engine::{Engine, Request};
 use liquid_study::crosscheck::{self, Outcome};
 
-use clap::ValueEnum;
 use liquid_study::crosscheck::BaselineArgs;
 
 use crate::output::{emit, Format};
@@ -86,11 +85,7 @@ pub fn crosscheck(a: &CrosscheckArgs) -> anyhow::Result<ExitCode> {
         .collect::<anyhow::Result<_>>()?;
     let solve_as = &crate::progress::solve_as;
     if let (Some(shard), Some(out)) = (a.shard, &a.out) {
-        let name = a
-            .format
-            .to_possible_value()
-            .map(|v| v.get_name().to_string());
-        let name = name.unwrap_or_default();
+        let name = crate::output::format_name(&a.format);
         let written =
             crosscheck::shard(&a.models, &engines, &request, shard, &name, out, solve_as)?;
         eprintln!("{written}");
@@ -129,7 +124,6 @@ fn print(
 /// `liquid merge` of crosscheck's shards: the report in the run's format, with the exit
 /// code of the unsharded run.
 pub fn crosscheck_merged(report: &crosscheck::Report, format: &str) -> anyhow::Result<ExitCode> {
-    let format = CrossFormat::from_str(format, false)
-        .map_err(|e| crate::InputError(format!("shards of crosscheck: format {format:?}: {e}")))?;
+    let format = crate::output::format_named::<CrossFormat>("crosscheck", format)?;
     print(report, format, false)
 }

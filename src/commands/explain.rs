@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::output::{emit, emitted, Format};
+use crate::output::{emit, emitted, format_name, format_named, Format};
 
 // `liquid explain`'s arguments.
 #[derive(Debug, clap::Args)]
@@ -42,8 +42,8 @@ pub struct ExplainArgs {
 pub fn explain(a: &ExplainArgs) -> anyhow::Result<ExitCode> {
     let (models, all, time_limit) = (&a.models, a.all, a.time_limit);
     if let (Some(shard), Some(out)) = (a.shard, &a.out) {
-        let format = format_name(a.format);
-        let written = liquid_study::explain::shard(models, all, time_limit, shard, format, out)?;
+        let name = format_name(&a.format);
+        let written = liquid_study::explain::shard(models, all, time_limit, shard, &name, out)?;
         eprintln!("{written}");
         return Ok(ExitCode::SUCCESS);
     }
@@ -56,28 +56,10 @@ pub fn explain(a: &ExplainArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The name of an output format, as a shard file records it.
-fn format_name(format: Format) -> &'static str {
-    match format {
-        Format::Yaml => "yaml",
-        Format::Json => "json",
-    }
-}
-
 /// `liquid merge` of explain's shards: the reports in the run's format.
 pub fn emit_many(
     reports: &[liquid_engine::report::ExplainReport],
     format: &str,
 ) -> anyhow::Result<()> {
-    let format = match format {
-        "json" => Format::Json,
-        "yaml" => Format::Yaml,
-        other => {
-            return Err(crate::InputError(format!(
-                "shards of explain: format {other:?}: yaml or json"
-            ))
-            .into())
-        }
-    };
-    emit(&reports, format)
+    emit(&reports, format_named::<Format>("explain", format)?)
 }
