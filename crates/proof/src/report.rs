@@ -85,32 +85,34 @@ impl ProveReport {
     }
 }
 
-/// The proof run: `None` when the deadline came first.
+/// The proof run: `Err(why)` when it ended with neither (the deadline came first, or the
+/// colouring search's trace passed its cap).
 fn run(
     traffic: &Traffic,
     k: usize,
     prover: Prover,
     deadline: Option<Instant>,
-) -> Result<Option<Proved>, ProveError> {
+) -> Result<Result<Proved, String>, ProveError> {
+    let neither = format!("no proof that {k} timeframes do not suffice, and no schedule of {k}");
+    let late = || Ok(Err(format!("the time limit came first: {neither}")));
     match prover {
         Prover::Sat => match liquid_sat::prove(traffic, k, &EncodeOptions::default(), deadline) {
-            Ok(p) => Ok(p),
+            Ok(Some(p)) => Ok(Ok(p)),
+            Ok(None) => late(),
             // Too large to encode, or k = 0: the user's input.
             Err(SatError::Encode(e)) => Err(ProveError::Input(e.to_string())),
             // varisat failed: ours.
             Err(e) => Err(ProveError::Internal(e.to_string())),
         },
         Prover::Search => match liquid_sat::prove_by_search(traffic, k, deadline) {
-            Ok(SearchProved::Unsat { refutation, .. }) => Ok(Some(Proved::Unsat(refutation))),
-            Ok(SearchProved::Sat(s)) => Ok(Some(Proved::Sat(s))),
-            Ok(SearchProved::Stopped) => Ok(None),
-            // Too large, k outside what the search refutes, or a trace past its cap: the
-            // user's input, for this prover.
-            Err(
-                e @ (SearchProofError::Encode(_)
-                | SearchProofError::Search(_)
-                | SearchProofError::TraceTooLarge),
-            ) => Err(ProveError::Input(e.to_string())),
+            Ok(SearchProved::Unsat { refutation, .. }) => Ok(Ok(Proved::Unsat(refutation))),
+            Ok(SearchProved::Sat(s)) => Ok(Ok(Proved::Sat(s))),
+            Ok(SearchProved::Stopped) => late(),
+            Err(e @ SearchProofError::TraceTooLarge) => Ok(Err(format!("{e}: {neither}"))),
+            // Too large, or k outside what the search refutes: the user's input.
+            Err(e @ (SearchProofError::Encode(_) | SearchProofError::Search(_))) => {
+                Err(ProveError::Input(e.to_string()))
+            }
             // A trace that is not a proof: ours.
             Err(e) => Err(ProveError::Internal(e.to_string())),
         },
@@ -120,7 +122,7 @@ fn run(
 /// Proves that `k` timeframes do not suffice for `traffic`, writing the proof into `out`,
 /// reading it back and checking it before the report calls it a proof. The report says
 /// `unsatisfiable` (proved), `satisfiable` (a schedule of k exists: nothing to prove) or
-/// `unknown` (the deadline came first).
+/// `unknown` (the deadline came first, or the colouring search's trace passed its cap).
 pub fn prove(
     traffic: &Traffic,
     k: usize,
@@ -145,14 +147,11 @@ pub fn prove(
         time_s: 0.0,
     };
     match proved {
-        None => {
+        Err(why) => {
             report.result = "unknown";
-            report.message = format!(
-                "the time limit came first: no proof that {k} timeframes do not suffice, and no \
-                 schedule of {k}"
-            );
+            report.message = why;
         }
-        Some(Proved::Unsat(p)) => {
+        Ok(Proved::Unsat(p)) => {
             // Written, read back and checked before it is called a proof.
             if let Err(why) = write_and_verify(out, traffic, &p)? {
                 return Err(ProveError::Rejected {
@@ -174,7 +173,7 @@ pub fn prove(
             report.proof_lines = Some(m.proof.lines);
             report.proof_bytes = Some(m.proof.bytes);
         }
-        Some(Proved::Sat(_)) => {
+        Ok(Proved::Sat(_)) => {
             report.result = "satisfiable";
             report.message =
                 format!("a schedule of at most {k} timeframes exists: there is nothing to prove");

@@ -113,7 +113,7 @@ pub enum SearchProofError {
     /// The colouring search's trace passed its memory cap before it was complete.
     #[error(
         "the colouring search's refutation trace passed its cap of {} placements (512 MiB) \
-         before it was complete; SAT makes smaller proofs",
+         before it was complete (SAT makes smaller proofs)",
         liquid_search::kcolour::MAX_TRACE_PLACEMENTS
     )]
     TraceTooLarge,
