@@ -98,7 +98,6 @@ struct Search {
     inner: Vec<u32>,
     /// Per set of transfers left at a failed anchor node: its branches' lemmas.
     memo: std::collections::HashMap<Vec<u64>, Vec<u32>>,
-    memo_hits: u64,
     /// Per timeframe: the team clauses (indices).
     teams: Vec<Vec<u32>>,
     /// Per transfer: its at-least-one clause index is the transfer's index.
@@ -345,7 +344,6 @@ impl Search {
         if !changed {
             return None;
         }
-        self.memo_hits += 1;
         Some(match self.propagate() {
             Some(c) => End::Conflict(c),
             // The node chooses again with the lemmas' consequences.
@@ -511,7 +509,6 @@ pub fn refute(
         singles: Vec::new(),
         inner: Vec::new(),
         memo: std::collections::HashMap::new(),
-        memo_hits: 0,
         teams,
         transfers: n,
         link_users: traffic
