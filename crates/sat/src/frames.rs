@@ -20,7 +20,12 @@
 //! about which transfers filled the closed timeframes. When another order of teams
 //! leaves the same transfers for the same timeframes, unit propagation falsifies those
 //! facts again and the lemma prunes the node at once: the memo of failures of the
-//! full-team search, as clauses a checker can follow.
+//! full-team search, as clauses a checker can follow. To keep propagation cheap, an
+//! anchor node's lemmas leave the watch lists once the node is done, and come back only
+//! by an exact lookup of its set of transfers left; the lemmas of the nodes that fill a
+//! timeframe are deleted (in the proof too) once the anchor branch above them failed.
+//! Measured on queen10_10 (k = 10): 3.2 million decisions at about 9 µs each; with every
+//! lemma kept watched, 0.49 million decisions but 1.3 ms each by the end.
 //!
 //! The search is a DPLL tree (chronological backtracking; a lemma that does not hold the
 //! last decision ends its node at once, a backjump). It is complete: `Unsat` only after
