@@ -2,11 +2,12 @@
 //! `liquid_topology` builds it), the model crate's validator, the `structured` engine and
 //! the in-memory MPI export of the same schedule.
 
+use std::path::Path;
 use std::sync::atomic::AtomicU64;
 
 use liquid_mpi::program::ScheduleMode;
 use liquid_stream::cluster::Clusters;
-use liquid_stream::mpi::Asked;
+use liquid_stream::mpi::{Asked, MpiOptions};
 use liquid_stream::{SolveOptions, Structured};
 use liquid_topology::multi_cluster::MultiCluster;
 
@@ -111,32 +112,7 @@ fn homogeneous_full_systems_stream_a_liquid_schedule() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let yaml = dir.path().join("s.yaml");
         let (streamed_mpi, memory_mpi) = (dir.path().join("stream"), dir.path().join("memory"));
-        let mpi = liquid_stream::mpi::options_from(
-            &c,
-            &Asked {
-                dir: &streamed_mpi,
-                plan_is_schedule: true,
-                frames_mode: true,
-                schedule_or_engine: false,
-                sizes_file: false,
-                size: 512.0,
-                link_throughput: Some(100.0),
-                link_latency: Some(1e-6),
-                overhead: 0.0,
-                envelope: 0.0,
-                eager_limit: 65536,
-            },
-        )
-        .expect("options");
-        let options = SolveOptions {
-            out: Some(&yaml),
-            prefix: None,
-            time_limit: None,
-            mpi: Some(&mpi),
-        };
-        let report = liquid_stream::solve(&c, &options, &AtomicU64::new(0))
-            .expect("runs")
-            .expect("valid");
+        let (report, mpi) = stream_with_mpi(&c, &yaml, &streamed_mpi, 512.0, 0.0);
         assert_eq!(report.verdict, "liquid", "{spec}");
         assert_eq!(report.validation.loads_match_closed_form, Some(true));
         let schedule = liquid_model::yaml::load_schedule(&yaml, &traffic).expect("loads");
@@ -160,17 +136,47 @@ fn homogeneous_full_systems_stream_a_liquid_schedule() {
     }
 }
 
-/// The streamed solve of `spec` writing `file` (YAML or compact by its extension).
-fn stream_to(c: &Clusters, file: &std::path::Path) -> liquid_stream::SolveReport {
+/// The streamed solve of `c` writing `file` (YAML or compact by its extension), and with
+/// `mpi` its MPI export.
+fn solve(c: &Clusters, file: &Path, mpi: Option<&MpiOptions>) -> liquid_stream::SolveReport {
     let options = SolveOptions {
         out: Some(file),
         prefix: None,
         time_limit: None,
-        mpi: None,
+        mpi,
     };
     liquid_stream::solve(c, &options, &AtomicU64::new(0))
         .expect("runs")
         .expect("valid")
+}
+
+/// The streamed solve of `c` writing `file` and its MPI export into `dir` (frames mode,
+/// `bytes` per transfer, links of 100 MB/s and 1 µs): the report and the export's options.
+fn stream_with_mpi(
+    c: &Clusters,
+    file: &Path,
+    dir: &Path,
+    bytes: f64,
+    overhead: f64,
+) -> (liquid_stream::SolveReport, MpiOptions) {
+    let mpi = liquid_stream::mpi::options_from(
+        c,
+        &Asked {
+            dir,
+            plan_is_schedule: true,
+            frames_mode: true,
+            schedule_or_engine: false,
+            sizes_file: false,
+            size: bytes,
+            link_throughput: Some(100.0),
+            link_latency: Some(1e-6),
+            overhead,
+            envelope: 0.0,
+            eager_limit: 65536,
+        },
+    )
+    .expect("options");
+    (solve(c, file, Some(&mpi)), mpi)
 }
 
 /// Heterogeneous systems and systems with unused ICN2 ports: the schedule by rounds of
@@ -201,14 +207,14 @@ fn other_systems_stream_rounds_of_cluster_pairs() {
         assert_eq!(c.frames() as u64, c.duration(), "{spec}");
         let dir = tempfile::tempdir().expect("a temporary directory");
         let (yaml, compact) = (dir.path().join("s.yaml"), dir.path().join("s.frames"));
-        let report = stream_to(&c, &yaml);
+        let report = solve(&c, &yaml, None);
         assert_eq!(report.verdict, "liquid", "{spec}");
         assert_eq!(report.validation.loads_match_closed_form, Some(true));
         let schedule = liquid_model::yaml::load_schedule(&yaml, &traffic).expect("loads");
         let r = liquid_model::validate(&traffic, &schedule).expect("valid");
         assert!(r.liquid, "{spec}");
         assert_eq!(schedule.frames.len(), traffic.duration(), "{spec}");
-        assert_eq!(stream_to(&c, &compact).verdict, "liquid", "{spec}");
+        assert_eq!(solve(&c, &compact, None).verdict, "liquid", "{spec}");
         let v = liquid_stream::verify_file(
             &c,
             &compact,
@@ -239,32 +245,7 @@ fn streamed_export_of_rounds_predicts_as_in_memory() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let yaml = dir.path().join("s.yaml");
         let (streamed, memory) = (dir.path().join("stream"), dir.path().join("memory"));
-        let mpi = liquid_stream::mpi::options_from(
-            &c,
-            &Asked {
-                dir: &streamed,
-                plan_is_schedule: true,
-                frames_mode: true,
-                schedule_or_engine: false,
-                sizes_file: false,
-                size: bytes,
-                link_throughput: Some(100.0),
-                link_latency: Some(1e-6),
-                overhead,
-                envelope: 0.0,
-                eager_limit: 65536,
-            },
-        )
-        .expect("options");
-        let options = SolveOptions {
-            out: Some(&yaml),
-            prefix: None,
-            time_limit: None,
-            mpi: Some(&mpi),
-        };
-        let report = liquid_stream::solve(&c, &options, &AtomicU64::new(0))
-            .expect("runs")
-            .expect("valid");
+        let (report, mpi) = stream_with_mpi(&c, &yaml, &streamed, bytes, overhead);
         assert_eq!(report.verdict, "liquid", "{spec}");
         let schedule = liquid_model::yaml::load_schedule(&yaml, &traffic).expect("loads");
         let mem = InMemory {
@@ -308,7 +289,7 @@ fn paper_002_organisation_streams_a_liquid_schedule() {
     assert_eq!(c.not_streamed(), None);
     let dir = tempfile::tempdir().expect("a temporary directory");
     let file = dir.path().join("s.frames");
-    let report = stream_to(&c, &file);
+    let report = solve(&c, &file, None);
     assert_eq!(report.verdict, "liquid");
     assert_eq!(report.frames_made, c.duration());
     let v = liquid_stream::verify_file(
