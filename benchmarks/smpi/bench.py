@@ -114,6 +114,39 @@ def complete_routes(path):
     return len(extra) - 1
 
 
+def two_cluster_args(ap, sizes):
+    """The arguments of the two-cluster drivers (mpi_plans.py, mpi_rndv.py); `sizes` is
+    the default list of message sizes."""
+    ap.add_argument("--liquid", required=True)
+    ap.add_argument("--example", required=True, help="the mpi_alltoall example binary")
+    ap.add_argument("--cases", default="4,4;8,8;6,10")
+    ap.add_argument("--sizes", default=sizes)
+    ap.add_argument("--windows", default="0,131072")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--timeout", type=float, default=600)
+
+
+def smpi_program(tmp, source):
+    """benchmarks/smpi/SOURCE built with smpicc into `tmp`, and SMPI's version line."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    prog = f"{tmp}/{os.path.splitext(source)[0]}"
+    must(["smpicc", "-O2", "-o", prog, f"{here}/{source}"])
+    version = must(["smpirun", "-version"])[0].strip().splitlines()[-1]
+    return prog, version
+
+
+def two_cluster_platform(liquid, tmp, n1, n2):
+    """The platform of `liquid export simgrid two-clusters:N1,N2` (routes completed) and
+    its hostfile (a0.., then b0..), in a directory of `tmp`, returned."""
+    d = f"{tmp}/{n1}-{n2}"
+    must([liquid, "export", "simgrid", f"two-clusters:{n1},{n2}", "--engine", "dsatur", "--out", d])
+    complete_routes(f"{d}/platform.xml")
+    with open(f"{d}/hostfile", "w") as f:
+        for k in range(n1 + n2):
+            f.write((f"a{k}" if k < n1 else f"b{k - n1}") + "\n")
+    return d
+
+
 def smpirun(cfg, d, ranks, prog, args, timeout, platform_xml="platform.xml"):
     cmd = ["smpirun", *cfg, "--cfg=smpi/display-timing:no", "-platform", f"{d}/{platform_xml}",
            "-hostfile", f"{d}/hostfile", "-np", str(ranks), prog, *args]

@@ -15,44 +15,29 @@ at 65536), larger ones starting when the receive is posted, no rendezvous round 
 import argparse
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench import CM02, complete_routes, run, must  # noqa: E402
+from bench import CM02, must, run, smpi_program, two_cluster_args, two_cluster_platform  # noqa: E402
 
 ALGS = [("basic-linear", "basic_linear"), ("pairwise", "ring"), ("bruck", "bruck"), ("pair", "pair")]
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--liquid", required=True)
-    ap.add_argument("--example", required=True, help="the mpi_alltoall example binary")
-    ap.add_argument("--cases", default="4,4;8,8;6,10")
-    ap.add_argument("--sizes", default="1024,65536,1048576")
-    ap.add_argument("--windows", default="0,131072")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--timeout", type=float, default=600)
+    two_cluster_args(ap, sizes="1024,65536,1048576")
     ap.add_argument("--overheads", default="0.00001,0.001",
                     help="serial overheads (s) checked on the first case at 1 KiB, window 0")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="mpi-plans-")
-    prog = f"{tmp}/alltoall-once"
-    here = os.path.dirname(os.path.abspath(__file__))
-    must(["smpicc", "-O2", "-o", prog, f"{here}/alltoall_once.c"])
-    version = must(["smpirun", "-version"])[0].strip().splitlines()[-1]
+    prog, version = smpi_program(tmp, "alltoall_once.c")
     rows, worst = [], 0.0
     for case in a.cases.split(";"):
         n1, n2 = (int(x) for x in case.split(","))
         spec = f"two-clusters:{n1},{n2}"
-        d = f"{tmp}/{n1}-{n2}"
-        must([a.liquid, "export", "simgrid", spec, "--engine", "dsatur", "--out", d])
-        complete_routes(f"{d}/platform.xml")
-        with open(f"{d}/hostfile", "w") as f:
-            for k in range(n1 + n2):
-                f.write((f"a{k}" if k < n1 else f"b{k - n1}") + "\n")
+        d = two_cluster_platform(a.liquid, tmp, n1, n2)
         p = n1 + n2
         for size in (int(s) for s in a.sizes.split(",")):
             for window in (int(w) for w in a.windows.split(",")):

@@ -19,7 +19,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench import CM02, complete_routes, run, must  # noqa: E402
+from bench import CM02, must, run, smpi_program, two_cluster_args, two_cluster_platform  # noqa: E402
 
 EAGER = 65536
 # sizeof(mca_pml_ob1_hdr_t) in Open MPI 1.1.2 (crates/sim: OB1_HEADER_BYTES).
@@ -28,30 +28,16 @@ OB1_HEADER = 72
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--liquid", required=True)
-    ap.add_argument("--example", required=True, help="the mpi_alltoall example binary")
-    ap.add_argument("--cases", default="4,4;8,8;6,10")
-    ap.add_argument("--sizes", default="65536,262144,1048576")
-    ap.add_argument("--windows", default="0,131072")
+    two_cluster_args(ap, sizes="65536,262144,1048576")
     ap.add_argument("--algorithms", default="pairwise,basic-linear")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--timeout", type=float, default=600)
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="mpi-rndv-")
-    prog = f"{tmp}/alltoall-rndv"
-    here = os.path.dirname(os.path.abspath(__file__))
-    must(["smpicc", "-O2", "-o", prog, f"{here}/alltoall_rndv.c"])
-    version = must(["smpirun", "-version"])[0].strip().splitlines()[-1]
+    prog, version = smpi_program(tmp, "alltoall_rndv.c")
     rows, worst = [], 0.0
     first = EAGER - OB1_HEADER
     for case in a.cases.split(";"):
         n1, n2 = (int(x) for x in case.split(","))
-        d = f"{tmp}/{n1}-{n2}"
-        must([a.liquid, "export", "simgrid", f"two-clusters:{n1},{n2}", "--engine", "dsatur", "--out", d])
-        complete_routes(f"{d}/platform.xml")
-        with open(f"{d}/hostfile", "w") as f:
-            for k in range(n1 + n2):
-                f.write((f"a{k}" if k < n1 else f"b{k - n1}") + "\n")
+        d = two_cluster_platform(a.liquid, tmp, n1, n2)
         p = n1 + n2
         for size in (int(s) for s in a.sizes.split(",")):
             for window in (int(w) for w in a.windows.split(",")):
