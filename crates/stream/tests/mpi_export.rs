@@ -10,6 +10,8 @@ use liquid_stream::mpi::{Asked, MpiOptions};
 use liquid_stream::{SolveOptions, Structured, Tree};
 use liquid_topology::fat_tree::FatTree;
 
+mod common;
+
 const BANDWIDTH_MB_S: f64 = 1000.0;
 const LATENCY_S: f64 = 1e-6;
 
@@ -134,35 +136,14 @@ fn streamed_export_is_the_in_memory_export() {
             mb.source
         );
         ma.source.clone_from(&mb.source);
-        let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(y.abs());
         // The prediction: the runtime's time with its barriers (total_s), the plan alone
-        // (plan_s) and every step's figures agree to rounding (closed form against the
-        // simulator).
+        // (plan_s) and every step's figures agree to rounding.
         let (pa, pb) = (&ma.prediction, &mb.prediction);
-        assert!(
-            close(pa.total_s, pb.total_s),
-            "{m},{n},{bytes}: total_s {} in memory, {} streamed",
-            pa.total_s,
-            pb.total_s
-        );
+        common::same_prediction(&format!("{m},{n},{bytes}"), pa, pb);
         assert!(
             pb.total_s > pb.plan_s.expect("plan_s"),
             "{m},{n}: barriers cost"
         );
-        let plan_s = pa.plan_s.expect("the plan's makespan");
-        assert!(close(plan_s, pb.plan_s.expect("plan_s")), "{m},{n}");
-        assert_eq!(pa.library, pb.library);
-        assert_eq!(pa.steps.len(), pb.steps.len());
-        for (x, y) in pa.steps.iter().zip(&pb.steps) {
-            for (u, v) in [
-                (x.start_s, y.start_s),
-                (x.end_s, y.end_s),
-                (x.time_s, y.time_s),
-            ] {
-                let (u, v) = (u.expect("a time"), v.expect("a time"));
-                assert!(close(u, v), "{m},{n}: step {}: {u} and {v}", x.step);
-            }
-        }
         ma.prediction.clone_from(&mb.prediction);
         assert_eq!(ma, mb, "{m},{n}");
     }
@@ -399,15 +380,5 @@ fn streamed_prediction_with_idle_far_ranks_is_the_in_memory_one() {
     .expect("exported");
     let read = |d: &Path| liquid_mpi::Manifest::read(&d.join("manifest.json")).expect("read");
     let (ma, mb) = (read(&a), read(&b));
-    let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(y.abs());
-    assert!(
-        close(ma.prediction.total_s, mb.prediction.total_s),
-        "total_s {} in memory, {} streamed",
-        ma.prediction.total_s,
-        mb.prediction.total_s
-    );
-    for (x, y) in ma.prediction.steps.iter().zip(&mb.prediction.steps) {
-        let (u, v) = (x.end_s.expect("a time"), y.end_s.expect("a time"));
-        assert!(close(u, v), "step {}: {u} and {v}", x.step);
-    }
+    common::same_prediction("8,2 split", &ma.prediction, &mb.prediction);
 }

@@ -11,6 +11,8 @@ use liquid_stream::mpi::{Asked, MpiOptions};
 use liquid_stream::{SolveOptions, Structured};
 use liquid_topology::multi_cluster::MultiCluster;
 
+mod common;
+
 fn in_memory(spec: &str) -> liquid_model::Traffic {
     MultiCluster::parse(spec)
         .expect("valid")
@@ -259,25 +261,7 @@ fn streamed_export_of_rounds_predicts_as_in_memory() {
             liquid_mpi::Manifest::read(&d.join("manifest.json")).expect("a manifest")
         };
         let (ma, mb) = (read(&memory), read(&streamed));
-        let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(y.abs());
-        let (pa, pb) = (&ma.prediction, &mb.prediction);
-        assert!(
-            close(pa.total_s, pb.total_s),
-            "{spec}: total_s {} in memory, {} streamed",
-            pa.total_s,
-            pb.total_s
-        );
-        assert!(close(
-            pa.plan_s.expect("plan_s"),
-            pb.plan_s.expect("plan_s")
-        ));
-        assert_eq!(pa.steps.len(), pb.steps.len(), "{spec}");
-        for (x, y) in pa.steps.iter().zip(&pb.steps) {
-            for (u, v) in [(x.start_s, y.start_s), (x.end_s, y.end_s)] {
-                let (u, v) = (u.expect("a time"), v.expect("a time"));
-                assert!(close(u, v), "{spec}: step {}: {u} and {v}", x.step);
-            }
-        }
+        common::same_prediction(spec, &ma.prediction, &mb.prediction);
     }
 }
 
