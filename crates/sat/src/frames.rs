@@ -40,9 +40,7 @@ use liquid_model::{Schedule, Traffic, TransferId};
 
 use crate::encode::Encoding;
 use crate::rup::write_step;
-use crate::units::Units;
-
-const DECISION: u32 = u32::MAX - 1;
+use crate::units::{Units, NO_REASON};
 
 /// What [`refute`] found.
 #[derive(Debug, Clone)]
@@ -82,8 +80,9 @@ pub enum FramesError {
 enum Choice {
     /// A full link's team clause of the current timeframe (its clause index).
     Team(u32),
-    /// An anchor: a transfer not yet placed (its at-least-one clause index).
-    Anchor(u32),
+    /// An anchor: a transfer not yet placed (its at-least-one clause index), with the
+    /// transfers left (the memo's key, [`Search::remaining`]).
+    Anchor(u32, Vec<u64>),
 }
 
 struct Search {
@@ -185,7 +184,7 @@ impl Search {
         // nothing), decisions above it stay; the rest are replaced by their reasons.
         let mut lemma = Vec::new();
         let used = self.u.walk(conflict, &mut self.seen, |lit, r, level| {
-            let expand = level == 0 || (level > cut && r != DECISION);
+            let expand = level == 0 || (level > cut && r != NO_REASON);
             if !expand {
                 lemma.push(-lit);
             }
@@ -273,17 +272,16 @@ impl Search {
         }
         // The anchor: the transfer left on the most bottlenecks of the transfers left,
         // then on the most heavily loaded links (as in the full-team search).
-        let placed: Vec<bool> = (0..self.transfers)
-            .map(|t| self.u.clauses[t].iter().any(|&l| self.lit_value(l) == 1))
-            .collect();
+        let left = self.remaining();
+        let is_left = |t: usize| left[t / 64] & (1 << (t % 64)) != 0;
         let load: Vec<usize> = self
             .link_users
             .iter()
-            .map(|u| u.iter().filter(|&&t| !placed[t as usize]).count())
+            .map(|u| u.iter().filter(|&&t| is_left(t as usize)).count())
             .collect();
         let top = load.iter().copied().max().unwrap_or(0);
         let mut best: Option<((usize, usize), u32)> = None;
-        for t in (0..self.transfers).filter(|&t| !placed[t]) {
+        for t in (0..self.transfers).filter(|&t| is_left(t)) {
             let path = &self.paths[t];
             let bottlenecks = path.iter().filter(|&&l| load[l as usize] == top).count();
             let weight: usize = path.iter().map(|&l| load[l as usize]).sum();
@@ -292,7 +290,7 @@ impl Search {
                 best = Some((key, t as u32));
             }
         }
-        best.map(|(_, t)| Choice::Anchor(t))
+        best.map(|(_, t)| Choice::Anchor(t, left))
     }
 
     /// Searches below the current node (propagated, no conflict).
@@ -364,8 +362,7 @@ impl Search {
         };
         match choice {
             Choice::Team(ci) => self.try_each(ci, false).0,
-            Choice::Anchor(ci) => {
-                let key = self.remaining();
+            Choice::Anchor(ci, key) => {
                 if let Some(end) = self.recall(&key) {
                     return end;
                 }
@@ -416,7 +413,7 @@ impl Search {
             let mark = self.inner.len();
             self.limits.push(self.u.trail.len());
             self.frame_at.push(frame);
-            self.assign(lit, DECISION);
+            self.assign(lit, NO_REASON);
             let end = match self.propagate() {
                 Some(c) => End::Conflict(c),
                 None => self.search(),
@@ -503,7 +500,7 @@ pub fn refute(
     let mut u = Units::new(num_vars);
     let cnf_clauses = clauses.len() as u64;
     for c in clauses {
-        u.add_as_is(c);
+        u.add(c);
     }
     let mut s = Search {
         u,

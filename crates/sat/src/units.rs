@@ -84,16 +84,6 @@ impl Units {
         i
     }
 
-    /// Adds a clause in the given order, watched on its first two literals (for clauses
-    /// added before any assignment).
-    pub(crate) fn add_as_is(&mut self, clause: Vec<i32>) -> u32 {
-        let i = self.clauses.len() as u32;
-        self.clauses.push(clause);
-        self.deleted.push(false);
-        self.watch(i);
-        i
-    }
-
     fn watch(&mut self, ci: u32) {
         let c = &self.clauses[ci as usize];
         if c.len() >= 2 {
