@@ -13,6 +13,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "span.h"
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
@@ -29,10 +30,7 @@ int main(int argc, char **argv) {
     char *r = malloc((size_t)bytes * (size_t)size + 1);
     double t0 = MPI_Wtime();
     MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD);
-    double t1 = MPI_Wtime(), first = 0.0, last = 0.0;
-    MPI_Reduce(&t0, &first, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&t1, &last, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    if (rank == 0) printf("alltoall: %.9f s\n", last - first);
+    report_span(t0, rank);
     free(s);
     free(r);
     MPI_Finalize();

@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "span.h"
 
 enum { EAGER_SEND, EAGER_RECV, RNDV_SEND, RNDV_RECV };
 
@@ -139,10 +140,7 @@ int main(int argc, char **argv) {
             advance(&ops[idx], linear ? 0 : k, MPI_COMM_WORLD);
         }
     }
-    double t1 = MPI_Wtime(), first = 0.0, last = 0.0;
-    MPI_Reduce(&t0, &first, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&t1, &last, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    if (rank == 0) printf("alltoall: %.9f s\n", last - first);
+    report_span(t0, rank);
     free(ops);
     free(rq);
     free(sbuf);
