@@ -13,9 +13,22 @@
 //! - a hint that is satisfied or has two unassigned literals, an unknown clause id, or hints
 //!   that end without a conflict reject the proof.
 //!
-//! RAT steps (negative hints) are not supported, and rejected with a clear reason:
-//! varisat's LRAT output only contains RUP steps. Added clause ids must increase and be
-//! larger than every existing id.
+//! A step whose hints reach no conflict is accepted as a resolution-asymmetric-tautology
+//! (RAT) step on its first literal `p`, the pivot, when its hints go on with one group
+//! `-j h*` for every live clause `D` (id `j`) that contains `¬p`, as drat-trim's
+//! `lrat-check` requires: under the assignment the RUP hints left, every literal of
+//! `D \ {¬p}` is made false (a literal already true there makes the resolvent a
+//! tautology: the group is done) and the group's hints must then reach a conflict as
+//! above. A group for a clause without `¬p`, two groups for one clause, or a clause with
+//! `¬p` and no group reject the step. RAT steps keep the formula satisfiable if it was,
+//! so a refutation that uses them still proves the formula unsatisfiable. They let a
+//! proof define new variables (extended resolution: a fresh `y` with `y ∨ ¬a ∨ ¬b`, then
+//! `¬y ∨ a` and `¬y ∨ b`): a step may use variables beyond the formula's, up to the
+//! formula's count plus the number of steps added so far (this one included), which
+//! bounds the checker's memory by the proof's length. varisat's proofs have RUP steps
+//! only; liquid's team-cover search defines one variable per full team
+//! (`liquid_sat::teams`). Added clause ids must increase and be larger than every
+//! existing id.
 //!
 //! # LRAT text format
 //!
@@ -96,6 +109,8 @@ pub struct CheckReport {
     pub deleted: u64,
     /// Hints followed.
     pub hints: u64,
+    /// Additions checked as RAT steps (see the crate's documentation).
+    pub rat: u64,
 }
 
 fn parse_lit(tok: &str) -> Option<i32> {
@@ -201,10 +216,110 @@ impl Assignment {
     }
 
     fn reset(&mut self) {
-        for v in self.trail.drain(..) {
+        self.restore(0);
+    }
+
+    /// Unassigns the variables assigned after the first `len`.
+    fn restore(&mut self, len: usize) {
+        for v in self.trail.drain(len..) {
             self.value[v] = 0;
         }
     }
+}
+
+/// Follows `hints` from the current assignment: `Ok(true)` when one of them is false (a
+/// conflict), `Ok(false)` when they end without one; hints that are neither units nor
+/// conflicts are an error (its message).
+fn follow(
+    db: &HashMap<u64, Vec<i32>>,
+    a: &mut Assignment,
+    hints: &[u64],
+    count: &mut u64,
+) -> Result<bool, String> {
+    for &h in hints {
+        *count += 1;
+        let c = db
+            .get(&h)
+            .ok_or_else(|| format!("hint {h} names no live clause"))?;
+        let mut unassigned = None;
+        let mut open = 0;
+        for &lit in c {
+            match a.value(lit) {
+                1 => return Err(format!("hint {h} is already satisfied, not unit")),
+                0 if unassigned != Some(lit) => {
+                    open += 1;
+                    unassigned = Some(lit);
+                }
+                _ => {}
+            }
+        }
+        match (open, unassigned) {
+            (0, _) => return Ok(true),
+            (1, Some(lit)) => a.set_true(lit),
+            _ => return Err(format!("hint {h} has {open} unassigned literals, not unit")),
+        }
+    }
+    Ok(false)
+}
+
+/// Checks the RAT part of a step: `clause` (not empty) on its first literal, with the
+/// assignment its RUP hints left and the groups `(clause id, hints)`; `occurs` lists, per
+/// literal, the ids of the clauses that contained it when they were added.
+fn check_rat(
+    db: &HashMap<u64, Vec<i32>>,
+    occurs: &HashMap<i32, Vec<u64>>,
+    a: &mut Assignment,
+    clause: &[i32],
+    groups: &[(u64, Vec<u64>)],
+    count: &mut u64,
+) -> Result<(), String> {
+    let pivot = clause[0];
+    let mut with: Vec<u64> = occurs
+        .get(&-pivot)
+        .map(|ids| ids.iter().copied().filter(|id| db.contains_key(id)).collect())
+        .unwrap_or_default();
+    with.sort_unstable();
+    with.dedup();
+    let mut named: Vec<u64> = groups.iter().map(|g| g.0).collect();
+    named.sort_unstable();
+    if let Some(w) = named.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("RAT: two hint groups for clause {}", w[0]));
+    }
+    if let Some(&extra) = named.iter().find(|j| with.binary_search(j).is_err()) {
+        return Err(format!(
+            "RAT: hint group -{extra} names a clause that does not contain {}, the negated pivot",
+            -pivot
+        ));
+    }
+    if let Some(&missing) = with.iter().find(|j| named.binary_search(j).is_err()) {
+        return Err(format!(
+            "RAT on pivot {pivot}: clause {missing} contains {} and has no hint group",
+            -pivot
+        ));
+    }
+    let mark = a.trail.len();
+    for (j, hints) in groups {
+        let d = &db[j];
+        let mut blocked = false;
+        for &lit in d.iter().filter(|&&l| l != -pivot) {
+            match a.value(lit) {
+                1 => {
+                    blocked = true;
+                    break;
+                }
+                0 => a.set_true(-lit),
+                _ => {}
+            }
+        }
+        let ok = blocked || follow(db, a, hints, count)?;
+        a.restore(mark);
+        if !ok {
+            return Err(format!(
+                "RAT on pivot {pivot}: the hints of group -{j} end without a conflict"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Checks an LRAT proof against a CNF: the proof must derive the empty clause.
@@ -224,11 +339,15 @@ pub fn check(cnf: &Cnf, lrat: &str) -> Result<CheckReport, CheckError> {
         added: 0,
         deleted: 0,
         hints: 0,
+        rat: 0,
     };
     if cnf.clauses.iter().any(Vec::is_empty) {
         // The formula itself contains the empty clause.
         return Ok(report);
     }
+    // Per literal, the clauses that contain it: built at the first RAT step (RUP-only
+    // proofs never pay for it), then kept up to date.
+    let mut occurs: Option<HashMap<i32, Vec<u64>>> = None;
     for (i, raw) in lrat.lines().enumerate() {
         let line = i + 1;
         let l = raw.trim();
@@ -274,9 +393,12 @@ pub fn check(cnf: &Cnf, lrat: &str) -> Result<CheckReport, CheckError> {
                 "clause ids must increase: {id} is not above {max_id}"
             )));
         }
-        // Literals up to the first 0, hints up to the second.
+        // New variables: at most one per step so far, this one included.
+        let var_bound = cnf.num_vars as u64 + report.added + 1;
+        // Literals up to the first 0, hints up to the second: RUP hints, then RAT groups.
         let mut clause = Vec::new();
         let mut hints = Vec::new();
+        let mut groups: Vec<(u64, Vec<u64>)> = Vec::new();
         let mut part = 0;
         for tok in &rest {
             if part == 2 {
@@ -284,12 +406,12 @@ pub fn check(cnf: &Cnf, lrat: &str) -> Result<CheckReport, CheckError> {
             }
             if part == 0 {
                 let lit = parse_lit(tok).ok_or_else(|| syntax(format!("bad literal {tok:?}")))?;
-                if lit.unsigned_abs() as usize > cnf.num_vars {
-                    // RUP steps never need new variables; refusing them also bounds the
-                    // checker's memory by the formula's size.
+                if u64::from(lit.unsigned_abs()) > var_bound {
                     return Err(step(format!(
-                        "literal {lit} is beyond the formula's {} variables",
-                        cnf.num_vars
+                        "literal {lit} is beyond the formula's {} variables and the {} new \
+                         ones its steps so far may define",
+                        cnf.num_vars,
+                        var_bound - cnf.num_vars as u64
                     )));
                 }
                 if lit == 0 {
@@ -304,9 +426,9 @@ pub fn check(cnf: &Cnf, lrat: &str) -> Result<CheckReport, CheckError> {
                 if h == 0 {
                     part = 2;
                 } else if h < 0 {
-                    return Err(step(format!(
-                        "RAT hint {h}: RAT steps are not supported by this checker"
-                    )));
+                    groups.push((h.unsigned_abs(), Vec::new()));
+                } else if let Some(g) = groups.last_mut() {
+                    g.1.push(h as u64);
                 } else {
                     hints.push(h as u64);
                 }
@@ -330,48 +452,47 @@ pub fn check(cnf: &Cnf, lrat: &str) -> Result<CheckReport, CheckError> {
             }
         }
         if !conflict {
-            for &h in &hints {
-                report.hints += 1;
-                let c = db
-                    .get(&h)
-                    .ok_or_else(|| step(format!("hint {h} names no live clause")))?;
-                let mut unassigned = None;
-                let mut open = 0;
-                for &lit in c {
-                    match a.value(lit) {
-                        1 => return Err(step(format!("hint {h} is already satisfied, not unit"))),
-                        0 if unassigned != Some(lit) => {
-                            open += 1;
-                            unassigned = Some(lit);
-                        }
-                        _ => {}
-                    }
-                }
-                match (open, unassigned) {
-                    (0, _) => {
-                        conflict = true;
-                        break;
-                    }
-                    (1, Some(lit)) => a.set_true(lit),
-                    _ => {
-                        return Err(step(format!(
-                            "hint {h} has {open} unassigned literals, not unit"
-                        )))
-                    }
-                }
+            conflict = follow(&db, &mut a, &hints, &mut report.hints).map_err(&step)?;
+        }
+        if !conflict {
+            if clause.is_empty() {
+                a.reset();
+                return Err(step(
+                    "the hints end without a conflict: the clause is not implied".to_string(),
+                ));
             }
+            let occurs = occurs.get_or_insert_with(|| {
+                let mut m: HashMap<i32, Vec<u64>> = HashMap::new();
+                for (&j, c) in &db {
+                    for &lit in c {
+                        m.entry(lit).or_default().push(j);
+                    }
+                }
+                m
+            });
+            check_rat(&db, occurs, &mut a, &clause, &groups, &mut report.hints).map_err(|m| {
+                step(if groups.is_empty() {
+                    format!(
+                        "the hints end without a conflict: the clause is not implied, nor a RAT \
+                         step ({m})"
+                    )
+                } else {
+                    m
+                })
+            })?;
+            report.rat += 1;
         }
         a.reset();
-        if !conflict {
-            return Err(step(
-                "the hints end without a conflict: the clause is not implied".to_string(),
-            ));
-        }
         report.added += 1;
         if clause.is_empty() {
             return Ok(report);
         }
         max_id = id;
+        if let Some(m) = occurs.as_mut() {
+            for &lit in &clause {
+                m.entry(lit).or_default().push(id);
+            }
+        }
         db.insert(id, clause);
     }
     Err(CheckError::NoEmptyClause {
@@ -603,6 +724,47 @@ mod tests {
         assert!(matches!(e, CheckError::Step { id: 5, .. }), "{e}");
     }
 
+    // x1 ∨ x2, x1 ∨ ¬x2, ¬x1 ∨ x3, ¬x1 ∨ ¬x3: unsatisfiable.
+    const CNF2: &str = "p cnf 3 4\n1 2 0\n1 -2 0\n-1 3 0\n-1 -3 0\n";
+
+    /// A proof through a defined variable y = x1 ∧ x3 (variable 4): the definition's
+    /// three clauses are RAT steps, the rest RUP.
+    const EXTENDED: &str = "5 4 -1 -3 0 0\n\
+                            6 -4 1 0 -5 0\n\
+                            7 -4 3 0 -5 0\n\
+                            8 1 0 1 2 0\n\
+                            9 4 0 8 3 5 0\n\
+                            10 0 9 8 4 7 0\n";
+
+    #[test]
+    fn accepts_definitions_of_new_variables_as_rat_steps() {
+        let r = check_texts(CNF2, EXTENDED).expect("valid extended proof");
+        assert_eq!((r.added, r.rat), (6, 3));
+    }
+
+    #[test]
+    fn rejects_a_rat_step_with_a_missing_or_wrong_group() {
+        // Step 6 without its group: clause 5 holds y = 4 and has no hints.
+        let missing = EXTENDED.replace("6 -4 1 0 -5 0", "6 -4 1 0 0");
+        let e = check_texts(CNF2, &missing).expect_err("missing group");
+        assert!(e.to_string().contains("clause 5 contains 4 and has no hint group"), "{e}");
+        // ¬x1 as a new clause on pivot ¬x1: clauses 1 and 2 hold x1; with a group for
+        // each that reaches no conflict, the step is rejected.
+        let wrong = "5 -1 0 -1 -2 0\n6 0 5 1 2 0\n";
+        let e = check_texts(CNF2, wrong).expect_err("not RAT");
+        assert!(e.to_string().contains("end without a conflict"), "{e}");
+        // A pivot already used negated: ¬x3 is in clause 4, so x3 ∨ x1 needs a group.
+        let e = check_texts(CNF2, "5 3 1 0 0\n").expect_err("not fresh");
+        assert!(e.to_string().contains("clause 4 contains -3"), "{e}");
+    }
+
+    #[test]
+    fn new_variables_are_bounded_by_the_steps_so_far() {
+        // The first step may define variable 4 (3 + 1), not variable 5.
+        let e = check_texts(CNF2, "5 5 -1 0 0\n").expect_err("too far");
+        assert!(e.to_string().contains("beyond the formula's 3 variables"), "{e}");
+    }
+
     #[test]
     fn rejects_literals_beyond_the_formula() {
         // A variable far beyond the 2 declared: refused, not an allocation of its size.
@@ -627,9 +789,10 @@ mod tests {
     }
 
     #[test]
-    fn rejects_rat_hints_and_bad_headers() {
+    fn rejects_wrong_rat_groups_and_bad_headers() {
+        // Clause 1 (x1 ∨ x2) does not contain ¬x2, the negated pivot.
         let e = check_texts(CNF, "5 2 0 -1 2 0\n").expect_err("RAT");
-        assert!(e.to_string().contains("RAT"), "{e}");
+        assert!(e.to_string().contains("does not contain -2"), "{e}");
         let e = check_texts("p cnf 2 5\n1 2 0\n", "").expect_err("count");
         assert!(e.to_string().contains("declares 5 clauses"), "{e}");
     }
