@@ -15,6 +15,9 @@ use crate::{InputError, EXIT_INTERNAL};
 /// Who writes the proof of `liquid prove`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Prover {
+    /// At k = Λ the team-cover search (an exact cover of full teams, in extended
+    /// resolution), varisat when it declines (more than 100,000 full teams) or at other k.
+    Auto,
     /// varisat with its LRAT writer.
     Sat,
     /// The native searches' refutation, made LRAT (the frame search when k = Λ, else the
@@ -33,11 +36,12 @@ pub struct ProveArgs {
     /// The proof directory (created if needed).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
-    /// Who writes the proof: varisat, or a native search (k from Λ to 32; at k = Λ the
-    /// frame search, which writes its own hints, first; else, or when it gives up, the
-    /// colouring search, whose trace becomes LRAT hints by unit propagation on the same
-    /// CNF).
-    #[arg(long, value_enum, default_value_t = Prover::Sat)]
+    /// Who writes the proof: `auto` (the default: at k = Λ the team-cover search, else or
+    /// when it declines varisat), varisat, or a native search (k from Λ to 32; at k = Λ
+    /// the team-cover search, then the frame search, both writing their own hints; else,
+    /// or when they give up, the colouring search, whose trace becomes LRAT hints by unit
+    /// propagation on the same CNF). The report's `proof_by` says who wrote the proof.
+    #[arg(long, value_enum, default_value_t = Prover::Auto)]
     prover: Prover,
     /// Wall-clock limit in seconds (default 300): without a proof by then, the report
     /// says `unknown` (exit 1).
@@ -60,7 +64,7 @@ pub struct CheckProofArgs {
     format: Format,
 }
 
-/// `liquid prove MODEL [--colours k] --out DIR [--prover sat|search] [--time-limit S]`:
+/// `liquid prove MODEL [--colours k] --out DIR [--prover auto|sat|search] [--time-limit S]`:
 /// exit 0 with a proof in DIR when k timeframes do not suffice, 1 when they do (no proof
 /// exists) or when the time limit came first (`result: unknown`).
 pub fn prove(a: &ProveArgs) -> anyhow::Result<ExitCode> {
@@ -68,6 +72,7 @@ pub fn prove(a: &ProveArgs) -> anyhow::Result<ExitCode> {
     let traffic = liquid_study::input::load_traffic(model)?;
     let k = colours_or_duration(&traffic, a.colours)?;
     let prover = match a.prover {
+        Prover::Auto => liquid_proof::report::Prover::Auto,
         Prover::Sat => liquid_proof::report::Prover::Sat,
         Prover::Search => liquid_proof::report::Prover::Search,
     };

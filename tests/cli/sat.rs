@@ -44,9 +44,13 @@ fn run(cmd: &mut Command) -> (i32, String, String) {
     )
 }
 
-fn prove_into(model: &str, dir: &Path) {
-    let (code, out, err) = run(liquid().args(["prove", model, "--out"]).arg(dir));
+/// `liquid prove MODEL --prover PROVER --out DIR`, which must succeed; its report.
+fn prove_into(model: &str, prover: &str, dir: &Path) -> String {
+    let (code, out, err) = run(liquid()
+        .args(["prove", model, "--prover", prover, "--out"])
+        .arg(dir));
     assert_eq!(code, 0, "{out}{err}");
+    out
 }
 
 /// SAT's report on every model, its schedule validated here first (which optimal schedule
@@ -190,13 +194,13 @@ fn queen8_8_certificate(engine: &str) {
     );
 }
 
-/// A proof with one literal flipped, with one step deleted, and with the CNF of another
-/// model are all rejected with exit code 1 and a reason.
+/// A proof (varisat's) with one literal flipped, with one step deleted, and with the CNF of
+/// another model are all rejected with exit code 1 and a reason.
 #[test]
 fn tampered_proofs_are_rejected() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let good = tmp.path().join("good");
-    prove_into("models/no-team.yaml", &good);
+    prove_into("models/no-team.yaml", "sat", &good);
     let lrat = std::fs::read_to_string(good.join("proof.lrat")).expect("proof");
     let copy = |name: &str| {
         let d = tmp.path().join(name);
@@ -225,7 +229,7 @@ fn tampered_proofs_are_rejected() {
     // The CNF of another model (same encoding, same k).
     let other = copy("other-cnf");
     let other_proof = tmp.path().join("odd-cycle");
-    prove_into("models/odd-cycle.yaml", &other_proof);
+    prove_into("models/odd-cycle.yaml", "sat", &other_proof);
     std::fs::copy(other_proof.join("formula.cnf"), other.join("formula.cnf")).expect("copy");
 
     for (name, dir, expect) in [
@@ -254,6 +258,69 @@ fn tampered_proofs_are_rejected() {
         .arg(&good));
     assert_eq!(code, 1);
     assert!(out.contains("the manifest is for another traffic"), "{out}");
+}
+
+/// The default prover on queen8_8 (k = Λ = 8) is the team-cover search: a proof with RAT
+/// steps (one new variable per full team) that `check-proof` accepts, and rejects once a
+/// definition loses its hint group or the proof loses its empty clause.
+#[test]
+fn team_cover_proofs_check_and_tampered_ones_are_rejected() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let m = "models/hard/queen8_8.yaml";
+    let good = tmp.path().join("good");
+    let out = prove_into(m, "auto", &good);
+    assert!(out.contains("proof_by: team-cover search"), "{out}");
+    let (code, out, err) = run(liquid().args(["check-proof", m]).arg(&good));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("verified: true") && out.contains("  rat: "),
+        "{out}"
+    );
+
+    let lrat = std::fs::read_to_string(good.join("proof.lrat")).expect("proof");
+    let tamper = |name: &str, text: String| {
+        let d = tmp.path().join(name);
+        std::fs::create_dir_all(&d).expect("dir");
+        for f in ["formula.cnf", "manifest.yaml"] {
+            std::fs::copy(good.join(f), d.join(f)).expect("copy");
+        }
+        std::fs::write(d.join("proof.lrat"), text).expect("write");
+        d
+    };
+    // The first definition `¬y ∨ x` (its group `-id` names the definition `y ∨ ¬x…`).
+    let at = lrat
+        .lines()
+        .position(|l| l.contains(" 0 -"))
+        .expect("a RAT step with a hint group");
+    let no_group: Vec<String> = lrat
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == at {
+                let (lits, _) = l.split_once(" 0 ").expect("lits 0 hints 0");
+                format!("{lits} 0 0")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    let no_empty: Vec<&str> = lrat
+        .lines()
+        .filter(|l| l.split_whitespace().nth(1) != Some("0"))
+        .collect();
+    for (name, text, expect) in [
+        ("no-group", no_group.join("\n") + "\n", "has no hint group"),
+        (
+            "no-empty",
+            no_empty.join("\n") + "\n",
+            "never derives the empty clause",
+        ),
+    ] {
+        let dir = tamper(name, text);
+        let (code, out, _) = run(liquid().args(["check-proof", m]).arg(&dir));
+        assert_eq!(code, 1, "{name}: {out}");
+        assert!(out.contains(expect), "{name}: {out}");
+    }
 }
 
 #[test]

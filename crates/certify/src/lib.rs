@@ -276,7 +276,12 @@ fn check_rat(
     let pivot = clause[0];
     let mut with: Vec<u64> = occurs
         .get(&-pivot)
-        .map(|ids| ids.iter().copied().filter(|id| db.contains_key(id)).collect())
+        .map(|ids| {
+            ids.iter()
+                .copied()
+                .filter(|id| db.contains_key(id))
+                .collect()
+        })
         .unwrap_or_default();
     with.sort_unstable();
     with.dedup();
@@ -747,7 +752,11 @@ mod tests {
         // Step 6 without its group: clause 5 holds y = 4 and has no hints.
         let missing = EXTENDED.replace("6 -4 1 0 -5 0", "6 -4 1 0 0");
         let e = check_texts(CNF2, &missing).expect_err("missing group");
-        assert!(e.to_string().contains("clause 5 contains 4 and has no hint group"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("clause 5 contains 4 and has no hint group"),
+            "{e}"
+        );
         // ¬x1 as a new clause on pivot ¬x1: clauses 1 and 2 hold x1; with a group for
         // each that reaches no conflict, the step is rejected.
         let wrong = "5 -1 0 -1 -2 0\n6 0 5 1 2 0\n";
@@ -762,7 +771,10 @@ mod tests {
     fn new_variables_are_bounded_by_the_steps_so_far() {
         // The first step may define variable 4 (3 + 1), not variable 5.
         let e = check_texts(CNF2, "5 5 -1 0 0\n").expect_err("too far");
-        assert!(e.to_string().contains("beyond the formula's 3 variables"), "{e}");
+        assert!(
+            e.to_string().contains("beyond the formula's 3 variables"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -29,7 +29,7 @@ use liquid_model::{
     check_outcome, validate, Evidence, LowerBound, Outcome, ScheduleReport, StatValue, Strength,
     Traffic, Verdict,
 };
-use liquid_sat::{EncodeOptions, Proved, Refutation, SatError};
+use liquid_sat::{Proved, Refutation, SatError};
 use thiserror::Error;
 
 use crate::{Engine, EngineError, Request};
@@ -252,7 +252,7 @@ enum Certify {
 }
 
 /// Backs the outcome's bound above Λ with a checked proof if it can. The note (`None` when
-/// there was nothing to prove) is `proof_by`: `engine` or `sat`, who wrote the proof that
+/// there was nothing to prove) is `proof_by`: `engine`, `team-cover` or `sat`, who wrote the proof that
 /// was checked; or `proof`: why no proof could be made.
 fn certify(
     traffic: &Traffic,
@@ -271,9 +271,17 @@ fn certify(
     let k = bound.value - 1;
     let (refutation, by) = match refutation.filter(|r| r.colours == k) {
         Some(r) => (r, "engine"),
-        None => match liquid_sat::prove(traffic, k, &EncodeOptions::default(), deadline) {
-            Ok(Some(Proved::Unsat(r))) => (r, "sat"),
-            Ok(Some(Proved::Sat(s))) => {
+        // At k = Λ the team-cover search first, varisat when it declines.
+        None => match liquid_sat::prove_auto(traffic, k, deadline) {
+            Ok(Some((Proved::Unsat(r), who))) => (
+                r,
+                if who == liquid_sat::TEAM_COVER {
+                    "team-cover"
+                } else {
+                    "sat"
+                },
+            ),
+            Ok(Some((Proved::Sat(s), _))) => {
                 return Err(match validate(traffic, &s) {
                     Ok(r) => Certify::Wrong(format!(
                         "it claims that every schedule needs at least {} timeframes, but SAT \
@@ -342,7 +350,7 @@ mod tests {
     /// A proof, checked by `liquid-proof`, that `k` timeframes do not suffice for `t`.
     fn checked(t: &Traffic, k: usize) -> CheckedProof {
         let Some(Proved::Unsat(r)) =
-            liquid_sat::prove(t, k, &EncodeOptions::default(), None).expect("runs")
+            liquid_sat::prove(t, k, &liquid_sat::EncodeOptions::default(), None).expect("runs")
         else {
             panic!("{} has no schedule of {k} timeframes", t.name());
         };
@@ -437,7 +445,7 @@ mod tests {
         // traffic with 2 timeframes and finds another formula.
         let t = odd_cycle();
         let Some(Proved::Unsat(r)) =
-            liquid_sat::prove(&t, 1, &EncodeOptions::default(), None).expect("runs")
+            liquid_sat::prove(&t, 1, &liquid_sat::EncodeOptions::default(), None).expect("runs")
         else {
             panic!("one timeframe cannot hold congesting transfers");
         };

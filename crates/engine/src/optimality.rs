@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use liquid_model::{validate, CheckedProof, Schedule, Traffic};
-use liquid_sat::{EncodeOptions, Proved, SatError};
+use liquid_sat::{Proved, SatError};
 
 use crate::gate::SolveError;
 
@@ -41,7 +41,7 @@ pub fn settle(
         message,
     };
     let k = length - 1;
-    match liquid_sat::prove(traffic, k, &EncodeOptions::default(), deadline) {
+    match liquid_sat::prove_auto(traffic, k, deadline).map(|p| p.map(|(p, _)| p)) {
         Err(SatError::Encode(e)) => Ok(Settled::TooLarge(e.to_string())),
         Err(e) => Err(failed(e.to_string())),
         Ok(None) => Ok(Settled::Stopped),

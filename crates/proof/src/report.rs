@@ -17,6 +17,8 @@ use crate::{verify_dir, write_and_verify, ProofError};
 /// Who writes the proof of [`prove`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Prover {
+    /// At k = Λ the team-cover search (`liquid_sat::teams`), varisat when it declines.
+    Auto,
     /// varisat with its LRAT writer.
     Sat,
     /// The native searches' refutation, made LRAT (the frame search when k = Λ, else the
@@ -28,6 +30,7 @@ impl Prover {
     /// The prover's name in reports.
     pub fn as_str(self) -> &'static str {
         match self {
+            Prover::Auto => "auto",
             Prover::Sat => "sat",
             Prover::Search => "search",
         }
@@ -64,6 +67,9 @@ pub struct ProveReport {
     colours: usize,
     prover: &'static str,
     result: &'static str,
+    /// Who wrote the proof (`varisat`, or a native search), when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proof_by: Option<&'static str>,
     message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     proof: Option<String>,
@@ -85,28 +91,35 @@ impl ProveReport {
     }
 }
 
-/// The proof run: `Err(why)` when it ended with neither (the deadline came first, or the
-/// colouring search's trace passed its cap).
+/// The proof run, with who made it: `Err(why)` when it ended with neither (the deadline
+/// came first, or the colouring search's trace passed its cap).
 fn run(
     traffic: &Traffic,
     k: usize,
     prover: Prover,
     deadline: Option<Instant>,
-) -> Result<Result<Proved, String>, ProveError> {
+) -> Result<Result<(Proved, &'static str), String>, ProveError> {
     let neither = format!("no proof that {k} timeframes do not suffice, and no schedule of {k}");
     let late = || Ok(Err(format!("the time limit came first: {neither}")));
+    let sat = |r: Result<Option<(Proved, &'static str)>, SatError>| match r {
+        Ok(Some(p)) => Ok(Ok(p)),
+        Ok(None) => late(),
+        // Too large to encode, or k = 0: the user's input.
+        Err(SatError::Encode(e)) => Err(ProveError::Input(e.to_string())),
+        // varisat failed: ours.
+        Err(e) => Err(ProveError::Internal(e.to_string())),
+    };
     match prover {
-        Prover::Sat => match liquid_sat::prove(traffic, k, &EncodeOptions::default(), deadline) {
-            Ok(Some(p)) => Ok(Ok(p)),
-            Ok(None) => late(),
-            // Too large to encode, or k = 0: the user's input.
-            Err(SatError::Encode(e)) => Err(ProveError::Input(e.to_string())),
-            // varisat failed: ours.
-            Err(e) => Err(ProveError::Internal(e.to_string())),
-        },
+        Prover::Auto => sat(liquid_sat::prove_auto(traffic, k, deadline)),
+        Prover::Sat => sat(
+            liquid_sat::prove(traffic, k, &EncodeOptions::default(), deadline)
+                .map(|p| p.map(|p| (p, "varisat"))),
+        ),
         Prover::Search => match liquid_sat::prove_by_search(traffic, k, deadline) {
-            Ok(SearchProved::Unsat { refutation, .. }) => Ok(Ok(Proved::Unsat(refutation))),
-            Ok(SearchProved::Sat(s)) => Ok(Ok(Proved::Sat(s))),
+            Ok(SearchProved::Unsat {
+                refutation, search, ..
+            }) => Ok(Ok((Proved::Unsat(refutation), search))),
+            Ok(SearchProved::Sat(s)) => Ok(Ok((Proved::Sat(s), "native search"))),
             Ok(SearchProved::Stopped) => late(),
             Err(e @ SearchProofError::TraceTooLarge) => Ok(Err(format!("{e}: {neither}"))),
             // Too large, or k outside what the search refutes: the user's input.
@@ -138,6 +151,7 @@ pub fn prove(
         colours: k,
         prover: prover.as_str(),
         result: "",
+        proof_by: None,
         message: String::new(),
         proof: None,
         variables: None,
@@ -151,7 +165,7 @@ pub fn prove(
             report.result = "unknown";
             report.message = why;
         }
-        Ok(Proved::Unsat(p)) => {
+        Ok((Proved::Unsat(p), by)) => {
             // Written, read back and checked before it is called a proof.
             if let Err(why) = write_and_verify(out, traffic, &p)? {
                 return Err(ProveError::Rejected {
@@ -160,6 +174,7 @@ pub fn prove(
                 });
             }
             report.result = "unsatisfiable";
+            report.proof_by = Some(by);
             report.message = format!(
                 "no schedule of at most {k} timeframes: every schedule needs at least {}",
                 k + 1
@@ -173,7 +188,7 @@ pub fn prove(
             report.proof_lines = Some(m.proof.lines);
             report.proof_bytes = Some(m.proof.bytes);
         }
-        Ok(Proved::Sat(_)) => {
+        Ok((Proved::Sat(_), _)) => {
             report.result = "satisfiable";
             report.message =
                 format!("a schedule of at most {k} timeframes exists: there is nothing to prove");
@@ -209,6 +224,13 @@ struct CheckedFigures {
     added: u64,
     deleted: u64,
     hints: u64,
+    /// Additions checked as RAT steps (definitions of new variables); omitted when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    rat: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl CheckReport {
@@ -248,6 +270,7 @@ impl CheckReport {
                     added: r.added,
                     deleted: r.deleted,
                     hints: r.hints,
+                    rat: r.rat,
                 });
             }
             Err(reason) => report.reason = Some(reason.0),

@@ -7,8 +7,10 @@ use std::time::Instant;
 
 use crate::encode::{check_size, encode, EncodeOptions, Encoding};
 use crate::incremental::descend;
+use crate::prove::TEAM_NODES;
 use crate::prove::{prove_encoding, Proved, Refutation};
 use crate::solver::{run, Formula, Run};
+use crate::teams::{self, Covered};
 use crate::SatError;
 use liquid_model::{
     Answer, Evidence, Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId,
@@ -65,6 +67,34 @@ fn solve_encoding(
     })
 }
 
+/// k = Λ by the team-cover search ([`crate::teams`]) before varisat: `None` when it
+/// declines or stops (varisat then runs), else its answer, with its refutation when
+/// `proofs`, and a note for the statistics.
+fn cover(
+    traffic: &Traffic,
+    e: &Encoding,
+    proofs: bool,
+    deadline: Option<Instant>,
+) -> Option<(Answered, String)> {
+    match teams::refute(traffic, e, TEAM_NODES, deadline) {
+        Ok(Covered::Unsat {
+            lrat, teams, nodes, ..
+        }) => Some((
+            Answered::Unsat(proofs.then(|| Box::new(Refutation::of(e, lrat)))),
+            if teams == 0 {
+                format!("Λ refuted: the bottlenecks have no full team ({nodes} nodes)")
+            } else {
+                format!("Λ refuted: no exact cover by its {teams} full teams ({nodes} nodes)")
+            },
+        )),
+        Ok(Covered::Sat(s)) => Some((
+            Answered::Sat(s),
+            "Λ: an exact cover by full teams".to_string(),
+        )),
+        Ok(Covered::Declined(_) | Covered::Stopped { .. }) | Err(_) => None,
+    }
+}
+
 /// Options of the SAT engine beyond the limits.
 #[derive(Debug, Clone)]
 pub struct SatOptions {
@@ -80,6 +110,10 @@ pub struct SatOptions {
     pub tabu: bool,
     /// The tabu search's seed.
     pub seed: u64,
+    /// Decide k = Λ by the team-cover search ([`crate::teams`]) before varisat, in the
+    /// engine without [`SatOptions::incremental`] (on by default; off measures varisat
+    /// alone).
+    pub team_cover: bool,
     /// One solver for every length, going down from one below the best schedule's
     /// length, clauses added between runs (`engine: sat-incremental`; see
     /// [`descend_lengths`]); off: a fresh solver per length, going up from Λ.
@@ -94,6 +128,7 @@ impl Default for SatOptions {
             start: None,
             tabu: true,
             seed: 0,
+            team_cover: true,
             incremental: false,
         }
     }
@@ -136,9 +171,13 @@ struct Lengths {
     resolves: u64,
     last_size: (usize, usize),
     stopped: bool,
+    /// What the team-cover search said about k = Λ, when it answered instead of varisat.
+    team_cover: Option<String>,
 }
 
-/// Runs the SAT engine: k = Λ, Λ+1, … up to one less than the best schedule's length
+/// Runs the SAT engine: k = Λ (first by the team-cover search of [`crate::teams`], which
+/// refutes or covers it with its own LRAT proof when the full teams are few, varisat
+/// otherwise), Λ+1, … up to one less than the best schedule's length
 /// (the starting one, shortened by tabu search once Λ is refuted, see
 /// [`SatOptions::tabu`]), one fresh solver per k (with the LRAT writer when proofs are asked for, so the proof of
 /// the last unsatisfiable k comes from the run that found it). The first satisfiable k
@@ -213,6 +252,9 @@ pub fn solve_with(
     } else {
         ascend_lengths(traffic, best, opts, deadline)?
     };
+    if let Some(note) = &l.team_cover {
+        stats.push(("team_cover".to_string(), StatValue::Text(note.clone())));
+    }
     stats.push(("sat_calls".to_string(), StatValue::Count(l.calls)));
     if l.resolves > 0 {
         stats.push(("proof_runs".to_string(), StatValue::Count(l.resolves)));
@@ -269,12 +311,27 @@ fn ascend_lengths(
     // bound, k = best − 1; a satisfiable run below it leaves the bound one short of a
     // proof, which the run after the loop supplies.
     let mut k = lam;
+    let mut team_cover = None;
     while k < best.len().max(lam + 1) {
-        calls += 1;
         let e = encode(traffic, k, &opts.encode)?;
         last_size = (e.num_vars(), e.num_clauses());
         let lrat = opts.proofs && k + 1 == best.len();
-        match solve_encoding(&e, lrat, deadline)? {
+        let covered = if k == lam && opts.team_cover {
+            cover(traffic, &e, opts.proofs, deadline)
+        } else {
+            None
+        };
+        let answered = match covered {
+            Some((a, note)) => {
+                team_cover = Some(note);
+                Some(a)
+            }
+            None => {
+                calls += 1;
+                solve_encoding(&e, lrat, deadline)?
+            }
+        };
+        match answered {
             Some(Answered::Sat(s)) => {
                 best = s;
                 break;
@@ -324,6 +381,7 @@ fn ascend_lengths(
         resolves,
         last_size,
         stopped,
+        team_cover,
     })
 }
 
@@ -389,6 +447,7 @@ fn descend_lengths(
         resolves: 0,
         last_size,
         stopped: false,
+        team_cover: None,
     };
     match last {
         Run::Sat(_) => {}

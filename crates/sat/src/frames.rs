@@ -74,6 +74,9 @@ pub enum FramesError {
     /// A clause of the encoding is not where the encoding's families put it.
     #[error("clause {0} of the encoding is not the one the frame search expects")]
     Layout(usize),
+    /// A search found itself in a state its reasoning rules out: a bug.
+    #[error("internal error in the {0}")]
+    Internal(String),
 }
 
 /// The branching choice of a node.
@@ -465,37 +468,8 @@ pub fn refute(
     }
     let k = e.colours();
     let n = traffic.len();
+    let teams = team_clauses(traffic, e)?;
     let clauses = e.clauses().to_vec();
-    // The team family's clauses: link by link, timeframe by timeframe.
-    let mut start = 0;
-    for f in e.families() {
-        if f.name == "team" {
-            break;
-        }
-        start += f.clauses;
-    }
-    let mut teams = vec![Vec::new(); k];
-    let mut at = start;
-    for l in traffic.link_ids() {
-        let users = traffic.users(l);
-        if users.len() != k {
-            continue;
-        }
-        for (c, frame) in teams.iter_mut().enumerate() {
-            let expected: Vec<i32> = users.iter().map(|&u| e.var(u, c)).collect();
-            if clauses.get(at) != Some(&expected) {
-                return Err(FramesError::Layout(at));
-            }
-            frame.push(at as u32);
-            at += 1;
-        }
-    }
-    for (t, c) in clauses.iter().enumerate().take(n) {
-        let expected: Vec<i32> = (0..k).map(|f| e.var(TransferId(t as u32), f)).collect();
-        if *c != expected {
-            return Err(FramesError::Layout(t));
-        }
-    }
     let num_vars = e.num_vars();
     let mut u = Units::new(num_vars);
     let cnf_clauses = clauses.len() as u64;
@@ -591,6 +565,45 @@ pub fn refute(
             }
         }
     })
+}
+
+/// Per timeframe, the indices of the team clauses of the encoding `e` of `traffic`
+/// (every link of load k, link by link), after checking that they, and the at-least-one
+/// clauses (one per transfer, first), are where the encoding's families put them.
+pub(crate) fn team_clauses(traffic: &Traffic, e: &Encoding) -> Result<Vec<Vec<u32>>, FramesError> {
+    let k = e.colours();
+    let clauses = e.clauses();
+    // The team family's clauses: link by link, timeframe by timeframe.
+    let mut start = 0;
+    for f in e.families() {
+        if f.name == "team" {
+            break;
+        }
+        start += f.clauses;
+    }
+    let mut teams = vec![Vec::new(); k];
+    let mut at = start;
+    for l in traffic.link_ids() {
+        let users = traffic.users(l);
+        if users.len() != k {
+            continue;
+        }
+        for (c, frame) in teams.iter_mut().enumerate() {
+            let expected: Vec<i32> = users.iter().map(|&u| e.var(u, c)).collect();
+            if clauses.get(at) != Some(&expected) {
+                return Err(FramesError::Layout(at));
+            }
+            frame.push(at as u32);
+            at += 1;
+        }
+    }
+    for (t, c) in clauses.iter().enumerate().take(traffic.len()) {
+        let expected: Vec<i32> = (0..k).map(|f| e.var(TransferId(t as u32), f)).collect();
+        if *c != expected {
+            return Err(FramesError::Layout(t));
+        }
+    }
+    Ok(teams)
 }
 
 #[cfg(test)]

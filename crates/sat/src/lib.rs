@@ -11,6 +11,8 @@
 //! - [`rup`]: LRAT proofs from RUP lemmas (the native search's refutation traces).
 //! - [`frames`]: refutations of k = Λ timeframes by a search that fills one timeframe at
 //!   a time and writes its own LRAT hints.
+//! - [`teams`]: refutations of k = Λ timeframes by an exact cover of full teams, in
+//!   extended resolution (one defined variable per full team).
 //! - [`subsets`]: which subsets of a traffic fit in k timeframes, one varisat under
 //!   selector assumptions (the cores of `liquid explain`).
 //! - [`engine`]: liquidity (k = Λ) and the optimal length (`engine: sat`).
@@ -29,6 +31,7 @@ pub mod prove;
 pub mod rup;
 pub mod solver;
 pub mod subsets;
+pub mod teams;
 mod units;
 
 pub use encode::{
@@ -37,7 +40,8 @@ pub use encode::{
 };
 pub use engine::{decide, solve, solve_with, SatOptions, SatRun, ENGINE, ENGINE_INCREMENTAL};
 pub use prove::{
-    prove, prove_by_search, prove_encoding, Proved, Refutation, SearchProofError, SearchProved,
+    prove, prove_auto, prove_by_search, prove_encoding, Proved, Refutation, SearchProofError,
+    SearchProved, TEAM_COVER,
 };
 pub use solver::{run, DeadlineSink, Formula, Run, SolverError};
 pub use subsets::{Subset, Subsets};

@@ -19,6 +19,7 @@ use crate::encode::{encode, EncodeOptions, Encoding, Family};
 use crate::frames::{self, Framed, FramesError};
 use crate::rup::{lrat_until, RupError};
 use crate::solver::{run, Formula, Run, SolverError};
+use crate::teams::{self, Covered};
 use crate::SatError;
 
 /// A refutation: `cnf` (the encoding of the traffic with `colours` timeframes and
@@ -35,6 +36,20 @@ pub struct Refutation {
     pub cnf: String,
     /// The textual LRAT proof.
     pub lrat: String,
+}
+
+impl Refutation {
+    /// The refutation `lrat` of the encoding `e` (its k, options, families and DIMACS
+    /// text).
+    pub fn of(e: &Encoding, lrat: String) -> Refutation {
+        Refutation {
+            colours: e.colours(),
+            options: *e.options(),
+            families: e.families().to_vec(),
+            cnf: e.dimacs(),
+            lrat,
+        }
+    }
 }
 
 /// What a proof run found.
@@ -77,6 +92,39 @@ pub fn prove_encoding(
     })
 }
 
+/// The team-cover search's name in reports (see [`crate::teams`]).
+pub const TEAM_COVER: &str = "team-cover search";
+
+/// [`prove`] with the default encoding, the team-cover search ([`crate::teams`], within
+/// [`TEAM_NODES`] nodes) first when k = Λ, varisat when it declines or stops: what was
+/// found and who found it ([`TEAM_COVER`] or `varisat`). `None` when the deadline passed
+/// first.
+pub fn prove_auto(
+    traffic: &Traffic,
+    k: usize,
+    deadline: Option<Instant>,
+) -> Result<Option<(Proved, &'static str)>, SatError> {
+    let e = encode(traffic, k, &EncodeOptions::default())?;
+    if k == traffic.duration() {
+        match teams::refute(traffic, &e, TEAM_NODES, deadline) {
+            Ok(Covered::Unsat { lrat, .. }) => {
+                return Ok(Some((
+                    Proved::Unsat(Box::new(Refutation::of(&e, lrat))),
+                    TEAM_COVER,
+                )))
+            }
+            Ok(Covered::Sat(s)) => return Ok(Some((Proved::Sat(s), TEAM_COVER))),
+            Ok(Covered::Stopped { .. }) if deadline.is_some_and(|d| Instant::now() >= d) => {
+                return Ok(None)
+            }
+            // Declined, stopped by its budget, or a contradiction in its own reasoning (a
+            // bug its unit tests look for): varisat decides.
+            Ok(Covered::Declined(_) | Covered::Stopped { .. }) | Err(_) => {}
+        }
+    }
+    Ok(prove_encoding(&e, deadline)?.map(|p| (p, "varisat")))
+}
+
 /// What [`prove_by_search`] found.
 #[derive(Debug, Clone)]
 pub enum SearchProved {
@@ -88,8 +136,9 @@ pub enum SearchProved {
         nodes: u64,
         /// LRAT steps written (at most the trace's lemmas: see [`crate::rup::lrat`]).
         steps: usize,
-        /// The search that refuted: `frame search` ([`crate::frames`]) or `colouring
-        /// search` ([`liquid_search::kcolour::refute`]).
+        /// The search that refuted: `team-cover search` ([`crate::teams`]), `frame
+        /// search` ([`crate::frames`]) or `colouring search`
+        /// ([`liquid_search::kcolour::refute`]).
         search: &'static str,
     },
     /// A schedule of at most k timeframes (decoded, not yet validated).
@@ -117,7 +166,8 @@ pub enum SearchProofError {
         liquid_search::kcolour::MAX_TRACE_PLACEMENTS
     )]
     TraceTooLarge,
-    /// The frame search does not apply to the encoding: a bug in the caller.
+    /// The frame or team-cover search does not apply to the encoding (a bug in the
+    /// caller), or reached a state its reasoning rules out (a bug in the search).
     #[error(transparent)]
     Frames(#[from] FramesError),
 }
@@ -127,12 +177,18 @@ pub enum SearchProofError {
 /// with a 1 GB proof), beyond it.
 pub const FRAME_NODES: u64 = 100_000;
 
+/// Nodes the team-cover search ([`crate::teams`]) gets when k = Λ before the frame search
+/// takes over: queen10_10 takes about 10,000 (544 teams).
+pub const TEAM_NODES: u64 = 1_000_000;
+
 /// Refutes "`traffic` has a schedule of at most `k` timeframes" with the native colouring
 /// search ([`liquid_search::kcolour::refute`]) instead of a SAT solver: the search runs
 /// with the CNF's symmetry units as fixed placements, and its lemmas become LRAT hints by
-/// unit propagation on the CNF ([`crate::rup::lrat`]). When k = Λ, the frame search
-/// ([`crate::frames`]), which fills one timeframe at a time and writes its own hints, runs
-/// first within [`FRAME_NODES`] decisions. The CNF is the default encoding, the one
+/// unit propagation on the CNF ([`crate::rup::lrat`]). When k = Λ, two searches that
+/// write their own hints run first: the team-cover search ([`crate::teams`]: an exact
+/// cover of full teams, one defined variable per team, within [`TEAM_NODES`] nodes; it
+/// declines when the teams are too many), then the frame search ([`crate::frames`]),
+/// which fills one timeframe at a time, within [`FRAME_NODES`] decisions. The CNF is the default encoding, the one
 /// `liquid encode` prints. Or finds such a schedule.
 pub fn prove_by_search(
     traffic: &Traffic,
@@ -140,8 +196,26 @@ pub fn prove_by_search(
     deadline: Option<Instant>,
 ) -> Result<SearchProved, SearchProofError> {
     let e = encode(traffic, k, &EncodeOptions::default())?;
-    // k = Λ: fill one timeframe at a time (full links first), with its own hints.
+    // k = Λ: an exact cover of full teams, in extended resolution, then a search that
+    // fills one timeframe at a time (full links first), both with their own hints.
     if k == traffic.duration() {
+        match teams::refute(traffic, &e, TEAM_NODES, deadline)? {
+            Covered::Unsat {
+                lrat, nodes, steps, ..
+            } => {
+                return Ok(SearchProved::Unsat {
+                    refutation: Box::new(Refutation::of(&e, lrat)),
+                    nodes,
+                    steps: steps as usize,
+                    search: TEAM_COVER,
+                })
+            }
+            Covered::Sat(schedule) => return Ok(SearchProved::Sat(schedule)),
+            Covered::Stopped { .. } if deadline.is_some_and(|d| Instant::now() >= d) => {
+                return Ok(SearchProved::Stopped)
+            }
+            Covered::Stopped { .. } | Covered::Declined(_) => {}
+        }
         match frames::refute(traffic, &e, FRAME_NODES, deadline)? {
             Framed::Unsat {
                 lrat,
@@ -149,13 +223,7 @@ pub fn prove_by_search(
                 lemmas,
             } => {
                 return Ok(SearchProved::Unsat {
-                    refutation: Box::new(Refutation {
-                        colours: k,
-                        options: *e.options(),
-                        families: e.families().to_vec(),
-                        cnf: e.dimacs(),
-                        lrat,
-                    }),
+                    refutation: Box::new(Refutation::of(&e, lrat)),
                     nodes,
                     steps: lemmas as usize,
                     search: "frame search",
@@ -186,13 +254,7 @@ pub fn prove_by_search(
             };
             let steps = text.lines().count();
             SearchProved::Unsat {
-                refutation: Box::new(Refutation {
-                    colours: k,
-                    options: *e.options(),
-                    families: e.families().to_vec(),
-                    cnf: e.dimacs(),
-                    lrat: text,
-                }),
+                refutation: Box::new(Refutation::of(&e, text)),
                 nodes,
                 steps,
                 search: "colouring search",

@@ -128,9 +128,10 @@ fn a_given_start_replaces_dsatur() {
 
 #[test]
 fn a_satisfiable_run_below_the_start_leaves_the_proof_to_one_more_run() {
-    // From five frames without the tabu search: k = 2 runs without the LRAT writer (its
-    // "unsatisfiable" would not be final, 2 < 5 − 1), k = 3 finds a schedule, and one more
-    // run refutes 2 timeframes with a proof, which checks against the model's encoding.
+    // From five frames without the tabu search, varisat alone: k = 2 runs without the LRAT
+    // writer (its "unsatisfiable" would not be final, 2 < 5 − 1), k = 3 finds a schedule,
+    // and one more run refutes 2 timeframes with a proof, which checks against the
+    // model's encoding.
     let t = c5();
     let one_each =
         liquid_model::Schedule::new(t.transfer_ids().map(|x| vec![x]).collect::<Vec<_>>());
@@ -138,6 +139,7 @@ fn a_satisfiable_run_below_the_start_leaves_the_proof_to_one_more_run() {
         start: Some(one_each.clone()),
         proofs: true,
         tabu: false,
+        team_cover: false,
         ..Default::default()
     };
     let r = solve_with(&t, &Limits::default(), &opts, &AtomicU64::new(0)).expect("runs");
@@ -167,4 +169,20 @@ fn a_satisfiable_run_below_the_start_leaves_the_proof_to_one_more_run() {
     let refutation = r.refutation.expect("a refutation of 2 timeframes");
     liquid_certify::check_refutation(&expected, 2, &refutation.cnf, &refutation.lrat)
         .expect("the refutation checks");
+
+    // With the team-cover search (the default), k = Λ = 2 is its answer, with its own
+    // proof (the five links of the odd cycle have no full team): one varisat run, k = 3.
+    let opts = SatOptions {
+        tabu: false,
+        team_cover: true,
+        ..opts
+    };
+    let r = solve_with(&t, &Limits::default(), &opts, &AtomicU64::new(0)).expect("runs");
+    assert_eq!(r.answer.verdict(), Verdict::Optimal);
+    assert_eq!(count("sat_calls", &r), Some(1));
+    assert_eq!(count("proof_runs", &r), None);
+    assert!(r.answer.stats.iter().any(|(k, _)| k == "team_cover"));
+    let refutation = r.refutation.expect("a refutation of 2 timeframes");
+    liquid_certify::check_refutation(&expected, 2, &refutation.cnf, &refutation.lrat)
+        .expect("the team-cover refutation checks");
 }

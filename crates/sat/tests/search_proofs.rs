@@ -3,6 +3,7 @@
 //! brute-force colouring (sharing no code with any engine) finds no schedule.
 
 use liquid_model::{validate, Traffic};
+use liquid_sat::teams::{self, Covered};
 use liquid_sat::{encode, prove_by_search, EncodeOptions, SearchProved};
 use proptest::prelude::*;
 
@@ -33,6 +34,33 @@ fn agree(t: &Traffic, k: usize, fits: bool) -> Result<(), TestCaseError> {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// On crowded traffics (transfers of two or three links out of five), where Λ often
+    /// does not suffice.
+    #[test]
+    fn team_cover_answers_agree_with_brute_force(
+        paths in prop::collection::vec(prop::collection::btree_set(0usize..5, 2..4), 3..13)
+            .prop_map(|v| v.into_iter().map(|s| s.into_iter().collect::<Vec<_>>()).collect::<Vec<_>>()),
+    ) {
+        let t = build(&paths);
+        let k = t.duration();
+        let e = encode(&t, k, &EncodeOptions::default()).expect("encodes");
+        match teams::refute(&t, &e, u64::MAX, None).map_err(|e| TestCaseError::fail(e.to_string()))? {
+            Covered::Unsat { lrat, .. } => {
+                prop_assert!(!colourable(&paths, k), "refuted Λ = {k}, which suffices");
+                liquid_certify::check_texts(&e.dimacs(), &lrat)
+                    .map_err(|e| TestCaseError::fail(format!("Λ = {k}: {e}")))?;
+            }
+            Covered::Sat(s) => {
+                let r = validate(&t, &s).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                prop_assert!(r.length <= k);
+            }
+            // A cover of the bottleneck transfers the others did not fit in greedily:
+            // then Λ timeframes may or may not suffice.
+            Covered::Declined(why) => prop_assert!(why.contains("greedily"), "{why}"),
+            Covered::Stopped { .. } => prop_assert!(false, "no deadline was set"),
+        }
+    }
 
     #[test]
     fn search_proofs_check_exactly_when_no_schedule_exists(
