@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use crate::encode::{check_size, encode, EncodeOptions, Encoding};
 use crate::incremental::descend;
-use crate::prove::TEAM_NODES;
 use crate::prove::{prove_encoding, Proved, Refutation};
+use crate::prove::{team_share, TEAM_NODES};
 use crate::solver::{run, Formula, Run};
 use crate::teams::{self, Covered};
 use crate::SatError;
@@ -76,7 +76,7 @@ fn cover(
     proofs: bool,
     deadline: Option<Instant>,
 ) -> Option<(Answered, String)> {
-    match teams::refute(traffic, e, TEAM_NODES, deadline) {
+    match teams::refute(traffic, e, TEAM_NODES, team_share(deadline)) {
         Ok(Covered::Unsat {
             lrat, teams, nodes, ..
         }) => Some((

@@ -106,7 +106,7 @@ pub fn prove_auto(
 ) -> Result<Option<(Proved, &'static str)>, SatError> {
     let e = encode(traffic, k, &EncodeOptions::default())?;
     if k == traffic.duration() {
-        match teams::refute(traffic, &e, TEAM_NODES, deadline) {
+        match teams::refute(traffic, &e, TEAM_NODES, team_share(deadline)) {
             Ok(Covered::Unsat { lrat, .. }) => {
                 return Ok(Some((
                     Proved::Unsat(Box::new(Refutation::of(&e, lrat))),
@@ -177,9 +177,19 @@ pub enum SearchProofError {
 /// with a 1 GB proof), beyond it.
 pub const FRAME_NODES: u64 = 100_000;
 
-/// Nodes the team-cover search ([`crate::teams`]) gets when k = Λ before the frame search
-/// takes over: queen10_10 takes about 10,000 (544 teams).
-pub const TEAM_NODES: u64 = 1_000_000;
+/// Nodes the team-cover search ([`crate::teams`]) gets when k = Λ before another prover
+/// takes over (and at most half the time left): queen10_10 takes
+/// 18,190 (544 teams), queen11_11's cover 55 ms.
+pub const TEAM_NODES: u64 = 200_000;
+
+/// The team-cover search's deadline: half the time left before `deadline`, so that the
+/// prover after it keeps the other half.
+pub(crate) fn team_share(deadline: Option<Instant>) -> Option<Instant> {
+    deadline.map(|d| {
+        let now = Instant::now();
+        now + d.saturating_duration_since(now) / 2
+    })
+}
 
 /// Refutes "`traffic` has a schedule of at most `k` timeframes" with the native colouring
 /// search ([`liquid_search::kcolour::refute`]) instead of a SAT solver: the search runs
@@ -199,7 +209,7 @@ pub fn prove_by_search(
     // k = Λ: an exact cover of full teams, in extended resolution, then a search that
     // fills one timeframe at a time (full links first), both with their own hints.
     if k == traffic.duration() {
-        match teams::refute(traffic, &e, TEAM_NODES, deadline)? {
+        match teams::refute(traffic, &e, TEAM_NODES, team_share(deadline))? {
             Covered::Unsat {
                 lrat, nodes, steps, ..
             } => {

@@ -5,7 +5,10 @@
 //! (a link of load Λ): its transfers on bottlenecks form a *full team*. The encoding's
 //! symmetry family fixes the k users of one bottleneck to the k timeframes, so every full
 //! team of timeframe `c` holds that link's user fixed to `c`, its *root*. The proof has
-//! four parts, all checked by `liquid-certify`:
+//! four parts, all checked by `liquid-certify`, and the search writes it only after a plain
+//! exact-cover search over the enumerated teams (counts of blocked teams, the bottleneck
+//! transfer with the fewest open teams first) found no cover: a cover is a schedule at
+//! once, without the proof's cost (queen11_11: 55 ms).
 //!
 //! 1. **Definitions.** The full teams of every timeframe are enumerated (a plain search,
 //!    no proof). Team `S` of timeframe `c` gets a new variable `y_S` meaning "every
@@ -29,7 +32,7 @@
 //! On queen10_10 (k = 10): 724 teams, a few thousand nodes, where the frame search
 //! ([`crate::frames`]) needs millions of decisions in the variables of the encoding alone.
 //! It declines ([`Covered::Declined`]) when the teams are too many ([`MAX_TEAMS`],
-//! [`MAX_TEAM_WORK`]) or when a cover of the bottleneck transfers exists but the other
+//! [`MAX_TEAM_WORK`]), when its proof passes [`MAX_PROOF_BYTES`], or when a cover of the bottleneck transfers exists but the other
 //! transfers do not fit in its timeframes greedily; a cover with the others placed is a
 //! schedule ([`Covered::Sat`], to be validated by the caller).
 
@@ -48,6 +51,9 @@ pub const MAX_TEAMS: usize = 100_000;
 
 /// The most teams × bottleneck transfers: part 3's hints grow as their product.
 pub const MAX_TEAM_WORK: usize = 1 << 23;
+
+/// The largest proof the search writes (256 MiB); past it, it declines.
+pub const MAX_PROOF_BYTES: usize = 1 << 28;
 
 /// What [`refute`] found.
 #[derive(Debug, Clone)]
@@ -193,6 +199,88 @@ impl Enumeration<'_> {
     }
 }
 
+/// An exact cover of the bottleneck transfers by teams, without a proof (dancing links by
+/// counts): the search looks for a cover before it writes anything, so that a traffic
+/// that has one gets its schedule without the proof's cost, and the proof is written only
+/// for traffics that have none.
+struct Exact<'a> {
+    /// Per team: its transfers.
+    teams: &'a [(usize, Vec<u32>)],
+    /// Per transfer: the teams that hold it.
+    holding: &'a [Vec<usize>],
+    /// The bottleneck transfers.
+    items: &'a [u32],
+    /// Per transfer: covered by a chosen team.
+    covered: Vec<bool>,
+    /// Per team: how many of its transfers are covered (available when none).
+    blocked: Vec<u32>,
+    chosen: Vec<usize>,
+    nodes: u64,
+    budget: u64,
+    deadline: Option<Instant>,
+}
+
+impl Exact<'_> {
+    fn take(&mut self, team: usize, on: bool) {
+        for &t in &self.teams[team].1 {
+            self.covered[t as usize] = on;
+            for &other in &self.holding[t as usize] {
+                if on {
+                    self.blocked[other] += 1;
+                } else {
+                    self.blocked[other] -= 1;
+                }
+            }
+        }
+    }
+
+    /// `Ok(true)` with a cover in `chosen`, `Ok(false)` when there is none, `Err` at the
+    /// budget or the deadline.
+    fn run(&mut self) -> Result<bool, ()> {
+        self.nodes += 1;
+        if self.nodes > self.budget
+            || (self.nodes % 1024 == 1 && self.deadline.is_some_and(|d| Instant::now() >= d))
+        {
+            return Err(());
+        }
+        // The uncovered transfer with the fewest available teams.
+        let mut best: Option<(usize, u32)> = None;
+        for &t in self.items {
+            if self.covered[t as usize] {
+                continue;
+            }
+            let open = self.holding[t as usize]
+                .iter()
+                .filter(|&&s| self.blocked[s] == 0)
+                .count();
+            if best.is_none_or(|(b, _)| open < b) {
+                best = Some((open, t));
+                if open == 0 {
+                    break;
+                }
+            }
+        }
+        let Some((_, t)) = best else {
+            return Ok(true);
+        };
+        for i in 0..self.holding[t as usize].len() {
+            let team = self.holding[t as usize][i];
+            if self.blocked[team] != 0 {
+                continue;
+            }
+            self.take(team, true);
+            self.chosen.push(team);
+            match self.run() {
+                Ok(false) => {}
+                other => return other,
+            }
+            self.chosen.pop();
+            self.take(team, false);
+        }
+        Ok(false)
+    }
+}
+
 struct Cover {
     u: Units,
     seen: Vec<bool>,
@@ -209,6 +297,8 @@ struct Cover {
     inner: bool,
     /// Lemmas of one literal (not part 2's): re-asserted after every backtrack.
     singles: Vec<u32>,
+    /// The proof passed [`MAX_PROOF_BYTES`] (the search stopped).
+    too_large: bool,
     mode: Mode,
     /// Per timeframe: its team clauses (indices).
     team_clauses: Vec<Vec<u32>>,
@@ -418,6 +508,10 @@ impl Cover {
                 _ => {}
             }
             self.nodes += 1;
+            if self.lrat.len() > MAX_PROOF_BYTES {
+                self.too_large = true;
+                return End::Stopped;
+            }
             if self.nodes > self.budget
                 || (self.nodes % 1024 == 1 && self.deadline.is_some_and(|d| Instant::now() >= d))
             {
@@ -593,7 +687,39 @@ fn refute_capped(
         }
     }
     let teams = en.out;
-    let nodes = en.nodes;
+    // Which teams hold each transfer.
+    let mut holding: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, (_, team)) in teams.iter().enumerate() {
+        for &t in team {
+            holding[t as usize].push(i);
+        }
+    }
+    // A cover first, without a proof.
+    let mut exact = Exact {
+        teams: &teams,
+        holding: &holding,
+        items: &covered,
+        covered: vec![false; n],
+        blocked: vec![0; teams.len()],
+        chosen: Vec::new(),
+        nodes: en.nodes,
+        budget,
+        deadline,
+    };
+    match exact.run() {
+        Err(()) => return Ok(Covered::Stopped { nodes: exact.nodes }),
+        Ok(true) => {
+            let mut frame: Vec<Option<usize>> = vec![None; n];
+            for &i in &exact.chosen {
+                for &t in &teams[i].1 {
+                    frame[t as usize] = Some(teams[i].0);
+                }
+            }
+            return Ok(schedule(&shape, k, frame));
+        }
+        Ok(false) => {}
+    }
+    let nodes = exact.nodes;
     if teams.len().saturating_mul(covered.len()) > MAX_TEAM_WORK {
         return Ok(Covered::Declined(format!(
             "{} full teams × {} bottleneck transfers is beyond {MAX_TEAM_WORK}",
@@ -617,6 +743,7 @@ fn refute_capped(
         forget: Vec::new(),
         inner: false,
         singles: Vec::new(),
+        too_large: false,
         mode: Mode::Cover,
         team_clauses,
         cover_clauses: Vec::new(),
@@ -649,13 +776,6 @@ fn refute_capped(
         s.learn(c, 0);
         return Ok(unsat(s));
     }
-    // Which teams hold each transfer.
-    let mut holding: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (i, (_, team)) in teams.iter().enumerate() {
-        for &t in team {
-            holding[t as usize].push(i);
-        }
-    }
     // Part 2: every timeframe holds one of its teams.
     for c in 0..k {
         let ys: Vec<i32> = (0..teams.len())
@@ -670,7 +790,7 @@ fn refute_capped(
             .derive(&assumptions, Some(Mode::Frame(c)))
             .map_err(&internal)?;
         if r.is_none() {
-            return Ok(Covered::Stopped { nodes: s.nodes });
+            return Ok(stopped(&s));
         }
         if s.refuted {
             return Ok(unsat(s));
@@ -724,12 +844,12 @@ fn refute_capped(
             }
             Ok(unsat(s))
         }
-        End::Stopped => Ok(Covered::Stopped { nodes: s.nodes }),
+        End::Stopped => Ok(stopped(&s)),
         End::Again => Err(internal(
             "the cover search chose again at its root".to_string(),
         )),
         End::Complete => {
-            // A cover: the chosen teams' timeframes, then the other transfers greedily.
+            // A cover (the exact pass found none: a bug, but a schedule still).
             let mut frame: Vec<Option<usize>> = vec![None; n];
             for (i, (c, team)) in teams.iter().enumerate() {
                 if s.value(y(i)) == 1 {
@@ -738,34 +858,49 @@ fn refute_capped(
                     }
                 }
             }
-            let mut busy = vec![vec![false; shape.users.len()]; k];
-            for (t, f) in frame.iter().enumerate() {
-                if let Some(c) = *f {
-                    for &l in &shape.paths[t] {
-                        busy[c][l as usize] = true;
-                    }
-                }
-            }
-            for (slot, path) in frame.iter_mut().zip(&shape.paths) {
-                if slot.is_some() {
-                    continue;
-                }
-                let Some(c) = (0..k).find(|&c| path.iter().all(|&l| !busy[c][l as usize])) else {
-                    return Ok(Covered::Declined(
-                        "the bottleneck transfers have an exact cover by full teams, and the \
-                         other transfers do not fit in its timeframes greedily"
-                            .to_string(),
-                    ));
-                };
-                for &l in path {
-                    busy[c][l as usize] = true;
-                }
-                *slot = Some(c);
-            }
-            let frames: Vec<u32> = frame.iter().map(|f| f.unwrap_or(0) as u32).collect();
-            Ok(Covered::Sat(Schedule::from_timeframes(&frames)))
+            Ok(schedule(&shape, k, frame))
         }
     }
+}
+
+/// Why the proof search stopped: its proof's size, or the budget or the deadline.
+fn stopped(s: &Cover) -> Covered {
+    if s.too_large {
+        Covered::Declined(format!("its proof passed {MAX_PROOF_BYTES} bytes"))
+    } else {
+        Covered::Stopped { nodes: s.nodes }
+    }
+}
+
+/// The schedule of a cover (`frame`: the bottleneck transfers' timeframes), the other
+/// transfers placed greedily in the first timeframe they fit; declined when one fits none.
+fn schedule(shape: &Shape, k: usize, mut frame: Vec<Option<usize>>) -> Covered {
+    let mut busy = vec![vec![false; shape.users.len()]; k];
+    for (t, f) in frame.iter().enumerate() {
+        if let Some(c) = *f {
+            for &l in &shape.paths[t] {
+                busy[c][l as usize] = true;
+            }
+        }
+    }
+    for (slot, path) in frame.iter_mut().zip(&shape.paths) {
+        if slot.is_some() {
+            continue;
+        }
+        let Some(c) = (0..k).find(|&c| path.iter().all(|&l| !busy[c][l as usize])) else {
+            return Covered::Declined(
+                "the bottleneck transfers have an exact cover by full teams, and the other \
+                 transfers do not fit in its timeframes greedily"
+                    .to_string(),
+            );
+        };
+        for &l in path {
+            busy[c][l as usize] = true;
+        }
+        *slot = Some(c);
+    }
+    let frames: Vec<u32> = frame.iter().map(|f| f.unwrap_or(0) as u32).collect();
+    Covered::Sat(Schedule::from_timeframes(&frames))
 }
 
 #[cfg(test)]
