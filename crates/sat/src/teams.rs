@@ -703,11 +703,17 @@ fn refute_capped(
         blocked: vec![0; teams.len()],
         chosen: Vec::new(),
         nodes: en.nodes,
-        budget,
+        // A quarter of what is left: without learning, a search that has no cover to
+        // find can take far longer than the proof search, which learns.
+        budget: en.nodes.saturating_add(budget.saturating_sub(en.nodes) / 4),
         deadline,
     };
     match exact.run() {
-        Err(()) => return Ok(Covered::Stopped { nodes: exact.nodes }),
+        Err(()) if deadline.is_some_and(|d| Instant::now() >= d) => {
+            return Ok(Covered::Stopped { nodes: exact.nodes })
+        }
+        // Its budget: the proof search decides (and finds a cover, if there is one).
+        Err(()) => {}
         Ok(true) => {
             let mut frame: Vec<Option<usize>> = vec![None; n];
             for &i in &exact.chosen {
@@ -715,7 +721,11 @@ fn refute_capped(
                     frame[t as usize] = Some(teams[i].0);
                 }
             }
-            return Ok(schedule(&shape, k, frame));
+            // The other transfers may not fit this cover: then the proof search decides,
+            // whose propagation sees them.
+            if let found @ Covered::Sat(_) = schedule(&shape, k, frame) {
+                return Ok(found);
+            }
         }
         Ok(false) => {}
     }
@@ -849,7 +859,7 @@ fn refute_capped(
             "the cover search chose again at its root".to_string(),
         )),
         End::Complete => {
-            // A cover (the exact pass found none: a bug, but a schedule still).
+            // A cover that propagation left open (the other transfers unplaced).
             let mut frame: Vec<Option<usize>> = vec![None; n];
             for (i, (c, team)) in teams.iter().enumerate() {
                 if s.value(y(i)) == 1 {
@@ -934,6 +944,28 @@ mod tests {
             );
             assert_eq!(report.added, steps);
         }
+    }
+
+    #[test]
+    fn covers_the_other_transfers_do_not_fit_go_to_the_proof_search() {
+        // The core `liquid explain` finds in queen8_8: rows 2-7, (0,7) and five squares of
+        // row 1. Its bottleneck transfers have exact covers by full teams, but in none of
+        // them do the others fit: the proof search's propagation sees them and refutes.
+        let q = queens(8);
+        let keep: Vec<TransferId> = q
+            .transfer_ids()
+            .filter(|t| {
+                let (r, c) = (t.index() / 8, t.index() % 8);
+                r >= 2 || (r, c) == (0, 7) || (r == 1 && [1, 3, 4, 6, 7].contains(&c))
+            })
+            .collect();
+        let t = q.sub_traffic(&keep);
+        assert_eq!((t.len(), t.duration()), (54, 8));
+        let (r, cnf) = run(&t, 8);
+        let Covered::Unsat { lrat, .. } = r else {
+            panic!("the core has no schedule of 8 timeframes: {r:?}");
+        };
+        liquid_certify::check_texts(&cnf, &lrat).expect("checks");
     }
 
     #[test]
