@@ -17,7 +17,7 @@
 //!   selector assumptions (the cores of `liquid explain`).
 //! - [`engine`]: liquidity (k = Λ) and the optimal length (`engine: sat`).
 //!
-//! Modules depend one way: `encode` ← `solver` ← `prove` ← `engine`, `solver` ← `incremental` ← `engine`, `rup` ← `prove` and `encode` ← `frames` ← `prove`. Schedules decoded
+//! Modules depend one way: `encode` ← `solver` ← `prove` ← `engine`, `solver` ← `incremental` ← `engine`, `rup` ← `prove`, `encode` ← `frames` ← `prove` and `frames` ← `teams` ← `prove`, `engine`. Schedules decoded
 //! from models must still be validated by the model crate; refutations are checked by
 //! `liquid-certify` (through `liquid-proof`), which shares no code with this crate or
 //! varisat, before anything calls them proofs.
