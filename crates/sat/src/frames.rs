@@ -433,9 +433,6 @@ impl Search {
             if anchor {
                 self.forget(mark);
             }
-            if let Some(c) = self.reassert() {
-                return (End::Conflict(c), learnt);
-            }
             let id = self.u.clauses.len() as u32;
             if lemma.len() > 1 {
                 if anchor {
@@ -443,6 +440,16 @@ impl Search {
                 } else {
                     self.inner.push(id);
                 }
+            }
+            if let Some(c) = self.reassert() {
+                // The lemma is written: it takes its id in the database all the same, or
+                // every later hint would name the clause after the one it means.
+                let single = lemma.len() == 1;
+                let ci = self.u.add(lemma);
+                if single {
+                    self.singles.push(ci);
+                }
+                return (End::Conflict(c), learnt);
             }
             if let Some(c) = self.add_lemma(lemma) {
                 return (End::Conflict(c), learnt);

@@ -110,3 +110,32 @@ fn k_outside_the_search_range_is_refused() {
         "beyond 32 timeframes"
     );
 }
+
+/// The frame search's proof of this core once named, after a lemma whose re-assertion
+/// conflicted, every later lemma by the id of the one before it (the lemma was written
+/// but never entered the clause database): `liquid explain random-1021-146` exited 3 with
+/// "hint 1731 has 2 unassigned literals". Its 65,433 full teams are past the team-cover
+/// search's work cap, so the frame search refutes it.
+#[test]
+fn the_frame_search_proof_of_a_random_core_checks() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/random-1021-146-core.yaml");
+    let t = liquid_model::yaml::load_model(&path).expect("loads");
+    let k = t.duration();
+    assert_eq!((t.len(), k), (78, 4));
+    let e = encode(&t, k, &EncodeOptions::default()).expect("encodes");
+    match teams::refute(&t, &e, u64::MAX, None).expect("runs") {
+        Covered::Declined(why) => assert!(why.contains("65433 full teams"), "{why}"),
+        other => panic!("the team-cover search should decline: {other:?}"),
+    }
+    let r = prove_by_search(&t, k, None).expect("runs");
+    let SearchProved::Unsat {
+        refutation, search, ..
+    } = r
+    else {
+        panic!("the core has no schedule of {k} timeframes");
+    };
+    assert_eq!(search, "frame search");
+    liquid_certify::check_refutation(&e.dimacs(), k, &refutation.cnf, &refutation.lrat)
+        .expect("the frame search's proof checks");
+}
