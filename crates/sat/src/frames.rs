@@ -93,8 +93,6 @@ struct Search {
     u: Units,
     /// Per variable: marked during conflict analysis.
     seen: Vec<bool>,
-    /// Trail length when each level (1, 2, ...) began.
-    limits: Vec<usize>,
     /// Per level: the timeframe being filled after its decision.
     frame_at: Vec<Option<usize>>,
     /// Levels whose node branched on an anchor (increasing).
@@ -140,27 +138,23 @@ impl Search {
     }
 
     fn decision_level(&self) -> u32 {
-        self.limits.len() as u32
+        self.u.level()
     }
 
     fn assign(&mut self, lit: i32, reason: u32) {
-        let level = self.decision_level();
-        self.u.assign(lit, reason, level);
+        self.u.assign_here(lit, reason);
     }
 
     fn propagate(&mut self) -> Option<u32> {
-        let level = self.decision_level();
-        self.u.propagate(level)
+        self.u.propagate_here()
     }
 
     fn backtrack(&mut self, level: u32) {
-        let level = level as usize;
-        if level >= self.limits.len() {
+        if level >= self.u.level() {
             return;
         }
-        let mark = self.limits[level];
-        self.u.undo(mark);
-        self.limits.truncate(level);
+        self.u.backtrack(level);
+        let level = level as usize;
         self.frame_at.truncate(level + 1);
         while self.anchors.last().is_some_and(|&a| a as usize > level) {
             self.anchors.pop();
@@ -414,7 +408,7 @@ impl Search {
                 self.frame_at[level as usize]
             };
             let mark = self.inner.len();
-            self.limits.push(self.u.trail.len());
+            self.u.open_level();
             self.frame_at.push(frame);
             self.assign(lit, NO_REASON);
             let end = match self.propagate() {
@@ -477,6 +471,7 @@ pub fn refute(
     let n = traffic.len();
     let teams = team_clauses(traffic, e)?;
     let clauses = e.clauses().to_vec();
+    let (link_users, paths) = indices(traffic);
     let num_vars = e.num_vars();
     let mut u = Units::new(num_vars);
     let cnf_clauses = clauses.len() as u64;
@@ -486,7 +481,6 @@ pub fn refute(
     let mut s = Search {
         u,
         seen: vec![false; num_vars + 1],
-        limits: Vec::new(),
         frame_at: vec![None],
         anchors: Vec::new(),
         singles: Vec::new(),
@@ -494,21 +488,8 @@ pub fn refute(
         memo: std::collections::HashMap::new(),
         teams,
         transfers: n,
-        link_users: traffic
-            .link_ids()
-            .map(|l| traffic.users(l).iter().map(|u| u.index() as u32).collect())
-            .collect(),
-        paths: traffic
-            .transfer_ids()
-            .map(|t| {
-                traffic
-                    .transfer(t)
-                    .path
-                    .iter()
-                    .map(|l| l.index() as u32)
-                    .collect()
-            })
-            .collect(),
+        link_users,
+        paths,
         k,
         lrat: String::new(),
         next_id: cnf_clauses + 1,
@@ -572,6 +553,26 @@ pub fn refute(
             }
         }
     })
+}
+
+/// Per link, its users, and per transfer, its links, as indices.
+pub(crate) fn indices(traffic: &Traffic) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+    let users = traffic
+        .link_ids()
+        .map(|l| traffic.users(l).iter().map(|u| u.index() as u32).collect())
+        .collect();
+    let paths = traffic
+        .transfer_ids()
+        .map(|t| {
+            traffic
+                .transfer(t)
+                .path
+                .iter()
+                .map(|l| l.index() as u32)
+                .collect()
+        })
+        .collect();
+    (users, paths)
 }
 
 /// Per timeframe, the indices of the team clauses of the encoding `e` of `traffic`

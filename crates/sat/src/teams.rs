@@ -46,7 +46,7 @@ use std::time::Instant;
 use liquid_model::{Schedule, Traffic, TransferId};
 
 use crate::encode::Encoding;
-use crate::frames::{team_clauses, FramesError};
+use crate::frames::{indices, team_clauses, FramesError};
 use crate::rup::write_step;
 use crate::units::{Units, NO_REASON};
 
@@ -292,8 +292,6 @@ impl Exact<'_> {
 struct Cover {
     u: Units,
     seen: Vec<bool>,
-    /// Trail length when each level (1, 2, ...) began.
-    limits: Vec<usize>,
     lrat: String,
     steps: u64,
     nodes: u64,
@@ -316,7 +314,7 @@ struct Cover {
 
 impl Cover {
     fn level(&self) -> u32 {
-        self.limits.len() as u32
+        self.u.level()
     }
 
     fn value(&self, lit: i32) -> i8 {
@@ -324,27 +322,21 @@ impl Cover {
     }
 
     fn open_level(&mut self) {
-        self.limits.push(self.u.trail.len());
+        self.u.open_level();
     }
 
     fn assume(&mut self, lit: i32) {
         if self.value(lit) == 0 {
-            let level = self.level();
-            self.u.assign(lit, NO_REASON, level);
+            self.u.assign_here(lit, NO_REASON);
         }
     }
 
     fn propagate(&mut self) -> Option<u32> {
-        let level = self.level();
-        self.u.propagate(level)
+        self.u.propagate_here()
     }
 
     fn backtrack(&mut self, level: u32) {
-        let level = level as usize;
-        if level < self.limits.len() {
-            self.u.undo(self.limits[level]);
-            self.limits.truncate(level);
-        }
+        self.u.backtrack(level);
     }
 
     fn id(&self) -> u64 {
@@ -374,8 +366,7 @@ impl Cover {
         match (opens, open) {
             (0, _) => Some(ci),
             (1, Some(l)) => {
-                let level = self.level();
-                self.u.assign(l, ci, level);
+                self.u.assign_here(l, ci);
                 self.propagate()
             }
             _ => None,
@@ -633,22 +624,10 @@ fn refute_capped(
             "the encoding fixes no transfer to some timeframe (no symmetry family)".to_string(),
         ));
     };
+    let (users, paths) = indices(traffic);
     let shape = Shape {
-        users: traffic
-            .link_ids()
-            .map(|l| traffic.users(l).iter().map(|u| u.index() as u32).collect())
-            .collect(),
-        paths: traffic
-            .transfer_ids()
-            .map(|t| {
-                traffic
-                    .transfer(t)
-                    .path
-                    .iter()
-                    .map(|l| l.index() as u32)
-                    .collect()
-            })
-            .collect(),
+        users,
+        paths,
         bottlenecks: traffic
             .link_ids()
             .filter(|&l| traffic.users(l).len() == k)
@@ -752,7 +731,6 @@ fn refute_capped(
     let mut s = Cover {
         u: Units::new(num_vars),
         seen: vec![false; num_vars + 1],
-        limits: Vec::new(),
         lrat: String::new(),
         steps: 0,
         nodes,

@@ -32,6 +32,10 @@ pub(crate) struct Units {
     head: usize,
     /// Per clause: deleted (dropped from a watch list when met there).
     deleted: Vec<bool>,
+    /// Trail length when each decision level (1, 2, ...) began: the searches that branch
+    /// ([`crate::frames`], [`crate::teams`]) open levels; [`crate::rup`] uses level 0
+    /// and trail marks only.
+    limits: Vec<usize>,
 }
 
 impl Units {
@@ -46,6 +50,7 @@ impl Units {
             trail: Vec::new(),
             head: 0,
             deleted: Vec::new(),
+            limits: Vec::new(),
         }
     }
 
@@ -212,6 +217,37 @@ impl Units {
         used.reverse();
         used.push(u64::from(conflict) + 1);
         used
+    }
+
+    /// The current decision level: how many levels are open.
+    pub(crate) fn level(&self) -> u32 {
+        self.limits.len() as u32
+    }
+
+    /// Opens a decision level (its assignments follow).
+    pub(crate) fn open_level(&mut self) {
+        self.limits.push(self.trail.len());
+    }
+
+    /// Makes `lit` true at the current level, propagated by clause `reason`.
+    pub(crate) fn assign_here(&mut self, lit: i32, reason: u32) {
+        let level = self.level();
+        self.assign(lit, reason, level);
+    }
+
+    /// [`Units::propagate`] at the current level.
+    pub(crate) fn propagate_here(&mut self) -> Option<u32> {
+        let level = self.level();
+        self.propagate(level)
+    }
+
+    /// Closes the levels above `level`, unassigning what they assigned.
+    pub(crate) fn backtrack(&mut self, level: u32) {
+        let level = level as usize;
+        if level < self.limits.len() {
+            self.undo(self.limits[level]);
+            self.limits.truncate(level);
+        }
     }
 
     /// Unassigns the trail from position `mark` on.

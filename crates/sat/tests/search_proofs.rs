@@ -32,6 +32,16 @@ fn agree(t: &Traffic, k: usize, fits: bool) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Traffics of `count` transfers, each on `size` distinct links out of `links`.
+fn paths_over(
+    links: usize,
+    size: std::ops::Range<usize>,
+    count: std::ops::Range<usize>,
+) -> impl Strategy<Value = Vec<Vec<usize>>> {
+    prop::collection::vec(prop::collection::btree_set(0..links, size), count)
+        .prop_map(|v| v.into_iter().map(|s| s.into_iter().collect()).collect())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -39,8 +49,7 @@ proptest! {
     /// does not suffice.
     #[test]
     fn team_cover_answers_agree_with_brute_force(
-        paths in prop::collection::vec(prop::collection::btree_set(0usize..5, 2..4), 3..13)
-            .prop_map(|v| v.into_iter().map(|s| s.into_iter().collect::<Vec<_>>()).collect::<Vec<_>>()),
+        paths in paths_over(5, 2..4, 3..13),
     ) {
         let t = build(&paths);
         let k = t.duration();
@@ -64,8 +73,7 @@ proptest! {
 
     #[test]
     fn search_proofs_check_exactly_when_no_schedule_exists(
-        paths in prop::collection::vec(prop::collection::btree_set(0usize..7, 1..4), 1..12)
-            .prop_map(|v| v.into_iter().map(|s| s.into_iter().collect::<Vec<_>>()).collect::<Vec<_>>()),
+        paths in paths_over(7, 1..4, 1..12),
     ) {
         let t = build(&paths);
         let lam = t.duration();
