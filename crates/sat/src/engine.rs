@@ -7,10 +7,10 @@ use std::time::Instant;
 
 use crate::encode::{check_size, encode, EncodeOptions, Encoding};
 use crate::incremental::descend;
+use crate::prove::team_cover;
 use crate::prove::{prove_encoding, Proved, Refutation};
-use crate::prove::{team_share, TEAM_NODES};
 use crate::solver::{run, Formula, Run};
-use crate::teams::{self, Covered};
+use crate::teams::Covered;
 use crate::SatError;
 use liquid_model::{
     Answer, Evidence, Limits, LowerBound, Outcome, Schedule, StatValue, Traffic, TransferId,
@@ -76,10 +76,10 @@ fn cover(
     proofs: bool,
     deadline: Option<Instant>,
 ) -> Option<(Answered, String)> {
-    match teams::refute(traffic, e, TEAM_NODES, team_share(deadline)) {
-        Ok(Covered::Unsat {
+    match team_cover(traffic, e, deadline) {
+        Ok(Some(Covered::Unsat {
             lrat, teams, nodes, ..
-        }) => Some((
+        })) => Some((
             Answered::Unsat(proofs.then(|| Box::new(Refutation::of(e, lrat)))),
             if teams == 0 {
                 format!("Λ refuted: the bottlenecks have no full team ({nodes} nodes)")
@@ -87,11 +87,13 @@ fn cover(
                 format!("Λ refuted: no exact cover by its {teams} full teams ({nodes} nodes)")
             },
         )),
-        Ok(Covered::Sat(s)) => Some((
+        Ok(Some(Covered::Sat(s))) => Some((
             Answered::Sat(s),
             "Λ: an exact cover by full teams".to_string(),
         )),
-        Ok(Covered::Declined(_) | Covered::Stopped { .. }) | Err(_) => None,
+        // Declined, stopped (varisat then meets the deadline at once), or a bug of the
+        // search's own reasoning: varisat decides.
+        _ => None,
     }
 }
 

@@ -33,14 +33,13 @@
 //! `liquid-proof`), which shares no code with this module, before anything calls it a
 //! proof.
 
-use std::fmt::Write as _;
 use std::time::Instant;
 
 use liquid_model::{Schedule, Traffic, TransferId};
 
 use crate::encode::Encoding;
 use crate::rup::write_step;
-use crate::units::{Units, NO_REASON};
+use crate::units::{out_of_budget, Units, NO_REASON};
 
 /// What [`refute`] found.
 #[derive(Debug, Clone)]
@@ -203,28 +202,16 @@ impl Search {
         if single {
             self.singles.push(ci);
         }
-        match self.u.clauses[ci as usize].first().copied() {
-            None => Some(ci),
-            Some(l) if self.lit_value(l) == 0 => {
-                self.assign(l, ci);
-                self.propagate()
-            }
-            Some(l) if self.lit_value(l) == -1 => Some(ci),
-            Some(_) => None,
-        }
+        self.u.settle(ci)
     }
 
     /// Deletes the team nodes' lemmas learnt since `mark` (in the proof too).
     fn forget(&mut self, mark: usize) {
-        if self.inner.len() <= mark {
-            return;
+        if self.inner.len() > mark {
+            let gone = self.inner.split_off(mark);
+            self.u
+                .delete_in_proof(gone, self.next_id - 1, &mut self.lrat);
         }
-        let _ = write!(self.lrat, "{} d", self.next_id - 1);
-        for ci in self.inner.drain(mark..) {
-            self.u.delete(ci);
-            let _ = write!(self.lrat, " {}", ci + 1);
-        }
-        self.lrat.push_str(" 0\n");
     }
 
     /// Re-asserts the one-literal lemmas after a backtrack.
@@ -396,9 +383,7 @@ impl Search {
                 _ => continue,
             }
             self.nodes += 1;
-            if self.nodes > self.budget
-                || (self.nodes % 1024 == 1 && self.deadline.is_some_and(|d| Instant::now() >= d))
-            {
+            if out_of_budget(self.nodes, self.budget, self.deadline) {
                 self.stopped = true;
                 return (End::Stopped, learnt);
             }

@@ -105,24 +105,42 @@ pub fn prove_auto(
     deadline: Option<Instant>,
 ) -> Result<Option<(Proved, &'static str)>, SatError> {
     let e = encode(traffic, k, &EncodeOptions::default())?;
-    if k == traffic.duration() {
-        match teams::refute(traffic, &e, TEAM_NODES, team_share(deadline)) {
-            Ok(Covered::Unsat { lrat, .. }) => {
-                return Ok(Some((
-                    Proved::Unsat(Box::new(Refutation::of(&e, lrat))),
-                    TEAM_COVER,
-                )))
-            }
-            Ok(Covered::Sat(s)) => return Ok(Some((Proved::Sat(s), TEAM_COVER))),
-            Ok(Covered::Stopped { .. }) if deadline.is_some_and(|d| Instant::now() >= d) => {
-                return Ok(None)
-            }
-            // Declined, stopped by its budget, or a contradiction in its own reasoning (a
-            // bug its unit tests look for): varisat decides.
-            Ok(Covered::Declined(_) | Covered::Stopped { .. }) | Err(_) => {}
-        }
+    // A contradiction in the search's own reasoning (a bug its unit tests look for) leaves
+    // the answer to varisat too.
+    if let Ok(Some(found)) = team_cover(traffic, &e, deadline) {
+        return Ok(match found {
+            Covered::Unsat { lrat, .. } => Some((
+                Proved::Unsat(Box::new(Refutation::of(&e, lrat))),
+                TEAM_COVER,
+            )),
+            Covered::Sat(s) => Some((Proved::Sat(s), TEAM_COVER)),
+            Covered::Stopped { .. } | Covered::Declined(_) => None,
+        });
     }
     Ok(prove_encoding(&e, deadline)?.map(|p| (p, "varisat")))
+}
+
+/// The team-cover search ([`crate::teams`]) on the encoding `e` of `traffic` when k = Λ,
+/// within [`TEAM_NODES`] nodes and half the time left: `Some` with its refutation or its
+/// schedule, or `Stopped` once the whole deadline has passed; `None` when k ≠ Λ, or when
+/// it declined or stopped on its own budget or share (the next prover decides).
+pub(crate) fn team_cover(
+    traffic: &Traffic,
+    e: &Encoding,
+    deadline: Option<Instant>,
+) -> Result<Option<Covered>, FramesError> {
+    if e.colours() != traffic.duration() {
+        return Ok(None);
+    }
+    Ok(
+        match teams::refute(traffic, e, TEAM_NODES, team_share(deadline))? {
+            found @ (Covered::Unsat { .. } | Covered::Sat(_)) => Some(found),
+            stopped @ Covered::Stopped { .. } if deadline.is_some_and(|d| Instant::now() >= d) => {
+                Some(stopped)
+            }
+            Covered::Stopped { .. } | Covered::Declined(_) => None,
+        },
+    )
 }
 
 /// What [`prove_by_search`] found.
@@ -209,10 +227,10 @@ pub fn prove_by_search(
     // k = Λ: an exact cover of full teams, in extended resolution, then a search that
     // fills one timeframe at a time (full links first), both with their own hints.
     if k == traffic.duration() {
-        match teams::refute(traffic, &e, TEAM_NODES, team_share(deadline))? {
-            Covered::Unsat {
+        match team_cover(traffic, &e, deadline)? {
+            Some(Covered::Unsat {
                 lrat, nodes, steps, ..
-            } => {
+            }) => {
                 return Ok(SearchProved::Unsat {
                     refutation: Box::new(Refutation::of(&e, lrat)),
                     nodes,
@@ -220,11 +238,11 @@ pub fn prove_by_search(
                     search: TEAM_COVER,
                 })
             }
-            Covered::Sat(schedule) => return Ok(SearchProved::Sat(schedule)),
-            Covered::Stopped { .. } if deadline.is_some_and(|d| Instant::now() >= d) => {
+            Some(Covered::Sat(schedule)) => return Ok(SearchProved::Sat(schedule)),
+            Some(Covered::Stopped { .. } | Covered::Declined(_)) => {
                 return Ok(SearchProved::Stopped)
             }
-            Covered::Stopped { .. } | Covered::Declined(_) => {}
+            None => {}
         }
         match frames::refute(traffic, &e, FRAME_NODES, deadline)? {
             Framed::Unsat {

@@ -48,7 +48,7 @@ use liquid_model::{Schedule, Traffic, TransferId};
 use crate::encode::Encoding;
 use crate::frames::{indices, team_clauses, FramesError};
 use crate::rup::write_step;
-use crate::units::{Units, NO_REASON};
+use crate::units::{out_of_budget, Units, NO_REASON};
 
 /// The most full teams (over every timeframe) the proof defines variables for.
 pub const MAX_TEAMS: usize = 100_000;
@@ -159,9 +159,7 @@ impl Enumeration<'_> {
 
     fn run(&mut self) -> Result<(), Halt> {
         self.nodes += 1;
-        if self.nodes > self.budget
-            || (self.nodes % 1024 == 1 && self.deadline.is_some_and(|d| Instant::now() >= d))
-        {
+        if out_of_budget(self.nodes, self.budget, self.deadline) {
             return Err(Halt::Stopped);
         }
         // The uncovered bottleneck with the fewest free users.
@@ -246,9 +244,7 @@ impl Exact<'_> {
     /// budget or the deadline.
     fn run(&mut self) -> Result<bool, ()> {
         self.nodes += 1;
-        if self.nodes > self.budget
-            || (self.nodes % 1024 == 1 && self.deadline.is_some_and(|d| Instant::now() >= d))
-        {
+        if out_of_budget(self.nodes, self.budget, self.deadline) {
             return Err(());
         }
         // The uncovered transfer with the fewest available teams.
@@ -347,30 +343,7 @@ impl Cover {
     /// false clause is a conflict, a unit is assigned and propagated.
     fn add(&mut self, clause: Vec<i32>) -> Option<u32> {
         let ci = self.u.add(clause);
-        self.settle(ci)
-    }
-
-    fn settle(&mut self, ci: u32) -> Option<u32> {
-        let mut open = None;
-        let mut opens = 0;
-        for &l in &self.u.clauses[ci as usize] {
-            match self.value(l) {
-                1 => return None,
-                0 => {
-                    opens += 1;
-                    open = Some(l);
-                }
-                _ => {}
-            }
-        }
-        match (opens, open) {
-            (0, _) => Some(ci),
-            (1, Some(l)) => {
-                self.u.assign_here(l, ci);
-                self.propagate()
-            }
-            _ => None,
-        }
+        self.u.settle(ci)
     }
 
     /// Analyses the false clause `conflict` back to the decisions and assumptions it
@@ -394,7 +367,7 @@ impl Cover {
         self.backtrack(level);
         let before = self.reassert();
         if same == old && !lemma.is_empty() {
-            return (conflict, before.or_else(|| self.settle(conflict)));
+            return (conflict, before.or_else(|| self.u.settle(conflict)));
         }
         let id = self.id();
         write_step(&mut self.lrat, id, &lemma, &used);
@@ -415,7 +388,7 @@ impl Cover {
     /// Asserts the one-literal lemmas again after a backtrack: a conflict if one is false.
     fn reassert(&mut self) -> Option<u32> {
         for i in 0..self.singles.len() {
-            if let Some(c) = self.settle(self.singles[i]) {
+            if let Some(c) = self.u.settle(self.singles[i]) {
                 return Some(c);
             }
         }
@@ -445,15 +418,9 @@ impl Cover {
 
     /// Deletes part 2's lemmas (in the proof too).
     fn forget_inner(&mut self) {
-        if self.forget.is_empty() {
-            return;
-        }
-        let _ = write!(self.lrat, "{} d", self.id() - 1);
-        for ci in std::mem::take(&mut self.forget) {
-            self.u.delete(ci);
-            let _ = write!(self.lrat, " {}", ci + 1);
-        }
-        self.lrat.push_str(" 0\n");
+        let gone = std::mem::take(&mut self.forget);
+        let last = self.id() - 1;
+        self.u.delete_in_proof(gone, last, &mut self.lrat);
     }
 
     /// The branching clause: the unsatisfied one with the fewest open literals.
@@ -511,9 +478,7 @@ impl Cover {
                 self.too_large = true;
                 return End::Stopped;
             }
-            if self.nodes > self.budget
-                || (self.nodes % 1024 == 1 && self.deadline.is_some_and(|d| Instant::now() >= d))
-            {
+            if out_of_budget(self.nodes, self.budget, self.deadline) {
                 return End::Stopped;
             }
             self.open_level();
@@ -757,7 +722,7 @@ fn refute_capped(
     for c in e.clauses() {
         let ci = s.u.add(c.clone());
         if conflict.is_none() && c.len() <= 1 {
-            conflict = s.settle(ci);
+            conflict = s.u.settle(ci);
         }
     }
     let mut conflict = conflict.or_else(|| s.propagate());

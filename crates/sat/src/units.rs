@@ -5,6 +5,15 @@
 //! that a conflict can be walked back to the clauses it used: those are an LRAT step's
 //! hints.
 
+use std::fmt::Write as _;
+use std::time::Instant;
+
+/// Whether a search that has made `nodes` nodes must stop: past its `budget`, or past its
+/// deadline, which is read on the first node and every 1,024 after.
+pub(crate) fn out_of_budget(nodes: u64, budget: u64, deadline: Option<Instant>) -> bool {
+    nodes > budget || (nodes % 1024 == 1 && deadline.is_some_and(|d| Instant::now() >= d))
+}
+
 /// The reason of a literal nothing propagated (a decision or an assumption).
 pub(crate) const NO_REASON: u32 = u32::MAX;
 
@@ -248,6 +257,46 @@ impl Units {
             self.undo(self.limits[level]);
             self.limits.truncate(level);
         }
+    }
+
+    /// What clause `ci` implies under the current assignment: `Some(ci)` when it is false
+    /// (a conflict); when it is unit, its open literal is assigned at the current level and
+    /// propagated (`Some` false clause if that meets one); `None` otherwise.
+    pub(crate) fn settle(&mut self, ci: u32) -> Option<u32> {
+        let mut open = None;
+        let mut opens = 0;
+        for &l in &self.clauses[ci as usize] {
+            match self.value(l) {
+                1 => return None,
+                0 => {
+                    opens += 1;
+                    open = Some(l);
+                }
+                _ => {}
+            }
+        }
+        match (opens, open) {
+            (0, _) => Some(ci),
+            (1, Some(l)) => {
+                self.assign_here(l, ci);
+                self.propagate_here()
+            }
+            _ => None,
+        }
+    }
+
+    /// Takes the clauses `cis` out of propagation and writes their LRAT deletion line to
+    /// `out`, led by `last`, the id of the last step written (as varisat's proofs do).
+    pub(crate) fn delete_in_proof(&mut self, cis: Vec<u32>, last: u64, out: &mut String) {
+        if cis.is_empty() {
+            return;
+        }
+        let _ = write!(out, "{last} d");
+        for ci in cis {
+            self.delete(ci);
+            let _ = write!(out, " {}", ci + 1);
+        }
+        out.push_str(" 0\n");
     }
 
     /// Unassigns the trail from position `mark` on.
