@@ -16,12 +16,13 @@ use crate::{InputError, EXIT_INTERNAL};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Prover {
     /// At k = Λ the team-cover search (an exact cover of full teams, in extended
-    /// resolution), varisat when it declines (more than 100,000 full teams) or at other k.
+    /// resolution), varisat when it declines or stops (too many teams, its node budget or
+    /// half the time) or at other k.
     Auto,
     /// varisat with its LRAT writer.
     Sat,
-    /// The native searches' refutation, made LRAT (the frame search when k = Λ, else the
-    /// colouring search).
+    /// The native searches' refutation, made LRAT (when k = Λ the team-cover search, then
+    /// the frame search; else, or when they give up, the colouring search).
     Search,
 }
 

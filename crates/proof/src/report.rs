@@ -17,12 +17,13 @@ use crate::{verify_dir, write_and_verify, ProofError};
 /// Who writes the proof of [`prove`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Prover {
-    /// At k = Λ the team-cover search (`liquid_sat::teams`), varisat when it declines.
+    /// At k = Λ the team-cover search (`liquid_sat::teams`), varisat when it declines or
+    /// stops, and at other k.
     Auto,
     /// varisat with its LRAT writer.
     Sat,
-    /// The native searches' refutation, made LRAT (the frame search when k = Λ, else the
-    /// colouring search).
+    /// The native searches' refutation, made LRAT (when k = Λ the team-cover search, then
+    /// the frame search; else, or when they give up, the colouring search).
     Search,
 }
 
