@@ -10,7 +10,7 @@ use liquid_study::crosscheck::{self, Outcome};
 use liquid_study::crosscheck::BaselineArgs;
 
 use crate::output::{emit, Format};
-use crate::{LimitArgs, EXIT_CONTRADICTION, EXIT_INTERNAL};
+use crate::{EXIT_CONTRADICTION, EXIT_INTERNAL};
 
 /// Output of crosscheck: a table for people, or YAML/JSON for machines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -53,9 +53,13 @@ pub struct CrosscheckArgs {
     /// evidence, a verdict that settles more) exit 0.
     #[arg(long, requires = "baseline")]
     accept_improvements: bool,
-    /// Limits for each engine run.
-    #[command(flatten)]
-    limits: LimitArgs,
+    /// Wall-clock limit of each engine run in seconds (fractions allowed; default 60 s): an
+    /// engine stopped by it answers `unknown`.
+    #[arg(long, value_parser = super::parse_seconds)]
+    time_limit: Option<std::time::Duration>,
+    /// Search-node limit of each engine run, for engines that count nodes.
+    #[arg(long)]
+    node_limit: Option<u64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = CrossFormat::Table)]
     format: CrossFormat,
@@ -75,7 +79,10 @@ pub struct CrosscheckArgs {
 /// written: the outcome is the merge's).
 pub fn crosscheck(a: &CrosscheckArgs) -> anyhow::Result<ExitCode> {
     let request = Request {
-        limits: a.limits.limits(),
+        limits: liquid_model::Limits {
+            time: a.time_limit,
+            nodes: a.node_limit,
+        },
         ..Default::default()
     };
     let engines: Vec<&'static dyn Engine> = a

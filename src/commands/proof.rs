@@ -35,8 +35,8 @@ pub struct ProveArgs {
     #[arg(long)]
     colours: Option<usize>,
     /// The proof directory (created if needed).
-    #[arg(long, value_name = "DIR")]
-    out: PathBuf,
+    #[arg(long = "proof", alias = "out", value_name = "DIR")]
+    proof: PathBuf,
     /// Who writes the proof: `auto` (the default: at k = Λ the team-cover search, else or
     /// when it declines varisat), varisat, or a native search (k from Λ to 32; at k = Λ
     /// the team-cover search, then the frame search, both writing their own hints; else,
@@ -58,14 +58,19 @@ pub struct ProveArgs {
 pub struct CheckProofArgs {
     /// Model file.
     model: PathBuf,
-    /// The proof directory.
-    dir: PathBuf,
+    /// The proof directory (written by `prove --proof DIR` or `solve --proof DIR`).
+    #[arg(long = "proof", value_name = "DIR", required_unless_present = "dir_arg")]
+    proof: Option<PathBuf>,
+    /// The proof directory as a second positional argument: the spelling before --proof,
+    /// kept for one release.
+    #[arg(hide = true, conflicts_with = "proof")]
+    dir_arg: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Yaml)]
     format: Format,
 }
 
-/// `liquid prove MODEL [--colours k] --out DIR [--prover auto|sat|search] [--time-limit S]`:
+/// `liquid prove MODEL [--colours k] --proof DIR [--prover auto|sat|search] [--time-limit S]`:
 /// exit 0 with a proof in DIR when k timeframes do not suffice, 1 when they do (no proof
 /// exists) or when the time limit came first (`result: unknown`).
 pub fn prove(a: &ProveArgs) -> anyhow::Result<ExitCode> {
@@ -79,7 +84,7 @@ pub fn prove(a: &ProveArgs) -> anyhow::Result<ExitCode> {
     };
     let deadline = Some(Instant::now() + a.time_limit.unwrap_or(DEFAULT_TIME_LIMIT));
     let proved = crate::progress::with_progress(liquid_engine::Counts::Nothing, |_| {
-        liquid_proof::report::prove(&traffic, k, prover, deadline, &a.out)
+        liquid_proof::report::prove(&traffic, k, prover, deadline, &a.proof)
     });
     let report = match proved {
         Ok(r) => r,
@@ -97,12 +102,14 @@ pub fn prove(a: &ProveArgs) -> anyhow::Result<ExitCode> {
     Ok(verdict(report.proved()))
 }
 
-/// `liquid check-proof MODEL DIR`: re-encodes the model with the manifest's k, requires
+/// `liquid check-proof MODEL --proof DIR`: re-encodes the model with the manifest's k, requires
 /// DIR/formula.cnf to be that encoding byte for byte, and checks DIR/proof.lrat with the
 /// independent checker of liquid-certify. Exit 0 when verified, 1 when rejected.
 pub fn check_proof(a: &CheckProofArgs) -> anyhow::Result<ExitCode> {
     let traffic = liquid_study::input::load_traffic(&a.model)?;
-    let report = CheckReport::new(&traffic, &a.dir)?;
+    let dir = a.proof.as_ref().or(a.dir_arg.as_ref())
+        .ok_or_else(|| crate::InputError("a proof directory is needed: --proof DIR".into()))?;
+    let report = CheckReport::new(&traffic, dir)?;
     emit(&report, a.format)?;
     Ok(verdict(report.verified()))
 }

@@ -48,9 +48,13 @@ pub fn gate_error(e: SolveError) -> anyhow::Error {
 pub struct SolveArgs {
     /// Model file, or a generated-model spec (see `analyze --help`).
     model: PathBuf,
-    /// The engine to run.
-    #[arg(long, value_parser = engine_parser(), default_value = "native")]
-    engine: String,
+    /// The engine to run. Default: the portfolio with checked evidence, which gives every
+    /// traffic, liquid or not, its best schedule and a lower bound resting on checked
+    /// evidence only (a bottleneck, a clique, or a proof checked in memory), within the time
+    /// limit. Name an engine to run it alone: `native` decides liquidity only (no schedule
+    /// for a non-liquid traffic), as the default did before.
+    #[arg(long, value_parser = engine_parser())]
+    engine: Option<String>,
     #[command(flatten)]
     limits: LimitArgs,
     /// Seed for randomised engines (random) and for the tabu search of sat and portfolio.
@@ -71,7 +75,7 @@ pub struct SolveArgs {
     /// `fat-tree:32,3` (8,192 hosts) and `fat-tree:64,3` (65,536), and multi-cluster
     /// systems such as `multi-cluster:8,32x2+24x3+8x4` (8,192 nodes). Default
     /// --time-limit: 3600 s. See crates/stream/README.md.
-    #[arg(long, conflicts_with_all = ["prove", "require_proof", "decide", "engine"])]
+    #[arg(long, conflicts_with_all = ["proof", "require_proof", "decide", "engine"])]
     stream: bool,
     /// With --stream: make only the first K frames (a prefix, for measurements).
     #[arg(long, value_name = "K", requires = "stream")]
@@ -80,9 +84,10 @@ pub struct SolveArgs {
     /// this directory: formula.cnf, proof.lrat, manifest.yaml. Any engine: the SAT
     /// engine and the portfolio refute the bound themselves, the others' bounds are
     /// refuted with SAT at one timeframe fewer; the directory is read back and checked
-    /// before the report calls it a proof.
-    #[arg(long, value_name = "DIR")]
-    prove: Option<PathBuf>,
+    /// before the report calls it a proof. A bound of Λ needs no proof (its bottleneck link
+    /// is the evidence): then nothing is written, and stderr says so.
+    #[arg(long = "proof", alias = "prove", value_name = "DIR")]
+    proof: Option<PathBuf>,
     /// Accept checked evidence only: the bound of an optimal or non-liquid answer must
     /// be a bottleneck, a clique or a checked proof (one is produced as with --prove,
     /// in memory). Otherwise the report says how strong the evidence is, and the exit
@@ -100,16 +105,17 @@ pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
         let out = a.schedule_out.as_deref();
         return super::solve_stream(&a.model, out, a.prefix, a.limits.time_limit, a.format);
     }
-    let engine = engine(&a.engine)?;
+    let engine = engine(a.engine.as_deref().unwrap_or(liquid_engine::DEFAULT_ENGINE))?;
     let traffic = liquid_study::input::load_traffic(&a.model)?;
     let request = Request {
         limits: a.limits.or_default(),
         seed: a.seed,
         decide: a.decide,
-        proofs: a.require_proof,
+        // The default run answers with checked evidence (see `engine`'s help).
+        proofs: a.require_proof || a.engine.is_none(),
     };
     let checked = crate::progress::with_progress(engine.counts(), |p| {
-        liquid_engine::solve(&traffic, engine, &request, a.prove.as_deref(), p)
+        liquid_engine::solve(&traffic, engine, &request, a.proof.as_deref(), p)
     });
     let c = match checked {
         Ok(c) => c,
@@ -136,6 +142,11 @@ pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
         (None, _) => {}
     }
     emit(&report, a.format)?;
+    if let Some(dir) = &a.proof {
+        if let Some(why) = report.no_proof_reason() {
+            eprintln!("note: nothing written to {}: {why}", dir.display());
+        }
+    }
     if let Some(why) = report.uncertified_reason().filter(|_| a.require_proof) {
         eprintln!("not certified: {why}");
         return Ok(ExitCode::from(EXIT_REJECTED));

@@ -11,12 +11,18 @@ use crate::output::{emit, verdict, Format};
 pub struct VerifyArgs {
     /// Model file, or a generated-model spec (see `analyze --help`).
     model: PathBuf,
-    /// Schedule file (`timeframes:` as lists of transfer ids).
-    schedule: PathBuf,
+    /// Schedule file (`timeframes:` as lists of transfer ids; with --stream, the compact
+    /// format).
+    #[arg(long, value_name = "FILE", required_unless_present = "schedule_arg")]
+    schedule: Option<PathBuf>,
+    /// The schedule file as a second positional argument: the spelling before
+    /// --schedule, kept for one release.
+    #[arg(hide = true, conflicts_with = "schedule")]
+    schedule_arg: Option<PathBuf>,
     /// When the schedule is valid but not liquid, settle with SAT whether a shorter one
     /// exists, and write the evidence (an LRAT proof, or the shorter schedule) to DIR.
-    #[arg(long, value_name = "DIR")]
-    prove: Option<PathBuf>,
+    #[arg(long = "proof", alias = "prove", value_name = "DIR")]
+    proof: Option<PathBuf>,
     /// Wall-clock limit for --prove (default 300 s), or for --stream (default 3600 s), in
     /// seconds.
     #[arg(long, value_parser = super::parse_seconds)]
@@ -26,7 +32,7 @@ pub struct VerifyArgs {
     /// and shared links per frame, each transfer exactly once by per-host counts and
     /// random fingerprints (a wrong schedule passes with probability below 2^-90 at
     /// 65,536 hosts), Λ frames. MODEL: a fat-tree or multi-cluster spec.
-    #[arg(long, conflicts_with = "prove")]
+    #[arg(long, conflicts_with = "proof")]
     stream: bool,
     /// With --stream: check only the first K frames, as a prefix of a schedule (for
     /// measurements; "exactly once" and Λ need the whole schedule and are not checked).
@@ -37,19 +43,21 @@ pub struct VerifyArgs {
     format: Format,
 }
 
-/// `liquid verify MODEL SCHEDULE [--prove DIR]`: exit 0 when the schedule is valid, 1 when
-/// it is not. With `--prove`, a valid schedule that is not liquid is settled with SAT
+/// `liquid verify MODEL --schedule FILE [--proof DIR]`: exit 0 when the schedule is valid, 1 when
+/// it is not. With `--proof`, a valid schedule that is not liquid is settled with SAT
 /// (with `--stream`, [`super::verify_stream`]).
 pub fn verify(a: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    let schedule = a.schedule.as_ref().or(a.schedule_arg.as_ref())
+        .ok_or_else(|| crate::InputError("a schedule is needed: --schedule FILE".into()))?;
     if a.stream {
-        return super::verify_stream(&a.model, &a.schedule, a.prefix, a.time_limit, a.format);
+        return super::verify_stream(&a.model, schedule, a.prefix, a.time_limit, a.format);
     }
     let limit = a.time_limit.unwrap_or(liquid_engine::DEFAULT_TIME_LIMIT);
     let deadline = Some(Instant::now() + limit);
     let traffic = liquid_study::input::load_traffic(&a.model)?;
-    let schedule = liquid_model::yaml::load_schedule(&a.schedule, &traffic)?;
-    let name = a.schedule.display().to_string();
-    let report = Verification::new(&traffic, &schedule, &name, a.prove.as_deref(), deadline)
+    let name = schedule.display().to_string();
+    let schedule = liquid_model::yaml::load_schedule(schedule, &traffic)?;
+    let report = Verification::new(&traffic, &schedule, &name, a.proof.as_deref(), deadline)
         .map_err(crate::commands::solve::gate_error)?;
     emit(&report, a.format)?;
     Ok(verdict(report.valid()))

@@ -45,6 +45,12 @@ pub use crate::registry::{find, visible, ENGINES};
 /// hours by default (`crosscheck` and `explain` have their own, 60 s).
 pub const DEFAULT_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
 
+/// The engine `liquid solve` runs when none is named: the portfolio, which answers every
+/// traffic with its best schedule (liquid or not) and, asked for proofs, a checked lower
+/// bound. Measured against the native engine on the bundled, peer-benchmark and generated
+/// models in `benchmarks/results/default-solve.md`.
+pub const DEFAULT_ENGINE: &str = "portfolio";
+
 /// What a caller asks of an engine run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Request {

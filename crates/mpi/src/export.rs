@@ -111,7 +111,7 @@ pub fn export(input: &ExportInput<'_>, out: &Path) -> Result<Exported, MpiError>
         bytes: program.bytes(),
         predicted_s: manifest.prediction.total_s,
         run: format!(
-            "mpirun -np {} --oversubscribe liquid-mpi-run {}",
+            "mpirun -np {} --oversubscribe ./liquid-mpi-run {}",
             program.ranks.len(),
             out.display()
         ),

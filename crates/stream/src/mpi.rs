@@ -442,7 +442,7 @@ impl<M: Structured> FrameSink for MpiWriter<'_, M> {
         self.write_text("manifest.json", &(json + "\n"))?;
         let dir = self.options.dir.display().to_string();
         self.finished = Some(MpiReport {
-            run: format!("mpirun -np {n} --oversubscribe liquid-mpi-run {dir}"),
+            run: format!("mpirun -np {n} --oversubscribe ./liquid-mpi-run {dir}"),
             dir,
             mode: MODE.into(),
             ranks: n,

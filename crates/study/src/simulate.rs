@@ -178,6 +178,9 @@ fn get_schedule(
         let s = liquid_model::yaml::load_partition(path, traffic)?;
         return Ok((s, path.display().to_string()));
     }
+    let find = |name: &str| {
+        liquid_engine::find(name).ok_or_else(|| StudyError::Input(format!("no engine {name:?}")))
+    };
     let engine = match (args.engine, args.mode) {
         (Some(e), _) => e,
         (None, Mode::AllAtOnce) => {
@@ -187,10 +190,19 @@ fn get_schedule(
                 "traffic order (no schedule)".into(),
             ));
         }
-        (None, _) => liquid_engine::find("native")
-            .ok_or_else(|| StudyError::Input("no engine \"native\"".into()))?,
+        (None, _) => find("native")?,
     };
-    let checked = solve(traffic, engine, &args.request)?;
+    let mut checked = solve(traffic, engine, &args.request)?;
+    // By default a traffic the native engine finds non-liquid gets the portfolio's best
+    // schedule: the user asked to run a schedule, not to decide liquidity.
+    let engine = if args.engine.is_none() && checked.verdict() == liquid_model::Verdict::NonLiquid
+    {
+        let portfolio = find(liquid_engine::DEFAULT_ENGINE)?;
+        checked = solve(traffic, portfolio, &args.request)?;
+        portfolio
+    } else {
+        engine
+    };
     let verdict = checked.verdict();
     let Some(s) = checked.into_outcome().into_schedule() else {
         return Err(StudyError::Input(format!(

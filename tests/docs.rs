@@ -1,0 +1,178 @@
+//! Every command of the README and of the guide (`docs/src/`) runs here, so that a
+//! documented command cannot go stale:
+//!
+//! - ```` ```console ```` blocks are run by trycmd (the tool clap and cargo test their own
+//!   documentation with) and their output compared: `[..]` stands for part of a line,
+//!   `...` for lines (timings), `? N` for the exit code;
+//! - every `liquid …` line of the ```` ```sh ```` blocks, which are too long to run in a
+//!   test (benchmarks, streams of millions of transfers), has its arguments parsed by the
+//!   real binary (`LIQUID_CHECK_ARGS=1`: clap's parse, then exit 0 without running), so a
+//!   renamed or deleted option fails here too.
+//!
+//! The commands run in a scratch directory holding links to the repository's `models/`,
+//! `tests/`, `crates/`, `benchmarks/` and `scripts/`, so what they write (proofs, plans,
+//! schedules) lands there, not in the working tree. `TRYCMD=overwrite cargo test --test
+//! docs` rewrites the outputs in place after an intended change: review the diff.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The Markdown files whose commands are tested: README.md and every page of the guide.
+fn documents() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = vec![root.join("README.md")];
+    let mut stack = vec![root.join("docs/src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("docs/src is readable") {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A scratch directory with the repository's inputs linked in, made the current directory.
+fn scratch() -> tempfile::TempDir {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for name in ["models", "tests", "crates", "benchmarks", "scripts"] {
+        std::os::unix::fs::symlink(root.join(name), dir.path().join(name))
+            .expect("a symbolic link");
+    }
+    dir
+}
+
+#[test]
+fn console_blocks_run_as_documented() {
+    let dir = scratch();
+    // trycmd runs a Markdown file's commands in the current directory.
+    std::env::set_current_dir(dir.path()).expect("the scratch directory");
+    let cases = trycmd::TestCases::new();
+    cases.register_bin("liquid", env!("CARGO_BIN_EXE_liquid"));
+    for doc in documents() {
+        cases.case(doc);
+    }
+    cases.run();
+}
+
+/// The `liquid …` command lines of a document's ```` ```sh ```` blocks, continuation lines
+/// joined, comments and what follows a pipe or `;` dropped: (line number, arguments).
+fn sh_commands(text: &str) -> Vec<(usize, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut in_sh = false;
+    let mut pending: Option<(usize, String)> = None;
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if let Some(info) = trimmed.strip_prefix("```") {
+            in_sh = !in_sh && matches!(info.trim(), "sh" | "bash" | "shell");
+            continue;
+        }
+        if !in_sh {
+            continue;
+        }
+        let (start, mut joined) = match pending.take() {
+            Some((n, s)) => (n, s + " " + trimmed),
+            None => (i + 1, trimmed.to_string()),
+        };
+        if let Some(rest) = joined.strip_suffix('\\') {
+            pending = Some((start, rest.to_string()));
+            continue;
+        }
+        // A comment starts at a `#` that begins a word.
+        if let Some(p) = joined.find(" #") {
+            joined.truncate(p);
+        }
+        for part in joined.split(['|', ';']).map(str::trim) {
+            let part = part.strip_prefix("&& ").unwrap_or(part);
+            if part.starts_with("liquid ") {
+                let args = part
+                    .split_whitespace()
+                    .skip(1)
+                    .map(|a| a.trim_matches(['"', '\'']).to_string())
+                    .collect();
+                out.push((start, args));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn sh_blocks_parse() {
+    let bin = env!("CARGO_BIN_EXE_liquid");
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for doc in documents() {
+        let text = std::fs::read_to_string(&doc).expect("a readable document");
+        for (line, args) in sh_commands(&text) {
+            checked += 1;
+            let out = Command::new(bin)
+                .args(&args)
+                .env("LIQUID_CHECK_ARGS", "1")
+                .output()
+                .expect("liquid runs");
+            if !out.status.success() {
+                failures.push(format!(
+                    "{}:{line}: liquid {}\n{}",
+                    doc.display(),
+                    args.join(" "),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+        }
+    }
+    assert!(checked > 20, "only {checked} documented commands found");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn summary_lists_every_page() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src");
+    let summary = std::fs::read_to_string(src.join("SUMMARY.md")).expect("SUMMARY.md");
+    let linked: Vec<String> = summary
+        .split("](")
+        .skip(1)
+        .filter_map(|s| s.split(')').next())
+        .map(str::to_string)
+        .collect();
+    for page in &linked {
+        assert!(src.join(page).is_file(), "SUMMARY.md links {page}, which is missing");
+    }
+    for doc in documents().iter().filter(|d| d.starts_with(&src)) {
+        let rel = doc.strip_prefix(&src).expect("under docs/src");
+        let rel = rel.to_string_lossy();
+        if rel != "SUMMARY.md" {
+            assert!(
+                linked.iter().any(|l| *l == rel),
+                "docs/src/{rel} is not in SUMMARY.md"
+            );
+        }
+    }
+}
+
+#[test]
+fn relative_links_resolve() {
+    let mut broken = Vec::new();
+    for doc in documents() {
+        let text = std::fs::read_to_string(&doc).expect("a readable document");
+        let base = doc.parent().expect("a folder");
+        for piece in text.split("](").skip(1) {
+            let Some(target) = piece.split(')').next() else {
+                continue;
+            };
+            let target = target.split('#').next().unwrap_or("");
+            if target.is_empty() || target.contains("://") || target.contains(' ') {
+                continue;
+            }
+            if !base.join(target).exists() {
+                broken.push(format!("{}: {target}", doc.display()));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
