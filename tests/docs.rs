@@ -53,7 +53,7 @@ fn console_blocks_run_as_documented() {
     // trycmd runs a Markdown file's commands in the current directory.
     std::env::set_current_dir(dir.path()).expect("the scratch directory");
     let cases = trycmd::TestCases::new();
-    cases.register_bin("liquid", env!("CARGO_BIN_EXE_liquid"));
+    cases.register_bin("liquid", Path::new(env!("CARGO_BIN_EXE_liquid")));
     for doc in documents() {
         cases.case(doc);
     }

@@ -120,7 +120,14 @@ fn json(args: &[&str]) -> serde_json::Value {
 /// (357.14 MB/s) on Fig. 1; no-team is non-liquid and its optimum is 3.
 #[test]
 fn paper_figures() {
-    let v = json(&["solve", "models/paper-fig1.yaml", "--format", "json"]);
+    let v = json(&[
+        "solve",
+        "models/paper-fig1.yaml",
+        "--engine",
+        "native",
+        "--format",
+        "json",
+    ]);
     assert_eq!(v["engine"], "native");
     assert_eq!(v["verdict"], "liquid");
     assert_eq!(v["length"], 6);
@@ -136,7 +143,14 @@ fn paper_figures() {
     assert_eq!(v["verdict"], "feasible");
     assert_eq!(v["length"], 7);
     assert_eq!(v["schedule_throughput"], 357.14);
-    let v = json(&["solve", "models/no-team.yaml", "--format", "json"]);
+    let v = json(&[
+        "solve",
+        "models/no-team.yaml",
+        "--engine",
+        "native",
+        "--format",
+        "json",
+    ]);
     assert_eq!(v["verdict"], "non-liquid");
     assert_eq!(v["lower_bound"], 3);
     // The root is refuted by a clique of three pairwise congesting transfers (> Λ = 2).
@@ -162,6 +176,8 @@ fn limits_and_seed_are_honoured() {
     let v = json(&[
         "solve",
         "models/paper-fig1.yaml",
+        "--engine",
+        "native",
         "--node-limit",
         "0",
         "--format",
@@ -243,4 +259,40 @@ fn multi_cluster_systems_with_one_icn2_switch_are_liquid_by_parts() {
             "{engine}: {how}"
         );
     }
+}
+
+/// Issue 42: `solve` without `--engine` answers the question asked: every bundled model,
+/// liquid or not, gets its optimal schedule (valid against the model's own link sets, of
+/// the known optimum's length) and a bound resting on checked evidence only.
+#[test]
+fn default_solve_gives_every_model_its_optimal_schedule_with_checked_evidence() {
+    let mut all: Vec<(String, usize)> = models().into_iter().map(|m| {
+        let o = optimum(&m);
+        (m, o)
+    }).collect();
+    // queen8_8's chromatic number is 9 (OEIS A088202).
+    all.push(("models/hard/queen8_8.yaml".to_string(), 9));
+    for (m, opt) in all {
+        let v = json(&["solve", &m, "--format", "json"]);
+        assert_eq!(v["engine"], "portfolio", "{m}");
+        let len = check_schedule(&m, &v);
+        assert_eq!(len, opt, "{m}: the schedule is not optimal");
+        assert_eq!(v["lower_bound"], len, "{m}: the bound does not meet the length");
+        assert_eq!(v["certified"], true, "{m}: evidence {}", v["evidence"]);
+        assert_eq!(v["evidence"], "checked", "{m}");
+    }
+}
+
+/// `--proof DIR` on a traffic whose bound is Λ writes nothing, and says why on stderr.
+#[test]
+fn proof_dir_on_a_liquid_traffic_says_why_nothing_is_written() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let proof = dir.path().join("p");
+    let out = succeed(liquid().args(["solve", "models/paper-fig1.yaml", "--proof"]).arg(&proof));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("nothing written") && err.contains("bottleneck link"),
+        "{err}"
+    );
+    assert!(!proof.exists());
 }
