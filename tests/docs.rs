@@ -141,7 +141,10 @@ fn summary_lists_every_page() {
         .map(str::to_string)
         .collect();
     for page in &linked {
-        assert!(src.join(page).is_file(), "SUMMARY.md links {page}, which is missing");
+        assert!(
+            src.join(page).is_file(),
+            "SUMMARY.md links {page}, which is missing"
+        );
     }
     for doc in documents().iter().filter(|d| d.starts_with(&src)) {
         let rel = doc.strip_prefix(&src).expect("under docs/src");

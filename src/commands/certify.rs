@@ -18,7 +18,7 @@ pub struct CertifyArgs {
     /// A schedule file: the upper-bound witness.
     #[arg(long)]
     schedule: Option<PathBuf>,
-    /// A proof directory written by `prove` (or `solve --prove`): the lower-bound witness.
+    /// A proof directory written by `prove --proof DIR` (or `solve --proof DIR`): the lower-bound witness.
     #[arg(long)]
     proof: Option<PathBuf>,
     /// Output format.

@@ -59,7 +59,11 @@ pub struct CheckProofArgs {
     /// Model file.
     model: PathBuf,
     /// The proof directory (written by `prove --proof DIR` or `solve --proof DIR`).
-    #[arg(long = "proof", value_name = "DIR", required_unless_present = "dir_arg")]
+    #[arg(
+        long = "proof",
+        value_name = "DIR",
+        required_unless_present = "dir_arg"
+    )]
     proof: Option<PathBuf>,
     /// The proof directory as a second positional argument: the spelling before --proof,
     /// kept for one release.
@@ -107,7 +111,10 @@ pub fn prove(a: &ProveArgs) -> anyhow::Result<ExitCode> {
 /// independent checker of liquid-certify. Exit 0 when verified, 1 when rejected.
 pub fn check_proof(a: &CheckProofArgs) -> anyhow::Result<ExitCode> {
     let traffic = liquid_study::input::load_traffic(&a.model)?;
-    let dir = a.proof.as_ref().or(a.dir_arg.as_ref())
+    let dir = a
+        .proof
+        .as_ref()
+        .or(a.dir_arg.as_ref())
         .ok_or_else(|| crate::InputError("a proof directory is needed: --proof DIR".into()))?;
     let report = CheckReport::new(&traffic, dir)?;
     emit(&report, a.format)?;

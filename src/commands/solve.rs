@@ -89,7 +89,7 @@ pub struct SolveArgs {
     #[arg(long = "proof", alias = "prove", value_name = "DIR")]
     proof: Option<PathBuf>,
     /// Accept checked evidence only: the bound of an optimal or non-liquid answer must
-    /// be a bottleneck, a clique or a checked proof (one is produced as with --prove,
+    /// be a bottleneck, a clique or a checked proof (one is produced as with --proof,
     /// in memory). Otherwise the report says how strong the evidence is, and the exit
     /// code is 1.
     #[arg(long)]

@@ -23,7 +23,7 @@ pub struct VerifyArgs {
     /// exists, and write the evidence (an LRAT proof, or the shorter schedule) to DIR.
     #[arg(long = "proof", alias = "prove", value_name = "DIR")]
     proof: Option<PathBuf>,
-    /// Wall-clock limit for --prove (default 300 s), or for --stream (default 3600 s), in
+    /// Wall-clock limit for --proof (default 300 s), or for --stream (default 3600 s), in
     /// seconds.
     #[arg(long, value_parser = super::parse_seconds)]
     time_limit: Option<Duration>,
@@ -47,7 +47,10 @@ pub struct VerifyArgs {
 /// it is not. With `--proof`, a valid schedule that is not liquid is settled with SAT
 /// (with `--stream`, [`super::verify_stream`]).
 pub fn verify(a: &VerifyArgs) -> anyhow::Result<ExitCode> {
-    let schedule = a.schedule.as_ref().or(a.schedule_arg.as_ref())
+    let schedule = a
+        .schedule
+        .as_ref()
+        .or(a.schedule_arg.as_ref())
         .ok_or_else(|| crate::InputError("a schedule is needed: --schedule FILE".into()))?;
     if a.stream {
         return super::verify_stream(&a.model, schedule, a.prefix, a.time_limit, a.format);

@@ -266,10 +266,13 @@ fn multi_cluster_systems_with_one_icn2_switch_are_liquid_by_parts() {
 /// the known optimum's length) and a bound resting on checked evidence only.
 #[test]
 fn default_solve_gives_every_model_its_optimal_schedule_with_checked_evidence() {
-    let mut all: Vec<(String, usize)> = models().into_iter().map(|m| {
-        let o = optimum(&m);
-        (m, o)
-    }).collect();
+    let mut all: Vec<(String, usize)> = models()
+        .into_iter()
+        .map(|m| {
+            let o = optimum(&m);
+            (m, o)
+        })
+        .collect();
     // queen8_8's chromatic number is 9 (OEIS A088202).
     all.push(("models/hard/queen8_8.yaml".to_string(), 9));
     for (m, opt) in all {
@@ -277,7 +280,10 @@ fn default_solve_gives_every_model_its_optimal_schedule_with_checked_evidence() 
         assert_eq!(v["engine"], "portfolio", "{m}");
         let len = check_schedule(&m, &v);
         assert_eq!(len, opt, "{m}: the schedule is not optimal");
-        assert_eq!(v["lower_bound"], len, "{m}: the bound does not meet the length");
+        assert_eq!(
+            v["lower_bound"], len,
+            "{m}: the bound does not meet the length"
+        );
         assert_eq!(v["certified"], true, "{m}: evidence {}", v["evidence"]);
         assert_eq!(v["evidence"], "checked", "{m}");
     }
@@ -288,7 +294,11 @@ fn default_solve_gives_every_model_its_optimal_schedule_with_checked_evidence() 
 fn proof_dir_on_a_liquid_traffic_says_why_nothing_is_written() {
     let dir = tempfile::tempdir().expect("temp dir");
     let proof = dir.path().join("p");
-    let out = succeed(liquid().args(["solve", "models/paper-fig1.yaml", "--proof"]).arg(&proof));
+    let out = succeed(
+        liquid()
+            .args(["solve", "models/paper-fig1.yaml", "--proof"])
+            .arg(&proof),
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("nothing written") && err.contains("bottleneck link"),

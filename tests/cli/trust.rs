@@ -155,18 +155,25 @@ fn every_optimal_answer_comes_with_a_certificate_certify_accepts() {
     }
 }
 
-/// The native engine proves non-liquidity; with `--prove` the directory it leaves behind
+/// The native engine proves non-liquidity; with `--proof` the directory it leaves behind
 /// is a proof `check-proof` and `certify` accept.
 #[test]
 fn a_native_non_liquid_answer_leaves_a_checkable_proof() {
     let dir = tempfile::tempdir().expect("temp dir");
     let proof = dir.path().join("proof");
     let p = proof.to_str().expect("UTF-8");
-    let (code, v) = json(&["solve", "models/odd-cycle.yaml", "--prove", p]);
+    let (code, v) = json(&[
+        "solve",
+        "models/odd-cycle.yaml",
+        "--engine",
+        "native",
+        "--proof",
+        p,
+    ]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["verdict"], "non-liquid");
     assert_eq!(v["lower_bound_witness"]["proof"], p);
-    let (code, c) = json(&["check-proof", "models/odd-cycle.yaml", p]);
+    let (code, c) = json(&["check-proof", "models/odd-cycle.yaml", "--proof", p]);
     assert_eq!((code, &c["verified"]), (0, &Value::Bool(true)), "{c}");
     let (code, c) = json(&["certify", "models/odd-cycle.yaml", "--proof", p]);
     assert_eq!(code, 0, "{c}");
@@ -269,4 +276,44 @@ fn explain_stopped_by_its_time_limit_says_so() {
     assert_eq!(v["stopped"], true);
     assert_eq!(v["liquid"], Value::Null);
     assert_eq!(v["cores"].as_array().map(Vec::len), Some(0));
+}
+
+/// The spellings before one spelling per meaning (issue 42) still work, hidden, for one
+/// release: `solve --prove`, `prove --out`, `check-proof MODEL DIR`, `verify MODEL
+/// SCHEDULE`, `verify --prove`; and they give what the new spellings give.
+#[test]
+fn old_spellings_are_hidden_aliases() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = |name: &str| dir.path().join(name).to_str().expect("UTF-8").to_string();
+    let (code, v) = json(&["solve", "models/odd-cycle.yaml", "--prove", &d("a")]);
+    assert_eq!(
+        (code, &v["lower_bound_witness"]["kind"]),
+        (0, &Value::from("sat-proof")),
+        "{v}"
+    );
+    let (code, v) = json(&["prove", "models/odd-cycle.yaml", "--out", &d("b")]);
+    assert_eq!(
+        (code, &v["result"]),
+        (0, &Value::from("unsatisfiable")),
+        "{v}"
+    );
+    for p in [d("a"), d("b")] {
+        let (code, c) = json(&["check-proof", "models/odd-cycle.yaml", &p]);
+        assert_eq!((code, &c["verified"]), (0, &Value::Bool(true)), "{c}");
+    }
+    let s = "models/paper-fig1-liquid-schedule.yaml";
+    let (code, old) = json(&["verify", "models/paper-fig1.yaml", s]);
+    let (_, new) = json(&["verify", "models/paper-fig1.yaml", "--schedule", s]);
+    assert_eq!((code, &old), (0, &new));
+    // Hidden: --help lists only the new spellings.
+    for (cmd, old) in [
+        ("solve", "--prove"),
+        ("prove", "--out"),
+        ("verify", "--prove"),
+    ] {
+        let out = liquid().args([cmd, "--help"]).output().expect("runs");
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(help.contains("--proof <DIR>"), "{cmd}: {help}");
+        assert!(!help.contains(old), "{cmd} --help shows {old}");
+    }
 }

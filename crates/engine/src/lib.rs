@@ -17,7 +17,7 @@
 //! - [`crosscheck`]: the rule that finds contradictions between checked answers.
 //! - [`baseline`]: recorded answers (no timings) and the regression/improvement rule.
 //! - [`explain`]: minimal non-liquid cores with checked certificates.
-//! - [`optimality`]: settles whether a given schedule is optimal (`verify --prove`).
+//! - [`optimality`]: settles whether a given schedule is optimal (`verify --proof`).
 //! - [`report`]: the reports of `solve`, `verify` and `explain`.
 #![forbid(unsafe_code)]
 
@@ -40,7 +40,7 @@ pub use crate::gate::{solve, Checked, SolveError};
 pub use crate::registry::{find, visible, ENGINES};
 
 /// The wall-clock limit of an engine run (`solve`, and the schedules `simulate` and the
-/// exports compute) and of a SAT proof (`prove`, `verify --prove`) when none is given: a
+/// exports compute) and of a SAT proof (`prove`, `verify --proof`) when none is given: a
 /// run that reaches it answers `unknown` with what it has, so that no command runs for
 /// hours by default (`crosscheck` and `explain` have their own, 60 s).
 pub const DEFAULT_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);

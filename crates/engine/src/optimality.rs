@@ -1,4 +1,4 @@
-//! Settles whether a valid schedule is optimal (`liquid verify --prove DIR`): SAT decides
+//! Settles whether a valid schedule is optimal (`liquid verify --proof DIR`): SAT decides
 //! whether one timeframe fewer suffices, and the evidence is written either way: a checked
 //! proof that it does not, or the shorter schedule, validated.
 

@@ -158,7 +158,11 @@ impl<'a> SolveReport<'a> {
             return None;
         }
         Some(if self.lower_bound <= self.duration {
-            let link = self.lower_bound_witness.link.as_deref().unwrap_or("a bottleneck");
+            let link = self
+                .lower_bound_witness
+                .link
+                .as_deref()
+                .unwrap_or("a bottleneck");
             format!(
                 "the lower bound is the duration Λ = {}, witnessed by the bottleneck link {link} \
                  (its {} users pairwise congest), which needs no proof",
@@ -199,7 +203,7 @@ pub struct Verification {
     liquid: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     optimality: Option<String>,
-    /// What `--prove` wrote: the proof directory, or the shorter schedule it found.
+    /// What `--proof` wrote: the proof directory, or the shorter schedule it found.
     #[serde(skip_serializing_if = "Option::is_none")]
     evidence: Option<String>,
 }

@@ -195,8 +195,7 @@ fn get_schedule(
     let mut checked = solve(traffic, engine, &args.request)?;
     // By default a traffic the native engine finds non-liquid gets the portfolio's best
     // schedule: the user asked to run a schedule, not to decide liquidity.
-    let engine = if args.engine.is_none() && checked.verdict() == liquid_model::Verdict::NonLiquid
-    {
+    let engine = if args.engine.is_none() && checked.verdict() == liquid_model::Verdict::NonLiquid {
         let portfolio = find(liquid_engine::DEFAULT_ENGINE)?;
         checked = solve(traffic, portfolio, &args.request)?;
         portfolio
