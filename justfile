@@ -46,3 +46,8 @@ bench-mc-load *SYSTEMS:
 # benchmarks/results/limits.md.
 bench-limits LIMIT='10':
     bash scripts/bench-limits {{LIMIT}}
+
+# The default engine of `liquid solve` measured against the others, into
+# benchmarks/results/default-solve.md.
+bench-default LIMIT='60':
+    bash scripts/bench-default {{LIMIT}}
