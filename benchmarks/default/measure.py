@@ -63,7 +63,8 @@ def main():
         rows.append(row)
     out = []
     out.append("# The default engine of `liquid solve`\n")
-    out.append(f"`python3 benchmarks/default/measure.py LIQUID {a.out} --time-limit {a.time_limit:g}` "
+    out.append(f"`bash scripts/bench-default {a.time_limit:g}` (`python3 benchmarks/default/measure.py LIQUID "
+               f"{a.out} --time-limit {a.time_limit:g}`) "
                f"({datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, release build). "
                "Each cell: verdict, length (✓ when the evidence of the bound is checked), wall time.\n")
     head = "| model | " + " | ".join(l for l, _ in CONFIGS) + " |"
