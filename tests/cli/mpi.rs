@@ -244,12 +244,22 @@ fn compare_sets_a_run_beside_the_prediction_and_refuses_another_plan_s_run() {
         yaml.contains(&format!("\npredicted_s: {rounded}\n")),
         "{rounded}: {yaml}"
     );
-    for line in yaml.lines().filter(|l| l.trim_start().starts_with("bytes: ")) {
+    for line in yaml
+        .lines()
+        .filter(|l| l.trim_start().starts_with("bytes: "))
+    {
         let v = line.trim_start().trim_start_matches("bytes: ");
         assert!(v.parse::<u64>().is_ok(), "bytes as an integer: {line}");
     }
-    for line in yaml.lines().filter(|l| l.trim_start().starts_with("ratio: ")) {
-        let digits = line.split(": ").nth(1).expect("value").replace(['.', '-'], "");
+    for line in yaml
+        .lines()
+        .filter(|l| l.trim_start().starts_with("ratio: "))
+    {
+        let digits = line
+            .split(": ")
+            .nth(1)
+            .expect("value")
+            .replace(['.', '-'], "");
         assert!(digits.trim_start_matches('0').len() <= 4, "{line}");
     }
     let mut wrong = steps.clone();
