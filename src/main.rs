@@ -1,11 +1,17 @@
 //! `liquid`: optimal schedules for collective network traffic, with proofs.
 //!
-//! Exit codes (also in README):
-//! - 0: success (a schedule is valid, a report was written);
-//! - 1: a negative answer: the schedule, proof or certificate given was rejected;
-//! - 2: bad input: unreadable or invalid model or schedule file, bad arguments;
-//! - 3: internal error: an engine returned an answer that fails validation, or failed to run;
-//! - 4: `crosscheck` found engines contradicting each other.
+//! Exit codes, one rule for every command (the table per command is
+//! docs/src/reference/exit-codes.md):
+//! - 0: the answer holds (a schedule is valid, a proof checks, a report was written);
+//! - 1: the answer is negative or the input schedule is rejected: a schedule invalid for
+//!   its model (every problem listed), a proof or certificate rejected, a schedule shown
+//!   not optimal under `verify --prove`, `prove` finding that k timeframes suffice, a
+//!   `crosscheck` baseline that a model change, a regression or an improvement differs
+//!   from;
+//! - 2: the input cannot be read: a missing, unreadable or invalid model, schedule or
+//!   proof file, bad arguments, an output that cannot be written;
+//! - 3: an internal fault: an engine's answer fails validation or engines contradict each
+//!   other, an engine failed to run, a panic.
 #![forbid(unsafe_code)]
 
 mod commands;
@@ -19,14 +25,13 @@ use clap::{Parser, Subcommand};
 
 use crate::commands as c;
 
-/// Exit code of a negative answer (rejected schedule, proof or certificate).
+/// Exit code of a negative answer or a rejected input schedule (a schedule, proof or
+/// certificate rejected; a schedule not optimal; a baseline differed from).
 pub const EXIT_REJECTED: u8 = 1;
-/// Exit code of bad input.
+/// Exit code of input that cannot be read (files, arguments, outputs not writable).
 pub const EXIT_INPUT: u8 = 2;
-/// Exit code of an internal error.
+/// Exit code of an internal fault (a wrong answer, a contradiction, a panic).
 pub const EXIT_INTERNAL: u8 = 3;
-/// Exit code of a contradiction between engines.
-pub const EXIT_CONTRADICTION: u8 = 4;
 
 /// `generate --help`: what each spec builds, and how large it is.
 const GENERATE_ABOUT: &str = "Writes a generated model (a network with its all-to-all) to stdout or a file.
@@ -306,7 +311,14 @@ fn main() -> ExitCode {
     if std::env::var_os("LIQUID_CHECK_ARGS").is_some() {
         return ExitCode::SUCCESS;
     }
-    match run(cli) {
+    // A panic is an internal fault (exit 3), whatever the command; the hook has printed
+    // its message.
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli)));
+    let Ok(ran) = ran else {
+        eprintln!("internal error: liquid panicked (a bug: please report it)");
+        return ExitCode::from(EXIT_INTERNAL);
+    };
+    match ran {
         Ok(code) => code,
         Err(e) => {
             eprintln!(

@@ -67,3 +67,68 @@ pub fn verdict(accepted: bool) -> std::process::ExitCode {
         false => std::process::ExitCode::from(crate::EXIT_REJECTED),
     }
 }
+
+/// Significant digits of the floats in reports for people ([`for_people`]).
+pub const SIGNIFICANT_DIGITS: usize = 4;
+
+/// A report's value rounded for people: every float to [`SIGNIFICANT_DIGITS`]
+/// significant digits (`0.07340031999999999` → `0.0734`), and the fields named in
+/// `integers` printed as integers when they are whole (`bytes: 8388608.0` → `8388608`).
+/// JSON output keeps full precision: this is for the YAML a person reads.
+pub fn for_people(value: serde_json::Value, integers: &[&str]) -> serde_json::Value {
+    use serde_json::Value;
+    fn walk(v: Value, key: Option<&str>, integers: &[&str]) -> Value {
+        match v {
+            Value::Object(map) => Value::Object(
+                map.into_iter()
+                    .map(|(k, v)| {
+                        let v = walk(v, Some(&k), integers);
+                        (k, v)
+                    })
+                    .collect(),
+            ),
+            Value::Array(items) => {
+                Value::Array(items.into_iter().map(|v| walk(v, key, integers)).collect())
+            }
+            Value::Number(n) if n.is_f64() => {
+                let x = n.as_f64().unwrap_or_default();
+                let whole = x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15;
+                if whole && key.is_some_and(|k| integers.contains(&k)) {
+                    return Value::from(x as i64);
+                }
+                Value::from(round_significant(x, SIGNIFICANT_DIGITS))
+            }
+            v => v,
+        }
+    }
+    walk(value, None, integers)
+}
+
+/// `x` rounded to `digits` significant digits (non-finite values unchanged).
+pub fn round_significant(x: f64, digits: usize) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    format!("{x:.*e}", digits.saturating_sub(1))
+        .parse()
+        .unwrap_or(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_are_rounded_for_people_and_whole_byte_counts_are_integers() {
+        let v = serde_json::json!({"predicted_s": 0.07340031999999999, "bytes": 8388608.0,
+            "steps": [{"bytes": 4096.0, "ratio": 1.523456, "time_s": 2.0}], "ranks": 8});
+        let r = for_people(v, &["bytes"]);
+        assert_eq!(
+            r,
+            serde_json::json!({"predicted_s": 0.0734, "bytes": 8388608,
+                "steps": [{"bytes": 4096, "ratio": 1.523, "time_s": 2.0}], "ranks": 8})
+        );
+        assert_eq!(round_significant(123456.0, 4), 123500.0);
+        assert_eq!(round_significant(-0.000123456, 4), -0.0001235);
+    }
+}

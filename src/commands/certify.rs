@@ -26,7 +26,8 @@ pub struct CertifyArgs {
     format: Format,
 }
 
-/// Runs `certify`: exit 0 when every part of the certificate checks, 1 otherwise.
+/// Runs `certify`: exit 0 when every part of the certificate checks, 1 otherwise (a
+/// rejected schedule's problems all listed, a transfer name the model lacks included).
 pub fn certify(a: &CertifyArgs) -> anyhow::Result<ExitCode> {
     if a.schedule.is_none() && a.proof.is_none() {
         return Err(InputError(
@@ -36,12 +37,17 @@ pub fn certify(a: &CertifyArgs) -> anyhow::Result<ExitCode> {
     }
     let traffic = liquid_study::input::load_traffic(&a.model)?;
     let s = match &a.schedule {
-        Some(path) => Some((liquid_model::yaml::load_schedule(path, &traffic)?, path)),
+        Some(path) => {
+            let mut problems = liquid_model::Problems::new();
+            let s = liquid_model::yaml::load_schedule_listing(path, &traffic, &mut problems)?;
+            Some((s, problems, path))
+        }
         None => None,
     };
     let report = CertifyReport::new(
         &traffic,
-        s.as_ref().map(|(s, p)| (s, p.as_path())),
+        s.as_ref()
+            .map(|(s, problems, p)| (s, problems.clone(), p.as_path())),
         a.proof.as_deref(),
     )?;
     emit(&report, a.format)?;

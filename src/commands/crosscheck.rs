@@ -10,7 +10,7 @@ use liquid_study::crosscheck::{self, Outcome};
 use liquid_study::crosscheck::BaselineArgs;
 
 use crate::output::{emit, Format};
-use crate::{EXIT_CONTRADICTION, EXIT_INTERNAL};
+use crate::{EXIT_INTERNAL, EXIT_REJECTED};
 
 /// Output of crosscheck: a table for people, or YAML/JSON for machines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -23,12 +23,6 @@ pub enum CrossFormat {
     Json,
 }
 
-/// Exit code of `crosscheck --baseline` when an answer regressed.
-pub const EXIT_REGRESSION: u8 = 5;
-/// Exit code of `crosscheck --baseline` when answers only improved (without
-/// `--accept-improvements`).
-pub const EXIT_IMPROVEMENT: u8 = 6;
-
 // `liquid crosscheck`'s arguments.
 #[derive(Debug, clap::Args)]
 pub struct CrosscheckArgs {
@@ -38,12 +32,14 @@ pub struct CrosscheckArgs {
     /// Engines to run, comma-separated (default: native, dsatur, exact, sat, ilp).
     #[arg(long, value_parser = super::engine_parser(), value_delimiter = ',')]
     engines: Vec<String>,
-    /// Record every engine's answer (verdict, length, bound, evidence; no timings) in
-    /// FILE: a baseline to compare later runs with.
+    /// Record every engine's answer (verdict, length, bound, evidence; no timings) and
+    /// each model's file and traffic digest in FILE: a baseline to compare later runs
+    /// with.
     #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
     record: Option<PathBuf>,
-    /// Compare the answers with a recorded baseline: exit 5 when an answer regressed,
-    /// 6 when answers only improved (0 with --accept-improvements).
+    /// Compare the answers with a recorded baseline: exit 1 when a model file changed
+    /// since (its digest differs), when an answer regressed, or when answers only
+    /// improved (0 with --accept-improvements).
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
     /// With --baseline: rewrite the baseline with this run's answers.
@@ -73,10 +69,12 @@ pub struct CrosscheckArgs {
     out: Option<PathBuf>,
 }
 
-/// `liquid crosscheck MODEL...`: exit 0 when every answer checks and no two contradict,
-/// 4 on a contradiction, 3 when an engine failed to run, 5 on a regression and 6 on
-/// improvements against the baseline. With `--shard`, one shard's file (exit 0 when it is
-/// written: the outcome is the merge's).
+/// `liquid crosscheck MODEL...`: exit 0 when every answer checks and no two contradict;
+/// 3 (an internal fault) when engines contradict each other or one failed to run; 1 when
+/// a schedule file given is rejected, or against the baseline a model changed, an answer
+/// regressed, or answers improved (0 with `--accept-improvements`). The kind is said on
+/// stderr. With `--shard`, one shard's file (exit 0 when it is written: the outcome is
+/// the merge's).
 pub fn crosscheck(a: &CrosscheckArgs) -> anyhow::Result<ExitCode> {
     let request = Request {
         limits: liquid_model::Limits {
@@ -115,17 +113,25 @@ fn print(
     accept_improvements: bool,
 ) -> anyhow::Result<ExitCode> {
     match format {
-        CrossFormat::Table => crate::output::print(&report.table())?,
+        CrossFormat::Table => crate::output::print(&report.table(accept_improvements))?,
         CrossFormat::Yaml => emit(report, Format::Yaml)?,
         CrossFormat::Json => emit(report, Format::Json)?,
     }
-    Ok(match report.outcome(accept_improvements) {
-        Outcome::Contradiction => ExitCode::from(EXIT_CONTRADICTION),
-        Outcome::EngineError => ExitCode::from(EXIT_INTERNAL),
-        Outcome::Regression => ExitCode::from(EXIT_REGRESSION),
-        Outcome::Improvement => ExitCode::from(EXIT_IMPROVEMENT),
-        Outcome::Agreed => ExitCode::SUCCESS,
-    })
+    let outcome = report.outcome(accept_improvements);
+    let (code, kind) = match outcome {
+        Outcome::Contradiction => (EXIT_INTERNAL, "contradiction"),
+        Outcome::EngineError => (EXIT_INTERNAL, "engine error"),
+        Outcome::ScheduleRejected => (EXIT_REJECTED, "schedule rejected"),
+        Outcome::ModelChanged => (EXIT_REJECTED, "model changed"),
+        Outcome::Regression => (EXIT_REJECTED, "regression"),
+        Outcome::Improvement => (EXIT_REJECTED, "improvement"),
+        Outcome::Agreed => return Ok(ExitCode::SUCCESS),
+    };
+    eprintln!(
+        "crosscheck: {kind} (exit {code}): {}",
+        report.summary(accept_improvements)
+    );
+    Ok(ExitCode::from(code))
 }
 
 /// `liquid merge` of crosscheck's shards: the report in the run's format, with the exit

@@ -35,6 +35,18 @@ pub struct ExplainArgs {
     /// With --shard: the folder for the shard file.
     #[arg(long, value_name = "DIR", requires = "shard")]
     out: Option<PathBuf>,
+    /// Write the (first) core's checked proof into DIR, as `prove --out DIR` does
+    /// (formula.cnf, proof.lrat, manifest.yaml), with the core itself as DIR/core.yaml:
+    /// `liquid check-proof DIR/core.yaml DIR` and `liquid certify DIR/core.yaml --proof
+    /// DIR` check it. One model only. Exit 1 when there is no core to prove (the traffic
+    /// is liquid, or the time limit came before a core).
+    #[arg(
+        long,
+        value_name = "DIR",
+        alias = "proof-out",
+        conflicts_with = "shard"
+    )]
+    proof: Option<PathBuf>,
 }
 
 /// Runs `explain`: one model's report, or with several models the list of their reports,
@@ -45,6 +57,31 @@ pub fn explain(a: &ExplainArgs) -> anyhow::Result<ExitCode> {
         let name = format_name(&a.format);
         let written = liquid_study::explain::shard(models, all, time_limit, shard, &name, out)?;
         eprintln!("{written}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(dir) = &a.proof {
+        let [one] = &models[..] else {
+            return Err(crate::InputError(
+                "explain --proof DIR takes one model (its core's proof goes into DIR)".into(),
+            )
+            .into());
+        };
+        let report = liquid_study::explain::one_with_proof(one, all, time_limit, dir)?;
+        emit(&report, a.format)?;
+        if !report.non_liquid() {
+            eprintln!(
+                "no proof written to {}: no core was found (see `explanation`)",
+                dir.display()
+            );
+            return Ok(crate::output::verdict(false));
+        }
+        let core = dir.join(liquid_engine::explain::CORE_FILE);
+        eprintln!(
+            "the core's checked proof is in {}; check it with: liquid check-proof {} {}",
+            dir.display(),
+            core.display(),
+            dir.display()
+        );
         return Ok(ExitCode::SUCCESS);
     }
     match &models[..] {

@@ -106,7 +106,8 @@ pub struct CompareArgs {
     /// The runtime's report (default: DIR/report.json).
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
-    /// Output format.
+    /// Output format: YAML for people (times and ratios to 4 significant digits), JSON
+    /// for machines (full precision).
     #[arg(long, value_enum, default_value_t = Format::Yaml)]
     format: Format,
 }
@@ -118,6 +119,14 @@ pub fn compare_mpi(a: &CompareArgs) -> anyhow::Result<ExitCode> {
     let path = report.map_or_else(|| dir.join("report.json"), Path::to_path_buf);
     let run = liquid_mpi::RunReport::read(&path).map_err(mpi_error)?;
     let c = liquid_mpi::compare(&manifest, &run, &path.display().to_string()).map_err(mpi_error)?;
-    emit(&c, a.format)?;
+    match a.format {
+        // For people: 4 significant digits, whole byte counts as integers.
+        Format::Yaml => {
+            let value = crate::output::for_people(serde_json::to_value(&c)?, &["bytes"]);
+            emit(&value, Format::Yaml)?;
+        }
+        // For machines: full precision.
+        Format::Json => emit(&c, Format::Json)?,
+    }
     Ok(verdict(c.errors == 0))
 }

@@ -21,6 +21,8 @@ pub struct VerifyArgs {
     schedule_arg: Option<PathBuf>,
     /// When the schedule is valid but not liquid, settle with SAT whether a shorter one
     /// exists, and write the evidence (an LRAT proof, or the shorter schedule) to DIR.
+    /// Exit 0 only when the schedule is shown optimal: 1 when a shorter one exists or
+    /// the proof was not settled (time limit, size).
     #[arg(long = "proof", alias = "prove", value_name = "DIR")]
     proof: Option<PathBuf>,
     /// Wall-clock limit for --proof (default 300 s), or for --stream (default 3600 s), in
@@ -43,9 +45,10 @@ pub struct VerifyArgs {
     format: Format,
 }
 
-/// `liquid verify MODEL --schedule FILE [--proof DIR]`: exit 0 when the schedule is valid, 1 when
-/// it is not. With `--proof`, a valid schedule that is not liquid is settled with SAT
-/// (with `--stream`, [`super::verify_stream`]).
+/// `liquid verify MODEL --schedule FILE [--proof DIR]`: exit 0 when the schedule is valid,
+/// 1 when it is rejected (every problem listed, a transfer name the model lacks included).
+/// With `--proof`, a valid schedule that is not liquid is settled with SAT, and the exit
+/// code is 0 only when it is shown optimal (with `--stream`, [`super::verify_stream`]).
 pub fn verify(a: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let schedule = a
         .schedule
@@ -58,10 +61,21 @@ pub fn verify(a: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let limit = a.time_limit.unwrap_or(liquid_engine::DEFAULT_TIME_LIMIT);
     let deadline = Some(Instant::now() + limit);
     let traffic = liquid_study::input::load_traffic(&a.model)?;
+    let mut problems = liquid_model::Problems::new();
     let name = schedule.display().to_string();
-    let schedule = liquid_model::yaml::load_schedule(schedule, &traffic)?;
-    let report = Verification::new(&traffic, &schedule, &name, a.proof.as_deref(), deadline)
+    let schedule = liquid_model::yaml::load_schedule_listing(schedule, &traffic, &mut problems)?;
+    let prove = a.proof.as_deref();
+    let report = Verification::new(&traffic, &schedule, problems, &name, prove, deadline)
         .map_err(crate::commands::solve::gate_error)?;
     emit(&report, a.format)?;
+    if !report.valid() {
+        eprintln!("rejected: the schedule is invalid (its problems are listed)");
+    } else if prove.is_some() && report.not_optimal() {
+        eprintln!("not optimal: a shorter valid schedule exists (exit 1)");
+        return Ok(verdict(false));
+    } else if prove.is_some() && !report.optimal() {
+        eprintln!("not proven optimal (exit 1): see `optimality`");
+        return Ok(verdict(false));
+    }
     Ok(verdict(report.valid()))
 }

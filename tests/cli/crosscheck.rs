@@ -62,9 +62,12 @@ fn an_engine_that_drops_a_transfer_is_a_contradiction() {
         ])
         .output()
         .expect("runs");
-    assert_eq!(out.status.code(), Some(4));
+    assert_eq!(out.status.code(), Some(3));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("is in no timeframe"), "{text}");
+    assert!(!text.contains("all engines agree"), "{text}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("crosscheck: contradiction (exit 3)"), "{err}");
     snap!(
         "crosscheck@drop-transfer",
         liquid().args([
@@ -87,7 +90,7 @@ fn a_false_non_liquid_claim_is_a_contradiction() {
         ])
         .output()
         .expect("runs");
-    assert_eq!(out.status.code(), Some(4));
+    assert_eq!(out.status.code(), Some(3));
     snap!(
         "crosscheck@false-non-liquid",
         liquid().args([
@@ -101,10 +104,11 @@ fn a_false_non_liquid_claim_is_a_contradiction() {
     );
 }
 
-/// The snapshot shows the report; independently of it, the exit code is a
-/// contradiction's (4) and the report names the schedule file.
+/// The snapshot shows the report; independently of it, the exit code is a rejected
+/// schedule's (1: the user's schedule is wrong, no engine is), said on stderr, and the
+/// report names the schedule file.
 #[test]
-fn an_invalid_schedule_file_is_a_contradiction() {
+fn an_invalid_schedule_file_is_rejected() {
     let out = liquid()
         .args([
             "crosscheck",
@@ -113,8 +117,13 @@ fn an_invalid_schedule_file_is_a_contradiction() {
         ])
         .output()
         .expect("runs");
-    assert_eq!(out.status.code(), Some(4));
+    assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("conflict.yaml"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("crosscheck: schedule rejected (exit 1)"),
+        "{err}"
+    );
     snap!(
         "crosscheck@invalid-schedule",
         liquid().args([

@@ -234,6 +234,34 @@ fn compare_sets_a_run_beside_the_prediction_and_refuses_another_plan_s_run() {
         (c["steps"][0]["ratio"].as_f64().expect("ratio") - 1.5).abs() < 1e-9,
         "{c}"
     );
+    // For people (YAML, the default): times and ratios to 4 significant digits, whole
+    // byte counts as integers; JSON above keeps full precision.
+    let out = succeed(liquid().arg("compare").arg(dir.path()));
+    let yaml = String::from_utf8(out.stdout).expect("UTF-8");
+    let predicted = c["predicted_s"].as_f64().expect("predicted");
+    let rounded = format!("{predicted:.3e}").parse::<f64>().expect("a number");
+    assert!(
+        yaml.contains(&format!("\npredicted_s: {rounded}\n")),
+        "{rounded}: {yaml}"
+    );
+    for line in yaml
+        .lines()
+        .filter(|l| l.trim_start().starts_with("bytes: "))
+    {
+        let v = line.trim_start().trim_start_matches("bytes: ");
+        assert!(v.parse::<u64>().is_ok(), "bytes as an integer: {line}");
+    }
+    for line in yaml
+        .lines()
+        .filter(|l| l.trim_start().starts_with("ratio: "))
+    {
+        let digits = line
+            .split(": ")
+            .nth(1)
+            .expect("value")
+            .replace(['.', '-'], "");
+        assert!(digits.trim_start_matches('0').len() <= 4, "{line}");
+    }
     let mut wrong = steps.clone();
     wrong[2]["messages"] = serde_json::json!(7);
     let bad = dir.path().join("bad.json");

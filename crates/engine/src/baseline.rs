@@ -1,11 +1,24 @@
 //! Solver-output baselines: what each engine answered for each model, recorded in a stable,
 //! reviewable form (no timings), and compared with a later run.
 //!
-//! A difference is an *improvement* when the new answer is at least as good in every
-//! respect and better in one (a shorter schedule, a higher bound, stronger evidence, a
-//! verdict that settles more), and a *regression* otherwise (an engine that answered now
-//! errs, a longer schedule, a lower bound, weaker evidence, a verdict that settles less, or
-//! any change that is not an improvement). A user's CI can then gate on regressions only.
+//! A baseline (format [`FORMAT`]) records each model it ran on: its file (as given to
+//! crosscheck, relative paths kept relative; a generated-model spec stands for itself)
+//! and the digest of its traffic (SHA-256 of the explicit form `liquid expand` prints,
+//! the `traffic_sha256` of proof manifests: a comment or a re-formatting of the file is no
+//! change, a changed transfer, path or name is). Answers are keyed by file and engine,
+//! never by the name inside a model file, which two files may share.
+//!
+//! Comparing a run with a baseline sorts every difference into one of three kinds:
+//! - a *model change*: the file's traffic is not the one recorded; its answers may differ
+//!   for that reason alone, so they are listed with it and classified as nothing else;
+//! - an *improvement*: on an unchanged model, the new answer is at least as good in every
+//!   respect and better in one (a shorter schedule, a higher bound, stronger evidence, a
+//!   verdict that settles more), or a model or engine the baseline does not have;
+//! - a *regression*: any other difference on an unchanged model (an engine that answered
+//!   now errs, a longer schedule, a lower bound, weaker evidence, a verdict that settles
+//!   less, a mixed change), or a recorded model or engine no longer run.
+//!
+//! A user's CI can then tell an engine that got worse from a model that was edited.
 
 use std::path::Path;
 
@@ -16,52 +29,162 @@ use serde::{Deserialize, Serialize};
 use crate::gate::Checked;
 
 /// Format tag of baseline files.
-pub const FORMAT: &str = "liquid-baseline/1";
+pub const FORMAT: &str = "liquid-baseline/2";
 
-/// A baseline file: the answers of one crosscheck run, without timings.
+/// The first format, which keyed answers by model name and recorded no digest; refused
+/// with a message saying so ([`Baseline::load`]).
+pub const FORMAT_1: &str = "liquid-baseline/1";
+
+/// A baseline file: the models of one crosscheck run and its answers, without timings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Baseline {
     /// [`FORMAT`].
     pub format: String,
+    /// The models, in the run's order.
+    pub models: Vec<Model>,
     /// The answers, in the run's order (models as given, engines as given).
     pub answers: Vec<Entry>,
 }
 
+/// A model as a baseline records it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Model {
+    /// The model file as given (see [`file_key`]), or the generated-model spec.
+    pub file: String,
+    /// The model's name (inside the file; two files may share one).
+    pub name: String,
+    /// SHA-256 (lower-case hex) of the traffic's explicit form ([`Traffic::sha256`]).
+    pub traffic_sha256: String,
+}
+
+impl Model {
+    /// The record of `traffic`, read from `file` (a key made by [`file_key`]).
+    pub fn of(file: &str, traffic: &Traffic) -> Model {
+        Model {
+            file: file.to_string(),
+            name: traffic.name().to_string(),
+            traffic_sha256: traffic.sha256(),
+        }
+    }
+}
+
+/// The key a baseline records for a model file or spec as given: the path with `.`
+/// components dropped and `/` between components; an absolute path inside the current
+/// directory made relative to it. `./models/a.yaml`, `models//a.yaml` and
+/// `models/a.yaml` are one key.
+pub fn file_key(path: &Path) -> String {
+    use std::path::Component;
+    let relative = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
+    let path = match &relative {
+        Some(p) if path.is_absolute() && !p.as_os_str().is_empty() => p.as_path(),
+        _ => path,
+    };
+    let parts: Vec<String> = path
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .map(|c| match c {
+            Component::RootDir => String::new(),
+            c => c.as_os_str().to_string_lossy().into_owned(),
+        })
+        .collect();
+    match parts.as_slice() {
+        [] => path.display().to_string(),
+        [root] if root.is_empty() => "/".to_string(),
+        _ => parts.join("/"),
+    }
+}
+
+/// Just the format tag, read before the rest so that an old format gets its own message.
+#[derive(Deserialize)]
+struct Tag {
+    format: String,
+}
+
 impl Baseline {
-    /// A baseline of these answers.
-    pub fn new(answers: Vec<Entry>) -> Baseline {
+    /// A baseline of these models and answers.
+    pub fn new(models: Vec<Model>, answers: Vec<Entry>) -> Baseline {
         Baseline {
             format: FORMAT.to_string(),
+            models,
             answers,
         }
     }
 
-    /// Reads a baseline file; errors name the file, line and field.
+    /// Reads a baseline file; errors name the file, line and field. A `liquid-baseline/1`
+    /// file is refused with what it lacks and how to record it again.
     pub fn load(path: &Path) -> Result<Baseline, LoadError> {
         let file = path.display().to_string();
         let text = liquid_model::yaml::read_text(path)?;
-        let b: Baseline = liquid_model::yaml::from_str(&file, &text)?;
-        if b.format != FORMAT {
+        let tag: Tag = liquid_model::yaml::from_str(&file, &text)?;
+        if tag.format == FORMAT_1 {
             return Err(LoadError::at_field(
                 &file,
                 &text,
                 "format",
-                format!("format {:?} is not {FORMAT:?}", b.format),
+                format!(
+                    "{FORMAT_1} keys answers by model name and records neither each model's \
+                     file nor its digest, so a changed model cannot be told from an engine \
+                     regression (and two files with one model name cannot be recorded): \
+                     record the baseline again with `liquid crosscheck MODELS... --record \
+                     {file}` ({FORMAT})"
+                ),
             ));
         }
+        if tag.format != FORMAT {
+            return Err(LoadError::at_field(
+                &file,
+                &text,
+                "format",
+                format!("format {:?} is not {FORMAT:?}", tag.format),
+            ));
+        }
+        let b: Baseline = liquid_model::yaml::from_str(&file, &text)?;
         b.check()
             .map_err(|(at, why)| LoadError::at_field(&file, &text, &at, why))?;
         Ok(b)
     }
 
-    /// Checks what a run could have recorded: known verdicts, evidence kinds and
-    /// strengths, one entry per model and engine, a length not below its lower bound, and
-    /// an engine that failed with nothing else. The error is (field path, message).
+    /// Checks what a run could have recorded: each model once, with a digest; known
+    /// verdicts, evidence kinds and strengths, one entry per model file and engine, of a
+    /// model recorded, a length not below its lower bound, and an engine that failed with
+    /// nothing else. The error is (field path, message).
     pub fn check(&self) -> Result<(), (String, String)> {
+        let mut files = std::collections::HashMap::new();
+        for (i, m) in self.models.iter().enumerate() {
+            let at = |field: &str| format!("models[{i}].{field}");
+            let hex = |c: char| c.is_ascii_digit() || ('a'..='f').contains(&c);
+            if m.traffic_sha256.len() != 64 || !m.traffic_sha256.chars().all(hex) {
+                return Err((
+                    at("traffic_sha256"),
+                    format!(
+                        "{:?} is not a SHA-256 digest (64 lower-case hex digits)",
+                        m.traffic_sha256
+                    ),
+                ));
+            }
+            if let Some(first) = files.insert(m.file.as_str(), i) {
+                return Err((
+                    at("file"),
+                    format!(
+                        "model file {:?} is already recorded at models[{first}]",
+                        m.file
+                    ),
+                ));
+            }
+        }
         let mut seen = std::collections::HashMap::new();
         for (i, e) in self.answers.iter().enumerate() {
             let at = |field: &str| format!("answers[{i}].{field}");
+            if !files.contains_key(e.file.as_str()) {
+                return Err((
+                    at("file"),
+                    format!("model file {:?} is not among the models recorded", e.file),
+                ));
+            }
             if !VERDICTS.contains(&e.verdict.as_str()) {
                 return Err((
                     at("verdict"),
@@ -118,8 +241,8 @@ impl Baseline {
                 return Err((
                     at("engine"),
                     format!(
-                        "model {:?} and engine {:?} are already recorded at answers[{first}]",
-                        e.model, e.engine
+                        "model file {:?} and engine {:?} are already recorded at answers[{first}]",
+                        e.file, e.engine
                     ),
                 ));
             }
@@ -130,6 +253,11 @@ impl Baseline {
     /// The file's text (YAML, stable: the same answers give the same bytes).
     pub fn to_yaml(&self) -> String {
         liquid_model::yaml::to_string(self).unwrap_or_default()
+    }
+
+    /// The recorded model of a file.
+    pub fn model(&self, file: &str) -> Option<&Model> {
+        self.models.iter().find(|m| m.file == file)
     }
 }
 
@@ -160,12 +288,12 @@ const EVIDENCE: [&str; 6] = [
 /// The strengths ([`Strength::as_str`]).
 const STRENGTHS: [&str; 4] = ["checked", "exhaustive-search", "solver-claim", "dual-bound"];
 
-/// One engine's answer on one model, as recorded.
+/// One engine's answer on one model file, as recorded.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
-    /// The model's name.
-    pub model: String,
+    /// The model file ([`Model::file`]).
+    pub file: String,
     /// The engine.
     pub engine: String,
     /// The verdict, or `error`/`wrong-answer` when the engine gave none that checked.
@@ -181,11 +309,11 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// The entry of a checked answer.
-    pub fn of(traffic: &Traffic, c: &Checked) -> Entry {
+    /// The entry of a checked answer on `traffic`, read from `file`.
+    pub fn of(file: &str, traffic: &Traffic, c: &Checked) -> Entry {
         let b = c.outcome().lower_bound(traffic);
         Entry {
-            model: traffic.name().to_string(),
+            file: file.to_string(),
             engine: c.engine().to_string(),
             verdict: c.verdict().as_str().to_string(),
             length: c.length(),
@@ -195,10 +323,10 @@ impl Entry {
         }
     }
 
-    /// The entry of an engine that gave no answer that checked.
-    pub fn failed(traffic: &Traffic, engine: &str, what: &str) -> Entry {
+    /// The entry of an engine that gave no answer that checked on the model of `file`.
+    pub fn failed(file: &str, engine: &str, what: &str) -> Entry {
         Entry {
-            model: traffic.name().to_string(),
+            file: file.to_string(),
             engine: engine.to_string(),
             verdict: what.to_string(),
             length: None,
@@ -209,17 +337,30 @@ impl Entry {
     }
 
     fn key(&self) -> (&str, &str) {
-        (&self.model, &self.engine)
+        (&self.file, &self.engine)
     }
 }
 
 /// What kind of change a difference is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Change {
-    /// Better in one respect, worse in none.
+    /// Better in one respect, worse in none (or a model or engine the baseline lacks).
     Improvement,
-    /// Anything else.
+    /// Anything else on an unchanged model (or a recorded answer no longer given).
     Regression,
+    /// The model itself changed since the baseline: the answer is not compared.
+    ModelChanged,
+}
+
+impl Change {
+    /// `improvement`, `regression` or `model-changed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::Improvement => "improvement",
+            Change::Regression => "regression",
+            Change::ModelChanged => "model-changed",
+        }
+    }
 }
 
 /// One difference between a baseline and a run.
@@ -233,6 +374,34 @@ pub struct Difference {
     pub change: Change,
 }
 
+/// A model file whose traffic is not the one recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelChange {
+    /// As recorded.
+    pub old: Model,
+    /// As read now.
+    pub new: Model,
+}
+
+/// Everything that differs between a baseline and a run.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Comparison {
+    /// The model files whose traffic changed, in the baseline's order.
+    pub changed_models: Vec<ModelChange>,
+    /// The answers that differ: the baseline's in its order, then the run's new ones.
+    pub differences: Vec<Difference>,
+}
+
+impl Comparison {
+    /// How many differences are of this kind.
+    pub fn count(&self, change: Change) -> usize {
+        self.differences
+            .iter()
+            .filter(|d| d.change == change)
+            .count()
+    }
+}
+
 /// How much a verdict settles: liquid and optimal settle the optimum, non-liquid a bound,
 /// feasible and unknown nothing; an engine that failed, less than nothing.
 fn settles(verdict: &str) -> u8 {
@@ -244,7 +413,7 @@ fn settles(verdict: &str) -> u8 {
     }
 }
 
-/// Classifies a changed entry.
+/// Classifies a changed entry of an unchanged model.
 pub fn classify(old: &Entry, new: &Entry) -> Change {
     use std::cmp::Ordering::{Greater, Less};
     // Each respect: Greater = the new answer is better, Less = worse.
@@ -274,35 +443,61 @@ pub fn classify(old: &Entry, new: &Entry) -> Change {
     }
 }
 
-/// Every difference between a recorded baseline and a run, in model and engine order.
-pub fn compare(baseline: &[Entry], run: &[Entry]) -> Vec<Difference> {
-    let mut out = Vec::new();
-    for old in baseline {
-        match run.iter().find(|n| n.key() == old.key()) {
-            None => out.push(Difference {
+/// Every difference between a recorded baseline and a run (both keyed by model file):
+/// the models whose digest changed, and the answers that differ, each classified
+/// ([`Change`]).
+pub fn compare(baseline: &Baseline, run: &Baseline) -> Comparison {
+    let changed_models: Vec<ModelChange> = baseline
+        .models
+        .iter()
+        .filter_map(|old| {
+            let new = run.model(&old.file)?;
+            (new.traffic_sha256 != old.traffic_sha256).then(|| ModelChange {
+                old: old.clone(),
+                new: new.clone(),
+            })
+        })
+        .collect();
+    let changed = |file: &str| changed_models.iter().any(|c| c.old.file == file);
+    let mut differences = Vec::new();
+    for old in &baseline.answers {
+        match run.answers.iter().find(|n| n.key() == old.key()) {
+            None => differences.push(Difference {
                 old: Some(old.clone()),
                 new: None,
                 change: Change::Regression,
             }),
-            Some(new) if new != old => out.push(Difference {
+            Some(new) if new != old => differences.push(Difference {
                 old: Some(old.clone()),
                 new: Some(new.clone()),
-                change: classify(old, new),
+                change: if changed(&old.file) {
+                    Change::ModelChanged
+                } else {
+                    classify(old, new)
+                },
             }),
             Some(_) => {}
         }
     }
-    for new in run {
-        if !baseline.iter().any(|o| o.key() == new.key()) {
-            // A model or engine the baseline does not have: nothing to regress from.
-            out.push(Difference {
+    for new in &run.answers {
+        if !baseline.answers.iter().any(|o| o.key() == new.key()) {
+            // A model or engine the baseline does not have: nothing to regress from
+            // (unless its model changed: then it is listed with the change).
+            differences.push(Difference {
                 old: None,
                 new: Some(new.clone()),
-                change: Change::Improvement,
+                change: if changed(&new.file) {
+                    Change::ModelChanged
+                } else {
+                    Change::Improvement
+                },
             });
         }
     }
-    out
+    Comparison {
+        changed_models,
+        differences,
+    }
 }
 
 #[cfg(test)]
@@ -311,13 +506,21 @@ mod tests {
 
     fn e(verdict: &str, length: Option<usize>, lb: usize, strength: Strength) -> Entry {
         Entry {
-            model: "m".into(),
+            file: "m.yaml".into(),
             engine: "x".into(),
             verdict: verdict.into(),
             length,
             lower_bound: Some(lb),
-            evidence: Some("k".into()),
+            evidence: Some("clique".into()),
             strength: Some(strength),
+        }
+    }
+
+    fn model(file: &str, digit: char) -> Model {
+        Model {
+            file: file.into(),
+            name: "m".into(),
+            traffic_sha256: digit.to_string().repeat(64),
         }
     }
 
@@ -352,12 +555,84 @@ mod tests {
             engine: "y".into(),
             ..a.clone()
         };
-        let (one, other) = (vec![a.clone()], vec![b]);
-        assert!(compare(&one, &one).is_empty());
-        let d = compare(&one, &other);
-        assert_eq!(d.len(), 2);
-        assert_eq!(d[0].change, Change::Regression, "x is gone");
-        assert_eq!(d[1].change, Change::Improvement, "y is new");
+        let models = vec![model("m.yaml", 'a')];
+        let one = Baseline::new(models.clone(), vec![a.clone()]);
+        let other = Baseline::new(models, vec![b]);
+        assert_eq!(compare(&one, &one), Comparison::default());
+        let c = compare(&one, &other);
+        assert!(c.changed_models.is_empty());
+        assert_eq!(c.differences.len(), 2);
+        assert_eq!(c.differences[0].change, Change::Regression, "x is gone");
+        assert_eq!(c.differences[1].change, Change::Improvement, "y is new");
+    }
+
+    #[test]
+    fn answers_of_a_changed_model_are_neither_regressions_nor_improvements() {
+        let optimal = e("optimal", Some(4), 4, Strength::Checked);
+        let worse = e("unknown", Some(5), 3, Strength::Checked);
+        let other = Entry {
+            file: "n.yaml".into(),
+            ..optimal.clone()
+        };
+        let recorded = Baseline::new(
+            vec![model("m.yaml", 'a'), model("n.yaml", 'b')],
+            vec![optimal.clone(), other.clone()],
+        );
+        // m.yaml changed and its answer with it; n.yaml did not, and regressed.
+        let run = Baseline::new(
+            vec![model("m.yaml", 'c'), model("n.yaml", 'b')],
+            vec![
+                worse.clone(),
+                Entry {
+                    file: "n.yaml".into(),
+                    ..worse.clone()
+                },
+            ],
+        );
+        let c = compare(&recorded, &run);
+        assert_eq!(c.changed_models.len(), 1);
+        assert_eq!(c.changed_models[0].old.file, "m.yaml");
+        assert_eq!(c.count(Change::ModelChanged), 1);
+        assert_eq!(c.count(Change::Regression), 1);
+        assert_eq!(c.differences[1].old.as_ref(), Some(&other));
+        // A changed model with the same answers is still a change.
+        let same = Baseline::new(run.models.clone(), recorded.answers.clone());
+        let c = compare(&recorded, &same);
+        assert_eq!(c.changed_models.len(), 1);
+        assert!(c.differences.is_empty());
+    }
+
+    #[test]
+    fn two_files_with_one_model_name_are_two_models() {
+        let a = e("optimal", Some(4), 4, Strength::Checked);
+        let b = Entry {
+            file: "copy.yaml".into(),
+            ..a.clone()
+        };
+        let both = Baseline::new(
+            vec![model("m.yaml", 'a'), model("copy.yaml", 'a')],
+            vec![a, b],
+        );
+        assert_eq!(both.check(), Ok(()));
+    }
+
+    #[test]
+    fn file_keys_drop_dot_components() {
+        for p in [
+            "models/a.yaml",
+            "./models/a.yaml",
+            "models/./a.yaml",
+            "models//a.yaml",
+        ] {
+            assert_eq!(file_key(Path::new(p)), "models/a.yaml", "{p}");
+        }
+        assert_eq!(file_key(Path::new("fat-tree:4,2")), "fat-tree:4,2");
+        let cwd = std::env::current_dir().expect("cwd");
+        assert_eq!(file_key(&cwd.join("models/a.yaml")), "models/a.yaml");
+        assert_eq!(
+            file_key(Path::new("/elsewhere/a.yaml")),
+            "/elsewhere/a.yaml"
+        );
     }
 
     #[test]
@@ -381,35 +656,73 @@ mod tests {
         }
     }
 
+    const GOOD: &str = "format: liquid-baseline/2\nmodels:\n- file: m.yaml\n  name: m\n  traffic_sha256: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\nanswers:\n- file: m.yaml\n  engine: x\n  verdict: optimal\n  length: 4\n  lower_bound: 4\n  evidence: clique\n  strength: checked\n";
+
     #[test]
     fn made_up_duplicated_or_impossible_entries_are_refused_with_their_line() {
-        let good = "format: liquid-baseline/1\nanswers:\n- model: m\n  engine: x\n  verdict: optimal\n  length: 4\n  lower_bound: 4\n  evidence: clique\n  strength: checked\n";
-        let dir = std::env::temp_dir().join(format!("liquid-baseline-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let f = dir.join("b.yaml");
+        let good = GOOD;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let f = dir.path().join("b.yaml");
         std::fs::write(&f, good).expect("write");
         Baseline::load(&f).expect("a good baseline");
-        let dup = format!("{good}{}", &good[good.find("- model").expect("entry")..]);
+        let dup = format!("{good}{}", &good[good.rfind("- file").expect("entry")..]);
+        let dup_model = good.replace(
+            "answers:\n",
+            &format!(
+                "{}answers:\n",
+                &good[good.find("- file").expect("model")..good.find("answers").expect("a")]
+            ),
+        );
         for (text, field, line) in [
             (
                 good.replace("optimal", "super-liquid"),
                 "answers[0].verdict",
-                5,
+                9,
             ),
-            (good.replace("checked", "divine"), "answers[0].strength", 9),
-            (good.replace("clique", "a-hunch"), "answers[0].evidence", 8),
+            (good.replace("clique", "a-hunch"), "answers[0].evidence", 12),
             (
                 good.replace("length: 4", "length: 3"),
                 "answers[0].length",
-                6,
+                10,
             ),
-            (dup, "answers[1].engine", 11),
+            (dup, "answers[1].engine", 15),
+            (
+                good.replace("engine: x", "engine: x\n  model: m"),
+                "answers[0]",
+                9,
+            ),
+            (
+                good.replace("- file: m.yaml\n  engine", "- file: n.yaml\n  engine"),
+                "answers[0].file",
+                7,
+            ),
+            (
+                good.replacen("aaaa", "AAAA", 1),
+                "models[0].traffic_sha256",
+                5,
+            ),
+            (dup_model, "models[1].file", 6),
         ] {
             std::fs::write(&f, &text).expect("write");
             let e = Baseline::load(&f).expect_err(&text);
-            assert_eq!(e.field.as_deref(), Some(field), "{e}");
-            assert_eq!(e.line, Some(line), "{e}");
+            assert_eq!(e.field.as_deref(), Some(field), "{e}\n{text}");
+            assert_eq!(e.line, Some(line), "{e}\n{text}");
         }
-        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_first_format_baseline_is_refused_with_what_it_lacks() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let f = dir.path().join("old.yaml");
+        let old = "format: liquid-baseline/1\nanswers:\n- model: m\n  engine: x\n  verdict: optimal\n  length: 4\n  lower_bound: 4\n  evidence: clique\n  strength: checked\n";
+        std::fs::write(&f, old).expect("write");
+        let e = Baseline::load(&f).expect_err("format 1");
+        assert_eq!((e.field.as_deref(), e.line), (Some("format"), Some(1)));
+        assert!(
+            e.message
+                .contains("neither each model's file nor its digest"),
+            "{e}"
+        );
+        assert!(e.message.contains("--record"), "{e}");
     }
 }

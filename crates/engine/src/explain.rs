@@ -107,6 +107,8 @@ pub struct Core {
     transfers: Vec<TransferId>,
     structure: Structure,
     proof: CheckedProof,
+    /// The refutation [`Core::proof`] checked, kept to be written ([`Core::write_proof`]).
+    refutation: liquid_sat::Refutation,
     without_one: Vec<(TransferId, Schedule)>,
     minimal: bool,
 }
@@ -139,7 +141,49 @@ impl Core {
     pub fn minimal(&self) -> bool {
         self.minimal
     }
+
+    /// The core as a traffic of its own ([`Traffic::sub_traffic`] of `traffic`, the
+    /// traffic it is a core of): what its proof is about.
+    pub fn traffic(&self, traffic: &Traffic) -> Traffic {
+        traffic.sub_traffic(&self.transfers)
+    }
+
+    /// Writes the core's checked proof into `dir` as `liquid prove --out DIR` does
+    /// (formula.cnf, proof.lrat, manifest.yaml), with the core itself as
+    /// `dir/core.yaml` ([`liquid_proof::CORE_FILE`]): the model to give `check-proof`
+    /// and `certify`. The directory is read back and checked before it is put in place.
+    /// [`ExplainError::Write`] when it cannot be written; [`ExplainError::Internal`] if
+    /// the check rejects what was written (a bug).
+    pub fn write_proof(
+        &self,
+        traffic: &Traffic,
+        dir: &std::path::Path,
+    ) -> Result<CheckedProof, ExplainError> {
+        let sub = self.traffic(traffic);
+        let comment = format!(
+            "A non-liquid core of {:?} found by `liquid explain`: {} of its {} transfers \
+             cannot share Λ = {} timeframes (name and description are the whole model's).\nThe \
+             proof in this directory is about exactly this traffic: liquid check-proof {} {}",
+            traffic.name(),
+            self.transfers.len(),
+            traffic.len(),
+            traffic.duration(),
+            dir.join(liquid_proof::CORE_FILE).display(),
+            dir.display()
+        );
+        match liquid_proof::write_and_verify_with_traffic(dir, &sub, &self.refutation, &comment) {
+            Err(e) => Err(ExplainError::Write(e.to_string())),
+            Ok(Err(why)) => Err(ExplainError::Internal(format!(
+                "the core's proof written to {} was rejected: {why}",
+                dir.display()
+            ))),
+            Ok(Ok(p)) => Ok(p),
+        }
+    }
 }
+
+/// The file of the core's model in the directory [`Core::write_proof`] writes.
+pub const CORE_FILE: &str = liquid_proof::CORE_FILE;
 
 /// What [`cores`] found.
 #[derive(Debug, Clone, Default)]
@@ -168,6 +212,9 @@ pub enum ExplainError {
     /// A check of the result failed (a bug: the core is not what it should be).
     #[error("internal error: {0}")]
     Internal(String),
+    /// The core's proof could not be written where asked ([`Core::write_proof`]).
+    #[error("{0}")]
+    Write(String),
 }
 
 /// The answer to one subset question.
@@ -445,7 +492,7 @@ fn certify(
     k: usize,
     clique: bool,
     deadline: Option<Instant>,
-) -> Result<CheckedProof, ExplainError> {
+) -> Result<(CheckedProof, liquid_sat::Refutation), ExplainError> {
     let schedule_found =
         || ExplainError::Internal("the core has a schedule of Λ timeframes after all".into());
     let mut refutation = None;
@@ -466,8 +513,9 @@ fn certify(
             None => return Err(ExplainError::Stopped),
         },
     };
-    liquid_proof::check_refutation(sub, &refutation)
-        .map_err(|e| ExplainError::Internal(format!("the core's proof was rejected: {e}")))
+    let checked = liquid_proof::check_refutation(sub, &refutation)
+        .map_err(|e| ExplainError::Internal(format!("the core's proof was rejected: {e}")))?;
+    Ok((checked, *refutation))
 }
 
 /// A checked core of `candidates` at Λ timeframes of `traffic` (minimal unless the
@@ -499,7 +547,7 @@ fn core_with(
     };
     let structure = structure(traffic, &core, k);
     let sub = traffic.sub_traffic(&core);
-    let proof = certify(&sub, k, structure == Structure::Clique, deadline)?;
+    let (proof, refutation) = certify(&sub, k, structure == Structure::Clique, deadline)?;
     let mut without_one = Vec::new();
     for &(t, ref superset) in &needed {
         // The schedule of a superset of the core without t, restricted to it.
@@ -546,6 +594,7 @@ fn core_with(
         structure,
         transfers: core,
         proof,
+        refutation,
         without_one,
         minimal,
     }))

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use liquid_model::display::round2;
-use liquid_model::{validate, Evidence, Schedule, StatValue, Traffic, TransferId};
+use liquid_model::{validate_all, Evidence, Problems, Schedule, StatValue, Traffic, TransferId};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
@@ -195,8 +195,10 @@ pub struct Verification {
     model: String,
     schedule: String,
     valid: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<String>,
+    /// Every problem found when the schedule is rejected (the first
+    /// [`liquid_model::schedule::MAX_PROBLEMS`], then `and N more`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    problems: Vec<String>,
     length: usize,
     duration: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -206,15 +208,24 @@ pub struct Verification {
     /// What `--proof` wrote: the proof directory, or the shorter schedule it found.
     #[serde(skip_serializing_if = "Option::is_none")]
     evidence: Option<String>,
+    /// Whether the schedule is known optimal (liquid, or proven with `--prove`).
+    #[serde(skip)]
+    optimal: bool,
+    /// Whether `--prove` showed a shorter schedule.
+    #[serde(skip)]
+    not_optimal: bool,
 }
 
 impl Verification {
-    /// Validates `schedule` (read from the file named `label`) against `traffic`. A
-    /// liquid schedule is optimal; with `prove`, a valid schedule that is not liquid is
-    /// settled with SAT ([`crate::optimality::settle`]), the evidence written there.
+    /// Validates `schedule` (read from the file named `label`, with the `problems`
+    /// found reading it: transfer names the traffic does not have) against `traffic`,
+    /// listing every problem ([`liquid_model::validate_all`]). A liquid schedule is
+    /// optimal; with `prove`, a valid schedule that is not liquid is settled with SAT
+    /// ([`crate::optimality::settle`]), the evidence written there.
     pub fn new(
         traffic: &Traffic,
         schedule: &Schedule,
+        mut problems: Problems,
         label: &str,
         prove: Option<&Path>,
         deadline: Option<Instant>,
@@ -223,30 +234,36 @@ impl Verification {
             model: traffic.name().to_string(),
             schedule: label.to_string(),
             valid: false,
-            reason: None,
+            problems: Vec::new(),
             length: schedule.len(),
             duration: traffic.duration(),
             liquid: None,
             optimality: None,
             evidence: None,
+            optimal: false,
+            not_optimal: false,
         };
-        match validate(traffic, schedule) {
-            Ok(r) => {
+        match validate_all(traffic, schedule, &mut problems) {
+            Some(r) if problems.is_empty() => {
                 report.valid = true;
                 report.liquid = Some(r.liquid);
+                report.optimal = r.liquid;
                 // A liquid schedule meets the lower bound Λ, so it is optimal; anything
                 // longer needs a proof that no shorter schedule exists.
                 report.optimality = Some(match prove {
                     _ if r.liquid => "optimal".to_string(),
                     None => "not proven".to_string(),
                     Some(dir) => {
-                        let (statement, evidence) = settle(traffic, r.length, dir, deadline)?;
+                        let (settled, statement, evidence) =
+                            settle(traffic, r.length, dir, deadline)?;
                         report.evidence = evidence;
+                        report.optimal = settled == Some(true);
+                        report.not_optimal = settled == Some(false);
                         statement
                     }
                 });
             }
-            Err(e) => report.reason = Some(e.to_string()),
+            _ => report.problems = problems.lines(),
         }
         Ok(report)
     }
@@ -255,19 +272,30 @@ impl Verification {
     pub fn valid(&self) -> bool {
         self.valid
     }
+
+    /// Whether the schedule is known optimal: liquid, or proven so by `--prove`.
+    pub fn optimal(&self) -> bool {
+        self.optimal
+    }
+
+    /// Whether `--prove` found a shorter valid schedule.
+    pub fn not_optimal(&self) -> bool {
+        self.not_optimal
+    }
 }
 
-/// Settles whether a schedule shorter than `len` exists: the optimality statement and
-/// the evidence's path.
+/// Settles whether a schedule shorter than `len` exists: whether it was settled (optimal
+/// or not), the optimality statement and the evidence's path.
 fn settle(
     traffic: &Traffic,
     len: usize,
     dir: &Path,
     deadline: Option<Instant>,
-) -> Result<(String, Option<String>), SolveError> {
+) -> Result<(Option<bool>, String, Option<String>), SolveError> {
     use crate::optimality::{settle, Settled};
     Ok(match settle(traffic, len, dir, deadline)? {
         Settled::Optimal(p) => (
+            Some(true),
             format!(
                 "optimal: proven (checked proof) that {} timeframes do not suffice",
                 p.colours()
@@ -275,11 +303,16 @@ fn settle(
             Some(dir.display().to_string()),
         ),
         Settled::Shorter { length, file } => (
+            Some(false),
             format!("not optimal: a valid schedule of {length} timeframes exists"),
             Some(file.display().to_string()),
         ),
-        Settled::Stopped => ("not proven (the time limit stopped the proof)".into(), None),
-        Settled::TooLarge(why) => (format!("not proven: {why}"), None),
+        Settled::Stopped => (
+            None,
+            "not proven (the time limit stopped the proof)".into(),
+            None,
+        ),
+        Settled::TooLarge(why) => (None, format!("not proven: {why}"), None),
     })
 }
 
@@ -302,6 +335,10 @@ pub struct ExplainReport {
     /// In words.
     explanation: String,
     cores: Vec<CoreReport>,
+    /// Where `--proof DIR` wrote the first core's checked proof and the core itself
+    /// (`DIR/core.yaml`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    proof_dir: Option<String>,
     time_s: f64,
 }
 
@@ -344,12 +381,33 @@ impl ExplainReport {
         all: bool,
         limit: Option<Duration>,
     ) -> Result<ExplainReport, ExplainError> {
+        Ok(ExplainReport::with_cores(traffic, all, limit)?.0)
+    }
+
+    /// [`ExplainReport::new`], and the cores it reports (to write their proofs:
+    /// [`crate::explain::Core::write_proof`]).
+    pub fn with_cores(
+        traffic: &Traffic,
+        all: bool,
+        limit: Option<Duration>,
+    ) -> Result<(ExplainReport, Explained), ExplainError> {
         let start = Instant::now();
         let limit = limit.unwrap_or(DEFAULT_EXPLAIN_LIMIT);
         let found = cores(traffic, all, start.checked_add(limit))?;
         let mut report = ExplainReport::of(traffic, &found, limit);
         report.time_s = start.elapsed().as_secs_f64();
-        Ok(report)
+        Ok((report, found))
+    }
+
+    /// Says in the report that the first core's checked proof was written to `dir`
+    /// (with the core as `dir/core.yaml`).
+    pub fn set_proof_dir(&mut self, dir: &Path) {
+        self.proof_dir = Some(dir.display().to_string());
+    }
+
+    /// Whether the traffic was found not liquid (a core was given).
+    pub fn non_liquid(&self) -> bool {
+        self.liquid == Some(false)
     }
 
     /// The report of what [`cores`] found within `limit` (its time left at 0).
@@ -373,6 +431,7 @@ impl ExplainReport {
             time_limit_s: limit.as_secs_f64(),
             explanation: explanation(traffic, &reports, stopped),
             cores: reports,
+            proof_dir: None,
             time_s: 0.0,
         }
     }

@@ -25,7 +25,9 @@ pub use certificate::{
     check_outcome, Answer, CheckedProof, Evidence, Limits, LowerBound, Outcome, StatValue,
     Strength, Verdict,
 };
-pub use schedule::{is_simultaneous, validate, Schedule, ScheduleError, ScheduleReport};
+pub use schedule::{
+    is_simultaneous, validate, validate_all, Problems, Schedule, ScheduleError, ScheduleReport,
+};
 pub use traffic::{
     BuildError, ConflictStats, LinkId, Traffic, TrafficBuilder, Transfer, TransferId,
 };

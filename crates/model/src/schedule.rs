@@ -255,6 +255,152 @@ fn conflict(
     }
 }
 
+/// At most this many problems of a schedule are listed ([`Problems`]); the rest are
+/// counted.
+pub const MAX_PROBLEMS: usize = 20;
+
+/// The problems found in a schedule given by a user: the first [`MAX_PROBLEMS`] in full,
+/// and how many there are in all. Memory is bounded however bad the schedule is.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Problems {
+    listed: Vec<String>,
+    total: usize,
+    /// Timeframes whose every entry was already reported (names the traffic lacks):
+    /// not reported again as empty.
+    excused: Vec<usize>,
+}
+
+impl Problems {
+    /// No problem yet.
+    pub fn new() -> Problems {
+        Problems::default()
+    }
+
+    /// One more problem; its message is made only when it is listed.
+    pub fn push_with(&mut self, message: impl FnOnce() -> String) {
+        self.total += 1;
+        if self.listed.len() < MAX_PROBLEMS {
+            self.listed.push(message());
+        }
+    }
+
+    /// Says that timeframe `frame` (0-based) had entries, all of them reported already
+    /// (names the traffic lacks, left out of the schedule): [`validate_all`] does not
+    /// report it again as empty.
+    pub fn excuse_empty_frame(&mut self, frame: usize) {
+        self.excused.push(frame);
+    }
+
+    /// Whether no problem was found.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// How many problems were found, listed or not.
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// The problems listed, then `and N more` when some were only counted.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines = self.listed.clone();
+        if self.total > self.listed.len() {
+            lines.push(format!("and {} more", self.total - self.listed.len()));
+        }
+        lines
+    }
+}
+
+impl fmt::Display for Problems {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.lines().join("; "))
+    }
+}
+
+/// Like [`validate`], but finds every problem rather than the first: each empty
+/// timeframe, transfer not in the traffic, repeated transfer (each repetition), pair of
+/// transfers congesting in a timeframe (each later transfer with the first one holding
+/// the link, once per pair), and missing transfer, in that order, added to `problems`.
+/// `Some` when the schedule is valid (exactly when [`validate`] is `Ok`). Time and
+/// memory as [`validate`]'s.
+pub fn validate_all(
+    traffic: &Traffic,
+    schedule: &Schedule,
+    problems: &mut Problems,
+) -> Option<ScheduleReport> {
+    let n = traffic.len();
+    let before = problems.total();
+    let mut frame_of: Vec<Option<usize>> = vec![None; n];
+    for (i, frame) in schedule.frames.iter().enumerate() {
+        if frame.is_empty() && !problems.excused.contains(&i) {
+            problems.push_with(|| ScheduleError::EmptyFrame { frame: i }.to_string());
+        }
+        for &t in frame {
+            if t.index() >= n {
+                problems.push_with(|| {
+                    let id = format!("{t}");
+                    ScheduleError::UnknownTransfer { frame: i, id }.to_string()
+                });
+            } else if let Some(first) = frame_of[t.index()] {
+                problems.push_with(|| {
+                    let transfer = traffic.transfer_name(t).to_string();
+                    let (first, second) = (first, i);
+                    ScheduleError::Duplicated {
+                        transfer,
+                        first,
+                        second,
+                    }
+                    .to_string()
+                });
+            } else {
+                frame_of[t.index()] = Some(i);
+            }
+        }
+    }
+    // Per link, the first transfer of the current frame that holds it; each transfer's
+    // first occurrence only.
+    let mut holder: Vec<Option<(usize, TransferId)>> = vec![None; traffic.num_links()];
+    let mut seen = vec![false; n];
+    let mut reported: Vec<TransferId> = Vec::new();
+    for (i, frame) in schedule.frames.iter().enumerate() {
+        for &t in frame {
+            if t.index() >= n || frame_of[t.index()] != Some(i) || seen[t.index()] {
+                continue;
+            }
+            seen[t.index()] = true;
+            reported.clear();
+            for &l in &traffic.transfer(t).path {
+                match holder[l.index()] {
+                    Some((fi, other)) if fi == i => {
+                        if !reported.contains(&other) {
+                            reported.push(other);
+                            problems.push_with(|| conflict(traffic, i, other, t, l).to_string());
+                        }
+                    }
+                    _ => holder[l.index()] = Some((i, t)),
+                }
+            }
+        }
+    }
+    for (t, f) in frame_of.iter().enumerate() {
+        if f.is_none() {
+            problems.push_with(|| {
+                let transfer = traffic.transfer_name(TransferId(t as u32)).to_string();
+                ScheduleError::Missing { transfer }.to_string()
+            });
+        }
+    }
+    if problems.total() > before {
+        return None;
+    }
+    let duration = traffic.duration();
+    Some(ScheduleReport {
+        length: schedule.len(),
+        duration,
+        liquid: schedule.len() == duration,
+    })
+}
+
 /// Whether a set of transfers is simultaneous (no two share a link).
 pub fn is_simultaneous(traffic: &Traffic, set: &[TransferId]) -> bool {
     let mut used = vec![false; traffic.num_links()];
@@ -281,5 +427,53 @@ mod tests {
         assert_eq!(s.timeframes(5), vec![1, 0, 1, u32::MAX, 0]);
         assert_eq!(Schedule::from_timeframes(&s.timeframes(5)), s);
         assert!(Schedule::from_timeframes(&[]).is_empty());
+    }
+
+    #[test]
+    fn validate_all_lists_every_problem_and_agrees_with_validate() {
+        // a and b share link x; c is alone.
+        let t = Traffic::from_paths(
+            "m",
+            &[
+                ("a", vec!["x", "y"]),
+                ("b", vec!["x", "y"]),
+                ("c", vec!["z"]),
+                ("d", vec!["w"]),
+            ],
+        )
+        .expect("traffic");
+        let id = |s: &str| t.find_transfer(s).expect("id");
+        // a and b congest (once, though they share two links), c twice, d missing, an
+        // empty frame.
+        let bad = Schedule::new(vec![vec![id("a"), id("b"), id("c")], vec![], vec![id("c")]]);
+        let mut p = Problems::new();
+        assert_eq!(validate_all(&t, &bad, &mut p), None);
+        assert!(validate(&t, &bad).is_err());
+        assert_eq!(p.total(), 4, "{p}");
+        let text = p.to_string();
+        for part in [
+            "timeframe 2 is empty",
+            "\"c\" appears in timeframes 1 and 3",
+            "\"a\" and \"b\" congest on link \"x\"",
+            "\"d\" is in no timeframe",
+        ] {
+            assert!(text.contains(part), "{part}: {text}");
+        }
+        let good = Schedule::new(vec![vec![id("a"), id("c"), id("d")], vec![id("b")]]);
+        let mut p = Problems::new();
+        assert_eq!(validate_all(&t, &good, &mut p), validate(&t, &good).ok());
+        assert!(p.is_empty());
+    }
+
+    #[test]
+    fn problems_past_the_bound_are_counted_not_listed() {
+        let mut p = Problems::new();
+        for i in 0..25 {
+            p.push_with(|| format!("problem {i}"));
+        }
+        let lines = p.lines();
+        assert_eq!(lines.len(), MAX_PROBLEMS + 1);
+        assert_eq!(lines.last().map(String::as_str), Some("and 5 more"));
+        assert_eq!(p.total(), 25);
     }
 }

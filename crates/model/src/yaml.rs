@@ -916,6 +916,67 @@ pub fn parse_schedule(file: &str, text: &str, traffic: &Traffic) -> Result<Sched
     Ok(Schedule::new(frames))
 }
 
+/// Reads a schedule file a user gives to be checked: like [`load_schedule`], but a
+/// transfer name the traffic does not have is not an error of reading: it is added to
+/// `problems` (with its line, column and field) and left out of the schedule, so that
+/// the schedule's other problems ([`crate::validate_all`]) are listed with it. Errors
+/// are for a file that cannot be read as a schedule (not YAML, missing or mistyped
+/// fields, a `model:` that names another model).
+pub fn load_schedule_listing(
+    path: &Path,
+    traffic: &Traffic,
+    problems: &mut crate::Problems,
+) -> Result<Schedule, LoadError> {
+    let text = read_text(path)?;
+    parse_schedule_listing(&path.display().to_string(), &text, traffic, problems)
+}
+
+/// [`load_schedule_listing`] of schedule text; `file` names it in errors and problems.
+pub fn parse_schedule_listing(
+    file: &str,
+    text: &str,
+    traffic: &Traffic,
+    problems: &mut crate::Problems,
+) -> Result<Schedule, LoadError> {
+    let s: ScheduleFile = parse(file, text)?;
+    if let Some(m) = &s.model {
+        if m != traffic.name() {
+            return Err(LoadError::at_field(
+                file,
+                text,
+                "model",
+                format!(
+                    "this schedule is for model {m:?}, not for {:?}",
+                    traffic.name()
+                ),
+            ));
+        }
+    }
+    let mut frames = Vec::with_capacity(s.timeframes.len());
+    for (i, f) in s.timeframes.iter().enumerate() {
+        let mut frame = Vec::with_capacity(f.len());
+        for (j, id) in f.iter().enumerate() {
+            match traffic.find_transfer(id) {
+                Some(t) => frame.push(t),
+                None => problems.push_with(|| {
+                    LoadError::at_field(
+                        file,
+                        text,
+                        &format!("timeframes[{i}][{j}]"),
+                        format!("transfer {id:?} is not in model {:?}", traffic.name()),
+                    )
+                    .to_string()
+                }),
+            }
+        }
+        if frame.is_empty() && !f.is_empty() {
+            problems.excuse_empty_frame(i);
+        }
+        frames.push(frame);
+    }
+    Ok(Schedule::new(frames))
+}
+
 /// Reads a schedule file that must be a partition of the traffic (every transfer in
 /// exactly one timeframe, no empty timeframe; timeframes may congest): what a simulator
 /// runs. Errors name the file, the line and column, and the field.

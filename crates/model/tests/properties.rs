@@ -1,6 +1,6 @@
 //! Property tests of the model's invariants on random small traffics.
 
-use liquid_model::{validate, Schedule, Traffic, TransferId};
+use liquid_model::{validate, validate_all, Problems, Schedule, Traffic, TransferId};
 use proptest::prelude::*;
 
 /// Random traffics: up to 12 transfers over up to 8 links, paths of 1-4 distinct links.
@@ -127,6 +127,29 @@ proptest! {
             let mut frames = vec![vec![a, b]];
             frames.extend(t.transfer_ids().filter(|&x| x != a && x != b).map(|x| vec![x]));
             prop_assert!(validate(&t, &Schedule::new(frames)).is_err());
+        }
+    }
+
+    #[test]
+    fn validate_all_accepts_what_validate_accepts_and_lists_its_error_first(
+        t in traffic(),
+        frames in prop::collection::vec(prop::collection::vec(0u32..14, 0..5), 0..8),
+    ) {
+        // Random frames of ids, some beyond the traffic, repeated, congesting, missing.
+        let s = Schedule::new(
+            frames.into_iter().map(|f| f.into_iter().map(TransferId).collect()).collect(),
+        );
+        let mut problems = Problems::new();
+        let all = validate_all(&t, &s, &mut problems);
+        match validate(&t, &s) {
+            Ok(r) => {
+                prop_assert_eq!(all, Some(r));
+                prop_assert!(problems.is_empty());
+            }
+            Err(e) => {
+                prop_assert_eq!(all, None);
+                prop_assert_eq!(problems.lines().first().cloned(), Some(e.to_string()));
+            }
         }
     }
 

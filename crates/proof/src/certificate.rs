@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use liquid_model::{validate, Schedule, Traffic};
+use liquid_model::{validate_all, Problems, Schedule, Traffic};
 
 use crate::{verify_dir, ProofError};
 
@@ -33,12 +33,13 @@ pub struct Certificate {
     pub lower_bounds: Vec<Bound>,
 }
 
-/// Checks a certificate: `schedule` (already read from its file) and/or the proof
-/// directory `proof`. Unreadable proof files are errors; a certificate that fails a check
+/// Checks a certificate: `schedule` (already read from its file, with the problems found
+/// reading it: transfer names the traffic lacks) and/or the proof directory `proof`. A
+/// rejected schedule's statement lists every problem found (bounded: [`Problems`]). Unreadable proof files are errors; a certificate that fails a check
 /// is returned with `accepted: false` and the reason.
 pub fn certify(
     traffic: &Traffic,
-    schedule: Option<&Schedule>,
+    schedule: Option<(&Schedule, Problems)>,
     proof: Option<&Path>,
 ) -> Result<Certificate, ProofError> {
     let d = traffic.duration();
@@ -60,10 +61,10 @@ pub fn certify(
         c.statement = format!("rejected: {why}");
         Ok(c)
     };
-    if let Some(s) = schedule {
-        match validate(traffic, s) {
-            Ok(r) => c.length = Some(r.length),
-            Err(e) => return reject(c, format!("the schedule is invalid: {e}")),
+    if let Some((s, mut problems)) = schedule {
+        match validate_all(traffic, s, &mut problems) {
+            Some(r) if problems.is_empty() => c.length = Some(r.length),
+            _ => return reject(c, format!("the schedule is invalid: {problems}")),
         }
     }
     let mut proven = None;

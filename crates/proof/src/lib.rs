@@ -28,7 +28,8 @@ use liquid_sat::{encode, Encoding, Refutation, ENCODING_VERSION};
 use thiserror::Error;
 
 pub use crate::manifest::{
-    traffic_sha256, ProofManifest, FORMULA_FILE, MANIFEST_FILE, MANIFEST_FORMAT, PROOF_FILE,
+    traffic_sha256, ProofManifest, CORE_FILE, FORMULA_FILE, MANIFEST_FILE, MANIFEST_FORMAT,
+    PROOF_FILE,
 };
 
 /// Why a proof could not be written or read (as opposed to rejected).
@@ -164,9 +165,42 @@ pub fn write_and_verify(
     traffic: &Traffic,
     r: &Refutation,
 ) -> Result<Result<CheckedProof, Rejection>, ProofError> {
+    write_and_verify_with(dir, traffic, r, None)
+}
+
+/// [`write_and_verify`], with the traffic itself written as `dir/`[`CORE_FILE`] (its
+/// explicit form after the comment lines `comment`), for a proof about a traffic that is
+/// no file of the user's: `liquid check-proof DIR/core.yaml DIR` then checks it. The
+/// file is written before the check and installed with the proof, never apart from it.
+pub fn write_and_verify_with_traffic(
+    dir: &Path,
+    traffic: &Traffic,
+    r: &Refutation,
+    comment: &str,
+) -> Result<Result<CheckedProof, Rejection>, ProofError> {
+    write_and_verify_with(dir, traffic, r, Some(comment))
+}
+
+fn write_and_verify_with(
+    dir: &Path,
+    traffic: &Traffic,
+    r: &Refutation,
+    comment: Option<&str>,
+) -> Result<Result<CheckedProof, Rejection>, ProofError> {
     check_target(dir)?;
     let staging = sibling(dir, "new")?;
-    let result = write_dir(&staging, traffic, r).and_then(|()| verify_read(traffic, &staging, dir));
+    let model = |()| match comment {
+        None => Ok(()),
+        Some(c) => {
+            let p = staging.join(CORE_FILE);
+            let lines: String = c.lines().map(|l| format!("# {l}\n")).collect();
+            let text = lines + &liquid_model::yaml::write_explicit(traffic);
+            std::fs::write(&p, text).map_err(|e| write_error(&p, &e))
+        }
+    };
+    let result = write_dir(&staging, traffic, r)
+        .and_then(model)
+        .and_then(|()| verify_read(traffic, &staging, dir));
     match result {
         Ok(verdict) => {
             install(&staging, dir)?;
@@ -197,7 +231,7 @@ fn check_target(dir: &Path) -> Result<(), ProofError> {
     for entry in entries {
         let entry = entry.map_err(|e| write_error(dir, &e))?;
         let name = entry.file_name();
-        if ![FORMULA_FILE, PROOF_FILE, MANIFEST_FILE]
+        if ![FORMULA_FILE, PROOF_FILE, MANIFEST_FILE, CORE_FILE]
             .iter()
             .any(|f| name == std::ffi::OsStr::new(f))
         {
@@ -205,7 +239,8 @@ fn check_target(dir: &Path) -> Result<(), ProofError> {
                 dir,
                 &format!(
                     "the directory holds {:?}: a proof goes into a new or empty directory, or \
-                     replaces one written by liquid (only {FORMULA_FILE}, {PROOF_FILE}, {MANIFEST_FILE})",
+                     replaces one written by liquid (only {FORMULA_FILE}, {PROOF_FILE}, \
+                     {MANIFEST_FILE}, {CORE_FILE})",
                     name.to_string_lossy()
                 ),
             ));

@@ -15,6 +15,10 @@ pub const FORMULA_FILE: &str = "formula.cnf";
 pub const PROOF_FILE: &str = "proof.lrat";
 /// File name of the manifest in a proof directory.
 pub const MANIFEST_FILE: &str = "manifest.yaml";
+/// File name of the traffic a proof is about, when that traffic is no file of the user's
+/// (the core `liquid explain --proof DIR` found): its explicit form, which `check-proof`
+/// and `certify` take as the model. Optional: the proof is checked without it.
+pub const CORE_FILE: &str = "core.yaml";
 
 /// The manifest of a proof directory: what the proof claims and how the formula was built.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

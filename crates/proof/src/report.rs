@@ -310,17 +310,22 @@ struct BoundReport {
 }
 
 impl CertifyReport {
-    /// Checks a certificate ([`certify`]): `schedule`, read from the file it names, and/or
-    /// the proof directory `proof`.
+    /// Checks a certificate ([`certify`]): `schedule`, read from the file it names (with
+    /// the problems found reading it), and/or the proof directory `proof`.
     pub fn new(
         traffic: &Traffic,
-        schedule: Option<(&Schedule, &Path)>,
+        schedule: Option<(&Schedule, liquid_model::Problems, &Path)>,
         proof: Option<&Path>,
     ) -> Result<CertifyReport, ProofError> {
-        let c = certify(traffic, schedule.map(|(s, _)| s), proof)?;
+        let path = schedule.as_ref().map(|(_, _, p)| p.display().to_string());
+        let c = certify(
+            traffic,
+            schedule.map(|(s, problems, _)| (s, problems)),
+            proof,
+        )?;
         Ok(CertifyReport {
             model: traffic.name().to_string(),
-            schedule: schedule.map(|(_, p)| p.display().to_string()),
+            schedule: path,
             proof: proof.map(|p| p.display().to_string()),
             accepted: c.accepted,
             statement: c.statement,

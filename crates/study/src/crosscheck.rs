@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use liquid_engine::baseline::{Baseline, Change, Entry};
+use liquid_engine::baseline::{Baseline, Change, Entry, Model};
 use liquid_engine::crosscheck::{compare, Claim, Status};
 use liquid_engine::{Engine, Request, SolveError};
 use liquid_model::yaml::Document;
@@ -102,16 +102,32 @@ pub struct Report {
 #[derive(Serialize)]
 struct BaselineReport {
     file: String,
+    /// Model files whose traffic is not the one recorded (their answers are listed
+    /// as `model-changed`, neither regressions nor improvements).
+    models_changed: usize,
     regressions: usize,
     improvements: usize,
     /// Whether the baseline file was rewritten with this run's answers (`--update`).
     updated: bool,
+    changed_models: Vec<ChangedModelReport>,
     differences: Vec<DiffReport>,
+}
+
+/// A model file whose traffic changed since the baseline.
+#[derive(Serialize)]
+struct ChangedModelReport {
+    file: String,
+    model: String,
+    /// The digest recorded ([`Model::traffic_sha256`]).
+    recorded_sha256: String,
+    /// The digest of the traffic read now.
+    sha256: String,
 }
 
 #[derive(Serialize)]
 struct DiffReport {
     change: &'static str,
+    file: String,
     model: String,
     engine: String,
     old: Option<String>,
@@ -138,6 +154,10 @@ pub enum Outcome {
     Contradiction,
     /// An engine failed to run.
     EngineError,
+    /// A schedule file given among the models was rejected (invalid for its model).
+    ScheduleRejected,
+    /// A model file changed since the baseline.
+    ModelChanged,
     /// An answer regressed against the baseline.
     Regression,
     /// Answers only improved on the baseline (without `accept_improvements`).
@@ -168,6 +188,7 @@ struct ScheduleClaim {
 
 fn check_model(
     file: &str,
+    key: &str,
     traffic: &Traffic,
     engines: &[&'static dyn Engine],
     schedules: &[&ScheduleClaim],
@@ -179,9 +200,14 @@ fn check_model(
     let mut claims = Vec::new();
     let mut entries = Vec::new();
     for s in schedules {
-        let schedule = liquid_model::yaml::parse_schedule(&s.file, &s.text, traffic)?;
+        // Every problem of the schedule, transfer names the model lacks included.
+        let mut problems = liquid_model::Problems::new();
+        let schedule =
+            liquid_model::yaml::parse_schedule_listing(&s.file, &s.text, traffic, &mut problems)?;
         let start = std::time::Instant::now();
-        let checked = liquid_model::validate(traffic, &schedule);
+        let checked = liquid_model::validate_all(traffic, &schedule, &mut problems)
+            .filter(|_| problems.is_empty())
+            .ok_or(problems);
         let mut row = EngineRow {
             engine: format!("schedule {}", s.file),
             status: RowStatus::Ok,
@@ -227,7 +253,7 @@ fn check_model(
         let answer = solve(&label, traffic, e, request);
         match answer {
             Err(SolveError::Wrong { engine, reason }) => {
-                entries.push(Entry::failed(traffic, e.name(), "wrong-answer"));
+                entries.push(Entry::failed(key, e.name(), "wrong-answer"));
                 row.status = RowStatus::WrongAnswer;
                 row.time_s = start.elapsed().as_secs_f64();
                 let msg = format!("engine {engine} returned a wrong answer: {reason}");
@@ -235,13 +261,13 @@ fn check_model(
                 row.problem = Some(msg);
             }
             Err(err) => {
-                entries.push(Entry::failed(traffic, e.name(), "error"));
+                entries.push(Entry::failed(key, e.name(), "error"));
                 row.status = RowStatus::Error;
                 row.problem = Some(err.to_string());
                 row.time_s = start.elapsed().as_secs_f64();
             }
             Ok(c) => {
-                entries.push(Entry::of(traffic, &c));
+                entries.push(Entry::of(key, traffic, &c));
                 let claim = Claim::of(traffic, &c);
                 row.verdict = Some(c.verdict().as_str().to_string());
                 row.length = c.length();
@@ -273,27 +299,44 @@ fn opt<T: ToString>(v: &Option<T>) -> String {
 }
 
 impl Report {
-    /// The report as tables for people: one per model, then the verdict.
-    pub fn table(&self) -> String {
-        table(self)
+    /// The report as tables for people: one per model, then the baseline's differences,
+    /// then the closing line ([`Report::summary`]).
+    pub fn table(&self, accept_improvements: bool) -> String {
+        table(self, accept_improvements)
     }
 
-    /// How the crosscheck ended; improvements count as agreement with
-    /// `accept_improvements`.
+    /// Contradictions that an engine caused (its wrong answer, or a bound above a valid
+    /// schedule), as opposed to a schedule file given among the models being invalid.
+    fn engine_contradictions(&self) -> usize {
+        self.models
+            .iter()
+            .map(|m| m.contradictions.len().saturating_sub(rejected_schedules(m)))
+            .sum()
+    }
+
+    /// How the crosscheck ended, most serious first; improvements count as agreement
+    /// with `accept_improvements`.
     pub fn outcome(&self, accept_improvements: bool) -> Outcome {
         let errored = self
             .models
             .iter()
             .any(|m| m.engines.iter().any(|r| r.status == RowStatus::Error));
-        let (regressions, improvements) = self
+        let rejected = self.models.iter().map(rejected_schedules).sum::<usize>();
+        let (changed, regressions, improvements) = self
             .baseline
             .as_ref()
             .filter(|b| !b.updated)
-            .map_or((0, 0), |b| (b.regressions, b.improvements));
-        if !self.consistent {
+            .map_or((0, 0, 0), |b| {
+                (b.models_changed, b.regressions, b.improvements)
+            });
+        if self.engine_contradictions() > 0 {
             Outcome::Contradiction
         } else if errored {
             Outcome::EngineError
+        } else if rejected > 0 {
+            Outcome::ScheduleRejected
+        } else if changed > 0 {
+            Outcome::ModelChanged
         } else if regressions > 0 {
             Outcome::Regression
         } else if improvements > 0 && !accept_improvements {
@@ -302,9 +345,105 @@ impl Report {
             Outcome::Agreed
         }
     }
+
+    /// The closing line: "all engines agree" only when nothing else is to be said, else
+    /// every problem found (contradictions, rejected schedules, failed runs, changed
+    /// models, regressions, improvements not accepted).
+    pub fn summary(&self, accept_improvements: bool) -> String {
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut problems = Vec::new();
+        let mut notes = Vec::new();
+        let contradictions = self.engine_contradictions();
+        if contradictions > 0 {
+            problems.push(format!(
+                "engines contradict each other ({}: see the CONTRADICTION lines)",
+                plural(contradictions, "contradiction", "contradictions")
+            ));
+        }
+        let rejected = self.models.iter().map(rejected_schedules).sum::<usize>();
+        if rejected > 0 {
+            problems.push(format!(
+                "{} rejected (see the REJECTED lines)",
+                plural(rejected, "schedule file", "schedule files")
+            ));
+        }
+        let failed = self
+            .models
+            .iter()
+            .flat_map(|m| &m.engines)
+            .filter(|r| r.status == RowStatus::Error)
+            .count();
+        if failed > 0 {
+            problems.push(format!(
+                "{} failed (see the error lines)",
+                plural(failed, "engine run", "engine runs")
+            ));
+        }
+        if let Some(b) = &self.baseline {
+            if b.updated {
+                notes.push(format!(
+                    "baseline {} rewritten with this run's answers",
+                    b.file
+                ));
+            } else {
+                if b.models_changed > 0 {
+                    problems.push(format!(
+                        "{} since baseline {} (record it again with --update)",
+                        plural(b.models_changed, "model changed", "models changed"),
+                        b.file
+                    ));
+                }
+                if b.regressions > 0 {
+                    problems.push(format!(
+                        "{} against baseline {}",
+                        plural(b.regressions, "answer regressed", "answers regressed"),
+                        b.file
+                    ));
+                }
+                if b.improvements > 0 && accept_improvements {
+                    notes.push(format!(
+                        "{} on baseline {} accepted",
+                        plural(b.improvements, "improvement", "improvements"),
+                        b.file
+                    ));
+                } else if b.improvements > 0 {
+                    problems.push(format!(
+                        "{} on baseline {} (--accept-improvements passes them, --update \
+                         records them)",
+                        plural(b.improvements, "answer improved", "answers improved"),
+                        b.file
+                    ));
+                }
+            }
+        }
+        match (problems.is_empty(), notes.is_empty()) {
+            (true, true) if self.baseline.is_some() => {
+                "all engines agree, and every answer matches the baseline".to_string()
+            }
+            (true, true) => "all engines agree".to_string(),
+            (true, false) => format!("no contradiction between engines; {}", notes.join("; ")),
+            (false, _) => {
+                let all = [problems, notes].concat().join("; ");
+                if contradictions > 0 {
+                    all
+                } else {
+                    format!("no contradiction between engines, but {all}")
+                }
+            }
+        }
+    }
 }
 
-fn table(report: &Report) -> String {
+/// The schedule files given with a model that were found invalid for it.
+fn rejected_schedules(m: &ModelReport) -> usize {
+    m.engines
+        .iter()
+        .filter(|r| r.engine.starts_with("schedule ") && r.status == RowStatus::WrongAnswer)
+        .count()
+}
+
+fn table(report: &Report, accept_improvements: bool) -> String {
     let mut out = String::new();
     for m in &report.models {
         let summary = match m.status.as_str() {
@@ -319,6 +458,17 @@ fn table(report: &Report) -> String {
                 opt(&m.lower_bound),
                 opt(&m.upper_bound)
             ),
+            // Only schedule files given were wrong: the engines' answer stands.
+            _ if m.contradictions.len() == rejected_schedules(m) => {
+                let engines = match (m.lower_bound, m.upper_bound) {
+                    (_, Some(u)) if u == m.duration => format!("optimal length {u} (liquid)"),
+                    (Some(l), Some(u)) if l == u => {
+                        format!("optimal length {u} (Λ = {})", m.duration)
+                    }
+                    (l, u) => format!("optimal length between {} and {}", opt(&l), opt(&u)),
+                };
+                format!("SCHEDULE REJECTED; {engines}")
+            }
             _ => "CONTRADICTION".to_string(),
         };
         let w = m
@@ -354,22 +504,44 @@ fn table(report: &Report) -> String {
                 let _ = writeln!(out, "    error: {p}");
             }
         }
-        for c in &m.contradictions {
-            let _ = writeln!(out, "  CONTRADICTION: {c}");
+        // A rejected schedule file comes first among the contradictions (one each).
+        let rejected = rejected_schedules(m);
+        for (i, c) in m.contradictions.iter().enumerate() {
+            let kind = if i < rejected {
+                "REJECTED"
+            } else {
+                "CONTRADICTION"
+            };
+            let _ = writeln!(out, "  {kind}: {c}");
         }
         out.push('\n');
     }
     if let Some(b) = &report.baseline {
         let _ = writeln!(
             out,
-            "baseline {}: {} regressions, {} improvements{}",
+            "baseline {}: {} models changed, {} regressions, {} improvements{}",
             b.file,
+            b.models_changed,
             b.regressions,
             b.improvements,
             if b.updated { " (baseline updated)" } else { "" }
         );
+        for c in &b.changed_models {
+            let _ = writeln!(
+                out,
+                "  model changed: {} ({}): traffic sha256 {}… recorded, {}… now",
+                c.file,
+                c.model,
+                c.recorded_sha256.get(..12).unwrap_or(&c.recorded_sha256),
+                c.sha256.get(..12).unwrap_or(&c.sha256)
+            );
+        }
         for d in &b.differences {
-            let _ = writeln!(out, "  {}: {} / {}", d.change, d.model, d.engine);
+            let _ = writeln!(
+                out,
+                "  {}: {} ({}) / {}",
+                d.change, d.model, d.file, d.engine
+            );
             if let Some(o) = &d.old {
                 let _ = writeln!(out, "  - {o}");
             }
@@ -379,15 +551,7 @@ fn table(report: &Report) -> String {
         }
         out.push('\n');
     }
-    let _ = writeln!(
-        out,
-        "{}",
-        if report.consistent {
-            "all engines agree"
-        } else {
-            "engines contradict each other: see CONTRADICTION lines above"
-        }
-    );
+    let _ = writeln!(out, "{}", report.summary(accept_improvements));
     out
 }
 
@@ -406,10 +570,21 @@ fn is_baseline(path: &std::path::Path) -> bool {
     })
 }
 
+/// A model given to crosscheck.
+struct Loaded {
+    /// Its file as given (a folder's file under the folder as given), or its spec.
+    file: String,
+    /// The key a baseline records it by ([`liquid_engine::baseline::file_key`]).
+    key: String,
+    traffic: Traffic,
+    /// The schedule files among the arguments that name it.
+    schedules: Vec<ScheduleClaim>,
+}
+
 /// The models given (files, folders of `.yaml` files, generated-model specs), in order,
 /// each with its file and the schedule files among the arguments that name it.
-fn load(models: &[PathBuf]) -> Result<Vec<(String, Traffic, Vec<ScheduleClaim>)>, StudyError> {
-    let mut traffics: Vec<(String, Traffic)> = Vec::new();
+fn load(models: &[PathBuf]) -> Result<Vec<Loaded>, StudyError> {
+    let mut traffics: Vec<(&PathBuf, Traffic)> = Vec::new();
     let mut schedules: Vec<(Option<String>, ScheduleClaim)> = Vec::new();
     // A folder stands for every `.yaml` file inside it, in name order.
     let mut paths = Vec::new();
@@ -458,7 +633,7 @@ fn load(models: &[PathBuf]) -> Result<Vec<(String, Traffic, Vec<ScheduleClaim>)>
             _ => liquid_model::yaml::load_document(path)?,
         };
         match document {
-            Document::Model(t) => traffics.push((path.display().to_string(), t)),
+            Document::Model(t) => traffics.push((path, t)),
             Document::Schedule { file, text, model } => {
                 schedules.push((model, ScheduleClaim { file, text }))
             }
@@ -484,7 +659,7 @@ fn load(models: &[PathBuf]) -> Result<Vec<(String, Traffic, Vec<ScheduleClaim>)>
     }
     Ok(traffics
         .into_iter()
-        .map(|(file, traffic)| {
+        .map(|(path, traffic)| {
             let mine = schedules
                 .iter()
                 .filter(|(m, _)| m.as_deref() == Some(traffic.name()))
@@ -493,7 +668,12 @@ fn load(models: &[PathBuf]) -> Result<Vec<(String, Traffic, Vec<ScheduleClaim>)>
                     text: s.text.clone(),
                 })
                 .collect();
-            (file, traffic, mine)
+            Loaded {
+                file: path.display().to_string(),
+                key: liquid_engine::baseline::file_key(path),
+                traffic,
+                schedules: mine,
+            }
         })
         .collect())
 }
@@ -541,43 +721,89 @@ pub fn run(
         .as_ref()
         .map(|f| Baseline::load(f))
         .transpose()?;
+    let loaded = load(models)?;
+    if base.record.is_some() || base.baseline.is_some() {
+        // A baseline keys answers by model file: each file once.
+        let mut seen = std::collections::HashMap::new();
+        for l in &loaded {
+            if let Some(first) = seen.insert(l.key.as_str(), l.file.as_str()) {
+                return Err(StudyError::Input(format!(
+                    "{} is given twice (as {first:?} and {:?}): a baseline records each \
+                     model file once",
+                    l.key, l.file
+                )));
+            }
+        }
+    }
     let mut reports = Vec::new();
-    for (file, traffic, mine) in &load(models)? {
-        let mine: Vec<&ScheduleClaim> = mine.iter().collect();
-        reports.push(check_model(file, traffic, engines, &mine, request, solve)?);
+    for l in &loaded {
+        let mine: Vec<&ScheduleClaim> = l.schedules.iter().collect();
+        reports.push(check_model(
+            &l.file, &l.key, &l.traffic, engines, &mine, request, solve,
+        )?);
     }
     let consistent = reports.iter().all(|m| m.contradictions.is_empty());
     let answers: Vec<Entry> = reports.iter().flat_map(|m| m.entries.clone()).collect();
+    let this_run = Baseline::new(
+        loaded
+            .iter()
+            .map(|l| Model::of(&l.key, &l.traffic))
+            .collect(),
+        answers,
+    );
+    // Recording must never write what comparing refuses.
+    let write = |file: &PathBuf| -> Result<(), StudyError> {
+        this_run.check().map_err(|(at, why)| {
+            StudyError::Internal(format!("the baseline this run would record: {at}: {why}"))
+        })?;
+        std::fs::write(file, this_run.to_yaml()).map_err(|source| StudyError::Io {
+            action: "write",
+            path: file.clone(),
+            source,
+        })
+    };
     if let Some(file) = &base.record {
-        std::fs::write(file, Baseline::new(answers.clone()).to_yaml())
-            .map_err(|e| StudyError::Input(format!("cannot write {}: {e}", file.display())))?;
+        write(file)?;
     }
-    let baseline = match &base.baseline {
-        None => None,
-        Some(file) => {
-            let recorded = recorded.expect("loaded above");
-            let diffs = liquid_engine::baseline::compare(&recorded.answers, &answers);
+    let baseline = match (&base.baseline, recorded) {
+        (Some(file), Some(recorded)) => {
+            let cmp = liquid_engine::baseline::compare(&recorded, &this_run);
             if base.update {
-                std::fs::write(file, Baseline::new(answers.clone()).to_yaml()).map_err(|e| {
-                    StudyError::Input(format!("cannot write {}: {e}", file.display()))
-                })?;
+                write(file)?;
             }
-            let count = |c: Change| diffs.iter().filter(|d| d.change == c).count();
+            let name_of = |file: &str| {
+                this_run
+                    .model(file)
+                    .or_else(|| recorded.model(file))
+                    .map(|m| m.name.clone())
+                    .unwrap_or_default()
+            };
             Some(BaselineReport {
                 file: file.display().to_string(),
-                regressions: count(Change::Regression),
-                improvements: count(Change::Improvement),
+                models_changed: cmp.changed_models.len(),
+                regressions: cmp.count(Change::Regression),
+                improvements: cmp.count(Change::Improvement),
                 updated: base.update,
-                differences: diffs
+                changed_models: cmp
+                    .changed_models
+                    .iter()
+                    .map(|c| ChangedModelReport {
+                        file: c.new.file.clone(),
+                        model: c.new.name.clone(),
+                        recorded_sha256: c.old.traffic_sha256.clone(),
+                        sha256: c.new.traffic_sha256.clone(),
+                    })
+                    .collect(),
+                differences: cmp
+                    .differences
                     .iter()
                     .map(|d| {
                         let any = d.old.as_ref().or(d.new.as_ref());
+                        let file = any.map(|e| e.file.clone()).unwrap_or_default();
                         DiffReport {
-                            change: match d.change {
-                                Change::Regression => "regression",
-                                Change::Improvement => "improvement",
-                            },
-                            model: any.map(|e| e.model.clone()).unwrap_or_default(),
+                            change: d.change.as_str(),
+                            model: name_of(&file),
+                            file,
                             engine: any.map(|e| e.engine.clone()).unwrap_or_default(),
                             old: d.old.as_ref().map(describe),
                             new: d.new.as_ref().map(describe),
@@ -586,6 +812,7 @@ pub fn run(
                     .collect(),
             })
         }
+        _ => None,
     };
     Ok(Report {
         consistent,
@@ -643,17 +870,17 @@ pub fn shard(
         decide: request.decide,
         proofs: request.proofs,
         format: format.to_string(),
-        models: loaded.iter().map(|(f, t, _)| key(f, t)).collect(),
+        models: loaded.iter().map(|l| key(&l.file, &l.traffic)).collect(),
     };
     crate::create_dir(out)?;
     let mut items = Vec::new();
     for index in shard.items(loaded.len()) {
-        let (file, traffic, mine) = &loaded[index];
-        let mine: Vec<&ScheduleClaim> = mine.iter().collect();
+        let l = &loaded[index];
+        let mine: Vec<&ScheduleClaim> = l.schedules.iter().collect();
         items.push(liquid_shard::Item {
             index,
-            key: key(file, traffic),
-            result: check_model(file, traffic, engines, &mine, request, solve)?,
+            key: key(&l.file, &l.traffic),
+            result: check_model(&l.file, &l.key, &l.traffic, engines, &mine, request, solve)?,
         });
     }
     crate::ShardWritten::write(out, SWEEP, &params, shard, loaded.len(), items)

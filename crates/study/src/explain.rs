@@ -36,6 +36,34 @@ pub fn one(model: &Path, all: bool, limit: Option<Duration>) -> Result<ExplainRe
     })
 }
 
+/// Explains one model as [`one`] does and writes its first core's checked proof into
+/// `dir` (formula.cnf, proof.lrat, manifest.yaml, and the core as core.yaml: `liquid
+/// check-proof DIR/core.yaml DIR` checks it). The report says where (`proof_dir`); a
+/// traffic without a core (liquid, or stopped before one was found) writes nothing.
+pub fn one_with_proof(
+    model: &Path,
+    all: bool,
+    limit: Option<Duration>,
+    dir: &Path,
+) -> Result<ExplainReport, StudyError> {
+    let traffic = crate::input::load_traffic(model)?;
+    let (mut report, found) =
+        ExplainReport::with_cores(&traffic, all, limit).map_err(|e| match e {
+            ExplainError::Sat(liquid_sat::SatError::Encode(e)) => {
+                StudyError::Input(format!("{}: {e}", model.display()))
+            }
+            e => StudyError::Failed(format!("{}: {e}", model.display())),
+        })?;
+    if let Some(core) = found.cores.first() {
+        match core.write_proof(&traffic, dir) {
+            Err(ExplainError::Write(e)) => return Err(StudyError::Input(e)),
+            Err(e) => return Err(StudyError::Failed(format!("{}: {e}", model.display()))),
+            Ok(_) => report.set_proof_dir(dir),
+        }
+    }
+    Ok(report)
+}
+
 /// Explains every model in the order given, each within `limit`.
 pub fn run(
     models: &[PathBuf],

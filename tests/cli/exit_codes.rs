@@ -1,0 +1,233 @@
+//! Exit codes by one rule, per command family (docs/src/reference/exit-codes.md): 0 the
+//! answer holds; 1 the answer is negative or the input schedule is rejected; 2 the input
+//! cannot be read; 3 an internal fault.
+
+use std::path::Path;
+
+use crate::common::liquid;
+
+/// Runs liquid with these arguments: (exit code, stdout, stderr).
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = liquid().args(args).output().expect("runs");
+    (
+        out.status.code().expect("an exit code, not a signal"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write");
+    p.to_str().expect("UTF-8").to_string()
+}
+
+/// paper-fig1's liquid schedule, with a misspelt name (T1->R9), a transfer given twice
+/// (T2->R2), a conflict (T1->R5 and T2->R1 moved in with others) and T5->R3 left out.
+const MANY_PROBLEMS: &str = "model: paper-fig1
+timeframes:
+  - [T1->R9, T2->R2, T3->R3, T4->R1, T5->R5]
+  - [T1->R5, T2->R1, T4->R2, T5->R4, T2->R2]
+";
+
+#[test]
+fn verify_and_certify_reject_a_schedule_with_every_problem_listed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bad = write(dir.path(), "bad.yaml", MANY_PROBLEMS);
+    let (code, out, err) = run(&["verify", "models/paper-fig1.yaml", &bad]);
+    assert_eq!(code, 1, "{out}{err}");
+    for problem in [
+        "bad.yaml:3:6: timeframes[0][0]: transfer \"T1->R9\" is not in model \"paper-fig1\"",
+        "transfer \"T2->R2\" appears in timeframes 1 and 2",
+        "is in no timeframe",
+    ] {
+        assert!(out.contains(problem), "{problem}: {out}");
+    }
+    assert!(out.contains("problems:"), "{out}");
+
+    // A misspelt name alone, and a transfer given twice alone: both rejected (1).
+    for (name, text) in [
+        (
+            "misspelt.yaml",
+            std::fs::read_to_string("models/paper-fig1-liquid-schedule.yaml")
+                .expect("schedule")
+                .replacen("T1->R4", "T1->R44", 1),
+        ),
+        (
+            "twice.yaml",
+            "model: paper-fig1\ntimeframes:\n  - [T1->R1]\n  - [T1->R1]\n".to_string(),
+        ),
+    ] {
+        let f = write(dir.path(), name, &text);
+        let (code, out, err) = run(&["verify", "models/paper-fig1.yaml", &f]);
+        assert_eq!(code, 1, "{name}: {out}{err}");
+        let (code, out, err) = run(&["certify", "models/paper-fig1.yaml", "--schedule", &f]);
+        assert_eq!(code, 1, "{name}: {out}{err}");
+        assert!(out.contains("rejected: the schedule is invalid"), "{out}");
+    }
+
+    // Past 20 problems the rest are counted: 25 names of no transfer.
+    let names: Vec<String> = (0..25).map(|i| format!("nope{i}")).collect();
+    let many = format!(
+        "model: paper-fig1\ntimeframes:\n  - [{}]\n",
+        names.join(", ")
+    );
+    let f = write(dir.path(), "many.yaml", &many);
+    let (code, out, err) = run(&["verify", "models/paper-fig1.yaml", &f, "--format", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let problems = v["problems"].as_array().expect("problems");
+    assert_eq!(problems.len(), 21, "{out}");
+    // 25 unknown names and the 25 transfers of paper-fig1 missing: 50 problems.
+    assert_eq!(problems[20], "and 30 more", "{out}");
+
+    // What cannot be read as a schedule at all: 2.
+    let f = write(dir.path(), "not-a-schedule.yaml", "timeframes: 3\n");
+    let (code, _, err) = run(&["verify", "models/paper-fig1.yaml", &f]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = run(&["verify", "models/paper-fig1.yaml", "no/such/file.yaml"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn verify_prove_exits_1_on_a_schedule_shown_not_optimal() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let proof = dir.path().join("p");
+    let p = proof.to_str().expect("UTF-8");
+    // Valid, 7 timeframes, where 6 (Λ) suffice.
+    let schedule = "tests/fixtures/schedules/not-liquid.yaml";
+    let (code, out, err) = run(&["verify", "models/paper-fig1.yaml", schedule]);
+    assert_eq!(code, 0, "valid: {out}{err}");
+    let (code, out, err) = run(&["verify", "models/paper-fig1.yaml", schedule, "--prove", p]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("not optimal"), "{out}");
+    assert!(err.contains("not optimal"), "{err}");
+    // no-team's 3-frame schedule is optimal (Λ = 2): proven, 0.
+    let s = write(
+        dir.path(),
+        "s.yaml",
+        "model: no-team\ntimeframes:\n  - [x]\n  - [y]\n  - [z]\n",
+    );
+    let proof = dir.path().join("q");
+    let p = proof.to_str().expect("UTF-8");
+    let (code, out, err) = run(&["verify", "models/no-team.yaml", &s, "--prove", p]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("optimal: proven"), "{out}");
+}
+
+#[test]
+fn prove_and_check_proof_exit_1_on_a_negative_answer() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let proof = dir.path().join("p");
+    let p = proof.to_str().expect("UTF-8");
+    // paper-fig1 is liquid: Λ timeframes suffice, there is nothing to prove.
+    let (code, _, err) = run(&["prove", "models/paper-fig1.yaml", "--out", p]);
+    assert_eq!(code, 1, "{err}");
+    let (code, _, err) = run(&["prove", "models/no-team.yaml", "--out", p]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(&["check-proof", "models/no-team.yaml", p]);
+    assert_eq!(code, 0, "{err}");
+    // The proof of another traffic: rejected, 1.
+    let (code, _, err) = run(&["check-proof", "models/odd-cycle.yaml", p]);
+    assert_eq!(code, 1, "{err}");
+    // No proof there at all: cannot be read, 2.
+    let missing = dir.path().join("none");
+    let (code, _, err) = run(&[
+        "check-proof",
+        "models/no-team.yaml",
+        missing.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn unreadable_input_and_bad_arguments_exit_2_for_every_command_that_reads_a_model() {
+    for args in [
+        &["analyze", "no/such.yaml"][..],
+        &["solve", "no/such.yaml"],
+        &["teams", "no/such.yaml"],
+        &["expand", "no/such.yaml"],
+        &["encode", "no/such.yaml"],
+        &["explain", "no/such.yaml"],
+        &["crosscheck", "no/such.yaml"],
+        &["certify", "no/such.yaml", "--schedule", "x.yaml"],
+        &["prove", "no/such.yaml", "--out", "/nonexistent/p"],
+        &["simulate", "no/such.yaml"],
+        &["solve", "models/no-team.yaml", "--engine", "no-such-engine"],
+        &["solve", "models/no-team.yaml", "--time-limit", "soon"],
+        &["generate", "model", "fat-tree:0,0"],
+    ] {
+        let (code, _, err) = run(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn solve_exits_0_with_an_answer_and_3_on_a_wrong_one() {
+    let (code, _, err) = run(&["solve", "models/no-team.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    // An engine whose answer fails validation: an internal fault.
+    let (code, out, err) = run(&[
+        "solve",
+        "models/paper-fig1.yaml",
+        "--engine",
+        "test-drop-transfer",
+    ]);
+    assert_eq!(code, 3, "{out}{err}");
+}
+
+/// `explain --proof DIR` writes the core's checked proof and the core itself, which
+/// `check-proof` and `certify` accept; a liquid traffic has no core: nothing written,
+/// exit 1. `--proof-out` is the old spelling, still taken.
+#[test]
+fn explain_writes_the_core_s_proof_that_check_proof_and_certify_accept() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (flag, name) in [("--proof", "p"), ("--proof-out", "q")] {
+        let proof = dir.path().join(name);
+        let p = proof.to_str().expect("UTF-8");
+        let (code, out, err) = run(&["explain", "models/odd-wheel.yaml", flag, p]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains(&format!("proof_dir: {p}")), "{out}");
+        for f in ["formula.cnf", "proof.lrat", "manifest.yaml", "core.yaml"] {
+            assert!(proof.join(f).is_file(), "{f}");
+        }
+        let core = proof.join("core.yaml");
+        let c = core.to_str().expect("UTF-8");
+        let (code, out, err) = run(&["check-proof", c, p]);
+        assert_eq!(code, 0, "{out}{err}");
+        let (code, out, err) = run(&["certify", c, "--proof", p]);
+        assert_eq!(code, 0, "{out}{err}");
+        // The core's proof is not a proof about the whole model.
+        let (code, _, _) = run(&["check-proof", "models/odd-wheel.yaml", p]);
+        assert_eq!(code, 1);
+    }
+    // Written again into the same directory: replaced.
+    let p = dir.path().join("p");
+    let (code, _, err) = run(&[
+        "explain",
+        "models/odd-wheel.yaml",
+        "--proof",
+        p.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // A liquid traffic: no core, no proof.
+    let none = dir.path().join("none");
+    let (code, out, err) = run(&[
+        "explain",
+        "models/paper-fig1.yaml",
+        "--proof",
+        none.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("no proof written"), "{err}");
+    assert!(!none.exists());
+    // Several models: one proof directory cannot hold them.
+    let (code, _, err) = run(&[
+        "explain",
+        "models/odd-wheel.yaml",
+        "models/odd-cycle.yaml",
+        "--proof",
+        none.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(code, 2, "{err}");
+}
