@@ -198,10 +198,15 @@ enum Halt {
     Stopped,
 }
 
-/// Enumerates the full teams (sorted transfer lists).
+/// Enumerates the full teams (sorted transfer lists). A transfer is free while none of its
+/// links is used; the free users of each link are counted as links are used and freed.
 struct Enumeration<'a> {
     shape: &'a Shape,
     used: Vec<bool>,
+    /// Per transfer: how many of its links are used.
+    blocked: Vec<u32>,
+    /// Per link: its free users.
+    free: Vec<u32>,
     chosen: Vec<u32>,
     out: Vec<Vec<u32>>,
     steps: u64,
@@ -209,15 +214,28 @@ struct Enumeration<'a> {
 }
 
 impl Enumeration<'_> {
-    fn free(&self, t: u32) -> bool {
-        self.shape.paths[t as usize]
-            .iter()
-            .all(|&l| !self.used[l as usize])
-    }
-
     fn mark(&mut self, t: u32, on: bool) {
-        for &l in &self.shape.paths[t as usize] {
+        let shape = self.shape;
+        for &l in &shape.paths[t as usize] {
             self.used[l as usize] = on;
+            for &v in &shape.users[l as usize] {
+                let b = &mut self.blocked[v as usize];
+                if on {
+                    *b += 1;
+                    if *b == 1 {
+                        for &m in &shape.paths[v as usize] {
+                            self.free[m as usize] -= 1;
+                        }
+                    }
+                } else {
+                    *b -= 1;
+                    if *b == 0 {
+                        for &m in &shape.paths[v as usize] {
+                            self.free[m as usize] += 1;
+                        }
+                    }
+                }
+            }
         }
     }
 
@@ -226,20 +244,18 @@ impl Enumeration<'_> {
         if self.steps % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
             return Err(Halt::Stopped);
         }
-        let mut best: Option<(usize, u32)> = None;
+        // The uncovered bottleneck with the fewest free users.
+        let mut best: Option<(u32, u32)> = None;
         for &l in &self.shape.bottlenecks {
             if self.used[l as usize] {
                 continue;
             }
-            let free = self.shape.users[l as usize]
-                .iter()
-                .filter(|&&u| self.free(u))
-                .count();
+            let free = self.free[l as usize];
+            if free == 0 {
+                return Ok(());
+            }
             if best.is_none_or(|(b, _)| free < b) {
                 best = Some((free, l));
-                if free == 0 {
-                    return Ok(());
-                }
             }
         }
         let Some((_, l)) = best else {
@@ -254,7 +270,7 @@ impl Enumeration<'_> {
         };
         for i in 0..self.shape.users[l as usize].len() {
             let u = self.shape.users[l as usize][i];
-            if !self.free(u) {
+            if self.blocked[u as usize] != 0 {
                 continue;
             }
             self.mark(u, true);
@@ -289,6 +305,8 @@ fn enumerate(shape: &Shape, deadline: Option<Instant>) -> Result<Vec<Vec<u32>>, 
     let mut en = Enumeration {
         shape,
         used: vec![false; shape.users.len()],
+        blocked: vec![0; shape.paths.len()],
+        free: shape.users.iter().map(|u| u.len() as u32).collect(),
         chosen: Vec::new(),
         out: Vec::new(),
         steps: 0,
@@ -543,11 +561,7 @@ impl Search<'_> {
         }
         if self.covered_count > self.best_covered {
             self.best_covered = self.covered_count;
-            self.best_frames = self
-                .chosen
-                .iter()
-                .map(|&r| self.rows.frames[r].len())
-                .sum();
+            self.best_frames = self.chosen.iter().map(|&r| self.rows.frames[r].len()).sum();
         }
         if self.covered_count == self.n_items {
             return Ok(self.complete());
@@ -674,11 +688,7 @@ impl Search<'_> {
 /// in order of fewest fitting frames, then a backtracking search within
 /// [`PLACE_STEPS`] steps. The frames' transfers, `None` when they do not fit, `Err` when
 /// the steps ran out first.
-fn place_others(
-    shape: &Shape,
-    teams: &Teams,
-    frames: &[u32],
-) -> Result<Option<Vec<Vec<u32>>>, ()> {
+fn place_others(shape: &Shape, teams: &Teams, frames: &[u32]) -> Result<Option<Vec<Vec<u32>>>, ()> {
     let k = frames.len();
     let mut busy = vec![vec![false; shape.users.len()]; k];
     let mut out: Vec<Vec<u32>> = Vec::with_capacity(k);
@@ -699,7 +709,11 @@ fn place_others(
         .iter()
         .map(|&o| {
             let fits = (0..k)
-                .filter(|&f| shape.paths[o as usize].iter().all(|&l| !busy[f][l as usize]))
+                .filter(|&f| {
+                    shape.paths[o as usize]
+                        .iter()
+                        .all(|&l| !busy[f][l as usize])
+                })
                 .count();
             (fits, o)
         })
@@ -778,7 +792,10 @@ fn restarts(
             .min(left);
         let mut rng = Rng(seed ^ attempt.wrapping_mul(0x2545_f491_4f6c_dd1d));
         let (rank, order): (Vec<u32>, Vec<u32>) = if attempt == 1 {
-            ((0..n_items as u32).collect(), (0..rows.len() as u32).collect())
+            (
+                (0..n_items as u32).collect(),
+                (0..rows.len() as u32).collect(),
+            )
         } else {
             (
                 (0..n_items).map(|_| rng.next() as u32).collect(),
@@ -841,10 +858,7 @@ fn restarts(
 pub fn liquid_cover(traffic: &Traffic, options: &CoverOptions) -> (Covered, CoverStats) {
     let mut stats = CoverStats::default();
     if traffic.is_empty() {
-        return (
-            Covered::Declined("an empty traffic".to_string()),
-            stats,
-        );
+        return (Covered::Declined("an empty traffic".to_string()), stats);
     }
     let shape = Shape::new(traffic);
     stats.items = shape.items.len() as u64;
@@ -875,7 +889,10 @@ pub fn liquid_cover(traffic: &Traffic, options: &CoverOptions) -> (Covered, Cove
             }
         }
         debug_assert_eq!(placed.len(), k);
-        Some(Covered::Schedule(Schedule::from_timeframes(&timeframe), how))
+        Some(Covered::Schedule(
+            Schedule::from_timeframes(&timeframe),
+            how,
+        ))
     };
     let mut spent = 0u64;
     if options.symmetry {
@@ -901,14 +918,7 @@ pub fn liquid_cover(traffic: &Traffic, options: &CoverOptions) -> (Covered, Cove
                 };
                 let rows = teams.orbit_rows(&on_items, &index);
                 let before = stats.nodes;
-                let r = restarts(
-                    &rows,
-                    &shape,
-                    &teams,
-                    options,
-                    share.max(1),
-                    &mut stats,
-                );
+                let r = restarts(&rows, &shape, &teams, options, share.max(1), &mut stats);
                 spent += stats.nodes - before;
                 let end = match &r {
                     Ok(Some(_)) => "schedule".to_string(),
@@ -924,7 +934,9 @@ pub fn liquid_cover(traffic: &Traffic, options: &CoverOptions) -> (Covered, Cove
                 ));
                 match r {
                     Ok(Some(frames)) => {
-                        if let Some(c) = found(frames, format!("orbit schedule of {}", sigma.describe())) {
+                        if let Some(c) =
+                            found(frames, format!("orbit schedule of {}", sigma.describe()))
+                        {
                             return (c, stats);
                         }
                     }
@@ -944,7 +956,9 @@ pub fn liquid_cover(traffic: &Traffic, options: &CoverOptions) -> (Covered, Cove
         &mut stats,
     );
     let covered = match r {
-        Ok(Some(frames)) => found(frames, "plain exact cover".to_string()).unwrap_or(Covered::Stopped),
+        Ok(Some(frames)) => {
+            found(frames, "plain exact cover".to_string()).unwrap_or(Covered::Stopped)
+        }
         Ok(None) => Covered::NoCover,
         Err(_) => Covered::Stopped,
     };
@@ -1020,7 +1034,10 @@ mod tests {
             symmetry: false,
             ..CoverOptions::default()
         };
-        assert!(matches!(liquid_cover(&t, &opts).0, Covered::Stopped | Covered::Declined(_)));
+        assert!(matches!(
+            liquid_cover(&t, &opts).0,
+            Covered::Stopped | Covered::Declined(_)
+        ));
     }
 
     #[test]

@@ -229,9 +229,7 @@ pub fn automorphisms_with(
 ) -> Automorphisms {
     let n = traffic.len();
     if n + traffic.num_links() > MAX_VERTICES {
-        return Automorphisms::Unavailable(format!(
-            "more than {MAX_VERTICES} transfers and links"
-        ));
+        return Automorphisms::Unavailable(format!("more than {MAX_VERTICES} transfers and links"));
     }
     let input = incidence_dimacs(traffic);
     let mut child = match Command::new(bin)
@@ -331,8 +329,8 @@ pub fn parse_generators(out: &str, n: usize) -> Result<Vec<Perm>, String> {
 
 /// The permutations to try for orbit schedules: the generators, their pairwise products
 /// and the powers of each (σ^d for every divisor d of its order below it, up to order
-/// 64), without repeats or the identity, those with the fewest orbits on the transfers
-/// first (the smallest exact covers), at most [`MAX_CANDIDATES`].
+/// 64), one per cyclic subgroup, without the identity, those with the fewest orbits on
+/// the transfers first (the smallest exact covers), at most [`MAX_CANDIDATES`].
 pub fn candidates(generators: &[Perm], n: usize) -> Vec<Perm> {
     let gens: Vec<&Perm> = generators.iter().take(12).collect();
     let mut base: Vec<Perm> = gens.iter().map(|g| (*g).clone()).collect();
@@ -357,7 +355,30 @@ pub fn candidates(generators: &[Perm], n: usize) -> Vec<Perm> {
     let mut keyed: Vec<(usize, Perm)> = all.into_iter().map(|p| (p.cycles().len(), p)).collect();
     keyed.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.perm.cmp(&b.1.perm)));
     keyed.dedup_by(|a, b| a.1 == b.1);
-    keyed.into_iter().take(MAX_CANDIDATES).map(|(_, p)| p).collect()
+    // One generator per cyclic subgroup: σ^j with j prime to σ's order generates the same
+    // subgroup (the same orbit schedules).
+    let mut seen: std::collections::HashSet<Vec<u32>> = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for (_, p) in keyed {
+        if out.len() == MAX_CANDIDATES {
+            break;
+        }
+        if seen.contains(&p.perm) {
+            continue;
+        }
+        let m = p.order();
+        if m <= 64 {
+            let mut q = p.clone();
+            for j in 1..m {
+                if gcd(j, m) == 1 {
+                    seen.insert(q.perm.clone());
+                }
+                q = p.after(&q);
+            }
+        }
+        out.push(p);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -382,9 +403,11 @@ mod tests {
         assert_eq!(r.pow(2).perm, vec![2, 3, 0, 1]);
         assert!(r.pow(4).is_identity());
         assert_eq!(r.after(&r), r.pow(2));
-        let c = candidates(&[r.clone()], 4);
-        assert_eq!(c.len(), 2);
-        assert_eq!(c[0], r, "one orbit first");
+        // r and r³ generate one subgroup: r and r² are tried.
+        let c = candidates(&[r.clone(), r.pow(3)], 4);
+        assert_eq!(c.len(), 2, "{c:?}");
+        assert_eq!(c[0].order(), 4, "one orbit first");
+        assert_eq!(c[1], r.pow(2));
     }
 
     /// The 5 × 5 queen graph: its incidence graph's group is the square's (order 8),
@@ -437,6 +460,9 @@ mod tests {
     fn a_missing_bliss_is_said_not_hidden() {
         let t = liquid_model::examples::odd_cycle();
         let r = automorphisms_with(&t, None, "/nonexistent/bliss");
-        assert!(matches!(r, Automorphisms::Unavailable(ref why) if why.contains("apt-get install bliss")), "{r:?}");
+        assert!(
+            matches!(r, Automorphisms::Unavailable(ref why) if why.contains("apt-get install bliss")),
+            "{r:?}"
+        );
     }
 }
