@@ -45,7 +45,12 @@ use liquid_model::{Schedule, Traffic, TransferId};
 use crate::symmetry::{self, Automorphisms};
 
 /// The most full teams enumerated; past it the search declines.
-pub const MAX_TEAMS: usize = 200_000;
+pub const MAX_TEAMS: usize = 100_000;
+
+/// Random dives of Knuth's estimator of the number of full teams, made before the
+/// enumeration: an estimate above twice [`MAX_TEAMS`] declines at once (a Swiss-T1
+/// class with more than 200,000 teams took 2.5 s to enumerate before it declined).
+pub const ESTIMATE_PROBES: u64 = 64;
 
 /// The most 64-bit words the teams' bitsets (bottleneck transfers, and the transfers on
 /// no bottleneck) may take together (32 MiB); past it the search declines.
@@ -284,6 +289,58 @@ impl Enumeration<'_> {
     }
 }
 
+impl Enumeration<'_> {
+    /// Knuth's estimate of the number of teams [`Enumeration::run`] lists: the mean, over
+    /// random dives down its tree (the same branching), of the product of the branching
+    /// factors met (0 for a dive that ends without a team).
+    fn estimate(&mut self, probes: u64, rng: &mut Rng) -> f64 {
+        let mut total = 0.0;
+        for _ in 0..probes {
+            let mut product = 1.0f64;
+            let mut marked = Vec::new();
+            loop {
+                let mut best: Option<(u32, u32)> = None;
+                let mut dead = false;
+                for &l in &self.shape.bottlenecks {
+                    if self.used[l as usize] {
+                        continue;
+                    }
+                    let free = self.free[l as usize];
+                    if free == 0 {
+                        dead = true;
+                        break;
+                    }
+                    if best.is_none_or(|(b, _)| free < b) {
+                        best = Some((free, l));
+                    }
+                }
+                if dead {
+                    product = 0.0;
+                    break;
+                }
+                let Some((free, l)) = best else {
+                    break;
+                };
+                product *= f64::from(free);
+                let pick = (rng.next() % u64::from(free)) as usize;
+                let u = self.shape.users[l as usize]
+                    .iter()
+                    .copied()
+                    .filter(|&u| self.blocked[u as usize] == 0)
+                    .nth(pick)
+                    .expect("free users counted");
+                self.mark(u, true);
+                marked.push(u);
+            }
+            for &u in marked.iter().rev() {
+                self.mark(u, false);
+            }
+            total += product;
+        }
+        total / probes.max(1) as f64
+    }
+}
+
 /// The full teams of the traffic: every set of pairwise non-congesting bottleneck
 /// transfers that meets every bottleneck exactly once, as sorted transfer indices, in a
 /// deterministic order; `Err` with the reason when there are too many or the deadline
@@ -301,8 +358,26 @@ pub fn full_teams(
     })
 }
 
-fn enumerate(shape: &Shape, deadline: Option<Instant>) -> Result<Vec<Vec<u32>>, String> {
-    let mut en = Enumeration {
+/// The most transfers the cover stage takes on; past it it declines (before any work).
+pub const MAX_TRANSFERS: usize = 50_000;
+
+/// Whether the cover search applies to the traffic, without listing its teams: `Err`
+/// with the reason when it has more than [`MAX_TRANSFERS`] transfers, or when Knuth's
+/// estimate of its full teams is above twice [`MAX_TEAMS`] (what [`liquid_cover`] would
+/// decline on), else the estimate. Costs [`ESTIMATE_PROBES`] dives.
+pub fn applies(traffic: &Traffic) -> Result<f64, String> {
+    if traffic.len() > MAX_TRANSFERS {
+        return Err(format!("more than {MAX_TRANSFERS} transfers"));
+    }
+    if traffic.is_empty() {
+        return Err("an empty traffic".to_string());
+    }
+    let shape = Shape::new(traffic);
+    estimate(&shape)
+}
+
+fn new_enumeration(shape: &Shape, deadline: Option<Instant>) -> Enumeration<'_> {
+    Enumeration {
         shape,
         used: vec![false; shape.users.len()],
         blocked: vec![0; shape.paths.len()],
@@ -311,7 +386,23 @@ fn enumerate(shape: &Shape, deadline: Option<Instant>) -> Result<Vec<Vec<u32>>, 
         out: Vec::new(),
         steps: 0,
         deadline,
-    };
+    }
+}
+
+fn estimate(shape: &Shape) -> Result<f64, String> {
+    let estimate = new_enumeration(shape, None).estimate(ESTIMATE_PROBES, &mut Rng(0x5eed));
+    if estimate > 2.0 * MAX_TEAMS as f64 {
+        return Err(format!(
+            "about {estimate:.0} full teams (Knuth's estimate from {ESTIMATE_PROBES} dives), \
+             more than {MAX_TEAMS}"
+        ));
+    }
+    Ok(estimate)
+}
+
+fn enumerate(shape: &Shape, deadline: Option<Instant>) -> Result<Vec<Vec<u32>>, String> {
+    estimate(shape)?;
+    let mut en = new_enumeration(shape, deadline);
     match en.run() {
         Ok(()) => Ok(en.out),
         Err(Halt::TooMany) => Err(format!("more than {MAX_TEAMS} full teams")),

@@ -169,8 +169,9 @@ pub fn solve_seeded(traffic: &Traffic, limits: &Limits, seed: u64, progress: &At
     search_with_cover(traffic, &rest, seed, cover_nodes, progress)
 }
 
-/// [`solve_seeded`] without the structure stage: the full-team search within
-/// [`FIRST_NODES`], the cover stage within `cover_nodes` (its own count, apart from
+/// [`solve_seeded`] without the structure stage: when the cover stage applies
+/// ([`crate::cover::applies`]: at most 50,000 transfers, at most about 200,000 full
+/// teams by Knuth's estimate), the full-team search within [`FIRST_NODES`], the cover stage within `cover_nodes` (its own count, apart from
 /// `limits.nodes`) and half the time left, the search with the rest (the portfolio's
 /// native stage).
 pub fn search_with_cover(
@@ -180,6 +181,11 @@ pub fn search_with_cover(
     cover_nodes: u64,
     progress: &AtomicU64,
 ) -> Answer {
+    // A traffic the cover stage would decline (too large, too many teams by Knuth's
+    // estimate) goes to the search at once, without being searched twice.
+    if crate::cover::applies(traffic).is_err() {
+        return crate::liquid::solve_with_progress(traffic, limits, progress);
+    }
     let start = Instant::now();
     let left = |start: Instant| limits.time.map(|t| t.saturating_sub(start.elapsed()));
     let first_nodes = limits.nodes.map_or(FIRST_NODES, |n| n.min(FIRST_NODES));
