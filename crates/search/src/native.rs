@@ -310,6 +310,29 @@ mod tests {
         }
     }
 
+    /// queen11_11 (Λ = 11, liquid): the full-team search does not decide it in its first
+    /// nodes; the cover stage does, and its schedule is valid. queen10_10 has no cover,
+    /// which the stage shows by exhausting its plain search.
+    #[test]
+    fn the_cover_stage_decides_queen_graphs() {
+        let t = liquid_model::examples::queens(11);
+        let a = solve(&t, &Limits::default());
+        assert_eq!(a.verdict(), Verdict::Liquid, "{:?}", a.stats);
+        validate(&t, a.outcome.schedule().expect("a schedule")).expect("valid");
+        assert!(a
+            .stats
+            .iter()
+            .any(|(k, v)| k == "decided_by" && *v == StatValue::Text("cover".into())));
+        let t = liquid_model::examples::queens(10);
+        let a = solve(&t, &Limits::default());
+        assert_eq!(a.verdict(), Verdict::NonLiquid, "{:?}", a.stats);
+        assert!(
+            matches!(a.stats.iter().find(|(k, _)| k == "cover"), Some((_, StatValue::Text(x))) if x.starts_with("no exact cover")),
+            "{:?}",
+            a.stats
+        );
+    }
+
     #[test]
     fn other_traffics_go_to_the_search() {
         let t = liquid_model::examples::no_team();

@@ -139,6 +139,14 @@ impl Engine for Portfolio {
             progress,
         );
         say(&mut stats, "native_verdict", native.verdict().as_str());
+        // What the cover stage of the native stage did, when it ran.
+        stats.extend(
+            native
+                .stats
+                .iter()
+                .filter(|(k, _)| k.starts_with("cover") || k == "symmetry")
+                .cloned(),
+        );
         if native.verdict() == Verdict::Liquid {
             return Ok(finish(native.outcome, liquid_search::native::ENGINE, stats).into());
         }
@@ -204,6 +212,24 @@ impl Engine for Portfolio {
 mod tests {
     use super::*;
     use liquid_model::check_outcome;
+
+    /// The portfolio's native stage reaches the cover stage: queen11_11's liquid schedule
+    /// (which neither DSatur nor the full-team search's first nodes find).
+    #[test]
+    fn the_native_stage_reaches_the_cover_stage() {
+        let t = liquid_model::examples::queens(11);
+        let run = Portfolio
+            .run(&t, &Request::default(), &AtomicU64::new(0))
+            .expect("runs");
+        check_outcome(&t, &run.answer.outcome).expect("consistent outcome");
+        assert_eq!(run.answer.outcome.verdict(), Verdict::Liquid);
+        let cover = run.answer.stats.iter().find(|(k, _)| k == "cover");
+        assert!(
+            matches!(cover, Some((_, StatValue::Text(x))) if x.starts_with("liquid")),
+            "{:?}",
+            run.answer.stats
+        );
+    }
 
     #[test]
     fn a_zero_limit_skips_the_later_stages_and_answers_unknown() {
