@@ -1103,6 +1103,20 @@ mod tests {
         }
     }
 
+    /// The same seed gives the same schedule, restarts included (queen11_11's plain search
+    /// restarts a few times); the statistics agree too.
+    #[test]
+    fn a_seed_fixes_the_answer() {
+        let t = liquid_model::examples::queens(11);
+        for seed in [0, 1] {
+            let a = liquid_cover(&t, &options(seed, 64, false));
+            let b = liquid_cover(&t, &options(seed, 64, false));
+            assert!(matches!(a.0, Covered::Schedule(..)), "{a:?}");
+            assert!(a.1.restarts > 0, "{:?}", a.1);
+            assert_eq!(a, b);
+        }
+    }
+
     #[test]
     fn a_budget_stops_it_and_says_how_far_it_got() {
         // queen10_10 has no liquid schedule; a few nodes cannot show it.
