@@ -170,7 +170,7 @@ pub fn solve_seeded(traffic: &Traffic, limits: &Limits, seed: u64, progress: &At
 }
 
 /// [`solve_seeded`] without the structure stage: when the cover stage applies
-/// ([`crate::cover::applies`]: at most 50,000 transfers, at most about 200,000 full
+/// ([`crate::cover::applies`]: at most 50,000 transfers, at most about 800,000 full
 /// teams by Knuth's estimate), the full-team search within [`FIRST_NODES`], the cover stage within `cover_nodes` (its own count, apart from
 /// `limits.nodes`) and half the time left, the search with the rest (the portfolio's
 /// native stage).
