@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hard liquid traffics (issue 44): the queen graphs n x n for n = 11, 12, 13, whose
+"""Hard liquid traffics (issue 44): the queen graphs n x n for n = 11, 12, 13 and 14, whose
 optimum is Λ = n, through liquid's default engine and the portfolio, and through CP-SAT
 (OR-Tools, 1 worker) at k = Λ, each with the same time limit, pinned to one core.
 Writes benchmarks/results/hard-liquid.md. Run by scripts/bench-hard-liquid."""
@@ -110,7 +110,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--liquid", default=str(ROOT / "target/release/liquid"))
     ap.add_argument("--time-limit", type=float, default=60)
-    ap.add_argument("--sizes", default="11,12,13")
+    ap.add_argument("--sizes", default="11,12,13,14")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-cpsat", action="store_true")
     ap.add_argument("--cpsat-child", type=int)
