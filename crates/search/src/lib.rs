@@ -9,6 +9,9 @@
 //!   colouring), a stage of `structured`.
 //! - [`classes`]: liquid schedules by rounds of interchangeable transfers (dominated
 //!   links removed), a stage of `structured` after the ports.
+//! - [`cover`]: a liquid schedule as an exact cover of the bottleneck transfers by full
+//!   teams (bitsets, minimum remaining values, Luby restarts), orbit schedules of the
+//!   traffic's automorphisms ([`symmetry`], by bliss) first: a stage of `native`.
 //! - [`dsatur`]: Brélaz's DSatur greedy colouring, as the annex of paper 003 describes it.
 //! - [`tabu`]: tabu search (TabuCol) that shortens a valid schedule.
 //! - [`kcolour`]: a complete colouring search with propagation, and refutation traces
@@ -26,6 +29,7 @@ pub mod chromatic;
 pub mod classes;
 pub mod cliques;
 pub mod components;
+pub mod cover;
 pub mod dsatur;
 pub mod exact;
 pub mod kcolour;
@@ -33,6 +37,7 @@ pub mod liquid;
 pub mod native;
 pub mod ports;
 pub mod structured;
+pub mod symmetry;
 pub mod tabu;
 pub mod teams;
 #[cfg(test)]

@@ -16,7 +16,7 @@ impl Engine for Native {
         liquid_search::native::ENGINE
     }
     fn about(&self) -> &'static str {
-        "liquid schedule search over full teams (003/004), after an O(Σ|x|) orbit check for all-to-alls: liquid, non-liquid or unknown"
+        "liquid schedule search over full teams (003/004), after an O(Σ|x|) orbit check for all-to-alls, with an exact cover by full teams (orbit schedules of the traffic's automorphisms first) when the search does not decide at once: liquid, non-liquid or unknown"
     }
     fn verdicts(&self) -> &'static [Verdict] {
         &[Verdict::Liquid, Verdict::NonLiquid, Verdict::Unknown]
@@ -32,7 +32,7 @@ impl Engine for Native {
     }
     fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
         let deadline = r.limits.deadline();
-        let answer = liquid_search::native::solve_with_progress(t, &r.limits, p);
+        let answer = liquid_search::native::solve_seeded(t, &r.limits, r.seed, p);
         Ok(with_search_proof(t, answer, r.proofs, deadline))
     }
 }

@@ -6,7 +6,10 @@
 //!    that a traffic is no all-to-all, and O(Σ|x|) per group tried otherwise.
 //! 1. DSatur (polynomial, milliseconds). If it reaches Λ, the schedule is liquid: done.
 //! 2. The native full-team search, on a budget of [`NATIVE_NODES`] search nodes (and half
-//!    the time left, under a time limit). It finds liquid schedules fast, and refutes
+//!    the time left, under a time limit), with `native`'s cover stage after its first
+//!    [`liquid_search::native::FIRST_NODES`] nodes (an exact cover by full teams, orbit
+//!    schedules of the traffic's automorphisms first:
+//!    [`liquid_search::native::liquid_by_cover`]). It finds liquid schedules fast, and refutes
 //!    liquidity at once when a clique exceeds Λ; what it cannot settle within the budget
 //!    goes to stage 3. When it and DSatur settle the optimum between them, a proof (with
 //!    proofs requested) comes from a native search, as for `native`.
@@ -126,8 +129,24 @@ impl Engine for Portfolio {
             time: left().map(|t| t / 2),
             nodes: Some(limits.nodes.map_or(NATIVE_NODES, |n| n.min(NATIVE_NODES))),
         };
-        let native = liquid_search::liquid::solve_with_progress(traffic, &native_limits, progress);
+        let native = liquid_search::native::search_with_cover(
+            traffic,
+            &native_limits,
+            req.seed,
+            limits.nodes.map_or(liquid_search::native::COVER_NODES, |n| {
+                n.min(liquid_search::native::COVER_NODES)
+            }),
+            progress,
+        );
         say(&mut stats, "native_verdict", native.verdict().as_str());
+        // What the cover stage of the native stage did, when it ran.
+        stats.extend(
+            native
+                .stats
+                .iter()
+                .filter(|(k, _)| k.starts_with("cover") || k == "symmetry")
+                .cloned(),
+        );
         if native.verdict() == Verdict::Liquid {
             return Ok(finish(native.outcome, liquid_search::native::ENGINE, stats).into());
         }
@@ -193,6 +212,24 @@ impl Engine for Portfolio {
 mod tests {
     use super::*;
     use liquid_model::check_outcome;
+
+    /// The portfolio's native stage reaches the cover stage: queen11_11's liquid schedule
+    /// (which neither DSatur nor the full-team search's first nodes find).
+    #[test]
+    fn the_native_stage_reaches_the_cover_stage() {
+        let t = liquid_model::examples::queens(11);
+        let run = Portfolio
+            .run(&t, &Request::default(), &AtomicU64::new(0))
+            .expect("runs");
+        check_outcome(&t, &run.answer.outcome).expect("consistent outcome");
+        assert_eq!(run.answer.outcome.verdict(), Verdict::Liquid);
+        let cover = run.answer.stats.iter().find(|(k, _)| k == "cover");
+        assert!(
+            matches!(cover, Some((_, StatValue::Text(x))) if x.starts_with("liquid")),
+            "{:?}",
+            run.answer.stats
+        );
+    }
 
     #[test]
     fn a_zero_limit_skips_the_later_stages_and_answers_unknown() {
