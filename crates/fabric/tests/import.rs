@@ -380,3 +380,21 @@ fn not_tool_output() {
         "{e}"
     );
 }
+
+/// Real output (tests/data/top-lid-64: two-clusters:30,32, 62 hosts and 2 switches, so
+/// LIDs 1-64, routed by OpenSM's minhop): dump_fts's headers say [0x0-0x40] but list
+/// LIDs 1-63 only; OpenSM's own dump has LID 64.
+#[test]
+fn dump_fts_really_misses_a_top_lid_of_64() {
+    let topo = include_str!("data/top-lid-64/topology.txt");
+    let fts = include_str!("data/top-lid-64/dump_fts.txt");
+    let osm = include_str!("data/top-lid-64/opensm-lfts.dump");
+    assert!(fts.contains("Unicast lids [0x0-0x40]"));
+    assert!(!fts.contains("\n0x0040 "));
+    assert!(osm.contains("\n0x0040 "));
+    let e = err(run(topo, fts));
+    assert!(e.contains("has no entry for LID 64"), "{e}");
+    assert!(e.contains("dump_fts and ibroute never read the table block"), "{e}");
+    let m = run(topo, osm).expect("OpenSM's dump has every LID");
+    assert_eq!(m.summary.routes, 62 * 61);
+}
