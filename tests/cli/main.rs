@@ -6,6 +6,7 @@ mod certify;
 mod common;
 mod crosscheck;
 mod dsatur;
+mod fabric;
 mod foundation;
 mod hostile;
 mod ilp;
