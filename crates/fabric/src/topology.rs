@@ -7,9 +7,9 @@
 //!   port (`[3] "S-<guid>"[5] # "desc" lid 1 4xEDR`, for an adapter `[1](<port guid>)
 //!   "S-<guid>"[1] # lid 2 lmc 0 "desc" lid 1 4xEDR`), with `vendid=`, `devid=`,
 //!   `sysimgguid=`, `switchguid=` and `caguid=` lines before each record;
-//! - the ports form (`ibnetdiscover -p`): one line per port, `CA 6 1 0x<port guid> 4x SDR
-//!   - SW 3 2 0x<guid> ( 'Hca4' - 'Switch2' )`. It names an adapter by its port GUID only
-//!   (it prints no node GUID), and gives no LMC (taken as 0).
+//! - the ports form (`ibnetdiscover -p`): one line per port, such as
+//!   `CA 6 1 0x<port guid> 4x SDR - SW 3 2 0x<guid> ( 'Hca4' - 'Switch2' )`. It names an
+//!   adapter by its port GUID only (it prints no node GUID), and gives no LMC (taken as 0).
 //!
 //! Every cable must be described from both of its ends: a file cut short, or edited, is
 //! refused with the line of the end that has no partner.

@@ -394,7 +394,10 @@ fn dump_fts_really_misses_a_top_lid_of_64() {
     assert!(osm.contains("\n0x0040 "));
     let e = err(run(topo, fts));
     assert!(e.contains("has no entry for LID 64"), "{e}");
-    assert!(e.contains("dump_fts and ibroute never read the table block"), "{e}");
+    assert!(
+        e.contains("dump_fts and ibroute never read the table block"),
+        "{e}"
+    );
     let m = run(topo, osm).expect("OpenSM's dump has every LID");
     assert_eq!(m.summary.routes, 62 * 61);
 }
