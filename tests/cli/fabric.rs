@@ -126,8 +126,8 @@ fn export_ibsim_writes_every_cable_from_both_ends() {
                 .or_else(|| line.strip_prefix("Hca\t"))
             {
                 node = rest.split('"').nth(1).expect("id").to_string();
-            } else if line.starts_with('[') {
-                let p: &str = line[1..].split(']').next().expect("port");
+            } else if let Some(rest) = line.strip_prefix('[') {
+                let p: &str = rest.split(']').next().expect("port");
                 let remote = line.split('"').nth(1).expect("remote");
                 let q = line.rsplit('[').next().expect("[q]").trim_end_matches(']');
                 ends.insert((
