@@ -121,6 +121,13 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
     let tfile = topo.file.as_str();
     // Every table belongs to a switch of the topology, and names its destinations as the
     // topology does.
+    let port_base: HashMap<u64, u16> = topo
+        .lids
+        .iter()
+        .filter(|(_, t)| t.offset == 0)
+        .map(|(&lid, &t)| (topo.lid_guid(t), lid))
+        .collect();
+    let mut lmc_in_tables = false;
     for t in &lfts.tables {
         let Some(s) = topo.node_by_guid(NodeKind::Switch, t.guid) else {
             return Err(FabricError::at(
@@ -138,6 +145,13 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
         for (&lid, &g) in dests {
             let line = t.line_of(lid).unwrap_or(t.line);
             match topo.lids.get(&lid) {
+                // ibnetdiscover -p prints no LMC: a LID above a port's base LID that the
+                // tables give to the same port GUID is one of its LMC LIDs.
+                None if topo.form == crate::topology::Form::Ports
+                    && lmc_lid_of(&port_base, g, lid) =>
+                {
+                    lmc_in_tables = true;
+                }
                 None => {
                     return Err(FabricError::at(
                         lfile,
@@ -480,6 +494,11 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
         )
     };
     let mut notes = Vec::new();
+    if lmc_in_tables {
+        notes.push(format!(
+            "{lfile} routes more LIDs than ports' base LIDs (LMC > 0; ibnetdiscover -p does not print the LMC): every route follows its destination's base LID (what MPI uses unless told otherwise), the tables' entries for the other LIDs are not followed"
+        ));
+    }
     if topo.max_lmc > 0 {
         notes.push(format!(
             "LMC {} in {tfile}: ports have up to {} LIDs; every route follows its destination's base LID (what MPI uses unless told otherwise), the tables' entries for the other LIDs are not followed",
@@ -576,6 +595,12 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
         link_ends,
         host_ports,
     })
+}
+
+/// Whether `lid` is one of the LMC LIDs of the port with GUID `guid` (at most 127 above
+/// its base LID, LMC 7), as the tables name it.
+fn lmc_lid_of(port_base: &HashMap<u64, u16>, guid: u64, lid: u16) -> bool {
+    matches!(port_base.get(&guid), Some(&base) if lid > base && lid - base < 128)
 }
 
 /// What checking an import against `ibtracert` output found.

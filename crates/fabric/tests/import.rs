@@ -401,3 +401,38 @@ fn dump_fts_really_misses_a_top_lid_of_64() {
     let m = run(topo, osm).expect("OpenSM's dump has every LID");
     assert_eq!(m.summary.routes, 62 * 61);
 }
+
+/// Real output with LMC 2 (tests/data/lmc2: fat-tree:4,2 through OpenSM with `-l 2`;
+/// ftree declines LMC > 0 and OpenSM fell back to minhop): every port has 4 LIDs. Every
+/// form gives the same model, routes follow base LIDs, the note says so, and ibtracert
+/// (between base LIDs) agrees.
+#[test]
+fn lmc_2_from_a_real_opensm() {
+    let topo = include_str!("data/lmc2/topology.txt");
+    let topo_p = include_str!("data/lmc2/topology-p.txt");
+    let osm = include_str!("data/lmc2/opensm-lfts.dump");
+    let fts = include_str!("data/lmc2/dump_fts.txt");
+    assert!(topo.contains(" lmc 2 "));
+    let a = run(topo, osm).expect("default form");
+    assert!(
+        a.notes
+            .iter()
+            .any(|n| n.starts_with("LMC 2 in topology.txt")),
+        "{:?}",
+        a.notes
+    );
+    for (t, l) in [(topo, fts), (topo_p, osm), (topo_p, fts)] {
+        let b = run(t, l).expect("imports");
+        assert_eq!(body(&a), body(&b));
+    }
+    let b = run(topo_p, osm).expect("ports form");
+    assert!(
+        b.notes.iter().any(|n| n.contains("LMC > 0")),
+        "{:?}",
+        b.notes
+    );
+    let t = topology::parse("topology.txt", topo).expect("parses");
+    let c = import::check_tracert(&a, &t, "tracert.txt", include_str!("data/lmc2/tracert.txt"))
+        .expect("reads");
+    assert_eq!((c.compared, c.disagreements.len()), (56, 0));
+}
