@@ -290,10 +290,11 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
         .collect();
     let mut links: Vec<NetLink> = Vec::new();
     let mut link_ends: Vec<(usize, u8)> = Vec::new();
-    let mut link_of: HashMap<(usize, u8), usize> = HashMap::new();
+    // Link index by node and port (usize::MAX: none), for the million lookups below.
+    let mut link_of: Vec<[usize; 256]> = vec![[usize::MAX; 256]; topo.nodes.len()];
     for &i in &order {
         for p in topo.nodes[i].ports.values() {
-            link_of.insert((i, p.num), links.len());
+            link_of[i][p.num as usize] = links.len();
             link_ends.push((i, p.num));
             links.push(NetLink {
                 id: format!("{}/{}", id[i], p.num),
@@ -330,6 +331,16 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
         dlid.insert(name, p.lid);
     }
 
+    // Each switch's table, by node index.
+    let table_of: Vec<Option<usize>> = topo
+        .nodes
+        .iter()
+        .map(|n| match n.kind {
+            NodeKind::Switch => lfts.by_guid.get(&n.guid).copied(),
+            NodeKind::Adapter => None,
+        })
+        .collect();
+
     // Follow every pair.
     let nswitches = switches.len();
     let mut routes: Vec<Route> = Vec::with_capacity(selected.len() * (selected.len() - 1));
@@ -347,7 +358,7 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
             let lid = dlid[dst.as_str()];
             path.clear();
             visited.clear();
-            path.push(link_of[&(sa, sp)]);
+            path.push(link_of[sa][sp as usize]);
             let first = &topo.nodes[sa].ports[&sp];
             let mut here = first.remote;
             let mut stopped: Option<Unrouted> = None;
@@ -374,10 +385,12 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
                         .rev()
                         .map(|&s| topo.nodes[s].switch_id())
                         .collect();
-                    let table = &lfts.tables[lfts.by_guid[&node.guid]];
+                    let line = table_of[here]
+                        .map(|t| lfts.tables[t].line_of(lid).unwrap_or(lfts.tables[t].line))
+                        .unwrap_or(1);
                     return Err(FabricError::at(
                         lfile,
-                        table.line_of(lid).unwrap_or(table.line),
+                        line,
                         format!(
                             "routing loop for LID {lid} ({src} -> {dst}): it crosses {} switches, more than the fabric has: {}",
                             visited.len(),
@@ -385,7 +398,7 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
                         ),
                     ));
                 }
-                let Some(&ti) = lfts.by_guid.get(&node.guid) else {
+                let Some(ti) = table_of[here] else {
                     return Err(FabricError::file(
                         lfile,
                         format!(
@@ -459,7 +472,7 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
                         ),
                     ));
                 };
-                path.push(link_of[&(here, out)]);
+                path.push(link_of[here][out as usize]);
                 here = p.remote;
             }
             if let Some(u) = stopped {
