@@ -107,6 +107,12 @@ enum Command {
         #[command(subcommand)]
         what: c::LatencyWhat,
     },
+    /// Reads a real fabric into a model: `import ib TOPOLOGY LFTS` follows every host
+    /// pair's route through an InfiniBand subnet manager's forwarding tables.
+    Import {
+        #[command(subcommand)]
+        what: ImportWhat,
+    },
     /// Writes a model and a plan for another simulator.
     Export {
         #[command(subcommand)]
@@ -152,6 +158,19 @@ enum ExportWhat {
     /// (DIR/ranks.txt), a hostfile, and DIR/manifest.json with liquid's prediction of the
     /// same plan. Run it with `mpirun -np N liquid-mpi-run DIR`, then `liquid compare DIR`.
     Mpi(Box<c::ExportMpiArgs>),
+    /// ibsim: the network of a network-form model or generated spec as a net file for
+    /// ibsim, InfiniBand's fabric simulator, so that OpenSM can route it (scripts/ib-local).
+    Ibsim(Box<c::ExportIbsimArgs>),
+}
+
+#[derive(Debug, Subcommand)]
+enum ImportWhat {
+    /// InfiniBand: TOPOLOGY is `ibnetdiscover` output (default form or -p), LFTS OpenSM's
+    /// opensm-lfts.dump or `dump_fts`/`ibroute` output. Writes a network-form model:
+    /// switches (S-<GUID>) and adapters (named by the first word of their node
+    /// description), one link per port and direction, every selected host pair's route
+    /// as the tables give it, and their all-to-all. See docs/src/infiniband.md.
+    Ib(Box<c::ImportIbArgs>),
 }
 
 #[derive(Debug, Subcommand)]
@@ -293,6 +312,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export {
             what: ExportWhat::Mpi(a),
         } => c::export_mpi(&a),
+        Command::Export {
+            what: ExportWhat::Ibsim(a),
+        } => c::export_ibsim(&a),
+        Command::Import {
+            what: ImportWhat::Ib(a),
+        } => c::import_ib(&a),
         Command::Merge(a) => c::merge(&a),
         Command::Compare(a) => c::compare_mpi(&a),
         Command::Testbed {

@@ -7,6 +7,7 @@ mod common;
 mod crosscheck;
 mod dsatur;
 mod exit_codes;
+mod fabric;
 mod foundation;
 mod hostile;
 mod ilp;

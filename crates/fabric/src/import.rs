@@ -1,0 +1,785 @@
+//! From a topology and forwarding tables to a network-form model: every selected host
+//! pair's route, followed hop by hop from the source adapter through the switches' tables
+//! to the destination's LID.
+//!
+//! # The model
+//! - Switches are named `S-<node GUID>` (as ibnetdiscover names them), adapters by their
+//!   host name, the first word of the node description (`"n001 HCA-1"` → `n001`). The
+//!   model file's leading comments list every node's GUID, LID and description.
+//! - One directed link per connected port and direction, named `<node>/<port>`: the link
+//!   that leaves that node by that port (`S-0002c90300a1b2c3/17`, `n001/1`).
+//! - A host sends and receives on its adapter's lowest-numbered connected port (port 1 on
+//!   the usual single-port cluster); a second connected port stays in the network, unused
+//!   by the routes.
+//! - Routes are explicit (`routing: explicit`), one per ordered pair of selected hosts.
+//!
+//! # LMC > 0
+//! With LMC l a port has 2^l LIDs and the tables may route each differently. A message
+//! goes to the LID its sender chose; MPI libraries use the base LID unless told otherwise
+//! (path bits 0). The model follows the base LID of every destination: one path per pair.
+//! [`Imported::notes`] says so whenever a port has LMC > 0.
+//!
+//! # Unrouted pairs
+//! A switch on the way without an entry for the destination's LID leaves the pair
+//! unrouted. That is an error unless `allow_unrouted` is set; then the model's pattern is
+//! the routed pairs only and [`Summary::unrouted`] lists every other pair, with the switch
+//! and the LID where its route stops.
+
+use std::collections::{BTreeMap, HashMap};
+
+use liquid_model::network::{NetLink, Network, Pair, Pattern, Route, Routing};
+
+use crate::hosts::Selection;
+use crate::lft::Lfts;
+use crate::topology::{NodeKind, Topology};
+use crate::{guid_str, FabricError};
+
+/// What to import.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The model's name.
+    pub name: String,
+    /// Which hosts the traffic covers.
+    pub selection: Selection,
+    /// Import the routed pairs when some are unrouted (listed in the summary) instead of
+    /// refusing.
+    pub allow_unrouted: bool,
+}
+
+/// A host pair the subnet manager left without a route.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unrouted {
+    /// Sending host.
+    pub from: String,
+    /// Receiving host.
+    pub to: String,
+    /// The switch whose table has no entry (its model id).
+    pub switch: String,
+    /// The destination LID.
+    pub lid: u16,
+}
+
+/// Figures of an import.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// Switches in the fabric.
+    pub switches: usize,
+    /// Adapters in the fabric.
+    pub adapters: usize,
+    /// Hosts the traffic covers.
+    pub hosts: usize,
+    /// Routes followed.
+    pub routes: usize,
+    /// Pairs without a route.
+    pub unrouted: Vec<Unrouted>,
+    /// Number of routes by hop count (links on the path).
+    pub hops: BTreeMap<usize, usize>,
+}
+
+/// An imported fabric: the model and where each link comes from.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    /// Model name.
+    pub name: String,
+    /// Model description.
+    pub description: String,
+    /// The network, with explicit routes.
+    pub network: Network,
+    /// The traffic: the all-to-all of the selected hosts (or, with unrouted pairs
+    /// allowed, the routed pairs).
+    pub pattern: Pattern,
+    /// Figures.
+    pub summary: Summary,
+    /// Remarks the user should read (LMC handling).
+    pub notes: Vec<String>,
+    /// YAML comment lines listing every node (GUID, LID, description).
+    pub header: String,
+    /// For each link, the topology node and port it leaves by.
+    pub link_ends: Vec<(usize, u8)>,
+    /// Host name → topology node index and the port it uses.
+    pub host_ports: HashMap<String, (usize, u8)>,
+}
+
+impl Imported {
+    /// The model file: the header comments and the network form.
+    pub fn to_yaml(&self) -> String {
+        let mut out = self.header.clone();
+        out.push_str(&liquid_model::yaml::write_network(
+            &self.name,
+            Some(&self.description),
+            None,
+            &self.network,
+            &self.pattern,
+        ));
+        out
+    }
+}
+
+/// Imports a fabric (see the module docs).
+pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, FabricError> {
+    let lfile = lfts.file.as_str();
+    let tfile = topo.file.as_str();
+    // Every table belongs to a switch of the topology, and names its destinations as the
+    // topology does.
+    let port_base: HashMap<u64, u16> = topo
+        .lids
+        .iter()
+        .filter(|(_, t)| t.offset == 0)
+        .map(|(&lid, &t)| (topo.lid_guid(t), lid))
+        .collect();
+    let mut lmc_in_tables = false;
+    for t in &lfts.tables {
+        let Some(s) = topo.node_by_guid(NodeKind::Switch, t.guid) else {
+            return Err(FabricError::at(
+                lfile,
+                t.line,
+                format!(
+                    "switch {} ({:?}) has a forwarding table here, but {tfile} has no switch with that GUID: were both files collected from the same fabric?",
+                    guid_str(t.guid),
+                    t.desc
+                ),
+            ));
+        };
+        let mut dests: Vec<(&u16, &u64)> = t.dests.iter().collect();
+        dests.sort();
+        for (&lid, &g) in dests {
+            let line = t.line_of(lid).unwrap_or(t.line);
+            match topo.lids.get(&lid) {
+                // ibnetdiscover -p prints no LMC: a LID above a port's base LID that the
+                // tables give to the same port GUID is one of its LMC LIDs.
+                None if topo.form == crate::topology::Form::Ports
+                    && lmc_lid_of(&port_base, g, lid) =>
+                {
+                    lmc_in_tables = true;
+                }
+                None => {
+                    return Err(FabricError::at(
+                        lfile,
+                        line,
+                        format!(
+                            "switch {} routes LID {lid} (port GUID {}), which no port of {tfile} has: were both files collected from the same fabric at the same time?",
+                            topo.nodes[s].switch_id(),
+                            guid_str(g)
+                        ),
+                    ))
+                }
+                Some(&target) => {
+                    let tg = topo.lid_guid(target);
+                    if tg != g {
+                        return Err(FabricError::at(
+                            lfile,
+                            line,
+                            format!(
+                                "switch {}: LID {lid} belongs to port GUID {} here but to {} ({}) in {tfile}: were both files collected from the same fabric at the same time?",
+                                topo.nodes[s].switch_id(),
+                                guid_str(g),
+                                guid_str(tg),
+                                topo.nodes[target.node].label()
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    // Hosts: adapters named by the first word of their description.
+    let mut by_name: HashMap<String, usize> = HashMap::new();
+    for (i, n) in topo.nodes.iter().enumerate() {
+        if n.kind != NodeKind::Adapter {
+            continue;
+        }
+        let name = n.host_name();
+        if name.is_empty() {
+            return Err(FabricError::at(
+                tfile,
+                n.line,
+                format!(
+                    "{} has an empty node description: liquid names a host by its first word",
+                    n.label()
+                ),
+            ));
+        }
+        if let Some(&j) = by_name.get(name) {
+            let other = &topo.nodes[j];
+            return Err(FabricError::at(
+                tfile,
+                n.line,
+                format!(
+                    "host {name:?} is named twice: by {} here and by {} at line {}. liquid names a host by the first word of its adapter's node description; give each adapter a description of its own (rdma-ndd sets \"<hostname> <device>\"); hosts with several adapters are not supported",
+                    n.label(),
+                    other.label(),
+                    other.line
+                ),
+            ));
+        }
+        if topo
+            .nodes
+            .iter()
+            .any(|m| m.kind == NodeKind::Switch && m.switch_id() == name)
+        {
+            return Err(FabricError::at(
+                tfile,
+                n.line,
+                format!("host {name:?} has the name of a switch"),
+            ));
+        }
+        by_name.insert(name.to_string(), i);
+    }
+
+    // The selection.
+    let selected: Vec<String> = match &opts.selection {
+        Selection::All => {
+            let mut v: Vec<String> = by_name.keys().cloned().collect();
+            v.sort();
+            v
+        }
+        Selection::Named {
+            source,
+            names,
+            lines,
+        } => {
+            for (k, name) in names.iter().enumerate() {
+                if !by_name.contains_key(name) {
+                    let mut known: Vec<&String> = by_name.keys().collect();
+                    known.sort();
+                    let sample: Vec<&str> = known.iter().take(5).map(|s| s.as_str()).collect();
+                    let msg = format!(
+                        "host {name:?} is not in the fabric {tfile} ({} hosts: {}{})",
+                        known.len(),
+                        sample.join(", "),
+                        if known.len() > 5 { ", ..." } else { "" }
+                    );
+                    return Err(match lines.get(k) {
+                        Some(&l) => FabricError::at(source, l, msg),
+                        None => FabricError::file(source, msg),
+                    });
+                }
+            }
+            names.clone()
+        }
+    };
+    if selected.len() < 2 {
+        return Err(FabricError::file(
+            tfile,
+            format!(
+                "{} host(s) selected: an all-to-all needs at least 2",
+                selected.len()
+            ),
+        ));
+    }
+
+    // Node ids and links: switches by GUID, then adapters by host name; ports in order.
+    let mut switches: Vec<usize> = (0..topo.nodes.len())
+        .filter(|&i| topo.nodes[i].kind == NodeKind::Switch)
+        .collect();
+    switches.sort_by_key(|&i| topo.nodes[i].guid);
+    let mut adapters: Vec<(&String, usize)> = by_name.iter().map(|(k, &v)| (k, v)).collect();
+    adapters.sort();
+    let mut id: Vec<String> = vec![String::new(); topo.nodes.len()];
+    for &s in &switches {
+        id[s] = topo.nodes[s].switch_id();
+    }
+    for &(name, a) in &adapters {
+        id[a] = name.clone();
+    }
+    let order: Vec<usize> = switches
+        .iter()
+        .copied()
+        .chain(adapters.iter().map(|&(_, a)| a))
+        .collect();
+    let mut links: Vec<NetLink> = Vec::new();
+    let mut link_ends: Vec<(usize, u8)> = Vec::new();
+    // Link index by node and port (usize::MAX: none), for the million lookups below.
+    let mut link_of: Vec<[usize; 256]> = vec![[usize::MAX; 256]; topo.nodes.len()];
+    for &i in &order {
+        for p in topo.nodes[i].ports.values() {
+            link_of[i][p.num as usize] = links.len();
+            link_ends.push((i, p.num));
+            links.push(NetLink {
+                id: format!("{}/{}", id[i], p.num),
+                from: id[i].clone(),
+                to: id[p.remote].clone(),
+            });
+        }
+    }
+
+    // Each selected host's port and LID.
+    let mut host_ports: HashMap<String, (usize, u8)> = HashMap::new();
+    let mut dlid: HashMap<&str, u16> = HashMap::new();
+    for name in &selected {
+        let a = by_name[name];
+        let n = &topo.nodes[a];
+        let Some(p) = n.ports.values().next() else {
+            return Err(FabricError::at(
+                tfile,
+                n.line,
+                format!("host {name:?} ({}) has no connected port", n.label()),
+            ));
+        };
+        if p.lid == 0 {
+            return Err(FabricError::at(
+                tfile,
+                p.line,
+                format!(
+                    "host {name:?}: port {} has no LID: was a subnet manager running when the topology was collected?",
+                    p.num
+                ),
+            ));
+        }
+        host_ports.insert(name.clone(), (a, p.num));
+        dlid.insert(name, p.lid);
+    }
+
+    // Each switch's table, by node index.
+    let table_of: Vec<Option<usize>> = topo
+        .nodes
+        .iter()
+        .map(|n| match n.kind {
+            NodeKind::Switch => lfts.by_guid.get(&n.guid).copied(),
+            NodeKind::Adapter => None,
+        })
+        .collect();
+
+    // Follow every pair.
+    let nswitches = switches.len();
+    let mut routes: Vec<Route> = Vec::with_capacity(selected.len() * (selected.len() - 1));
+    let mut unrouted: Vec<Unrouted> = Vec::new();
+    let mut hops: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut path: Vec<usize> = Vec::new();
+    let mut visited: Vec<usize> = Vec::new();
+    for src in &selected {
+        let (sa, sp) = host_ports[src];
+        for dst in &selected {
+            if src == dst {
+                continue;
+            }
+            let (da, _) = host_ports[dst];
+            let lid = dlid[dst.as_str()];
+            path.clear();
+            visited.clear();
+            path.push(link_of[sa][sp as usize]);
+            let first = &topo.nodes[sa].ports[&sp];
+            let mut here = first.remote;
+            let mut stopped: Option<Unrouted> = None;
+            loop {
+                let node = &topo.nodes[here];
+                if node.kind == NodeKind::Adapter {
+                    if here != da {
+                        return Err(FabricError::file(
+                            lfile,
+                            format!(
+                                "the route {src} -> {dst} (LID {lid}) arrives at {} instead: the tables and {tfile} disagree",
+                                node.label()
+                            ),
+                        ));
+                    }
+                    break;
+                }
+                visited.push(here);
+                if visited.len() > nswitches {
+                    let names: Vec<String> = visited
+                        .iter()
+                        .rev()
+                        .take(nswitches + 1)
+                        .rev()
+                        .map(|&s| topo.nodes[s].switch_id())
+                        .collect();
+                    let line = table_of[here]
+                        .map(|t| lfts.tables[t].line_of(lid).unwrap_or(lfts.tables[t].line))
+                        .unwrap_or(1);
+                    return Err(FabricError::at(
+                        lfile,
+                        line,
+                        format!(
+                            "routing loop for LID {lid} ({src} -> {dst}): it crosses {} switches, more than the fabric has: {}",
+                            visited.len(),
+                            names.join(" -> ")
+                        ),
+                    ));
+                }
+                let Some(ti) = table_of[here] else {
+                    return Err(FabricError::file(
+                        lfile,
+                        format!(
+                            "switch {} ({:?}, line {} of {tfile}) has no forwarding table here, but the route {src} -> {dst} (LID {lid}) crosses it",
+                            node.switch_id(),
+                            node.desc,
+                            node.line
+                        ),
+                    ));
+                };
+                let table = &lfts.tables[ti];
+                let Some(out) = table.port(lid) else {
+                    let mut hint = String::new();
+                    if table.layout == crate::lft::Layout::DumpFts
+                        && lid == table.range.1
+                        && lid % 64 == 0
+                    {
+                        hint = format!(
+                            " LID {lid} is this switch's top LID and a multiple of 64: dump_fts and ibroute never read the table block that holds it (a known gap of rdma-core's tools, see liquid-fabric's lft module). Collect OpenSM's opensm-lfts.dump instead."
+                        );
+                    }
+                    if lid < table.range.0 || lid > table.range.1 {
+                        hint = format!(
+                            " The table covers LIDs {}-{} only.",
+                            table.range.0, table.range.1
+                        );
+                    }
+                    if !opts.allow_unrouted || !hint.is_empty() {
+                        return Err(FabricError::at(
+                            lfile,
+                            table.line,
+                            format!(
+                                "switch {} ({:?}) has no entry for LID {lid} (host {dst}), which the route {src} -> {dst} needs: the pair is unrouted.{}",
+                                node.switch_id(),
+                                node.desc,
+                                if hint.is_empty() {
+                                    " Give --allow-unrouted to import the routed pairs and list the others".to_string()
+                                } else {
+                                    hint
+                                }
+                            ),
+                        ));
+                    }
+                    stopped = Some(Unrouted {
+                        from: src.clone(),
+                        to: dst.clone(),
+                        switch: node.switch_id(),
+                        lid,
+                    });
+                    break;
+                };
+                let line = table.line_of(lid).unwrap_or(table.line);
+                if out == 0 {
+                    return Err(FabricError::at(
+                        lfile,
+                        line,
+                        format!(
+                            "switch {} sends LID {lid} to port 0 (itself), but LID {lid} is host {dst}'s",
+                            node.switch_id()
+                        ),
+                    ));
+                }
+                let Some(p) = node.ports.get(&out) else {
+                    return Err(FabricError::at(
+                        lfile,
+                        line,
+                        format!(
+                            "switch {} ({:?}) sends LID {lid} (host {dst}) to port {out}, which has nothing attached in {tfile}",
+                            node.switch_id(),
+                            node.desc
+                        ),
+                    ));
+                };
+                path.push(link_of[here][out as usize]);
+                here = p.remote;
+            }
+            if let Some(u) = stopped {
+                unrouted.push(u);
+                continue;
+            }
+            *hops.entry(path.len()).or_default() += 1;
+            routes.push(Route {
+                from: src.clone(),
+                to: dst.clone(),
+                path: path.iter().map(|&l| links[l].id.clone()).collect(),
+            });
+        }
+    }
+
+    let pattern = if unrouted.is_empty() {
+        Pattern::AllToAll {
+            senders: selected.clone(),
+            receivers: selected.clone(),
+            self_transfers: false,
+        }
+    } else {
+        Pattern::Pairs(
+            routes
+                .iter()
+                .map(|r| Pair {
+                    from: r.from.clone(),
+                    to: r.to.clone(),
+                    count: 1,
+                })
+                .collect(),
+        )
+    };
+    let mut notes = Vec::new();
+    if lmc_in_tables {
+        notes.push(format!(
+            "{lfile} routes more LIDs than ports' base LIDs (LMC > 0; ibnetdiscover -p does not print the LMC): every route follows its destination's base LID (what MPI uses unless told otherwise), the tables' entries for the other LIDs are not followed"
+        ));
+    }
+    if topo.max_lmc > 0 {
+        notes.push(format!(
+            "LMC {} in {tfile}: ports have up to {} LIDs; every route follows its destination's base LID (what MPI uses unless told otherwise), the tables' entries for the other LIDs are not followed",
+            topo.max_lmc,
+            1u32 << topo.max_lmc
+        ));
+    }
+    if !unrouted.is_empty() {
+        notes.push(format!(
+            "{} of {} host pairs are unrouted and not in the traffic (listed in the model's comments)",
+            unrouted.len(),
+            unrouted.len() + routes.len()
+        ));
+    }
+    let form = match topo.form {
+        crate::topology::Form::Default => "ibnetdiscover",
+        crate::topology::Form::Ports => "ibnetdiscover -p",
+    };
+    let layout = match lfts.tables[0].layout {
+        crate::lft::Layout::OpenSm => "opensm-lfts.dump",
+        crate::lft::Layout::DumpFts => "dump_fts/ibroute",
+    };
+    let description = format!(
+        "InfiniBand fabric read by liquid import ib from {tfile} ({form}) and {lfile} ({layout}): {} switches, {} adapters; the all-to-all of {} hosts over the subnet manager's routes",
+        switches.len(),
+        adapters.len(),
+        selected.len()
+    );
+
+    // The header: every node with its GUID, LID and description.
+    let mut header = String::new();
+    header.push_str(&format!("# {description}\n"));
+    for n in &notes {
+        header.push_str(&format!("# Note: {n}\n"));
+    }
+    header.push_str("# Switches (model id, LID, description):\n");
+    for &s in &switches {
+        let n = &topo.nodes[s];
+        header.push_str(&format!(
+            "#   {}  lid {}  {:?}\n",
+            n.switch_id(),
+            n.lid,
+            n.desc
+        ));
+    }
+    header.push_str("# Adapters (host, GUID, port used, its LID, description):\n");
+    for &(name, a) in &adapters {
+        let n = &topo.nodes[a];
+        let (pnum, plid) = n
+            .ports
+            .values()
+            .next()
+            .map(|p| (p.num, p.lid))
+            .unwrap_or((0, 0));
+        header.push_str(&format!(
+            "#   {name}  {}  port {pnum}  lid {plid}  {:?}\n",
+            guid_str(n.guid),
+            n.desc
+        ));
+    }
+    if !unrouted.is_empty() {
+        header.push_str("# Unrouted pairs (sender -> receiver: switch without an entry, LID):\n");
+        for u in &unrouted {
+            header.push_str(&format!(
+                "#   {} -> {}: {} has no entry for LID {}\n",
+                u.from, u.to, u.switch, u.lid
+            ));
+        }
+    }
+
+    let network = Network {
+        hosts: adapters.iter().map(|&(n, _)| n.clone()).collect(),
+        switches: switches.iter().map(|&s| id[s].clone()).collect(),
+        links,
+        routing: Routing::Explicit,
+        routes,
+    };
+    let summary = Summary {
+        switches: switches.len(),
+        adapters: adapters.len(),
+        hosts: selected.len(),
+        routes: network.routes.len(),
+        unrouted,
+        hops,
+    };
+    Ok(Imported {
+        name: opts.name.clone(),
+        description,
+        network,
+        pattern,
+        summary,
+        notes,
+        header,
+        link_ends,
+        host_ports,
+    })
+}
+
+/// Whether `lid` is one of the LMC LIDs of the port with GUID `guid` (at most 127 above
+/// its base LID, LMC 7), as the tables name it.
+fn lmc_lid_of(port_base: &HashMap<u64, u16>, guid: u64, lid: u16) -> bool {
+    matches!(port_base.get(&guid), Some(&base) if lid > base && lid - base < 128)
+}
+
+/// What checking an import against `ibtracert` output found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TracertCheck {
+    /// Traces compared.
+    pub compared: usize,
+    /// Each disagreement, with the trace's line.
+    pub disagreements: Vec<String>,
+}
+
+/// One `ibtracert` trace: source and destination LIDs and, per hop, the output port and
+/// the base LID of the node reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Trace {
+    line: usize,
+    src: u16,
+    dst: u16,
+    hops: Vec<(u8, u16)>,
+}
+
+/// The base LID in `lid A-B "..."`.
+fn lid_in(s: &str) -> Option<u16> {
+    let at = s.find(" lid ")?;
+    let w = s[at + 5..].split_whitespace().next()?;
+    w.split('-').next()?.parse().ok()
+}
+
+fn parse_traces(file: &str, text: &str) -> Result<Vec<Trace>, FabricError> {
+    let mut out = Vec::new();
+    let mut cur: Option<Trace> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let n = i + 1;
+        let t = raw.trim();
+        if t.is_empty() || t.starts_with("ibwarn:") || t.starts_with('#') {
+            continue;
+        }
+        let bad = |why: &str| FabricError::at(file, n, why.to_string());
+        if t.starts_with("From ") {
+            if cur.is_some() {
+                return Err(bad(
+                    "a trace starts before the previous one ended (\"To ...\")",
+                ));
+            }
+            let src = lid_in(t).ok_or_else(|| bad("the From line has no lid"))?;
+            cur = Some(Trace {
+                line: n,
+                src,
+                dst: 0,
+                hops: Vec::new(),
+            });
+        } else if t.starts_with('[') {
+            let c = cur.as_mut().ok_or_else(|| bad("a hop outside a trace"))?;
+            let end = t
+                .find(']')
+                .ok_or_else(|| bad("a hop line starts with [port]"))?;
+            let port: u8 = t[1..end]
+                .parse()
+                .map_err(|_| bad("a hop line starts with [port]"))?;
+            let lid = lid_in(t).ok_or_else(|| bad("the hop line has no lid"))?;
+            c.hops.push((port, lid));
+        } else if t.starts_with("To ") {
+            let mut c = cur.take().ok_or_else(|| bad("a To line outside a trace"))?;
+            c.dst = lid_in(t).ok_or_else(|| bad("the To line has no lid"))?;
+            out.push(c);
+        } else {
+            return Err(bad(&format!("not a line of ibtracert output: {t:?}")));
+        }
+    }
+    if let Some(c) = cur {
+        return Err(FabricError::at(
+            file,
+            c.line,
+            "the trace starting here has no To line: a truncated file?",
+        ));
+    }
+    Ok(out)
+}
+
+/// Compares every trace of `ibtracert` output (traces concatenated, as `ibtracert SLID
+/// DLID` prints them) with the imported routes: the same output port at every hop and
+/// the same node reached. A trace between hosts the model does not cover is an error.
+pub fn check_tracert(
+    imported: &Imported,
+    topo: &Topology,
+    file: &str,
+    text: &str,
+) -> Result<TracertCheck, FabricError> {
+    let traces = parse_traces(file, text)?;
+    if traces.is_empty() {
+        return Err(FabricError::file(file, "no ibtracert traces"));
+    }
+    let mut name_of: HashMap<usize, &str> = HashMap::new();
+    for (name, &(a, _)) in &imported.host_ports {
+        name_of.insert(a, name);
+    }
+    let route_of: HashMap<(&str, &str), &Route> = imported
+        .network
+        .routes
+        .iter()
+        .map(|r| ((r.from.as_str(), r.to.as_str()), r))
+        .collect();
+    let link_index: HashMap<&str, usize> = imported
+        .network
+        .links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.id.as_str(), i))
+        .collect();
+    let host = |lid: u16, line: usize| -> Result<&str, FabricError> {
+        let t = topo.lids.get(&lid).ok_or_else(|| {
+            FabricError::at(file, line, format!("LID {lid} is not in {}", topo.file))
+        })?;
+        name_of.get(&t.node).copied().ok_or_else(|| {
+            FabricError::at(
+                file,
+                line,
+                format!(
+                    "LID {lid} is {}, not a host of the model",
+                    topo.nodes[t.node].label()
+                ),
+            )
+        })
+    };
+    let mut disagreements = Vec::new();
+    for tr in &traces {
+        let from = host(tr.src, tr.line)?;
+        let to = host(tr.dst, tr.line)?;
+        let Some(route) = route_of.get(&(from, to)) else {
+            disagreements.push(format!(
+                "{file}:{}: ibtracert traces {from} -> {to}, which the model leaves unrouted",
+                tr.line
+            ));
+            continue;
+        };
+        let mine: Vec<(u8, u16)> = route
+            .path
+            .iter()
+            .map(|id| {
+                let (node, port) = imported.link_ends[link_index[id.as_str()]];
+                let p = &topo.nodes[node].ports[&port];
+                let r = &topo.nodes[p.remote];
+                let lid = match r.kind {
+                    NodeKind::Switch => r.lid,
+                    NodeKind::Adapter => r.ports[&p.remote_port].lid,
+                };
+                (port, lid)
+            })
+            .collect();
+        if mine != tr.hops {
+            let show = |h: &[(u8, u16)]| {
+                h.iter()
+                    .map(|(p, l)| format!("[{p}]->lid {l}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            disagreements.push(format!(
+                "{file}:{}: {from} -> {to}: ibtracert {} but the model {}",
+                tr.line,
+                show(&tr.hops),
+                show(&mine)
+            ));
+        }
+    }
+    Ok(TracertCheck {
+        compared: traces.len(),
+        disagreements,
+    })
+}

@@ -1,0 +1,438 @@
+//! The importer on real tool output (tests/data/2sw4hca: ibsim's example net file
+//! `net.2sw2path4hca` routed by OpenSM 3.3.23's minhop, collected by scripts/ib-local),
+//! and each bad input of issue 40 made from it by one edit.
+
+use liquid_fabric::hosts::{self, Selection};
+use liquid_fabric::import::{self, Imported, Options};
+use liquid_fabric::{lft, topology, FabricError};
+
+const TOPO: &str = include_str!("data/2sw4hca/topology.txt");
+const TOPO_P: &str = include_str!("data/2sw4hca/topology-p.txt");
+const LFTS: &str = include_str!("data/2sw4hca/opensm-lfts.dump");
+const FTS: &str = include_str!("data/2sw4hca/dump_fts.txt");
+const TRACERT: &str = include_str!("data/2sw4hca/tracert.txt");
+
+fn run_with(
+    topo: &str,
+    lfts: &str,
+    selection: Selection,
+    allow: bool,
+) -> Result<Imported, FabricError> {
+    let t = topology::parse("topology.txt", topo)?;
+    let l = lft::parse("lfts", lfts)?;
+    import::import(
+        &t,
+        &l,
+        &Options {
+            name: "f".into(),
+            selection,
+            allow_unrouted: allow,
+        },
+    )
+}
+
+fn run(topo: &str, lfts: &str) -> Result<Imported, FabricError> {
+    run_with(topo, lfts, Selection::All, false)
+}
+
+fn err(r: Result<Imported, FabricError>) -> String {
+    match r {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// The model without comments and description (which name the input files).
+fn body(m: &Imported) -> String {
+    m.to_yaml()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("description:"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn reads_the_real_files_and_every_route() {
+    let m = run(TOPO, LFTS).expect("imports");
+    assert_eq!(m.summary.switches, 2);
+    assert_eq!(m.summary.adapters, 4);
+    assert_eq!(m.network.hosts, ["Hca1", "Hca2", "Hca3", "Hca4"]);
+    assert_eq!(
+        m.network.switches,
+        ["S-0000000000200000", "S-0000000000200001"]
+    );
+    // 2 switches with 4 cables each (2 to hosts, 2 between them) = 6 cables, 12 links.
+    assert_eq!(m.network.links.len(), 12);
+    assert_eq!(m.summary.routes, 12);
+    let r = m
+        .network
+        .routes
+        .iter()
+        .find(|r| r.from == "Hca1" && r.to == "Hca4")
+        .expect("routed");
+    // OpenSM's table: Switch1 sends LID 6 (Hca4) to port 5, Switch2 to port 2.
+    assert_eq!(
+        r.path,
+        ["Hca1/1", "S-0000000000200000/5", "S-0000000000200001/2"]
+    );
+    // The model reads back and expands to the all-to-all.
+    let t = liquid_model::yaml::parse_model("m.yaml", &m.to_yaml()).expect("a valid model");
+    assert_eq!(t.len(), 12);
+    // The header lists GUIDs and descriptions.
+    assert!(m
+        .header
+        .contains("Hca4  0x0000000000100009  port 1  lid 6  \"Hca4\""));
+}
+
+#[test]
+fn every_form_gives_the_same_model() {
+    let a = run(TOPO, LFTS).expect("default form, opensm dump");
+    let b = run(TOPO, FTS).expect("default form, dump_fts");
+    let c = run(TOPO_P, LFTS).expect("ports form, opensm dump");
+    let d = run(TOPO_P, FTS).expect("ports form, dump_fts");
+    assert_eq!(body(&a), body(&b));
+    assert_eq!(body(&a), body(&c));
+    assert_eq!(body(&a), body(&d));
+}
+
+#[test]
+fn agrees_with_ibtracert() {
+    let t = topology::parse("topology.txt", TOPO).expect("parses");
+    let m = run(TOPO, LFTS).expect("imports");
+    let c = import::check_tracert(&m, &t, "tracert.txt", TRACERT).expect("reads");
+    assert_eq!(c.compared, 12);
+    assert!(c.disagreements.is_empty(), "{:?}", c.disagreements);
+    // A trace that differs is found: Switch1 sends LID 4 by port 5 instead of 3.
+    let edited = TRACERT.replacen(
+        "[3] -> switch port {0x0000000000200001}[3] lid 3-3",
+        "[5] -> switch port {0x0000000000200001}[5] lid 3-3",
+        1,
+    );
+    assert_ne!(edited, TRACERT);
+    let c = import::check_tracert(&m, &t, "tracert.txt", &edited).expect("reads");
+    assert_eq!(c.disagreements.len(), 1, "{:?}", c.disagreements);
+    assert!(
+        c.disagreements[0].contains("Hca1 -> Hca2"),
+        "{}",
+        c.disagreements[0]
+    );
+}
+
+#[test]
+fn hosts_by_hostlist_and_hostfile() {
+    let sel = hosts::hostlist("--hosts", "Hca[1-2],Hca4").expect("a hostlist");
+    let m = run_with(TOPO, LFTS, sel, false).expect("imports");
+    assert_eq!(m.summary.hosts, 3);
+    assert_eq!(m.summary.routes, 6);
+    let sel = hosts::hostfile("hosts", "# a host file\nHca3 slots=2\n\nHca1\n").expect("reads");
+    let m = run_with(TOPO, LFTS, sel, false).expect("imports");
+    match &m.pattern {
+        liquid_model::network::Pattern::AllToAll { senders, .. } => {
+            assert_eq!(senders, &["Hca3", "Hca1"])
+        }
+        p => panic!("{p:?}"),
+    }
+    let e = hosts::hostfile("hosts", "Hca1\nHca2\nHca1\n").expect_err("twice");
+    assert_eq!(
+        e.to_string(),
+        "hosts:3: host \"Hca1\" is named twice (first at line 1)"
+    );
+    let e = hosts::hostlist("--hosts", "n[1-").expect_err("malformed");
+    assert!(
+        e.to_string()
+            .starts_with("--hosts: \"n[1-\" is not a Slurm hostlist"),
+        "{e}"
+    );
+}
+
+// ---- Bad input: each error names the file, the line, the switch and the LID ----
+
+#[test]
+fn a_hostlist_naming_a_host_the_fabric_lacks() {
+    let sel = hosts::hostlist("--hosts", "Hca[1-5]").expect("a hostlist");
+    let e = err(run_with(TOPO, LFTS, sel, false));
+    assert!(e.starts_with("--hosts: host \"Hca5\" is not in the fabric topology.txt (4 hosts: Hca1, Hca2, Hca3, Hca4)"), "{e}");
+    let sel = hosts::hostfile("hosts", "Hca1\nnope\n").expect("reads");
+    let e = err(run_with(TOPO, LFTS, sel, false));
+    assert!(
+        e.starts_with("hosts:2: host \"nope\" is not in the fabric"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_destination_lid_without_an_entry() {
+    // Switch1 (LID 1) has no entry for LID 6 (Hca4).
+    let lfts = LFTS.replacen(
+        "0x0006 005 # Channel Adapter portguid 0x000000000010000a: 'Hca4'\n",
+        "",
+        1,
+    );
+    assert_ne!(lfts, LFTS);
+    // The footer names the range (0-6), not a count: still consistent.
+    let e = err(run(TOPO, &lfts));
+    assert!(
+        e.starts_with("lfts:1: switch S-0000000000200000 (\"Switch1\") has no entry for LID 6 (host Hca4), which the route Hca1 -> Hca4 needs: the pair is unrouted."),
+        "{e}"
+    );
+    // Allowed: the other pairs are imported, these listed, none dropped silently.
+    let m = run_with(TOPO, &lfts, Selection::All, true).expect("imports");
+    let pairs: Vec<(&str, &str)> = m
+        .summary
+        .unrouted
+        .iter()
+        .map(|u| (u.from.as_str(), u.to.as_str()))
+        .collect();
+    assert_eq!(pairs, [("Hca1", "Hca4"), ("Hca3", "Hca4")]);
+    assert_eq!(m.summary.routes, 10);
+    assert!(m
+        .header
+        .contains("#   Hca1 -> Hca4: S-0000000000200000 has no entry for LID 6"));
+    assert!(m
+        .notes
+        .iter()
+        .any(|n| n.starts_with("2 of 12 host pairs are unrouted")));
+    let t = liquid_model::yaml::parse_model("m.yaml", &m.to_yaml()).expect("valid");
+    assert_eq!(t.len(), 10);
+}
+
+#[test]
+fn a_routing_loop() {
+    // Switch2 sends LID 4 (Hca2, on its own port 1) back to Switch1, which sends it back.
+    let lfts = LFTS.replacen("0x0004 001 # Channel", "0x0004 003 # Channel", 1);
+    assert_ne!(lfts, LFTS);
+    let e = err(run(TOPO, &lfts));
+    assert!(e.starts_with("lfts:"), "{e}");
+    assert!(e.contains("routing loop for LID 4"), "{e}");
+    assert!(
+        e.contains("S-0000000000200000 -> S-0000000000200001 -> S-0000000000200000"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_output_port_with_nothing_attached() {
+    let lfts = LFTS.replacen("0x0006 005 # Channel", "0x0006 007 # Channel", 1);
+    let e = err(run(TOPO, &lfts));
+    assert_eq!(
+        e,
+        "lfts:7: switch S-0000000000200000 (\"Switch1\") sends LID 6 (host Hca4) to port 7, which has nothing attached in topology.txt"
+    );
+}
+
+#[test]
+fn a_guid_in_the_tables_that_the_topology_lacks() {
+    let lfts = LFTS.replacen("guid 0x0000000000200000", "guid 0x0000000000200099", 1);
+    let e = err(run(TOPO, &lfts));
+    assert!(
+        e.starts_with("lfts:1: switch 0x0000000000200099 (\"Switch1\") has a forwarding table here, but topology.txt has no switch with that GUID"),
+        "{e}"
+    );
+}
+
+#[test]
+fn tables_and_topology_from_different_times() {
+    // LID 6 names another port GUID than the topology gives it.
+    let lfts = LFTS.replacen(
+        "0x0006 005 # Channel Adapter portguid 0x000000000010000a",
+        "0x0006 005 # Channel Adapter portguid 0x000000000010000b",
+        1,
+    );
+    let e = err(run(TOPO, &lfts));
+    assert!(e.starts_with("lfts:7: switch S-0000000000200000: LID 6 belongs to port GUID 0x000000000010000b here but to 0x000000000010000a"), "{e}");
+}
+
+#[test]
+fn lmc_above_zero_follows_base_lids() {
+    // Hca4 with LMC 1 has LIDs 6 and 7; the tables route LID 6 (the base) as before.
+    let topo = TOPO.replacen("# lid 6 lmc 0 \"Switch2\"", "# lid 6 lmc 1 \"Switch2\"", 1);
+    assert_ne!(topo, TOPO);
+    let m = run(&topo, LFTS).expect("imports");
+    assert_eq!(m.summary.routes, 12);
+    assert!(
+        m.notes
+            .iter()
+            .any(|n| n.contains("LMC 1") && n.contains("base LID")),
+        "{:?}",
+        m.notes
+    );
+    assert!(m.header.contains("# Note: LMC 1"));
+    // A LID of the range taken by another port is refused.
+    let topo = TOPO.replacen("# lid 4 lmc 0 \"Switch2\"", "# lid 4 lmc 1 \"Switch2\"", 1);
+    let e = topology::parse("topology.txt", &topo).expect_err("LID 5 twice");
+    assert!(
+        e.to_string().contains("LID 5 is also assigned at line"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_truncated_topology() {
+    // Cut inside the last record: the cable Switch1 port 1 - Hca1 has one end only.
+    let cut = &TOPO[..TOPO.rfind("[1](100001)").expect("the last port line")];
+    let e = topology::parse("topology.txt", cut).expect_err("truncated");
+    assert!(e.to_string().contains("a truncated or edited file?"), "{e}");
+    assert!(e.to_string().starts_with("topology.txt:"), "{e}");
+    // Cut before the last record: Hca1 is never described.
+    let cut = &TOPO[..TOPO.rfind("vendid").expect("the last record")];
+    let e = topology::parse("topology.txt", cut).expect_err("truncated");
+    assert!(
+        e.to_string()
+            .contains("which the file never describes: a truncated or incomplete file?"),
+        "{e}"
+    );
+    // The ports form, cut.
+    let cut = &TOPO_P[..TOPO_P.len() / 2];
+    let e = topology::parse("topology-p.txt", cut).expect_err("truncated");
+    assert!(e.to_string().contains("truncated"), "{e}");
+}
+
+#[test]
+fn truncated_tables() {
+    let cut = &LFTS[..LFTS.rfind("0x0005").expect("an entry")];
+    let e = lft::parse("lfts", cut).expect_err("truncated");
+    assert!(
+        e.to_string()
+            .contains("the file ends inside the table of switch 0x0000000000200001 (line 9)"),
+        "{e}"
+    );
+    let cut = &FTS[..FTS.find("6 valid lids dumped").expect("footer")];
+    let cut = format!(
+        "{cut}{}",
+        &FTS[FTS
+            .find("Unicast lids [0x0-0x6] of switch DR path slid 0; dlid 0; 0 guid")
+            .expect("second")..]
+    );
+    let e = lft::parse("fts", &cut).expect_err("truncated");
+    assert!(
+        e.to_string()
+            .contains("ends without its \"lids dumped\" line"),
+        "{e}"
+    );
+    // An entry removed from dump_fts: its count no longer matches.
+    let edited = FTS.replacen(
+        "0x0006 002 : (Channel Adapter portguid 0x000000000010000a: 'Hca4')\n",
+        "",
+        1,
+    );
+    let e = lft::parse("fts", &edited).expect_err("count");
+    assert!(
+        e.to_string().contains("says 6 lids dumped but lists 5"),
+        "{e}"
+    );
+    let e = lft::parse("fts", "").expect_err("empty");
+    assert_eq!(
+        e.to_string(),
+        "fts: no forwarding tables: not opensm-lfts.dump, dump_fts or ibroute output"
+    );
+}
+
+#[test]
+fn a_host_named_twice() {
+    let topo = TOPO.replacen("# \"Hca2\"\n", "# \"Hca1 HCA-2\"\n", 1);
+    assert_ne!(topo, TOPO);
+    let e = err(run(&topo, LFTS));
+    assert!(e.starts_with("topology.txt:"), "{e}");
+    assert!(e.contains("host \"Hca1\" is named twice"), "{e}");
+}
+
+#[test]
+fn dump_fts_missing_its_top_lid_says_why() {
+    // dump_fts never reads the block of a top LID that is a multiple of 64: Hca4 as LID
+    // 64, the switches' tables end at 0x40 without it.
+    let topo = TOPO
+        .replace("\"Hca4\" lid 6 4xSDR", "\"Hca4\" lid 64 4xSDR")
+        .replace("# lid 6 lmc 0", "# lid 64 lmc 0");
+    let fts = FTS
+        .replace("[0x0-0x6]", "[0x0-0x40]")
+        .replace(
+            "0x0006 002 : (Channel Adapter portguid 0x000000000010000a: 'Hca4')\n",
+            "",
+        )
+        .replace(
+            "0x0006 005 : (Channel Adapter portguid 0x000000000010000a: 'Hca4')\n",
+            "",
+        )
+        .replace("6 valid lids dumped", "5 valid lids dumped");
+    let e = err(run(&topo, &fts));
+    assert!(e.contains("has no entry for LID 64"), "{e}");
+    assert!(
+        e.contains("dump_fts and ibroute never read the table block"),
+        "{e}"
+    );
+    assert!(
+        e.contains("Collect OpenSM's opensm-lfts.dump instead"),
+        "{e}"
+    );
+}
+
+#[test]
+fn not_tool_output() {
+    let e = topology::parse("t", "hello world\n").expect_err("not ibnetdiscover");
+    assert_eq!(
+        e.to_string(),
+        "t:1: not a line of ibnetdiscover output: \"hello world\""
+    );
+    let e = lft::parse("l", "0x0001 001 # x\n").expect_err("no header");
+    assert!(
+        e.to_string()
+            .starts_with("l:1: not a forwarding-table line"),
+        "{e}"
+    );
+}
+
+/// Real output (tests/data/top-lid-64: two-clusters:30,32, 62 hosts and 2 switches, so
+/// LIDs 1-64, routed by OpenSM's minhop): dump_fts's headers say [0x0-0x40] but list
+/// LIDs 1-63 only; OpenSM's own dump has LID 64.
+#[test]
+fn dump_fts_really_misses_a_top_lid_of_64() {
+    let topo = include_str!("data/top-lid-64/topology.txt");
+    let fts = include_str!("data/top-lid-64/dump_fts.txt");
+    let osm = include_str!("data/top-lid-64/opensm-lfts.dump");
+    assert!(fts.contains("Unicast lids [0x0-0x40]"));
+    assert!(!fts.contains("\n0x0040 "));
+    assert!(osm.contains("\n0x0040 "));
+    let e = err(run(topo, fts));
+    assert!(e.contains("has no entry for LID 64"), "{e}");
+    assert!(
+        e.contains("dump_fts and ibroute never read the table block"),
+        "{e}"
+    );
+    let m = run(topo, osm).expect("OpenSM's dump has every LID");
+    assert_eq!(m.summary.routes, 62 * 61);
+}
+
+/// Real output with LMC 2 (tests/data/lmc2: fat-tree:4,2 through OpenSM with `-l 2`;
+/// ftree declines LMC > 0 and OpenSM fell back to minhop): every port has 4 LIDs. Every
+/// form gives the same model, routes follow base LIDs, the note says so, and ibtracert
+/// (between base LIDs) agrees.
+#[test]
+fn lmc_2_from_a_real_opensm() {
+    let topo = include_str!("data/lmc2/topology.txt");
+    let topo_p = include_str!("data/lmc2/topology-p.txt");
+    let osm = include_str!("data/lmc2/opensm-lfts.dump");
+    let fts = include_str!("data/lmc2/dump_fts.txt");
+    assert!(topo.contains(" lmc 2 "));
+    let a = run(topo, osm).expect("default form");
+    assert!(
+        a.notes
+            .iter()
+            .any(|n| n.starts_with("LMC 2 in topology.txt")),
+        "{:?}",
+        a.notes
+    );
+    for (t, l) in [(topo, fts), (topo_p, osm), (topo_p, fts)] {
+        let b = run(t, l).expect("imports");
+        assert_eq!(body(&a), body(&b));
+    }
+    let b = run(topo_p, osm).expect("ports form");
+    assert!(
+        b.notes.iter().any(|n| n.contains("LMC > 0")),
+        "{:?}",
+        b.notes
+    );
+    let t = topology::parse("topology.txt", topo).expect("parses");
+    let c = import::check_tracert(&a, &t, "tracert.txt", include_str!("data/lmc2/tracert.txt"))
+        .expect("reads");
+    assert_eq!((c.compared, c.disagreements.len()), (56, 0));
+}

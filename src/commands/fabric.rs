@@ -1,0 +1,153 @@
+//! `liquid import ib` (a real InfiniBand fabric and its subnet manager's routes as a
+//! model) and `liquid export ibsim` (a network as a net file for ibsim).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use liquid_fabric::hosts::{self, Selection};
+use liquid_fabric::{import, FabricError};
+
+use crate::{InputError, EXIT_REJECTED};
+
+/// `liquid import ib`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct ImportIbArgs {
+    /// The fabric as `ibnetdiscover` prints it (default form or `-p`).
+    topology: PathBuf,
+    /// The switches' forwarding tables: OpenSM's opensm-lfts.dump (opensm
+    /// --dump_files_dir DIR, debug level 0x40), or `dump_fts` / `ibroute` output.
+    lfts: PathBuf,
+    /// The hosts of the traffic, in Slurm's hostlist syntax (`n[001-016,020]`). Without
+    /// --hosts or --hostfile, $SLURM_JOB_NODELIST when set, otherwise every adapter.
+    #[arg(long, value_name = "LIST", conflicts_with = "hostfile")]
+    hosts: Option<String>,
+    /// The hosts of the traffic, one per line (the first word: Open MPI host files work).
+    #[arg(long, value_name = "FILE")]
+    hostfile: Option<PathBuf>,
+    /// Import the routed pairs when the subnet manager left some pairs unrouted, and list
+    /// the others (default: refuse, naming the switch and LID).
+    #[arg(long)]
+    allow_unrouted: bool,
+    /// Check the imported routes against `ibtracert SLID DLID` output (traces
+    /// concatenated): exit 1 when any trace disagrees.
+    #[arg(long, value_name = "FILE")]
+    tracert: Option<PathBuf>,
+    /// The model's name (default: the topology file's name without extension).
+    #[arg(long)]
+    name: Option<String>,
+    /// Where to write the model (default: stdout).
+    #[arg(long, value_name = "MODEL.yaml")]
+    out: Option<PathBuf>,
+}
+
+fn input(e: FabricError) -> anyhow::Error {
+    InputError::of(e)
+}
+
+/// `liquid import ib`.
+pub fn import_ib(a: &ImportIbArgs) -> anyhow::Result<ExitCode> {
+    let tname = a.topology.display().to_string();
+    let lname = a.lfts.display().to_string();
+    let topo =
+        liquid_fabric::topology::parse(&tname, &liquid_fabric::read(&a.topology).map_err(input)?)
+            .map_err(input)?;
+    let lfts = liquid_fabric::lft::parse(&lname, &liquid_fabric::read(&a.lfts).map_err(input)?)
+        .map_err(input)?;
+    let selection = match (&a.hosts, &a.hostfile) {
+        (Some(list), _) => hosts::hostlist("--hosts", list).map_err(input)?,
+        (None, Some(file)) => hosts::hostfile(
+            &file.display().to_string(),
+            &liquid_fabric::read(file).map_err(input)?,
+        )
+        .map_err(input)?,
+        (None, None) => match std::env::var("SLURM_JOB_NODELIST") {
+            Ok(list) if !list.trim().is_empty() => {
+                hosts::hostlist("SLURM_JOB_NODELIST", &list).map_err(input)?
+            }
+            _ => Selection::All,
+        },
+    };
+    let name = a.name.clone().unwrap_or_else(|| {
+        a.topology
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "fabric".into())
+    });
+    let imported = import::import(
+        &topo,
+        &lfts,
+        &import::Options {
+            name,
+            selection,
+            allow_unrouted: a.allow_unrouted,
+        },
+    )
+    .map_err(input)?;
+    let s = &imported.summary;
+    let mut err = std::io::stderr().lock();
+    writeln!(
+        err,
+        "import ib: {} switches, {} adapters; {} hosts, {} routes followed, {} unrouted",
+        s.switches,
+        s.adapters,
+        s.hosts,
+        s.routes,
+        s.unrouted.len()
+    )?;
+    let hops: Vec<String> = s.hops.iter().map(|(h, n)| format!("{h}: {n}")).collect();
+    writeln!(
+        err,
+        "import ib: routes by links crossed: {}",
+        hops.join(", ")
+    )?;
+    for n in &imported.notes {
+        writeln!(err, "import ib: note: {n}")?;
+    }
+    let mut code = ExitCode::SUCCESS;
+    if let Some(file) = &a.tracert {
+        let fname = file.display().to_string();
+        let text = liquid_fabric::read(file).map_err(input)?;
+        let check = import::check_tracert(&imported, &topo, &fname, &text).map_err(input)?;
+        for d in &check.disagreements {
+            writeln!(err, "import ib: disagrees: {d}")?;
+        }
+        writeln!(
+            err,
+            "import ib: ibtracert: {} of {} traces agree",
+            check.compared - check.disagreements.len(),
+            check.compared
+        )?;
+        if !check.disagreements.is_empty() {
+            code = ExitCode::from(EXIT_REJECTED);
+        }
+    }
+    write_out(a.out.as_deref(), &imported.to_yaml())?;
+    Ok(code)
+}
+
+fn write_out(out: Option<&Path>, text: &str) -> anyhow::Result<()> {
+    match out {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| InputError::of(format!("{}: cannot write: {e}", path.display())))?,
+        None => std::io::stdout().lock().write_all(text.as_bytes())?,
+    }
+    Ok(())
+}
+
+/// `liquid export ibsim`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct ExportIbsimArgs {
+    /// A network-form model file, or a generated-model spec (see `analyze --help`).
+    model: PathBuf,
+    /// Where to write the net file (default: stdout).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+/// `liquid export ibsim`.
+pub fn export_ibsim(a: &ExportIbsimArgs) -> anyhow::Result<ExitCode> {
+    let text = liquid_fabric::ibsim::export(&a.model).map_err(input)?;
+    write_out(a.out.as_deref(), &text)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,156 @@
+//! `liquid import ib` and `liquid export ibsim` as a user runs them (the importer's own
+//! tests, on real OpenSM output, are in crates/fabric/tests).
+
+use crate::common::{liquid, succeed};
+
+const DIR: &str = "crates/fabric/tests/data/2sw4hca";
+
+fn import(extra: &[&str]) -> std::process::Output {
+    liquid()
+        .args([
+            "import",
+            "ib",
+            &format!("{DIR}/topology.txt"),
+            &format!("{DIR}/opensm-lfts.dump"),
+        ])
+        .args(extra)
+        .env_remove("SLURM_JOB_NODELIST")
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn import_writes_a_model_every_command_reads() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let model = dir.path().join("fabric.yaml");
+    let model_s = model.to_str().expect("UTF-8");
+    let out = import(&["--out", model_s, "--tracert", &format!("{DIR}/tracert.txt")]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("import ib: 2 switches, 4 adapters; 4 hosts, 12 routes followed, 0 unrouted"),
+        "{err}"
+    );
+    assert!(
+        err.contains("import ib: ibtracert: 12 of 12 traces agree"),
+        "{err}"
+    );
+    let out = succeed(liquid().args(["analyze", model_s]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("transfers: 12"), "{text}");
+    succeed(liquid().args(["solve", model_s]));
+}
+
+#[test]
+fn hosts_come_from_the_hostlist_or_slurm() {
+    let out = import(&["--hosts", "Hca[1-3]"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("  senders: [Hca1, Hca2, Hca3]"), "{text}");
+    let out = liquid()
+        .args([
+            "import",
+            "ib",
+            &format!("{DIR}/topology-p.txt"),
+            &format!("{DIR}/dump_fts.txt"),
+        ])
+        .env("SLURM_JOB_NODELIST", "Hca[2,4]")
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("  senders: [Hca2, Hca4]"), "{text}");
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_file() {
+    let out = import(&["--hosts", "Hca[1-5]"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: --hosts: host \"Hca5\" is not in the fabric"),
+        "{err}"
+    );
+    // The tables given as the topology.
+    let out = liquid()
+        .args([
+            "import",
+            "ib",
+            &format!("{DIR}/opensm-lfts.dump"),
+            &format!("{DIR}/opensm-lfts.dump"),
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with(&format!(
+            "error: {DIR}/opensm-lfts.dump:1: not a line of ibnetdiscover output"
+        )),
+        "{err}"
+    );
+    // A trace that disagrees: exit 1.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let trace = dir.path().join("t.txt");
+    let text = std::fs::read_to_string(format!("{DIR}/tracert.txt")).expect("fixture");
+    std::fs::write(
+        &trace,
+        text.replacen("[3] -> switch port", "[5] -> switch port", 1),
+    )
+    .expect("write");
+    let out = import(&["--tracert", trace.to_str().expect("UTF-8")]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("import ib: ibtracert: 11 of 12 traces agree"),
+        "{err}"
+    );
+}
+
+#[test]
+fn export_ibsim_writes_every_cable_from_both_ends() {
+    for spec in [
+        "fat-tree:4,2",
+        "torus:3x3,1",
+        "two-clusters:3,3",
+        "mesh:2x2,2",
+    ] {
+        let out = succeed(liquid().args(["export", "ibsim", spec]));
+        let text = String::from_utf8(out.stdout).expect("UTF-8");
+        // Every port line [p] "r"[q] has its partner [q] "node"[p] in r's record.
+        let mut node = String::new();
+        let mut ends = std::collections::BTreeSet::new();
+        for line in text.lines() {
+            if let Some(rest) = line
+                .strip_prefix("Switch\t")
+                .or_else(|| line.strip_prefix("Hca\t"))
+            {
+                node = rest.split('"').nth(1).expect("id").to_string();
+            } else if let Some(rest) = line.strip_prefix('[') {
+                let p: &str = rest.split(']').next().expect("port");
+                let remote = line.split('"').nth(1).expect("remote");
+                let q = line.rsplit('[').next().expect("[q]").trim_end_matches(']');
+                ends.insert((
+                    node.clone(),
+                    p.to_string(),
+                    remote.to_string(),
+                    q.to_string(),
+                ));
+            }
+        }
+        assert!(!ends.is_empty(), "{spec}");
+        for (a, p, b, q) in &ends {
+            assert!(
+                ends.contains(&(b.clone(), q.clone(), a.clone(), p.clone())),
+                "{spec}: {a}[{p}] -> {b}[{q}]"
+            );
+        }
+    }
+    let out = liquid()
+        .args(["export", "ibsim", "models/paper-fig1-explicit.yaml"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("an explicit-form model"), "{err}");
+}
