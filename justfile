@@ -51,3 +51,8 @@ bench-limits LIMIT='10':
 # benchmarks/results/default-solve.md.
 bench-default LIMIT='60':
     bash scripts/bench-default {{LIMIT}}
+
+# The guide (docs/src) as an HTML book in docs/book (mdBook, installed with cargo when missing).
+book:
+    command -v mdbook >/dev/null || cargo install mdbook --locked
+    mdbook build docs
