@@ -163,8 +163,9 @@ pub enum GenerateWhat {
     },
     /// Dragonfly+ (Shpiner et al. 2017): G groups, each a two-level fat-tree of L leaves
     /// with P hosts and S spines, every leaf cabled to every spine, H global links per
-    /// spine (palm-tree); L·P·G hosts and (L + S)·G switches. Routing leaf-spine-global-
-    /// spine-leaf; within a group through spine (destination's index in the group mod S).
+    /// spine (palm-tree); L·P·G hosts and (L + S)·G switches. Routing
+    /// leaf-spine-global-spine-leaf; within a group through spine (destination's index in
+    /// the group mod S).
     /// Spec: dragonfly-plus:L,S,P,H[,G] (dragonfly-plus:4,4,4,4: 17 groups, 272 hosts,
     /// 136 switches).
     DragonflyPlus {
@@ -191,7 +192,8 @@ pub enum GenerateWhat {
     /// NVSwitch per server; S·G hosts `s{s}.g{j}` and G + K + S·(G + 1) switches (rails,
     /// spines, NVSwitches, NICs). Same rail through its rail switch, across rails through
     /// spine (destination server mod K), or with --pxn first over NVLink to the GPU on the
-    /// destination's rail (NCCL's PXN). Spec: rail:S,G[,K][,pxn] (rail:32,8: 256 GPUs).
+    /// destination's rail (NCCL's PXN). Spec: rail:S,G[,K][,pxn] (rail:32,8: 256 GPUs,
+    /// 328 switches).
     Rail {
         /// Servers, S.
         #[arg(long)]
