@@ -11,15 +11,19 @@
 //! second, and so on, one hop per differing coordinate (rows are complete graphs, so every
 //! minimal route is of this shape; DOR fixes the order).
 //!
-//! **A liquid schedule** ([`HyperX::schedule`]) when `T` is less than the smallest prime
-//! factor of every `Si` (so `Λ = N − 1`): the `N − 1` timeframes `(τ, k) ≠ (0, 0)`,
-//! `τ < T`, `k` a router, in which host `u` of router `x` sends to host `u + τ mod T` of
-//! router `x + (u + 1)·k` (coordinate-wise, mod `Si`). Every host sends and receives once
-//! per frame; a link of dimension `i` is crossed by at most one sender of each terminal
-//! index `u` (DOR fixes the sender from the link and the displacement), and two terminal
-//! indices `u ≠ v` cross the same link only if `(u + 1)·ki = (v + 1)·ki ≠ 0 mod Si`,
-//! impossible as `u − v` is a unit mod `Si`. Every pair is covered once: for each `u`,
-//! `(τ, k) ↦ (u + τ, (u + 1)·k)` is a bijection. (`hyperx:7x7x7,3`, `hyperx:13x13,6`.)
+//! **A liquid schedule** ([`HyperX::schedule`]) when every `Si` is a prime power `q > T`
+//! or has its smallest prime factor above `T` (then `Λ = N − 1`): give each dimension's
+//! coordinates the addition of GF(q) (digit-wise in base `p`; a row is a complete graph,
+//! so any group structure on it will do) or of the integers mod `Si`, and take `T`
+//! multipliers `λ_u` whose pairwise differences are invertible (`α^u` for a primitive
+//! `α` of GF(q); `u + 1` mod `Si`). The `N − 1` timeframes `(τ, k) ≠ (0, 0)`, `τ < T`, `k`
+//! a router, send host `u` of router `x` to host `u + τ mod T` of router `x + λ_u·k`
+//! (coordinate-wise). Every host sends and receives once per frame; a link of dimension
+//! `i` is crossed by at most one sender of each terminal index `u` (DOR fixes the sender
+//! from the link and the displacement), and two indices `u ≠ v` cross the same link only
+//! if `λ_u·ki = λ_v·ki ≠ 0`, impossible as `λ_u − λ_v` is invertible. Every pair is
+//! covered once: for each `u`, `(τ, k) ↦ (u + τ, λ_u·k)` is a bijection.
+//! (`hyperx:16x16,4`, `hyperx:7x7x7,3`, `hyperx:13x13,6`.)
 //!
 //! **Loads of the all-to-all** ([`HyperX::loads`]): host links `N − 1`; a link of
 //! dimension `i` carries `T²·ΠSj / Si` transfers (sources agree with its tail in
@@ -29,6 +33,117 @@
 use crate::fabric::{self, check_hosts, Fabric, PairFrames};
 use crate::{bad, Generated, TopologyError};
 use liquid_model::Traffic;
+
+/// The arithmetic of one dimension's coordinates for [`HyperX::schedule`]: the field
+/// GF(p^k) when the size is a prime power `p^k` (coordinates as base-`p` digit strings,
+/// added digit-wise, multiplied as polynomials modulo a primitive polynomial), else the
+/// integers mod the size; and `T` multipliers `λ_u` whose pairwise differences are units.
+#[derive(Debug, Clone)]
+struct Row {
+    size: usize,
+    /// `p` for a prime-power size, 0 for the integers mod `size`.
+    p: usize,
+    /// `times[u][c] = λ_u · c`.
+    times: Vec<Vec<usize>>,
+}
+
+impl Row {
+    /// `None` when `t` multipliers with unit differences do not exist this way (`t` not
+    /// below `p^k` for a prime power, not below the smallest prime factor otherwise).
+    fn new(size: usize, t: usize) -> Option<Row> {
+        let p = (2..=size).find(|q| size % q == 0).unwrap_or(size);
+        let mut k = 0;
+        let mut q = 1;
+        while q < size {
+            q *= p;
+            k += 1;
+        }
+        if q == size {
+            if t >= size {
+                return None;
+            }
+            // A primitive polynomial of degree k over GF(p): x has order q - 1 modulo it.
+            let mul_x = |a: usize, f: &[usize]| -> usize {
+                // a·x mod f, a as digits (least significant first), f monic of degree k.
+                let mut d: Vec<usize> = (0..k).map(|i| a / p.pow(i as u32) % p).collect();
+                let top = d[k - 1];
+                d.rotate_right(1);
+                d[0] = 0;
+                for (i, c) in d.iter_mut().enumerate() {
+                    *c = (*c + (p - top) * f[i] % p) % p;
+                }
+                d.iter().rev().fold(0, |acc, &c| acc * p + c)
+            };
+            let mut powers = Vec::new();
+            for code in 0..q {
+                let f: Vec<usize> = (0..k).map(|i| code / p.pow(i as u32) % p).collect();
+                powers.clear();
+                let mut a = 1;
+                for _ in 0..q - 1 {
+                    powers.push(a);
+                    a = if k == 1 {
+                        a * (p - f[0]) % p
+                    } else {
+                        mul_x(a, &f)
+                    };
+                    if a == 1 {
+                        break;
+                    }
+                }
+                if powers.len() == q - 1 && a == 1 {
+                    break;
+                }
+            }
+            if powers.len() != q - 1 {
+                return None;
+            }
+            // log and antilog: λ_u = α^u.
+            let mut log = vec![0; q];
+            for (i, &e) in powers.iter().enumerate() {
+                log[e] = i;
+            }
+            let times = (0..t)
+                .map(|u| {
+                    (0..size)
+                        .map(|c| {
+                            if c == 0 {
+                                0
+                            } else {
+                                powers[(log[c] + u) % (q - 1)]
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            return Some(Row { size, p, times });
+        }
+        if t >= p {
+            return None;
+        }
+        let times = (0..t)
+            .map(|u| (0..size).map(|c| (u + 1) * c % size).collect())
+            .collect();
+        Some(Row { size, p: 0, times })
+    }
+
+    fn times(&self, u: usize, c: usize) -> usize {
+        self.times[u][c]
+    }
+
+    fn add(&self, a: usize, b: usize) -> usize {
+        if self.p == 0 {
+            return (a + b) % self.size;
+        }
+        let (mut a, mut b, mut sum, mut place) = (a, b, 0, 1);
+        while a > 0 || b > 0 {
+            sum += (a % self.p + b % self.p) % self.p * place;
+            a /= self.p;
+            b /= self.p;
+            place *= self.p;
+        }
+        sum
+    }
+}
 
 /// A HyperX (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,16 +226,20 @@ impl HyperX {
         })
     }
 
-    /// The closed-form liquid schedule of the all-to-all when `T` is below the smallest
-    /// prime factor of every `Si` (see the module docs), as timeframes of `(sender,
-    /// receiver)` host numbers (host `t` of router `x` is `x·T + t`); `None` otherwise.
+    /// The closed-form liquid schedule of the all-to-all when every `Si` is a prime power
+    /// above `T`, or has a smallest prime factor above `T` (see the module docs), as
+    /// timeframes of `(sender, receiver)` host numbers (host `t` of router `x` is `x·T + t`); `None` otherwise.
     pub fn schedule(&self) -> Result<Option<PairFrames>, TopologyError> {
         let net = self.build()?;
         let t = self.hosts_per_router;
-        let smallest = |s: usize| (2..=s).find(|q| s % q == 0).unwrap_or(s);
-        if self.dims.iter().any(|&s| t >= smallest(s)) {
+        let Some(rows) = self
+            .dims
+            .iter()
+            .map(|&s| Row::new(s, t))
+            .collect::<Option<Vec<Row>>>()
+        else {
             return Ok(None);
-        }
+        };
         let mut frames = Vec::with_capacity(net.n - 1);
         for tau in 0..t {
             for k in 0..net.r {
@@ -132,12 +251,12 @@ impl HyperX {
                 for x in 0..net.r {
                     let xc = net.coords(x);
                     for u in 0..t {
-                        // (x, u) -> (x + (u + 1)·k, u + τ), coordinate-wise.
+                        // (x, u) -> (x + λ_u·k, u + τ), coordinate-wise.
                         let mut y = 0;
                         let mut stride = 1;
-                        for (d, &s) in self.dims.iter().enumerate() {
-                            y += ((xc[d] + (u + 1) * kc[d]) % s) * stride;
-                            stride *= s;
+                        for (d, row) in rows.iter().enumerate() {
+                            y += row.add(xc[d], row.times(u, kc[d])) * stride;
+                            stride *= row.size;
                         }
                         frame.push((x * t + u, y * t + (u + tau) % t));
                     }
@@ -327,7 +446,14 @@ mod tests {
             (vec![7, 5], 4, true),
             (vec![3, 3, 3], 2, true),
             (vec![4, 4], 1, true),
-            (vec![4, 4], 2, false),
+            (vec![4, 4], 2, true),
+            (vec![4, 4], 3, true),
+            (vec![4, 4], 4, false),
+            (vec![8, 9], 5, true),
+            (vec![16], 7, true),
+            (vec![6, 2], 1, true),
+            (vec![6, 3], 2, false),
+            (vec![12], 1, true),
             (vec![2, 2, 2, 2], 1, true),
         ] {
             let x = HyperX {
