@@ -225,8 +225,8 @@ pub enum GenerateWhat {
         #[arg(long, default_value_t = 1)]
         hosts_per_router: usize,
         /// Also write the closed-form liquid schedule of the all-to-all (length Λ = N - 1,
-        /// when T is below the smallest prime factor of every dimension; validated before
-        /// it is written) to this file.
+        /// when every dimension is a prime power above T or has its smallest prime factor
+        /// above T; validated before it is written) to this file.
         #[arg(long, value_name = "FILE")]
         schedule_out: Option<PathBuf>,
         #[command(flatten)]
@@ -341,8 +341,8 @@ fn closed_form_schedule(
                 x.schedule().map_err(InputError::of)?,
                 x.traffic().map_err(InputError::of)?,
                 path,
-                "a HyperX has one when the hosts per router are fewer than the smallest prime \
-                 factor of every dimension",
+                "a HyperX has one when every dimension is a prime power above the hosts per \
+                 router, or has its smallest prime factor above them",
             )
         }
         _ => return Ok(None),

@@ -213,6 +213,7 @@ fn closed_form_schedules_are_liquid() {
     for args in [
         vec!["hyperx", "--dims", "3x5", "--hosts-per-router", "2"],
         vec!["hyperx", "--dims", "2x2x2"],
+        vec!["hyperx", "--dims", "4x8", "--hosts-per-router", "3"],
         vec!["rail", "--servers", "3", "--gpus", "4"],
         vec![
             "rail",
@@ -243,7 +244,7 @@ fn closed_form_schedules_are_liquid() {
             "generate",
             "hyperx",
             "--dims",
-            "4x4",
+            "6x3",
             "--hosts-per-router",
             "2",
         ])
