@@ -46,6 +46,10 @@ Every command that takes a MODEL also takes the spec of a generated network in i
   multi-cluster:M,LIST      sum of 2(M/2)^n_i      ICN1, ECN1 and ICN2 trees multi-cluster:4,2x1+3x2: 32 hosts
   t1:n0,...,n7              n0+...+n7 (of 32)      8                         t1:4,4,4,4,0,0,2,1: 19 hosts
   paper-fig1:               10 (5 send, 5 receive) 2
+  dragonfly:A,P,H[,G]       A*P*G (G = A*H+1)      A*G                       dragonfly:4,2,2: 72 hosts, 36 routers
+  dragonfly-plus:L,S,P,H[,G] L*P*G                 (L+S)*G                   dragonfly-plus:2,2,2,2: 20 hosts
+  rail:S,G[,K][,pxn]        S*G (S servers, G GPUs) G+K+S*(G+1)              rail:32,8: 256 GPUs
+  hyperx:S1xS2...,T         T*S1*S2*...            S1*S2*...                 hyperx:16x16,4: 1,024 hosts
 
 The traffic is the all-to-all of the hosts: N hosts give N(N-1) transfers (t1 includes each
 host's transfer to itself, as papers 000 and 003 do: N^2).";

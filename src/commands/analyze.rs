@@ -10,7 +10,9 @@ use crate::output::{emitted, Format};
 pub struct AnalyzeArgs {
     /// Model file (explicit or network form), or a generated-model spec such as
     /// `t1:4,4,4,4,0,0,2,1`, `fat-tree:4,3`, `ring:6,2`, `torus:4x4,1`, `paper-fig1:`,
-    /// `two-clusters:20,40`, `multi-cluster:8,12x1+16x2+4x3`.
+    /// `two-clusters:20,40`, `multi-cluster:8,12x1+16x2+4x3`, `dragonfly:4,2,2[,G]`,
+    /// `dragonfly-plus:4,4,4,4[,G]`, `rail:32,8[,K][,pxn]`, `hyperx:16x16,4` (the
+    /// generators of `liquid generate --help`, with their host and switch counts).
     model: PathBuf,
     /// Count the conflict edges even when that takes long (by default they are
     /// counted when it takes at most about 2^31 steps, and `conflict_edges_note` says

@@ -3,9 +3,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use liquid_topology::dragonfly::{Dragonfly, DragonflyPlus};
 use liquid_topology::fat_tree::FatTree;
 use liquid_topology::grid::Grid;
+use liquid_topology::hyperx::HyperX;
 use liquid_topology::multi_cluster::MultiCluster;
+use liquid_topology::rail::Rail;
 use liquid_topology::t1::{self, Allocation};
 use liquid_topology::two_clusters::TwoClusters;
 use liquid_topology::Generated;
@@ -136,6 +139,99 @@ pub enum GenerateWhat {
         #[command(flatten)]
         output: GenerateOutput,
     },
+    /// Dragonfly (Kim, Dally, Scott, Abts, ISCA 2008): G groups of A routers, P hosts and
+    /// H global links per router, the routers of a group fully connected; A·P·G hosts
+    /// `g{g}.r{r}.h{k}` and A·G routers. Global links in the palm-tree arrangement
+    /// (Camarero et al. 2015); minimal routing local-global-local, the parallel global
+    /// links (when G < A·H + 1) shared out by the source's index in its group. Spec:
+    /// dragonfly:A,P,H[,G] (dragonfly:4,2,2: 9 groups, 72 hosts, 36 routers).
+    Dragonfly {
+        /// Routers per group, A.
+        #[arg(long)]
+        routers: usize,
+        /// Hosts per router, P.
+        #[arg(long)]
+        hosts_per_router: usize,
+        /// Global links per router, H.
+        #[arg(long)]
+        global_links: usize,
+        /// Groups, G: 2 to A·H + 1 with G - 1 dividing A·H and H < G (default A·H + 1).
+        #[arg(long)]
+        groups: Option<usize>,
+        #[command(flatten)]
+        output: GenerateOutput,
+    },
+    /// Dragonfly+ (Shpiner et al. 2017): G groups, each a two-level fat-tree of L leaves
+    /// with P hosts and S spines, every leaf cabled to every spine, H global links per
+    /// spine (palm-tree); L·P·G hosts and (L + S)·G switches. Routing
+    /// leaf-spine-global-spine-leaf; within a group through spine (destination's index in
+    /// the group mod S).
+    /// Spec: dragonfly-plus:L,S,P,H[,G] (dragonfly-plus:4,4,4,4: 17 groups, 272 hosts,
+    /// 136 switches).
+    DragonflyPlus {
+        /// Leaves per group, L.
+        #[arg(long)]
+        leaves: usize,
+        /// Spines per group, S.
+        #[arg(long)]
+        spines: usize,
+        /// Hosts per leaf, P.
+        #[arg(long)]
+        hosts_per_leaf: usize,
+        /// Global links per spine, H.
+        #[arg(long)]
+        global_links: usize,
+        /// Groups, G: 2 to S·H + 1 with G - 1 dividing S·H and H < G (default S·H + 1).
+        #[arg(long)]
+        groups: Option<usize>,
+        #[command(flatten)]
+        output: GenerateOutput,
+    },
+    /// Rail-optimised GPU fat-tree (DGX SuperPOD style): S servers of G GPUs, GPU j of
+    /// every server on rail switch j through its NIC, K spines joining the rails, an
+    /// NVSwitch per server; S·G hosts `s{s}.g{j}` and G + K + S·(G + 1) switches (rails,
+    /// spines, NVSwitches, NICs). Same rail through its rail switch, across rails through
+    /// spine (destination server mod K), or with --pxn first over NVLink to the GPU on the
+    /// destination's rail (NCCL's PXN). Spec: rail:S,G[,K][,pxn] (rail:32,8: 256 GPUs,
+    /// 328 switches).
+    Rail {
+        /// Servers, S.
+        #[arg(long)]
+        servers: usize,
+        /// GPUs (and rails) per server, G.
+        #[arg(long)]
+        gpus: usize,
+        /// Spine switches, K, 1 to S (default S: non-blocking).
+        #[arg(long)]
+        spines: Option<usize>,
+        /// Route across rails by PXN (NVLink to the destination's rail first).
+        #[arg(long)]
+        pxn: bool,
+        /// Also write the closed-form liquid schedule of the all-to-all (length Λ, with
+        /// --pxn or K = S; validated before it is written) to this file.
+        #[arg(long, value_name = "FILE")]
+        schedule_out: Option<PathBuf>,
+        #[command(flatten)]
+        output: GenerateOutput,
+    },
+    /// HyperX (Ahn et al., SC 2009): routers on a lattice S1×S2×…, every row of every
+    /// dimension fully connected, T hosts per router; T·ΠSi hosts and ΠSi routers,
+    /// dimension-order routing. Spec: hyperx:S1xS2x...,T (hyperx:16x16,4: 1,024 hosts).
+    Hyperx {
+        /// Routers along each dimension, like 8x8 (each at least 2).
+        #[arg(long)]
+        dims: String,
+        /// Hosts per router, T.
+        #[arg(long, default_value_t = 1)]
+        hosts_per_router: usize,
+        /// Also write the closed-form liquid schedule of the all-to-all (length Λ = N - 1,
+        /// when every dimension is a prime power above T or has its smallest prime factor
+        /// above T; validated before it is written) to this file.
+        #[arg(long, value_name = "FILE")]
+        schedule_out: Option<PathBuf>,
+        #[command(flatten)]
+        output: GenerateOutput,
+    },
     /// The 2-switch worked example of the papers (Fig. 1).
     PaperFig1 {
         #[command(flatten)]
@@ -194,8 +290,92 @@ fn two_clusters(
 
 /// `liquid generate ...`.
 pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
+    let schedule = closed_form_schedule(&what)?;
     let (g, output) = build(what)?;
+    if let Some((frames, traffic, path)) = schedule {
+        write_schedule(&traffic, g.network.hosts.len(), &frames, &path)?;
+    }
     write(&g, output)
+}
+
+type Frames = Vec<Vec<(usize, usize)>>;
+
+/// The closed-form schedule `--schedule-out` asks for, the traffic it schedules (built
+/// directly, without the network form), and its file.
+fn closed_form_schedule(
+    what: &GenerateWhat,
+) -> anyhow::Result<Option<(Frames, liquid_model::Traffic, PathBuf)>> {
+    let (frames, traffic, path, why) = match what {
+        GenerateWhat::Rail {
+            servers,
+            gpus,
+            spines,
+            pxn,
+            schedule_out: Some(path),
+            ..
+        } => {
+            let rail = Rail {
+                servers: *servers,
+                gpus: *gpus,
+                spines: *spines,
+                pxn: *pxn,
+            };
+            (
+                rail.schedule().map_err(InputError::of)?,
+                rail.traffic().map_err(InputError::of)?,
+                path,
+                "a rail-optimised fat-tree has one with --pxn or with as many spines as servers",
+            )
+        }
+        GenerateWhat::Hyperx {
+            dims,
+            hosts_per_router,
+            schedule_out: Some(path),
+            ..
+        } => {
+            let x = HyperX {
+                dims: hyperx_dims(dims)?,
+                hosts_per_router: *hosts_per_router,
+            };
+            (
+                x.schedule().map_err(InputError::of)?,
+                x.traffic().map_err(InputError::of)?,
+                path,
+                "a HyperX has one when every dimension is a prime power above the hosts per \
+                 router, or has its smallest prime factor above them",
+            )
+        }
+        _ => return Ok(None),
+    };
+    match frames {
+        Some(f) => Ok(Some((f, traffic, path.clone()))),
+        None => Err(InputError::of(format!(
+            "--schedule-out: no closed-form schedule for this machine ({why})"
+        ))),
+    }
+}
+
+/// Validates a closed-form schedule against the machine's traffic (the one the generated
+/// model expands into) and writes it.
+fn write_schedule(
+    traffic: &liquid_model::Traffic,
+    hosts: usize,
+    frames: &Frames,
+    path: &std::path::Path,
+) -> anyhow::Result<()> {
+    let schedule = liquid_topology::fabric::pairs_schedule(hosts, frames);
+    liquid_model::validate(traffic, &schedule)
+        .map_err(|e| anyhow::anyhow!("internal error: the closed-form schedule is invalid: {e}"))?;
+    std::fs::write(path, liquid_model::yaml::write_schedule(traffic, &schedule))
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn hyperx_dims(dims: &str) -> anyhow::Result<Vec<usize>> {
+    liquid_topology::network_spec::parse_dims(dims, dims).map_err(|_| {
+        InputError::of(format!(
+            "--dims {dims:?}: give sizes separated by x, like 8x8"
+        ))
+    })
 }
 
 /// The network a `generate` subcommand names, and where to write it.
@@ -241,6 +421,74 @@ fn build(what: GenerateWhat) -> anyhow::Result<(Generated, GenerateOutput)> {
             MultiCluster::parse(&system)
                 .and_then(|m| m.generated())
                 .map_err(InputError::of)?,
+            output,
+        ),
+        GenerateWhat::Dragonfly {
+            routers,
+            hosts_per_router,
+            global_links,
+            groups,
+            output,
+        } => (
+            Dragonfly {
+                routers,
+                hosts_per_router,
+                global_per_router: global_links,
+                groups,
+            }
+            .generated()
+            .map_err(InputError::of)?,
+            output,
+        ),
+        GenerateWhat::DragonflyPlus {
+            leaves,
+            spines,
+            hosts_per_leaf,
+            global_links,
+            groups,
+            output,
+        } => (
+            DragonflyPlus {
+                leaves,
+                spines,
+                hosts_per_leaf,
+                global_per_spine: global_links,
+                groups,
+            }
+            .generated()
+            .map_err(InputError::of)?,
+            output,
+        ),
+        GenerateWhat::Rail {
+            servers,
+            gpus,
+            spines,
+            pxn,
+            output,
+            ..
+        } => (
+            Rail {
+                servers,
+                gpus,
+                spines,
+                pxn,
+            }
+            .generated()
+            .map_err(InputError::of)?,
+            output,
+        ),
+        GenerateWhat::Hyperx {
+            dims,
+            hosts_per_router,
+            output,
+            ..
+        } => (
+            HyperX {
+                dims: hyperx_dims(&dims)?,
+                hosts_per_router,
+            }
+            .generated()
+            .map_err(InputError::of)?,
             output,
         ),
         GenerateWhat::PaperFig1 { output } => (liquid_topology::paper::fig1(), output),

@@ -21,6 +21,7 @@ mod scale;
 mod shards;
 mod simulate;
 mod stream;
+mod topologies;
 mod topology;
 mod trust;
 mod two_clusters;

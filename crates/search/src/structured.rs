@@ -491,7 +491,10 @@ pub fn construct(traffic: &Traffic, deadline: Option<Instant>) -> Structure {
         let Some(o) = orbits(traffic, &a, group, &mut stamp, deadline) else {
             return Structure::None("the time limit passed during the frame checks".into());
         };
-        if o.good_count() == o.frames.len() {
+        // Conflict-free orbits are liquid only when there are Λ of them: a host with more
+        // than one link each way (rail-optimised machines: NIC and NVLink) carries fewer
+        // than N - 1 transfers on each, and Λ < N - 1 frames.
+        if o.good_count() == o.frames.len() && o.frames.len() == traffic.duration() {
             return Structure::Liquid {
                 schedule: Schedule::new(o.frames),
                 group: o.group.describe(),
@@ -831,6 +834,25 @@ mod tests {
     use super::*;
     use liquid_model::validate;
     use liquid_topology::fat_tree::FatTree;
+
+    /// Orbits of N - 1 conflict-free frames are no liquid schedule when Λ < N - 1 (a GPU
+    /// of a rail-optimised machine sends over its NIC and over NVLink): the engine searches
+    /// on instead of stopping at them (it had answered `unknown` with 3 frames, Λ = 2).
+    #[test]
+    fn conflict_free_orbits_longer_than_the_duration_are_not_liquid() {
+        let traffic = liquid_topology::spec::traffic("rail:2,2")
+            .expect("a spec")
+            .expect("a traffic");
+        assert_eq!(traffic.duration(), 2);
+        assert!(!matches!(
+            construct(&traffic, None),
+            Structure::Liquid { .. }
+        ));
+        let a = solve(&traffic, &Limits::default());
+        assert_eq!(a.verdict(), Verdict::Liquid);
+        let s = a.outcome.schedule().expect("a schedule");
+        assert_eq!(validate(&traffic, s).expect("valid").length, 2);
+    }
 
     #[test]
     fn fat_tree_all_to_alls_are_liquid_by_translations() {

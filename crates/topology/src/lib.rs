@@ -11,6 +11,10 @@
 //! - [`two_clusters`]: two clusters (crossbars or copies of any generated topology) joined by
 //!   a backbone with its own bandwidth and latency
 //!   (paper 001), links with their bandwidth and latency;
+//! - [`dragonfly`]: dragonflies (Kim et al. 2008) and Dragonfly+ (Shpiner et al. 2017),
+//!   palm-tree global links, minimal routing;
+//! - [`rail`]: rail-optimised GPU fat-trees, with or without NCCL's PXN;
+//! - [`hyperx`]: HyperX (Ahn et al. 2009) with dimension-order routing;
 //! - [`spec`]: short textual specs (`t1:4,4,4,4,0,0,2,1`, `fat-tree:4,3`, ...).
 //!
 //! Every builder returns a [`Generated`]: a [`Network`] whose routing is explicit (a route
@@ -18,11 +22,15 @@
 #![forbid(unsafe_code)]
 
 mod direct;
+pub mod dragonfly;
+pub mod fabric;
 pub mod fat_tree;
 pub mod grid;
+pub mod hyperx;
 pub mod multi_cluster;
 pub mod network_spec;
 pub mod paper;
+pub mod rail;
 pub mod ratio;
 pub mod spec;
 pub mod t1;
@@ -36,6 +44,7 @@ use liquid_model::network::{
 use liquid_model::{yaml, Traffic};
 use thiserror::Error;
 
+pub use fabric::MAX_FABRIC_HOSTS;
 pub use ratio::Ratio;
 
 /// The largest number of hosts a generated network may have (routes are listed for every

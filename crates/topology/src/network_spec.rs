@@ -4,9 +4,12 @@
 //! arrows point one way: `spec` → `two_clusters` → `network_spec`, and `spec` →
 //! `network_spec`.
 
+use crate::dragonfly::{Dragonfly, DragonflyPlus};
 use crate::fat_tree::FatTree;
 use crate::grid::Grid;
+use crate::hyperx::HyperX;
 use crate::multi_cluster::MultiCluster;
+use crate::rail::Rail;
 use crate::t1::{self, Allocation};
 use crate::{Generated, TopologyError};
 
@@ -52,6 +55,23 @@ pub(crate) fn within(arg: &str, e: TopologyError) -> TopologyError {
         },
         e => e,
     }
+}
+
+/// The all-to-all traffic of a `dragonfly:`, `dragonfly-plus:`, `rail:` or `hyperx:`
+/// spec, built directly (no named routes); `Ok(None)` for any other argument.
+pub(crate) fn machine_traffic(arg: &str) -> Result<Option<liquid_model::Traffic>, TopologyError> {
+    let Some((kind, rest)) = arg.split_once(':') else {
+        return Ok(None);
+    };
+    let within = |e: TopologyError| within(arg, e);
+    let t = match kind {
+        "dragonfly" => Dragonfly::parse(arg, rest)?.traffic().map_err(within)?,
+        "dragonfly-plus" => DragonflyPlus::parse(arg, rest)?.traffic().map_err(within)?,
+        "rail" => Rail::parse(arg, rest)?.traffic().map_err(within)?,
+        "hyperx" => HyperX::parse(arg, rest)?.traffic().map_err(within)?,
+        _ => return Ok(None),
+    };
+    Ok(Some(t))
 }
 
 /// Builds the network a spec of one network names (every spec but `two-clusters:`).
@@ -103,6 +123,12 @@ pub fn parse(arg: &str) -> Result<Option<Generated>, TopologyError> {
             .generated()
             .map_err(within)?
         }
+        "dragonfly" => Dragonfly::parse(arg, rest)?.generated().map_err(within)?,
+        "dragonfly-plus" => DragonflyPlus::parse(arg, rest)?
+            .generated()
+            .map_err(within)?,
+        "rail" => Rail::parse(arg, rest)?.generated().map_err(within)?,
+        "hyperx" => HyperX::parse(arg, rest)?.generated().map_err(within)?,
         "multi-cluster" => MultiCluster::parse(rest)
             .and_then(|m| m.generated())
             .map_err(within)?,

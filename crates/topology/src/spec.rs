@@ -10,6 +10,10 @@
 //! | `paper-fig1:` | the worked example of the papers ([`crate::paper`]) |
 //! | `two-clusters:N1,N2[,BB[,LAT[,NODE]]]` | all-to-all over two crossbar clusters joined by a backbone of BB MB/s (default 1250) and LAT s one way (default 0.005), nodes of NODE MB/s (default 125) ([`crate::two_clusters`]) |
 //! | `two-clusters:SPEC` | the same with both clusters a copy of the topology SPEC (`two-clusters:fat-tree:4,2`), 001's defaults |
+//! | `dragonfly:A,P,H[,G]` | all-to-all over a dragonfly: G groups (default A·H+1) of A routers with P hosts and H global links each; A·P·G hosts, A·G routers ([`crate::dragonfly`]) |
+//! | `dragonfly-plus:L,S,P,H[,G]` | all-to-all over a Dragonfly+: G groups (default S·H+1) of L leaves with P hosts and S spines with H global links; L·P·G hosts, (L+S)·G switches ([`crate::dragonfly`]) |
+//! | `rail:S,G[,K][,pxn]` | all-to-all over a rail-optimised fat-tree of S servers of G GPUs, K spines (default S), optionally PXN; S·G hosts, G+K+S·(G+1) switches ([`crate::rail`]) |
+//! | `hyperx:S1xS2..,T` | all-to-all over a HyperX of routers S1×S2×…, T hosts each; T·ΠSi hosts, ΠSi routers ([`crate::hyperx`]) |
 //! | `multi-cluster:M,LIST[,NC]` | all-to-all over a multi-cluster system of 002, e.g. `multi-cluster:8,12x1+16x2+4x3` ([`crate::multi_cluster`]) |
 
 use crate::multi_cluster::MultiCluster;
@@ -21,7 +25,7 @@ pub use crate::network_spec::parse_dims;
 use liquid_model::Traffic;
 
 /// The spec prefixes, with the colon.
-pub const PREFIXES: [&str; 8] = [
+pub const PREFIXES: [&str; 12] = [
     "t1:",
     "fat-tree:",
     "ring:",
@@ -30,6 +34,10 @@ pub const PREFIXES: [&str; 8] = [
     "paper-fig1:",
     "two-clusters:",
     "multi-cluster:",
+    "dragonfly:",
+    "dragonfly-plus:",
+    "rail:",
+    "hyperx:",
 ];
 
 /// Whether `arg` is meant as a spec (it starts with one of [`PREFIXES`]).
@@ -52,6 +60,9 @@ pub fn traffic(arg: &str) -> Result<Option<Traffic>, TopologyError> {
             .and_then(|m| m.traffic())
             .map(Some)
             .map_err(|e| within(arg, e));
+    }
+    if let Some(t) = network_spec::machine_traffic(arg)? {
+        return Ok(Some(t));
     }
     match parse(arg)? {
         Some(g) => Ok(Some(g.expand()?)),
@@ -155,6 +166,12 @@ mod tests {
             "paper-fig1:",
             "multi-cluster:4,1+2",
             "multi-cluster:4,2+1,2",
+            "dragonfly:2,2,1",
+            "dragonfly:4,1,2,5",
+            "dragonfly-plus:2,2,1,1",
+            "rail:3,2",
+            "rail:3,2,1,pxn",
+            "hyperx:3x2,2",
         ] {
             let want = parse(s)
                 .expect("ok")
@@ -190,6 +207,19 @@ mod tests {
             "multi-cluster:5,1",
             "multi-cluster:4",
             "multi-cluster:4,2x20",
+            "dragonfly:4,2",
+            "dragonfly:4,2,2,4",
+            "dragonfly:4,2,2,10",
+            "dragonfly:4,x,2",
+            "dragonfly:16,8,8",
+            "dragonfly-plus:4,4,4",
+            "dragonfly-plus:4,0,4,4",
+            "rail:32",
+            "rail:32,8,33",
+            "rail:32,8,4,pxx",
+            "hyperx:4x1,2",
+            "hyperx:4x4",
+            "hyperx:4x4,0",
         ] {
             let e = parse(s).expect_err(s);
             assert!(e.to_string().contains(s), "{e}");

@@ -1,0 +1,171 @@
+//! What the machines of [`crate::dragonfly`], [`crate::rail`] and [`crate::hyperx`] share:
+//! a fabric of hosts and switches numbered as nodes (hosts `0..N` first, then the
+//! switches), directed links between node numbers, and a deterministic route between any
+//! two hosts as the node numbers it visits. From that, [`generated`] builds the network
+//! form with its all-to-all and [`traffic`] the same traffic directly (without a named
+//! route per pair, which at 2,000 hosts means four million strings).
+
+use std::collections::HashMap;
+
+use liquid_model::Traffic;
+
+use crate::direct::FlatRoutes;
+use crate::{bad, Generated, NetBuilder, TopologyError};
+
+/// The largest number of hosts a machine of this family may have in memory (the model
+/// grows with the square of it; the same bound as multi-cluster systems).
+pub const MAX_FABRIC_HOSTS: usize = crate::multi_cluster::MAX_NODES;
+
+/// A machine: its nodes, its directed links, and its static routing.
+pub(crate) trait Fabric {
+    /// The model's name.
+    fn name(&self) -> String;
+    /// The model's description (parameters, sizes, routing).
+    fn description(&self) -> String;
+    /// Number of hosts, `N`: nodes `0..N`.
+    fn host_count(&self) -> usize;
+    /// The node names: hosts first, then switches.
+    fn node_names(&self) -> Vec<String>;
+    /// The directed links as `(from, to)` node numbers, in the order the network declares
+    /// them.
+    fn links(&self) -> Vec<(u32, u32)>;
+    /// The route from host `s` to host `d` (`s != d`): the node numbers it visits, `s`
+    /// first and `d` last, written into `out` (cleared first).
+    fn route(&self, s: usize, d: usize, out: &mut Vec<u32>);
+}
+
+/// Refuses a machine with fewer than two hosts or more than [`MAX_FABRIC_HOSTS`].
+pub(crate) fn check_hosts(name: &str, hosts: Option<usize>) -> Result<usize, TopologyError> {
+    match hosts {
+        Some(n) if n < 2 => Err(bad(
+            name,
+            format!("{n} host: the all-to-all is empty; give at least 2 hosts"),
+        )),
+        Some(n) if n <= MAX_FABRIC_HOSTS => Ok(n),
+        Some(n) => Err(bad(
+            name,
+            format!("{n} hosts: at most {MAX_FABRIC_HOSTS} in memory (routes are listed per pair)"),
+        )),
+        None => Err(bad(name, "the machine is too large")),
+    }
+}
+
+/// The sender-major pairs of the all-to-all without self-transfers.
+fn pairs(n: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..n).flat_map(move |s| (0..n).filter(move |&d| d != s).map(move |d| (s, d)))
+}
+
+/// The link index of every `(from, to)` pair.
+fn link_map(links: &[(u32, u32)]) -> HashMap<(u32, u32), u32> {
+    links
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| (l, i as u32))
+        .collect()
+}
+
+/// The network form of the machine with its all-to-all (explicit routes).
+pub(crate) fn generated(f: &impl Fabric) -> Result<Generated, TopologyError> {
+    let n = f.host_count();
+    let names = f.node_names();
+    let links = f.links();
+    let at = link_map(&links);
+    let mut b = NetBuilder::default();
+    for (i, name) in names.iter().enumerate() {
+        if i < n {
+            b.host(name.clone());
+        } else {
+            b.switch(name.clone());
+        }
+    }
+    for &(x, y) in &links {
+        b.link(&names[x as usize], &names[y as usize]);
+    }
+    let mut nodes = Vec::new();
+    let mut path = Vec::new();
+    for (s, d) in pairs(n) {
+        f.route(s, d, &mut nodes);
+        path.clear();
+        path.extend(nodes.windows(2).map(|w| at[&(w[0], w[1])] as usize));
+        b.route(&names[s], &names[d], &path);
+    }
+    let hosts = names[..n].to_vec();
+    Ok(Generated {
+        name: f.name(),
+        description: f.description(),
+        link_throughput: None,
+        network: b.finish(),
+        link_params: Vec::new(),
+        pattern: crate::all_to_all(&hosts, false),
+    })
+}
+
+/// The traffic of the machine's all-to-all, built directly: the traffic
+/// `generated(f)?.expand()` gives, without the named routes.
+pub(crate) fn traffic(f: &impl Fabric) -> Result<Traffic, TopologyError> {
+    let n = f.host_count();
+    let names = f.node_names();
+    let links = f.links();
+    let at = link_map(&links);
+    let mut routes = FlatRoutes::new(links.len());
+    let mut nodes = Vec::new();
+    for (s, d) in pairs(n) {
+        f.route(s, d, &mut nodes);
+        routes.push(nodes.windows(2).map(|w| at[&(w[0], w[1])]));
+    }
+    let link_id = |i: usize| {
+        let (x, y) = links[i];
+        format!("{}>{}", names[x as usize], names[y as usize])
+    };
+    routes.traffic(f.name(), f.description(), link_id, &names[..n], pairs(n))
+}
+
+/// Timeframes of `(sender, receiver)` host numbers: a closed-form schedule of an
+/// all-to-all ([`crate::rail::Rail::schedule`], [`crate::hyperx::HyperX::schedule`]).
+pub type PairFrames = Vec<Vec<(usize, usize)>>;
+
+/// A schedule of a machine's all-to-all given as timeframes of `(sender, receiver)` host
+/// pairs, as a schedule of its traffic ([`traffic`] or the network form's expansion:
+/// both number the transfers sender-major, `s·(N−1) + d − [d > s]`). Not validated here:
+/// callers run the model's validator.
+pub fn pairs_schedule(n: usize, frames: &[Vec<(usize, usize)>]) -> liquid_model::Schedule {
+    let id = |(s, d): (usize, usize)| {
+        liquid_model::TransferId((s * (n - 1) + d - usize::from(d > s)) as u32)
+    };
+    liquid_model::Schedule::new(
+        frames
+            .iter()
+            .map(|f| f.iter().map(|&p| id(p)).collect())
+            .collect(),
+    )
+}
+
+/// The load of every link (transfers crossing it) under the machine's routing, counted
+/// route by route (what the closed forms are tested against).
+#[cfg(test)]
+pub(crate) fn counted_loads(f: &impl Fabric) -> Vec<u64> {
+    let links = f.links();
+    let at = link_map(&links);
+    let mut load = vec![0u64; links.len()];
+    let mut nodes = Vec::new();
+    for (s, d) in pairs(f.host_count()) {
+        f.route(s, d, &mut nodes);
+        for w in nodes.windows(2) {
+            load[at[&(w[0], w[1])] as usize] += 1;
+        }
+    }
+    load
+}
+
+/// The parts of a spec's parameter list as whole numbers.
+pub(crate) fn numbers(
+    spec: &str,
+    parts: &[&str],
+    names: &[&str],
+) -> Result<Vec<usize>, TopologyError> {
+    parts
+        .iter()
+        .zip(names)
+        .map(|(p, name)| crate::network_spec::number(spec, name, p))
+        .collect()
+}

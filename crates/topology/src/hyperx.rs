@@ -1,0 +1,500 @@
+//! HyperX (Ahn, Binkert, Davis, McLaren, Schreiber, "HyperX: Topology, Routing, and
+//! Packaging of Efficient Large-Scale Networks", SC 2009): `hyperx:S1xS2x...,T`.
+//!
+//! Routers on an `L`-dimensional lattice `S1 × S2 × … × SL` (each `Si ≥ 2`); in every
+//! dimension, the routers of a row (differing in that coordinate only) are fully
+//! connected, one link each way between any two (trunking `K = 1`); `T` hosts per router.
+//! Hosts: `T·ΠSi`; switches: `ΠSi`. Router `(c1, …, cL)` is `r{c1}_{c2}…`, its hosts
+//! `r{c1}_{c2}….h{t}`; routers are numbered with the first coordinate varying fastest.
+//!
+//! **Routing: dimension-order** (Ahn et al.'s DOR): correct the first coordinate, then the
+//! second, and so on, one hop per differing coordinate (rows are complete graphs, so every
+//! minimal route is of this shape; DOR fixes the order).
+//!
+//! **A liquid schedule** ([`HyperX::schedule`]) when every `Si` is a prime power `q > T`
+//! or has its smallest prime factor above `T` (then `Λ = N − 1`): give each dimension's
+//! coordinates the addition of GF(q) (digit-wise in base `p`; a row is a complete graph,
+//! so any group structure on it will do) or of the integers mod `Si`, and take `T`
+//! multipliers `λ_u` whose pairwise differences are invertible (`α^u` for a primitive
+//! `α` of GF(q); `u + 1` mod `Si`). The `N − 1` timeframes `(τ, k) ≠ (0, 0)`, `τ < T`, `k`
+//! a router, send host `u` of router `x` to host `u + τ mod T` of router `x + λ_u·k`
+//! (coordinate-wise). Every host sends and receives once per frame; a link of dimension
+//! `i` is crossed by at most one sender of each terminal index `u` (DOR fixes the sender
+//! from the link and the displacement), and two indices `u ≠ v` cross the same link only
+//! if `λ_u·ki = λ_v·ki ≠ 0`, impossible as `λ_u − λ_v` is invertible. Every pair is
+//! covered once: for each `u`, `(τ, k) ↦ (u + τ, λ_u·k)` is a bijection.
+//! (`hyperx:16x16,4`, `hyperx:7x7x7,3`, `hyperx:13x13,6`.)
+//!
+//! **Loads of the all-to-all** ([`HyperX::loads`]): host links `N − 1`; a link of
+//! dimension `i` carries `T²·ΠSj / Si` transfers (sources agree with its tail in
+//! dimensions `≥ i`, destinations with its head in dimensions `≤ i`), so
+//! `Λ = max(N − 1, T²·R / min Si)` with `R = ΠSi`.
+
+use crate::fabric::{self, check_hosts, Fabric, PairFrames};
+use crate::{bad, Generated, TopologyError};
+use liquid_model::Traffic;
+
+/// The arithmetic of one dimension's coordinates for [`HyperX::schedule`]: the field
+/// GF(p^k) when the size is a prime power `p^k` (coordinates as base-`p` digit strings,
+/// added digit-wise, multiplied as polynomials modulo a primitive polynomial), else the
+/// integers mod the size; and `T` multipliers `λ_u` whose pairwise differences are units.
+#[derive(Debug, Clone)]
+struct Row {
+    size: usize,
+    /// `p` for a prime-power size, 0 for the integers mod `size`.
+    p: usize,
+    /// `times[u][c] = λ_u · c`.
+    times: Vec<Vec<usize>>,
+}
+
+impl Row {
+    /// `None` when `t` multipliers with unit differences do not exist this way (`t` not
+    /// below `p^k` for a prime power, not below the smallest prime factor otherwise).
+    fn new(size: usize, t: usize) -> Option<Row> {
+        let p = (2..=size).find(|q| size % q == 0).unwrap_or(size);
+        let mut k = 0;
+        let mut q = 1;
+        while q < size {
+            q *= p;
+            k += 1;
+        }
+        if q == size {
+            if t >= size {
+                return None;
+            }
+            // A primitive polynomial of degree k over GF(p): x has order q - 1 modulo it.
+            let mul_x = |a: usize, f: &[usize]| -> usize {
+                // a·x mod f, a as digits (least significant first), f monic of degree k.
+                let mut d: Vec<usize> = (0..k).map(|i| a / p.pow(i as u32) % p).collect();
+                let top = d[k - 1];
+                d.rotate_right(1);
+                d[0] = 0;
+                for (i, c) in d.iter_mut().enumerate() {
+                    *c = (*c + (p - top) * f[i] % p) % p;
+                }
+                d.iter().rev().fold(0, |acc, &c| acc * p + c)
+            };
+            let mut powers = Vec::new();
+            for code in 0..q {
+                let f: Vec<usize> = (0..k).map(|i| code / p.pow(i as u32) % p).collect();
+                powers.clear();
+                let mut a = 1;
+                for _ in 0..q - 1 {
+                    powers.push(a);
+                    a = if k == 1 {
+                        a * (p - f[0]) % p
+                    } else {
+                        mul_x(a, &f)
+                    };
+                    if a == 1 {
+                        break;
+                    }
+                }
+                if powers.len() == q - 1 && a == 1 {
+                    break;
+                }
+            }
+            if powers.len() != q - 1 {
+                return None;
+            }
+            // log and antilog: λ_u = α^u.
+            let mut log = vec![0; q];
+            for (i, &e) in powers.iter().enumerate() {
+                log[e] = i;
+            }
+            let times = (0..t)
+                .map(|u| {
+                    (0..size)
+                        .map(|c| {
+                            if c == 0 {
+                                0
+                            } else {
+                                powers[(log[c] + u) % (q - 1)]
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            return Some(Row { size, p, times });
+        }
+        if t >= p {
+            return None;
+        }
+        let times = (0..t)
+            .map(|u| (0..size).map(|c| (u + 1) * c % size).collect())
+            .collect();
+        Some(Row { size, p: 0, times })
+    }
+
+    fn times(&self, u: usize, c: usize) -> usize {
+        self.times[u][c]
+    }
+
+    fn add(&self, a: usize, b: usize) -> usize {
+        if self.p == 0 {
+            return (a + b) % self.size;
+        }
+        let (mut a, mut b, mut sum, mut place) = (a, b, 0, 1);
+        while a > 0 || b > 0 {
+            sum += (a % self.p + b % self.p) % self.p * place;
+            a /= self.p;
+            b /= self.p;
+            place *= self.p;
+        }
+        sum
+    }
+}
+
+/// A HyperX (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HyperX {
+    /// Routers along each dimension, each `≥ 2`.
+    pub dims: Vec<usize>,
+    /// Hosts per router, `T ≥ 1`.
+    pub hosts_per_router: usize,
+}
+
+/// Loads of the all-to-all by link class, from the closed forms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HyperXLoads {
+    /// Every host link: `N − 1`.
+    pub host: u64,
+    /// Every link of each dimension: `T²·R / Si`.
+    pub dims: Vec<u64>,
+}
+
+impl HyperXLoads {
+    /// The largest load, `Λ`.
+    pub fn duration(&self) -> u64 {
+        self.dims.iter().copied().fold(self.host, u64::max)
+    }
+}
+
+impl HyperX {
+    /// Reads `S1xS2x...,T` (what follows `hyperx:`).
+    pub fn parse(spec: &str, rest: &str) -> Result<HyperX, TopologyError> {
+        let parts: Vec<&str> = rest.split(',').collect();
+        let [dims, t] = parts[..] else {
+            return Err(TopologyError::BadSpec {
+                spec: spec.to_string(),
+                why: "give the routers along each dimension and the hosts per router, like \
+                      hyperx:8x8,4"
+                    .into(),
+            });
+        };
+        Ok(HyperX {
+            dims: crate::network_spec::parse_dims(spec, dims)?,
+            hosts_per_router: crate::network_spec::number(spec, "hosts per router", t)?,
+        })
+    }
+
+    fn check(&self) -> Result<usize, TopologyError> {
+        if self.dims.is_empty() || self.dims.iter().any(|&d| d < 2) {
+            return Err(bad(
+                "dimensions",
+                "every dimension needs at least 2 routers",
+            ));
+        }
+        if self.hosts_per_router == 0 {
+            return Err(bad("hosts per router", "must be at least 1"));
+        }
+        self.dims
+            .iter()
+            .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+            .ok_or_else(|| bad("dimensions", "too many routers"))
+    }
+
+    /// The checked machine.
+    pub fn build(&self) -> Result<HyperXNet, TopologyError> {
+        let r = self.check()?;
+        let n = check_hosts("hosts", r.checked_mul(self.hosts_per_router))?;
+        Ok(HyperXNet {
+            dims: self.dims.clone(),
+            t: self.hosts_per_router,
+            r,
+            n,
+        })
+    }
+
+    /// The closed-form loads of the all-to-all (no model built; any size).
+    pub fn loads(&self) -> Result<HyperXLoads, TopologyError> {
+        let r = self.check()? as u64;
+        let t = self.hosts_per_router as u64;
+        Ok(HyperXLoads {
+            host: t * r - 1,
+            dims: self.dims.iter().map(|&s| t * t * r / s as u64).collect(),
+        })
+    }
+
+    /// The closed-form liquid schedule of the all-to-all when every `Si` is a prime power
+    /// above `T`, or has a smallest prime factor above `T` (see the module docs), as
+    /// timeframes of `(sender, receiver)` host numbers (host `t` of router `x` is `x·T + t`); `None` otherwise.
+    pub fn schedule(&self) -> Result<Option<PairFrames>, TopologyError> {
+        let net = self.build()?;
+        let t = self.hosts_per_router;
+        let Some(rows) = self
+            .dims
+            .iter()
+            .map(|&s| Row::new(s, t))
+            .collect::<Option<Vec<Row>>>()
+        else {
+            return Ok(None);
+        };
+        let mut frames = Vec::with_capacity(net.n - 1);
+        for tau in 0..t {
+            for k in 0..net.r {
+                if tau == 0 && k == 0 {
+                    continue;
+                }
+                let kc = net.coords(k);
+                let mut frame = Vec::with_capacity(net.n);
+                for x in 0..net.r {
+                    let xc = net.coords(x);
+                    for u in 0..t {
+                        // (x, u) -> (x + λ_u·k, u + τ), coordinate-wise.
+                        let mut y = 0;
+                        let mut stride = 1;
+                        for (d, row) in rows.iter().enumerate() {
+                            y += row.add(xc[d], row.times(u, kc[d])) * stride;
+                            stride *= row.size;
+                        }
+                        frame.push((x * t + u, y * t + (u + tau) % t));
+                    }
+                }
+                frames.push(frame);
+            }
+        }
+        Ok(Some(frames))
+    }
+
+    /// The network form with its all-to-all.
+    pub fn generated(&self) -> Result<Generated, TopologyError> {
+        fabric::generated(&self.build()?)
+    }
+
+    /// The all-to-all traffic, built directly.
+    pub fn traffic(&self) -> Result<Traffic, TopologyError> {
+        fabric::traffic(&self.build()?)
+    }
+}
+
+/// A checked HyperX with its node numbering.
+#[derive(Debug, Clone)]
+pub struct HyperXNet {
+    dims: Vec<usize>,
+    t: usize,
+    r: usize,
+    n: usize,
+}
+
+impl HyperXNet {
+    /// Number of hosts, `T·ΠSi`.
+    pub fn hosts(&self) -> usize {
+        self.n
+    }
+
+    /// Number of routers, `ΠSi`.
+    pub fn switches(&self) -> usize {
+        self.r
+    }
+
+    fn coords(&self, mut i: usize) -> Vec<usize> {
+        self.dims
+            .iter()
+            .map(|&d| {
+                let c = i % d;
+                i /= d;
+                c
+            })
+            .collect()
+    }
+
+    fn router_name(&self, i: usize) -> String {
+        let c: Vec<String> = self.coords(i).iter().map(usize::to_string).collect();
+        format!("r{}", c.join("_"))
+    }
+}
+
+impl Fabric for HyperXNet {
+    fn name(&self) -> String {
+        let d: Vec<String> = self.dims.iter().map(usize::to_string).collect();
+        format!("hyperx-{}-{}", d.join("x"), self.t)
+    }
+
+    fn description(&self) -> String {
+        let d: Vec<String> = self.dims.iter().map(usize::to_string).collect();
+        format!(
+            "All-to-all over a {} HyperX with {} hosts per router ({} hosts, {} routers), \
+             dimension-order routing (Ahn et al. 2009)",
+            d.join("x"),
+            self.t,
+            self.n,
+            self.r
+        )
+    }
+
+    fn host_count(&self) -> usize {
+        self.n
+    }
+
+    fn node_names(&self) -> Vec<String> {
+        let routers: Vec<String> = (0..self.r).map(|i| self.router_name(i)).collect();
+        let mut v: Vec<String> = (0..self.n)
+            .map(|i| format!("{}.h{}", routers[i / self.t], i % self.t))
+            .collect();
+        v.extend(routers);
+        v
+    }
+
+    fn links(&self) -> Vec<(u32, u32)> {
+        let mut v = Vec::new();
+        let n = self.n as u32;
+        for i in 0..self.n {
+            let r = n + (i / self.t) as u32;
+            v.push((i as u32, r));
+            v.push((r, i as u32));
+        }
+        for i in 0..self.r {
+            let c = self.coords(i);
+            let mut stride = 1;
+            for (dim, &d) in self.dims.iter().enumerate() {
+                for x in (0..d).filter(|&x| x != c[dim]) {
+                    let j = i + x * stride - c[dim] * stride;
+                    v.push((n + i as u32, n + j as u32));
+                }
+                stride *= d;
+            }
+        }
+        v
+    }
+
+    fn route(&self, s: usize, d: usize, out: &mut Vec<u32>) {
+        let n = self.n as u32;
+        let (mut here, there) = (s / self.t, d / self.t);
+        out.clear();
+        out.push(s as u32);
+        out.push(n + here as u32);
+        let mut stride = 1;
+        for &size in &self.dims {
+            let (a, b) = ((here / stride) % size, (there / stride) % size);
+            if a != b {
+                here = here + b * stride - a * stride;
+                out.push(n + here as u32);
+            }
+            stride *= size;
+        }
+        out.push(d as u32);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fabric::counted_loads;
+
+    #[test]
+    fn sizes_and_closed_form_loads_match_the_counted_ones() {
+        for dims in [
+            vec![2],
+            vec![5],
+            vec![2, 2],
+            vec![3, 4],
+            vec![4, 3],
+            vec![2, 3, 4],
+            vec![3, 3, 3],
+            vec![2, 2, 2, 2],
+        ] {
+            for t in 1..=3 {
+                let x = HyperX {
+                    dims: dims.clone(),
+                    hosts_per_router: t,
+                };
+                let net = x.build().expect("builds");
+                let r: usize = dims.iter().product();
+                assert_eq!(net.switches(), r);
+                assert_eq!(net.hosts(), r * t);
+                let loads = counted_loads(&net);
+                let want = x.loads().expect("closed form");
+                let n = net.hosts();
+                assert!(loads[..2 * n].iter().all(|&l| l == want.host));
+                // Router links, router by router, dimension by dimension.
+                let mut at = 2 * n;
+                for _ in 0..r {
+                    for (i, &d) in dims.iter().enumerate() {
+                        for _ in 0..d - 1 {
+                            assert_eq!(loads[at], want.dims[i], "{x:?}");
+                            at += 1;
+                        }
+                    }
+                }
+                assert_eq!(at, loads.len());
+                assert_eq!(
+                    loads.iter().copied().max().unwrap_or(0),
+                    want.duration(),
+                    "{x:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_closed_form_schedule_is_liquid() {
+        for (dims, t, liquid) in [
+            (vec![3], 2, true),
+            (vec![5, 3], 2, true),
+            (vec![5, 7], 5, false),
+            (vec![7, 5], 4, true),
+            (vec![3, 3, 3], 2, true),
+            (vec![4, 4], 1, true),
+            (vec![4, 4], 2, true),
+            (vec![4, 4], 3, true),
+            (vec![4, 4], 4, false),
+            (vec![8, 9], 5, true),
+            (vec![16], 7, true),
+            (vec![6, 2], 1, true),
+            (vec![6, 3], 2, false),
+            (vec![12], 1, true),
+            (vec![2, 2, 2, 2], 1, true),
+        ] {
+            let x = HyperX {
+                dims: dims.clone(),
+                hosts_per_router: t,
+            };
+            let frames = x.schedule().expect("builds");
+            assert_eq!(frames.is_some(), liquid, "{x:?}");
+            let Some(frames) = frames else { continue };
+            let traffic = x.traffic().expect("builds");
+            let n = traffic.len();
+            let schedule = fabric::pairs_schedule(x.build().expect("ok").hosts(), &frames);
+            let report = liquid_model::validate(&traffic, &schedule).expect("valid");
+            assert_eq!(report.length, traffic.duration(), "{x:?}");
+            assert_eq!(frames.iter().map(Vec::len).sum::<usize>(), n);
+        }
+    }
+
+    #[test]
+    fn direct_traffic_is_the_expanded_traffic() {
+        let x = HyperX {
+            dims: vec![3, 2],
+            hosts_per_router: 2,
+        };
+        let want = x.generated().expect("ok").expand().expect("expands");
+        assert_eq!(x.traffic().expect("ok").transfers(), want.transfers());
+    }
+
+    #[test]
+    fn bad_parameters_are_errors() {
+        for (dims, t) in [
+            (vec![], 1),
+            (vec![1, 4], 1),
+            (vec![4, 4], 0),
+            (vec![64, 64], 1),
+        ] {
+            let x = HyperX {
+                dims,
+                hosts_per_router: t,
+            };
+            assert!(x.build().is_err(), "{x:?}");
+        }
+    }
+}

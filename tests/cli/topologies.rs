@@ -1,0 +1,271 @@
+//! Issue 41: dragonflies, Dragonfly+, rail-optimised fat-trees and HyperX through the
+//! whole tool.
+
+use crate::common::{liquid, succeed};
+use crate::snap;
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
+/// The generated instances themselves (host, switch and link names, routes, their order).
+#[test]
+fn generate_small_machines() {
+    for (name, args) in [
+        (
+            "dragonfly-2-1-1",
+            vec![
+                "dragonfly",
+                "--routers",
+                "2",
+                "--hosts-per-router",
+                "1",
+                "--global-links",
+                "1",
+                "--form",
+                "network",
+            ],
+        ),
+        (
+            "dragonfly-plus-1-2-1-1",
+            vec![
+                "dragonfly-plus",
+                "--leaves",
+                "1",
+                "--spines",
+                "2",
+                "--hosts-per-leaf",
+                "1",
+                "--global-links",
+                "1",
+                "--form",
+                "network",
+            ],
+        ),
+        (
+            "rail-2-2-pxn",
+            vec![
+                "rail",
+                "--servers",
+                "2",
+                "--gpus",
+                "2",
+                "--pxn",
+                "--form",
+                "network",
+            ],
+        ),
+        ("hyperx-3-1", vec!["hyperx", "--dims", "3"]),
+    ] {
+        let mut a = vec!["generate"];
+        a.extend(args);
+        snap!(format!("generate@{name}"), liquid().args(&a));
+    }
+}
+
+/// Λ from `analyze` is the closed form of `liquid_topology` (worked out by hand here), and
+/// the spec and the file `generate` writes give the same analysis.
+#[test]
+fn analyze_gives_the_closed_form_duration() {
+    for (spec, hosts, lambda) in [
+        // N - 1 (host links; global 64, local 68).
+        ("dragonfly:4,2,2", 72, 71),
+        // Local links P²(2AH + 1) = 16·17 (global 256, hosts 143).
+        ("dragonfly:4,4,2", 144, 272),
+        // Two links between every two of 5 groups.
+        ("dragonfly:4,1,2,5", 20, 19),
+        ("dragonfly-plus:2,2,2,2", 20, 19),
+        // NIC links G(S - 1).
+        ("rail:4,4", 16, 12),
+        // Rail-spine links ⌈S/K⌉(S - 1)(G - 1) = 2·3·3.
+        ("rail:4,4,2", 16, 18),
+        ("rail:4,4,2,pxn", 16, 12),
+        // T²R/S = 16·16/4 > N - 1 = 63.
+        ("hyperx:4x4,4", 64, 64),
+        // The dimension of 2: T²R/S = 4·18/2 = 36 > N - 1 = 35.
+        ("hyperx:3x3x2,2", 36, 36),
+        // N - 1 = 53 > T²R/S = 4·27/3 = 36.
+        ("hyperx:3x3x3,2", 54, 53),
+    ] {
+        let a = json(&succeed(
+            liquid().args(["analyze", spec, "--format", "json"]),
+        ));
+        assert_eq!(a["duration"], lambda, "{spec}");
+        assert_eq!(a["transfers"], hosts * (hosts - 1), "{spec}");
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("m.yaml");
+    succeed(
+        liquid()
+            .args([
+                "generate",
+                "dragonfly",
+                "--routers",
+                "4",
+                "--hosts-per-router",
+                "1",
+            ])
+            .args([
+                "--global-links",
+                "2",
+                "--groups",
+                "5",
+                "--form",
+                "network",
+                "--out",
+            ])
+            .arg(&file),
+    );
+    let from_file = succeed(
+        liquid()
+            .arg("analyze")
+            .arg(&file)
+            .args(["--format", "json"]),
+    );
+    let from_spec = succeed(liquid().args(["analyze", "dragonfly:4,1,2,5", "--format", "json"]));
+    assert_eq!(from_file.stdout, from_spec.stdout);
+}
+
+/// solve, verify, simulate (the schedule, all at once, pairwise), export simgrid and mpi,
+/// crosscheck and explain on a small machine of each kind.
+#[test]
+fn every_command_runs_on_every_machine() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for spec in [
+        "dragonfly:2,1,1",
+        "dragonfly:2,2,1,2",
+        "dragonfly-plus:1,2,1,1",
+        "rail:2,2",
+        "rail:2,3,1,pxn",
+        "hyperx:3x2,1",
+    ] {
+        let schedule = dir.path().join("s.yaml");
+        let s = json(&succeed(
+            liquid()
+                .args(["solve", spec, "--engine", "portfolio", "--format", "json"])
+                .arg("--schedule-out")
+                .arg(&schedule),
+        ));
+        assert_eq!(s["verdict"], "liquid", "{spec}: {s}");
+        let v = succeed(liquid().args(["verify", spec]).arg(&schedule));
+        let v = String::from_utf8_lossy(&v.stdout).to_string();
+        assert!(
+            v.contains("valid: true") && v.contains("liquid: true"),
+            "{spec}: {v}"
+        );
+        for mode in [
+            vec!["--schedule"],
+            vec!["--mode", "all-at-once"],
+            vec!["--plan", "pairwise"],
+        ] {
+            let mut cmd = liquid();
+            cmd.args([
+                "simulate",
+                spec,
+                "--link-throughput",
+                "1000",
+                "--format",
+                "json",
+            ]);
+            if mode == ["--schedule"] {
+                cmd.arg("--schedule").arg(&schedule);
+            } else {
+                cmd.args(&mode);
+            }
+            let out = json(&succeed(&mut cmd));
+            assert!(
+                out["makespan_s"].as_f64().is_some_and(|m| m > 0.0),
+                "{spec} {mode:?}: {out}"
+            );
+        }
+        for what in ["simgrid", "mpi"] {
+            let out = dir.path().join(what);
+            succeed(
+                liquid()
+                    .args([
+                        "export",
+                        what,
+                        spec,
+                        "--link-throughput",
+                        "1000",
+                        "--schedule",
+                    ])
+                    .arg(&schedule)
+                    .arg("--out")
+                    .arg(&out),
+            );
+            assert!(
+                std::fs::read_dir(&out).expect("written").count() > 1,
+                "{spec} {what}"
+            );
+        }
+        succeed(liquid().args(["crosscheck", spec, "--time-limit", "10"]));
+        succeed(liquid().args(["explain", spec, "--time-limit", "10"]));
+    }
+}
+
+/// The closed-form schedules of HyperX and rail machines are written, validated and
+/// liquid; a machine without one is refused.
+#[test]
+fn closed_form_schedules_are_liquid() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (model, schedule) = (dir.path().join("m.yaml"), dir.path().join("s.yaml"));
+    for args in [
+        vec!["hyperx", "--dims", "3x5", "--hosts-per-router", "2"],
+        vec!["hyperx", "--dims", "2x2x2"],
+        vec!["hyperx", "--dims", "4x8", "--hosts-per-router", "3"],
+        vec!["rail", "--servers", "3", "--gpus", "4"],
+        vec![
+            "rail",
+            "--servers",
+            "3",
+            "--gpus",
+            "4",
+            "--spines",
+            "1",
+            "--pxn",
+        ],
+    ] {
+        succeed(
+            liquid()
+                .arg("generate")
+                .args(&args)
+                .arg("--schedule-out")
+                .arg(&schedule)
+                .arg("--out")
+                .arg(&model),
+        );
+        let v = succeed(liquid().arg("verify").arg(&model).arg(&schedule));
+        let v = String::from_utf8_lossy(&v.stdout).to_string();
+        assert!(v.contains("liquid: true"), "{args:?}: {v}");
+    }
+    let out = liquid()
+        .args([
+            "generate",
+            "hyperx",
+            "--dims",
+            "6x3",
+            "--hosts-per-router",
+            "2",
+        ])
+        .arg("--schedule-out")
+        .arg(&schedule)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no closed-form schedule"));
+}
+
+#[test]
+fn bad_machines_are_refused() {
+    for (name, spec) in [
+        ("dragonfly-groups", "dragonfly:4,2,2,4"),
+        ("dragonfly-short", "dragonfly:4,2"),
+        ("dragonfly-huge", "dragonfly:16,8,8"),
+        ("dragonfly-plus-zero", "dragonfly-plus:4,0,4,4"),
+        ("rail-spines", "rail:4,8,5"),
+        ("hyperx-dim-1", "hyperx:4x1,2"),
+    ] {
+        snap!(format!("bad-spec@{name}"), liquid().args(["analyze", spec]));
+    }
+}
