@@ -8,6 +8,7 @@ mod crosscheck;
 mod dsatur;
 mod foundation;
 mod hostile;
+mod hostile3;
 mod ilp;
 mod latency;
 mod latency_simulate;
