@@ -123,8 +123,14 @@ impl Timing {
                 return bad(
                     name,
                     format!(
-                        "{v}: a message of {} flits takes {} per flit on a channel, which \
+                        "{}: a message of {} flits takes {} per flit on a channel, which \
                          overflows",
+                        // Shortest form: 1e308, not 309 digits.
+                        if format!("{v:e}").len() < format!("{v}").len() {
+                            format!("{v:e}")
+                        } else {
+                            format!("{v}")
+                        },
                         self.flits,
                         if name == "net latency" {
                             "half this latency plus its transmission time"
