@@ -21,6 +21,10 @@ pub struct CertifyArgs {
     /// A proof directory written by `prove --proof DIR` (or `solve --proof DIR`): the lower-bound witness.
     #[arg(long)]
     proof: Option<PathBuf>,
+    /// Wall-clock limit in seconds for checking the proof (default 300): a check it stops
+    /// rejects the certificate, saying so (exit 1).
+    #[arg(long, value_parser = super::parse_seconds)]
+    time_limit: Option<std::time::Duration>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Yaml)]
     format: Format,
@@ -49,6 +53,7 @@ pub fn certify(a: &CertifyArgs) -> anyhow::Result<ExitCode> {
         s.as_ref()
             .map(|(s, problems, p)| (s, problems.clone(), p.as_path())),
         a.proof.as_deref(),
+        Some(std::time::Instant::now() + a.time_limit.unwrap_or(liquid_engine::DEFAULT_TIME_LIMIT)),
     )?;
     emit(&report, a.format)?;
     Ok(verdict(report.accepted()))

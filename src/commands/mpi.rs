@@ -115,10 +115,18 @@ pub struct CompareArgs {
 /// `liquid compare DIR [--report FILE]`.
 pub fn compare_mpi(a: &CompareArgs) -> anyhow::Result<ExitCode> {
     let (dir, report) = (&a.dir, a.report.as_deref());
-    let manifest = liquid_mpi::Manifest::read(&dir.join("manifest.json")).map_err(mpi_error)?;
+    let manifest_path = dir.join("manifest.json");
+    let manifest = liquid_mpi::Manifest::read(&manifest_path).map_err(mpi_error)?;
     let path = report.map_or_else(|| dir.join("report.json"), Path::to_path_buf);
     let run = liquid_mpi::RunReport::read(&path).map_err(mpi_error)?;
-    let c = liquid_mpi::compare(&manifest, &run, &path.display().to_string()).map_err(mpi_error)?;
+    let c = liquid_mpi::compare(
+        &manifest,
+        &manifest_path.display().to_string(),
+        &run,
+        &path.display().to_string(),
+        dir,
+    )
+    .map_err(mpi_error)?;
     match a.format {
         // For people: 4 significant digits, whole byte counts as integers.
         Format::Yaml => {

@@ -69,6 +69,10 @@ pub struct CheckProofArgs {
     /// kept for one release.
     #[arg(hide = true, conflicts_with = "proof")]
     dir_arg: Option<PathBuf>,
+    /// Wall-clock limit in seconds for checking the proof (default 300): a check it stops
+    /// says so and is not verified (exit 1).
+    #[arg(long, value_parser = super::parse_seconds)]
+    time_limit: Option<std::time::Duration>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Yaml)]
     format: Format,
@@ -108,7 +112,8 @@ pub fn prove(a: &ProveArgs) -> anyhow::Result<ExitCode> {
 
 /// `liquid check-proof MODEL --proof DIR`: re-encodes the model with the manifest's k, requires
 /// DIR/formula.cnf to be that encoding byte for byte, and checks DIR/proof.lrat with the
-/// independent checker of liquid-certify. Exit 0 when verified, 1 when rejected.
+/// independent checker of liquid-certify. Exit 0 when verified, 1 when rejected or
+/// stopped by the time limit.
 pub fn check_proof(a: &CheckProofArgs) -> anyhow::Result<ExitCode> {
     let traffic = liquid_study::input::load_traffic(&a.model)?;
     let dir = a
@@ -116,7 +121,8 @@ pub fn check_proof(a: &CheckProofArgs) -> anyhow::Result<ExitCode> {
         .as_ref()
         .or(a.dir_arg.as_ref())
         .ok_or_else(|| crate::InputError("a proof directory is needed: --proof DIR".into()))?;
-    let report = CheckReport::new(&traffic, dir)?;
+    let deadline = Instant::now() + a.time_limit.unwrap_or(DEFAULT_TIME_LIMIT);
+    let report = CheckReport::new(&traffic, dir, Some(deadline))?;
     emit(&report, a.format)?;
     Ok(verdict(report.verified()))
 }

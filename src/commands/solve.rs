@@ -24,6 +24,43 @@ pub fn engine(name: &str) -> anyhow::Result<&'static dyn Engine> {
     liquid_engine::find(name).ok_or_else(|| InputError(format!("no engine {name:?}")).into())
 }
 
+/// With `--prove DIR`: why no proof was written there, and the exit code (0 when there is
+/// nothing to prove, a liquid answer; 1 otherwise); `None` when the proof was written.
+fn no_proof_written(
+    traffic: &liquid_model::Traffic,
+    c: &liquid_engine::Checked,
+) -> Option<(String, ExitCode)> {
+    let bound = c.outcome().lower_bound(traffic);
+    if matches!(&bound.evidence, liquid_model::Evidence::CheckedProof(p) if p.dir().is_some()) {
+        return None;
+    }
+    let d = traffic.duration();
+    if matches!(c.outcome(), liquid_model::Outcome::Liquid { .. }) {
+        return Some((
+            format!(
+                "nothing to prove: the schedule has Λ = {d} timeframes, which every schedule \
+                 needs (the bottleneck is the bound)"
+            ),
+            ExitCode::SUCCESS,
+        ));
+    }
+    let why = if bound.value <= d {
+        format!(
+            "{}'s answer ({}) has no lower bound above Λ = {d} to prove; an engine that \
+             settles the optimum (native, sat, portfolio) or `liquid prove` writes one",
+            c.engine(),
+            c.verdict().as_str()
+        )
+    } else {
+        let note = c.stats().iter().find(|(k, _)| k == "proof").map(|(_, v)| v);
+        match note {
+            Some(liquid_model::StatValue::Text(t)) => t.clone(),
+            _ => format!("the bound {} was not backed by a proof", bound.value),
+        }
+    };
+    Some((why, ExitCode::from(EXIT_REJECTED)))
+}
+
 /// Parses `--time-limit` (seconds, fractional allowed).
 pub fn parse_seconds(s: &str) -> Result<Duration, String> {
     let v: f64 = s
@@ -84,8 +121,10 @@ pub struct SolveArgs {
     /// this directory: formula.cnf, proof.lrat, manifest.yaml. Any engine: the SAT
     /// engine and the portfolio refute the bound themselves, the others' bounds are
     /// refuted with SAT at one timeframe fewer; the directory is read back and checked
-    /// before the report calls it a proof. A bound of Λ needs no proof (its bottleneck link
-    /// is the evidence): then nothing is written, and stderr says so.
+    /// before the report calls it a proof. When no proof is written (a bound of Λ, which
+    /// its bottleneck link proves; an answer with no bound above Λ, such as dsatur's
+    /// feasible one; or no proof within the time limit), stderr says why, and the exit
+    /// code is 1 unless the answer is liquid (nothing to prove).
     #[arg(long = "proof", alias = "prove", value_name = "DIR")]
     proof: Option<PathBuf>,
     /// Accept checked evidence only: the bound of an optimal or non-liquid answer must
@@ -143,8 +182,9 @@ pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
     }
     emit(&report, a.format)?;
     if let Some(dir) = &a.proof {
-        if let Some(why) = report.no_proof_reason() {
-            eprintln!("note: nothing written to {}: {why}", dir.display());
+        if let Some((why, code)) = no_proof_written(&traffic, &c) {
+            eprintln!("no proof written to {}: {why}", dir.display());
+            return Ok(code);
         }
     }
     if let Some(why) = report.uncertified_reason().filter(|_| a.require_proof) {

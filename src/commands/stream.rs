@@ -125,6 +125,7 @@ pub fn export_mpi_stream(
         time_limit: args.request.limits.time,
         mpi: Some(&options),
     };
+    let dir = liquid_study::outdir::prepare(out)?;
     let label = format!(
         "{} (streamed MPI export)",
         liquid_stream::Structured::spec(&tree)
@@ -134,7 +135,10 @@ pub fn export_mpi_stream(
     })
     .map_err(input)?;
     match solved {
-        Ok(report) if report.mpi.is_some() => emitted(&report, Format::Yaml),
+        Ok(report) if report.mpi.is_some() => {
+            dir.finish()?;
+            emitted(&report, Format::Yaml)
+        }
         Ok(report) => {
             emit(&report, Format::Yaml)?;
             Err(InputError(format!(

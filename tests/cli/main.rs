@@ -10,6 +10,7 @@ mod exit_codes;
 mod fabric;
 mod foundation;
 mod hostile;
+mod hostile3;
 mod ilp;
 mod latency;
 mod latency_simulate;

@@ -213,10 +213,19 @@ fn compare_sets_a_run_beside_the_prediction_and_refuses_another_plan_s_run() {
         })
         .collect();
     let total = m["prediction"]["total_s"].as_f64().expect("total") * 1.5;
+    let plan = dir.path().display().to_string();
+    // A consistent report: its totals are its steps' sums.
     let report = |steps: &[Value]| {
-        serde_json::json!({"format": "liquid-mpi-report/1", "plan": "x", "mode": "round-robin",
+        let sum = |f: &str| {
+            steps
+                .iter()
+                .map(|s| s[f].as_f64().expect("number"))
+                .sum::<f64>()
+        };
+        serde_json::json!({"format": "liquid-mpi-report/1", "plan": plan, "mode": "round-robin",
             "ranks": 8, "check": true, "repeat": 1, "mpi_library": "test", "errors": 0,
-            "total_s": total, "runs_s": [total], "bytes": 0, "messages": 0, "steps": steps})
+            "total_s": total, "runs_s": [total], "bytes": sum("bytes"), "messages": sum("messages"),
+            "steps": steps})
     };
     std::fs::write(dir.path().join("report.json"), report(&steps).to_string()).expect("write");
     let out = succeed(

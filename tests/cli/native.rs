@@ -301,7 +301,7 @@ fn proof_dir_on_a_liquid_traffic_says_why_nothing_is_written() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("nothing written") && err.contains("bottleneck link"),
+        err.contains("no proof written") && err.contains("nothing to prove"),
         "{err}"
     );
     assert!(!proof.exists());

@@ -37,9 +37,22 @@
 //! <id> d <clause id>* 0           delete clauses (the leading id is ignored)
 //! ```
 //! Lines starting with `c` are comments. Original clauses have ids 1..C in file order.
+//!
+//! Numbers (ids, literals, hints) are plain decimal, as the LRAT format defines them: an
+//! optional `-` and digits, without a leading `+` or leading zeros (`0` alone is the
+//! terminator). Other checkers read `035` differently (drat-trim's `lrat-check` reads it
+//! with C's `%i`, as octal 29), so such a proof is refused rather than read one way. The
+//! same holds in the DIMACS text.
+//!
+//! # Cost
+//!
+//! Time linear in the proof's size (hash look-ups aside): per literal, the ids of the
+//! clauses that hold it are pruned of deleted clauses whenever a RAT step reads them, so
+//! every id is scanned once after its deletion. [`check_until`] stops at a deadline.
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
+use std::time::Instant;
 
 use thiserror::Error;
 
@@ -78,6 +91,15 @@ pub enum CheckError {
         /// Addition steps checked.
         steps: u64,
     },
+    /// The deadline passed before the check ended: the proof is neither accepted nor
+    /// rejected.
+    #[error("the time limit stopped the check at proof line {line} ({steps} steps checked)")]
+    TimeLimit {
+        /// The proof line reached.
+        line: usize,
+        /// Addition steps checked.
+        steps: u64,
+    },
     /// The formula is not the one the caller expected (for liquid: not the encoding of the
     /// model), so a proof of it would prove something else.
     #[error("the formula is not the expected one (first difference at line {line})")]
@@ -113,8 +135,41 @@ pub struct CheckReport {
     pub rat: u64,
 }
 
+/// A plain decimal integer: an optional `-`, then `0` alone or digits without a leading
+/// zero (no `+`, no `-0`, no leading zeros: see the crate's documentation).
+fn decimal(tok: &str) -> Option<i64> {
+    let digits = tok.strip_prefix('-').unwrap_or(tok);
+    let plain = match digits.as_bytes() {
+        [b'0'] => digits.len() == tok.len(),
+        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
+        _ => false,
+    };
+    if plain {
+        tok.parse().ok()
+    } else {
+        None
+    }
+}
+
+/// A plain decimal number >= 0 (a clause id).
+fn parse_id(tok: &str) -> Option<u64> {
+    decimal(tok).and_then(|v| u64::try_from(v).ok())
+}
+
+/// Why a token is not a number here: names the rule when it is a number in another syntax.
+fn not_plain(what: &str, tok: &str) -> String {
+    if tok.trim_start_matches(['-', '+']).parse::<u64>().is_ok() {
+        format!(
+            "bad {what} {tok:?}: numbers are plain decimal (no `+`, no leading zeros, no `-0`), \
+             as the LRAT and DIMACS formats define them"
+        )
+    } else {
+        format!("bad {what} {tok:?}")
+    }
+}
+
 fn parse_lit(tok: &str) -> Option<i32> {
-    let v: i64 = tok.parse().ok()?;
+    let v = decimal(tok)?;
     (v.unsigned_abs() <= i32::MAX as u64).then_some(v as i32)
 }
 
@@ -139,7 +194,10 @@ pub fn parse_dimacs(text: &str) -> Result<Cnf, CheckError> {
             }
             let f: Vec<&str> = l.split_whitespace().collect();
             let (v, c) = match f.as_slice() {
-                ["p", "cnf", v, c] => (v.parse().ok(), c.parse().ok()),
+                ["p", "cnf", v, c] => (
+                    parse_id(v).and_then(|v| usize::try_from(v).ok()),
+                    parse_id(c).and_then(|c| usize::try_from(c).ok()),
+                ),
                 _ => (None, None),
             };
             match (v, c) {
@@ -152,7 +210,7 @@ pub fn parse_dimacs(text: &str) -> Result<Cnf, CheckError> {
             return Err(err(line, "clause before the `p cnf` header".to_string()));
         };
         for tok in l.split_whitespace() {
-            let lit = parse_lit(tok).ok_or_else(|| err(line, format!("bad literal {tok:?}")))?;
+            let lit = parse_lit(tok).ok_or_else(|| err(line, not_plain("literal", tok)))?;
             if lit == 0 {
                 clauses.push(std::mem::take(&mut current));
             } else if lit.unsigned_abs() as usize > num_vars {
@@ -264,25 +322,25 @@ fn follow(
 
 /// Checks the RAT part of a step: `clause` (not empty) on its first literal, with the
 /// assignment its RUP hints left and the groups `(clause id, hints)`; `occurs` lists, per
-/// literal, the ids of the clauses that contained it when they were added.
+/// literal, the ids of the clauses that contained it when they were added, and loses here
+/// those of ¬pivot's that were deleted since (each id is dropped once: the check stays
+/// linear in the proof, however many RAT steps share a pivot).
 fn check_rat(
     db: &HashMap<u64, Vec<i32>>,
-    occurs: &HashMap<i32, Vec<u64>>,
+    occurs: &mut HashMap<i32, Vec<u64>>,
     a: &mut Assignment,
     clause: &[i32],
     groups: &[(u64, Vec<u64>)],
     count: &mut u64,
 ) -> Result<(), String> {
     let pivot = clause[0];
-    let mut with: Vec<u64> = occurs
-        .get(&-pivot)
-        .map(|ids| {
-            ids.iter()
-                .copied()
-                .filter(|id| db.contains_key(id))
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut with: Vec<u64> = match occurs.get_mut(&-pivot) {
+        Some(ids) => {
+            ids.retain(|id| db.contains_key(id));
+            ids.clone()
+        }
+        None => Vec::new(),
+    };
     with.sort_unstable();
     with.dedup();
     let mut named: Vec<u64> = groups.iter().map(|g| g.0).collect();
@@ -329,13 +387,27 @@ fn check_rat(
 
 /// Checks an LRAT proof against a CNF: the proof must derive the empty clause.
 pub fn check(cnf: &Cnf, lrat: &str) -> Result<CheckReport, CheckError> {
+    check_until(cnf, lrat, None)
+}
+
+/// Proof lines checked between two looks at the clock.
+const CLOCK_EVERY: usize = 1024;
+
+/// [`check`], stopped with [`CheckError::TimeLimit`] when `deadline` passes first.
+pub fn check_until(
+    cnf: &Cnf,
+    lrat: &str,
+    deadline: Option<Instant>,
+) -> Result<CheckReport, CheckError> {
     let mut db: HashMap<u64, Vec<i32>> = HashMap::with_capacity(cnf.clauses.len() * 2);
     for (i, c) in cnf.clauses.iter().enumerate() {
         db.insert(i as u64 + 1, c.clone());
     }
     let mut max_id = cnf.clauses.len() as u64;
+    // Values grow with the variables assigned (not with the header's count, which may
+    // be anything).
     let mut a = Assignment {
-        value: vec![0; cnf.num_vars + 1],
+        value: Vec::new(),
         trail: Vec::new(),
     };
     let mut report = CheckReport {
@@ -355,16 +427,28 @@ pub fn check(cnf: &Cnf, lrat: &str) -> Result<CheckReport, CheckError> {
     let mut occurs: Option<HashMap<i32, Vec<u64>>> = None;
     for (i, raw) in lrat.lines().enumerate() {
         let line = i + 1;
+        if i % CLOCK_EVERY == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(CheckError::TimeLimit {
+                line,
+                steps: report.added,
+            });
+        }
         let l = raw.trim();
         if l.is_empty() || l.starts_with('c') {
             continue;
         }
         let syntax = |message: String| CheckError::Syntax { line, message };
         let mut toks = l.split_whitespace();
-        let id: u64 = toks
-            .next()
-            .and_then(|t| t.parse().ok())
-            .ok_or_else(|| syntax(format!("expected a step id at the start of {l:?}")))?;
+        let first = toks.next().unwrap_or("");
+        let id: u64 = parse_id(first).ok_or_else(|| {
+            syntax(
+                if first.trim_start_matches(['-', '+']).parse::<u64>().is_ok() {
+                    not_plain("step id", first)
+                } else {
+                    format!("expected a step id at the start of {l:?}")
+                },
+            )
+        })?;
         let rest: Vec<&str> = toks.collect();
         if rest.first() == Some(&"d") {
             let mut ended = false;
@@ -372,9 +456,7 @@ pub fn check(cnf: &Cnf, lrat: &str) -> Result<CheckReport, CheckError> {
                 if ended {
                     return Err(syntax("text after the closing 0".to_string()));
                 }
-                let del: u64 = tok
-                    .parse()
-                    .map_err(|_| syntax(format!("bad clause id {tok:?}")))?;
+                let del: u64 = parse_id(tok).ok_or_else(|| syntax(not_plain("clause id", tok)))?;
                 if del == 0 {
                     ended = true;
                 } else if db.remove(&del).is_none() {
@@ -410,7 +492,7 @@ pub fn check(cnf: &Cnf, lrat: &str) -> Result<CheckReport, CheckError> {
                 return Err(syntax("text after the closing 0".to_string()));
             }
             if part == 0 {
-                let lit = parse_lit(tok).ok_or_else(|| syntax(format!("bad literal {tok:?}")))?;
+                let lit = parse_lit(tok).ok_or_else(|| syntax(not_plain("literal", tok)))?;
                 if u64::from(lit.unsigned_abs()) > var_bound {
                     return Err(step(format!(
                         "literal {lit} is beyond the formula's {} variables and the {} new \
@@ -425,9 +507,7 @@ pub fn check(cnf: &Cnf, lrat: &str) -> Result<CheckReport, CheckError> {
                     clause.push(lit);
                 }
             } else {
-                let h: i64 = tok
-                    .parse()
-                    .map_err(|_| syntax(format!("bad hint {tok:?}")))?;
+                let h: i64 = decimal(tok).ok_or_else(|| syntax(not_plain("hint", tok)))?;
                 if h == 0 {
                     part = 2;
                 } else if h < 0 {
@@ -508,7 +588,16 @@ pub fn check(cnf: &Cnf, lrat: &str) -> Result<CheckReport, CheckError> {
 /// Parses both texts and checks the proof: the whole job of `liquid check-proof` after the
 /// formula has been compared with the model's encoding.
 pub fn check_texts(cnf: &str, lrat: &str) -> Result<CheckReport, CheckError> {
-    check(&parse_dimacs(cnf)?, lrat)
+    check_texts_until(cnf, lrat, None)
+}
+
+/// [`check_texts`] with a deadline ([`check_until`]).
+pub fn check_texts_until(
+    cnf: &str,
+    lrat: &str,
+    deadline: Option<Instant>,
+) -> Result<CheckReport, CheckError> {
+    check_until(&parse_dimacs(cnf)?, lrat, deadline)
 }
 
 /// A refutation this checker accepted: a formula identical, byte for byte, to the one the
@@ -577,11 +666,22 @@ pub fn check_refutation(
     cnf: &str,
     lrat: &str,
 ) -> Result<Refuted, CheckError> {
+    check_refutation_until(expected, colours, cnf, lrat, None)
+}
+
+/// [`check_refutation`] with a deadline ([`check_until`]).
+pub fn check_refutation_until(
+    expected: &str,
+    colours: usize,
+    cnf: &str,
+    lrat: &str,
+    deadline: Option<Instant>,
+) -> Result<Refuted, CheckError> {
     if let Some(line) = first_difference(expected, cnf) {
         return Err(CheckError::UnexpectedFormula { line });
     }
     Ok(Refuted {
-        report: check_texts(cnf, lrat)?,
+        report: check_texts_until(cnf, lrat, deadline)?,
         formula_sha256: sha256_hex(cnf),
         colours,
     })
@@ -661,8 +761,20 @@ pub fn check_proof(
     lrat: &str,
     subject: Subject,
 ) -> Result<CheckedProof, CheckError> {
+    check_proof_until(expected, colours, cnf, lrat, subject, None)
+}
+
+/// [`check_proof`] with a deadline ([`check_until`]).
+pub fn check_proof_until(
+    expected: &str,
+    colours: usize,
+    cnf: &str,
+    lrat: &str,
+    subject: Subject,
+    deadline: Option<Instant>,
+) -> Result<CheckedProof, CheckError> {
     Ok(CheckedProof {
-        refuted: check_refutation(expected, colours, cnf, lrat)?,
+        refuted: check_refutation_until(expected, colours, cnf, lrat, deadline)?,
         subject,
     })
 }
@@ -807,5 +919,85 @@ mod tests {
         assert!(e.to_string().contains("does not contain -2"), "{e}");
         let e = check_texts("p cnf 2 5\n1 2 0\n", "").expect_err("count");
         assert!(e.to_string().contains("declares 5 clauses"), "{e}");
+    }
+
+    #[test]
+    fn numbers_are_plain_decimal() {
+        let proof = "5 2 0 1 2 0\n5 d 1 2 0\n6 0 5 3 4 0\n";
+        check_texts(CNF, proof).expect("plain");
+        for (bad, what) in [
+            ("+5 2 0 1 2 0\n6 0 5 3 4 0\n", "step id \"+5\""),
+            ("05 2 0 1 2 0\n6 0 5 3 4 0\n", "step id \"05\""),
+            ("5 +2 0 1 2 0\n6 0 5 3 4 0\n", "literal \"+2\""),
+            ("5 2 -0 1 2 0\n6 0 5 3 4 0\n", "literal \"-0\""),
+            ("5 2 0 01 2 0\n6 0 5 3 4 0\n", "hint \"01\""),
+            ("5 2 0 1 2 0\n5 d 01 0\n6 0 5 3 4 0\n", "clause id \"01\""),
+        ] {
+            let e = check_texts(CNF, bad).expect_err(bad);
+            let m = e.to_string();
+            assert!(
+                m.contains(what) && m.contains("plain decimal"),
+                "{bad}: {m}"
+            );
+        }
+        let e = check_texts("p cnf 2 1\n1 02 0\n", "").expect_err("dimacs");
+        assert!(e.to_string().contains("plain decimal"), "{e}");
+    }
+
+    #[test]
+    fn an_empty_clause_whose_hints_reach_no_conflict_is_rejected() {
+        // drat-trim's lrat-check (effa1dc) says VERIFIED to this on a satisfiable formula.
+        let e = check_texts("p cnf 2 1\n1 2 0\n", "2 0 0\n").expect_err("satisfiable");
+        assert!(e.to_string().contains("not implied"), "{e}");
+    }
+
+    /// A proof with `n` RAT steps on one pivot after `n` clauses holding its negation were
+    /// deleted (issue 45 item 3's family): y (variable 3) is defined, `-y y` added `n`
+    /// times and deleted at once, then `y` added `n` times, then the refutation.
+    pub(crate) fn rat_family(n: u64) -> String {
+        let mut p = String::from("5 3 0 0\n");
+        let mut id = 5;
+        for _ in 0..n {
+            id += 1;
+            p.push_str(&format!("{id} -3 3 0 0\n"));
+        }
+        p.push_str(&format!("{id} d"));
+        for j in 6..=id {
+            p.push_str(&format!(" {j}"));
+        }
+        p.push_str(" 0\n");
+        for _ in 0..n {
+            id += 1;
+            p.push_str(&format!("{id} 3 0 0\n"));
+        }
+        p.push_str(&format!(
+            "{} 2 0 1 2 0\n{} 0 {} 3 4 0\n",
+            id + 1,
+            id + 2,
+            id + 1
+        ));
+        p
+    }
+
+    /// 100,000 RAT steps after 100,000 deletions: linear, well under a second; the old
+    /// checker scanned the deleted ids at every step, 10^10 look-ups, which a test run
+    /// shows as a hang (no test measures time: `scripts/bench-check-proof` does).
+    #[test]
+    fn many_rat_steps_on_one_pivot_after_deletions_check() {
+        let r = check_texts(CNF, &rat_family(100_000)).expect("valid");
+        assert_eq!((r.rat, r.deleted, r.added), (100_001, 100_000, 200_003));
+    }
+
+    #[test]
+    fn a_deadline_stops_the_check() {
+        let past = Instant::now();
+        let e = check_texts_until(CNF, &rat_family(10), Some(past)).expect_err("stopped");
+        assert_eq!(e, CheckError::TimeLimit { line: 1, steps: 0 });
+    }
+
+    #[test]
+    fn a_huge_variable_count_in_the_header_allocates_nothing() {
+        let e = check_texts("p cnf 4000000000 1\n1 2 0\n", "2 0 0\n").expect_err("sat");
+        assert!(e.to_string().contains("not implied"), "{e}");
     }
 }

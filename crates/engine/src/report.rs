@@ -150,32 +150,6 @@ impl<'a> SolveReport<'a> {
         self.certified
     }
 
-    /// Why a proof directory asked for holds no proof after this answer, when it does not:
-    /// a bound of Λ rests on its bottleneck link and needs none; any other bound kept the
-    /// evidence it had (the engine's `proof` statistic says why no proof was made).
-    pub fn no_proof_reason(&self) -> Option<String> {
-        if self.lower_bound_witness.kind == "sat-proof" {
-            return None;
-        }
-        Some(if self.lower_bound <= self.duration {
-            let link = self
-                .lower_bound_witness
-                .link
-                .as_deref()
-                .unwrap_or("a bottleneck");
-            format!(
-                "the lower bound is the duration Λ = {}, witnessed by the bottleneck link {link} \
-                 (its {} users pairwise congest), which needs no proof",
-                self.duration, self.duration
-            )
-        } else {
-            format!(
-                "the lower bound {} rests on {} evidence ({}); no proof was made (see stats.proof)",
-                self.lower_bound, self.evidence, self.lower_bound_witness.kind
-            )
-        })
-    }
-
     /// Why the answer is not certified, when it is not: the verdict and the strength of
     /// the evidence it rests on.
     pub fn uncertified_reason(&self) -> Option<String> {

@@ -101,9 +101,12 @@ impl Timing {
             }
         }
         // A message's time on one channel, M·max(t_cn, t_cs), must be a number: 1e308
-        // bytes a flit, or a bandwidth of 1e-320, make it infinite.
-        let message = self.flits as f64 * self.t_cn().max(self.t_cs());
-        if !message.is_finite() {
+        // bytes a flit, a bandwidth of 1e-320, or a latency of 1e308 make it infinite.
+        // The option named is the one whose term overflows: the transmission time first,
+        // then each latency with it.
+        let flits = self.flits as f64;
+        let transmission = self.flit_bytes * self.beta();
+        if !(flits * transmission).is_finite() {
             return bad(
                 "flit bytes",
                 format!(
@@ -111,6 +114,32 @@ impl Timing {
                     self.flit_bytes, self.bandwidth
                 ),
             );
+        }
+        for (name, v, t) in [
+            ("net latency", self.net_latency, self.t_cn()),
+            ("switch latency", self.switch_latency, self.t_cs()),
+        ] {
+            if !(flits * t).is_finite() {
+                return bad(
+                    name,
+                    format!(
+                        "{}: a message of {} flits takes {} per flit on a channel, which \
+                         overflows",
+                        // Shortest form: 1e308, not 309 digits.
+                        if format!("{v:e}").len() < format!("{v}").len() {
+                            format!("{v:e}")
+                        } else {
+                            format!("{v}")
+                        },
+                        self.flits,
+                        if name == "net latency" {
+                            "half this latency plus its transmission time"
+                        } else {
+                            "this latency plus its transmission time"
+                        }
+                    ),
+                );
+            }
         }
         Ok(())
     }
@@ -159,6 +188,19 @@ mod tests {
         assert!(
             matches!(t.check(), Err(LatencyError::BadParameter { name, .. }) if name == "flit bytes")
         );
+        for (net, switch, name) in [
+            (1e308, 1e308, "net latency"),
+            (1e308, 0.01, "net latency"),
+            (0.02, 1e308, "switch latency"),
+        ] {
+            let mut t = Timing::paper(32, 256.0);
+            (t.net_latency, t.switch_latency) = (net, switch);
+            assert!(
+                matches!(t.check(), Err(LatencyError::BadParameter { name: n, .. }) if n == name),
+                "{net} {switch}: {:?}",
+                t.check()
+            );
+        }
         let mut t = Timing::paper(32, 256.0);
         t.flits = 0;
         assert!(

@@ -191,17 +191,194 @@ fn ratio(m: Option<f64>, p: Option<f64>) -> Option<f64> {
     }
 }
 
-/// Sets a run beside its prediction, after checking that the run ran the plan: the same
-/// number of ranks and, in every step, the same messages and bytes.
+/// A time read from a file: a number >= 0 (`None` when absent).
+fn time(field: &str, v: Option<f64>) -> Result<(), String> {
+    match v {
+        Some(x) if !(x.is_finite() && x >= 0.0) => Err(format!(
+            "field {field}: {x} is not a time (a number of seconds >= 0)"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Whether two times written with 9 significant digits are the same.
+fn same_time(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-8 * a.abs().max(b.abs()).max(1e-9)
+}
+
+/// The checks a step's figures pass on their own: times >= 0, ending after they start,
+/// `time_s` = `end_s` − `start_s`, and whole numbers of bytes.
+fn check_step(at: &str, s: &StepFigures) -> Result<(), String> {
+    time(&format!("{at}.start_s"), s.start_s)?;
+    time(&format!("{at}.end_s"), s.end_s)?;
+    time(&format!("{at}.time_s"), s.time_s)?;
+    if !(s.bytes.is_finite() && s.bytes >= 0.0 && s.bytes.fract() == 0.0) {
+        return Err(format!(
+            "field {at}.bytes: {} is not a number of bytes",
+            s.bytes
+        ));
+    }
+    if let (Some(a), Some(b)) = (s.start_s, s.end_s) {
+        if b < a {
+            return Err(format!("field {at}.end_s: {b} is before its start_s {a}"));
+        }
+        if let Some(t) = s.time_s {
+            // Each of the three is written with 9 significant digits (liquid-mpi-run's
+            // `%.9g`): their rounding errors add up.
+            if (t - (b - a)).abs() > 1e-8 * (a.abs() + b.abs() + t.abs()) + 1e-12 {
+                return Err(format!(
+                    "field {at}.time_s: {t} is not end_s - start_s = {}",
+                    b - a
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The checks a manifest passes on its own: ranks, a prediction whose times are times and
+/// whose steps add up to the manifest's counts.
+pub fn check_manifest(m: &Manifest) -> Result<(), String> {
+    if m.ranks.is_empty() {
+        return Err("field ranks: a plan has at least one rank".into());
+    }
+    time("prediction.total_s", Some(m.prediction.total_s))?;
+    time("prediction.plan_s", m.prediction.plan_s)?;
+    time("overhead_s", Some(m.overhead_s))?;
+    if m.prediction.steps.len() != m.steps {
+        return Err(format!(
+            "field steps: {}, but the prediction has {} steps",
+            m.steps,
+            m.prediction.steps.len()
+        ));
+    }
+    for (i, s) in m.prediction.steps.iter().enumerate() {
+        check_step(&format!("prediction.steps[{i}]"), s)?;
+    }
+    let messages: usize = m.prediction.steps.iter().map(|s| s.messages).sum();
+    let bytes: f64 = m.prediction.steps.iter().map(|s| s.bytes).sum();
+    if messages != m.messages {
+        return Err(format!(
+            "field messages: {}, but its steps send {messages}",
+            m.messages
+        ));
+    }
+    if bytes != m.bytes as f64 {
+        return Err(format!(
+            "field bytes: {}, but its steps send {bytes}",
+            m.bytes
+        ));
+    }
+    Ok(())
+}
+
+/// The checks a run report passes on its own: its repetitions, times >= 0, and totals that
+/// are the sums of its steps.
+pub fn check_run(r: &RunReport) -> Result<(), String> {
+    if r.ranks == 0 {
+        return Err("field ranks: a run has at least one rank".into());
+    }
+    if r.repeat == 0 {
+        return Err("field repeat: a run is made at least once".into());
+    }
+    if r.runs_s.len() != r.repeat {
+        return Err(format!(
+            "field runs_s: {} entries for repeat {}",
+            r.runs_s.len(),
+            r.repeat
+        ));
+    }
+    for (i, t) in r.runs_s.iter().enumerate() {
+        time(&format!("runs_s[{i}]"), *t)?;
+    }
+    time("total_s", r.total_s)?;
+    let fastest = r.runs_s.iter().flatten().copied().reduce(f64::min);
+    match (r.total_s, fastest) {
+        (Some(t), Some(f)) if !same_time(t, f) => {
+            return Err(format!(
+                "field total_s: {t} is not the fastest of runs_s ({f})"
+            ))
+        }
+        (Some(t), None) => {
+            return Err(format!(
+                "field total_s: {t}, but no run of runs_s has a time"
+            ))
+        }
+        _ => {}
+    }
+    for (i, s) in r.steps.iter().enumerate() {
+        check_step(&format!("steps[{i}]"), s)?;
+    }
+    let messages: usize = r.steps.iter().map(|s| s.messages).sum();
+    let bytes: f64 = r.steps.iter().map(|s| s.bytes).sum();
+    if r.messages != messages as f64 {
+        return Err(format!(
+            "field messages: {}, but its steps send {messages}",
+            r.messages
+        ));
+    }
+    if r.bytes != bytes {
+        return Err(format!(
+            "field bytes: {}, but its steps send {bytes}",
+            r.bytes
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the plan directory a run names (`plan`, as the runner was given it) is `dir`:
+/// the same directory when both exist here, else the same last path component (a run
+/// made on another machine).
+fn same_plan(plan: &str, dir: &Path) -> bool {
+    let named = Path::new(plan);
+    match (named.canonicalize(), dir.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => {
+            let last = |p: &Path| {
+                p.components()
+                    .rev()
+                    .find(|c| matches!(c, std::path::Component::Normal(_)))
+                    .map(|c| c.as_os_str().to_owned())
+            };
+            let here = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+            last(named).is_some() && last(named) == last(&here)
+        }
+    }
+}
+
+/// Sets a run beside its prediction, after checking each file on its own
+/// ([`check_manifest`], [`check_run`]) and that the run ran the plan: the plan directory
+/// `dir`, its mode, the same number of ranks and, in every step (numbered alike), the
+/// same messages and bytes. Each inconsistency is an error naming the file and field.
 pub fn compare(
     manifest: &Manifest,
+    manifest_file: &str,
     run: &RunReport,
     run_file: &str,
+    dir: &Path,
 ) -> Result<Comparison, MpiError> {
     let bad = |why: String| MpiError::Report {
         file: run_file.to_string(),
         why,
     };
+    check_manifest(manifest).map_err(|why| MpiError::Report {
+        file: manifest_file.to_string(),
+        why,
+    })?;
+    check_run(run).map_err(bad)?;
+    if !same_plan(&run.plan, dir) {
+        return Err(bad(format!(
+            "field plan: the run ran {:?}, not the plan in {}",
+            run.plan,
+            dir.display()
+        )));
+    }
+    if run.mode != manifest.mode {
+        return Err(bad(format!(
+            "field mode: the run ran mode {:?}, the plan's is {:?}",
+            run.mode, manifest.mode
+        )));
+    }
     if run.ranks != manifest.ranks.len() {
         return Err(bad(format!(
             "the run had {} ranks, the plan has {}",
@@ -217,7 +394,13 @@ pub fn compare(
         )));
     }
     let mut steps = Vec::new();
-    for (p, m) in manifest.prediction.steps.iter().zip(&run.steps) {
+    for (i, (p, m)) in manifest.prediction.steps.iter().zip(&run.steps).enumerate() {
+        if p.step != m.step {
+            return Err(bad(format!(
+                "field steps[{i}].step: the run numbers it {}, the plan {}",
+                m.step, p.step
+            )));
+        }
         if p.messages != m.messages || p.bytes != m.bytes {
             return Err(bad(format!(
                 "step {}: the run sent {} messages of {} bytes, the plan has {} of {}",

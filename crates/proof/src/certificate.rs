@@ -3,13 +3,13 @@
 //!
 //! The upper-bound witness is a schedule, validated by the model crate; the lower-bound
 //! witnesses are the bottleneck link (Λ, always) and, when given, a proof directory,
-//! verified by [`crate::verify_dir`].
+//! verified by [`crate::verify_dir_until`].
 
 use std::path::Path;
 
 use liquid_model::{validate_all, Problems, Schedule, Traffic};
 
-use crate::{verify_dir, ProofError};
+use crate::{verify_dir_until, ProofError};
 
 /// One lower bound and why it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,12 +35,14 @@ pub struct Certificate {
 
 /// Checks a certificate: `schedule` (already read from its file, with the problems found
 /// reading it: transfer names the traffic lacks) and/or the proof directory `proof`. A
-/// rejected schedule's statement lists every problem found (bounded: [`Problems`]). Unreadable proof files are errors; a certificate that fails a check
-/// is returned with `accepted: false` and the reason.
+/// rejected schedule's statement lists every problem found (bounded: [`Problems`]).
+/// Unreadable proof files are errors; a certificate that fails a check is returned with
+/// `accepted: false` and the reason; so is a proof whose check `deadline` stopped.
 pub fn certify(
     traffic: &Traffic,
     schedule: Option<(&Schedule, Problems)>,
     proof: Option<&Path>,
+    deadline: Option<std::time::Instant>,
 ) -> Result<Certificate, ProofError> {
     let d = traffic.duration();
     let bottleneck = traffic.bottlenecks()[0];
@@ -69,7 +71,7 @@ pub fn certify(
     }
     let mut proven = None;
     if let Some(dir) = proof {
-        match verify_dir(traffic, dir)? {
+        match verify_dir_until(traffic, dir, deadline)? {
             Ok(p) => {
                 let k = p.colours();
                 c.lower_bounds.push(Bound {

@@ -57,7 +57,7 @@ pub struct Rejection(pub String);
 /// on the formula and the proof as [`verify_dir`]).
 pub fn check_refutation(traffic: &Traffic, r: &Refutation) -> Result<CheckedProof, Rejection> {
     let expected = reencode(traffic, r.colours, &r.options)?;
-    check(traffic, &expected, &r.options, &r.cnf, &r.lrat, None)
+    check(traffic, &expected, &r.options, &r.cnf, &r.lrat, None, None)
 }
 
 /// The model's encoding with `k` timeframes: what a proof's formula must be.
@@ -86,6 +86,7 @@ fn check(
     cnf: &str,
     lrat: &str,
     dir: Option<&Path>,
+    deadline: Option<std::time::Instant>,
 ) -> Result<CheckedProof, Rejection> {
     let k = expected.colours();
     let subject = liquid_certify::Subject {
@@ -93,7 +94,7 @@ fn check(
         encoding: encoding_text(options),
         dir: dir.map(|d| d.display().to_string()),
     };
-    liquid_certify::check_proof(&expected.dimacs(), k, cnf, lrat, subject).map_err(|e| {
+    liquid_certify::check_proof_until(&expected.dimacs(), k, cnf, lrat, subject, deadline).map_err(|e| {
         Rejection(match e {
             liquid_certify::CheckError::UnexpectedFormula { line } => format!(
                 "{FORMULA_FILE} is not the encoding of {:?} with {k} timeframes (first difference at line {line})",
@@ -200,7 +201,7 @@ fn write_and_verify_with(
     };
     let result = write_dir(&staging, traffic, r)
         .and_then(model)
-        .and_then(|()| verify_read(traffic, &staging, dir));
+        .and_then(|()| verify_read(traffic, &staging, dir, None));
     match result {
         Ok(verdict) => {
             install(&staging, dir)?;
@@ -326,7 +327,17 @@ pub fn verify_dir(
     traffic: &Traffic,
     dir: &Path,
 ) -> Result<Result<CheckedProof, Rejection>, ProofError> {
-    verify_read(traffic, dir, dir)
+    verify_read(traffic, dir, dir, None)
+}
+
+/// [`verify_dir`], the LRAT check stopped when `deadline` passes (a rejection that says
+/// so: the proof was not accepted).
+pub fn verify_dir_until(
+    traffic: &Traffic,
+    dir: &Path,
+    deadline: Option<std::time::Instant>,
+) -> Result<Result<CheckedProof, Rejection>, ProofError> {
+    verify_read(traffic, dir, dir, deadline)
 }
 
 /// [`verify_dir`] of the files in `from`, the proof named as being in `dir`.
@@ -334,13 +345,14 @@ fn verify_read(
     traffic: &Traffic,
     from: &Path,
     dir: &Path,
+    deadline: Option<std::time::Instant>,
 ) -> Result<Result<CheckedProof, Rejection>, ProofError> {
     let path = from.join(MANIFEST_FILE);
     let text = liquid_model::yaml::read_text(&path)?;
     let found: ProofManifest = liquid_model::yaml::from_str(&path.display().to_string(), &text)?;
     let cnf = liquid_model::yaml::read_text(&from.join(FORMULA_FILE))?;
     let lrat = liquid_model::yaml::read_text(&from.join(PROOF_FILE))?;
-    Ok(verify_texts(traffic, dir, &found, cnf, lrat))
+    Ok(verify_texts(traffic, dir, &found, cnf, lrat, deadline))
 }
 
 fn verify_texts(
@@ -349,6 +361,7 @@ fn verify_texts(
     found: &ProofManifest,
     cnf: String,
     lrat: String,
+    deadline: Option<std::time::Instant>,
 ) -> Result<CheckedProof, Rejection> {
     {
         if found.format != MANIFEST_FORMAT {
@@ -374,7 +387,7 @@ fn verify_texts(
         }
         let options = manifest::options_from_manifest(&found.options).map_err(Rejection)?;
         let e = reencode(traffic, found.colours, &options)?;
-        let checked = check(traffic, &e, &options, &cnf, &lrat, Some(dir))?;
+        let checked = check(traffic, &e, &options, &cnf, &lrat, Some(dir), deadline)?;
         // The formula and proof check; now the manifest must say only what is true.
         let expected = manifest::manifest(
             traffic,

@@ -12,7 +12,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::certificate::certify;
-use crate::{verify_dir, write_and_verify, ProofError};
+use crate::{write_and_verify, ProofError};
 
 /// Who writes the proof of [`prove`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,10 +235,15 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl CheckReport {
-    /// Checks the proof directory `dir` against `traffic` ([`verify_dir`]): verified, with
-    /// what it proves, or rejected, with why. Unreadable files are errors.
-    pub fn new(traffic: &Traffic, dir: &Path) -> Result<CheckReport, ProofError> {
-        let verdict = verify_dir(traffic, dir)?;
+    /// Checks the proof directory `dir` against `traffic` ([`crate::verify_dir_until`]):
+    /// verified, with what it proves, or rejected, with why (a check `deadline` stopped is
+    /// not verified, and says so). Unreadable files are errors.
+    pub fn new(
+        traffic: &Traffic,
+        dir: &Path,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<CheckReport, ProofError> {
+        let verdict = crate::verify_dir_until(traffic, dir, deadline)?;
         let mut report = CheckReport {
             model: traffic.name().to_string(),
             proof: dir.display().to_string(),
@@ -316,12 +321,14 @@ impl CertifyReport {
         traffic: &Traffic,
         schedule: Option<(&Schedule, liquid_model::Problems, &Path)>,
         proof: Option<&Path>,
+        deadline: Option<std::time::Instant>,
     ) -> Result<CertifyReport, ProofError> {
         let path = schedule.as_ref().map(|(_, _, p)| p.display().to_string());
         let c = certify(
             traffic,
             schedule.map(|(s, problems, _)| (s, problems)),
             proof,
+            deadline,
         )?;
         Ok(CertifyReport {
             model: traffic.name().to_string(),

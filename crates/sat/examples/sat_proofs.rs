@@ -718,7 +718,10 @@ fn main() {
             Some(_) => "`lrat-check` (drat-trim's LRAT checker, written independently of \
                         liquid and varisat, built from its source with `gcc lrat-check.c \
                         -std=c99 -DLONGTYPE -O2`, see crates/certify/README.md; it checks \
-                        every step with its hints, as liquid-certify does)"
+                        every step with its hints, as liquid-certify does, but accepts an \
+                        empty clause whose hints end without a conflict, so its VERIFIED \
+                        shows agreement, not an independent confirmation: cake_lpr is the \
+                        second opinion, `scripts/external-checkers`)"
                 .to_string(),
             None => "none found (build drat-trim's `lrat-check`, see crates/certify/README.md, \
                      and put it on the PATH or set LIQUID_LRAT_CHECK)"

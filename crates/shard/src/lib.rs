@@ -72,6 +72,15 @@ impl Shard {
         (self.index - 1..total).step_by(self.count)
     }
 
+    /// How many of `total` items this shard runs (the length of [`Shard::items`]).
+    pub fn item_count(&self, total: usize) -> usize {
+        if total < self.index {
+            0
+        } else {
+            (total - self.index) / self.count + 1
+        }
+    }
+
     /// The shard file's name for a sweep: `SWEEP-shard-I-of-N.json`.
     pub fn file_name(&self, sweep: &str) -> String {
         format!("{sweep}-shard-{}-of-{}.json", self.index, self.count)
@@ -422,7 +431,8 @@ fn merge_checked<T: DeserializeOwned>(
     let files = shard_files(paths)?;
     let mut first: Option<(PathBuf, Header)> = None;
     let mut seen: BTreeMap<usize, PathBuf> = BTreeMap::new();
-    let mut items: Vec<Option<Item<T>>> = Vec::new();
+    // Items by index, as read: memory follows the files, not the counts they claim.
+    let mut items: BTreeMap<usize, Item<T>> = BTreeMap::new();
     for path in &files {
         let text = read_text(path)?;
         let file: ShardFile<T> =
@@ -446,7 +456,6 @@ fn merge_checked<T: DeserializeOwned>(
                         first: PathBuf::from(format!("the {sweep} sweep")),
                     });
                 }
-                items = (0..head.items_total).map(|_| None).collect();
                 first = Some((path.clone(), head.clone()));
             }
             Some((fpath, f)) => {
@@ -477,9 +486,15 @@ fn merge_checked<T: DeserializeOwned>(
                 other,
             });
         }
-        let expected: Vec<usize> = head.shard.items(head.items_total).collect();
-        let got: Vec<usize> = file.items.iter().map(|i| i.index).collect();
-        if expected != got {
+        // The items the shard owns, compared one by one with the file's (never collected:
+        // `items_total` is a number in the file, not a size to allocate).
+        let expected = head.shard.item_count(head.items_total);
+        let first_difference = head
+            .shard
+            .items(head.items_total)
+            .zip(file.items.iter().map(|i| i.index))
+            .position(|(e, g)| e != g);
+        if first_difference.is_some() || file.items.len() != expected {
             let (index, key, why) = match file
                 .items
                 .iter()
@@ -491,19 +506,16 @@ fn merge_checked<T: DeserializeOwned>(
                     format!("does not belong to shard {}", head.shard),
                 ),
                 None => {
-                    let missing = expected
-                        .iter()
-                        .find(|i| !got.contains(i))
-                        .copied()
-                        .unwrap_or(0);
+                    let at = first_difference.unwrap_or(file.items.len().min(expected));
+                    let missing = head.shard.items(head.items_total).nth(at).unwrap_or(0);
                     (
                         missing,
                         String::new(),
                         format!(
                             "is missing or out of order in shard {} ({} items, expected {})",
                             head.shard,
-                            got.len(),
-                            expected.len()
+                            file.items.len(),
+                            expected
                         ),
                     )
                 }
@@ -516,8 +528,7 @@ fn merge_checked<T: DeserializeOwned>(
             });
         }
         for item in file.items {
-            let i = item.index;
-            items[i] = Some(item);
+            items.insert(item.index, item);
         }
     }
     let Some((_, head)) = first else {
@@ -534,7 +545,7 @@ fn merge_checked<T: DeserializeOwned>(
             given: given.join(", "),
         });
     }
-    let items: Vec<Item<T>> = items.into_iter().flatten().collect();
+    let items: Vec<Item<T>> = items.into_values().collect();
     debug_assert_eq!(items.len(), head.items_total);
     Ok(Merged {
         sweep: head.sweep,
@@ -698,5 +709,32 @@ mod tests {
         std::fs::write(&files[0], "{\"format\":\"other\"}").expect("write");
         let e = merge::<usize>(&files, "squares").expect_err("not a shard");
         assert!(matches!(&e, ShardError::NotAShard { .. }), "{e}");
+    }
+
+    #[test]
+    fn a_huge_item_count_is_checked_before_anything_is_allocated() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let files = run(dir.path(), 1, 3, serde_json::json!({}));
+        let text = std::fs::read_to_string(&files[0]).expect("read");
+        let bad = text.replacen("\"items_total\":3", "\"items_total\":1000000000000", 1);
+        assert_ne!(bad, text);
+        std::fs::write(&files[0], bad).expect("write");
+        let e = merge::<usize>(&files, "squares").expect_err("count");
+        assert!(
+            matches!(&e, ShardError::BadItem { index: 3, why, .. } if why.contains("expected 1000000000000")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn item_counts_match_the_items() {
+        for count in 1..6 {
+            for index in 1..=count {
+                let s = Shard { index, count };
+                for total in 0..20 {
+                    assert_eq!(s.item_count(total), s.items(total).count());
+                }
+            }
+        }
     }
 }

@@ -507,6 +507,20 @@ pub struct Row {
     pub point: Point,
 }
 
+/// A number for a CSV cell in its shortest exact form: the fewest digits that read back
+/// as the same `f64`, positional (`0.25`, `1500`) or with an exponent (`1e308`,
+/// `1.0000152587890625e305`) whichever is shorter. Rust's `{}` alone writes 1e308 as 309
+/// digits.
+pub fn csv_float(x: f64) -> String {
+    let plain = format!("{x}");
+    let exp = format!("{x:e}");
+    if exp.len() < plain.len() {
+        exp
+    } else {
+        plain
+    }
+}
+
 /// The CSV header of [`Row::to_csv`].
 pub const CSV_HEADER: &str = "sweep,n1,n2,bytes,algorithm,makespan_s,messages,backbone_messages";
 
@@ -514,13 +528,13 @@ impl Row {
     /// The row as CSV (no newline).
     pub fn to_csv(&self) -> String {
         format!(
-            "{},{},{},{},{},{:.9},{},{}",
+            "{},{},{},{},{},{},{},{}",
             self.sweep,
             self.n1,
             self.n2,
-            self.bytes,
+            csv_float(self.bytes),
             self.point.algorithm.name(),
-            self.point.makespan_s,
+            csv_float(self.point.makespan_s),
             self.point.messages,
             self.point.backbone_messages
         )
@@ -582,6 +596,21 @@ pub fn crossover(rows: &[Row], a: Algorithm, b: Algorithm) -> Option<Crossover> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn csv_numbers_are_short_and_exact() {
+        for (x, text) in [
+            (0.25, "0.25"),
+            (1500.0, "1500"),
+            (1e308, "1e308"),
+            (1.0000152587890625e305, "1.0000152587890625e305"),
+            (0.001234567891234, "0.001234567891234"),
+            (1e-7, "1e-7"),
+        ] {
+            assert_eq!(csv_float(x), text);
+            assert_eq!(csv_float(x).parse::<f64>(), Ok(x));
+        }
+    }
 
     /// A scheduler for tests: first fit in traffic order (valid, not liquid in general).
     fn first_fit(_: Phase, t: &Traffic) -> Result<Scheduled, String> {

@@ -372,11 +372,17 @@ impl FrameReader {
                     .parse::<usize>()
                     .map_err(|_| bad(i + 1, format!("{what} {value:?} is not a whole number")))
             };
-            match key {
-                "model" => model = Some(value.to_string()),
-                "hosts" => hosts = Some(number("hosts")?),
-                "width" => width = Some(number("width")?),
+            let seen = match key {
+                "model" => model.replace(value.to_string()).is_some(),
+                "hosts" => hosts.replace(number("hosts")?).is_some(),
+                "width" => width.replace(number("width")?).is_some(),
                 _ => return Err(bad(i + 1, format!("unknown header field {key:?}"))),
+            };
+            if seen {
+                return Err(bad(
+                    i + 1,
+                    format!("the header gives {key} twice (a field is given once)"),
+                ));
             }
         }
         let missing = |f: &str| bad(lines.len() + 1, format!("the header has no {f} line"));
@@ -441,6 +447,21 @@ impl FrameReader {
         }
     }
 
+    /// Reads `n` bytes into `raw`, growing it only as the bytes arrive: a count that
+    /// promises more than the file holds costs no more memory than the file.
+    fn read_at_most(&mut self, n: u64, what: &str) -> Result<(), StreamError> {
+        self.raw.clear();
+        let got = (&mut self.input)
+            .take(n)
+            .read_to_end(&mut self.raw)
+            .map_err(|e| self.bad(e.to_string()))?;
+        self.offset += got as u64;
+        if (got as u64) < n {
+            return Err(self.bad(format!("the file ends inside {what}: it was cut short")));
+        }
+        Ok(())
+    }
+
     fn decode(&mut self, count: usize) -> Result<(), StreamError> {
         let w = self.header.width;
         self.numbers.clear();
@@ -480,9 +501,19 @@ impl FrameReader {
             b'S' => {
                 self.read_exact(4, "a frame's count")?;
                 let c = u32::from_le_bytes([self.raw[0], self.raw[1], self.raw[2], self.raw[3]]);
-                let c = c as usize;
-                self.read_exact(2 * c * w, "a sparse frame")?;
-                self.decode(2 * c)?;
+                let c = c as u64;
+                // A frame holds distinct transfers: at most hosts × hosts pairs.
+                let hosts = self.header.hosts as u64;
+                if c > hosts.saturating_mul(hosts) {
+                    return Err(self.bad(format!(
+                        "a sparse frame of {c} pairs: more than the {hosts} × {hosts} pairs of \
+                         hosts"
+                    )));
+                }
+                // The count is read, not trusted: the bytes are read as they come (memory
+                // bounded by the file), and a file that ends first says so.
+                self.read_at_most(2 * c * w as u64, "a sparse frame")?;
+                self.decode(2 * c as usize)?;
                 self.frames += 1;
                 Ok(Some(Frame::Sparse(&self.numbers)))
             }

@@ -67,6 +67,10 @@ struct EngineRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     problem: Option<String>,
     time_s: f64,
+    /// The validated schedule (schedule-file YAML), kept in shard files only, so that
+    /// `liquid merge` validates it again against the model ([`recheck`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    schedule: Option<String>,
 }
 
 #[derive(Serialize, serde::Deserialize)]
@@ -217,9 +221,11 @@ fn check_model(
             witness: None,
             problem: None,
             time_s: start.elapsed().as_secs_f64(),
+            schedule: None,
         };
         match checked {
             Ok(r) => {
+                row.schedule = Some(liquid_model::yaml::write_schedule(traffic, &schedule));
                 row.verdict = Some(if r.liquid { "liquid" } else { "feasible" }.to_string());
                 claims.push(Claim {
                     source: row.engine.clone(),
@@ -248,6 +254,7 @@ fn check_model(
             witness: None,
             problem: None,
             time_s: 0.0,
+            schedule: None,
         };
         let label = format!("{} · {}", traffic.name(), e.name());
         let answer = solve(&label, traffic, e, request);
@@ -274,6 +281,10 @@ fn check_model(
                 row.lower_bound = claim.lower.map(|l| l.0);
                 row.witness = claim.lower.map(|l| l.1.to_string());
                 row.time_s = c.seconds();
+                row.schedule = c
+                    .outcome()
+                    .schedule()
+                    .map(|s| liquid_model::yaml::write_schedule(traffic, s));
                 claims.push(claim);
             }
         }
@@ -738,9 +749,9 @@ pub fn run(
     let mut reports = Vec::new();
     for l in &loaded {
         let mine: Vec<&ScheduleClaim> = l.schedules.iter().collect();
-        reports.push(check_model(
-            &l.file, &l.key, &l.traffic, engines, &mine, request, solve,
-        )?);
+        let mut report = check_model(&l.file, &l.key, &l.traffic, engines, &mine, request, solve)?;
+        report.drop_schedules();
+        reports.push(report);
     }
     let consistent = reports.iter().all(|m| m.contradictions.is_empty());
     let answers: Vec<Entry> = reports.iter().flat_map(|m| m.entries.clone()).collect();
@@ -886,6 +897,146 @@ pub fn shard(
     crate::ShardWritten::write(out, SWEEP, &params, shard, loaded.len(), items)
 }
 
+impl ModelReport {
+    /// Drops the schedules kept for the merge (the report prints none).
+    fn drop_schedules(&mut self) {
+        for row in &mut self.engines {
+            row.schedule = None;
+        }
+    }
+}
+
+/// The kinds of lower-bound evidence (`liquid_model::Evidence::kind`), as claims take
+/// them.
+const WITNESSES: [&str; 6] = [
+    "bottleneck",
+    "clique",
+    "exhaustive-search",
+    "unsat-claim",
+    "dual-bound",
+    "sat-proof",
+];
+
+/// Runs again on a shard's result for one model the checks of the unsharded run: the
+/// model is loaded from its file (it must be the one the shard names: its name, number
+/// of transfers and Λ); every schedule is validated against it and must have the length
+/// its row says (else the row is a wrong answer); and the claims are compared again
+/// (`liquid_engine::crosscheck::compare`), so the lower and upper bounds, the status and
+/// the contradictions are the merge's own, not the shard's.
+fn recheck(mut m: ModelReport) -> Result<ModelReport, StudyError> {
+    let path = PathBuf::from(&m.file);
+    let traffic = match path.to_str() {
+        Some(s) if liquid_topology::spec::is_spec(s) => crate::input::load_traffic(&path)?,
+        _ => match liquid_model::yaml::load_document(&path)? {
+            Document::Model(t) => t,
+            Document::Schedule { .. } => {
+                return Err(StudyError::Input(format!(
+                    "{}: a schedule file, not the model the shard names",
+                    m.file
+                )))
+            }
+        },
+    };
+    for (field, shard, model) in [
+        ("transfers", m.transfers, traffic.len()),
+        ("duration", m.duration, traffic.duration()),
+    ] {
+        if shard != model {
+            return Err(StudyError::Input(format!(
+                "model {:?} ({}): the shard gives {field} {shard}, the model has {model}",
+                m.model, m.file
+            )));
+        }
+    }
+    if traffic.name() != m.model {
+        return Err(StudyError::Input(format!(
+            "{}: the model is {:?}, the shard's is {:?}",
+            m.file,
+            traffic.name(),
+            m.model
+        )));
+    }
+    let mut claims = Vec::new();
+    let mut wrong = Vec::new();
+    for row in &mut m.engines {
+        if row.status != RowStatus::Ok {
+            if row.status == RowStatus::WrongAnswer {
+                wrong.push(
+                    row.problem
+                        .clone()
+                        .unwrap_or_else(|| format!("{} returned a wrong answer", row.engine)),
+                );
+            }
+            continue;
+        }
+        let mut fail = |row: &mut EngineRow, why: String| {
+            let msg = format!("{}: {why} (checked again by the merge)", row.engine);
+            row.status = RowStatus::WrongAnswer;
+            row.problem = Some(msg.clone());
+            wrong.push(msg);
+        };
+        let length = match (&row.schedule, row.length) {
+            (None, None) => None,
+            (None, Some(l)) => {
+                fail(
+                    row,
+                    format!("the shard claims a schedule of {l} timeframes but holds none"),
+                );
+                continue;
+            }
+            (Some(text), claimed) => {
+                let checked = liquid_model::yaml::parse_schedule(&m.file, text, &traffic)
+                    .map_err(|e| e.to_string())
+                    .and_then(|s| liquid_model::validate(&traffic, &s).map_err(|e| e.to_string()));
+                match checked {
+                    Err(e) => {
+                        fail(row, format!("its schedule is invalid: {e}"));
+                        continue;
+                    }
+                    Ok(r) if Some(r.length) != claimed => {
+                        fail(
+                            row,
+                            format!(
+                                "the shard says length {}, its schedule has {} timeframes",
+                                opt(&claimed),
+                                r.length
+                            ),
+                        );
+                        continue;
+                    }
+                    Ok(r) => Some(r.length),
+                }
+            }
+        };
+        let lower = match (row.lower_bound, row.witness.as_deref()) {
+            (None, _) => None,
+            (Some(b), Some(w)) => match WITNESSES.iter().find(|&&k| k == w) {
+                Some(&k) => Some((b, k)),
+                None => {
+                    fail(row, format!("witness {w:?} is not a kind of evidence"));
+                    continue;
+                }
+            },
+            (Some(b), None) => {
+                fail(row, format!("the bound {b} has no witness"));
+                continue;
+            }
+        };
+        claims.push(Claim {
+            source: row.engine.clone(),
+            lower,
+            length,
+        });
+    }
+    let cmp = compare(traffic.duration(), &claims, wrong);
+    m.lower_bound = cmp.lower;
+    m.upper_bound = cmp.upper;
+    m.status = cmp.status.as_str().to_string();
+    m.contradictions = cmp.contradictions;
+    m.drop_schedules();
+    Ok(m)
+}
+
 /// Joins the shard files of one crosscheck run (read and checked by `liquid_shard::merge_any`): checks
 /// that every shard is there once and belongs to the run and that every item is the
 /// model its index names, and returns the report of the unsharded run with the format
@@ -911,10 +1062,12 @@ pub(crate) fn merge(
                 item.index, item.key
             )));
         }
-        models.push(item.result);
+        let index = item.index;
+        models.push(recheck(item.result).map_err(|e| bad(format!("item {index}: {e}")))?);
     }
     Ok((
         Report {
+            // The contradictions of the checks run again here ([`recheck`]).
             consistent: models.iter().all(|m| m.contradictions.is_empty()),
             models,
             baseline: None,

@@ -334,23 +334,24 @@ pub mod report {
         }
         out.push('\n');
         for p in points {
+            let f = liquid_sim::study::csv_float;
             let _ = write!(
                 out,
                 "\"{}\",{},{},{},{},{},{},{},{},{},{}",
                 model.system().spec(),
                 t.flits,
-                t.flit_bytes,
-                p.rate,
-                load(p, s),
-                p.latency,
-                p.source_wait,
-                p.network,
-                p.tail,
-                p.concentrator_wait,
-                p.busiest.1
+                f(t.flit_bytes),
+                f(p.rate),
+                f(load(p, s)),
+                f(p.latency),
+                f(p.source_wait),
+                f(p.network),
+                f(p.tail),
+                f(p.concentrator_wait),
+                f(p.busiest.1)
             );
             for &(a, _) in &runs {
-                let _ = write!(out, ",{}", p.clusters[a].latency);
+                let _ = write!(out, ",{}", f(p.clusters[a].latency));
             }
             out.push('\n');
         }

@@ -23,6 +23,7 @@ pub mod explain;
 pub mod input;
 pub mod latency;
 pub mod merge;
+pub mod outdir;
 pub mod simulate;
 pub mod testbed;
 pub mod two_clusters;

@@ -493,7 +493,7 @@ pub fn export_simgrid(
     } else {
         None
     };
-    crate::create_dir(out)?;
+    let dir = crate::outdir::prepare(out)?;
     let xml_path = out.join("platform.xml");
     let (xml, routes) = match &hop {
         Some(h) => (h.platform_xml.clone(), h.routes),
@@ -502,6 +502,7 @@ pub fn export_simgrid(
     crate::write(&xml_path, xml)?;
     let plan_path = out.join("plan.json");
     crate::write(&plan_path, sg.plan_json)?;
+    dir.finish()?;
     Ok(Written {
         platform: xml_path.display().to_string(),
         plan: plan_path.display().to_string(),
@@ -606,7 +607,8 @@ pub fn export_mpi(
         library,
         phase_schedule: if phases { Some(&phase) } else { None },
     };
-    liquid_mpi::export(&input, out).map_err(|e| match e {
+    let dir = crate::outdir::prepare(out)?;
+    let exported = liquid_mpi::export(&input, out).map_err(|e| match e {
         liquid_mpi::MpiError::Input(m) => StudyError::Input(m),
         liquid_mpi::MpiError::Io { path, source } => StudyError::Io {
             action: "write",
@@ -614,7 +616,9 @@ pub fn export_mpi(
             source,
         },
         e => StudyError::internal(e),
-    })
+    })?;
+    dir.finish()?;
+    Ok(exported)
 }
 
 /// What `liquid simulate --plan` found: an MPI library's all-to-all on the model.

@@ -73,6 +73,8 @@ struct SimRow {
     all_at_once_sim: f64,
 }
 
+use liquid_sim::study::csv_float;
+
 impl SimRow {
     fn to_csv(&self) -> String {
         format!(
@@ -81,14 +83,14 @@ impl SimRow {
             self.nodes,
             self.allocation,
             self.transfers,
-            self.size,
-            self.liquid_mb_s,
+            csv_float(self.size),
+            csv_float(self.liquid_mb_s),
             self.schedule,
             self.schedule_length,
-            self.schedule_sim,
+            csv_float(self.schedule_sim),
             self.rr_length,
-            self.rr_sim,
-            self.all_at_once_sim
+            csv_float(self.rr_sim),
+            csv_float(self.all_at_once_sim)
         )
     }
 }
