@@ -883,6 +883,18 @@ pub fn load_schedule(path: &Path, traffic: &Traffic) -> Result<Schedule, LoadErr
 
 /// Parses schedule text against a traffic; `file` names it in errors.
 pub fn parse_schedule(file: &str, text: &str, traffic: &Traffic) -> Result<Schedule, LoadError> {
+    schedule_frames(file, text, traffic, |e, _| Err(e))
+}
+
+/// The timeframes of schedule text, a `model:` field checked against the traffic. A
+/// transfer name the traffic lacks goes to `unknown` (with its frame's index), which
+/// refuses the file or notes the problem and leaves the name out.
+fn schedule_frames(
+    file: &str,
+    text: &str,
+    traffic: &Traffic,
+    mut unknown: impl FnMut(LoadError, usize) -> Result<(), LoadError>,
+) -> Result<Schedule, LoadError> {
     let s: ScheduleFile = parse(file, text)?;
     if let Some(m) = &s.model {
         if m != traffic.name() {
@@ -901,15 +913,18 @@ pub fn parse_schedule(file: &str, text: &str, traffic: &Traffic) -> Result<Sched
     for (i, f) in s.timeframes.iter().enumerate() {
         let mut frame = Vec::with_capacity(f.len());
         for (j, id) in f.iter().enumerate() {
-            let t = traffic.find_transfer(id).ok_or_else(|| {
-                LoadError::at_field(
-                    file,
-                    text,
-                    &format!("timeframes[{i}][{j}]"),
-                    format!("transfer {id:?} is not in model {:?}", traffic.name()),
-                )
-            })?;
-            frame.push(t);
+            match traffic.find_transfer(id) {
+                Some(t) => frame.push(t),
+                None => unknown(
+                    LoadError::at_field(
+                        file,
+                        text,
+                        &format!("timeframes[{i}][{j}]"),
+                        format!("transfer {id:?} is not in model {:?}", traffic.name()),
+                    ),
+                    i,
+                )?,
+            }
         }
         frames.push(frame);
     }
@@ -938,43 +953,18 @@ pub fn parse_schedule_listing(
     traffic: &Traffic,
     problems: &mut crate::Problems,
 ) -> Result<Schedule, LoadError> {
-    let s: ScheduleFile = parse(file, text)?;
-    if let Some(m) = &s.model {
-        if m != traffic.name() {
-            return Err(LoadError::at_field(
-                file,
-                text,
-                "model",
-                format!(
-                    "this schedule is for model {m:?}, not for {:?}",
-                    traffic.name()
-                ),
-            ));
-        }
-    }
-    let mut frames = Vec::with_capacity(s.timeframes.len());
-    for (i, f) in s.timeframes.iter().enumerate() {
-        let mut frame = Vec::with_capacity(f.len());
-        for (j, id) in f.iter().enumerate() {
-            match traffic.find_transfer(id) {
-                Some(t) => frame.push(t),
-                None => problems.push_with(|| {
-                    LoadError::at_field(
-                        file,
-                        text,
-                        &format!("timeframes[{i}][{j}]"),
-                        format!("transfer {id:?} is not in model {:?}", traffic.name()),
-                    )
-                    .to_string()
-                }),
-            }
-        }
-        if frame.is_empty() && !f.is_empty() {
+    let mut unknown_in = std::collections::BTreeSet::new();
+    let schedule = schedule_frames(file, text, traffic, |e, frame| {
+        problems.push_with(|| e.to_string());
+        unknown_in.insert(frame);
+        Ok(())
+    })?;
+    for (i, f) in schedule.frames.iter().enumerate() {
+        if f.is_empty() && unknown_in.contains(&i) {
             problems.excuse_empty_frame(i);
         }
-        frames.push(frame);
     }
-    Ok(Schedule::new(frames))
+    Ok(schedule)
 }
 
 /// Reads a schedule file that must be a partition of the traffic (every transfer in
