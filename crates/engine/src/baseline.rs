@@ -192,10 +192,13 @@ impl Baseline {
                 ));
             }
             if let Some(k) = &e.evidence {
-                if !EVIDENCE.contains(&k.as_str()) {
+                if !liquid_model::Evidence::KINDS.contains(&k.as_str()) {
                     return Err((
                         at("evidence"),
-                        format!("{k:?} is not a kind of evidence ({})", EVIDENCE.join(", ")),
+                        format!(
+                            "{k:?} is not a kind of evidence ({})",
+                            liquid_model::Evidence::KINDS.join(", ")
+                        ),
                     ));
                 }
             }
@@ -274,16 +277,6 @@ const VERDICTS: [&str; 7] = [
 
 /// The verdicts of an engine that gave no answer that checked ([`Entry::failed`]).
 const FAILED: [&str; 2] = ["error", "wrong-answer"];
-
-/// The kinds of evidence ([`liquid_model::Evidence::kind`]).
-const EVIDENCE: [&str; 6] = [
-    "bottleneck",
-    "clique",
-    "exhaustive-search",
-    "unsat-claim",
-    "dual-bound",
-    "sat-proof",
-];
 
 /// The strengths ([`Strength::as_str`]).
 const STRENGTHS: [&str; 4] = ["checked", "exhaustive-search", "solver-claim", "dual-bound"];

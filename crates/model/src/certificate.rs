@@ -123,6 +123,17 @@ impl Strength {
 }
 
 impl Evidence {
+    /// Every name [`Evidence::kind`] gives, in the order of the variants: what a file that
+    /// names a kind (a baseline, a shard's claim) may say.
+    pub const KINDS: [&'static str; 6] = [
+        "bottleneck",
+        "clique",
+        "exhaustive-search",
+        "unsat-claim",
+        "dual-bound",
+        "sat-proof",
+    ];
+
     /// The kind's name in reports.
     pub fn kind(&self) -> &'static str {
         match self {

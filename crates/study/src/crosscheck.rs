@@ -906,17 +906,6 @@ impl ModelReport {
     }
 }
 
-/// The kinds of lower-bound evidence (`liquid_model::Evidence::kind`), as claims take
-/// them.
-const WITNESSES: [&str; 6] = [
-    "bottleneck",
-    "clique",
-    "exhaustive-search",
-    "unsat-claim",
-    "dual-bound",
-    "sat-proof",
-];
-
 /// Runs again on a shard's result for one model the checks of the unsharded run: the
 /// model is loaded from its file (it must be the one the shard names: its name, number
 /// of transfers and Λ); every schedule is validated against it and must have the length
@@ -1010,7 +999,7 @@ fn recheck(mut m: ModelReport) -> Result<ModelReport, StudyError> {
         };
         let lower = match (row.lower_bound, row.witness.as_deref()) {
             (None, _) => None,
-            (Some(b), Some(w)) => match WITNESSES.iter().find(|&&k| k == w) {
+            (Some(b), Some(w)) => match liquid_model::Evidence::KINDS.iter().find(|&&k| k == w) {
                 Some(&k) => Some((b, k)),
                 None => {
                     fail(row, format!("witness {w:?} is not a kind of evidence"));
