@@ -11,7 +11,7 @@ use crate::output::{emit, Format};
 // `liquid study two-clusters`'s arguments.
 #[derive(Debug, clap::Args)]
 pub struct TwoClustersArgs {
-    /// Output directory.
+    /// Output directory (new or empty, or one liquid wrote, whose earlier files are replaced; with --shard, the shard folder).
     #[arg(long, default_value = "two-clusters-study")]
     out: PathBuf,
     /// Message sizes 2^K for K from the first to the last exponent, like 0..24.

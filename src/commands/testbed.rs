@@ -14,7 +14,7 @@ use crate::EXIT_INTERNAL;
 // `liquid testbed t1`'s arguments.
 #[derive(Debug, clap::Args)]
 pub struct T1Args {
-    /// Output directory.
+    /// Output directory (new or empty, or one liquid wrote, whose earlier files are replaced; with --shard, the shard folder).
     #[arg(long, default_value = "t1-testbed")]
     out: PathBuf,
     /// Run only shard i of n (1 <= i <= n; classes i, i+n, ...), writing
@@ -89,7 +89,7 @@ pub struct MergeArgs {
     /// Shard files, or folders holding them (their *-shard-*-of-*.json files).
     #[arg(required = true)]
     shards: Vec<PathBuf>,
-    /// Output directory, as the sweep's own --out.
+    /// Output directory, as the sweep's own --out (new or empty, or one liquid wrote, whose earlier files are replaced).
     #[arg(long)]
     out: PathBuf,
     /// Summary format.

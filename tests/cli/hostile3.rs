@@ -562,3 +562,211 @@ fn merge_checks_the_answers_inside_the_shards() {
     assert_eq!(out.status.code(), Some(3), "{text}");
     assert!(text.contains("CONTRADICTION"), "{text}");
 }
+
+/// Runs `args` as shard 1/1 into `dir/shards`, applies `tamper` to the shard file's JSON,
+/// and returns what `liquid merge` then does (into `dir/merged`).
+fn merge_tampered(dir: &Path, args: &[&str], tamper: impl FnOnce(&mut Value)) -> Output {
+    let shards = dir.join("shards");
+    succeed(
+        liquid()
+            .args(args)
+            .args(["--shard", "1/1", "--out"])
+            .arg(&shards),
+    );
+    let file = std::fs::read_dir(&shards)
+        .expect("shards")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .expect("a shard file");
+    let mut v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
+    tamper(&mut v);
+    std::fs::write(&file, v.to_string()).expect("write");
+    liquid()
+        .arg("merge")
+        .arg(&shards)
+        .arg("--out")
+        .arg(dir.join("merged"))
+        .output()
+        .expect("runs")
+}
+
+/// Item 5, for the other sweeps: `merge` checks the results inside the shards of the
+/// testbed, the two-cluster and latency studies and explain against what they are of (a
+/// class, a case, the run's options, a model) before writing anything: a changed figure
+/// is refused (exit 2) naming the item and the field.
+#[test]
+fn merge_checks_every_sweep_s_results() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let case = |name: &str| {
+        let d = tmp.path().join(name);
+        std::fs::create_dir(&d).expect("mkdir");
+        d
+    };
+    // Testbed: a class's DSatur schedule made shorter than Λ.
+    let out = merge_tampered(&case("t1"), &["testbed", "t1", "--time-limit", "0"], |v| {
+        let row = &mut v["items"][9]["result"]["row"];
+        let d = row["duration"].as_u64().expect("duration");
+        row["dsatur_length"] = (d - 1).into();
+    });
+    refused(&out, &["item 9", "dsatur_length"]);
+    // Testbed: native's verdict "liquid" beside a longer native schedule.
+    let out = merge_tampered(
+        &case("t1-verdict"),
+        &["testbed", "t1", "--time-limit", "0"],
+        |v| {
+            let row = &mut v["items"][3]["result"]["row"];
+            row["native_verdict"] = "liquid".into();
+            row["native_length"] = (row["duration"].as_u64().expect("d") + 1).into();
+        },
+    );
+    refused(&out, &["item 3", "native_verdict liquid"]);
+    // Two clusters: a negative makespan; a schedule's Λ changed.
+    let study = [
+        "study",
+        "two-clusters",
+        "--size-cases",
+        "2+2",
+        "--size-exponents",
+        "0..1",
+        "--no-node-sweep",
+    ];
+    let out = merge_tampered(&case("tc"), &study, |v| {
+        v["items"][1]["result"]["points"][2]["makespan_s"] = (-1.0).into();
+    });
+    refused(&out, &["item 1", "makespan -1"]);
+    let out = merge_tampered(&case("tc-lambda"), &study, |v| {
+        // In every item, or the merge finds the items disagreeing first.
+        for item in v["items"].as_array_mut().expect("items") {
+            item["result"]["case"]["schedules"][0]["duration"] = 1.into();
+        }
+    });
+    refused(&out, &["item 0", "Λ 1"]);
+    // Latency study: a negative mean latency.
+    let out = merge_tampered(
+        &case("lat"),
+        &[
+            "latency",
+            "study",
+            "--systems",
+            "4,1+2",
+            "--sizes",
+            "4:256",
+            "--points",
+            "2",
+            "--messages",
+            "200",
+            "--warmup",
+            "20",
+            "--drain",
+            "20",
+            "--replications",
+            "2",
+        ],
+        |v| v["items"][0]["result"]["mean"] = (-3.0).into(),
+    );
+    refused(&out, &["item 0", "mean -3"]);
+    // Explain: a schedule of the core without one transfer that puts two congesting
+    // transfers in one timeframe; and a core with a transfer taken away.
+    let wheel = root().join("models/odd-wheel.yaml");
+    let wheel = wheel.to_str().expect("UTF-8");
+    let out = merge_tampered(&case("ex"), &["explain", wheel], |v| {
+        let w = &mut v["items"][0]["result"]["cores"][0]["without_one"][0]["timeframes"];
+        let frames = w.as_array_mut().expect("frames");
+        let last = frames.pop().expect("a frame");
+        frames[0]
+            .as_array_mut()
+            .expect("frame")
+            .extend(last.as_array().expect("frame").iter().cloned());
+    });
+    refused(&out, &["item 0", "without_one"]);
+    let out = merge_tampered(&case("ex-core"), &["explain", wheel], |v| {
+        let core = &mut v["items"][0]["result"]["cores"][0];
+        core["transfers"].as_array_mut().expect("transfers").pop();
+        core["size"] = (core["size"].as_u64().expect("size") - 1).into();
+    });
+    refused(&out, &["item 0", "cores[0]"]);
+}
+
+/// Item 7, for the studies: a whole run of `study two-clusters`, `latency study` or
+/// `testbed t1`, and `merge`, write into a new or empty directory or one liquid wrote,
+/// whose earlier files they replace (nothing stale survives); a directory holding a file
+/// liquid did not write is refused (exit 2), the file kept.
+#[test]
+fn study_outputs_replace_their_own_files_and_refuse_foreign_ones() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = tmp.path().join("study");
+    let study = |extra: &[&str]| {
+        liquid()
+            .args([
+                "study",
+                "two-clusters",
+                "--size-cases",
+                "1+1",
+                "--size-exponents",
+                "0..0",
+                "--no-node-sweep",
+                "--out",
+            ])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .expect("runs")
+    };
+    let report = out.join("report.md");
+    let report = report.to_str().expect("UTF-8");
+    assert!(study(&["--markdown", report]).status.success());
+    assert!(out.join("report.md").exists());
+    assert!(study(&[]).status.success());
+    assert!(
+        !out.join("report.md").exists(),
+        "the first run's report survived the second run"
+    );
+    std::fs::write(out.join("keep.txt"), "mine").expect("write");
+    refused(&study(&[]), &["keep.txt"]);
+    assert!(out.join("keep.txt").exists());
+    // The latency study and the testbed into a directory of the user's.
+    let mine = tmp.path().join("mine");
+    std::fs::create_dir(&mine).expect("mkdir");
+    std::fs::write(mine.join("notes.txt"), "mine").expect("write");
+    let latency = liquid()
+        .args(["latency", "study", "--systems", "4,1+2", "--sizes", "4:256"])
+        .args(["--points", "2", "--out"])
+        .arg(&mine)
+        .output()
+        .expect("runs");
+    refused(&latency, &["notes.txt"]);
+    let testbed = liquid()
+        .args(["testbed", "t1", "--time-limit", "0", "--out"])
+        .arg(&mine)
+        .output()
+        .expect("runs");
+    refused(&testbed, &["notes.txt"]);
+    // merge --out likewise.
+    let shards = tmp.path().join("shards");
+    succeed(
+        liquid()
+            .args([
+                "study",
+                "two-clusters",
+                "--size-cases",
+                "1+1",
+                "--size-exponents",
+                "0..0",
+                "--no-node-sweep",
+                "--shard",
+                "1/1",
+                "--out",
+            ])
+            .arg(&shards),
+    );
+    let merge = liquid()
+        .arg("merge")
+        .arg(&shards)
+        .arg("--out")
+        .arg(&mine)
+        .output()
+        .expect("runs");
+    refused(&merge, &["notes.txt"]);
+    assert!(mine.join("notes.txt").exists());
+}

@@ -182,6 +182,23 @@ impl Core {
     }
 }
 
+/// What a core of `traffic` (its transfers, in traffic order) is and proves, found again
+/// from the core alone: its structure and a checked proof, made anew, that it has no
+/// schedule of Λ timeframes (Λ of `traffic`). `liquid merge` checks the cores of explain's
+/// shards this way rather than trust them. [`ExplainError::Internal`] when the core has a
+/// Λ-frame schedule after all; [`ExplainError::Stopped`] at `deadline`.
+pub fn recheck_core(
+    traffic: &Traffic,
+    core: &[TransferId],
+    deadline: Option<Instant>,
+) -> Result<(Structure, CheckedProof), ExplainError> {
+    let k = traffic.duration();
+    let structure = structure(traffic, core, k);
+    let sub = traffic.sub_traffic(core);
+    let (proof, _) = certify(&sub, k, structure == Structure::Clique, deadline)?;
+    Ok((structure, proof))
+}
+
 /// The file of the core's model in the directory [`Core::write_proof`] writes.
 pub const CORE_FILE: &str = liquid_proof::CORE_FILE;
 

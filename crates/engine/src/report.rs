@@ -384,6 +384,161 @@ impl ExplainReport {
         self.liquid == Some(false)
     }
 
+    /// Checks this report (read from a shard file of `liquid explain --shard`) against
+    /// `traffic`, the model it names, rather than trust it: the model's name, size and Λ;
+    /// every core's transfers (the model's, each once, cores disjoint), shared links and
+    /// structure found again, its proof made anew and checked ([`crate::explain::recheck_core`]),
+    /// and every schedule of the core without one transfer validated in at most Λ
+    /// timeframes (one per transfer when the core is called minimal); a claim of liquidity
+    /// searched again ([`cores`]); and the explanation, which must be the one these facts
+    /// give. The first disagreement, in words (also when `deadline` came before the
+    /// checks ended).
+    pub fn recheck(&self, traffic: &Traffic, deadline: Option<Instant>) -> Result<(), String> {
+        let k = traffic.duration();
+        let said = |field: &str, got: &dyn std::fmt::Display, want: &dyn std::fmt::Display| {
+            format!("{field} is {got}, the model's is {want}")
+        };
+        let stopped = |what: &str| format!("the time limit came before {what} was checked again");
+        if self.model != traffic.name() {
+            return Err(said("model", &self.model, &traffic.name()));
+        }
+        if self.transfers != traffic.len() {
+            return Err(said("transfers", &self.transfers, &traffic.len()));
+        }
+        if self.duration != k {
+            return Err(said("duration", &self.duration, &k));
+        }
+        let mut seen: std::collections::HashSet<TransferId> = std::collections::HashSet::new();
+        for (i, c) in self.cores.iter().enumerate() {
+            let at = |e: String| format!("cores[{i}]: {e}");
+            let mut ids = Vec::with_capacity(c.transfers.len());
+            for name in &c.transfers {
+                let t = traffic
+                    .find_transfer(name)
+                    .ok_or_else(|| at(format!("transfer {name:?} is not the model's")))?;
+                if !seen.insert(t) {
+                    return Err(at(format!("transfer {name:?} is in two cores or twice")));
+                }
+                ids.push(t);
+            }
+            ids.sort_unstable();
+            if c.size != ids.len() {
+                return Err(at(format!(
+                    "size is {}, it lists {} transfers",
+                    c.size,
+                    ids.len()
+                )));
+            }
+            let found = CoreReport::shared_links(traffic, &ids);
+            if c.shared_links != found {
+                return Err(at(format!(
+                    "shared_links are {:?}, its transfers share {found:?}",
+                    c.shared_links
+                )));
+            }
+            let (structure, proof) = match crate::explain::recheck_core(traffic, &ids, deadline) {
+                Ok(p) => p,
+                Err(ExplainError::Stopped) => return Err(at(stopped("its proof"))),
+                Err(e) => return Err(at(format!("not a core of the model: {e}"))),
+            };
+            if c.structure != structure.as_str() {
+                return Err(at(format!(
+                    "structure is {:?}, the core is {:?}",
+                    c.structure,
+                    structure.as_str()
+                )));
+            }
+            if !c.proof.checked || c.proof.colours != proof.colours() {
+                return Err(at(format!(
+                    "its proof is of {} colours (checked: {}), the core's checked proof is of {}",
+                    c.proof.colours,
+                    c.proof.checked,
+                    proof.colours()
+                )));
+            }
+            let mut removed = std::collections::HashSet::new();
+            for w in &c.without_one {
+                let at = |e: String| at(format!("without_one {:?}: {e}", w.removed));
+                let t = traffic
+                    .find_transfer(&w.removed)
+                    .filter(|t| ids.binary_search(t).is_ok())
+                    .ok_or_else(|| at("not a transfer of the core".into()))?;
+                if !removed.insert(t) {
+                    return Err(at("given twice".into()));
+                }
+                let rest: Vec<TransferId> = ids.iter().copied().filter(|&u| u != t).collect();
+                let local = |name: &String| -> Result<TransferId, String> {
+                    traffic
+                        .find_transfer(name)
+                        .and_then(|u| rest.binary_search(&u).ok())
+                        .map(|i| TransferId(i as u32))
+                        .ok_or_else(|| at(format!("{name:?} is not one of the rest of the core")))
+                };
+                let frames = w
+                    .timeframes
+                    .iter()
+                    .map(|f| f.iter().map(local).collect::<Result<Vec<_>, _>>())
+                    .collect::<Result<Vec<_>, _>>()?;
+                let schedule = Schedule::new(frames);
+                let sub = traffic.sub_traffic(&rest);
+                let report = liquid_model::validate(&sub, &schedule)
+                    .map_err(|e| at(format!("not a schedule of the rest of the core: {e}")))?;
+                if report.length > k {
+                    return Err(at(format!(
+                        "{} timeframes, more than Λ = {k}",
+                        report.length
+                    )));
+                }
+            }
+            if c.minimal && removed.len() != ids.len() {
+                return Err(at(format!(
+                    "called minimal with {} of its {} transfers shown needed",
+                    removed.len(),
+                    ids.len()
+                )));
+            }
+        }
+        let liquid = if self.cores.is_empty() {
+            (!self.stopped).then_some(true)
+        } else {
+            Some(false)
+        };
+        if self.liquid != liquid {
+            return Err(format!(
+                "liquid is {:?} with {} cores and stopped {}",
+                self.liquid,
+                self.cores.len(),
+                self.stopped
+            ));
+        }
+        if liquid == Some(true) {
+            match cores(traffic, false, deadline) {
+                Ok(found) if found.stopped => return Err(stopped("its liquidity")),
+                Ok(found) if !found.cores.is_empty() => {
+                    return Err("called liquid, but the model has a non-liquid core".into())
+                }
+                Ok(_) => {}
+                Err(ExplainError::Stopped) => return Err(stopped("its liquidity")),
+                Err(e) => return Err(format!("its liquidity could not be checked again: {e}")),
+            }
+        }
+        let want = explanation(traffic, &self.cores, self.stopped);
+        if self.explanation != want {
+            return Err(format!(
+                "the explanation is {:?}, these facts give {want:?}",
+                self.explanation
+            ));
+        }
+        let finite = |v: f64| v.is_finite() && v >= 0.0;
+        if !finite(self.time_s) || !finite(self.time_limit_s) {
+            return Err(format!(
+                "time_s {} and time_limit_s {} must be seconds",
+                self.time_s, self.time_limit_s
+            ));
+        }
+        Ok(())
+    }
+
     /// The report of what [`cores`] found within `limit` (its time left at 0).
     fn of(traffic: &Traffic, found: &Explained, limit: Duration) -> ExplainReport {
         let reports: Vec<CoreReport> = found
@@ -412,25 +567,29 @@ impl ExplainReport {
 }
 
 impl CoreReport {
-    fn new(traffic: &Traffic, c: &crate::explain::Core) -> CoreReport {
-        // The links the core's transfers share (the others play no part).
+    /// The links two or more of the core's transfers share (the others play no part), by
+    /// name in name order.
+    fn shared_links(traffic: &Traffic, core: &[TransferId]) -> Vec<String> {
         let mut uses: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
-        for &t in c.transfers() {
+        for &t in core {
             for &l in &traffic.transfer(t).path {
                 *uses.entry(traffic.link_name(l)).or_default() += 1;
             }
         }
+        uses.into_iter()
+            .filter(|&(_, n)| n >= 2)
+            .map(|(l, _)| l.to_string())
+            .collect()
+    }
+
+    fn new(traffic: &Traffic, c: &crate::explain::Core) -> CoreReport {
         let r = c.proof().report();
         CoreReport {
             size: c.transfers().len(),
             minimal: c.minimal(),
             structure: c.structure().as_str().to_string(),
             transfers: names(traffic, c.transfers()),
-            shared_links: uses
-                .into_iter()
-                .filter(|&(_, n)| n >= 2)
-                .map(|(l, _)| l.to_string())
-                .collect(),
+            shared_links: CoreReport::shared_links(traffic, c.transfers()),
             proof: ProofReport {
                 checked: true,
                 colours: c.proof().colours(),

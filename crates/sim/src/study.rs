@@ -470,6 +470,11 @@ impl Case {
         Ok(self.layout.backbone_messages(&self.plan(algorithm, 1.0)?))
     }
 
+    /// The messages of `plan` (one of this case's) that cross the backbone.
+    pub fn plan_backbone_messages(&self, plan: &Plan) -> usize {
+        self.layout.backbone_messages(plan)
+    }
+
     /// Simulates every algorithm with messages of `bytes`.
     pub fn run(&self, bytes: f64, setting: &Setting) -> Result<Vec<Point>, SimError> {
         Algorithm::ALL

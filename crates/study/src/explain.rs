@@ -103,8 +103,10 @@ pub fn shard(
 }
 
 /// Joins the shard files of one explain run (read and checked by
-/// `liquid_shard::merge_any`): checks that every item is the model its index names, and
-/// returns the reports of the unsharded run with the format the run asked for.
+/// `liquid_shard::merge_any`): checks that every item is the model its index names and
+/// that its report holds for that model ([`ExplainReport::recheck`]: cores proved again,
+/// schedules validated), and returns the reports of the unsharded run with the format the
+/// run asked for.
 pub(crate) fn merge(
     merged: liquid_shard::Merged<ExplainReport>,
 ) -> Result<(Vec<ExplainReport>, String), StudyError> {
@@ -126,6 +128,17 @@ pub(crate) fn merge(
                 item.index, item.key
             )));
         }
+        // The report is checked against its model, not trusted: each item gets the run's
+        // time limit again for its checks.
+        let traffic = crate::input::load_traffic(Path::new(k))?;
+        let limit = match p.time_limit_s {
+            Some(t) => Duration::try_from_secs_f64(t)
+                .map_err(|e| bad(format!("params: time_limit_s {t}: {e}")))?,
+            None => liquid_engine::report::DEFAULT_EXPLAIN_LIMIT,
+        };
+        item.result
+            .recheck(&traffic, std::time::Instant::now().checked_add(limit))
+            .map_err(|e| bad(format!("item {} ({k}): {e}", item.index)))?;
         reports.push(item.result);
     }
     Ok((reports, p.format))

@@ -854,6 +854,44 @@ pub(crate) struct LoadResult {
     flit_moves: u64,
 }
 
+impl LoadResult {
+    /// Checks a load's figures read from a shard file, as far as they can be without
+    /// simulating again: a completed load has a positive mean latency, flit moves, and a
+    /// 95 % interval exactly when the run had two replications or more; no figure is
+    /// negative or infinite.
+    fn recheck(&self, replications: usize) -> Result<(), String> {
+        let time = |field: &str, v: f64| {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{field} {v} is not a latency"))
+            }
+        };
+        if let Some(h) = self.half_width {
+            time("half_width", h)?;
+        }
+        if self.completed {
+            time("mean", self.mean)?;
+            if self.mean <= 0.0 || self.flit_moves == 0 {
+                return Err(format!(
+                    "a completed load with mean latency {} and {} flit moves",
+                    self.mean, self.flit_moves
+                ));
+            }
+            if self.half_width.is_some() != (replications >= 2) {
+                return Err(format!(
+                    "half_width {:?} from {replications} replications (an interval needs two or \
+                     more)",
+                    self.half_width
+                ));
+            }
+        } else if self.mean.is_infinite() || self.mean < 0.0 {
+            return Err(format!("mean {} is not a latency", self.mean));
+        }
+        Ok(())
+    }
+}
+
 impl From<liquid_flit::study::Simulated> for LoadResult {
     fn from(s: liquid_flit::study::Simulated) -> LoadResult {
         LoadResult {
@@ -1114,8 +1152,7 @@ pub fn study(
         Some(_) => Some(shard_params(a)?),
         None => None,
     };
-    std::fs::create_dir_all(&a.out)
-        .map_err(|e| StudyError::Input(format!("out: cannot create {}: {e}", a.out.display())))?;
+    let dir = crate::outdir::for_sweep(&a.out, shard.is_some())?;
     let owns = |i: usize| shard.is_none_or(|s| s.owns(i));
     let done = simulate_items(&plan, &owns, log)?;
     match (shard, params) {
@@ -1136,6 +1173,9 @@ pub fn study(
         _ => {
             let loads = done.into_iter().map(|(_, s)| s).collect();
             let table = render(&plan, loads, &a.out, a.markdown.as_deref())?;
+            if let Some(d) = dir {
+                d.finish()?;
+            }
             Ok(crate::Swept::Full(table))
         }
     }
@@ -1187,8 +1227,16 @@ pub(crate) fn merge(
                 item.index, item.key, item.result.rate
             )));
         }
+        item.result.recheck(p.replications).map_err(|e| {
+            StudyError::Input(format!(
+                "shards of {SWEEP}: item {} ({key}): {e}",
+                item.index
+            ))
+        })?;
         loads.push(item.result.into());
     }
-    crate::create_dir(out)?;
-    render(&plan, loads, out, markdown.as_deref())
+    let dir = crate::outdir::prepare(out)?;
+    let table = render(&plan, loads, out, markdown.as_deref())?;
+    dir.finish()?;
+    Ok(table)
 }

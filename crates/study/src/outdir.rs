@@ -122,6 +122,19 @@ pub fn prepare(dir: &Path) -> Result<OutputDir, StudyError> {
     })
 }
 
+/// The output directory of a sweep's run: with `shard`, a shard folder, which several
+/// shards of one run share, each writing its own file (`None`: only created); otherwise,
+/// for a whole run or a merge, `dir` made ready by [`prepare`], to be
+/// [finished](OutputDir::finish) once everything is written.
+pub(crate) fn for_sweep(dir: &Path, shard: bool) -> Result<Option<OutputDir>, StudyError> {
+    if shard {
+        crate::create_dir(dir)?;
+        Ok(None)
+    } else {
+        prepare(dir).map(Some)
+    }
+}
+
 impl OutputDir {
     /// The directory.
     pub fn path(&self) -> &Path {

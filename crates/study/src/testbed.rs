@@ -620,7 +620,7 @@ pub fn t1(
         }
     }
     let start = Instant::now();
-    crate::create_dir(out)?;
+    let dir = crate::outdir::for_sweep(out, shard.is_some())?;
     let classes = t1::classes();
     let limits = Limits {
         time: Some(time_limit),
@@ -648,13 +648,19 @@ pub fn t1(
         sim_rows.extend(sim_row);
     }
     match shard {
-        None => Ok(Sweep::Full(Box::new(finish(
-            out,
-            &rows,
-            &classes,
-            sim.as_ref().map(|p| (p, sim_rows.as_slice())),
-            start,
-        )?))),
+        None => {
+            let summary = finish(
+                out,
+                &rows,
+                &classes,
+                sim.as_ref().map(|p| (p, sim_rows.as_slice())),
+                start,
+            )?;
+            if let Some(d) = dir {
+                d.finish()?;
+            }
+            Ok(Sweep::Full(Box::new(summary)))
+        }
         Some(s) => {
             let params = Params {
                 time_limit_s: time_limit.as_secs_f64(),
@@ -681,6 +687,154 @@ pub fn t1(
             })
         }
     }
+}
+
+/// Checks a class's results read from a shard file against the class, as far as they can
+/// be without running the engines again: the class's own facts (nodes, allocation, its
+/// count, transfers, Λ, liquid throughput, computed again from the class's traffic);
+/// every schedule length at least Λ, and consistent with native's verdict (a liquid
+/// verdict is a schedule of Λ frames; after a proof that Λ frames are impossible no
+/// schedule has Λ); every figure derived from a length (throughputs, losses) as the
+/// unsharded run derives it; times and simulated throughputs finite and not negative; the
+/// simulated row the class's, of the schedule it names.
+fn recheck(r: &ClassResult, c: &Class, sim: Option<&SimParams>) -> Result<(), String> {
+    let row = &r.row;
+    let g = t1::generated(c.representative).map_err(|e| e.to_string())?;
+    let traffic = g.expand().map_err(|e| e.to_string())?;
+    let mb = traffic.link_throughput().unwrap_or(1.0);
+    let n = traffic.len() as f64;
+    let d = c.duration;
+    let allocation: String = c.representative.0.iter().map(u8::to_string).collect();
+    let differs = |field: &str, got: String, want: String| {
+        if got == want {
+            Ok(())
+        } else {
+            Err(format!("{field} is {got}, the class's is {want}"))
+        }
+    };
+    differs("nodes", row.nodes.to_string(), c.key.nodes.to_string())?;
+    differs("allocation", row.allocation.clone(), allocation.clone())?;
+    differs(
+        "allocations",
+        row.allocations.to_string(),
+        c.count.to_string(),
+    )?;
+    differs(
+        "transfers",
+        row.transfers.to_string(),
+        traffic.len().to_string(),
+    )?;
+    differs(
+        "duration",
+        row.duration.to_string(),
+        traffic.duration().to_string(),
+    )?;
+    differs("duration", row.duration.to_string(), d.to_string())?;
+    differs("ratio", row.ratio.clone(), c.key.throughput.to_string())?;
+    let derived = |field: &str, got: f64, want: f64| {
+        if got.to_bits() == want.to_bits() {
+            Ok(())
+        } else {
+            Err(format!("{field} is {got}, its length gives {want}"))
+        }
+    };
+    derived("liquid_mb_s", row.liquid_mb_s, round2(mb * n / d as f64))?;
+    let lengths = [
+        ("rr_length", Some(row.rr_length)),
+        ("dsatur_length", Some(row.dsatur_length)),
+        ("native_length", row.native_length),
+    ];
+    for (field, l) in lengths {
+        if let Some(l) = l {
+            if (l as u64) < d {
+                return Err(format!("{field} {l} is below the class's Λ {d}"));
+            }
+        }
+    }
+    derived(
+        "rr_mb_s",
+        row.rr_mb_s,
+        round2(mb * n / row.rr_length as f64),
+    )?;
+    derived("rr_loss", row.rr_loss, loss(d, row.rr_length))?;
+    derived("dsatur_loss", row.dsatur_loss, loss(d, row.dsatur_length))?;
+    let liquid = liquid_model::Verdict::Liquid.as_str();
+    let settled_above = [
+        liquid_model::Verdict::NonLiquid.as_str(),
+        liquid_model::Verdict::Optimal.as_str(),
+    ];
+    let verdict = row.native_verdict.as_str();
+    if verdict == liquid && row.native_length.map(|l| l as u64) != Some(d) {
+        return Err(format!(
+            "native_verdict liquid with native_length {:?}, not Λ = {d}",
+            row.native_length
+        ));
+    }
+    if settled_above.contains(&verdict) {
+        for (field, l) in lengths {
+            if l.is_some_and(|l| l as u64 == d) {
+                return Err(format!(
+                    "native_verdict {verdict} (no schedule of Λ = {d} frames), yet {field} is {d}"
+                ));
+            }
+        }
+    } else if verdict != liquid && verdict != liquid_model::Verdict::Unknown.as_str() {
+        return Err(format!(
+            "native_verdict {verdict:?} is not a verdict of native's"
+        ));
+    }
+    let time = |field: &str, v: f64| {
+        if v.is_finite() && v >= 0.0 {
+            Ok(())
+        } else {
+            Err(format!("{field} {v} is not a time"))
+        }
+    };
+    time("dsatur_time", row.dsatur_time)?;
+    time("native_time", row.native_time)?;
+    if let (Some(s), Some(p)) = (&r.sim, sim) {
+        differs("sim class", s.class.to_string(), row.class.to_string())?;
+        differs("sim nodes", s.nodes.to_string(), row.nodes.to_string())?;
+        differs("sim allocation", s.allocation.clone(), allocation)?;
+        differs(
+            "sim transfers",
+            s.transfers.to_string(),
+            row.transfers.to_string(),
+        )?;
+        derived("sim size", s.size, p.size)?;
+        derived("sim liquid_mb_s", s.liquid_mb_s, row.liquid_mb_s)?;
+        let length = match (s.schedule.as_str(), row.native_length) {
+            ("native", Some(l)) => l,
+            ("dsatur", None) => row.dsatur_length,
+            (engine, _) => {
+                return Err(format!(
+                    "the simulated schedule is {engine:?}'s; the run simulates native's when it \
+                     has one (native_length {:?}), else dsatur's",
+                    row.native_length
+                ))
+            }
+        };
+        differs(
+            "sim schedule_length",
+            s.schedule_length.to_string(),
+            length.to_string(),
+        )?;
+        differs(
+            "sim rr_length",
+            s.rr_length.to_string(),
+            row.rr_length.to_string(),
+        )?;
+        for (field, v) in [
+            ("schedule_sim", s.schedule_sim),
+            ("rr_sim", s.rr_sim),
+            ("all_at_once_sim", s.all_at_once_sim),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(format!("{field} {v} is not a throughput"));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Joins the shard files of one `t1` run (read and checked by `liquid_shard::merge_any`) into the whole
@@ -723,17 +877,25 @@ pub(crate) fn merge(
                 }
             )));
         }
+        recheck(&item.result, c, params.sim.as_ref()).map_err(|e| {
+            StudyError::Input(format!(
+                "shards of {SWEEP}: item {} ({key}): {e}",
+                item.index
+            ))
+        })?;
         rows.push(item.result.row);
         sim_rows.extend(item.result.sim);
     }
-    crate::create_dir(out)?;
-    finish(
+    let dir = crate::outdir::prepare(out)?;
+    let summary = finish(
         out,
         &rows,
         &classes,
         params.sim.as_ref().map(|p| (p, sim_rows.as_slice())),
         start,
-    )
+    )?;
+    dir.finish()?;
+    Ok(summary)
 }
 
 /// The allocation a row names.

@@ -218,7 +218,7 @@ pub fn run(
     {
         return Err(StudyError::Input("--node-sizes must be byte counts".into()));
     }
-    crate::create_dir(&args.out)?;
+    let dir = crate::outdir::for_sweep(&args.out, shard.is_some())?;
     let request = liquid_engine::Request {
         limits: liquid_model::Limits {
             time: Some(args.time_limit),
@@ -304,7 +304,11 @@ pub fn run(
             .map(crate::Swept::Shard);
     }
     let results: Vec<ItemResult> = done.into_iter().map(|(_, r)| r).collect();
-    finish(args, &items, results, start).map(crate::Swept::Full)
+    let summary = finish(args, &items, results, start)?;
+    if let Some(d) = dir {
+        d.finish()?;
+    }
+    Ok(crate::Swept::Full(summary))
 }
 
 /// The sweeps' items, in order: (sweep, n1, n2, bytes), the size sweep's cases over its
@@ -477,8 +481,123 @@ pub(crate) fn merge(
         }
         results.push(item.result);
     }
-    crate::create_dir(out)?;
-    finish(&args, &items, results, start)
+    // What the shards say is checked against the cases, not trusted.
+    let mut checked: Vec<((usize, usize), Case)> = Vec::new();
+    for (index, (r, &it)) in results.iter().zip(&items).enumerate() {
+        let (_, n1, n2, bytes) = it;
+        let at = |e: String| bad(format!("item {index} ({}): {e}", key(it)));
+        if !checked.iter().any(|(k, _)| *k == (n1, n2)) {
+            let case = unscheduled(n1, n2, &args.setting).map_err(|e| at(e.to_string()))?;
+            recheck_case(&r.case, &case).map_err(at)?;
+            checked.push(((n1, n2), case));
+        }
+        let case = &checked
+            .iter()
+            .find(|(k, _)| *k == (n1, n2))
+            .expect("checked")
+            .1;
+        recheck_points(&r.points, case, bytes).map_err(at)?;
+    }
+    let dir = crate::outdir::prepare(out)?;
+    let summary = finish(&args, &items, results, start)?;
+    dir.finish()?;
+    Ok(summary)
+}
+
+/// The case of `n1 + n2` nodes with every traffic "scheduled" one transfer per timeframe:
+/// its traffics, Λ and the plans that take no schedule are the real case's, at no
+/// engine's cost, for checking what shards say of the case.
+fn unscheduled(n1: usize, n2: usize, setting: &Setting) -> Result<Case, liquid_sim::SimError> {
+    Case::new(n1, n2, setting, &mut |_, t: &Traffic| {
+        Ok(Scheduled {
+            schedule: liquid_model::Schedule::new(t.transfer_ids().map(|x| vec![x]).collect()),
+            source: "one per timeframe".into(),
+        })
+    })
+}
+
+/// Checks a shard's facts of a case against the case ([`unscheduled`]): each traffic's
+/// transfers and Λ, each schedule at least Λ long (none for an empty traffic), and the
+/// backbone messages of LG and of the direct all-at-once.
+fn recheck_case(f: &CaseFacts, case: &Case) -> Result<(), String> {
+    if f.schedules.len() != case.schedules.len() {
+        return Err(format!(
+            "{} schedules, the case has {} traffics",
+            f.schedules.len(),
+            case.schedules.len()
+        ));
+    }
+    for (got, want) in f.schedules.iter().zip(&case.schedules) {
+        let phase = want.phase;
+        if got.phase != phase || got.transfers != want.transfers || got.duration != want.duration {
+            return Err(format!(
+                "the schedule of {:?} is of {} transfers with Λ {}; the case's {phase:?} traffic \
+                 has {} transfers and Λ {}",
+                got.phase, got.transfers, got.duration, want.transfers, want.duration
+            ));
+        }
+        if got.length < got.duration || (got.length == 0) != (got.transfers == 0) {
+            return Err(format!(
+                "the schedule of {phase:?} has {} timeframes for {} transfers with Λ {}",
+                got.length, got.transfers, got.duration
+            ));
+        }
+    }
+    let count = |a: Algorithm| case.backbone_messages(a).map_err(|e| e.to_string());
+    for (field, got, a) in [
+        ("lg_backbone", f.lg_backbone, Algorithm::Lg),
+        (
+            "direct_backbone",
+            f.direct_backbone,
+            Algorithm::DirectAllAtOnce,
+        ),
+    ] {
+        let want = count(a)?;
+        if got != want {
+            return Err(format!("{field} is {got}, the case's plan has {want}"));
+        }
+    }
+    Ok(())
+}
+
+/// Checks an item's simulated points: every algorithm once, in the study's order, each
+/// makespan a time; for the algorithms that take no schedule, the messages and backbone
+/// messages of their plan at `bytes`.
+fn recheck_points(points: &[Point], case: &Case, bytes: f64) -> Result<(), String> {
+    let algorithms: Vec<Algorithm> = points.iter().map(|p| p.algorithm).collect();
+    if algorithms != Algorithm::ALL {
+        return Err(format!(
+            "the algorithms are {algorithms:?}, the study runs {:?}",
+            Algorithm::ALL
+        ));
+    }
+    for p in points {
+        let a = p.algorithm.name();
+        if !(p.makespan_s.is_finite() && p.makespan_s >= 0.0) {
+            return Err(format!("{a}: makespan {} is not a time", p.makespan_s));
+        }
+        if p.backbone_messages > p.messages {
+            return Err(format!(
+                "{a}: {} backbone messages of {}",
+                p.backbone_messages, p.messages
+            ));
+        }
+        let scheduled = matches!(
+            p.algorithm,
+            Algorithm::DirectLiquid | Algorithm::LgLiquid | Algorithm::LgRelayFirst
+        );
+        if !scheduled {
+            let plan = case.plan(p.algorithm, bytes).map_err(|e| e.to_string())?;
+            let (m, b) = (plan.messages(), case.plan_backbone_messages(&plan));
+            if (p.messages, p.backbone_messages) != (m, b) {
+                return Err(format!(
+                    "{a}: {} messages, {} over the backbone; its plan has {m} and {b}",
+                    p.messages, p.backbone_messages
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Writes the CSV, the charts and (when asked) the Markdown report of the whole study
