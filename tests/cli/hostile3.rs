@@ -308,6 +308,17 @@ fn an_overflowing_latency_is_named() {
     }
 }
 
+/// The smallest two-cluster study: one case of one node each, one size.
+const TINY_STUDY: [&str; 7] = [
+    "study",
+    "two-clusters",
+    "--size-cases",
+    "1+1",
+    "--size-exponents",
+    "0..0",
+    "--no-node-sweep",
+];
+
 /// Item 12: CSV figures are in their shortest exact form: no 300-digit integers.
 #[test]
 fn csv_numbers_are_short_and_exact() {
@@ -315,18 +326,8 @@ fn csv_numbers_are_short_and_exact() {
     let out_dir = dir.path().join("st");
     succeed(
         liquid()
-            .args([
-                "study",
-                "two-clusters",
-                "--size-cases",
-                "1+1",
-                "--size-exponents",
-                "0..0",
-                "--no-node-sweep",
-                "--backbone-latency",
-                "1e308",
-                "--out",
-            ])
+            .args(TINY_STUDY)
+            .args(["--backbone-latency", "1e308", "--out"])
             .arg(&out_dir),
     );
     let csv = std::fs::read_to_string(out_dir.join("two-clusters.csv")).expect("csv");
@@ -698,16 +699,8 @@ fn study_outputs_replace_their_own_files_and_refuse_foreign_ones() {
     let out = tmp.path().join("study");
     let study = |extra: &[&str]| {
         liquid()
-            .args([
-                "study",
-                "two-clusters",
-                "--size-cases",
-                "1+1",
-                "--size-exponents",
-                "0..0",
-                "--no-node-sweep",
-                "--out",
-            ])
+            .args(TINY_STUDY)
+            .arg("--out")
             .arg(&out)
             .args(extra)
             .output()
@@ -746,18 +739,8 @@ fn study_outputs_replace_their_own_files_and_refuse_foreign_ones() {
     let shards = tmp.path().join("shards");
     succeed(
         liquid()
-            .args([
-                "study",
-                "two-clusters",
-                "--size-cases",
-                "1+1",
-                "--size-exponents",
-                "0..0",
-                "--no-node-sweep",
-                "--shard",
-                "1/1",
-                "--out",
-            ])
+            .args(TINY_STUDY)
+            .args(["--shard", "1/1", "--out"])
             .arg(&shards),
     );
     let merge = liquid()
