@@ -284,3 +284,41 @@ fn the_default_quantum_is_one_of_its_candidates_and_the_cheapest() {
     assert_eq!(p["predicted_makespan_s"].as_f64(), Some(best));
     assert!(r.get("non_preemptive").is_none());
 }
+
+#[test]
+fn with_both_the_preemptive_schedule_is_never_worse_than_the_whole_one() {
+    let d = tempfile::tempdir().expect("tempdir");
+    for (spec, dist) in [("fat-tree:4,2", "zipf"), ("two-clusters:3,3", "one-hot")] {
+        let out = succeed(liquid().args([
+            "generate",
+            "sizes",
+            spec,
+            "--dist",
+            dist,
+            "--bytes-per-rank",
+            "1MiB",
+        ]));
+        let f = write(
+            d.path(),
+            "s.csv",
+            &String::from_utf8(out.stdout).expect("UTF-8"),
+        );
+        let r = run_json(&[
+            "solve",
+            spec,
+            "--sizes",
+            &f,
+            "--overhead",
+            "1e-5",
+            "--link-throughput",
+            "1000",
+        ]);
+        let p = r["preemptive"]["predicted_makespan_s"].as_f64().expect("p");
+        let w = r["non_preemptive"]["makespan_s"].as_f64().expect("w");
+        assert!(
+            p <= w * (1.0 + 1e-12),
+            "{spec}: preemptive {p} > non-preemptive {w}"
+        );
+        assert!(p >= r["time_bound"]["seconds"].as_f64().expect("bound"));
+    }
+}

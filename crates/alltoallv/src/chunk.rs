@@ -137,7 +137,7 @@ pub fn choose_quantum_by(
             pieces: total,
             piece_duration: lambda,
             predicted_s: if by_schedule {
-                first_fit(traffic, bytes, q)
+                first_fit(traffic, bytes, q, platform)
                     .frame_times(traffic, bytes, platform)
                     .iter()
                     .sum()
@@ -262,12 +262,14 @@ pub fn from_pieces_schedule(
     }
 }
 
-/// A schedule of the pieces by first fit: messages in order of their most loaded link
-/// (pieces, most first), then of their pieces (most first), then of their bytes (most
-/// first), then of the model; each
-/// piece in the earliest frame where none of its links is taken. Linear in the total
-/// path length times the frames / 64.
-pub fn first_fit(traffic: &Traffic, bytes: &[u64], quantum: u64) -> Chunked {
+/// A schedule of the pieces by first fit, each piece of a message in the earliest frame
+/// where none of its links is taken, in two orders of the messages, keeping the schedule
+/// whose frames' times add up to less (the first on a tie): (1) by their most loaded link
+/// (pieces, most first), then their pieces, then their bytes (most first), which aims at
+/// Λ of the pieces; (2) by their bytes (most first), then their most loaded link, which
+/// is first fit decreasing and groups long pieces into the same frames. Linear in the
+/// total path length times the frames / 64, for each order.
+pub fn first_fit(traffic: &Traffic, bytes: &[u64], quantum: u64, platform: &Platform) -> Chunked {
     let counts: Vec<u32> = bytes.iter().map(|&b| pieces(b, quantum)).collect();
     let (load, _, _) = piece_loads(traffic, &counts);
     let pressure: Vec<u64> = traffic
@@ -275,8 +277,8 @@ pub fn first_fit(traffic: &Traffic, bytes: &[u64], quantum: u64) -> Chunked {
         .iter()
         .map(|x| x.path.iter().map(|l| load[l.index()]).max().unwrap_or(0))
         .collect();
-    let mut order: Vec<TransferId> = traffic.transfer_ids().collect();
-    order.sort_by_key(|t| {
+    let mut by_pressure: Vec<TransferId> = traffic.transfer_ids().collect();
+    by_pressure.sort_by_key(|t| {
         (
             std::cmp::Reverse(pressure[t.index()]),
             std::cmp::Reverse(counts[t.index()]),
@@ -284,11 +286,31 @@ pub fn first_fit(traffic: &Traffic, bytes: &[u64], quantum: u64) -> Chunked {
             *t,
         )
     });
+    let mut by_bytes: Vec<TransferId> = traffic.transfer_ids().collect();
+    by_bytes.sort_by_key(|t| {
+        (
+            std::cmp::Reverse(bytes[t.index()]),
+            std::cmp::Reverse(pressure[t.index()]),
+            *t,
+        )
+    });
+    let a = first_fit_in(traffic, &counts, &by_pressure, quantum);
+    let b = first_fit_in(traffic, &counts, &by_bytes, quantum);
+    let time = |c: &Chunked| -> f64 { c.frame_times(traffic, bytes, platform).iter().sum() };
+    if time(&b) < time(&a) {
+        b
+    } else {
+        a
+    }
+}
+
+/// First fit of the messages' pieces in `order`.
+fn first_fit_in(traffic: &Traffic, counts: &[u32], order: &[TransferId], quantum: u64) -> Chunked {
     // Per link, a bit per frame: taken.
     let mut taken: Vec<Vec<u64>> = vec![Vec::new(); traffic.num_links()];
     let mut frames: Vec<Vec<(TransferId, u32)>> = Vec::new();
     let mut free: Vec<u64> = Vec::new();
-    for t in order {
+    for &t in order {
         let path = &traffic.transfer(t).path;
         let k = counts[t.index()];
         // The frames taken on any link of the path, word by word; words past a link's
@@ -335,7 +357,7 @@ pub fn first_fit(traffic: &Traffic, bytes: &[u64], quantum: u64) -> Chunked {
     }
     Chunked {
         quantum,
-        pieces: counts,
+        pieces: counts.to_vec(),
         frames,
     }
 }
@@ -449,7 +471,7 @@ mod tests {
         let t = ft("fat-tree:4,2");
         let b = sizes(&t, 1);
         for q in [1024, 4096, 1 << 16] {
-            let c = first_fit(&t, &b, q);
+            let c = first_fit(&t, &b, q, &Platform::uniform(&t, 1e9));
             validate(&t, &c).expect("valid");
             // The same schedule through the model's validator, on the pieces traffic.
             let (pt, origin) = pieces_traffic(&t, &c.pieces).expect("builds");
@@ -476,7 +498,7 @@ mod tests {
     fn validate_refuses_what_is_wrong() {
         let t = ft("fat-tree:4,2");
         let b = sizes(&t, 2);
-        let c = first_fit(&t, &b, 4096);
+        let c = first_fit(&t, &b, 4096, &Platform::uniform(&t, 1e9));
         let mut twice = c.clone();
         let p = twice.frames[0][0];
         twice.frames[1].push(p);
@@ -512,7 +534,7 @@ mod tests {
                 let b = sizes(&t, seed);
                 let bound = time_bound(&t, &b, &p);
                 for q in [512, 2048, 8192] {
-                    let c = first_fit(&t, &b, q);
+                    let c = first_fit(&t, &b, q, &Platform::uniform(&t, 1e9));
                     validate(&t, &c).expect("valid");
                     let (_, lambda, _) = piece_loads(&t, &c.pieces);
                     let time: f64 = c.frame_times(&t, &b, &p).iter().sum();
@@ -531,7 +553,7 @@ mod tests {
                 }
                 // Whole quanta: no padding, the liquid schedule is at the bound.
                 let whole: Vec<u64> = b.iter().map(|&x| x.div_ceil(1024) * 1024).collect();
-                let c = first_fit(&t, &whole, 1024);
+                let c = first_fit(&t, &whole, 1024, &p);
                 let (_, lambda, _) = piece_loads(&t, &c.pieces);
                 if c.frames.len() as u64 == lambda {
                     let time: f64 = c.frame_times(&t, &whole, &p).iter().sum();
@@ -586,7 +608,10 @@ mod tests {
         }
         // By schedule, the prediction is the first-fit schedule's own.
         let (q, c) = choose_quantum_by(&t, &b, &p, u64::MAX, true);
-        let ff: f64 = first_fit(&t, &b, q).frame_times(&t, &b, &p).iter().sum();
+        let ff: f64 = first_fit(&t, &b, q, &p)
+            .frame_times(&t, &b, &p)
+            .iter()
+            .sum();
         assert_eq!(
             c.iter().find(|x| x.quantum == q).map(|x| x.predicted_s),
             Some(ff)

@@ -216,7 +216,10 @@ mod tests {
             for h in ["p0", "p5"] {
                 let s: u64 = per_sender(&t, &a, h).iter().sum();
                 // Rounded down per pair (at most 1 byte each), 1-byte floors added.
-                assert!(((1 << 20) - 7..=(1 << 20) + 7).contains(&s), "{d:?} {h}: {s}");
+                assert!(
+                    ((1 << 20) - 7..=(1 << 20) + 7).contains(&s),
+                    "{d:?} {h}: {s}"
+                );
             }
         }
         assert_eq!(generate(&t, &Dist::Equal, 7000, 0).expect("ok")[0], 1000);

@@ -305,27 +305,28 @@ pub fn solve(
     let l = load(model_arg, a)?;
     let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
     let bound = time_bound(traffic, bytes, platform);
-    let mut chunked = None;
-    let preemptive = match o.preemption {
-        Preemption::Whole => None,
-        _ => {
-            let (report, c) = chunks(&l, o, &bound, solver)?;
-            chunked = Some(c);
-            Some(report)
-        }
-    };
     let mut whole_schedule = None;
-    let non_preemptive = match o.preemption {
+    let mut non_preemptive = match o.preemption {
         Preemption::Chunks => None,
         _ => {
-            let (mut report, s) = non_preemptive(&l, o)?;
-            report.over_preemptive = preemptive
-                .as_ref()
-                .map(|p| report.makespan_s / p.predicted_makespan_s);
+            let (report, s) = non_preemptive(&l, o)?;
             whole_schedule = Some(s);
             Some(report)
         }
     };
+    let mut chunked = None;
+    let preemptive = match o.preemption {
+        Preemption::Whole => None,
+        _ => {
+            let whole = whole_schedule.as_ref().zip(non_preemptive.as_ref());
+            let (report, c) = chunks(&l, o, &bound, solver, whole)?;
+            chunked = Some(c);
+            Some(report)
+        }
+    };
+    if let (Some(w), Some(p)) = (&mut non_preemptive, &preemptive) {
+        w.over_preemptive = Some(w.makespan_s / p.predicted_makespan_s);
+    }
     Ok(Solved {
         report: SolveReport {
             model: traffic.name().to_string(),
@@ -341,11 +342,16 @@ pub fn solve(
     })
 }
 
+/// The preemptive schedule. `whole`: the non-preemptive schedule, which is a schedule of
+/// pieces too when the quantum is at least the largest message (one piece each): taken
+/// when its makespan is lower than the pieces' schedule's (the quantum then the largest
+/// message).
 fn chunks(
     l: &Loaded,
     o: &SolveOptions,
     bound: &TimeBound,
     solver: Solver<'_>,
+    whole: Option<(&Schedule, &WholeReport)>,
 ) -> Result<(ChunkReport, Chunked), StudyError> {
     let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
     let (quantum, rule, candidates) = match o.quantum {
@@ -378,7 +384,7 @@ fn chunks(
     let mut c = None;
     let mut engine = String::new();
     if o.engine.is_none() {
-        let ff = chunk::first_fit(traffic, bytes, quantum);
+        let ff = chunk::first_fit(traffic, bytes, quantum, platform);
         engine = "first-fit".into();
         c = Some(ff);
     }
@@ -422,10 +428,43 @@ fn chunks(
             engine = format!("first-fit ({} found no shorter schedule)", e.name());
         }
     }
-    let c = c.ok_or_else(|| StudyError::internal("no schedule of the pieces"))?;
+    let mut c = c.ok_or_else(|| StudyError::internal("no schedule of the pieces"))?;
     chunk::validate(traffic, &c).map_err(StudyError::internal)?;
-    let times = c.frame_times(traffic, bytes, platform);
-    let predicted: f64 = times.iter().sum();
+    let mut predicted: f64 = c.frame_times(traffic, bytes, platform).iter().sum();
+    let largest = bytes.iter().copied().max().unwrap_or(1);
+    let (mut quantum, mut rule, mut lambda, mut at, mut total) = (quantum, rule, lambda, at, total);
+    if let Some((s, w)) = whole.filter(|(_, w)| w.makespan_s < predicted) {
+        if o.quantum.is_none_or(|q| q >= largest) {
+            let one: Vec<u32> = vec![1; traffic.len()];
+            let frames = s
+                .frames
+                .iter()
+                .map(|f| {
+                    let mut v: Vec<(TransferId, u32)> = f.iter().map(|&t| (t, 0)).collect();
+                    v.sort();
+                    v
+                })
+                .collect();
+            let q = o.quantum.unwrap_or(largest);
+            c = Chunked {
+                quantum: q,
+                pieces: one.clone(),
+                frames,
+            };
+            chunk::validate(traffic, &c).map_err(StudyError::internal)?;
+            predicted = c.frame_times(traffic, bytes, platform).iter().sum();
+            engine = format!(
+                "the non-preemptive schedule ({}): one piece per message",
+                w.engine
+            );
+            rule = format!(
+                "{rule}; the non-preemptive schedule was shorter, so one piece per message"
+            );
+            quantum = q;
+            (_, lambda, at) = chunk::piece_loads(traffic, &one);
+            total = traffic.len() as u64;
+        }
+    }
     let liquid = c.frames.len() as u64 == lambda;
     let names: Vec<String> = at
         .iter()
