@@ -237,3 +237,65 @@ pub fn generate_sizes(a: &GenerateSizesArgs) -> anyhow::Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// `liquid export mpi MODEL --sizes FILE --plan pieces|whole`: every pair of the traffic
+/// must have its size in the file (`--size` is not a default here).
+pub fn export_mpi_sizes(
+    model: &std::path::Path,
+    sim: &crate::SimCliArgs,
+    plan: super::MpiPlan,
+    quantum: Option<u64>,
+    library: liquid_mpi::RuntimeModel,
+    out: &std::path::Path,
+) -> anyhow::Result<ExitCode> {
+    let Some(sizes) = &sim.sizes else {
+        return Err(InputError("--plan pieces and whole need --sizes FILE".into()).into());
+    };
+    if sim.schedule.is_some() || sim.mode != super::SimMode::Frames {
+        return Err(InputError(
+            "--plan pieces and whole make their own schedule, run frame by frame: give no \
+             --schedule or --mode"
+                .into(),
+        )
+        .into());
+    }
+    if quantum.is_some() && plan == super::MpiPlan::Whole {
+        return Err(InputError("--quantum goes with --plan pieces".into()).into());
+    }
+    let args = SizesArgs {
+        sizes: sizes.clone(),
+        size: None,
+        overhead: sim.overhead,
+        link_throughput: sim.link_throughput,
+        link_latency: sim.link_latency,
+    };
+    let engine = sim.engine.as_deref().map(super::engine).transpose()?;
+    let mut limits = sim.limits.limits();
+    limits.time = limits.time.or(Some(std::time::Duration::from_secs(10)));
+    let o = SolveOptions {
+        quantum,
+        max_pieces_per_message: 64,
+        preemption: if plan == super::MpiPlan::Pieces {
+            Preemption::Chunks
+        } else {
+            Preemption::Whole
+        },
+        engine,
+        request: liquid_engine::Request {
+            limits,
+            seed: sim.seed,
+            ..Default::default()
+        },
+        exact_max: 64,
+        simulate: false,
+    };
+    let written = liquid_study::alltoallv::export_mpi(
+        model,
+        &args,
+        &o,
+        library,
+        out,
+        &liquid_study::quietly,
+    )?;
+    crate::output::emitted(&written, Format::Yaml)
+}

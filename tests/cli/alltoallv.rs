@@ -322,3 +322,69 @@ fn with_both_the_preemptive_schedule_is_never_worse_than_the_whole_one() {
         assert!(p >= r["time_bound"]["seconds"].as_f64().expect("bound"));
     }
 }
+
+#[test]
+fn export_mpi_of_pieces_and_of_whole_messages() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let out = succeed(liquid().args([
+        "generate",
+        "sizes",
+        "fat-tree:4,2",
+        "--dist",
+        "zipf",
+        "--bytes-per-rank",
+        "100KiB",
+    ]));
+    let f = write(
+        d.path(),
+        "s.csv",
+        &String::from_utf8(out.stdout).expect("UTF-8"),
+    );
+    let total: u64 = std::fs::read_to_string(&f)
+        .expect("read")
+        .lines()
+        .skip(1)
+        .map(|l| {
+            l.rsplit(',')
+                .next()
+                .expect("bytes")
+                .parse::<u64>()
+                .expect("number")
+        })
+        .sum();
+    for plan in ["pieces", "whole"] {
+        let dir = d.path().join(plan);
+        let o = succeed(liquid().args([
+            "export",
+            "mpi",
+            "fat-tree:4,2",
+            "--sizes",
+            &f,
+            "--plan",
+            plan,
+            "--link-throughput",
+            "100",
+            "--out",
+            dir.to_str().expect("UTF-8"),
+        ]));
+        let y: serde_json::Value = serde_yaml::from_slice(&o.stdout).expect("YAML");
+        assert_eq!(y["bytes"].as_u64(), Some(total), "{plan}");
+        assert_eq!(y["ranks"], 8);
+        let rank0 = std::fs::read_to_string(dir.join("rank-0.txt")).expect("plan");
+        assert!(rank0.ends_with("end\n"), "{plan}");
+    }
+    refused(
+        &[
+            "export",
+            "mpi",
+            "fat-tree:4,2",
+            "--plan",
+            "pieces",
+            "--out",
+            "x",
+            "--link-throughput",
+            "1",
+        ],
+        "--plan pieces and whole need --sizes FILE",
+    );
+}

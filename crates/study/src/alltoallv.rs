@@ -717,3 +717,86 @@ fn piece_name(traffic: &Traffic, c: &Chunked, t: TransferId, i: u32) -> String {
         liquid_model::network::copy_id(id, u64::from(i) + 1)
     }
 }
+
+fn mpi_error(e: liquid_mpi::MpiError) -> StudyError {
+    match e {
+        liquid_mpi::MpiError::Input(m) => StudyError::Input(m),
+        liquid_mpi::MpiError::Io { path, source } => StudyError::Io {
+            action: "write",
+            path,
+            source,
+        },
+        e => StudyError::internal(e),
+    }
+}
+
+/// `liquid export mpi MODEL --sizes FILE --plan pieces|whole`: the preemptive schedule by
+/// chunks (each piece a message of its slice of the pair's data, frame by frame) or the
+/// non-preemptive one (each message whole, frames of unequal length), made as `solve`
+/// makes it (`o.preemption`: [`Preemption::Chunks`] or [`Preemption::Whole`]), for the
+/// MPI runtime, with liquid's prediction of the run.
+pub fn export_mpi(
+    model_arg: &Path,
+    a: &SizesArgs,
+    o: &SolveOptions,
+    library: liquid_mpi::RuntimeModel,
+    out: &Path,
+    solver: Solver<'_>,
+) -> Result<liquid_mpi::Exported, StudyError> {
+    if o.preemption == Preemption::Both {
+        return Err(StudyError::internal("export one schedule: pieces or whole"));
+    }
+    let solved = solve(model_arg, a, o, solver)?;
+    let l = &solved.loaded;
+    let sizes: Vec<f64> = l.sizes.bytes.iter().map(|&b| b as f64).collect();
+    let mut input = liquid_mpi::ExportInput {
+        traffic: &l.traffic,
+        mapped: &l.mapped,
+        sizes: &sizes,
+        schedule: None,
+        kind: liquid_mpi::PlanKind::Schedule(liquid_mpi::program::ScheduleMode::Frames),
+        overhead: a.overhead,
+        library,
+        phase_schedule: None,
+    };
+    let dir = crate::outdir::prepare(out)?;
+    let exported = match (&solved.chunked, &solved.whole, &solved.report) {
+        (Some(c), _, r) => {
+            let frames: Vec<Vec<liquid_mpi::PieceOf>> = c
+                .frames
+                .iter()
+                .map(|f| {
+                    f.iter()
+                        .map(|&(t, i)| {
+                            let b = l.sizes.bytes[t.index()];
+                            let len = chunk::piece_bytes(b, c.quantum, i);
+                            (t.index(), u64::from(i) * c.quantum, len)
+                        })
+                        .collect()
+                })
+                .collect();
+            let p = r
+                .preemptive()
+                .ok_or_else(|| StudyError::internal("no report"))?;
+            let source = format!(
+                "pieces of {} bytes ({} pieces of {} messages), {} frames, by {}",
+                c.quantum, p.pieces, p.messages, p.frames, p.engine
+            );
+            liquid_mpi::export_pieces(&input, &frames, source, out).map_err(mpi_error)?
+        }
+        (None, Some(w), r) => {
+            let p = r
+                .non_preemptive()
+                .ok_or_else(|| StudyError::internal("no report"))?;
+            let source = format!(
+                "every message whole, {} frames of unequal length, by {}",
+                p.frames, p.engine
+            );
+            input.schedule = Some((w, source));
+            liquid_mpi::export(&input, out).map_err(mpi_error)?
+        }
+        _ => return Err(StudyError::internal("no schedule to export")),
+    };
+    dir.finish()?;
+    Ok(exported)
+}
