@@ -222,8 +222,27 @@ fn solve_with_sizes_both_schedules_validated_and_small_ones_exact() {
     assert_eq!(w["optimal"], true, "{w}");
     assert_eq!(w["gap"], 0.0);
     assert!(w["makespan_s"].as_f64() >= w["lower_bound_s"].as_f64());
-    // The non-preemptive schedule file is a schedule of the model: verify accepts it.
-    succeed(liquid().args(["verify", "two-clusters:3,3", sched.to_str().expect("UTF-8")]));
+    // The non-preemptive schedule file is a schedule of the model: verify accepts it, and
+    // with the sizes reports the same makespan against the same bounds.
+    let v = run_json(&[
+        "verify",
+        "two-clusters:3,3",
+        sched.to_str().expect("UTF-8"),
+        "--sizes",
+        &f,
+        "--overhead",
+        "1e-5",
+    ]);
+    assert_eq!(v["valid"], true, "{v}");
+    let t = &v["time"];
+    assert_eq!(t["makespan_s"], w["makespan_s"]);
+    assert_eq!(t["time_bound"], r["time_bound"]);
+    let (fb, m) = (
+        t["frame_bound_s"].as_f64().expect("fb"),
+        t["makespan_s"].as_f64().expect("m"),
+    );
+    // Equal when the schedule is at the frame bound, up to the order of the additions.
+    assert!(fb <= m * (1.0 + 1e-12), "{fb} > {m}");
     let text = std::fs::read_to_string(&pieces).expect("pieces file");
     assert!(text.contains("quantum: 4096\n"), "{text}");
     // Output is deterministic.

@@ -800,3 +800,67 @@ pub fn export_mpi(
     dir.finish()?;
     Ok(exported)
 }
+
+/// What `liquid verify MODEL SCHEDULE --sizes FILE` adds: the schedule's time with these
+/// sizes, run frame by frame with every message whole (each frame as long as its longest
+/// message), against the time bound and the frame bound.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScheduleTime {
+    sizes: SizesInfo,
+    overhead_s: f64,
+    /// The sum of the frames' lengths, seconds.
+    makespan_s: f64,
+    /// The time bound (every schedule, preemptive or not).
+    time_bound: TimeBound,
+    /// The frame bound of non-preemptive schedules, seconds, and its link.
+    frame_bound_s: f64,
+    frame_bound_by: String,
+    /// makespan / time bound.
+    over_bound: f64,
+    /// (makespan - frame bound) / makespan: 0 proves the schedule optimal among
+    /// non-preemptive ones.
+    gap_to_frame_bound: f64,
+}
+
+/// The time of a (valid) schedule of the model with its sizes, its frames given by
+/// transfer ids (the model is loaded again here, with its platform).
+pub fn schedule_time(
+    model_arg: &Path,
+    a: &SizesArgs,
+    frames: &[Vec<String>],
+) -> Result<ScheduleTime, StudyError> {
+    let l = load(model_arg, a)?;
+    let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
+    let mut ids = Vec::with_capacity(frames.len());
+    for f in frames {
+        let mut frame = Vec::with_capacity(f.len());
+        for name in f {
+            frame.push(traffic.find_transfer(name).ok_or_else(|| {
+                StudyError::internal(format!(
+                    "transfer {name:?} of the schedule is not in the model"
+                ))
+            })?);
+        }
+        ids.push(frame);
+    }
+    let schedule = &Schedule::new(ids);
+    let times = whole::message_times(traffic, bytes, platform);
+    let makespan = whole::makespan(schedule, &times);
+    let fb = whole::frame_bound(traffic, &times);
+    let bound = time_bound(traffic, bytes, platform);
+    Ok(ScheduleTime {
+        sizes: l.info.clone(),
+        overhead_s: a.overhead,
+        makespan_s: makespan,
+        over_bound: makespan / bound.seconds,
+        time_bound: bound,
+        frame_bound_s: fb.seconds,
+        frame_bound_by: fb
+            .links
+            .first()
+            .map_or("the longest message alone".to_string(), |&x| {
+                format!("link {}", traffic.link_name(x))
+            }),
+        gap_to_frame_bound: ((makespan - fb.seconds) / makespan).max(0.0),
+    })
+}
