@@ -76,6 +76,10 @@ pub struct ExportMpiArgs {
     /// `solve --sizes` chooses it.
     #[arg(long, value_name = "BYTES", value_parser = super::sizes::parse_bytes)]
     quantum: Option<u64>,
+    /// With --plan pieces or whole: links carry as many messages per frame as they have
+    /// lanes (see `solve --lanes`).
+    #[arg(long)]
+    lanes: bool,
 }
 
 /// `liquid export mpi MODEL --out DIR` (with `--stream`, [`super::export_mpi_stream`]).
@@ -96,10 +100,14 @@ pub fn export_mpi(a: &ExportMpiArgs) -> anyhow::Result<ExitCode> {
         .into());
     }
     if matches!(plan, MpiPlan::Pieces | MpiPlan::Whole) {
-        return super::sizes::export_mpi_sizes(&a.model, &a.sim, plan, a.quantum, library, out);
+        return super::sizes::export_mpi_sizes(
+            &a.model, &a.sim, plan, a.quantum, a.lanes, library, out,
+        );
     }
-    if a.quantum.is_some() {
-        return Err(InputError("--quantum goes with --plan pieces".into()).into());
+    if a.quantum.is_some() || a.lanes {
+        return Err(
+            InputError("--quantum and --lanes go with --plan pieces or whole".into()).into(),
+        );
     }
     let kind = match plan {
         MpiPlan::Schedule => None,

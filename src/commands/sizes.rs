@@ -91,6 +91,12 @@ pub struct SizesSolveCli {
     /// and report their simulated makespans.
     #[arg(long, requires = "sizes")]
     pub simulate: bool,
+    /// With --sizes: let a link carry as many messages per frame as it has lanes, its
+    /// throughput over the fastest route rate among its users (two-clusters' backbone:
+    /// 10), instead of one (004's model). The schedules are then checked lane by lane;
+    /// a --schedule-out file is not a schedule `liquid verify` accepts.
+    #[arg(long, requires = "sizes")]
+    pub lanes: bool,
     /// With --sizes: write the schedule of pieces to this file (YAML: quantum, then the
     /// timeframes of pieces `ID#k`); --schedule-out writes the non-preemptive one.
     #[arg(long, value_name = "FILE", requires = "sizes")]
@@ -126,6 +132,7 @@ pub fn solve_sizes(
         request,
         exact_max: s.exact_max,
         simulate: s.simulate,
+        lanes: s.lanes,
     };
     if schedule_out.is_some() && o.preemption == Preemption::Chunks {
         return Err(InputError(
@@ -245,6 +252,7 @@ pub fn export_mpi_sizes(
     sim: &crate::SimCliArgs,
     plan: super::MpiPlan,
     quantum: Option<u64>,
+    lanes: bool,
     library: liquid_mpi::RuntimeModel,
     out: &std::path::Path,
 ) -> anyhow::Result<ExitCode> {
@@ -288,6 +296,7 @@ pub fn export_mpi_sizes(
         },
         exact_max: 64,
         simulate: false,
+        lanes,
     };
     let written = liquid_study::alltoallv::export_mpi(
         model,

@@ -407,3 +407,65 @@ fn export_mpi_of_pieces_and_of_whole_messages() {
         "--plan pieces and whole need --sizes FILE",
     );
 }
+
+#[test]
+fn lanes_let_a_fast_backbone_carry_several_messages_per_frame() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let out = succeed(liquid().args([
+        "generate",
+        "sizes",
+        "two-clusters:4,4",
+        "--dist",
+        "zipf",
+        "--bytes-per-rank",
+        "1MiB",
+    ]));
+    let f = write(
+        d.path(),
+        "s.csv",
+        &String::from_utf8(out.stdout).expect("UTF-8"),
+    );
+    let solve = |extra: &[&str]| {
+        let mut args = vec![
+            "solve",
+            "two-clusters:4,4",
+            "--sizes",
+            &f,
+            "--overhead",
+            "1e-5",
+            "--simulate",
+        ];
+        args.extend_from_slice(extra);
+        run_json(&args)
+    };
+    let (one, lanes) = (solve(&[]), solve(&["--lanes"]));
+    // One lane: the backbone is the pieces' bottleneck (it carries every cross piece).
+    let links = one["preemptive"]["piece_bottlenecks"].to_string();
+    assert!(links.contains("A>B") || links.contains("B>A"), "{links}");
+    assert!(
+        lanes["preemptive"]["piece_duration"].as_u64()
+            < one["preemptive"]["piece_duration"].as_u64()
+    );
+    for r in [&one, &lanes] {
+        let p = &r["preemptive"];
+        let (pred, sim) = (
+            p["predicted_makespan_s"].as_f64().expect("p"),
+            p["simulated_makespan_s"].as_f64().expect("s"),
+        );
+        // Within the lanes every message still runs at its card's rate.
+        assert!((pred - sim).abs() <= 1e-9 * pred, "{pred} vs {sim}");
+        let w = &r["non_preemptive"];
+        let (m, s) = (
+            w["makespan_s"].as_f64().expect("m"),
+            w["simulated_makespan_s"].as_f64().expect("s"),
+        );
+        assert!((m - s).abs() <= 1e-9 * m, "{m} vs {s}");
+        assert!(w["optimal"] == true || w["gap"].as_f64() > Some(0.0));
+    }
+    let t = |r: &serde_json::Value| r["preemptive"]["predicted_makespan_s"].as_f64().expect("t");
+    assert!(t(&lanes) < t(&one) / 2.0, "{} vs {}", t(&lanes), t(&one));
+    assert!(lanes["preemptive"]["validated_by"]
+        .as_str()
+        .expect("text")
+        .contains("lane"));
+}

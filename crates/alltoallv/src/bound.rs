@@ -52,6 +52,32 @@ impl Platform {
             .sum()
     }
 
+    /// Lanes of every link: how many messages it carries at once, each at the full rate
+    /// of its route (its slowest link): ⌊throughput / the fastest route rate among its
+    /// users⌋, at least 1 and at most its users. A backbone ten times a node card has 10
+    /// lanes; on a network of equal links every link has 1, the model of papers 003/004.
+    pub fn lanes(&self, traffic: &Traffic) -> Vec<u32> {
+        let rate: Vec<f64> = traffic
+            .transfer_ids()
+            .map(|t| self.route_bandwidth(traffic, t))
+            .collect();
+        traffic
+            .link_ids()
+            .map(|l| {
+                let users = traffic.users(l);
+                let fastest = users.iter().map(|t| rate[t.index()]).fold(0.0, f64::max);
+                let c = (self.bandwidth[l.index()] / fastest * (1.0 + 1e-9)).floor();
+                if c.is_finite() && c >= 1.0 {
+                    (c as u64).min(users.len().max(1) as u64) as u32
+                } else if c.is_infinite() {
+                    users.len().max(1) as u32
+                } else {
+                    1
+                }
+            })
+            .collect()
+    }
+
     /// How long a message of `bytes` takes alone on transfer `t`'s route: overhead, route
     /// latency, then its bytes at the route's slowest link.
     pub fn message_time(&self, traffic: &Traffic, t: TransferId, bytes: u64) -> f64 {
@@ -229,6 +255,21 @@ mod tests {
         // Latency counts in a message's own time, not in a link's bytes.
         p.latency[0] = 0.5;
         assert_eq!(time_bound(&t, &[300, 500, 700], &p).seconds, 31.5);
+    }
+
+    #[test]
+    fn lanes_of_a_fast_link() {
+        // a and b cross x (10 B/s) from their own cards (1 B/s and 2 B/s): x carries 5
+        // messages at the faster card's rate; the cards one each.
+        let t = Traffic::from_paths("t", &[("a", vec!["ca", "x"]), ("b", vec!["cb", "x"])])
+            .expect("builds");
+        let mut p = Platform::uniform(&t, 1.0);
+        p.bandwidth[t.find_link("x").expect("x").index()] = 10.0;
+        p.bandwidth[t.find_link("cb").expect("cb").index()] = 2.0;
+        let lanes = p.lanes(&t);
+        // x: at most its users (2), though 10 / 2 = 5.
+        assert_eq!(lanes, vec![1, 2, 1]);
+        assert_eq!(Platform::uniform(&t, 1.0).lanes(&t), vec![1, 1, 1]);
     }
 
     #[test]

@@ -16,6 +16,7 @@ use liquid_model::{LinkId, Schedule, Traffic, TrafficBuilder, TransferId};
 use serde::Serialize;
 
 use crate::bound::{argmax_links, Platform};
+use crate::occupancy::{check_frames, Occupancy};
 
 /// The pieces of a message of `bytes` with quantum `quantum`.
 pub fn pieces(bytes: u64, quantum: u64) -> u32 {
@@ -32,15 +33,24 @@ pub fn piece_bytes(bytes: u64, quantum: u64, i: u32) -> u64 {
     }
 }
 
-/// Pieces per link: the pieces' loads, and their maximum Λ_p with the links at it.
-pub fn piece_loads(traffic: &Traffic, counts: &[u32]) -> (Vec<u64>, u64, Vec<LinkId>) {
+/// Pieces per link, and Λ_p: the most frames a link needs, ⌈its pieces / its lanes⌉
+/// ([`Platform::lanes`]; one lane per link is 004's model), with the links at it.
+pub fn piece_loads(
+    traffic: &Traffic,
+    counts: &[u32],
+    lanes: &[u32],
+) -> (Vec<u64>, u64, Vec<LinkId>) {
     let mut load = vec![0u64; traffic.num_links()];
     for (x, &k) in traffic.transfers().iter().zip(counts) {
         for l in &x.path {
             load[l.index()] += u64::from(k);
         }
     }
-    let f: Vec<f64> = load.iter().map(|&v| v as f64).collect();
+    let f: Vec<f64> = load
+        .iter()
+        .zip(lanes)
+        .map(|(&v, &c)| v.div_ceil(u64::from(c.max(1))) as f64)
+        .collect();
     let (max, at) = argmax_links(&f);
     (load, max as u64, at)
 }
@@ -53,10 +63,11 @@ pub fn predicted_liquid(
     traffic: &Traffic,
     bytes: &[u64],
     platform: &Platform,
+    lanes: &[u32],
     quantum: u64,
 ) -> f64 {
     let counts: Vec<u32> = bytes.iter().map(|&b| pieces(b, quantum)).collect();
-    let (_, lambda, _) = piece_loads(traffic, &counts);
+    let (_, lambda, _) = piece_loads(traffic, &counts, lanes);
     let (lat, bw) = slowest(traffic, platform);
     let largest = bytes.iter().copied().max().unwrap_or(0);
     lambda as f64 * (platform.overhead + lat + quantum.min(largest) as f64 / bw)
@@ -102,10 +113,11 @@ pub fn choose_quantum(
     traffic: &Traffic,
     bytes: &[u64],
     platform: &Platform,
+    lanes: &[u32],
     max_pieces: u64,
 ) -> (u64, Vec<Candidate>) {
     let by_schedule = traffic.len() <= SCHEDULE_CANDIDATES_UP_TO;
-    choose_quantum_by(traffic, bytes, platform, max_pieces, by_schedule)
+    choose_quantum_by(traffic, bytes, platform, lanes, max_pieces, by_schedule)
 }
 
 /// [`choose_quantum`], weighing by first-fit schedules or by [`predicted_liquid`].
@@ -113,6 +125,7 @@ pub fn choose_quantum_by(
     traffic: &Traffic,
     bytes: &[u64],
     platform: &Platform,
+    lanes: &[u32],
     max_pieces: u64,
     by_schedule: bool,
 ) -> (u64, Vec<Candidate>) {
@@ -131,18 +144,18 @@ pub fn choose_quantum_by(
             continue;
         }
         let counts: Vec<u32> = bytes.iter().map(|&b| pieces(b, q)).collect();
-        let (_, lambda, _) = piece_loads(traffic, &counts);
+        let (_, lambda, _) = piece_loads(traffic, &counts, lanes);
         weighed.push(Candidate {
             quantum: q,
             pieces: total,
             piece_duration: lambda,
             predicted_s: if by_schedule {
-                first_fit(traffic, bytes, q, platform)
+                first_fit(traffic, bytes, q, platform, lanes)
                     .frame_times(traffic, bytes, platform)
                     .iter()
                     .sum()
             } else {
-                predicted_liquid(traffic, bytes, platform, q)
+                predicted_liquid(traffic, bytes, platform, lanes, q)
             },
         });
     }
@@ -269,13 +282,25 @@ pub fn from_pieces_schedule(
 /// Λ of the pieces; (2) by their bytes (most first), then their most loaded link, which
 /// is first fit decreasing and groups long pieces into the same frames. Linear in the
 /// total path length times the frames / 64, for each order.
-pub fn first_fit(traffic: &Traffic, bytes: &[u64], quantum: u64, platform: &Platform) -> Chunked {
+pub fn first_fit(
+    traffic: &Traffic,
+    bytes: &[u64],
+    quantum: u64,
+    platform: &Platform,
+    lanes: &[u32],
+) -> Chunked {
     let counts: Vec<u32> = bytes.iter().map(|&b| pieces(b, quantum)).collect();
-    let (load, _, _) = piece_loads(traffic, &counts);
+    let (load, _, _) = piece_loads(traffic, &counts, lanes);
     let pressure: Vec<u64> = traffic
         .transfers()
         .iter()
-        .map(|x| x.path.iter().map(|l| load[l.index()]).max().unwrap_or(0))
+        .map(|x| {
+            x.path
+                .iter()
+                .map(|l| load[l.index()].div_ceil(u64::from(lanes[l.index()])))
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut by_pressure: Vec<TransferId> = traffic.transfer_ids().collect();
     by_pressure.sort_by_key(|t| {
@@ -294,8 +319,8 @@ pub fn first_fit(traffic: &Traffic, bytes: &[u64], quantum: u64, platform: &Plat
             *t,
         )
     });
-    let a = first_fit_in(traffic, &counts, &by_pressure, quantum);
-    let b = first_fit_in(traffic, &counts, &by_bytes, quantum);
+    let a = first_fit_in(traffic, &counts, lanes, &by_pressure, quantum);
+    let b = first_fit_in(traffic, &counts, lanes, &by_bytes, quantum);
     let time = |c: &Chunked| -> f64 { c.frame_times(traffic, bytes, platform).iter().sum() };
     if time(&b) < time(&a) {
         b
@@ -305,25 +330,30 @@ pub fn first_fit(traffic: &Traffic, bytes: &[u64], quantum: u64, platform: &Plat
 }
 
 /// First fit of the messages' pieces in `order`.
-fn first_fit_in(traffic: &Traffic, counts: &[u32], order: &[TransferId], quantum: u64) -> Chunked {
-    // Per link, a bit per frame: taken.
-    let mut taken: Vec<Vec<u64>> = vec![Vec::new(); traffic.num_links()];
+fn first_fit_in(
+    traffic: &Traffic,
+    counts: &[u32],
+    lanes: &[u32],
+    order: &[TransferId],
+    quantum: u64,
+) -> Chunked {
+    let mut occupied = Occupancy::new(lanes);
     let mut frames: Vec<Vec<(TransferId, u32)>> = Vec::new();
     let mut free: Vec<u64> = Vec::new();
     for &t in order {
         let path = &traffic.transfer(t).path;
         let k = counts[t.index()];
-        // The frames taken on any link of the path, word by word; words past a link's
+        // The frames full on any link of the path, word by word; words past a link's
         // end are free on it.
         let words = path
             .iter()
-            .map(|l| taken[l.index()].len())
+            .map(|&l| occupied.full(l).len())
             .max()
             .unwrap_or(0);
         free.clear();
         free.resize(words, !0);
-        for l in path {
-            for (w, &bits) in taken[l.index()].iter().enumerate() {
+        for &l in path {
+            for (w, &bits) in occupied.full(l).iter().enumerate() {
                 free[w] &= !bits;
             }
         }
@@ -339,12 +369,8 @@ fn first_fit_in(traffic: &Traffic, counts: &[u32], order: &[TransferId], quantum
             w += 1;
         }
         for (i, &f) in chosen.iter().enumerate() {
-            for l in path {
-                let v = &mut taken[l.index()];
-                if v.len() <= f / 64 {
-                    v.resize(f / 64 + 1, 0);
-                }
-                v[f / 64] |= 1 << (f % 64);
+            for &l in path {
+                occupied.take(l, f);
             }
             if frames.len() <= f {
                 frames.resize(f + 1, Vec::new());
@@ -367,11 +393,13 @@ fn first_fit_in(traffic: &Traffic, counts: &[u32], order: &[TransferId], quantum
 #[error("invalid schedule of pieces: {0}")]
 pub struct Invalid(pub String);
 
-/// Checks a schedule of pieces against the traffic with the model's own check: every
-/// piece of every message in exactly one frame, no empty frame, and every frame a set of
-/// transfers that share no link ([`liquid_model::is_simultaneous`]; two pieces of one
-/// message share its links, so they are never in one frame).
-pub fn validate(traffic: &Traffic, c: &Chunked) -> Result<(), Invalid> {
+/// Checks a schedule of pieces against the traffic: every piece of every message in
+/// exactly one frame, no empty frame, and every frame within the links' `lanes` (all 1:
+/// no two of its pieces share a link), by the model's own checks
+/// ([`liquid_model::is_simultaneous`], or [`liquid_model::validate`] of the frames with a
+/// lane per message on links of several lanes). Two pieces of one message are never in
+/// one frame: every route has a link of one lane (its slowest).
+pub fn validate(traffic: &Traffic, lanes: &[u32], c: &Chunked) -> Result<(), Invalid> {
     if c.pieces.len() != traffic.len() {
         return Err(Invalid(format!(
             "{} piece counts for {} transfers",
@@ -387,12 +415,6 @@ pub fn validate(traffic: &Traffic, c: &Chunked) -> Result<(), Invalid> {
         let ts: Vec<TransferId> = frame.iter().map(|&(t, _)| t).collect();
         if ts.iter().any(|t| t.index() >= traffic.len()) {
             return Err(Invalid(format!("timeframe {}: no such transfer", f + 1)));
-        }
-        if !liquid_model::is_simultaneous(traffic, &ts) {
-            return Err(Invalid(format!(
-                "timeframe {}: two of its pieces share a link",
-                f + 1
-            )));
         }
         for &(t, i) in frame {
             let Some(s) = seen[t.index()].get_mut(i as usize) else {
@@ -412,6 +434,14 @@ pub fn validate(traffic: &Traffic, c: &Chunked) -> Result<(), Invalid> {
             }
         }
     }
+    if lanes.len() != traffic.num_links() {
+        return Err(Invalid(format!(
+            "{} lane counts for {} links",
+            lanes.len(),
+            traffic.num_links()
+        )));
+    }
+    check_frames(traffic, lanes, &c.frames).map_err(Invalid)?;
     for (t, s) in seen.iter().enumerate() {
         if let Some(i) = s.iter().position(|&x| !x) {
             return Err(Invalid(format!(
@@ -471,8 +501,14 @@ mod tests {
         let t = ft("fat-tree:4,2");
         let b = sizes(&t, 1);
         for q in [1024, 4096, 1 << 16] {
-            let c = first_fit(&t, &b, q, &Platform::uniform(&t, 1e9));
-            validate(&t, &c).expect("valid");
+            let c = first_fit(
+                &t,
+                &b,
+                q,
+                &Platform::uniform(&t, 1e9),
+                &vec![1; t.num_links()],
+            );
+            validate(&t, &vec![1; t.num_links()], &c).expect("valid");
             // The same schedule through the model's validator, on the pieces traffic.
             let (pt, origin) = pieces_traffic(&t, &c.pieces).expect("builds");
             let index: std::collections::HashMap<(TransferId, u32), TransferId> = origin
@@ -488,7 +524,7 @@ mod tests {
             );
             liquid_model::validate(&pt, &s).expect("the model's validator accepts it");
             assert_eq!(pt.len() as u64, c.total_pieces());
-            let (_, lambda, _) = piece_loads(&t, &c.pieces);
+            let (_, lambda, _) = piece_loads(&t, &c.pieces, &vec![1; t.num_links()]);
             assert_eq!(pt.duration() as u64, lambda);
             assert!(c.frames.len() as u64 >= lambda);
         }
@@ -498,14 +534,20 @@ mod tests {
     fn validate_refuses_what_is_wrong() {
         let t = ft("fat-tree:4,2");
         let b = sizes(&t, 2);
-        let c = first_fit(&t, &b, 4096, &Platform::uniform(&t, 1e9));
+        let c = first_fit(
+            &t,
+            &b,
+            4096,
+            &Platform::uniform(&t, 1e9),
+            &vec![1; t.num_links()],
+        );
         let mut twice = c.clone();
         let p = twice.frames[0][0];
         twice.frames[1].push(p);
-        assert!(validate(&t, &twice).is_err());
+        assert!(validate(&t, &vec![1; t.num_links()], &twice).is_err());
         let mut missing = c.clone();
         missing.frames[0].remove(0);
-        let e = validate(&t, &missing).expect_err("a piece left out");
+        let e = validate(&t, &vec![1; t.num_links()], &missing).expect_err("a piece left out");
         assert!(e.to_string().contains("in no timeframe"), "{e}");
         let mut clash = c;
         let x = clash.frames[1].remove(0);
@@ -516,7 +558,7 @@ mod tests {
         if let Some(i) = same_sender {
             let z = clash.frames[2].remove(i);
             clash.frames[0].push(z);
-            assert!(validate(&t, &clash).is_err());
+            assert!(validate(&t, &vec![1; t.num_links()], &clash).is_err());
         }
     }
 
@@ -534,9 +576,15 @@ mod tests {
                 let b = sizes(&t, seed);
                 let bound = time_bound(&t, &b, &p);
                 for q in [512, 2048, 8192] {
-                    let c = first_fit(&t, &b, q, &Platform::uniform(&t, 1e9));
-                    validate(&t, &c).expect("valid");
-                    let (_, lambda, _) = piece_loads(&t, &c.pieces);
+                    let c = first_fit(
+                        &t,
+                        &b,
+                        q,
+                        &Platform::uniform(&t, 1e9),
+                        &vec![1; t.num_links()],
+                    );
+                    validate(&t, &vec![1; t.num_links()], &c).expect("valid");
+                    let (_, lambda, _) = piece_loads(&t, &c.pieces, &vec![1; t.num_links()]);
                     let time: f64 = c.frame_times(&t, &b, &p).iter().sum();
                     assert!(
                         time >= bound.seconds * (1.0 - 1e-12),
@@ -553,8 +601,8 @@ mod tests {
                 }
                 // Whole quanta: no padding, the liquid schedule is at the bound.
                 let whole: Vec<u64> = b.iter().map(|&x| x.div_ceil(1024) * 1024).collect();
-                let c = first_fit(&t, &whole, 1024, &p);
-                let (_, lambda, _) = piece_loads(&t, &c.pieces);
+                let c = first_fit(&t, &whole, 1024, &p, &vec![1; t.num_links()]);
+                let (_, lambda, _) = piece_loads(&t, &c.pieces, &vec![1; t.num_links()]);
                 if c.frames.len() as u64 == lambda {
                     let time: f64 = c.frame_times(&t, &whole, &p).iter().sum();
                     let bound = time_bound(&t, &whole, &p).seconds;
@@ -576,8 +624,9 @@ mod tests {
         let t = ft("fat-tree:4,2");
         let b = sizes(&t, 3);
         let mut p = Platform::uniform(&t, 1e9);
+        let ones = vec![1; t.num_links()];
         for by_schedule in [false, true] {
-            let choose = |p: &Platform, cap| choose_quantum_by(&t, &b, p, cap, by_schedule);
+            let choose = |p: &Platform, cap| choose_quantum_by(&t, &b, p, &ones, cap, by_schedule);
             p.overhead = 0.0;
             let (q0, c0) = choose(&p, u64::MAX);
             assert!(c0.windows(2).all(|w| w[0].quantum < w[1].quantum));
@@ -607,8 +656,8 @@ mod tests {
             assert!(q3 > 1024);
         }
         // By schedule, the prediction is the first-fit schedule's own.
-        let (q, c) = choose_quantum_by(&t, &b, &p, u64::MAX, true);
-        let ff: f64 = first_fit(&t, &b, q, &p)
+        let (q, c) = choose_quantum_by(&t, &b, &p, &ones, u64::MAX, true);
+        let ff: f64 = first_fit(&t, &b, q, &p, &ones)
             .frame_times(&t, &b, &p)
             .iter()
             .sum();

@@ -17,5 +17,6 @@
 pub mod bound;
 pub mod chunk;
 pub mod generate;
+mod occupancy;
 pub mod sizes;
 pub mod whole;

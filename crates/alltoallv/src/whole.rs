@@ -24,6 +24,7 @@ use good_lp::{variable, Expression, ProblemVariables, SolverModel, Variable};
 use liquid_model::{LinkId, Schedule, Traffic, TransferId};
 
 use crate::bound::{argmax_links, Platform};
+use crate::occupancy::Occupancy;
 
 /// Every message's time alone (overhead + route latency + bytes / slowest link).
 pub fn message_times(traffic: &Traffic, bytes: &[u64], platform: &Platform) -> Vec<f64> {
@@ -56,11 +57,20 @@ pub struct FrameBound {
     pub links: Vec<LinkId>,
 }
 
-/// The lower bound of every non-preemptive schedule ([module docs](self)).
-pub fn frame_bound(traffic: &Traffic, times: &[f64]) -> FrameBound {
+/// The lower bound of every non-preemptive schedule ([module docs](self)). A link of c
+/// lanes holds c messages per frame, so its messages' frames last at least the sum of
+/// every c-th of their times, longest first (the sum of all of them with one lane).
+pub fn frame_bound(traffic: &Traffic, lanes: &[u32], times: &[f64]) -> FrameBound {
     let sums: Vec<f64> = traffic
         .link_ids()
-        .map(|l| traffic.users(l).iter().map(|t| times[t.index()]).sum())
+        .map(|l| {
+            let c = lanes[l.index()].max(1) as usize;
+            let mut ts: Vec<f64> = traffic.users(l).iter().map(|t| times[t.index()]).collect();
+            if c > 1 {
+                ts.sort_by(|a, b| b.total_cmp(a));
+            }
+            ts.iter().step_by(c).sum()
+        })
         .collect();
     let (max, links) = argmax_links(&sums);
     let longest = times.iter().copied().fold(0.0, f64::max);
@@ -77,6 +87,45 @@ pub fn frame_bound(traffic: &Traffic, times: &[f64]) -> FrameBound {
     }
 }
 
+/// Checks a schedule of whole messages: every transfer in exactly one frame and every
+/// frame within the links' lanes, by the model's validator ([`liquid_model::validate`]
+/// when every link has one lane; otherwise the partition here and the frames with a lane
+/// per message, see [`crate::chunk::validate`]).
+pub fn validate(traffic: &Traffic, lanes: &[u32], s: &Schedule) -> Result<(), String> {
+    if lanes.iter().all(|&c| c <= 1) {
+        return liquid_model::validate(traffic, s)
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+    }
+    let mut seen = vec![false; traffic.len()];
+    for (f, frame) in s.frames.iter().enumerate() {
+        if frame.is_empty() {
+            return Err(format!("timeframe {} is empty", f + 1));
+        }
+        for t in frame {
+            match seen.get_mut(t.index()) {
+                Some(x) if !*x => *x = true,
+                Some(_) => {
+                    return Err(format!(
+                        "{} is in two timeframes",
+                        traffic.transfer_name(*t)
+                    ))
+                }
+                None => return Err(format!("timeframe {}: no transfer {}", f + 1, t.index())),
+            }
+        }
+    }
+    if let Some(t) = seen.iter().position(|&x| !x) {
+        return Err(format!("{} is in no timeframe", traffic.transfers()[t].id));
+    }
+    let frames: Vec<Vec<(TransferId, u32)>> = s
+        .frames
+        .iter()
+        .map(|f| f.iter().map(|&t| (t, 0)).collect())
+        .collect();
+    crate::occupancy::check_frames(traffic, lanes, &frames)
+}
+
 /// Messages longest first (ties in model order).
 fn longest_first(times: &[f64]) -> Vec<TransferId> {
     let mut order: Vec<TransferId> = (0..times.len() as u32).map(TransferId).collect();
@@ -86,21 +135,21 @@ fn longest_first(times: &[f64]) -> Vec<TransferId> {
 
 /// First fit decreasing: messages longest first, each into the first frame (in order of
 /// opening, so the longest frame that has room) where none of its links is taken.
-pub fn first_fit_decreasing(traffic: &Traffic, times: &[f64]) -> Schedule {
-    let mut taken: Vec<Vec<u64>> = vec![Vec::new(); traffic.num_links()];
+pub fn first_fit_decreasing(traffic: &Traffic, lanes: &[u32], times: &[f64]) -> Schedule {
+    let mut occupied = Occupancy::new(lanes);
     let mut frames: Vec<Vec<TransferId>> = Vec::new();
     for t in longest_first(times) {
         let path = &traffic.transfer(t).path;
         let words = path
             .iter()
-            .map(|l| taken[l.index()].len())
+            .map(|&l| occupied.full(l).len())
             .max()
             .unwrap_or(0);
         let mut f = None;
         for w in 0..=words {
             let mut free = !0u64;
-            for l in path {
-                free &= !taken[l.index()].get(w).copied().unwrap_or(0);
+            for &l in path {
+                free &= !occupied.full(l).get(w).copied().unwrap_or(0);
             }
             if free != 0 {
                 f = Some(w * 64 + free.trailing_zeros() as usize);
@@ -108,12 +157,8 @@ pub fn first_fit_decreasing(traffic: &Traffic, times: &[f64]) -> Schedule {
             }
         }
         let f = f.unwrap_or(words * 64);
-        for l in path {
-            let v = &mut taken[l.index()];
-            if v.len() <= f / 64 {
-                v.resize(f / 64 + 1, 0);
-            }
-            v[f / 64] |= 1 << (f % 64);
+        for &l in path {
+            occupied.take(l, f);
         }
         if frames.len() <= f {
             frames.resize(f + 1, Vec::new());
@@ -153,6 +198,7 @@ pub enum ExactError {
 /// schedule of the same traffic) when given.
 pub fn exact(
     traffic: &Traffic,
+    lanes: &[u32],
     times: &[f64],
     time_limit: Duration,
     max_messages: usize,
@@ -201,11 +247,16 @@ pub fn exact(
             for &i in &later {
                 e.add_mul(1.0, x[i][f]);
             }
+            // At most c messages of frame f on l (c lanes), f itself among them when it
+            // crosses l: Σ later + [on] x_ff <= c x_ff.
+            let c = f64::from(lanes[l.index()].max(1));
             if on {
-                // f is in its frame and on l: no other message of frame f on l.
                 e.add_mul(1.0, opener);
             }
-            problem.add_constraint(e.leq(Expression::from(opener)));
+            if later.len() as f64 + f64::from(u8::from(on)) <= c {
+                continue;
+            }
+            problem.add_constraint(e.leq(c * opener));
         }
     }
     // Without another message on a link, x[i][f] <= x[f][f] still must hold.
@@ -304,12 +355,20 @@ mod tests {
         // Times 3, 3, 2, 4: {t1, t2, t4} (4) then {t3} (2): 6; the frame bound on x is
         // 3 + 2 = 5, so the optimum 6 is above it.
         let times = [3.0, 3.0, 2.0, 4.0];
-        let b = frame_bound(&t, &times);
+        let b = frame_bound(&t, &vec![1; t.num_links()], &times);
         assert_eq!(b.seconds, 5.0);
-        let g = first_fit_decreasing(&t, &times);
+        let g = first_fit_decreasing(&t, &vec![1; t.num_links()], &times);
         liquid_model::validate(&t, &g).expect("valid");
         assert_eq!(makespan(&g, &times), 6.0);
-        let e = exact(&t, &times, Duration::from_secs(10), 64, Some(&g)).expect("runs");
+        let e = exact(
+            &t,
+            &vec![1; t.num_links()],
+            &times,
+            Duration::from_secs(10),
+            64,
+            Some(&g),
+        )
+        .expect("runs");
         assert!(e.optimal, "{}", e.status);
         let s = e.schedule.expect("a schedule");
         liquid_model::validate(&t, &s).expect("valid");
@@ -338,15 +397,23 @@ mod tests {
                 .collect();
             let t = Traffic::from_paths("r", &paths).expect("builds");
             let times: Vec<f64> = (0..9).map(|_| 1.0 + rng.below(9) as f64).collect();
-            let g = first_fit_decreasing(&t, &times);
+            let g = first_fit_decreasing(&t, &vec![1; t.num_links()], &times);
             liquid_model::validate(&t, &g).expect("valid");
-            let e = exact(&t, &times, Duration::from_secs(10), 64, Some(&g)).expect("runs");
+            let e = exact(
+                &t,
+                &vec![1; t.num_links()],
+                &times,
+                Duration::from_secs(10),
+                64,
+                Some(&g),
+            )
+            .expect("runs");
             assert!(e.optimal);
             let s = e.schedule.expect("schedule");
             liquid_model::validate(&t, &s).expect("valid");
             let (m, gm) = (makespan(&s, &times), makespan(&g, &times));
             assert!(m <= gm + 1e-9, "seed {seed}: ILP {m} > FFD {gm}");
-            assert!(m + 1e-9 >= frame_bound(&t, &times).seconds);
+            assert!(m + 1e-9 >= frame_bound(&t, &vec![1; t.num_links()], &times).seconds);
             // Brute force over all partitions agrees (9 messages: Bell(9) = 21,147).
             assert!((m - brute_force(&t, &times)).abs() < 1e-9, "seed {seed}");
         }
@@ -390,9 +457,47 @@ mod tests {
     }
 
     #[test]
+    fn a_link_of_two_lanes_takes_two_messages_per_frame() {
+        // a, b, c all cross s (2 lanes), each on a card of its own; times 3, 2, 1.
+        let t = Traffic::from_paths(
+            "lanes",
+            &[
+                ("a", vec!["ca", "s"]),
+                ("b", vec!["cb", "s"]),
+                ("c", vec!["cc", "s"]),
+            ],
+        )
+        .expect("builds");
+        let s = t.find_link("s").expect("s").index();
+        let mut lanes = vec![1; t.num_links()];
+        lanes[s] = 2;
+        let times = [3.0, 2.0, 1.0];
+        // Every second time, longest first: 3 + 1.
+        assert_eq!(frame_bound(&t, &lanes, &times).seconds, 4.0);
+        let g = first_fit_decreasing(&t, &lanes, &times);
+        validate(&t, &lanes, &g).expect("within the lanes");
+        assert_eq!(makespan(&g, &times), 4.0);
+        let e = exact(&t, &lanes, &times, Duration::from_secs(10), 64, Some(&g)).expect("runs");
+        let x = e.schedule.expect("a schedule");
+        validate(&t, &lanes, &x).expect("within the lanes");
+        assert_eq!(makespan(&x, &times), 4.0);
+        // The same schedule with one lane is refused, by the model's validator.
+        assert!(validate(&t, &vec![1; t.num_links()], &g).is_err());
+        // Three in one frame overfill the two lanes.
+        let all = Schedule::new(vec![t.transfer_ids().collect()]);
+        let err = validate(&t, &lanes, &all).expect_err("3 > 2");
+        assert!(err.contains("s~2"), "{err}");
+        // With one lane each message needs a frame of its own: 3 + 2 + 1.
+        let one = vec![1; t.num_links()];
+        assert_eq!(frame_bound(&t, &one, &times).seconds, 6.0);
+        let e = exact(&t, &one, &times, Duration::from_secs(10), 64, None).expect("runs");
+        assert_eq!(makespan(&e.schedule.expect("schedule"), &times), 6.0);
+    }
+
+    #[test]
     fn too_large_is_said() {
         let t = traffic();
-        let e = exact(&t, &[1.0; 4], Duration::from_secs(1), 3, None).expect_err("4 > 3");
+        let e = exact(&t, &[1; 4], &[1.0; 4], Duration::from_secs(1), 3, None).expect_err("4 > 3");
         assert_eq!(e.to_string(), "4 messages: the exact ILP takes at most 3");
     }
 }

@@ -159,6 +159,18 @@ pub struct SolveOptions {
     pub exact_max: usize,
     /// Also run the schedules on the flow-level simulator.
     pub simulate: bool,
+    /// Let a link carry as many messages per frame as it has lanes
+    /// ([`Platform::lanes`]); otherwise one, 004's model.
+    pub lanes: bool,
+}
+
+/// The lanes of every link the schedules use: [`Platform::lanes`] with `o.lanes`, else 1.
+fn lanes_of(l: &Loaded, o: &SolveOptions) -> Vec<u32> {
+    if o.lanes {
+        l.platform.lanes(&l.traffic)
+    } else {
+        vec![1; l.traffic.num_links()]
+    }
 }
 
 /// Without `--engine`, the default engine is tried on the pieces when first fit is not
@@ -354,13 +366,14 @@ fn chunks(
     whole: Option<(&Schedule, &WholeReport)>,
 ) -> Result<(ChunkReport, Chunked), StudyError> {
     let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
+    let lanes = lanes_of(l, o);
     let (quantum, rule, candidates) = match o.quantum {
         Some(q) => (q, "given (--quantum)".to_string(), Vec::new()),
         None => {
             let cap = o
                 .max_pieces_per_message
                 .saturating_mul(traffic.len() as u64);
-            let (q, c) = chunk::choose_quantum(traffic, bytes, platform, cap);
+            let (q, c) = chunk::choose_quantum(traffic, bytes, platform, &lanes, cap);
             (
                 q,
                 format!(
@@ -379,12 +392,12 @@ fn chunks(
         }
     };
     let counts: Vec<u32> = bytes.iter().map(|&b| chunk::pieces(b, quantum)).collect();
-    let (_, lambda, at) = chunk::piece_loads(traffic, &counts);
+    let (_, lambda, at) = chunk::piece_loads(traffic, &counts, &lanes);
     let total: u64 = counts.iter().map(|&k| u64::from(k)).sum();
     let mut c = None;
     let mut engine = String::new();
     if o.engine.is_none() {
-        let ff = chunk::first_fit(traffic, bytes, quantum, platform);
+        let ff = chunk::first_fit(traffic, bytes, quantum, platform, &lanes);
         engine = "first-fit".into();
         c = Some(ff);
     }
@@ -396,9 +409,15 @@ fn chunks(
         }
         None => None,
     };
-    let mut validated_by = "every frame through the model's simultaneity check \
-                            (liquid_model::is_simultaneous), every piece once"
-        .to_string();
+    let mut validated_by = if lanes.iter().all(|&c| c <= 1) {
+        "every frame through the model's simultaneity check \
+         (liquid_model::is_simultaneous), every piece once"
+            .to_string()
+    } else {
+        "every frame through the model's validator (liquid_model::validate) with a lane per \
+         message on links of several lanes, every piece once"
+            .to_string()
+    };
     if let Some(e) = run_engine {
         let (pt, origin) = chunk::pieces_traffic(traffic, &counts)
             .map_err(|e| StudyError::Failed(format!("the pieces do not make a traffic: {e}")))?;
@@ -429,7 +448,7 @@ fn chunks(
         }
     }
     let mut c = c.ok_or_else(|| StudyError::internal("no schedule of the pieces"))?;
-    chunk::validate(traffic, &c).map_err(StudyError::internal)?;
+    chunk::validate(traffic, &lanes, &c).map_err(StudyError::internal)?;
     let mut predicted: f64 = c.frame_times(traffic, bytes, platform).iter().sum();
     let largest = bytes.iter().copied().max().unwrap_or(1);
     let (mut quantum, mut rule, mut lambda, mut at, mut total) = (quantum, rule, lambda, at, total);
@@ -451,7 +470,7 @@ fn chunks(
                 pieces: one.clone(),
                 frames,
             };
-            chunk::validate(traffic, &c).map_err(StudyError::internal)?;
+            chunk::validate(traffic, &lanes, &c).map_err(StudyError::internal)?;
             predicted = c.frame_times(traffic, bytes, platform).iter().sum();
             engine = format!(
                 "the non-preemptive schedule ({}): one piece per message",
@@ -461,7 +480,7 @@ fn chunks(
                 "{rule}; the non-preemptive schedule was shorter, so one piece per message"
             );
             quantum = q;
-            (_, lambda, at) = chunk::piece_loads(traffic, &one);
+            (_, lambda, at) = chunk::piece_loads(traffic, &one, &lanes);
             total = traffic.len() as u64;
         }
     }
@@ -512,9 +531,10 @@ fn chunks(
 fn non_preemptive(l: &Loaded, o: &SolveOptions) -> Result<(WholeReport, Schedule), StudyError> {
     let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
     let times = whole::message_times(traffic, bytes, platform);
-    let fb = whole::frame_bound(traffic, &times);
-    let ffd = whole::first_fit_decreasing(traffic, &times);
-    liquid_model::validate(traffic, &ffd).map_err(StudyError::internal)?;
+    let lanes = lanes_of(l, o);
+    let fb = whole::frame_bound(traffic, &lanes, &times);
+    let ffd = whole::first_fit_decreasing(traffic, &lanes, &times);
+    whole::validate(traffic, &lanes, &ffd).map_err(StudyError::internal)?;
     let mut best = (whole::makespan(&ffd, &times), ffd, "first-fit-decreasing");
     let fb_by = if fb.links.is_empty() {
         "frame bound: the longest message alone".to_string()
@@ -530,11 +550,11 @@ fn non_preemptive(l: &Loaded, o: &SolveOptions) -> Result<(WholeReport, Schedule
     if traffic.len() <= o.exact_max {
         let limit = o.request.limits.time.unwrap_or(Duration::from_secs(10));
         let started = Instant::now();
-        let e = whole::exact(traffic, &times, limit, o.exact_max, Some(&best.1))
+        let e = whole::exact(traffic, &lanes, &times, limit, o.exact_max, Some(&best.1))
             .map_err(StudyError::internal)?;
         let time_s = started.elapsed().as_secs_f64();
         if let Some(s) = &e.schedule {
-            liquid_model::validate(traffic, s).map_err(StudyError::internal)?;
+            whole::validate(traffic, &lanes, s).map_err(StudyError::internal)?;
             let m = whole::makespan(s, &times);
             if m < best.0 {
                 best = (m, s.clone(), "ilp");
@@ -846,7 +866,7 @@ pub fn schedule_time(
     let schedule = &Schedule::new(ids);
     let times = whole::message_times(traffic, bytes, platform);
     let makespan = whole::makespan(schedule, &times);
-    let fb = whole::frame_bound(traffic, &times);
+    let fb = whole::frame_bound(traffic, &vec![1; traffic.num_links()], &times);
     let bound = time_bound(traffic, bytes, platform);
     Ok(ScheduleTime {
         sizes: l.info.clone(),
