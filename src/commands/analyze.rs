@@ -4,6 +4,7 @@ use std::process::ExitCode;
 use liquid_model::analysis::Analysis;
 
 use crate::output::{emitted, Format};
+use crate::InputError;
 
 // `liquid analyze`'s arguments.
 #[derive(Debug, clap::Args)]
@@ -24,9 +25,12 @@ pub struct AnalyzeArgs {
     /// liquid throughput, derived without the transfers (see crates/stream/README.md).
     #[arg(long, conflicts_with = "count_conflicts")]
     stream: bool,
-    /// With --stream: the link throughput in MB/s for the liquid throughput.
-    #[arg(long, value_name = "MB/s", requires = "stream")]
+    /// With --stream: the link throughput in MB/s for the liquid throughput; with
+    /// --sizes: for the links without their own (over the model's link_throughput).
+    #[arg(long, value_name = "MB/s")]
     link_throughput: Option<f64>,
+    #[command(flatten)]
+    sizes: super::SizesCli,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Yaml)]
     format: Format,
@@ -36,7 +40,17 @@ pub struct AnalyzeArgs {
 /// `liquid_model::analysis::Analysis`; with `--stream`, [`super::analyze_stream`]).
 pub fn analyze(a: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     if a.stream {
+        if a.sizes.sizes.is_some() {
+            return Err(InputError("--stream takes no --sizes".into()).into());
+        }
         return super::analyze_stream(&a.model, a.link_throughput, a.format);
+    }
+    if let Some(args) = a.sizes.args(a.link_throughput)? {
+        let report = liquid_study::alltoallv::analyze(&a.model, &args, a.count_conflicts)?;
+        return emitted(&report, a.format);
+    }
+    if a.link_throughput.is_some() {
+        return Err(InputError("--link-throughput goes with --stream or --sizes".into()).into());
     }
     let traffic = liquid_study::input::load_traffic(&a.model)?;
     emitted(&Analysis::new(&traffic, a.count_conflicts), a.format)

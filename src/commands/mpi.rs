@@ -27,6 +27,12 @@ pub enum MpiPlan {
     /// LG with each phase run by a liquid schedule (of --engine, native by default),
     /// frame by frame, a barrier between frames.
     LgLiquid,
+    /// Unequal messages (--sizes): the preemptive schedule of `solve --sizes`, messages
+    /// cut into pieces of --quantum bytes, frame by frame; the receiver reassembles them.
+    Pieces,
+    /// Unequal messages (--sizes): the non-preemptive schedule of `solve --sizes`, every
+    /// message whole, frames of unequal length.
+    Whole,
 }
 
 fn mpi_error(e: MpiError) -> anyhow::Error {
@@ -66,6 +72,14 @@ pub struct ExportMpiArgs {
     /// Default --time-limit: 3600 s. See crates/stream/README.md.
     #[arg(long)]
     stream: bool,
+    /// With --plan pieces: bytes per piece (`64KiB`); default: chosen from --overhead as
+    /// `solve --sizes` chooses it.
+    #[arg(long, value_name = "BYTES", value_parser = super::sizes::parse_bytes)]
+    quantum: Option<u64>,
+    /// With --plan pieces or whole: links carry as many messages per frame as they have
+    /// lanes (see `solve --lanes`).
+    #[arg(long)]
+    lanes: bool,
 }
 
 /// `liquid export mpi MODEL --out DIR` (with `--stream`, [`super::export_mpi_stream`]).
@@ -85,6 +99,16 @@ pub fn export_mpi(a: &ExportMpiArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
+    if matches!(plan, MpiPlan::Pieces | MpiPlan::Whole) {
+        return super::sizes::export_mpi_sizes(
+            &a.model, &a.sim, plan, a.quantum, a.lanes, library, out,
+        );
+    }
+    if a.quantum.is_some() || a.lanes {
+        return Err(
+            InputError("--quantum and --lanes go with --plan pieces or whole".into()).into(),
+        );
+    }
     let kind = match plan {
         MpiPlan::Schedule => None,
         MpiPlan::AllAtOnce => Some(PlanKind::Schedule(ScheduleMode::AllAtOnce)),
@@ -92,6 +116,7 @@ pub fn export_mpi(a: &ExportMpiArgs) -> anyhow::Result<ExitCode> {
         MpiPlan::Pairwise => Some(PlanKind::Pairwise),
         MpiPlan::Lg => Some(PlanKind::Lg),
         MpiPlan::LgLiquid => Some(PlanKind::LgLiquid),
+        MpiPlan::Pieces | MpiPlan::Whole => unreachable!("handled above"),
     };
     let solve = &crate::progress::solve;
     let written = liquid_study::simulate::export_mpi(model, args, kind, library, out, solve)?;

@@ -133,6 +133,14 @@ pub struct SolveArgs {
     /// code is 1.
     #[arg(long)]
     require_proof: bool,
+    /// With --sizes: the link throughput in MB/s for links without their own (over the
+    /// model's link_throughput).
+    #[arg(long, value_name = "MB/s", requires = "sizes")]
+    link_throughput: Option<f64>,
+    #[command(flatten)]
+    sizes: super::SizesCli,
+    #[command(flatten)]
+    sizes_solve: super::SizesSolveCli,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Yaml)]
     format: Format,
@@ -143,6 +151,30 @@ pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
     if a.stream {
         let out = a.schedule_out.as_deref();
         return super::solve_stream(&a.model, out, a.prefix, a.limits.time_limit, a.format);
+    }
+    if let Some(args) = a.sizes.args(a.link_throughput)? {
+        if a.proof.is_some() || a.require_proof || a.decide || a.stream {
+            return Err(InputError(
+                "--sizes takes no --proof, --require-proof, --decide or --stream".into(),
+            )
+            .into());
+        }
+        let e = a.engine.as_deref().map(engine).transpose()?;
+        let request = Request {
+            limits: a.limits.limits(),
+            seed: a.seed,
+            ..Default::default()
+        };
+        return super::sizes::solve_sizes(
+            &a.model,
+            &args,
+            &a.sizes_solve,
+            e,
+            request,
+            a.limits.time_limit.is_some(),
+            a.schedule_out.as_deref(),
+            a.format,
+        );
     }
     let engine = engine(a.engine.as_deref().unwrap_or(liquid_engine::DEFAULT_ENGINE))?;
     let traffic = liquid_study::input::load_traffic(&a.model)?;

@@ -40,9 +40,25 @@ pub struct VerifyArgs {
     /// measurements; "exactly once" and Λ need the whole schedule and are not checked).
     #[arg(long, value_name = "K", requires = "stream")]
     prefix: Option<u64>,
+    /// With --sizes: the link throughput in MB/s for links without their own.
+    #[arg(long, value_name = "MB/s", requires = "sizes")]
+    link_throughput: Option<f64>,
+    /// Also report the schedule's time with these message sizes (`time`): every message
+    /// whole, each frame as long as its longest message, against the time bound and the
+    /// frame bound (see docs/src/alltoallv.md).
+    #[command(flatten)]
+    sizes: super::SizesCli,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Yaml)]
     format: Format,
+}
+
+/// `verify`'s report with `time` when --sizes is given.
+#[derive(serde::Serialize)]
+struct WithTime<'a> {
+    #[serde(flatten)]
+    verification: &'a Verification,
+    time: liquid_study::alltoallv::ScheduleTime,
 }
 
 /// `liquid verify MODEL --schedule FILE [--proof DIR]`: exit 0 when the schedule is valid,
@@ -55,7 +71,11 @@ pub fn verify(a: &VerifyArgs) -> anyhow::Result<ExitCode> {
         .as_ref()
         .or(a.schedule_arg.as_ref())
         .ok_or_else(|| crate::InputError("a schedule is needed: --schedule FILE".into()))?;
+    let sizes = a.sizes.args(a.link_throughput)?;
     if a.stream {
+        if sizes.is_some() {
+            return Err(crate::InputError("--stream takes no --sizes".into()).into());
+        }
         return super::verify_stream(&a.model, schedule, a.prefix, a.time_limit, a.format);
     }
     let limit = a.time_limit.unwrap_or(liquid_engine::DEFAULT_TIME_LIMIT);
@@ -67,7 +87,20 @@ pub fn verify(a: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let prove = a.proof.as_deref();
     let report = Verification::new(&traffic, &schedule, problems, &name, prove, deadline)
         .map_err(crate::commands::solve::gate_error)?;
-    emit(&report, a.format)?;
+    match (&sizes, report.valid()) {
+        (Some(args), true) => {
+            let frames = schedule.frame_names(&traffic);
+            let time = liquid_study::alltoallv::schedule_time(&a.model, args, &frames)?;
+            emit(
+                &WithTime {
+                    verification: &report,
+                    time,
+                },
+                a.format,
+            )?;
+        }
+        _ => emit(&report, a.format)?,
+    }
     if !report.valid() {
         eprintln!("rejected: the schedule is invalid (its problems are listed)");
     } else if prove.is_some() && report.not_optimal() {

@@ -1,6 +1,7 @@
 //! The one integration-test binary: runs the real `liquid` binary on `models/` and on the
 //! fixtures under `tests/fixtures/`, with insta snapshots (timings redacted).
 
+mod alltoallv;
 mod baseline;
 mod certify;
 mod common;

@@ -87,6 +87,54 @@ pub struct Exported {
 /// the plan's times and writes the directory.
 pub fn export(input: &ExportInput<'_>, out: &Path) -> Result<Exported, MpiError> {
     let (program, plan, source) = build(input)?;
+    finish(input, program, plan, source, out)
+}
+
+/// A piece of a transfer's message: (transfer index, offset in the transfer's bytes,
+/// length); a schedule of pieces is a list of timeframes of them.
+pub type PieceOf = (usize, u64, u64);
+
+/// Exports a schedule of pieces (unequal messages cut by a quantum, `liquid solve
+/// --sizes`): frame by frame, each piece one message carrying its slice of its pair's
+/// stream, a barrier between frames; the receiver holds every transfer's bytes once, in
+/// place, which [`Program::check`] and the runtime's byte check verify. `input.kind` and
+/// `input.schedule` are not used; `source` says where the schedule came from.
+pub fn export_pieces(
+    input: &ExportInput<'_>,
+    frames: &[Vec<PieceOf>],
+    source: String,
+    out: &Path,
+) -> Result<Exported, MpiError> {
+    let data = Data::new(input.traffic, input.sizes, None)?;
+    let program = program::from_pieces(&data, frames)?;
+    let routes = &input.mapped.routes;
+    let steps = frames
+        .iter()
+        .enumerate()
+        .map(|(f, frame)| Step {
+            after: if f == 0 { vec![] } else { vec![f - 1] },
+            delay: 0.0,
+            messages: frame
+                .iter()
+                .map(|&(t, _, len)| liquid_sim::Message {
+                    route: routes[t].clone(),
+                    bytes: len as f64,
+                    transfer: None,
+                })
+                .collect(),
+            group: Some(f),
+        })
+        .collect();
+    finish(input, program, Plan { steps }, source, out)
+}
+
+fn finish(
+    input: &ExportInput<'_>,
+    program: Program,
+    plan: Plan,
+    source: String,
+    out: &Path,
+) -> Result<Exported, MpiError> {
     program.check()?;
     let prediction = predict(&program, &plan, input)?;
     let manifest = Manifest {

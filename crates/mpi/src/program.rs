@@ -470,6 +470,61 @@ pub fn from_schedule(data: &Data, schedule: &Schedule, mode: ScheduleMode) -> Pr
     program(name, data, labels, messages, b.ops)
 }
 
+/// The program that runs a schedule of pieces frame by frame (as [`from_schedule`] in
+/// [`ScheduleMode::Frames`]): `frames[f]` lists (transfer, offset in the transfer, bytes);
+/// each piece is a message of its slice of the pair's stream. A piece outside its
+/// transfer is refused; that every byte arrives once is [`Program::check`]'s.
+pub fn from_pieces(data: &Data, frames: &[Vec<(usize, u64, u64)>]) -> Result<Program, MpiError> {
+    let n = data.ranks.len();
+    let mut messages = Vec::new();
+    let mut b = Builder::new(n);
+    for (f, frame) in frames.iter().enumerate() {
+        let first = messages.len();
+        for &(t, off, len) in frame {
+            let whole = data.pieces.get(t).ok_or_else(|| {
+                MpiError::Inconsistent(format!("frame {}: no transfer {t}", f + 1))
+            })?;
+            if len == 0 || off.checked_add(len).is_none_or(|end| end > whole.len) {
+                return Err(MpiError::Inconsistent(format!(
+                    "frame {}: bytes {off}..{} of transfer {t}, which has {}",
+                    f + 1,
+                    off.saturating_add(len),
+                    whole.len
+                )));
+            }
+            messages.push(Message {
+                step: f as u32,
+                from: data.ends[t].0,
+                to: data.ends[t].1,
+                pieces: vec![Piece {
+                    offset: whole.offset + off,
+                    len,
+                    ..*whole
+                }],
+            });
+        }
+        let mut busy = vec![false; n];
+        for k in first..messages.len() {
+            b.push(messages[k].to, Op::Recv(k));
+            busy[messages[k].to as usize] = true;
+        }
+        for k in first..messages.len() {
+            b.push(messages[k].from, Op::Send(k));
+            busy[messages[k].from as usize] = true;
+        }
+        for (r, &busy) in busy.iter().enumerate() {
+            if busy {
+                b.push(r as u32, Op::Wait(Wait::All, Some(f as u32)));
+            }
+            if f + 1 < frames.len() {
+                b.push(r as u32, Op::Barrier);
+            }
+        }
+    }
+    let labels = (1..=frames.len()).map(|f| format!("frame {f}")).collect();
+    Ok(program("pieces", data, labels, messages, b.ops))
+}
+
 /// The rounds of the direct all-to-all over the ranks: round s (0 … n-1) sends rank i's
 /// whole stream for rank (i + s) mod n, for the pairs with data (round 0: a rank's data
 /// for itself, when the model has such transfers); rounds without any message are left
@@ -714,6 +769,34 @@ mod tests {
             p.check().unwrap_or_else(|e| panic!("{}: {e}", p.mode));
             assert_eq!(p.messages.len(), 12, "{}", p.mode);
         }
+    }
+
+    #[test]
+    fn pieces_are_reassembled_and_a_wrong_cut_is_caught() {
+        let t = all_to_all(2, 2);
+        let data = Data::new(&t, &vec![100.0; t.len()], None).expect("data");
+        // Each message in pieces of 40, 40 and 20 bytes, one frame per piece index.
+        let frames: Vec<Vec<(usize, u64, u64)>> = [(0, 40), (40, 40), (80, 20)]
+            .iter()
+            .map(|&(off, len)| (0..t.len()).map(|x| (x, off, len)).collect())
+            .collect();
+        let p = from_pieces(&data, &frames).expect("builds");
+        p.check().expect("every byte once");
+        assert_eq!(p.messages.len(), 3 * t.len());
+        assert_eq!(p.bytes(), 100 * t.len() as u64);
+        // A piece left out: its receiver misses the bytes.
+        let mut short = frames.clone();
+        short[2].pop();
+        let e = from_pieces(&data, &short).expect("builds").check();
+        assert!(e.is_err());
+        // A piece twice: bytes held twice.
+        let mut twice = frames.clone();
+        twice[2].push((0, 0, 40));
+        assert!(from_pieces(&data, &twice).expect("builds").check().is_err());
+        // Past the end of the transfer: refused at once.
+        let mut past = frames;
+        past[2][0] = (0, 80, 21);
+        assert!(from_pieces(&data, &past).is_err());
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! another program runs them without the CLI (which only parses arguments, calls one
 //! function of this crate per command and prints what it returns).
 //!
+//! - [`alltoallv`]: unequal messages: the time bound, schedules by chunks and whole, sizes;
 //! - [`crosscheck`]: several engines on each model, their contradictions, baselines;
 //! - [`input`]: a model argument (a file or a generated-model spec) as a traffic;
 //! - [`latency`]: paper 002's analytical model, the flit-level simulation of its systems,
@@ -18,6 +19,7 @@
 //! (exit code 3).
 #![forbid(unsafe_code)]
 
+pub mod alltoallv;
 pub mod crosscheck;
 pub mod explain;
 pub mod input;

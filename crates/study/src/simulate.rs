@@ -145,12 +145,14 @@ fn check_args(args: &SimArgs) -> Result<(), StudyError> {
     Ok(())
 }
 
+/// `--size` for every transfer, and the sizes of `--sizes` (a `src,dst,bytes` CSV or a
+/// YAML mapping `transfer id: bytes`, read by [`liquid_alltoallv::sizes::load_given`]:
+/// each pair once, positive whole bytes, every error with its line) over it.
 fn load_sizes(traffic: &Traffic, args: &SimArgs) -> Result<Vec<f64>, StudyError> {
     let mut sizes = vec![args.size; traffic.len()];
     if let Some(path) = &args.sizes {
-        // Each transfer once, every error with its line and column.
-        for (t, bytes) in liquid_model::yaml::load_sizes(path, traffic)? {
-            sizes[t.index()] = bytes;
+        for (t, bytes) in liquid_alltoallv::sizes::load_given(path, traffic)? {
+            sizes[t.index()] = bytes as f64;
         }
     }
     Ok(sizes)
@@ -261,6 +263,47 @@ struct Prepared {
     info: ScheduleInfo,
     plan: Plan,
     schedule: Schedule,
+}
+
+/// (bandwidth in bytes/s, latency in s) of each link of a traffic.
+pub(crate) type LinkParamsPerLink = Vec<(f64, f64)>;
+
+/// A model on its platform: the traffic, its routes on the simulator's links, and each
+/// traffic link's (bandwidth in bytes/s, latency in s); virtual links (the copies' links of
+/// a network-form model) are infinitely fast and without latency. `link_throughput` (MB/s)
+/// and `link_latency` (s) apply to the links without their own, over the model's.
+pub(crate) fn load_mapped(
+    model_arg: &Path,
+    link_throughput: Option<f64>,
+    link_latency: Option<f64>,
+) -> Result<(Traffic, MappedTraffic, LinkParamsPerLink), StudyError> {
+    let args = SimArgs {
+        schedule: None,
+        engine: None,
+        request: liquid_engine::Request::default(),
+        mode: Mode::Frames,
+        size: 0.0,
+        sizes: None,
+        overhead: 0.0,
+        link_throughput,
+        link_latency,
+    };
+    check_args(&args)?;
+    let model = load_model(model_arg)?;
+    let table = link_table(&model, &args)?;
+    let traffic = model.traffic;
+    let mapped = MappedTraffic::new(&traffic, |name| table.get(name).copied())
+        .map_err(|e| StudyError::Input(e.to_string()))?;
+    let links = traffic
+        .link_ids()
+        .map(|l| {
+            table
+                .get(traffic.link_name(l))
+                .copied()
+                .unwrap_or((f64::INFINITY, 0.0))
+        })
+        .collect();
+    Ok((traffic, mapped, links))
 }
 
 fn prepare(model_arg: &Path, args: &SimArgs, solve: Solver<'_>) -> Result<Prepared, StudyError> {

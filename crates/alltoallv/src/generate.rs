@@ -1,0 +1,279 @@
+//! Seeded skewed message sizes for studies (`liquid generate sizes`): every sending host
+//! spreads `bytes_per_rank` over the destinations the traffic gives it, by weights that a
+//! [`Dist`] draws; each pair gets its share rounded down, and at least 1 byte (a pair of
+//! the traffic always carries a message).
+
+use liquid_model::rng::SplitMix64;
+use liquid_model::Traffic;
+
+use crate::sizes::pairs;
+
+/// How the bytes of a rank are spread over its destinations.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Dist {
+    /// Every destination the same share.
+    Equal,
+    /// Each pair's weight drawn uniformly from (0, 1] (seeded).
+    Uniform,
+    /// Zipf over destinations ("hot experts"): the hosts are ranked by a seeded random
+    /// permutation (one popularity order shared by all senders) and the destination of
+    /// popularity rank r (1 = hottest) weighs 1 / r^s.
+    Zipf(f64),
+    /// One hot expert: every sender sends its bytes to its most popular destination (the
+    /// seeded popularity order of [`Dist::Zipf`]) and 1 byte to each other one.
+    OneHot,
+    /// A given rank-by-rank matrix: `matrix[i][j]` bytes from host i to host j (hosts in
+    /// [`crate::sizes::hosts`] order); `bytes_per_rank` is not used.
+    Matrix(Vec<Vec<u64>>),
+}
+
+/// Why sizes could not be generated.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GenerateError {
+    /// A parameter or the matrix does not fit the traffic.
+    #[error("{0}")]
+    Input(String),
+}
+
+/// The popularity order of the hosts: a seeded permutation (Fisher-Yates).
+fn popularity(n: usize, seed: u64) -> Vec<usize> {
+    let mut rng = SplitMix64(seed);
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        order.swap(i, j);
+    }
+    // rank[h] = popularity rank of host h, 1-based.
+    let mut rank = vec![0; n];
+    for (r, &h) in order.iter().enumerate() {
+        rank[h] = r + 1;
+    }
+    rank
+}
+
+/// The bytes of every transfer of `traffic` (model order). Transfers without both end
+/// hosts cannot be given a sender's share: an error.
+pub fn generate(
+    traffic: &Traffic,
+    dist: &Dist,
+    bytes_per_rank: u64,
+    seed: u64,
+) -> Result<Vec<u64>, GenerateError> {
+    let (hosts, pairs) = pairs(traffic);
+    let paired: usize = pairs.values().map(Vec::len).sum();
+    if paired != traffic.len() {
+        return Err(GenerateError::Input(format!(
+            "model {:?} has transfers without a sending and a receiving host: sizes per pair \
+             need both",
+            traffic.name()
+        )));
+    }
+    let n = hosts.len();
+    if let Dist::Zipf(s) = dist {
+        if !(s.is_finite() && *s >= 0.0) {
+            return Err(GenerateError::Input(format!(
+                "zipf exponent {s}: give a finite s >= 0"
+            )));
+        }
+    }
+    if let Dist::Matrix(m) = dist {
+        if m.len() != n || m.iter().any(|r| r.len() != n) {
+            return Err(GenerateError::Input(format!(
+                "the matrix must be {n} x {n} (the hosts of model {:?}), not {} rows of {:?} columns",
+                traffic.name(),
+                m.len(),
+                m.iter().map(Vec::len).max().unwrap_or(0)
+            )));
+        }
+    } else if bytes_per_rank == 0 {
+        return Err(GenerateError::Input(
+            "bytes per rank must be at least 1".into(),
+        ));
+    }
+    let rank = popularity(n, seed);
+    let mut rng = SplitMix64(seed ^ 0x5EED_5EED_5EED_5EED);
+    let mut out = vec![0u64; traffic.len()];
+    // Per sender, its transfers in model order.
+    let mut by_sender: Vec<Vec<(usize, liquid_model::TransferId)>> = vec![Vec::new(); n];
+    let mut keys: Vec<&(u32, u32)> = pairs.keys().collect();
+    keys.sort();
+    for &&(a, b) in &keys {
+        for &t in &pairs[&(a, b)] {
+            by_sender[a as usize].push((b as usize, t));
+        }
+    }
+    for (a, dests) in by_sender.iter_mut().enumerate() {
+        dests.sort_by_key(|&(_, t)| t);
+        if let Dist::Matrix(m) = dist {
+            for &(b, t) in dests.iter() {
+                let v = m[a][b];
+                if v == 0 {
+                    return Err(GenerateError::Input(format!(
+                        "matrix row {} column {}: 0 bytes from {} to {}, a transfer of the \
+                         model: every message has at least 1 byte",
+                        a + 1,
+                        b + 1,
+                        hosts[a],
+                        hosts[b]
+                    )));
+                }
+                out[t.index()] = v;
+            }
+            continue;
+        }
+        let weights: Vec<f64> = match dist {
+            Dist::Equal => vec![1.0; dests.len()],
+            Dist::Uniform => dests
+                .iter()
+                .map(|_| ((rng.next() >> 11) as f64 + 1.0) / (1u64 << 53) as f64)
+                .collect(),
+            Dist::Zipf(s) => dests
+                .iter()
+                .map(|&(b, _)| (rank[b] as f64).powf(-s))
+                .collect(),
+            Dist::OneHot => {
+                let hot = dests.iter().map(|&(b, _)| rank[b]).min().unwrap_or(0);
+                dests
+                    .iter()
+                    .map(|&(b, _)| if rank[b] == hot { 1.0 } else { 0.0 })
+                    .collect()
+            }
+            Dist::Matrix(_) => unreachable!("handled above"),
+        };
+        let total: f64 = weights.iter().sum();
+        for (&(_, t), w) in dests.iter().zip(&weights) {
+            let share = (bytes_per_rank as f64 * w / total).floor();
+            out[t.index()] = (share as u64).max(1);
+        }
+    }
+    Ok(out)
+}
+
+/// Reads a rank-by-rank matrix: one row per line (sender), whole bytes separated by
+/// commas or white space; empty lines and `#` comments skipped.
+pub fn parse_matrix(
+    file: &str,
+    text: &str,
+) -> Result<Vec<Vec<u64>>, liquid_model::yaml::LoadError> {
+    let mut rows = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let l = raw.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let mut row = Vec::new();
+        for (i, f) in l
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|f| !f.is_empty())
+            .enumerate()
+        {
+            let v: u64 = f.parse().map_err(|_| liquid_model::yaml::LoadError {
+                file: file.to_string(),
+                line: Some(n + 1),
+                column: None,
+                field: Some(format!("column {}", i + 1)),
+                message: format!("{f:?} is not a whole number of bytes"),
+            })?;
+            row.push(v);
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ft() -> Traffic {
+        liquid_topology::spec::traffic("fat-tree:4,2")
+            .expect("spec")
+            .expect("a spec")
+    }
+
+    fn per_sender(t: &Traffic, b: &[u64], host: &str) -> Vec<u64> {
+        t.transfers()
+            .iter()
+            .zip(b)
+            .filter(|(x, _)| x.from.as_deref() == Some(host))
+            .map(|(_, &v)| v)
+            .collect()
+    }
+
+    #[test]
+    fn seeded_deterministic_and_each_rank_sends_about_its_bytes() {
+        let t = ft();
+        for d in [
+            Dist::Equal,
+            Dist::Uniform,
+            Dist::Zipf(1.0),
+            Dist::Zipf(1.5),
+            Dist::OneHot,
+        ] {
+            let a = generate(&t, &d, 1 << 20, 7).expect("generates");
+            assert_eq!(a, generate(&t, &d, 1 << 20, 7).expect("generates"), "{d:?}");
+            assert!(a.iter().all(|&b| b >= 1));
+            for h in ["p0", "p5"] {
+                let s: u64 = per_sender(&t, &a, h).iter().sum();
+                // Rounded down per pair (at most 1 byte each), 1-byte floors added.
+                assert!(
+                    ((1 << 20) - 7..=(1 << 20) + 7).contains(&s),
+                    "{d:?} {h}: {s}"
+                );
+            }
+        }
+        assert_eq!(generate(&t, &Dist::Equal, 7000, 0).expect("ok")[0], 1000);
+    }
+
+    #[test]
+    fn zipf_is_skewed_one_hot_is_one_destination() {
+        let t = ft();
+        let z = generate(&t, &Dist::Zipf(1.5), 1 << 20, 3).expect("ok");
+        let p0 = per_sender(&t, &z, "p0");
+        let (max, min) = (p0.iter().max().copied(), p0.iter().min().copied());
+        // The hottest of 7 destinations against the coldest: at least (7/1)^1.5 / (8/7 ...)
+        assert!(max.zip(min).is_some_and(|(a, b)| a > 10 * b), "{p0:?}");
+        let o = generate(&t, &Dist::OneHot, 1 << 20, 3).expect("ok");
+        let p0 = per_sender(&t, &o, "p0");
+        assert_eq!(p0.iter().filter(|&&b| b > 1).count(), 1, "{p0:?}");
+        // One hot expert for everyone but itself: the receivers of big messages are at most two.
+        let mut hot: Vec<&str> = t
+            .transfers()
+            .iter()
+            .zip(&o)
+            .filter(|(_, &b)| b > 1)
+            .filter_map(|(x, _)| x.to.as_deref())
+            .collect();
+        hot.sort();
+        hot.dedup();
+        assert!(hot.len() <= 2, "{hot:?}");
+    }
+
+    #[test]
+    fn matrix_checked_against_the_hosts() {
+        let t = ft();
+        let m: Vec<Vec<u64>> = (0..8)
+            .map(|i| (0..8).map(|j| 10 * i + j + 1).collect())
+            .collect();
+        let b = generate(&t, &Dist::Matrix(m.clone()), 0, 0).expect("ok");
+        let x = t.find_transfer("p2->p5").expect("transfer");
+        assert_eq!(b[x.index()], 26);
+        let e = generate(&t, &Dist::Matrix(m[..7].to_vec()), 0, 0).expect_err("7 rows");
+        assert!(e.to_string().contains("must be 8 x 8"), "{e}");
+        let mut z = m;
+        z[1][3] = 0;
+        let e = generate(&t, &Dist::Matrix(z), 0, 0).expect_err("zero");
+        assert!(
+            e.to_string()
+                .contains("row 2 column 4: 0 bytes from p1 to p3"),
+            "{e}"
+        );
+        let rows = parse_matrix("m.txt", "# m\n1 2,3\n\n4 5 6\n").expect("parses");
+        assert_eq!(rows, vec![vec![1, 2, 3], vec![4, 5, 6]]);
+        let e = parse_matrix("m.txt", "1 2\n3 x\n").expect_err("bad");
+        assert_eq!(
+            e.to_string(),
+            "m.txt:2: column 2: \"x\" is not a whole number of bytes"
+        );
+    }
+}

@@ -1,0 +1,510 @@
+//! Message sizes per transfer, read from a file: a `src,dst,bytes` CSV (header optional;
+//! hosts by name or by index in [`hosts`] order) or the YAML mapping `transfer id: bytes`.
+//! [`load`] reads both (by extension, else by content) and checks everything: unknown
+//! hosts, pairs that are not in the traffic or have several transfers, a pair given twice,
+//! sizes that are not positive whole numbers, and pairs of the traffic without a size
+//! ([`Missing`] says what happens to them: an error, or a default size).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use liquid_model::yaml::LoadError;
+use liquid_model::{Traffic, TransferId};
+
+/// What a pair of the traffic that the file gives no size gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Missing {
+    /// It is an error (the default of every command: nothing is silently assumed).
+    Error,
+    /// This many bytes (`--size BYTES`).
+    Default(u64),
+}
+
+/// The size of every transfer of a traffic, in bytes (each at least 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sizes {
+    /// Bytes per transfer, indexed by [`TransferId::index`].
+    pub bytes: Vec<u64>,
+    /// How many transfers took the default size ([`Missing::Default`]).
+    pub defaulted: usize,
+}
+
+impl Sizes {
+    /// The same size for every transfer.
+    pub fn uniform(traffic: &Traffic, bytes: u64) -> Sizes {
+        Sizes {
+            bytes: vec![bytes; traffic.len()],
+            defaulted: 0,
+        }
+    }
+
+    /// Total bytes.
+    pub fn total(&self) -> u128 {
+        self.bytes.iter().map(|&b| u128::from(b)).sum()
+    }
+}
+
+/// The traffic's hosts in order of first appearance (senders and receivers of its
+/// transfers, in model order): the index of a host in a CSV file is its position here.
+pub fn hosts(traffic: &Traffic) -> Vec<&str> {
+    let mut seen: HashMap<&str, ()> = HashMap::new();
+    let mut out = Vec::new();
+    for t in traffic.transfers() {
+        for h in [t.from.as_deref(), t.to.as_deref()].into_iter().flatten() {
+            if seen.insert(h, ()).is_none() {
+                out.push(h);
+            }
+        }
+    }
+    out
+}
+
+/// The transfers of each (sender, receiver) pair, by host index.
+pub(crate) type Pairs = HashMap<(u32, u32), Vec<TransferId>>;
+
+/// The hosts ([`hosts`]) and the transfers of each pair of them.
+pub(crate) fn pairs(traffic: &Traffic) -> (Vec<&str>, Pairs) {
+    let hosts = hosts(traffic);
+    let index: HashMap<&str, u32> = hosts
+        .iter()
+        .enumerate()
+        .map(|(i, &h)| (h, i as u32))
+        .collect();
+    let mut pairs: Pairs = HashMap::new();
+    for t in traffic.transfer_ids() {
+        let x = traffic.transfer(t);
+        if let (Some(a), Some(b)) = (x.from.as_deref(), x.to.as_deref()) {
+            pairs.entry((index[a], index[b])).or_default().push(t);
+        }
+    }
+    (hosts, pairs)
+}
+
+/// Reads the sizes of `traffic` from a file: CSV when its name ends in `.csv`, YAML when
+/// in `.yaml` or `.yml`, otherwise CSV when its first line that is not empty or a `#`
+/// comment has a comma and no `": "`. Every error names the file, the line and the field.
+pub fn load(path: &Path, traffic: &Traffic, missing: Missing) -> Result<Sizes, LoadError> {
+    let text = liquid_model::yaml::read_text(path)?;
+    let file = path.display().to_string();
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let csv = match ext {
+        "csv" => true,
+        "yaml" | "yml" => false,
+        _ => looks_like_csv(&text),
+    };
+    if csv {
+        parse_csv(&file, &text, traffic, missing)
+    } else {
+        parse_yaml(&file, &text, traffic, missing)
+    }
+}
+
+/// The sizes a file gives, without a rule for the transfers it leaves out: (transfer,
+/// bytes) in model order, with every check of [`load`] but the missing pairs (`liquid
+/// simulate` gives those its `--size`).
+pub fn load_given(path: &Path, traffic: &Traffic) -> Result<Vec<(TransferId, u64)>, LoadError> {
+    let s = load(path, traffic, Missing::Default(0))?;
+    Ok(traffic
+        .transfer_ids()
+        .zip(s.bytes)
+        .filter(|&(_, b)| b > 0)
+        .collect())
+}
+
+fn looks_like_csv(text: &str) -> bool {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .is_some_and(|l| l.contains(',') && !l.contains(": "))
+}
+
+fn error(file: &str, line: usize, column: usize, field: &str, message: String) -> LoadError {
+    LoadError {
+        file: file.to_string(),
+        line: Some(line),
+        column: Some(column),
+        field: Some(field.to_string()),
+        message,
+    }
+}
+
+/// A positive whole number of bytes, or why not.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Err("no size: give a positive whole number of bytes".into());
+    }
+    if !s.bytes().all(|c| c.is_ascii_digit()) {
+        return Err(format!(
+            "{s:?} is not a positive whole number of bytes (digits only)"
+        ));
+    }
+    match s.parse::<u64>() {
+        Ok(0) => Err(
+            "0 bytes: every message of the traffic has at least 1 byte (a pair \
+                      without data is not part of the all-to-allv; give a model without it)"
+                .into(),
+        ),
+        Ok(v) => Ok(v),
+        Err(_) => Err(format!("{s} bytes is more than {} bytes", u64::MAX)),
+    }
+}
+
+/// A byte count as options take it: a whole number with an optional unit `B`, `KiB`,
+/// `MiB`, `GiB` (powers of 1024) or `kB`, `MB`, `GB` (powers of 1000): `65536`, `64KiB`,
+/// `1MB`. At least 1.
+pub fn parse_byte_count(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let mult: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        "kB" | "KB" => 1000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        u => {
+            return Err(format!(
+                "{s:?}: unknown unit {u:?} (B, KiB, MiB, GiB, kB, MB, GB)"
+            ))
+        }
+    };
+    let v: u64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a whole number of bytes (like 4096 or 64KiB)"))?;
+    match v.checked_mul(mult) {
+        Some(0) => Err(format!("{s:?}: at least 1 byte")),
+        Some(b) => Ok(b),
+        None => Err(format!("{s:?} is more than {} bytes", u64::MAX)),
+    }
+}
+
+/// [`load`] of CSV text; `file` names it in errors.
+pub fn parse_csv(
+    file: &str,
+    text: &str,
+    traffic: &Traffic,
+    missing: Missing,
+) -> Result<Sizes, LoadError> {
+    let (hosts, pairs) = pairs(traffic);
+    let by_name: HashMap<&str, u32> = hosts
+        .iter()
+        .enumerate()
+        .map(|(i, &h)| (h, i as u32))
+        .collect();
+    let host = |s: &str| -> Option<u32> {
+        by_name.get(s).copied().or_else(|| {
+            s.parse::<u32>()
+                .ok()
+                .filter(|&i| (i as usize) < hosts.len())
+        })
+    };
+    let mut bytes: Vec<Option<u64>> = vec![None; traffic.len()];
+    // Per transfer, the line that gave its size.
+    let mut given_at: Vec<u32> = vec![0; traffic.len()];
+    let mut first = true;
+    for (n, raw) in text.lines().enumerate() {
+        let line = n + 1;
+        let l = raw.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = raw.split(',').collect();
+        let is_header = first
+            && fields.len() == 3
+            && fields
+                .iter()
+                .zip(["src", "dst", "bytes"])
+                .all(|(f, h)| f.trim().eq_ignore_ascii_case(h));
+        first = false;
+        if is_header {
+            continue;
+        }
+        if fields.len() != 3 {
+            return Err(error(
+                file,
+                line,
+                1,
+                "src,dst,bytes",
+                format!(
+                    "{} fields: a line is src,dst,bytes (host names or indices, whole bytes)",
+                    fields.len()
+                ),
+            ));
+        }
+        // 1-based column of field i.
+        let col = |i: usize| 1 + fields[..i].iter().map(|f| f.len() + 1).sum::<usize>();
+        let mut ends = [0u32; 2];
+        for (i, name) in ["src", "dst"].into_iter().enumerate() {
+            let h = fields[i].trim();
+            ends[i] = host(h).ok_or_else(|| {
+                error(
+                    file,
+                    line,
+                    col(i),
+                    name,
+                    format!(
+                        "no host {h:?} in model {:?} (hosts are named like {:?}, or numbered 0 to {})",
+                        traffic.name(),
+                        hosts.first().copied().unwrap_or(""),
+                        hosts.len().saturating_sub(1)
+                    ),
+                )
+            })?;
+        }
+        let (a, b) = (hosts[ends[0] as usize], hosts[ends[1] as usize]);
+        let t = match pairs.get(&(ends[0], ends[1])).map(Vec::as_slice) {
+            Some([t]) => *t,
+            Some(ts) => {
+                return Err(error(
+                    file,
+                    line,
+                    1,
+                    "src,dst",
+                    format!(
+                        "{a} -> {b} has {} transfers in model {:?}: give their sizes by \
+                         transfer id in a YAML mapping",
+                        ts.len(),
+                        traffic.name()
+                    ),
+                ))
+            }
+            None => {
+                return Err(error(
+                    file,
+                    line,
+                    1,
+                    "src,dst",
+                    format!("{a} -> {b} is not a transfer of model {:?}", traffic.name()),
+                ))
+            }
+        };
+        let size = parse_bytes(fields[2]).map_err(|m| error(file, line, col(2), "bytes", m))?;
+        if bytes[t.index()].is_some() {
+            return Err(error(
+                file,
+                line,
+                1,
+                "src,dst",
+                format!(
+                    "{a} -> {b} is given twice (first on line {}); a size file names each pair once",
+                    given_at[t.index()]
+                ),
+            ));
+        }
+        bytes[t.index()] = Some(size);
+        given_at[t.index()] = line as u32;
+    }
+    finish(file, traffic, bytes, missing)
+}
+
+/// [`load`] of a YAML mapping `transfer id: bytes`; `file` names it in errors.
+pub fn parse_yaml(
+    file: &str,
+    text: &str,
+    traffic: &Traffic,
+    missing: Missing,
+) -> Result<Sizes, LoadError> {
+    let mut bytes: Vec<Option<u64>> = vec![None; traffic.len()];
+    // Transfer ids, duplicates and non-negative numbers are checked there.
+    for (t, b) in liquid_model::yaml::parse_sizes(file, text, traffic)? {
+        let id = traffic.transfer_name(t);
+        if b.fract() != 0.0 || b < 1.0 || b > u64::MAX as f64 {
+            return Err(LoadError::at_field(
+                file,
+                text,
+                id,
+                format!("{b} is not a positive whole number of bytes"),
+            ));
+        }
+        bytes[t.index()] = Some(b as u64);
+    }
+    finish(file, traffic, bytes, missing)
+}
+
+fn finish(
+    file: &str,
+    traffic: &Traffic,
+    bytes: Vec<Option<u64>>,
+    missing: Missing,
+) -> Result<Sizes, LoadError> {
+    let absent = bytes.iter().filter(|b| b.is_none()).count();
+    match missing {
+        Missing::Error if absent > 0 => {
+            let first = bytes.iter().position(Option::is_none).unwrap_or(0);
+            Err(LoadError {
+                file: file.to_string(),
+                line: None,
+                column: None,
+                field: None,
+                message: format!(
+                    "{absent} of the {} transfers of model {:?} have no size, the first {:?}: \
+                     give every pair a size, or --size BYTES for the pairs the file leaves out",
+                    traffic.len(),
+                    traffic.name(),
+                    traffic.transfers()[first].id
+                ),
+            })
+        }
+        Missing::Error => Ok(Sizes {
+            bytes: bytes.into_iter().map(|b| b.unwrap_or(0)).collect(),
+            defaulted: 0,
+        }),
+        Missing::Default(d) => Ok(Sizes {
+            bytes: bytes.into_iter().map(|b| b.unwrap_or(d)).collect(),
+            defaulted: absent,
+        }),
+    }
+}
+
+/// The sizes as CSV (`src,dst,bytes`, a header, then one line per transfer in model
+/// order), which [`parse_csv`] reads back. Transfers without both end hosts cannot be
+/// written as pairs: `None` then.
+pub fn to_csv(traffic: &Traffic, bytes: &[u64]) -> Option<String> {
+    let mut out = String::with_capacity(traffic.len() * 16 + 16);
+    out.push_str("src,dst,bytes\n");
+    for (t, &b) in traffic.transfers().iter().zip(bytes) {
+        let (Some(a), Some(c)) = (t.from.as_deref(), t.to.as_deref()) else {
+            return None;
+        };
+        out.push_str(&format!("{a},{c},{b}\n"));
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> Traffic {
+        liquid_topology::spec::traffic("two-clusters:2,2")
+            .expect("spec")
+            .expect("a spec")
+    }
+
+    fn csv(text: &str, missing: Missing) -> Result<Sizes, String> {
+        parse_csv("s.csv", text, &model(), missing).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn csv_with_and_without_header_names_and_indices() {
+        let m = model();
+        let all: String = m
+            .transfers()
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                format!(
+                    "{},{},{}\n",
+                    t.from.as_deref().expect("from"),
+                    t.to.as_deref().expect("to"),
+                    i + 1
+                )
+            })
+            .collect();
+        let a = csv(&all, Missing::Error).expect("reads");
+        let b = csv(&format!("src,dst,bytes\n{all}"), Missing::Error).expect("reads");
+        assert_eq!(a, b);
+        assert_eq!(a.bytes, (1..=12).collect::<Vec<u64>>());
+        // Indices: hosts a0, a1, b0, b1 in order of appearance.
+        assert_eq!(hosts(&m), ["a0", "a1", "b0", "b1"]);
+        let s = csv("0,2,7\n", Missing::Default(5)).expect("reads");
+        let t = m.find_transfer("a0->b0").expect("transfer");
+        assert_eq!(s.bytes[t.index()], 7);
+        assert_eq!(s.defaulted, 11);
+        assert_eq!(
+            to_csv(&m, &a.bytes).map(|c| csv(&c, Missing::Error)),
+            Some(Ok(a))
+        );
+    }
+
+    #[test]
+    fn csv_errors_name_line_and_field() {
+        let cases = [
+            ("a0,b0,1\nzz,b0,2\n", "s.csv:2:1: src: no host \"zz\""),
+            ("a0,b0,1\na0,b9,2\n", "s.csv:2:4: dst: no host \"b9\""),
+            (
+                "a0,a0,1\n",
+                "s.csv:1:1: src,dst: a0 -> a0 is not a transfer",
+            ),
+            (
+                "a0,b0,1\n\na0,b0,2\n",
+                "s.csv:3:1: src,dst: a0 -> b0 is given twice (first on line 1)",
+            ),
+            ("a0,b0,0\n", "s.csv:1:7: bytes: 0 bytes"),
+            (
+                "a0,b0,-3\n",
+                "s.csv:1:7: bytes: \"-3\" is not a positive whole number",
+            ),
+            (
+                "a0,b0,1.5\n",
+                "s.csv:1:7: bytes: \"1.5\" is not a positive whole number",
+            ),
+            ("a0,b0\n", "s.csv:1:1: src,dst,bytes: 2 fields"),
+            (
+                "a0,b0,99999999999999999999\n",
+                "s.csv:1:7: bytes: 99999999999999999999 bytes is more than",
+            ),
+        ];
+        for (text, want) in cases {
+            let got = csv(text, Missing::Default(1)).expect_err(text);
+            assert!(got.starts_with(want), "{text:?}: {got}");
+        }
+        let got = csv("a0,b0,3\n", Missing::Error).expect_err("missing");
+        assert!(
+            got.starts_with("s.csv: 11 of the 12 transfers of model \"two-clusters-2-2\" have no size, the first \"a0->a1\""),
+            "{got}"
+        );
+    }
+
+    #[test]
+    fn yaml_sizes_must_be_positive_whole_bytes() {
+        let m = model();
+        let ok = parse_yaml("s.yaml", "a0->b0: 10\n", &m, Missing::Default(1)).expect("reads");
+        assert_eq!(ok.bytes.iter().sum::<u64>(), 21);
+        for (text, want) in [
+            (
+                "a0->b0: 1.5\n",
+                "s.yaml:1:9: a0->b0: 1.5 is not a positive whole",
+            ),
+            (
+                "a0->b0: 0\n",
+                "s.yaml:1:9: a0->b0: 0 is not a positive whole",
+            ),
+            (
+                "a0->b0: 1\nzz: 2\n",
+                "s.yaml:2:5: zz: transfer \"zz\" is not in model",
+            ),
+        ] {
+            let got = parse_yaml("s.yaml", text, &m, Missing::Default(1))
+                .expect_err(text)
+                .to_string();
+            assert!(got.starts_with(want), "{text:?}: {got}");
+        }
+        let got = parse_yaml("s.yaml", "a0->b0: 1\n", &m, Missing::Error)
+            .expect_err("missing")
+            .to_string();
+        assert!(got.contains("11 of the 12 transfers"), "{got}");
+    }
+
+    #[test]
+    fn byte_counts_with_units() {
+        assert_eq!(parse_byte_count("4096"), Ok(4096));
+        assert_eq!(parse_byte_count("64KiB"), Ok(65536));
+        assert_eq!(parse_byte_count("64MiB"), Ok(64 << 20));
+        assert_eq!(parse_byte_count("1MB"), Ok(1_000_000));
+        assert!(parse_byte_count("0").is_err());
+        assert!(parse_byte_count("1.5KiB").is_err());
+        assert!(parse_byte_count("3 parsecs").is_err());
+        assert!(parse_byte_count("99999999999GiB").is_err());
+    }
+
+    #[test]
+    fn the_format_is_found_by_content() {
+        assert!(looks_like_csv("# sizes\n\nsrc,dst,bytes\n"));
+        assert!(!looks_like_csv("a->b: 1\n"));
+        assert!(!looks_like_csv("{a: 1, b: 2}\n"));
+    }
+}

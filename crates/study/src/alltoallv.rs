@@ -1,0 +1,886 @@
+//! Unequal messages (all-to-allv) as library calls: a model with its message sizes on its
+//! platform ([`load`]), its time bound beside `liquid analyze`'s report ([`analyze`]),
+//! preemptive schedules by chunks and non-preemptive schedules in unequal timeframes with
+//! their evidence ([`solve`], `liquid solve --sizes`), and seeded skewed sizes
+//! ([`generate`], `liquid generate sizes`). The algorithms are `liquid-alltoallv`'s.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use liquid_alltoallv::bound::{time_bound, Platform, TimeBound};
+use liquid_alltoallv::chunk::{self, Candidate, Chunked};
+use liquid_alltoallv::generate::Dist;
+use liquid_alltoallv::sizes::{Missing, Sizes};
+use liquid_alltoallv::whole;
+use liquid_model::analysis::Analysis;
+use liquid_model::{Schedule, Traffic, TransferId};
+use liquid_sim::MappedTraffic;
+use serde::Serialize;
+
+use crate::{Solver, StudyError};
+
+/// Where the sizes come from and the platform's parameters.
+#[derive(Debug, Clone)]
+pub struct SizesArgs {
+    /// The sizes file (`src,dst,bytes` CSV or YAML `transfer id: bytes`).
+    pub sizes: PathBuf,
+    /// Bytes of the pairs the file leaves out; `None`: such a pair is an error.
+    pub size: Option<u64>,
+    /// Software overhead per message (per piece), seconds.
+    pub overhead: f64,
+    /// Link throughput in MB/s for links without their own (over the model's).
+    pub link_throughput: Option<f64>,
+    /// Link latency in seconds for links without their own (over the model's).
+    pub link_latency: Option<f64>,
+}
+
+/// A model with its sizes on its platform.
+pub struct Loaded {
+    /// The traffic.
+    pub traffic: Traffic,
+    /// Its routes on the simulator's links.
+    pub mapped: MappedTraffic,
+    /// Throughput and latency per traffic link, and the overhead.
+    pub platform: Platform,
+    /// Bytes per transfer.
+    pub sizes: Sizes,
+    /// What the report says of the sizes.
+    pub info: SizesInfo,
+}
+
+/// The sizes, as reports show them.
+#[derive(Debug, Clone, Serialize)]
+pub struct SizesInfo {
+    /// The file.
+    pub file: String,
+    /// Transfers (messages).
+    pub messages: usize,
+    /// Transfers that took `--size` (the file left them out).
+    pub defaulted: usize,
+    /// Total bytes.
+    pub total_bytes: u128,
+    /// The smallest message, bytes.
+    pub smallest_bytes: u64,
+    /// The largest message, bytes.
+    pub largest_bytes: u64,
+}
+
+/// Loads a model, its sizes and its platform.
+pub fn load(model_arg: &Path, a: &SizesArgs) -> Result<Loaded, StudyError> {
+    if !(a.overhead.is_finite() && a.overhead >= 0.0) {
+        return Err(StudyError::Input(format!(
+            "--overhead must be finite and not negative, not {}",
+            a.overhead
+        )));
+    }
+    if a.size == Some(0) {
+        return Err(StudyError::Input(
+            "--size 0: every message has at least 1 byte".into(),
+        ));
+    }
+    let (traffic, mapped, links) =
+        crate::simulate::load_mapped(model_arg, a.link_throughput, a.link_latency)?;
+    let missing = a.size.map_or(Missing::Error, Missing::Default);
+    let sizes = liquid_alltoallv::sizes::load(&a.sizes, &traffic, missing)?;
+    let platform = Platform {
+        bandwidth: links.iter().map(|l| l.0).collect(),
+        latency: links.iter().map(|l| l.1).collect(),
+        overhead: a.overhead,
+    };
+    let info = SizesInfo {
+        file: a.sizes.display().to_string(),
+        messages: traffic.len(),
+        defaulted: sizes.defaulted,
+        total_bytes: sizes.total(),
+        smallest_bytes: sizes.bytes.iter().copied().min().unwrap_or(0),
+        largest_bytes: sizes.bytes.iter().copied().max().unwrap_or(0),
+    };
+    Ok(Loaded {
+        traffic,
+        mapped,
+        platform,
+        sizes,
+        info,
+    })
+}
+
+/// `liquid analyze MODEL --sizes FILE`: the analysis of the traffic, its sizes and its
+/// time bound with the bottleneck links.
+#[derive(Serialize)]
+pub struct AnalyzeReport {
+    #[serde(flatten)]
+    analysis: Analysis,
+    sizes: SizesInfo,
+    overhead_s: f64,
+    time_bound: TimeBound,
+}
+
+/// The analysis of a traffic with its message sizes.
+pub fn analyze(
+    model_arg: &Path,
+    a: &SizesArgs,
+    count_conflicts: bool,
+) -> Result<AnalyzeReport, StudyError> {
+    let l = load(model_arg, a)?;
+    Ok(AnalyzeReport {
+        analysis: Analysis::new(&l.traffic, count_conflicts),
+        time_bound: time_bound(&l.traffic, &l.sizes.bytes, &l.platform),
+        sizes: l.info,
+        overhead_s: a.overhead,
+    })
+}
+
+/// Which schedules `solve` makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preemption {
+    /// Preemptive, by chunks.
+    Chunks,
+    /// Non-preemptive (every message whole).
+    Whole,
+    /// Both, and the gap between them.
+    Both,
+}
+
+/// How `solve` schedules.
+#[derive(Clone)]
+pub struct SolveOptions {
+    /// Bytes per piece; `None`: the default quantum ([`chunk::choose_quantum`]).
+    pub quantum: Option<u64>,
+    /// With the default quantum: at most this many pieces per message on average.
+    pub max_pieces_per_message: u64,
+    /// Which schedules.
+    pub preemption: Preemption,
+    /// An engine of the registry for the pieces; `None`: first fit, then (when it is not
+    /// liquid and the pieces are at most [`ENGINE_PIECES`]) the default engine.
+    pub engine: Option<&'static dyn liquid_engine::Engine>,
+    /// Limits and seed of engine runs (the pieces' engine, the ILP's time limit).
+    pub request: liquid_engine::Request,
+    /// The exact ILP runs on traffics of at most this many messages.
+    pub exact_max: usize,
+    /// Also run the schedules on the flow-level simulator.
+    pub simulate: bool,
+    /// Let a link carry as many messages per frame as it has lanes
+    /// ([`Platform::lanes`]); otherwise one, 004's model.
+    pub lanes: bool,
+}
+
+/// The lanes of every link the schedules use: [`Platform::lanes`] with `o.lanes`, else 1.
+fn lanes_of(l: &Loaded, o: &SolveOptions) -> Vec<u32> {
+    if o.lanes {
+        l.platform.lanes(&l.traffic)
+    } else {
+        vec![1; l.traffic.num_links()]
+    }
+}
+
+/// Without `--engine`, the default engine is tried on the pieces when first fit is not
+/// liquid and there are at most this many pieces.
+pub const ENGINE_PIECES: u64 = 20_000;
+
+/// The preemptive schedule by chunks, in the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChunkReport {
+    /// Bytes per piece.
+    pub quantum: u64,
+    /// How the quantum was set.
+    pub quantum_rule: String,
+    /// Messages.
+    pub messages: usize,
+    /// Pieces in all.
+    pub pieces: u64,
+    /// Λ of the pieces: the most pieces on one link.
+    pub piece_duration: u64,
+    /// Links carrying Λ pieces (at most 8 listed).
+    pub piece_bottlenecks: Vec<String>,
+    /// What made the schedule.
+    pub engine: String,
+    /// Timeframes.
+    pub frames: usize,
+    /// Whether frames = Λ of the pieces.
+    pub liquid: bool,
+    /// What the schedule's optimality at the quantum level rests on, if anything.
+    pub evidence: String,
+    /// How the schedule was checked.
+    pub validated_by: String,
+    /// The sum of the frames' predicted times (overhead + longest piece), seconds.
+    pub predicted_makespan_s: f64,
+    /// predicted makespan - time bound: what chunking costs (padding, overheads).
+    pub chunking_overhead_s: f64,
+    /// predicted makespan / time bound.
+    pub over_bound: f64,
+    /// The makespan on the flow-level simulator, frame by frame (with `--simulate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulated_makespan_s: Option<f64>,
+    /// The quanta weighed for the default one, with their predictions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<Candidate>,
+}
+
+/// The non-preemptive schedule, in the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct WholeReport {
+    /// What made the schedule: `ilp` or `first-fit-decreasing`.
+    pub engine: String,
+    /// Timeframes.
+    pub frames: usize,
+    /// The sum of the frames' lengths (each its longest message's time), seconds.
+    pub makespan_s: f64,
+    /// The best lower bound, seconds.
+    pub lower_bound_s: f64,
+    /// What gives the lower bound.
+    pub lower_bound_by: String,
+    /// (makespan - lower bound) / makespan.
+    pub gap: f64,
+    /// Whether the makespan is proven optimal, and by what.
+    pub optimal: bool,
+    /// What the optimality or the bound rests on.
+    pub evidence: String,
+    /// The ILP's run, when it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ilp: Option<IlpReport>,
+    /// The makespan on the flow-level simulator, frame by frame (with `--simulate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulated_makespan_s: Option<f64>,
+    /// makespan / the preemptive schedule's predicted makespan (both made).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_preemptive: Option<f64>,
+}
+
+/// What the ILP did.
+#[derive(Debug, Clone, Serialize)]
+pub struct IlpReport {
+    /// HiGHS's status.
+    pub status: String,
+    /// Columns and rows.
+    pub columns: usize,
+    /// Rows.
+    pub rows: usize,
+    /// HiGHS's dual bound, seconds.
+    pub dual_bound_s: f64,
+    /// Wall time, seconds.
+    pub time_s: f64,
+}
+
+/// `liquid solve MODEL --sizes FILE`'s report.
+#[derive(Debug, Clone, Serialize)]
+pub struct SolveReport {
+    model: String,
+    sizes: SizesInfo,
+    overhead_s: f64,
+    time_bound: TimeBound,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    preemptive: Option<ChunkReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    non_preemptive: Option<WholeReport>,
+}
+
+impl SolveReport {
+    /// The preemptive part.
+    pub fn preemptive(&self) -> Option<&ChunkReport> {
+        self.preemptive.as_ref()
+    }
+    /// The non-preemptive part.
+    pub fn non_preemptive(&self) -> Option<&WholeReport> {
+        self.non_preemptive.as_ref()
+    }
+    /// The time bound.
+    pub fn time_bound(&self) -> &TimeBound {
+        &self.time_bound
+    }
+}
+
+/// The schedules `solve` made, for `--schedule-out` and `export mpi`.
+pub struct Solved {
+    /// The report.
+    pub report: SolveReport,
+    /// The preemptive schedule.
+    pub chunked: Option<Chunked>,
+    /// The non-preemptive schedule.
+    pub whole: Option<Schedule>,
+    /// The model, sizes and platform.
+    pub loaded: Loaded,
+}
+
+/// Schedules a traffic with unequal messages: preemptive by chunks and/or non-preemptive,
+/// each validated, with the time bound and each schedule's evidence.
+pub fn solve(
+    model_arg: &Path,
+    a: &SizesArgs,
+    o: &SolveOptions,
+    solver: Solver<'_>,
+) -> Result<Solved, StudyError> {
+    if o.quantum == Some(0) {
+        return Err(StudyError::Input(
+            "--quantum 0: a piece has at least 1 byte".into(),
+        ));
+    }
+    let l = load(model_arg, a)?;
+    let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
+    let bound = time_bound(traffic, bytes, platform);
+    let mut whole_schedule = None;
+    let mut non_preemptive = match o.preemption {
+        Preemption::Chunks => None,
+        _ => {
+            let (report, s) = non_preemptive(&l, o)?;
+            whole_schedule = Some(s);
+            Some(report)
+        }
+    };
+    let mut chunked = None;
+    let preemptive = match o.preemption {
+        Preemption::Whole => None,
+        _ => {
+            let whole = whole_schedule.as_ref().zip(non_preemptive.as_ref());
+            let (report, c) = chunks(&l, o, &bound, solver, whole)?;
+            chunked = Some(c);
+            Some(report)
+        }
+    };
+    if let (Some(w), Some(p)) = (&mut non_preemptive, &preemptive) {
+        w.over_preemptive = Some(w.makespan_s / p.predicted_makespan_s);
+    }
+    Ok(Solved {
+        report: SolveReport {
+            model: traffic.name().to_string(),
+            sizes: l.info.clone(),
+            overhead_s: a.overhead,
+            time_bound: bound,
+            preemptive,
+            non_preemptive,
+        },
+        chunked,
+        whole: whole_schedule,
+        loaded: l,
+    })
+}
+
+/// The preemptive schedule. `whole`: the non-preemptive schedule, which is a schedule of
+/// pieces too when the quantum is at least the largest message (one piece each): taken
+/// when its makespan is lower than the pieces' schedule's (the quantum then the largest
+/// message).
+fn chunks(
+    l: &Loaded,
+    o: &SolveOptions,
+    bound: &TimeBound,
+    solver: Solver<'_>,
+    whole: Option<(&Schedule, &WholeReport)>,
+) -> Result<(ChunkReport, Chunked), StudyError> {
+    let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
+    let lanes = lanes_of(l, o);
+    let (quantum, rule, candidates) = match o.quantum {
+        Some(q) => (q, "given (--quantum)".to_string(), Vec::new()),
+        None => {
+            let cap = o
+                .max_pieces_per_message
+                .saturating_mul(traffic.len() as u64);
+            let (q, c) = chunk::choose_quantum(traffic, bytes, platform, &lanes, cap);
+            (
+                q,
+                format!(
+                    "chosen: the candidate with the lowest predicted makespan, {} (at most {} \
+                     pieces per message on average)",
+                    if traffic.len() <= chunk::SCHEDULE_CANDIDATES_UP_TO {
+                        "that of its first-fit schedule"
+                    } else {
+                        "that of a liquid schedule of its pieces, each frame a full piece on \
+                         the slowest route"
+                    },
+                    o.max_pieces_per_message
+                ),
+                c,
+            )
+        }
+    };
+    let counts: Vec<u32> = bytes.iter().map(|&b| chunk::pieces(b, quantum)).collect();
+    let (_, lambda, at) = chunk::piece_loads(traffic, &counts, &lanes);
+    let total: u64 = counts.iter().map(|&k| u64::from(k)).sum();
+    let mut c = None;
+    let mut engine = String::new();
+    if o.engine.is_none() {
+        let ff = chunk::first_fit(traffic, bytes, quantum, platform, &lanes);
+        engine = "first-fit".into();
+        c = Some(ff);
+    }
+    let liquid_so_far = c.as_ref().is_some_and(|c| c.frames.len() as u64 == lambda);
+    let run_engine = match o.engine {
+        Some(e) => Some(e),
+        None if !liquid_so_far && total <= ENGINE_PIECES => {
+            liquid_engine::find(liquid_engine::DEFAULT_ENGINE)
+        }
+        None => None,
+    };
+    let mut validated_by = if lanes.iter().all(|&c| c <= 1) {
+        "every frame through the model's simultaneity check \
+         (liquid_model::is_simultaneous), every piece once"
+            .to_string()
+    } else {
+        "every frame through the model's validator (liquid_model::validate) with a lane per \
+         message on links of several lanes, every piece once"
+            .to_string()
+    };
+    if let Some(e) = run_engine {
+        let (pt, origin) = chunk::pieces_traffic(traffic, &counts)
+            .map_err(|e| StudyError::Failed(format!("the pieces do not make a traffic: {e}")))?;
+        let checked = solver(&pt, e, &o.request)?;
+        if let Some(s) = checked.outcome().schedule() {
+            // The gate validated it; once more, here, against the pieces traffic.
+            liquid_model::validate(&pt, s).map_err(StudyError::internal)?;
+            let from_engine = chunk::from_pieces_schedule(quantum, &counts, &origin, s);
+            let better = c
+                .as_ref()
+                .is_none_or(|c| from_engine.frames.len() < c.frames.len());
+            if better {
+                c = Some(from_engine);
+                engine = e.name().to_string();
+                validated_by = "the engine gate and liquid_model::validate on the pieces \
+                                traffic (004's multiplicity: a virtual link per piece)"
+                    .into();
+            }
+        } else if c.is_none() {
+            return Err(StudyError::Input(format!(
+                "engine {} found no schedule of the pieces ({}); raise --time-limit",
+                e.name(),
+                checked.verdict().as_str()
+            )));
+        }
+        if engine != e.name() {
+            engine = format!("first-fit ({} found no shorter schedule)", e.name());
+        }
+    }
+    let mut c = c.ok_or_else(|| StudyError::internal("no schedule of the pieces"))?;
+    chunk::validate(traffic, &lanes, &c).map_err(StudyError::internal)?;
+    let mut predicted: f64 = c.frame_times(traffic, bytes, platform).iter().sum();
+    let largest = bytes.iter().copied().max().unwrap_or(1);
+    let (mut quantum, mut rule, mut lambda, mut at, mut total) = (quantum, rule, lambda, at, total);
+    if let Some((s, w)) = whole.filter(|(_, w)| w.makespan_s < predicted) {
+        if o.quantum.is_none_or(|q| q >= largest) {
+            let one: Vec<u32> = vec![1; traffic.len()];
+            let frames = s
+                .frames
+                .iter()
+                .map(|f| {
+                    let mut v: Vec<(TransferId, u32)> = f.iter().map(|&t| (t, 0)).collect();
+                    v.sort();
+                    v
+                })
+                .collect();
+            let q = o.quantum.unwrap_or(largest);
+            c = Chunked {
+                quantum: q,
+                pieces: one.clone(),
+                frames,
+            };
+            chunk::validate(traffic, &lanes, &c).map_err(StudyError::internal)?;
+            predicted = c.frame_times(traffic, bytes, platform).iter().sum();
+            engine = format!(
+                "the non-preemptive schedule ({}): one piece per message",
+                w.engine
+            );
+            rule = format!(
+                "{rule}; the non-preemptive schedule was shorter, so one piece per message"
+            );
+            quantum = q;
+            (_, lambda, at) = chunk::piece_loads(traffic, &one, &lanes);
+            total = traffic.len() as u64;
+        }
+    }
+    let liquid = c.frames.len() as u64 == lambda;
+    let names: Vec<String> = at
+        .iter()
+        .take(8)
+        .map(|&l| traffic.link_name(l).to_string())
+        .collect();
+    let evidence = if liquid {
+        format!(
+            "liquid: {} frames = Λ of the pieces, which link {} carries: optimal at the \
+             quantum level",
+            c.frames.len(),
+            names.first().map_or("", String::as_str)
+        )
+    } else {
+        format!(
+            "not proven: {} frames against Λ = {lambda} pieces on link {}",
+            c.frames.len(),
+            names.first().map_or("", String::as_str)
+        )
+    };
+    let simulated = o.simulate.then(|| simulate_chunked(l, &c)).transpose()?;
+    Ok((
+        ChunkReport {
+            quantum,
+            quantum_rule: rule,
+            messages: traffic.len(),
+            pieces: total,
+            piece_duration: lambda,
+            piece_bottlenecks: names,
+            engine,
+            frames: c.frames.len(),
+            liquid,
+            evidence,
+            validated_by,
+            predicted_makespan_s: predicted,
+            chunking_overhead_s: predicted - bound.seconds,
+            over_bound: predicted / bound.seconds,
+            simulated_makespan_s: simulated,
+            candidates,
+        },
+        c,
+    ))
+}
+
+fn non_preemptive(l: &Loaded, o: &SolveOptions) -> Result<(WholeReport, Schedule), StudyError> {
+    let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
+    let times = whole::message_times(traffic, bytes, platform);
+    let lanes = lanes_of(l, o);
+    let fb = whole::frame_bound(traffic, &lanes, &times);
+    let ffd = whole::first_fit_decreasing(traffic, &lanes, &times);
+    whole::validate(traffic, &lanes, &ffd).map_err(StudyError::internal)?;
+    let mut best = (whole::makespan(&ffd, &times), ffd, "first-fit-decreasing");
+    let fb_by = if fb.links.is_empty() {
+        "frame bound: the longest message alone".to_string()
+    } else {
+        format!(
+            "frame bound: link {} (the sum of the times of the messages crossing it)",
+            traffic.link_name(fb.links[0])
+        )
+    };
+    let (mut lb, mut lb_by) = (fb.seconds, fb_by.clone());
+    let mut ilp = None;
+    let mut optimal_by = None;
+    if traffic.len() <= o.exact_max {
+        let limit = o.request.limits.time.unwrap_or(Duration::from_secs(10));
+        let started = Instant::now();
+        let e = whole::exact(traffic, &lanes, &times, limit, o.exact_max, Some(&best.1))
+            .map_err(StudyError::internal)?;
+        let time_s = started.elapsed().as_secs_f64();
+        if let Some(s) = &e.schedule {
+            whole::validate(traffic, &lanes, s).map_err(StudyError::internal)?;
+            let m = whole::makespan(s, &times);
+            if m < best.0 {
+                best = (m, s.clone(), "ilp");
+            }
+        }
+        if e.optimal {
+            optimal_by = Some(format!(
+                "HiGHS proved the ILP optimal (MIP gap 0): the solver's word, not \
+                 independently checked; the frame bound is {:.6} s",
+                fb.seconds
+            ));
+            if e.dual_bound > lb {
+                (lb, lb_by) = (
+                    e.dual_bound.min(best.0),
+                    "HiGHS's dual bound (the solver's word)".into(),
+                );
+            }
+        } else if e.dual_bound.is_finite() && e.dual_bound > lb {
+            (lb, lb_by) = (
+                e.dual_bound,
+                "HiGHS's dual bound (the solver's word)".into(),
+            );
+        }
+        ilp = Some(IlpReport {
+            status: e.status,
+            columns: e.size.0,
+            rows: e.size.1,
+            dual_bound_s: e.dual_bound,
+            time_s,
+        });
+    }
+    // The frame bound proves optimality by itself when the schedule reaches it.
+    let at_frame_bound = best.0 <= fb.seconds * (1.0 + 1e-12);
+    let (optimal, evidence) = if at_frame_bound {
+        (
+            true,
+            format!("the makespan equals the {fb_by}: optimal, checkable"),
+        )
+    } else if let Some(by) = optimal_by {
+        (true, by)
+    } else {
+        (
+            false,
+            format!(
+                "not proven: the best lower bound is {lb_by}{}",
+                if traffic.len() > o.exact_max {
+                    format!(
+                        "; the exact ILP takes at most {} messages (--exact-max)",
+                        o.exact_max
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+        )
+    };
+    let (makespan, schedule, engine) = best;
+    let gap = if optimal {
+        0.0
+    } else {
+        (makespan - lb).max(0.0) / makespan
+    };
+    let simulated = o
+        .simulate
+        .then(|| simulate_whole(l, &schedule))
+        .transpose()?;
+    Ok((
+        WholeReport {
+            engine: engine.to_string(),
+            frames: schedule.len(),
+            makespan_s: makespan,
+            lower_bound_s: if optimal { makespan } else { lb },
+            lower_bound_by: if optimal && !at_frame_bound {
+                "the optimum (HiGHS)".into()
+            } else {
+                lb_by
+            },
+            gap,
+            optimal,
+            evidence,
+            ilp,
+            simulated_makespan_s: simulated,
+            over_preemptive: None,
+        },
+        schedule,
+    ))
+}
+
+/// The steps of a chunked schedule for the simulator: one per frame, each piece a message
+/// on its transfer's route, a barrier between frames.
+pub fn chunked_plan(l: &Loaded, c: &Chunked) -> liquid_sim::Plan {
+    let steps = c
+        .frames
+        .iter()
+        .enumerate()
+        .map(|(f, frame)| liquid_sim::Step {
+            after: if f == 0 { vec![] } else { vec![f - 1] },
+            delay: 0.0,
+            messages: frame
+                .iter()
+                .map(|&(t, i)| liquid_sim::Message {
+                    route: l.mapped.routes[t.index()].clone(),
+                    bytes: chunk::piece_bytes(l.sizes.bytes[t.index()], c.quantum, i) as f64,
+                    transfer: Some(t),
+                })
+                .collect(),
+            group: Some(f),
+        })
+        .collect();
+    liquid_sim::Plan { steps }
+}
+
+fn run(l: &Loaded, plan: &liquid_sim::Plan) -> Result<f64, StudyError> {
+    let opts = liquid_sim::Options {
+        overhead: l.platform.overhead,
+        trace: false,
+    };
+    let run =
+        liquid_sim::simulate(&l.mapped.platform, plan, &opts).map_err(StudyError::internal)?;
+    Ok(run.makespan)
+}
+
+fn simulate_chunked(l: &Loaded, c: &Chunked) -> Result<f64, StudyError> {
+    run(l, &chunked_plan(l, c))
+}
+
+fn simulate_whole(l: &Loaded, s: &Schedule) -> Result<f64, StudyError> {
+    let sizes: Vec<f64> = l.sizes.bytes.iter().map(|&b| b as f64).collect();
+    let plan = liquid_sim::from_schedule(
+        &l.traffic,
+        &l.mapped.routes,
+        &sizes,
+        s,
+        liquid_sim::Mode::Frames,
+    )
+    .map_err(StudyError::internal)?;
+    run(l, &plan)
+}
+
+/// What `liquid generate sizes` writes: a `src,dst,bytes` CSV.
+pub fn generate(
+    model_arg: &Path,
+    dist: &Dist,
+    bytes_per_rank: u64,
+    seed: u64,
+) -> Result<String, StudyError> {
+    let traffic = crate::input::load_traffic(model_arg)?;
+    let bytes = liquid_alltoallv::generate::generate(&traffic, dist, bytes_per_rank, seed)
+        .map_err(|e| StudyError::Input(e.to_string()))?;
+    liquid_alltoallv::sizes::to_csv(&traffic, &bytes).ok_or_else(|| {
+        StudyError::Input(format!(
+            "model {:?} has transfers without hosts: sizes are written per pair",
+            traffic.name()
+        ))
+    })
+}
+
+/// The schedule of pieces as a YAML schedule of the pieces traffic (`ID#k` for piece k of
+/// a message cut in several, `ID` for a message of one piece), with the quantum.
+pub fn pieces_yaml(traffic: &Traffic, c: &Chunked) -> String {
+    let mut out = format!(
+        "# pieces of {} bytes (the last of a message: the rest), frame by frame\nquantum: {}\ntimeframes:\n",
+        c.quantum, c.quantum
+    );
+    for f in &c.frames {
+        let names: Vec<String> = f
+            .iter()
+            .map(|&(t, i)| piece_name(traffic, c, t, i))
+            .collect();
+        out.push_str(&format!("  - [{}]\n", names.join(", ")));
+    }
+    out
+}
+
+fn piece_name(traffic: &Traffic, c: &Chunked, t: TransferId, i: u32) -> String {
+    let id = traffic.transfer_name(t);
+    if c.pieces[t.index()] == 1 {
+        id.to_string()
+    } else {
+        liquid_model::network::copy_id(id, u64::from(i) + 1)
+    }
+}
+
+fn mpi_error(e: liquid_mpi::MpiError) -> StudyError {
+    match e {
+        liquid_mpi::MpiError::Input(m) => StudyError::Input(m),
+        liquid_mpi::MpiError::Io { path, source } => StudyError::Io {
+            action: "write",
+            path,
+            source,
+        },
+        e => StudyError::internal(e),
+    }
+}
+
+/// `liquid export mpi MODEL --sizes FILE --plan pieces|whole`: the preemptive schedule by
+/// chunks (each piece a message of its slice of the pair's data, frame by frame) or the
+/// non-preemptive one (each message whole, frames of unequal length), made as `solve`
+/// makes it (`o.preemption`: [`Preemption::Chunks`] or [`Preemption::Whole`]), for the
+/// MPI runtime, with liquid's prediction of the run.
+pub fn export_mpi(
+    model_arg: &Path,
+    a: &SizesArgs,
+    o: &SolveOptions,
+    library: liquid_mpi::RuntimeModel,
+    out: &Path,
+    solver: Solver<'_>,
+) -> Result<liquid_mpi::Exported, StudyError> {
+    if o.preemption == Preemption::Both {
+        return Err(StudyError::internal("export one schedule: pieces or whole"));
+    }
+    let solved = solve(model_arg, a, o, solver)?;
+    let l = &solved.loaded;
+    let sizes: Vec<f64> = l.sizes.bytes.iter().map(|&b| b as f64).collect();
+    let mut input = liquid_mpi::ExportInput {
+        traffic: &l.traffic,
+        mapped: &l.mapped,
+        sizes: &sizes,
+        schedule: None,
+        kind: liquid_mpi::PlanKind::Schedule(liquid_mpi::program::ScheduleMode::Frames),
+        overhead: a.overhead,
+        library,
+        phase_schedule: None,
+    };
+    let dir = crate::outdir::prepare(out)?;
+    let exported = match (&solved.chunked, &solved.whole, &solved.report) {
+        (Some(c), _, r) => {
+            let frames: Vec<Vec<liquid_mpi::PieceOf>> = c
+                .frames
+                .iter()
+                .map(|f| {
+                    f.iter()
+                        .map(|&(t, i)| {
+                            let b = l.sizes.bytes[t.index()];
+                            let len = chunk::piece_bytes(b, c.quantum, i);
+                            (t.index(), u64::from(i) * c.quantum, len)
+                        })
+                        .collect()
+                })
+                .collect();
+            let p = r
+                .preemptive()
+                .ok_or_else(|| StudyError::internal("no report"))?;
+            let source = format!(
+                "pieces of {} bytes ({} pieces of {} messages), {} frames, by {}",
+                c.quantum, p.pieces, p.messages, p.frames, p.engine
+            );
+            liquid_mpi::export_pieces(&input, &frames, source, out).map_err(mpi_error)?
+        }
+        (None, Some(w), r) => {
+            let p = r
+                .non_preemptive()
+                .ok_or_else(|| StudyError::internal("no report"))?;
+            let source = format!(
+                "every message whole, {} frames of unequal length, by {}",
+                p.frames, p.engine
+            );
+            input.schedule = Some((w, source));
+            liquid_mpi::export(&input, out).map_err(mpi_error)?
+        }
+        _ => return Err(StudyError::internal("no schedule to export")),
+    };
+    dir.finish()?;
+    Ok(exported)
+}
+
+/// What `liquid verify MODEL SCHEDULE --sizes FILE` adds: the schedule's time with these
+/// sizes, run frame by frame with every message whole (each frame as long as its longest
+/// message), against the time bound and the frame bound.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScheduleTime {
+    sizes: SizesInfo,
+    overhead_s: f64,
+    /// The sum of the frames' lengths, seconds.
+    makespan_s: f64,
+    /// The time bound (every schedule, preemptive or not).
+    time_bound: TimeBound,
+    /// The frame bound of non-preemptive schedules, seconds, and its link.
+    frame_bound_s: f64,
+    frame_bound_by: String,
+    /// makespan / time bound.
+    over_bound: f64,
+    /// (makespan - frame bound) / makespan: 0 proves the schedule optimal among
+    /// non-preemptive ones.
+    gap_to_frame_bound: f64,
+}
+
+/// The time of a (valid) schedule of the model with its sizes, its frames given by
+/// transfer ids (the model is loaded again here, with its platform).
+pub fn schedule_time(
+    model_arg: &Path,
+    a: &SizesArgs,
+    frames: &[Vec<String>],
+) -> Result<ScheduleTime, StudyError> {
+    let l = load(model_arg, a)?;
+    let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
+    let mut ids = Vec::with_capacity(frames.len());
+    for f in frames {
+        let mut frame = Vec::with_capacity(f.len());
+        for name in f {
+            frame.push(traffic.find_transfer(name).ok_or_else(|| {
+                StudyError::internal(format!(
+                    "transfer {name:?} of the schedule is not in the model"
+                ))
+            })?);
+        }
+        ids.push(frame);
+    }
+    let schedule = &Schedule::new(ids);
+    let times = whole::message_times(traffic, bytes, platform);
+    let makespan = whole::makespan(schedule, &times);
+    let fb = whole::frame_bound(traffic, &vec![1; traffic.num_links()], &times);
+    let bound = time_bound(traffic, bytes, platform);
+    Ok(ScheduleTime {
+        sizes: l.info.clone(),
+        overhead_s: a.overhead,
+        makespan_s: makespan,
+        over_bound: makespan / bound.seconds,
+        time_bound: bound,
+        frame_bound_s: fb.seconds,
+        frame_bound_by: fb
+            .links
+            .first()
+            .map_or("the longest message alone".to_string(), |&x| {
+                format!("link {}", traffic.link_name(x))
+            }),
+        gap_to_frame_bound: ((makespan - fb.seconds) / makespan).max(0.0),
+    })
+}

@@ -1,0 +1,310 @@
+//! The sizes arguments of `analyze` and `solve` (`--sizes FILE` and what goes with it),
+//! `liquid solve --sizes` and `liquid generate sizes`: unequal messages
+//! (`liquid_study::alltoallv`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use liquid_study::alltoallv::{Preemption, SizesArgs, SolveOptions};
+
+use crate::output::{emit, Format};
+use crate::InputError;
+
+/// Parses a byte count (`4096`, `64KiB`, `1MB`).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    liquid_alltoallv::sizes::parse_byte_count(s)
+}
+
+/// `--sizes FILE` and the platform's parameters, shared by `analyze` and `solve`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SizesCli {
+    /// Message sizes per pair: a CSV `src,dst,bytes` (header optional; hosts by name or by
+    /// index in order of first appearance in the model) or a YAML mapping `transfer id:
+    /// bytes`; positive whole bytes, each pair once. A pair of the traffic the file leaves
+    /// out is an error unless --size is given. Reports the time bound (analyze) and
+    /// schedules for these sizes (solve). See docs/src/alltoallv.md.
+    #[arg(long, value_name = "FILE")]
+    pub sizes: Option<PathBuf>,
+    /// With --sizes: the bytes of every pair the file leaves out (`4096`, `64KiB`).
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes, requires = "sizes")]
+    pub size: Option<u64>,
+    /// With --sizes: software overhead per message (per piece), in seconds.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 0.0,
+        requires = "sizes"
+    )]
+    pub overhead: f64,
+    /// With --sizes: link latency in seconds for links without their own.
+    #[arg(long, value_name = "SECONDS", requires = "sizes")]
+    pub link_latency: Option<f64>,
+}
+
+impl SizesCli {
+    /// The library's arguments, when --sizes is given.
+    pub fn args(&self, link_throughput: Option<f64>) -> anyhow::Result<Option<SizesArgs>> {
+        Ok(self.sizes.as_ref().map(|s| SizesArgs {
+            sizes: s.clone(),
+            size: self.size,
+            overhead: self.overhead,
+            link_throughput,
+            link_latency: self.link_latency,
+        }))
+    }
+}
+
+/// Which schedules `solve --sizes` makes (`--preemption`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PreemptionArg {
+    /// Messages cut into pieces of --quantum bytes (preemptive).
+    Chunks,
+    /// Every message whole, in timeframes of unequal length (non-preemptive).
+    None,
+    /// Both, and how far apart they are.
+    Both,
+}
+
+/// The options of `solve` that only `--sizes` takes.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SizesSolveCli {
+    /// With --sizes: bytes per piece (`64KiB`); default: the candidate quantum (powers of
+    /// two from 1 KiB to the largest message, and the largest message) with the lowest
+    /// predicted makespan of a liquid schedule of the pieces, given --overhead, among
+    /// those that cut the messages into at most --max-pieces pieces each on average.
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes, requires = "sizes")]
+    pub quantum: Option<u64>,
+    /// With --sizes and the default quantum: at most this many pieces per message on
+    /// average.
+    #[arg(long, value_name = "N", default_value_t = 64, requires = "sizes")]
+    pub max_pieces: u64,
+    /// With --sizes: preemptive schedules by chunks, non-preemptive ones (every message
+    /// whole), or both.
+    #[arg(long, value_enum, default_value_t = PreemptionArg::Both, requires = "sizes")]
+    pub preemption: PreemptionArg,
+    /// With --sizes: the exact ILP (HiGHS) of the non-preemptive schedule runs on traffics
+    /// of at most this many messages, within --time-limit (default 10 s here).
+    #[arg(long, value_name = "N", default_value_t = 64, requires = "sizes")]
+    pub exact_max: usize,
+    /// With --sizes: also run the schedules on the flow-level simulator (frame by frame)
+    /// and report their simulated makespans.
+    #[arg(long, requires = "sizes")]
+    pub simulate: bool,
+    /// With --sizes: let a link carry as many messages per frame as it has lanes, its
+    /// throughput over the fastest route rate among its users (two-clusters' backbone:
+    /// 10), instead of one (004's model). The schedules are then checked lane by lane;
+    /// a --schedule-out file is not a schedule `liquid verify` accepts.
+    #[arg(long, requires = "sizes")]
+    pub lanes: bool,
+    /// With --sizes: write the schedule of pieces to this file (YAML: quantum, then the
+    /// timeframes of pieces `ID#k`); --schedule-out writes the non-preemptive one.
+    #[arg(long, value_name = "FILE", requires = "sizes")]
+    pub pieces_out: Option<PathBuf>,
+}
+
+/// `liquid solve MODEL --sizes FILE`.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_sizes(
+    model: &std::path::Path,
+    args: &SizesArgs,
+    s: &SizesSolveCli,
+    engine: Option<&'static dyn liquid_engine::Engine>,
+    request: liquid_engine::Request,
+    time_limit_given: bool,
+    schedule_out: Option<&std::path::Path>,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    let mut request = request;
+    if !time_limit_given {
+        // The ILP's and the pieces' engine's default limit here.
+        request.limits.time = Some(std::time::Duration::from_secs(10));
+    }
+    let o = SolveOptions {
+        quantum: s.quantum,
+        max_pieces_per_message: s.max_pieces.max(1),
+        preemption: match s.preemption {
+            PreemptionArg::Chunks => Preemption::Chunks,
+            PreemptionArg::None => Preemption::Whole,
+            PreemptionArg::Both => Preemption::Both,
+        },
+        engine,
+        request,
+        exact_max: s.exact_max,
+        simulate: s.simulate,
+        lanes: s.lanes,
+    };
+    if schedule_out.is_some() && o.preemption == Preemption::Chunks {
+        return Err(InputError(
+            "--schedule-out writes the non-preemptive schedule: use --pieces-out for the \
+             schedule of pieces, or --preemption none or both"
+                .into(),
+        )
+        .into());
+    }
+    if s.pieces_out.is_some() && o.preemption == Preemption::Whole {
+        return Err(InputError("--pieces-out needs --preemption chunks or both".into()).into());
+    }
+    let solved = liquid_study::alltoallv::solve(model, args, &o, &liquid_study::quietly)?;
+    let traffic = &solved.loaded.traffic;
+    if let (Some(path), Some(w)) = (schedule_out, &solved.whole) {
+        std::fs::write(path, liquid_model::yaml::write_schedule(traffic, w))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let (Some(path), Some(c)) = (&s.pieces_out, &solved.chunked) {
+        std::fs::write(path, liquid_study::alltoallv::pieces_yaml(traffic, c))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    emit(&solved.report, format)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `liquid generate sizes`'s distributions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DistArg {
+    /// Every destination the same share.
+    Equal,
+    /// Each pair's weight uniform in (0, 1], seeded.
+    Uniform,
+    /// Zipf over destinations (hot experts): weight 1/r^s for the destination of
+    /// popularity rank r, in a seeded popularity order shared by all senders (--zipf-s).
+    Zipf,
+    /// One hot expert: each sender's bytes to its most popular destination, 1 byte to
+    /// each other one.
+    OneHot,
+    /// A given rank-by-rank matrix (--matrix FILE): row i, column j = bytes from host i
+    /// to host j.
+    Matrix,
+}
+
+/// `liquid generate sizes`'s arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GenerateSizesArgs {
+    /// Model file, or a generated-model spec (see `analyze --help`).
+    pub model: PathBuf,
+    /// How each rank's bytes spread over its destinations.
+    #[arg(long, value_enum)]
+    pub dist: DistArg,
+    /// Zipf's exponent s (with --dist zipf).
+    #[arg(long, value_name = "S", default_value_t = 1.0)]
+    pub zipf_s: f64,
+    /// Bytes each rank sends in all (`1KiB` .. `64MiB`), split over its destinations,
+    /// each pair's share rounded down and at least 1 byte; not with --dist matrix.
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    pub bytes_per_rank: Option<u64>,
+    /// With --dist matrix: the matrix, one row per sender (hosts in order of first
+    /// appearance in the model), whole bytes separated by commas or spaces.
+    #[arg(long, value_name = "FILE")]
+    pub matrix: Option<PathBuf>,
+    /// Seed of the draws (uniform weights, the popularity order).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Write the CSV to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+/// `liquid generate sizes MODEL --dist D ...`: a `src,dst,bytes` CSV.
+pub fn generate_sizes(a: &GenerateSizesArgs) -> anyhow::Result<ExitCode> {
+    use liquid_alltoallv::generate::Dist;
+    let dist = match (a.dist, &a.matrix, a.bytes_per_rank) {
+        (DistArg::Matrix, Some(path), None) => {
+            let text = liquid_model::yaml::read_text(path)?;
+            Dist::Matrix(liquid_alltoallv::generate::parse_matrix(
+                &path.display().to_string(),
+                &text,
+            )?)
+        }
+        (DistArg::Matrix, _, _) => {
+            return Err(InputError(
+                "--dist matrix takes --matrix FILE and no --bytes-per-rank".into(),
+            )
+            .into())
+        }
+        (_, Some(_), _) => {
+            return Err(InputError("--matrix goes with --dist matrix".into()).into());
+        }
+        (_, None, None) => {
+            return Err(
+                InputError(format!("--dist {:?} needs --bytes-per-rank BYTES", a.dist)).into(),
+            );
+        }
+        (DistArg::Equal, ..) => Dist::Equal,
+        (DistArg::Uniform, ..) => Dist::Uniform,
+        (DistArg::Zipf, ..) => Dist::Zipf(a.zipf_s),
+        (DistArg::OneHot, ..) => Dist::OneHot,
+    };
+    let csv =
+        liquid_study::alltoallv::generate(&a.model, &dist, a.bytes_per_rank.unwrap_or(0), a.seed)?;
+    match &a.out {
+        Some(path) => {
+            std::fs::write(path, csv).with_context(|| format!("cannot write {}", path.display()))?
+        }
+        None => crate::output::print(&csv)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `liquid export mpi MODEL --sizes FILE --plan pieces|whole`: every pair of the traffic
+/// must have its size in the file (`--size` is not a default here).
+pub fn export_mpi_sizes(
+    model: &std::path::Path,
+    sim: &crate::SimCliArgs,
+    plan: super::MpiPlan,
+    quantum: Option<u64>,
+    lanes: bool,
+    library: liquid_mpi::RuntimeModel,
+    out: &std::path::Path,
+) -> anyhow::Result<ExitCode> {
+    let Some(sizes) = &sim.sizes else {
+        return Err(InputError("--plan pieces and whole need --sizes FILE".into()).into());
+    };
+    if sim.schedule.is_some() || sim.mode != super::SimMode::Frames {
+        return Err(InputError(
+            "--plan pieces and whole make their own schedule, run frame by frame: give no \
+             --schedule or --mode"
+                .into(),
+        )
+        .into());
+    }
+    if quantum.is_some() && plan == super::MpiPlan::Whole {
+        return Err(InputError("--quantum goes with --plan pieces".into()).into());
+    }
+    let args = SizesArgs {
+        sizes: sizes.clone(),
+        size: None,
+        overhead: sim.overhead,
+        link_throughput: sim.link_throughput,
+        link_latency: sim.link_latency,
+    };
+    let engine = sim.engine.as_deref().map(super::engine).transpose()?;
+    let mut limits = sim.limits.limits();
+    limits.time = limits.time.or(Some(std::time::Duration::from_secs(10)));
+    let o = SolveOptions {
+        quantum,
+        max_pieces_per_message: 64,
+        preemption: if plan == super::MpiPlan::Pieces {
+            Preemption::Chunks
+        } else {
+            Preemption::Whole
+        },
+        engine,
+        request: liquid_engine::Request {
+            limits,
+            seed: sim.seed,
+            ..Default::default()
+        },
+        exact_max: 64,
+        simulate: false,
+        lanes,
+    };
+    let written = liquid_study::alltoallv::export_mpi(
+        model,
+        &args,
+        &o,
+        library,
+        out,
+        &liquid_study::quietly,
+    )?;
+    crate::output::emitted(&written, Format::Yaml)
+}

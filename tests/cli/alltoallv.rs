@@ -1,0 +1,471 @@
+//! Unequal messages (issue 43): `generate sizes`, `analyze --sizes`, `solve --sizes`,
+//! and the sizes file in every form and error.
+
+use std::path::Path;
+
+use crate::common::{liquid, succeed};
+
+fn run_json(args: &[&str]) -> serde_json::Value {
+    let out = succeed(liquid().args(args).args(["--format", "json"]));
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+fn refused(args: &[&str], want: &str) {
+    let out = liquid().args(args).output().expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(want), "{args:?}: {err}");
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write");
+    p.to_str().expect("UTF-8").to_string()
+}
+
+#[test]
+fn generated_sizes_are_seeded_and_read_back() {
+    let gen = |seed: &str| {
+        succeed(liquid().args([
+            "generate",
+            "sizes",
+            "fat-tree:4,2",
+            "--dist",
+            "zipf",
+            "--zipf-s",
+            "1.5",
+            "--bytes-per-rank",
+            "1MiB",
+            "--seed",
+            seed,
+        ]))
+        .stdout
+    };
+    let (a, b, c) = (gen("1"), gen("1"), gen("2"));
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+    let text = String::from_utf8(a).expect("UTF-8");
+    assert!(text.starts_with("src,dst,bytes\np0,p1,"), "{text}");
+    assert_eq!(text.lines().count(), 1 + 56);
+    let d = tempfile::tempdir().expect("tempdir");
+    let f = write(d.path(), "s.csv", &text);
+    let r = run_json(&[
+        "analyze",
+        "fat-tree:4,2",
+        "--sizes",
+        &f,
+        "--link-throughput",
+        "1000",
+    ]);
+    assert_eq!(r["sizes"]["messages"], 56);
+    assert_eq!(r["sizes"]["defaulted"], 0);
+    // The analysis is still there (Λ and its bottlenecks), the time bound beside it.
+    assert_eq!(r["duration"], 7);
+    let bound = &r["time_bound"];
+    assert_eq!(bound["by"], "bottleneck links");
+    let link = &bound["bottlenecks"][0];
+    let secs = link["bytes"].as_f64().expect("bytes") / 1e9;
+    assert!((bound["seconds"].as_f64().expect("seconds") - secs).abs() < 1e-12);
+}
+
+#[test]
+fn the_bound_of_a_hand_made_file() {
+    let d = tempfile::tempdir().expect("tempdir");
+    // paper-fig1's transfers as pairs: only some given, the rest by --size.
+    let m = write(
+        d.path(),
+        "m.yaml",
+        "name: m\nlink_throughput: 1\ntransfers:\n  - {id: a, from: h0, to: h1, path: [x, y]}\n  - {id: b, from: h2, to: h1, path: [z, y]}\n  - {id: c, from: h0, to: h3, path: [x, w]}\n",
+    );
+    // Indices (h0 = 0, h1 = 1, h2 = 2, h3 = 3) and names mixed; header present.
+    let s = write(
+        d.path(),
+        "s.csv",
+        "src,dst,bytes\n0,1,3000000\nh2,h1,2000000\n",
+    );
+    let r = run_json(&["analyze", &m, "--sizes", &s, "--size", "500000"]);
+    let b = &r["time_bound"];
+    // y carries a and b: 5 MB at 1 MB/s = 5 s; x carries a and c: 3.5 s.
+    assert_eq!(b["seconds"], 5.0);
+    assert_eq!(b["bottlenecks"][0]["link"], "y");
+    assert_eq!(r["sizes"]["defaulted"], 1);
+    // Without --size, the pair left out is an error that says the rule.
+    refused(
+        &["analyze", &m, "--sizes", &s],
+        "1 of the 3 transfers of model \"m\" have no size, the first \"c\"",
+    );
+}
+
+#[test]
+fn bad_sizes_name_file_line_and_field() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let cases = [
+        ("p0,p1,10\nq9,p1,5\n", ":2:1: src: no host \"q9\""),
+        ("p0,p0,10\n", ":1:1: src,dst: p0 -> p0 is not a transfer"),
+        (
+            "p0,p1,10\np0,p1,11\n",
+            ":2:1: src,dst: p0 -> p1 is given twice (first on line 1)",
+        ),
+        ("p0,p1,0\n", ":1:7: bytes: 0 bytes"),
+        (
+            "p0,p1,-1\n",
+            ":1:7: bytes: \"-1\" is not a positive whole number",
+        ),
+        (
+            "p0,p1,2.5\n",
+            ":1:7: bytes: \"2.5\" is not a positive whole number",
+        ),
+    ];
+    for (i, (text, want)) in cases.iter().enumerate() {
+        let f = write(d.path(), &format!("s{i}.csv"), text);
+        for cmd in ["analyze", "solve"] {
+            refused(
+                &[
+                    cmd,
+                    "fat-tree:4,2",
+                    "--sizes",
+                    &f,
+                    "--size",
+                    "1",
+                    "--link-throughput",
+                    "1",
+                ],
+                &format!("{f}{want}"),
+            );
+        }
+        refused(
+            &[
+                "simulate",
+                "fat-tree:4,2",
+                "--sizes",
+                &f,
+                "--link-throughput",
+                "1",
+            ],
+            &format!("{f}{want}"),
+        );
+    }
+    let y = write(d.path(), "s.yaml", "p0->p1: 1.5\n");
+    refused(
+        &[
+            "analyze",
+            "fat-tree:4,2",
+            "--sizes",
+            &y,
+            "--size",
+            "1",
+            "--link-throughput",
+            "1",
+        ],
+        ":1:9: p0->p1: 1.5 is not a positive whole number",
+    );
+    refused(
+        &["generate", "sizes", "fat-tree:4,2", "--dist", "zipf"],
+        "needs --bytes-per-rank",
+    );
+    refused(
+        &["solve", "fat-tree:4,2", "--sizes", &y, "--quantum", "0"],
+        "at least 1 byte",
+    );
+}
+
+#[test]
+fn solve_with_sizes_both_schedules_validated_and_small_ones_exact() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let out = succeed(liquid().args([
+        "generate",
+        "sizes",
+        "two-clusters:3,3",
+        "--dist",
+        "one-hot",
+        "--bytes-per-rank",
+        "64KiB",
+        "--seed",
+        "3",
+    ]));
+    let f = write(
+        d.path(),
+        "s.csv",
+        &String::from_utf8(out.stdout).expect("UTF-8"),
+    );
+    let sched = d.path().join("whole.yaml");
+    let pieces = d.path().join("pieces.yaml");
+    let r = run_json(&[
+        "solve",
+        "two-clusters:3,3",
+        "--sizes",
+        &f,
+        "--overhead",
+        "1e-5",
+        "--quantum",
+        "4KiB",
+        "--simulate",
+        "--schedule-out",
+        sched.to_str().expect("UTF-8"),
+        "--pieces-out",
+        pieces.to_str().expect("UTF-8"),
+    ]);
+    let bound = r["time_bound"]["seconds"].as_f64().expect("bound");
+    let p = &r["preemptive"];
+    assert_eq!(p["quantum"], 4096);
+    assert!(p["frames"].as_u64() >= p["piece_duration"].as_u64());
+    let predicted = p["predicted_makespan_s"].as_f64().expect("predicted");
+    assert!(predicted >= bound);
+    // Frames mode on the simulator is the prediction (no two pieces of a frame share a link).
+    let simulated = p["simulated_makespan_s"].as_f64().expect("simulated");
+    assert!(
+        (simulated - predicted).abs() <= 1e-9 * predicted,
+        "{simulated} vs {predicted}"
+    );
+    let w = &r["non_preemptive"];
+    // 30 messages: the ILP decides, within the default 10 s.
+    assert_eq!(w["optimal"], true, "{w}");
+    assert_eq!(w["gap"], 0.0);
+    assert!(w["makespan_s"].as_f64() >= w["lower_bound_s"].as_f64());
+    // The non-preemptive schedule file is a schedule of the model: verify accepts it, and
+    // with the sizes reports the same makespan against the same bounds.
+    let v = run_json(&[
+        "verify",
+        "two-clusters:3,3",
+        sched.to_str().expect("UTF-8"),
+        "--sizes",
+        &f,
+        "--overhead",
+        "1e-5",
+    ]);
+    assert_eq!(v["valid"], true, "{v}");
+    let t = &v["time"];
+    assert_eq!(t["makespan_s"], w["makespan_s"]);
+    assert_eq!(t["time_bound"], r["time_bound"]);
+    let (fb, m) = (
+        t["frame_bound_s"].as_f64().expect("fb"),
+        t["makespan_s"].as_f64().expect("m"),
+    );
+    // Equal when the schedule is at the frame bound, up to the order of the additions.
+    assert!(fb <= m * (1.0 + 1e-12), "{fb} > {m}");
+    let text = std::fs::read_to_string(&pieces).expect("pieces file");
+    assert!(text.contains("quantum: 4096\n"), "{text}");
+    // Output is deterministic.
+    let again = run_json(&[
+        "solve",
+        "two-clusters:3,3",
+        "--sizes",
+        &f,
+        "--overhead",
+        "1e-5",
+        "--quantum",
+        "4KiB",
+    ]);
+    assert_eq!(again["preemptive"]["frames"], p["frames"]);
+    assert_eq!(again["non_preemptive"]["makespan_s"], w["makespan_s"]);
+}
+
+#[test]
+fn the_default_quantum_is_one_of_its_candidates_and_the_cheapest() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let out = succeed(liquid().args([
+        "generate",
+        "sizes",
+        "fat-tree:4,2",
+        "--dist",
+        "uniform",
+        "--bytes-per-rank",
+        "1MiB",
+    ]));
+    let f = write(
+        d.path(),
+        "s.csv",
+        &String::from_utf8(out.stdout).expect("UTF-8"),
+    );
+    let r = run_json(&[
+        "solve",
+        "fat-tree:4,2",
+        "--sizes",
+        &f,
+        "--overhead",
+        "2e-6",
+        "--link-throughput",
+        "1000",
+        "--preemption",
+        "chunks",
+    ]);
+    let p = &r["preemptive"];
+    let c = p["candidates"].as_array().expect("candidates");
+    let best = c
+        .iter()
+        .map(|x| x["predicted_s"].as_f64().expect("s"))
+        .fold(f64::INFINITY, f64::min);
+    let chosen = c
+        .iter()
+        .find(|x| x["quantum"] == p["quantum"])
+        .expect("the chosen one");
+    assert_eq!(chosen["predicted_s"].as_f64(), Some(best));
+    assert_eq!(p["predicted_makespan_s"].as_f64(), Some(best));
+    assert!(r.get("non_preemptive").is_none());
+}
+
+#[test]
+fn with_both_the_preemptive_schedule_is_never_worse_than_the_whole_one() {
+    let d = tempfile::tempdir().expect("tempdir");
+    for (spec, dist) in [("fat-tree:4,2", "zipf"), ("two-clusters:3,3", "one-hot")] {
+        let out = succeed(liquid().args([
+            "generate",
+            "sizes",
+            spec,
+            "--dist",
+            dist,
+            "--bytes-per-rank",
+            "1MiB",
+        ]));
+        let f = write(
+            d.path(),
+            "s.csv",
+            &String::from_utf8(out.stdout).expect("UTF-8"),
+        );
+        let r = run_json(&[
+            "solve",
+            spec,
+            "--sizes",
+            &f,
+            "--overhead",
+            "1e-5",
+            "--link-throughput",
+            "1000",
+        ]);
+        let p = r["preemptive"]["predicted_makespan_s"].as_f64().expect("p");
+        let w = r["non_preemptive"]["makespan_s"].as_f64().expect("w");
+        assert!(
+            p <= w * (1.0 + 1e-12),
+            "{spec}: preemptive {p} > non-preemptive {w}"
+        );
+        assert!(p >= r["time_bound"]["seconds"].as_f64().expect("bound"));
+    }
+}
+
+#[test]
+fn export_mpi_of_pieces_and_of_whole_messages() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let out = succeed(liquid().args([
+        "generate",
+        "sizes",
+        "fat-tree:4,2",
+        "--dist",
+        "zipf",
+        "--bytes-per-rank",
+        "100KiB",
+    ]));
+    let f = write(
+        d.path(),
+        "s.csv",
+        &String::from_utf8(out.stdout).expect("UTF-8"),
+    );
+    let total: u64 = std::fs::read_to_string(&f)
+        .expect("read")
+        .lines()
+        .skip(1)
+        .map(|l| {
+            l.rsplit(',')
+                .next()
+                .expect("bytes")
+                .parse::<u64>()
+                .expect("number")
+        })
+        .sum();
+    for plan in ["pieces", "whole"] {
+        let dir = d.path().join(plan);
+        let o = succeed(liquid().args([
+            "export",
+            "mpi",
+            "fat-tree:4,2",
+            "--sizes",
+            &f,
+            "--plan",
+            plan,
+            "--link-throughput",
+            "100",
+            "--out",
+            dir.to_str().expect("UTF-8"),
+        ]));
+        let y: serde_json::Value = serde_yaml::from_slice(&o.stdout).expect("YAML");
+        assert_eq!(y["bytes"].as_u64(), Some(total), "{plan}");
+        assert_eq!(y["ranks"], 8);
+        let rank0 = std::fs::read_to_string(dir.join("rank-0.txt")).expect("plan");
+        assert!(rank0.ends_with("end\n"), "{plan}");
+    }
+    refused(
+        &[
+            "export",
+            "mpi",
+            "fat-tree:4,2",
+            "--plan",
+            "pieces",
+            "--out",
+            "x",
+            "--link-throughput",
+            "1",
+        ],
+        "--plan pieces and whole need --sizes FILE",
+    );
+}
+
+#[test]
+fn lanes_let_a_fast_backbone_carry_several_messages_per_frame() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let out = succeed(liquid().args([
+        "generate",
+        "sizes",
+        "two-clusters:4,4",
+        "--dist",
+        "zipf",
+        "--bytes-per-rank",
+        "1MiB",
+    ]));
+    let f = write(
+        d.path(),
+        "s.csv",
+        &String::from_utf8(out.stdout).expect("UTF-8"),
+    );
+    let solve = |extra: &[&str]| {
+        let mut args = vec![
+            "solve",
+            "two-clusters:4,4",
+            "--sizes",
+            &f,
+            "--overhead",
+            "1e-5",
+            "--simulate",
+        ];
+        args.extend_from_slice(extra);
+        run_json(&args)
+    };
+    let (one, lanes) = (solve(&[]), solve(&["--lanes"]));
+    // One lane: the backbone is the pieces' bottleneck (it carries every cross piece).
+    let links = one["preemptive"]["piece_bottlenecks"].to_string();
+    assert!(links.contains("A>B") || links.contains("B>A"), "{links}");
+    assert!(
+        lanes["preemptive"]["piece_duration"].as_u64()
+            < one["preemptive"]["piece_duration"].as_u64()
+    );
+    for r in [&one, &lanes] {
+        let p = &r["preemptive"];
+        let (pred, sim) = (
+            p["predicted_makespan_s"].as_f64().expect("p"),
+            p["simulated_makespan_s"].as_f64().expect("s"),
+        );
+        // Within the lanes every message still runs at its card's rate.
+        assert!((pred - sim).abs() <= 1e-9 * pred, "{pred} vs {sim}");
+        let w = &r["non_preemptive"];
+        let (m, s) = (
+            w["makespan_s"].as_f64().expect("m"),
+            w["simulated_makespan_s"].as_f64().expect("s"),
+        );
+        assert!((m - s).abs() <= 1e-9 * m, "{m} vs {s}");
+        assert!(w["optimal"] == true || w["gap"].as_f64() > Some(0.0));
+    }
+    let t = |r: &serde_json::Value| r["preemptive"]["predicted_makespan_s"].as_f64().expect("t");
+    assert!(t(&lanes) < t(&one) / 2.0, "{} vs {}", t(&lanes), t(&one));
+    assert!(lanes["preemptive"]["validated_by"]
+        .as_str()
+        .expect("text")
+        .contains("lane"));
+}
