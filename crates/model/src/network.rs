@@ -373,21 +373,31 @@ impl<'a> Resolved<'a> {
             out,
             routes: HashMap::new(),
         };
+        r.routes.reserve(net.routes.len());
         for (i, route) in net.routes.iter().enumerate() {
-            let at = format!("network.routes[{i}]");
+            // The field path is written only for an error: a fabric has a million routes.
+            let at = || format!("network.routes[{i}]");
             r.check_route(route, &at)?;
             if r.routes
                 .insert((route.from.as_str(), route.to.as_str()), i)
                 .is_some()
             {
                 return Err(NetworkError::DuplicateRoute {
-                    at,
+                    at: at(),
                     from: route.from.clone(),
                     to: route.to.clone(),
                 });
             }
         }
         Ok(r)
+    }
+
+    /// [`Resolved::host`] with the field path written only for an error.
+    fn host_lazy(&self, id: &str, at: &dyn Fn() -> String) -> Result<usize, NetworkError> {
+        match self.node.get(id) {
+            Some(&(i, false)) => Ok(i),
+            _ => self.host(id, at()),
+        }
     }
 
     fn host(&self, id: &str, at: String) -> Result<usize, NetworkError> {
@@ -404,11 +414,12 @@ impl<'a> Resolved<'a> {
         }
     }
 
-    fn check_route(&self, route: &Route, at: &str) -> Result<(), NetworkError> {
-        self.host(&route.from, format!("{at}.from"))?;
-        self.host(&route.to, format!("{at}.to"))?;
+    /// Checks a route; `at` writes its field path (only for an error).
+    fn check_route(&self, route: &Route, at: &dyn Fn() -> String) -> Result<(), NetworkError> {
+        self.host_lazy(&route.from, &|| format!("{}.from", at()))?;
+        self.host_lazy(&route.to, &|| format!("{}.to", at()))?;
         let broken = |why: String| NetworkError::BrokenRoute {
-            at: format!("{at}.path"),
+            at: format!("{}.path", at()),
             from: route.from.clone(),
             to: route.to.clone(),
             why,
@@ -422,7 +433,7 @@ impl<'a> Resolved<'a> {
                 .link
                 .get(id.as_str())
                 .ok_or_else(|| NetworkError::UnknownLink {
-                    at: format!("{at}.path[{j}]"),
+                    at: format!("{}.path[{j}]", at()),
                     id: id.clone(),
                 })?;
             let l = &self.net.links[li];
@@ -487,7 +498,9 @@ pub fn expand(
     pattern: &Pattern,
 ) -> Result<Traffic, NetworkError> {
     let r = Resolved::new(net)?;
-    let mut pairs: Vec<(String, String, u64, String)> = Vec::new();
+    // Each pair with its count and where the pattern names it (written out only when
+    // needed: an all-to-all of a fabric has a million pairs).
+    let mut pairs: Vec<(&str, &str, u64, PairAt)> = Vec::new();
     match pattern {
         Pattern::AllToAll {
             senders,
@@ -508,10 +521,11 @@ pub fn expand(
                     max: MAX_TRANSFERS,
                 });
             }
+            pairs.reserve(total as usize);
             for (i, s) in senders.iter().enumerate() {
                 for d in receivers {
                     if s != d || *self_transfers {
-                        pairs.push((s.clone(), d.clone(), 1, format!("pattern.senders[{i}]")));
+                        pairs.push((s, d, 1, PairAt::Sender(i)));
                     }
                 }
             }
@@ -535,7 +549,7 @@ pub fn expand(
                         id: p.to.clone(),
                     });
                 }
-                pairs.push((p.from.clone(), p.to.clone(), p.count, at));
+                pairs.push((&p.from, &p.to, p.count, PairAt::Pair(i)));
             }
         }
     }
@@ -544,20 +558,20 @@ pub fn expand(
     b.link_throughput(link_throughput, "link_throughput")?;
     let mut dist_cache: HashMap<usize, Vec<usize>> = HashMap::new();
     let mut routed: Vec<Vec<&str>> = Vec::with_capacity(pairs.len());
-    for (from, to, _, at) in &pairs {
-        let path: Vec<&str> = if let Some(&ri) = r.routes.get(&(from.as_str(), to.as_str())) {
+    for &(from, to, _, at) in &pairs {
+        let path: Vec<&str> = if let Some(&ri) = r.routes.get(&(from, to)) {
             net.routes[ri].path.iter().map(String::as_str).collect()
         } else if net.routing == Routing::Explicit {
             return Err(NetworkError::NoRoute {
-                at: at.clone(),
-                from: from.clone(),
-                to: to.clone(),
+                at: at.to_string(),
+                from: from.to_string(),
+                to: to.to_string(),
                 why: "routing is explicit and network.routes has no route for this pair",
             });
         } else {
-            let d = r.node[to.as_str()].0;
+            let d = r.node[to].0;
             let dist = dist_cache.entry(d).or_insert_with(|| r.distances_to(d));
-            let mut here = r.node[from.as_str()].0;
+            let mut here = r.node[from].0;
             let mut path = Vec::new();
             if here == d {
                 // A transfer to itself leaves the host: the first out-link (in declaration
@@ -572,9 +586,9 @@ pub fn expand(
                     .min_by_key(|&li| dist[r.node[net.links[li].to.as_str()].0]);
                 let Some(li) = first else {
                     return Err(NetworkError::NoRoute {
-                        at: at.clone(),
-                        from: from.clone(),
-                        to: to.clone(),
+                        at: at.to_string(),
+                        from: from.to_string(),
+                        to: to.to_string(),
                         why: "no switch leads back to the host",
                     });
                 };
@@ -583,9 +597,9 @@ pub fn expand(
             }
             if dist[here] == usize::MAX {
                 return Err(NetworkError::NoRoute {
-                    at: at.clone(),
-                    from: from.clone(),
-                    to: to.clone(),
+                    at: at.to_string(),
+                    from: from.to_string(),
+                    to: to.to_string(),
                     why: "the receiver cannot be reached through switches",
                 });
             }
@@ -617,20 +631,44 @@ pub fn expand(
     for (i, l) in net.links.iter().enumerate().filter(|&(i, _)| used[i]) {
         b.link(&l.id, &format!("network.links[{i}].id"))?;
     }
-    for ((from, to, count, at), path) in pairs.iter().zip(&routed) {
+    // The field path of the pairs of one sender is the same: written once per sender.
+    let mut at_text: Option<(usize, String)> = None;
+    for (k, (&(from, to, count, at), path)) in pairs.iter().zip(&routed).enumerate() {
         let id = format!("{from}->{to}");
+        let fresh = !matches!(&at_text, Some((j, _)) if pairs[*j].3 == at);
+        if fresh {
+            at_text = Some((k, at.to_string()));
+        }
+        let at_str = at_text.as_ref().map_or("", |(_, t)| t.as_str());
         add_with_count(
             &mut b,
             &id,
-            Some(from.clone()),
-            Some(to.clone()),
+            Some(from.to_string()),
+            Some(to.to_string()),
             path,
-            *count,
+            count,
             None,
-            at,
+            at_str,
         )?;
     }
     Ok(b.build("pattern")?)
+}
+
+/// Where the pattern names a pair: its sender in an all-to-all, or its entry in a list of
+/// pairs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PairAt {
+    Sender(usize),
+    Pair(usize),
+}
+
+impl std::fmt::Display for PairAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PairAt::Sender(i) => write!(f, "pattern.senders[{i}]"),
+            PairAt::Pair(i) => write!(f, "pattern.pairs[{i}]"),
+        }
+    }
 }
 
 #[cfg(test)]
