@@ -322,6 +322,8 @@ struct Resolved<'a> {
     link: HashMap<&'a str, usize>,
     out: Vec<Vec<usize>>, // per node, out-links in declaration order
     routes: HashMap<(&'a str, &'a str), usize>,
+    /// Each explicit route's links, as indices into `net.links` (checked once here).
+    route_links: Vec<Vec<u32>>,
 }
 
 impl<'a> Resolved<'a> {
@@ -372,12 +374,14 @@ impl<'a> Resolved<'a> {
             link,
             out,
             routes: HashMap::new(),
+            route_links: Vec::with_capacity(net.routes.len()),
         };
         r.routes.reserve(net.routes.len());
         for (i, route) in net.routes.iter().enumerate() {
             // The field path is written only for an error: a fabric has a million routes.
             let at = || format!("network.routes[{i}]");
-            r.check_route(route, &at)?;
+            let links = r.check_route(route, &at)?;
+            r.route_links.push(links);
             if r.routes
                 .insert((route.from.as_str(), route.to.as_str()), i)
                 .is_some()
@@ -415,7 +419,11 @@ impl<'a> Resolved<'a> {
     }
 
     /// Checks a route; `at` writes its field path (only for an error).
-    fn check_route(&self, route: &Route, at: &dyn Fn() -> String) -> Result<(), NetworkError> {
+    fn check_route(
+        &self,
+        route: &Route,
+        at: &dyn Fn() -> String,
+    ) -> Result<Vec<u32>, NetworkError> {
         self.host_lazy(&route.from, &|| format!("{}.from", at()))?;
         self.host_lazy(&route.to, &|| format!("{}.to", at()))?;
         let broken = |why: String| NetworkError::BrokenRoute {
@@ -428,6 +436,7 @@ impl<'a> Resolved<'a> {
             return Err(broken("the path is empty".into()));
         }
         let mut here = route.from.as_str();
+        let mut links = Vec::with_capacity(route.path.len());
         for (j, id) in route.path.iter().enumerate() {
             let &li = self
                 .link
@@ -450,11 +459,12 @@ impl<'a> Resolved<'a> {
                 )));
             }
             here = &l.to;
+            links.push(li as u32);
         }
         if here != route.to {
             return Err(broken(format!("it ends at {here:?}")));
         }
-        Ok(())
+        Ok(links)
     }
 
     /// Hop distance from every node to `dest`, crossing switches only (usize::MAX: none).
@@ -557,10 +567,11 @@ pub fn expand(
     b.description(description);
     b.link_throughput(link_throughput, "link_throughput")?;
     let mut dist_cache: HashMap<usize, Vec<usize>> = HashMap::new();
-    let mut routed: Vec<Vec<&str>> = Vec::with_capacity(pairs.len());
+    // Each pair's route as indices into `net.links`.
+    let mut routed: Vec<std::borrow::Cow<'_, [u32]>> = Vec::with_capacity(pairs.len());
     for &(from, to, _, at) in &pairs {
-        let path: Vec<&str> = if let Some(&ri) = r.routes.get(&(from, to)) {
-            net.routes[ri].path.iter().map(String::as_str).collect()
+        let path: std::borrow::Cow<'_, [u32]> = if let Some(&ri) = r.routes.get(&(from, to)) {
+            std::borrow::Cow::Borrowed(&r.route_links[ri])
         } else if net.routing == Routing::Explicit {
             return Err(NetworkError::NoRoute {
                 at: at.to_string(),
@@ -592,7 +603,7 @@ pub fn expand(
                         why: "no switch leads back to the host",
                     });
                 };
-                path.push(net.links[li].id.as_str());
+                path.push(li as u32);
                 here = r.node[net.links[li].to.as_str()].0;
             }
             if dist[here] == usize::MAX {
@@ -613,10 +624,10 @@ pub fn expand(
                         dist[v.0] != usize::MAX && dist[v.0] + 1 == dist[here] && (v.1 || v.0 == d)
                     })
                     .expect("a node at finite distance has a link one hop closer");
-                path.push(net.links[li].id.as_str());
+                path.push(li as u32);
                 here = r.node[net.links[li].to.as_str()].0;
             }
-            path
+            std::borrow::Cow::Owned(path)
         };
         routed.push(path);
     }
@@ -624,12 +635,13 @@ pub fn expand(
     // report listing links) follow the model file; unused links are not part of the traffic.
     let mut used = vec![false; net.links.len()];
     for path in &routed {
-        for id in path {
-            used[r.link[id]] = true;
+        for &li in path.iter() {
+            used[li as usize] = true;
         }
     }
+    let mut link_ids: Vec<Option<crate::traffic::LinkId>> = vec![None; net.links.len()];
     for (i, l) in net.links.iter().enumerate().filter(|&(i, _)| used[i]) {
-        b.link(&l.id, &format!("network.links[{i}].id"))?;
+        link_ids[i] = Some(b.link(&l.id, &format!("network.links[{i}].id"))?);
     }
     // The field path of the pairs of one sender is the same: written once per sender.
     let mut at_text: Option<(usize, String)> = None;
@@ -640,12 +652,31 @@ pub fn expand(
             at_text = Some((k, at.to_string()));
         }
         let at_str = at_text.as_ref().map_or("", |(_, t)| t.as_str());
+        if count == 1 {
+            // The links are declared: the builder's checks, without looking names up.
+            let ids: Vec<crate::traffic::LinkId> = path
+                .iter()
+                .map(|&li| link_ids[li as usize].expect("every used link is declared"))
+                .collect();
+            b.transfer_on_links(
+                &id,
+                Some(from.to_string()),
+                Some(to.to_string()),
+                &ids,
+                at_str,
+            )?;
+            continue;
+        }
+        let names: Vec<&str> = path
+            .iter()
+            .map(|&li| net.links[li as usize].id.as_str())
+            .collect();
         add_with_count(
             &mut b,
             &id,
             Some(from.to_string()),
             Some(to.to_string()),
-            path,
+            &names,
             count,
             None,
             at_str,

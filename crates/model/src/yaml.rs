@@ -613,11 +613,12 @@ pub fn parse_model_full(file: &str, text: &str) -> Result<LoadedModel, LoadError
 
 /// [`parse_model_full`], with or without [`fast_routes`].
 fn parse_model_with(file: &str, text: &str, fast: bool) -> Result<LoadedModel, LoadError> {
-    let m = parse_model_file(file, text, fast)?;
+    let mut m = parse_model_file(file, text, fast)?;
     let err = |at: &str, msg: String| LoadError::at_field(file, text, at, msg);
     check_latency(m.link_latency, "link_latency").map_err(|e| err("link_latency", e))?;
-    // The network is built once, for the traffic and for the caller.
-    let built = m.network.as_ref().map(network_of);
+    // The network is built once, for the traffic and for the caller, its routes moved
+    // out of the file's entries (a fabric has millions of route elements).
+    let built = m.network.as_mut().map(network_of);
     let traffic = build_model(file, text, &m, built.as_ref())?;
     let (network, link_params) = match &m.network {
         None => (None, Vec::new()),
@@ -770,7 +771,8 @@ fn fast_routes(text: &str) -> Option<FastRoutes> {
     })
 }
 
-fn network_of(net: &NetworkEntry) -> Network {
+/// The network of a file's entry; the routes are moved out of it (left empty).
+fn network_of(net: &mut NetworkEntry) -> Network {
     Network {
         hosts: strings(&net.hosts),
         switches: strings(&net.switches),
@@ -787,13 +789,12 @@ fn network_of(net: &NetworkEntry) -> Network {
             RoutingEntry::ShortestPath => Routing::ShortestPath,
             RoutingEntry::Explicit => Routing::Explicit,
         },
-        routes: net
-            .routes
-            .iter()
+        routes: std::mem::take(&mut net.routes)
+            .into_iter()
             .map(|r| Route {
-                from: r.from.0.clone(),
-                to: r.to.0.clone(),
-                path: strings(&r.path),
+                from: r.from.0,
+                to: r.to.0,
+                path: r.path.into_iter().map(|n| n.0).collect(),
             })
             .collect(),
     }
