@@ -879,6 +879,12 @@ fn restarts(
         if left == 0 {
             return Err(false);
         }
+        // Each attempt checks the deadline only every 256 of its nodes, and short attempts
+        // (most of a Luby sequence) end before that: without this check a run of thousands
+        // of them went on for minutes past its time limit.
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(true);
+        }
         let limit = luby(attempt)
             .saturating_mul(options.restart_base.max(1))
             .min(left);
