@@ -1919,8 +1919,14 @@ mod tests {
         for (from, to) in [
             ("path: [h100/up, sw/h101]", "path: [h100/up, sw/h999]"),
             ("  senders: [", "  senders: [nobody, "),
-            ("    - {from: h7, to: h8, path: [h7/up, sw/h8]}", "    - {from: h7, to: h8, path: [h7/up, sw/h8], x: 1}"),
-            ("    - {from: h7, to: h8, path: [h7/up, sw/h8]}", "    - {from: h7, to: h7, path: [h7/up, sw/h8]}"),
+            (
+                "    - {from: h7, to: h8, path: [h7/up, sw/h8]}",
+                "    - {from: h7, to: h8, path: [h7/up, sw/h8], x: 1}",
+            ),
+            (
+                "    - {from: h7, to: h8, path: [h7/up, sw/h8]}",
+                "    - {from: h7, to: h7, path: [h7/up, sw/h8]}",
+            ),
         ] {
             let bad = text.replacen(from, to, 1);
             assert_ne!(bad, text);

@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 
 use liquid_engine::{Engine, Request};
 use liquid_model::display::round4;
-use liquid_model::{Limits, Schedule, Traffic};
+use liquid_model::{Limits, Schedule};
 use liquid_plot::{Axis, Chart, Mark, Series, PALETTE};
 use liquid_sim::study::csv_float;
 use rayon::prelude::*;
@@ -218,7 +218,10 @@ pub fn find_runs(args: &[PathBuf]) -> Result<Vec<RunDir>, StudyError> {
 /// name order.
 struct Loaded {
     engine_used: String,
-    traffic: Traffic,
+    /// The model's name.
+    name: String,
+    /// The fabric with every host pair's route.
+    network: liquid_model::network::Network,
     hosts: Vec<String>,
 }
 
@@ -241,14 +244,6 @@ fn load(run: &RunDir) -> Result<Loaded, StudyError> {
         },
     )
     .map_err(input)?;
-    let traffic = liquid_model::network::expand(
-        &imported.name,
-        None,
-        None,
-        &imported.network,
-        &imported.pattern,
-    )
-    .map_err(|e| StudyError::Failed(format!("{}: the imported model: {e}", run.dir.display())))?;
     let mut hosts: Vec<String> = imported.host_ports.keys().cloned().collect();
     hosts.sort_by(|a, b| natural(a, b));
     let engine_file = run.dir.join("engine.txt");
@@ -269,7 +264,8 @@ fn load(run: &RunDir) -> Result<Loaded, StudyError> {
     };
     Ok(Loaded {
         engine_used,
-        traffic,
+        name: imported.name,
+        network: imported.network,
         hosts,
     })
 }
@@ -535,28 +531,30 @@ fn run_item(
     let chosen = allocate(n_all, it.kind, it.seed);
     let names: Vec<&str> = chosen.iter().map(|&i| loaded.hosts[i].as_str()).collect();
     let rank: HashMap<&str, usize> = names.iter().enumerate().map(|(i, &n)| (n, i)).collect();
-    let whole = &loaded.traffic;
-    let keep: Vec<_> = whole
-        .transfer_ids()
-        .filter(|&t| {
-            let x = whole.transfer(t);
-            matches!((&x.from, &x.to), (Some(f), Some(to))
-                if rank.contains_key(f.as_str()) && rank.contains_key(to.as_str()))
-        })
-        .collect();
+    // The all-to-all of the allocation, expanded as `liquid import ib --hosts` with these
+    // hosts writes it and every command reads it back: a row is reproduced by importing
+    // its host list and running `liquid solve`.
+    let hosts: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    let traffic = liquid_model::network::expand(
+        &loaded.name,
+        None,
+        None,
+        &loaded.network,
+        &liquid_model::network::Pattern::AllToAll {
+            senders: hosts.clone(),
+            receivers: hosts,
+            self_transfers: false,
+        },
+    )
+    .map_err(|e| StudyError::Failed(what(&format!("the imported model: {e}"))))?;
     let n = names.len();
-    if keep.len() != n * (n - 1) {
+    if traffic.len() != n * (n - 1) {
         return Err(StudyError::Failed(what(&format!(
             "{} transfers among {n} hosts, not {}",
-            keep.len(),
+            traffic.len(),
             n * (n - 1)
         ))));
     }
-    let traffic = if keep.len() == whole.len() {
-        whole.clone()
-    } else {
-        whole.sub_traffic(&keep)
-    };
     let lambda = traffic.duration();
     let request = Request {
         limits: Limits {
