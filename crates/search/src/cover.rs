@@ -1080,6 +1080,27 @@ mod tests {
     }
 
     #[test]
+    fn restarts_stop_at_the_deadline_before_any_short_attempt() {
+        // Attempts of a few nodes each never reach the search's own check (every 256
+        // nodes): the restart loop must look at the deadline itself. With the deadline
+        // already passed, no attempt runs.
+        let t = liquid_model::examples::queens(10);
+        let shape = Shape::new(&t);
+        let teams = Teams::new(&shape, enumerate(&shape, None).expect("teams"));
+        let rows = teams.plain_rows();
+        let opts = CoverOptions {
+            deadline: Some(Instant::now()),
+            restart_base: 1,
+            symmetry: false,
+            ..CoverOptions::default()
+        };
+        let mut stats = CoverStats::default();
+        let r = restarts(&rows, &shape, &teams, &opts, u64::MAX, &mut stats);
+        assert_eq!(r, Err(true));
+        assert_eq!(stats.nodes, 0, "{stats:?}");
+    }
+
+    #[test]
     fn the_luby_sequence() {
         let l: Vec<u64> = (1..=15).map(luby).collect();
         assert_eq!(l, [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]);
