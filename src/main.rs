@@ -122,7 +122,7 @@ enum Command {
         #[command(subcommand)]
         what: ExportWhat,
     },
-    /// Joins the shards of a sweep run with --shard i/n (testbed t1, latency study, study two-clusters, crosscheck, explain) into what the
+    /// Joins the shards of a sweep run with --shard i/n (testbed t1, latency study, study two-clusters, study routing, crosscheck, explain) into what the
     /// unsharded run writes and prints; checks that every shard is there once and that all
     /// belong to one run (same sweep and options).
     Merge(c::MergeArgs),
@@ -150,6 +150,14 @@ enum StudyWhat {
     /// Writes DIR/two-clusters.csv and SVG charts, prints backbone message counts, where
     /// LG starts to win and the largest speed-ups.
     TwoClusters(Box<c::TwoClustersArgs>),
+    /// Which InfiniBand routing engine serves a job's all-to-all: per fabric × OpenSM
+    /// engine (folders of collected topology and forwarding tables, see `scripts/ib-local`)
+    /// × allocation (the whole machine, random subsets and contiguous blocks of a share of
+    /// the hosts, seeded): Λ, the throughput against full bisection (N − 1), the schedule
+    /// with its evidence, and simulated makespans of the schedule, all at once and Open
+    /// MPI's pairwise exchange. Writes DIR/routing.csv and SVG charts; see
+    /// docs/src/infiniband.md.
+    Routing(Box<c::RoutingArgs>),
 }
 
 #[derive(Debug, Subcommand)]
@@ -330,6 +338,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Study {
             what: StudyWhat::TwoClusters(a),
         } => c::study_two_clusters(*a),
+        Command::Study {
+            what: StudyWhat::Routing(a),
+        } => c::study_routing(*a),
     }
 }
 

@@ -35,7 +35,9 @@ pub use simulate::{export_simgrid, simulate, ExportSimgridArgs, SimMode, Simulat
 pub use sizes::{generate_sizes, GenerateSizesArgs, SizesCli, SizesSolveCli};
 pub use solve::{engine, engine_parser, parse_seconds, solve, SolveArgs};
 pub use stream::{analyze_stream, export_mpi_stream, solve_stream, verify_stream};
-pub use study::{two_clusters as study_two_clusters, TwoClustersArgs};
+pub use study::{
+    routing as study_routing, two_clusters as study_two_clusters, RoutingArgs, TwoClustersArgs,
+};
 pub use teams::{teams, TeamsArgs};
 pub use testbed::{merge, testbed_t1, MergeArgs, T1Args};
 pub use verify::{verify, VerifyArgs};

@@ -135,3 +135,95 @@ pub fn emitted(summary: &two_clusters::Summary, format: Format) -> anyhow::Resul
     }
     Ok(ExitCode::SUCCESS)
 }
+
+// `liquid study routing`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct RoutingArgs {
+    /// Run folders, each one fabric routed by one engine: topology.txt (`ibnetdiscover`;
+    /// else topology-p.txt) and opensm-lfts.dump (else dump_fts.txt), as `scripts/ib-local
+    /// run` writes them; the fabric is the folder's parent's name, the engine its own
+    /// (runs/fat-tree-8-3/ftree); engine.txt, when there, the engine OpenSM used. A folder
+    /// without these files is searched one and two levels down.
+    #[arg(required = true)]
+    runs: Vec<PathBuf>,
+    /// Output directory: routing.csv and, per fabric, SVG charts.
+    #[arg(long, default_value = "routing-study")]
+    out: PathBuf,
+    /// Allocation sizes, percent of the fabric's hosts: each gives random subsets and
+    /// contiguous blocks (host name order, as Slurm's default placement) of that size.
+    #[arg(long, value_delimiter = ',', default_value = "25,50")]
+    fractions: Vec<u32>,
+    /// Seeds per allocation size and kind (1..=SEEDS); the whole machine is one more row.
+    #[arg(long, default_value_t = liquid_study::routing::DEFAULT_SEEDS)]
+    seeds: u64,
+    /// The engine that schedules each all-to-all (DSatur's schedule is simulated when it
+    /// finds none in the time limit).
+    #[arg(long, value_parser = super::engine_parser(), default_value = liquid_engine::DEFAULT_ENGINE)]
+    engine: String,
+    /// Time limit of each schedule search, in seconds (fractions allowed).
+    #[arg(long, value_parser = super::parse_seconds, default_value = "10")]
+    time_limit: std::time::Duration,
+    /// Bytes each host sends each other host in the simulations (default 1 MiB).
+    #[arg(long, default_value_t = liquid_study::routing::DEFAULT_SIZE)]
+    size: f64,
+    /// Link bandwidth of the simulations, MB/s (default: 4X EDR InfiniBand, 100 Gb/s).
+    #[arg(long, default_value_t = liquid_study::routing::DEFAULT_LINK_MB_S)]
+    link_throughput: f64,
+    /// Link latency of the simulations, s.
+    #[arg(long, default_value_t = 0.0)]
+    link_latency: f64,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Run only shard i of n (1 <= i <= n) of the rows (items i, i+n, ... of the runs ×
+    /// allocations in order), writing DIR/routing-study-shard-i-of-n.json into --out;
+    /// join the shards with `liquid merge`.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<liquid_study::Shard>,
+    /// Summary format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    format: Format,
+}
+
+/// `liquid study routing`: the summary on stdout (or, one shard, what was written on
+/// stderr); a line per row on stderr as it finishes.
+pub fn routing(a: RoutingArgs) -> anyhow::Result<ExitCode> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    if let Some(j) = a.jobs {
+        liquid_study::testbed::set_workers(j)?;
+    }
+    let args = liquid_study::routing::RoutingArgs {
+        runs: a.runs,
+        out: a.out,
+        fractions: a.fractions,
+        seeds: a.seeds,
+        engine: super::engine(&a.engine)?,
+        time_limit: a.time_limit,
+        size: a.size,
+        link_mb_s: a.link_throughput,
+        link_latency: a.link_latency,
+    };
+    let (runs, total) = liquid_study::routing::plan(&args)?;
+    let todo = a.shard.map_or(total, |s| s.item_count(total));
+    eprintln!(
+        "study routing: {} runs, {total} rows{}",
+        runs.len(),
+        a.shard
+            .map(|s| format!(", shard {s}: {todo} rows"))
+            .unwrap_or_default()
+    );
+    let done = AtomicUsize::new(0);
+    let start = std::time::Instant::now();
+    let tick = |key: &str| {
+        let k = done.fetch_add(1, Ordering::Relaxed) + 1;
+        eprintln!(
+            "study routing: [{k}/{todo}] {key} ({:.1} s)",
+            start.elapsed().as_secs_f64()
+        );
+    };
+    match liquid_study::routing::run(&args, a.shard, &tick)? {
+        liquid_study::Swept::Full(summary) => emit(&summary, a.format)?,
+        liquid_study::Swept::Shard(written) => eprintln!("{written}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}

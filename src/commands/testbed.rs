@@ -112,6 +112,7 @@ pub fn merge(a: &MergeArgs) -> anyhow::Result<ExitCode> {
         liquid_study::merge::Merged::Explain(reports, format) => {
             super::explain::emit_many(&reports, &format)?
         }
+        liquid_study::merge::Merged::Routing(summary) => emit(&summary, format)?,
     }
     Ok(ExitCode::SUCCESS)
 }

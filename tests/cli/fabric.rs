@@ -71,6 +71,14 @@ fn bad_input_exits_2_naming_the_file() {
         err.starts_with("error: --hosts: host \"Hca5\" is not in the fabric"),
         "{err}"
     );
+    // A host named twice in the hostlist.
+    let out = import(&["--hosts", "Hca[1-2],Hca1"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: --hosts: host \"Hca1\" is named twice"),
+        "{err}"
+    );
     // The tables given as the topology.
     let out = liquid()
         .args([
@@ -153,4 +161,67 @@ fn export_ibsim_writes_every_cable_from_both_ends() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("an explicit-form model"), "{err}");
+}
+
+#[test]
+fn study_routing_runs_sharded_and_merged_like_the_other_sweeps() {
+    let runs = "crates/study/tests/data/routing";
+    let dir = tempfile::tempdir().expect("temp dir");
+    let whole = dir.path().join("whole");
+    let w = whole.to_str().expect("UTF-8");
+    let out = liquid()
+        .args(["study", "routing", runs, "--seeds", "1", "--out", w])
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("study routing: 2 runs, 10 rows\n"), "{err}");
+    assert!(err.contains("[10/10]"), "{err}");
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(summary.contains("rows: 10"), "{summary}");
+    let shards = dir.path().join("shards");
+    let s = shards.to_str().expect("UTF-8");
+    for i in 1..=2 {
+        let shard = format!("{i}/2");
+        let out = liquid()
+            .args(["study", "routing", runs, "--seeds", "1", "--out", s])
+            .args(["--shard", &shard])
+            .output()
+            .expect("runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let merged = dir.path().join("merged");
+    let out = liquid()
+        .args(["merge", s, "--out", merged.to_str().expect("UTF-8")])
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let strip = |p: &std::path::Path| -> String {
+        std::fs::read_to_string(p.join("routing.csv"))
+            .expect("routing.csv")
+            .lines()
+            .map(|l| l.rsplit_once(',').expect("columns").0.to_string() + "\n")
+            .collect()
+    };
+    assert_eq!(strip(&whole), strip(&merged));
+    // A folder without runs: exit 2, named.
+    let out = liquid()
+        .args(["study", "routing", "crates/fabric/src", "--out", w])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("crates/fabric/src: no run found"), "{err}");
 }

@@ -21,7 +21,8 @@ pub enum Selection {
 }
 
 /// Expands a Slurm hostlist expression (`n[001-016,020]`, `a1,b[1-3]`, `r[1-2]-n[01-04]`)
-/// with the `hostlist-parser` crate. `source` names it in errors.
+/// with the `hostlist-parser` crate. `source` names it in errors. A host named twice
+/// (`n[1-2],n1`) is an error.
 pub fn hostlist(source: &str, expr: &str) -> Result<Selection, FabricError> {
     let expr = expr.trim();
     if expr.is_empty() {
@@ -38,6 +39,23 @@ pub fn hostlist(source: &str, expr: &str) -> Result<Selection, FabricError> {
     })?;
     if names.is_empty() {
         return Err(FabricError::file(source, "the host list names no host"));
+    }
+    // A host named twice (`n[1-2],n1`, `n[1-3,2]`) is bad input, as in a host file. The
+    // hostlist crate merges repeats silently, so each alternative (one range per bracket)
+    // is expanded on its own and the expansions are compared.
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for alt in alternatives(expr) {
+        let Ok(part) = hostlist_parser::parse(&alt) else {
+            continue;
+        };
+        for n in part {
+            if !seen.insert(n.clone()) {
+                return Err(FabricError::file(
+                    source,
+                    format!("host {n:?} is named twice in {expr:?}"),
+                ));
+            }
+        }
     }
     Ok(Selection::Named {
         source: source.to_string(),
@@ -79,4 +97,49 @@ pub fn hostfile(file: &str, text: &str) -> Result<Selection, FabricError> {
         names,
         lines,
     })
+}
+
+/// The alternatives of a hostlist expression, each with one range per bracket:
+/// `a[1-2,5],b` gives `a[1-2]`, `a[5]`, `b`. Commas outside brackets separate terms; within
+/// a bracket, ranges. Together they name the same hosts as the expression, each host as
+/// often as the expression names it.
+fn alternatives(expr: &str) -> Vec<String> {
+    // Terms: split at commas outside brackets.
+    let mut terms = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in expr.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                terms.push(&expr[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    terms.push(&expr[start..]);
+    let mut out = Vec::new();
+    for term in terms {
+        // Pieces: literal text and bracket contents, each bracket's ranges as choices.
+        let mut partial = vec![String::new()];
+        let mut rest = term;
+        while let Some(open) = rest.find('[') {
+            let Some(close) = rest[open..].find(']').map(|c| open + c) else {
+                break;
+            };
+            let literal = &rest[..open];
+            let choices: Vec<&str> = rest[open + 1..close].split(',').collect();
+            let mut next = Vec::with_capacity(partial.len() * choices.len());
+            for p in &partial {
+                for c in &choices {
+                    next.push(format!("{p}{literal}[{}]", c.trim()));
+                }
+            }
+            partial = next;
+            rest = &rest[close + 1..];
+        }
+        out.extend(partial.into_iter().map(|p| p + rest));
+    }
+    out
 }

@@ -137,6 +137,24 @@ fn hosts_by_hostlist_and_hostfile() {
         e.to_string(),
         "hosts:3: host \"Hca1\" is named twice (first at line 1)"
     );
+    let e = hosts::hostlist("--hosts", "Hca[1-2],Hca1").expect_err("twice");
+    assert_eq!(
+        e.to_string(),
+        "--hosts: host \"Hca1\" is named twice in \"Hca[1-2],Hca1\""
+    );
+    let e = hosts::hostlist("--hosts", "n[001-003,002]").expect_err("twice");
+    assert!(
+        e.to_string().contains("host \"n002\" is named twice"),
+        "{e}"
+    );
+    let e = hosts::hostlist("--hosts", "r[1-2]-n[01-02],r2-n01").expect_err("twice");
+    assert!(
+        e.to_string().contains("host \"r2-n01\" is named twice"),
+        "{e}"
+    );
+    // Distinct hosts in several ranges and brackets are fine.
+    let sel = hosts::hostlist("--hosts", "r[1-2]-n[01-02,04],r3-n01").expect("distinct");
+    assert!(matches!(&sel, hosts::Selection::Named { names, .. } if names.len() == 7));
     let e = hosts::hostlist("--hosts", "n[1-").expect_err("malformed");
     assert!(
         e.to_string()

@@ -322,6 +322,8 @@ struct Resolved<'a> {
     link: HashMap<&'a str, usize>,
     out: Vec<Vec<usize>>, // per node, out-links in declaration order
     routes: HashMap<(&'a str, &'a str), usize>,
+    /// Each explicit route's links, as indices into `net.links` (checked once here).
+    route_links: Vec<Vec<u32>>,
 }
 
 impl<'a> Resolved<'a> {
@@ -372,22 +374,34 @@ impl<'a> Resolved<'a> {
             link,
             out,
             routes: HashMap::new(),
+            route_links: Vec::with_capacity(net.routes.len()),
         };
+        r.routes.reserve(net.routes.len());
         for (i, route) in net.routes.iter().enumerate() {
-            let at = format!("network.routes[{i}]");
-            r.check_route(route, &at)?;
+            // The field path is written only for an error: a fabric has a million routes.
+            let at = || format!("network.routes[{i}]");
+            let links = r.check_route(route, &at)?;
+            r.route_links.push(links);
             if r.routes
                 .insert((route.from.as_str(), route.to.as_str()), i)
                 .is_some()
             {
                 return Err(NetworkError::DuplicateRoute {
-                    at,
+                    at: at(),
                     from: route.from.clone(),
                     to: route.to.clone(),
                 });
             }
         }
         Ok(r)
+    }
+
+    /// [`Resolved::host`] with the field path written only for an error.
+    fn host_lazy(&self, id: &str, at: &dyn Fn() -> String) -> Result<usize, NetworkError> {
+        match self.node.get(id) {
+            Some(&(i, false)) => Ok(i),
+            _ => self.host(id, at()),
+        }
     }
 
     fn host(&self, id: &str, at: String) -> Result<usize, NetworkError> {
@@ -404,11 +418,16 @@ impl<'a> Resolved<'a> {
         }
     }
 
-    fn check_route(&self, route: &Route, at: &str) -> Result<(), NetworkError> {
-        self.host(&route.from, format!("{at}.from"))?;
-        self.host(&route.to, format!("{at}.to"))?;
+    /// Checks a route; `at` writes its field path (only for an error).
+    fn check_route(
+        &self,
+        route: &Route,
+        at: &dyn Fn() -> String,
+    ) -> Result<Vec<u32>, NetworkError> {
+        self.host_lazy(&route.from, &|| format!("{}.from", at()))?;
+        self.host_lazy(&route.to, &|| format!("{}.to", at()))?;
         let broken = |why: String| NetworkError::BrokenRoute {
-            at: format!("{at}.path"),
+            at: format!("{}.path", at()),
             from: route.from.clone(),
             to: route.to.clone(),
             why,
@@ -417,12 +436,13 @@ impl<'a> Resolved<'a> {
             return Err(broken("the path is empty".into()));
         }
         let mut here = route.from.as_str();
+        let mut links = Vec::with_capacity(route.path.len());
         for (j, id) in route.path.iter().enumerate() {
             let &li = self
                 .link
                 .get(id.as_str())
                 .ok_or_else(|| NetworkError::UnknownLink {
-                    at: format!("{at}.path[{j}]"),
+                    at: format!("{}.path[{j}]", at()),
                     id: id.clone(),
                 })?;
             let l = &self.net.links[li];
@@ -439,11 +459,12 @@ impl<'a> Resolved<'a> {
                 )));
             }
             here = &l.to;
+            links.push(li as u32);
         }
         if here != route.to {
             return Err(broken(format!("it ends at {here:?}")));
         }
-        Ok(())
+        Ok(links)
     }
 
     /// Hop distance from every node to `dest`, crossing switches only (usize::MAX: none).
@@ -487,7 +508,9 @@ pub fn expand(
     pattern: &Pattern,
 ) -> Result<Traffic, NetworkError> {
     let r = Resolved::new(net)?;
-    let mut pairs: Vec<(String, String, u64, String)> = Vec::new();
+    // Each pair with its count and where the pattern names it (written out only when
+    // needed: an all-to-all of a fabric has a million pairs).
+    let mut pairs: Vec<(&str, &str, u64, PairAt)> = Vec::new();
     match pattern {
         Pattern::AllToAll {
             senders,
@@ -508,10 +531,11 @@ pub fn expand(
                     max: MAX_TRANSFERS,
                 });
             }
+            pairs.reserve(total as usize);
             for (i, s) in senders.iter().enumerate() {
                 for d in receivers {
                     if s != d || *self_transfers {
-                        pairs.push((s.clone(), d.clone(), 1, format!("pattern.senders[{i}]")));
+                        pairs.push((s, d, 1, PairAt::Sender(i)));
                     }
                 }
             }
@@ -535,7 +559,7 @@ pub fn expand(
                         id: p.to.clone(),
                     });
                 }
-                pairs.push((p.from.clone(), p.to.clone(), p.count, at));
+                pairs.push((&p.from, &p.to, p.count, PairAt::Pair(i)));
             }
         }
     }
@@ -543,21 +567,22 @@ pub fn expand(
     b.description(description);
     b.link_throughput(link_throughput, "link_throughput")?;
     let mut dist_cache: HashMap<usize, Vec<usize>> = HashMap::new();
-    let mut routed: Vec<Vec<&str>> = Vec::with_capacity(pairs.len());
-    for (from, to, _, at) in &pairs {
-        let path: Vec<&str> = if let Some(&ri) = r.routes.get(&(from.as_str(), to.as_str())) {
-            net.routes[ri].path.iter().map(String::as_str).collect()
+    // Each pair's route as indices into `net.links`.
+    let mut routed: Vec<std::borrow::Cow<'_, [u32]>> = Vec::with_capacity(pairs.len());
+    for &(from, to, _, at) in &pairs {
+        let path: std::borrow::Cow<'_, [u32]> = if let Some(&ri) = r.routes.get(&(from, to)) {
+            std::borrow::Cow::Borrowed(&r.route_links[ri])
         } else if net.routing == Routing::Explicit {
             return Err(NetworkError::NoRoute {
-                at: at.clone(),
-                from: from.clone(),
-                to: to.clone(),
+                at: at.to_string(),
+                from: from.to_string(),
+                to: to.to_string(),
                 why: "routing is explicit and network.routes has no route for this pair",
             });
         } else {
-            let d = r.node[to.as_str()].0;
+            let d = r.node[to].0;
             let dist = dist_cache.entry(d).or_insert_with(|| r.distances_to(d));
-            let mut here = r.node[from.as_str()].0;
+            let mut here = r.node[from].0;
             let mut path = Vec::new();
             if here == d {
                 // A transfer to itself leaves the host: the first out-link (in declaration
@@ -572,20 +597,20 @@ pub fn expand(
                     .min_by_key(|&li| dist[r.node[net.links[li].to.as_str()].0]);
                 let Some(li) = first else {
                     return Err(NetworkError::NoRoute {
-                        at: at.clone(),
-                        from: from.clone(),
-                        to: to.clone(),
+                        at: at.to_string(),
+                        from: from.to_string(),
+                        to: to.to_string(),
                         why: "no switch leads back to the host",
                     });
                 };
-                path.push(net.links[li].id.as_str());
+                path.push(li as u32);
                 here = r.node[net.links[li].to.as_str()].0;
             }
             if dist[here] == usize::MAX {
                 return Err(NetworkError::NoRoute {
-                    at: at.clone(),
-                    from: from.clone(),
-                    to: to.clone(),
+                    at: at.to_string(),
+                    from: from.to_string(),
+                    to: to.to_string(),
                     why: "the receiver cannot be reached through switches",
                 });
             }
@@ -599,10 +624,10 @@ pub fn expand(
                         dist[v.0] != usize::MAX && dist[v.0] + 1 == dist[here] && (v.1 || v.0 == d)
                     })
                     .expect("a node at finite distance has a link one hop closer");
-                path.push(net.links[li].id.as_str());
+                path.push(li as u32);
                 here = r.node[net.links[li].to.as_str()].0;
             }
-            path
+            std::borrow::Cow::Owned(path)
         };
         routed.push(path);
     }
@@ -610,27 +635,71 @@ pub fn expand(
     // report listing links) follow the model file; unused links are not part of the traffic.
     let mut used = vec![false; net.links.len()];
     for path in &routed {
-        for id in path {
-            used[r.link[id]] = true;
+        for &li in path.iter() {
+            used[li as usize] = true;
         }
     }
+    let mut link_ids: Vec<Option<crate::traffic::LinkId>> = vec![None; net.links.len()];
     for (i, l) in net.links.iter().enumerate().filter(|&(i, _)| used[i]) {
-        b.link(&l.id, &format!("network.links[{i}].id"))?;
+        link_ids[i] = Some(b.link(&l.id, &format!("network.links[{i}].id"))?);
     }
-    for ((from, to, count, at), path) in pairs.iter().zip(&routed) {
+    // The field path of the pairs of one sender is the same: written once per sender.
+    let mut at_text: Option<(usize, String)> = None;
+    for (k, (&(from, to, count, at), path)) in pairs.iter().zip(&routed).enumerate() {
         let id = format!("{from}->{to}");
+        let fresh = !matches!(&at_text, Some((j, _)) if pairs[*j].3 == at);
+        if fresh {
+            at_text = Some((k, at.to_string()));
+        }
+        let at_str = at_text.as_ref().map_or("", |(_, t)| t.as_str());
+        if count == 1 {
+            // The links are declared: the builder's checks, without looking names up.
+            let ids: Vec<crate::traffic::LinkId> = path
+                .iter()
+                .map(|&li| link_ids[li as usize].expect("every used link is declared"))
+                .collect();
+            b.transfer_on_links(
+                &id,
+                Some(from.to_string()),
+                Some(to.to_string()),
+                &ids,
+                at_str,
+            )?;
+            continue;
+        }
+        let names: Vec<&str> = path
+            .iter()
+            .map(|&li| net.links[li as usize].id.as_str())
+            .collect();
         add_with_count(
             &mut b,
             &id,
-            Some(from.clone()),
-            Some(to.clone()),
-            path,
-            *count,
+            Some(from.to_string()),
+            Some(to.to_string()),
+            &names,
+            count,
             None,
-            at,
+            at_str,
         )?;
     }
     Ok(b.build("pattern")?)
+}
+
+/// Where the pattern names a pair: its sender in an all-to-all, or its entry in a list of
+/// pairs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PairAt {
+    Sender(usize),
+    Pair(usize),
+}
+
+impl std::fmt::Display for PairAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PairAt::Sender(i) => write!(f, "pattern.senders[{i}]"),
+            PairAt::Pair(i) => write!(f, "pattern.pairs[{i}]"),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -608,10 +608,18 @@ fn check_latency(value: Option<f64>, at: &str) -> Result<(), String> {
 
 /// Parses model text with its physical parameters; `file` names it in errors.
 pub fn parse_model_full(file: &str, text: &str) -> Result<LoadedModel, LoadError> {
-    let m: ModelFile = parse(file, text)?;
+    parse_model_with(file, text, true)
+}
+
+/// [`parse_model_full`], with or without [`fast_routes`].
+fn parse_model_with(file: &str, text: &str, fast: bool) -> Result<LoadedModel, LoadError> {
+    let mut m = parse_model_file(file, text, fast)?;
     let err = |at: &str, msg: String| LoadError::at_field(file, text, at, msg);
     check_latency(m.link_latency, "link_latency").map_err(|e| err("link_latency", e))?;
-    let traffic = build_model(file, text, &m)?;
+    // The network is built once, for the traffic and for the caller, its routes moved
+    // out of the file's entries (a fabric has millions of route elements).
+    let built = m.network.as_mut().map(network_of);
+    let traffic = build_model(file, text, &m, built.as_ref())?;
     let (network, link_params) = match &m.network {
         None => (None, Vec::new()),
         Some(net) => {
@@ -632,7 +640,7 @@ pub fn parse_model_full(file: &str, text: &str) -> Result<LoadedModel, LoadError
                     latency: l.latency,
                 });
             }
-            (Some(network_of(net)), params)
+            (built, params)
         }
     };
     Ok(LoadedModel {
@@ -643,7 +651,128 @@ pub fn parse_model_full(file: &str, text: &str) -> Result<LoadedModel, LoadError
     })
 }
 
-fn network_of(net: &NetworkEntry) -> Network {
+/// Reads a model file's YAML. The explicit routes of a network-form model, when they are
+/// written as `liquid` writes them (one `- {from: A, to: B, path: [L1, L2]}` per line,
+/// names that need no quotes, right after `routing:`), are read by [`fast_routes`]
+/// instead of the YAML parser, which takes a minute on the million routes of a 1,024-host
+/// fabric; the rest of the file goes through the YAML parser as always, with the routes'
+/// lines left blank so that every line number stays the same. A file in any other form,
+/// or whose remainder does not read back as expected, is read whole by the YAML parser:
+/// the result is the same either way (tested), only the time differs.
+fn parse_model_file(file: &str, text: &str, fast: bool) -> Result<ModelFile, LoadError> {
+    if let Some(fast) = fast.then(|| fast_routes(text)).flatten() {
+        if let Ok(mut m) = parse::<ModelFile>(file, &fast.rest) {
+            let spliced = m.network.as_mut().filter(|n| {
+                n.routes.is_empty()
+                    && matches!(n.routing, RoutingEntry::Explicit)
+                    && locate(&fast.rest, "network.routes").map(|(line, _)| line)
+                        == Some(fast.routes_line)
+            });
+            if let Some(net) = spliced {
+                net.routes = fast.routes;
+                return Ok(m);
+            }
+        }
+    }
+    parse(file, text)
+}
+
+/// The routes read by [`fast_routes`] and the text without them.
+struct FastRoutes {
+    /// The text with the route lines blank and `  routes: []` on the `routes:` line.
+    rest: String,
+    /// The 1-based line of `routes:`.
+    routes_line: usize,
+    /// The routes, in file order.
+    routes: Vec<RouteEntry>,
+}
+
+/// A name as [`scalar`] writes it unquoted: a letter or `_`, then letters, digits and
+/// `_-.>/#~`, not one of YAML's reserved words. Anything else is not read here.
+fn plain_name(s: &str) -> Option<Name> {
+    const RESERVED: [&str; 12] = [
+        "y", "n", "yes", "no", "true", "false", "on", "off", "null", "~", "nan", "inf",
+    ];
+    let b = s.as_bytes();
+    let first = *b.first()?;
+    let ok = (first.is_ascii_alphabetic() || first == b'_')
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || b"_-.>/#~".contains(&c))
+        && (s.len() > 5 || !RESERVED.contains(&s.to_ascii_lowercase().as_str()));
+    ok.then(|| Name(s.to_string()))
+}
+
+/// One route line as liquid writes it: `    - {from: A, to: B, path: [L1, L2]}`.
+fn route_line(line: &str) -> Option<RouteEntry> {
+    let body = line.strip_prefix("    - {from: ")?.strip_suffix("]}")?;
+    let (from, body) = body.split_once(", to: ")?;
+    let (to, path) = body.split_once(", path: [")?;
+    let path = if path.is_empty() {
+        Vec::new()
+    } else {
+        path.split(", ")
+            .map(plain_name)
+            .collect::<Option<Vec<Name>>>()?
+    };
+    Some(RouteEntry {
+        from: plain_name(from)?,
+        to: plain_name(to)?,
+        path,
+    })
+}
+
+/// The explicit routes of a network-form model written as `liquid` writes them (see
+/// [`parse_model_file`]), or `None` when the file is in another form.
+fn fast_routes(text: &str) -> Option<FastRoutes> {
+    // Only worth it for large files; small ones read fast either way.
+    const FROM_BYTES: usize = 1 << 20;
+    if text.len() < FROM_BYTES {
+        return None;
+    }
+    let start = if text.starts_with("network:\n") {
+        0
+    } else {
+        text.find("\nnetwork:\n")? + 1
+    };
+    let key = start + text[start..].find("\n  routing: explicit\n  routes:\n")?;
+    // Between `network:` and `routes:`, every line is inside the network mapping.
+    if text[start + "network:\n".len()..key]
+        .split('\n')
+        .any(|l| !(l.is_empty() || l.starts_with(' ') || l.starts_with('#')))
+    {
+        return None;
+    }
+    let routes_at = key + "\n  routing: explicit\n".len();
+    let block = routes_at + "  routes:\n".len();
+    let routes_line = text[..routes_at].matches('\n').count() + 1;
+    let mut routes = Vec::new();
+    let mut end = block;
+    for line in text[block..].split_inclusive('\n') {
+        if !line.starts_with("    - ") {
+            break;
+        }
+        routes.push(route_line(line.strip_suffix('\n')?)?);
+        end += line.len();
+    }
+    if routes.is_empty() {
+        return None;
+    }
+    let mut rest = String::with_capacity(text.len() - (end - block) + routes.len());
+    rest.push_str(&text[..routes_at]);
+    rest.push_str("  routes: []\n");
+    for _ in 0..routes.len() {
+        rest.push('\n');
+    }
+    rest.push_str(&text[end..]);
+    Some(FastRoutes {
+        rest,
+        routes_line,
+        routes,
+    })
+}
+
+/// The network of a file's entry; the routes are moved out of it (left empty).
+fn network_of(net: &mut NetworkEntry) -> Network {
     Network {
         hosts: strings(&net.hosts),
         switches: strings(&net.switches),
@@ -660,19 +789,23 @@ fn network_of(net: &NetworkEntry) -> Network {
             RoutingEntry::ShortestPath => Routing::ShortestPath,
             RoutingEntry::Explicit => Routing::Explicit,
         },
-        routes: net
-            .routes
-            .iter()
+        routes: std::mem::take(&mut net.routes)
+            .into_iter()
             .map(|r| Route {
-                from: r.from.0.clone(),
-                to: r.to.0.clone(),
-                path: strings(&r.path),
+                from: r.from.0,
+                to: r.to.0,
+                path: r.path.into_iter().map(|n| n.0).collect(),
             })
             .collect(),
     }
 }
 
-fn build_model(file: &str, text: &str, m: &ModelFile) -> Result<Traffic, LoadError> {
+fn build_model(
+    file: &str,
+    text: &str,
+    m: &ModelFile,
+    network: Option<&Network>,
+) -> Result<Traffic, LoadError> {
     let err = |at: &str, msg: String| LoadError::at_field(file, text, at, msg);
     let build_err =
         |e: BuildError| LoadError::at_fields(file, text, e.at(), e.related_at(), e.to_string());
@@ -739,7 +872,7 @@ fn build_model(file: &str, text: &str, m: &ModelFile) -> Result<Traffic, LoadErr
         }
         return b.build("transfers").map_err(build_err);
     }
-    let Some(net) = &m.network else {
+    let Some(network) = network else {
         unreachable!("checked above")
     };
     let Some(p) = &m.pattern else {
@@ -748,7 +881,6 @@ fn build_model(file: &str, text: &str, m: &ModelFile) -> Result<Traffic, LoadErr
             "the network form needs a `pattern` (all-to-all or pairs)".into(),
         ));
     };
-    let network = network_of(net);
     let pattern = match p.kind {
         PatternKind::AllToAll => {
             if p.pairs.is_some() {
@@ -796,7 +928,7 @@ fn build_model(file: &str, text: &str, m: &ModelFile) -> Result<Traffic, LoadErr
         &m.name,
         m.description.clone(),
         m.link_throughput,
-        &network,
+        network,
         &pattern,
     )
     .map_err(network_err)
@@ -1692,5 +1824,116 @@ mod tests {
         assert_eq!(e.line, Some(2), "{e}");
         let e = parse_sizes("s.yaml", "x: 1\nz: 2\n", &t).expect_err("unknown");
         assert_eq!(e.line, Some(2), "{e}");
+    }
+
+    /// A network-form model of `hosts` hosts on one switch, large enough for the fast
+    /// route reader, with awkward but unquoted names among them.
+    fn big_network(hosts: usize) -> String {
+        let names: Vec<String> = (0..hosts)
+            .map(|i| match i {
+                0 => "a#b".to_string(),
+                1 => "x~y.z".to_string(),
+                2 => "_under>".to_string(),
+                3 => "NULLs".to_string(),
+                i => format!("h{i}"),
+            })
+            .collect();
+        let mut links = Vec::new();
+        for h in &names {
+            links.push(NetLink {
+                id: format!("{h}/up"),
+                from: h.clone(),
+                to: "sw".into(),
+            });
+            links.push(NetLink {
+                id: format!("sw/{h}"),
+                from: "sw".into(),
+                to: h.clone(),
+            });
+        }
+        let mut routes = Vec::new();
+        for a in &names {
+            for b in &names {
+                if a != b {
+                    routes.push(Route {
+                        from: a.clone(),
+                        to: b.clone(),
+                        path: vec![format!("{a}/up"), format!("sw/{b}")],
+                    });
+                }
+            }
+        }
+        let net = Network {
+            hosts: names.clone(),
+            switches: vec!["sw".into()],
+            links,
+            routing: Routing::Explicit,
+            routes,
+        };
+        let pattern = Pattern::AllToAll {
+            senders: names.clone(),
+            receivers: names,
+            self_transfers: false,
+        };
+        write_network("big", Some("fast routes"), None, &net, &pattern)
+    }
+
+    fn same(fast: &LoadedModel, slow: &LoadedModel) {
+        assert_eq!(fast.traffic.sha256(), slow.traffic.sha256());
+        assert_eq!(fast.traffic.len(), slow.traffic.len());
+        let (f, s) = (fast.network.as_ref(), slow.network.as_ref());
+        assert_eq!(f.map(|n| &n.routes), s.map(|n| &n.routes));
+        assert_eq!(f.map(|n| &n.links), s.map(|n| &n.links));
+    }
+
+    #[test]
+    fn the_fast_route_reader_gives_what_the_yaml_parser_gives() {
+        let text = big_network(240);
+        assert!(text.len() > 1 << 20, "{} bytes", text.len());
+        let fast = fast_routes(&text).expect("the fast form");
+        assert_eq!(fast.routes.len(), 240 * 239);
+        assert_eq!(fast.rest.lines().count(), text.lines().count());
+        let a = parse_model_with("m.yaml", &text, true).expect("reads");
+        let b = parse_model_with("m.yaml", &text, false).expect("reads");
+        same(&a, &b);
+        // A line in another form (quoted name, extra space): the whole file goes through
+        // the YAML parser, with the same result.
+        for (from, to) in [
+            ("    - {from: h5, to: h6,", "    - {from: \"h5\", to: h6,"),
+            ("    - {from: h5, to: h6,", "    - {from: h5,  to: h6,"),
+        ] {
+            let other = text.replacen(from, to, 1);
+            assert!(fast_routes(&other).is_none());
+            same(
+                &parse_model_with("m.yaml", &other, true).expect("reads"),
+                &b,
+            );
+        }
+    }
+
+    #[test]
+    fn errors_read_the_same_with_the_fast_route_reader() {
+        let text = big_network(240);
+        // A route through a link the network lacks, deep in the list; a pattern naming
+        // a host the network lacks, after the routes; a routes entry with an unknown key.
+        for (from, to) in [
+            ("path: [h100/up, sw/h101]", "path: [h100/up, sw/h999]"),
+            ("  senders: [", "  senders: [nobody, "),
+            (
+                "    - {from: h7, to: h8, path: [h7/up, sw/h8]}",
+                "    - {from: h7, to: h8, path: [h7/up, sw/h8], x: 1}",
+            ),
+            (
+                "    - {from: h7, to: h8, path: [h7/up, sw/h8]}",
+                "    - {from: h7, to: h7, path: [h7/up, sw/h8]}",
+            ),
+        ] {
+            let bad = text.replacen(from, to, 1);
+            assert_ne!(bad, text);
+            let f = parse_model_with("m.yaml", &bad, true).expect_err("refused");
+            let s = parse_model_with("m.yaml", &bad, false).expect_err("refused");
+            assert_eq!(f.to_string(), s.to_string());
+            assert!(f.line.is_some(), "{f}");
+        }
     }
 }

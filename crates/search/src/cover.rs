@@ -879,6 +879,12 @@ fn restarts(
         if left == 0 {
             return Err(false);
         }
+        // Each attempt checks the deadline only every 256 of its nodes, and short attempts
+        // (most of a Luby sequence) end before that: without this check a run of thousands
+        // of them went on for minutes past its time limit.
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(true);
+        }
         let limit = luby(attempt)
             .saturating_mul(options.restart_base.max(1))
             .min(left);
@@ -1071,6 +1077,27 @@ mod tests {
             symmetry,
             ..CoverOptions::default()
         }
+    }
+
+    #[test]
+    fn restarts_stop_at_the_deadline_before_any_short_attempt() {
+        // Attempts of a few nodes each never reach the search's own check (every 256
+        // nodes): the restart loop must look at the deadline itself. With the deadline
+        // already passed, no attempt runs.
+        let t = liquid_model::examples::queens(10);
+        let shape = Shape::new(&t);
+        let teams = Teams::new(&shape, enumerate(&shape, None).expect("teams"));
+        let rows = teams.plain_rows();
+        let opts = CoverOptions {
+            deadline: Some(Instant::now()),
+            restart_base: 1,
+            symmetry: false,
+            ..CoverOptions::default()
+        };
+        let mut stats = CoverStats::default();
+        let r = restarts(&rows, &shape, &teams, &opts, u64::MAX, &mut stats);
+        assert_eq!(r, Err(true));
+        assert_eq!(stats.nodes, 0, "{stats:?}");
     }
 
     #[test]

@@ -9,6 +9,9 @@
 //!   and the model against the simulation;
 //! - [`simulate`]: a schedule (a file's or an engine's) on the flow-level simulator of
 //!   `liquid-sim`, with its timeline, and the same platform and plan for SimGrid;
+//! - [`routing`]: which InfiniBand routing engine serves a job's all-to-all: fabrics ×
+//!   subnet-manager engines × allocations, from collected topology and forwarding tables
+//!   (sharded, merged), its CSV file and charts;
 //! - [`testbed`]: the Swiss-T1 sweep of papers 000 and 003 (sharded, merged), its CSV
 //!   files and charts;
 //! - [`two_clusters`]: paper 001's total exchange between two clusters on the flow-level
@@ -26,6 +29,7 @@ pub mod input;
 pub mod latency;
 pub mod merge;
 pub mod outdir;
+pub mod routing;
 pub mod simulate;
 pub mod testbed;
 pub mod two_clusters;

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{crosscheck, explain, latency, testbed, two_clusters, StudyError};
+use crate::{crosscheck, explain, latency, routing, testbed, two_clusters, StudyError};
 
 /// What a merge produced: the summary the unsharded run prints, per sweep.
 pub enum Merged {
@@ -20,15 +20,18 @@ pub enum Merged {
     /// `explain` over many models ([`explain::SWEEP`]): the reports and the format the run
     /// asked for.
     Explain(Vec<liquid_engine::report::ExplainReport>, String),
+    /// The routing study ([`routing::SWEEP`]).
+    Routing(Box<routing::Summary>),
 }
 
 /// The sweeps `liquid merge` knows, by the name their shard files carry.
-pub const SWEEPS: [&str; 5] = [
+pub const SWEEPS: [&str; 6] = [
     testbed::SWEEP,
     latency::SWEEP,
     two_clusters::SWEEP,
     crosscheck::SWEEP,
     explain::SWEEP,
+    routing::SWEEP,
 ];
 
 /// Merges the shard files among `paths` (files, or folders holding them) into `out`:
@@ -47,6 +50,10 @@ pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Merged, StudyError> {
             Ok(Merged::Explain(reports, format))
         }
         two_clusters::SWEEP => Ok(Merged::TwoClusters(Box::new(two_clusters::merge(
+            shards.typed()?,
+            out,
+        )?))),
+        routing::SWEEP => Ok(Merged::Routing(Box::new(routing::merge(
             shards.typed()?,
             out,
         )?))),
