@@ -184,6 +184,11 @@ pub enum GenerateWhat {
         /// Groups, G: 2 to S·H + 1 with G - 1 dividing S·H and H < G (default S·H + 1).
         #[arg(long)]
         groups: Option<usize>,
+        /// Also write the closed-form liquid schedule of the all-to-all (length Λ = N - 1,
+        /// when L = S, P = H ≤ L and G = S·H + 1; validated before it is written) to this
+        /// file.
+        #[arg(long, value_name = "FILE")]
+        schedule_out: Option<PathBuf>,
         #[command(flatten)]
         output: GenerateOutput,
     },
@@ -352,6 +357,31 @@ fn closed_form_schedule(
                  router, or has its smallest prime factor above them",
             )
         }
+        GenerateWhat::DragonflyPlus {
+            leaves,
+            spines,
+            hosts_per_leaf,
+            global_links,
+            groups,
+            schedule_out: Some(path),
+            ..
+        } => {
+            let d = DragonflyPlus {
+                leaves: *leaves,
+                spines: *spines,
+                hosts_per_leaf: *hosts_per_leaf,
+                global_per_spine: *global_links,
+                groups: *groups,
+            };
+            (
+                d.schedule().map_err(InputError::of)?,
+                d.traffic().map_err(InputError::of)?,
+                path,
+                "a Dragonfly+ has one when it has as many spines as leaves, as many global \
+                 links per spine as hosts per leaf, no more hosts per leaf than leaves, and \
+                 the default number of groups",
+            )
+        }
         _ => return Ok(None),
     };
     match frames {
@@ -454,6 +484,7 @@ fn build(what: GenerateWhat) -> anyhow::Result<(Generated, GenerateOutput)> {
             global_links,
             groups,
             output,
+            ..
         } => (
             DragonflyPlus {
                 leaves,

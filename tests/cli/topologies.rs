@@ -204,7 +204,7 @@ fn every_command_runs_on_every_machine() {
     }
 }
 
-/// The closed-form schedules of HyperX and rail machines are written, validated and
+/// The closed-form schedules of HyperX, rail and Dragonfly+ machines are written, validated and
 /// liquid; a machine without one is refused.
 #[test]
 fn closed_form_schedules_are_liquid() {
@@ -224,6 +224,17 @@ fn closed_form_schedules_are_liquid() {
             "--spines",
             "1",
             "--pxn",
+        ],
+        vec![
+            "dragonfly-plus",
+            "--leaves",
+            "3",
+            "--spines",
+            "3",
+            "--hosts-per-leaf",
+            "2",
+            "--global-links",
+            "2",
         ],
     ] {
         succeed(
@@ -248,6 +259,23 @@ fn closed_form_schedules_are_liquid() {
             "--hosts-per-router",
             "2",
         ])
+        .arg("--schedule-out")
+        .arg(&schedule)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no closed-form schedule"));
+    // A Dragonfly+ with fewer spines than leaves has none either.
+    let out = liquid()
+        .args([
+            "generate",
+            "dragonfly-plus",
+            "--leaves",
+            "4",
+            "--spines",
+            "2",
+        ])
+        .args(["--hosts-per-leaf", "2", "--global-links", "2"])
         .arg("--schedule-out")
         .arg(&schedule)
         .output()

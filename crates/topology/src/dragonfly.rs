@@ -51,8 +51,29 @@
 //! down from the spine reached to the destination's leaf; within the group, up to spine
 //! `i_d mod S` (`i_d`: the destination's index in its group, the d-mod-k rule of
 //! fat-trees) and down; on the same leaf, through the leaf only.
+//!
+//! **A liquid schedule** ([`DragonflyPlus::schedule`]) when `L = S`, `P = H ≤ L` and
+//! `G = S·H + 1` (`dragonfly-plus:4,4,4,4`, `dragonfly-plus:2,2,2,2`): with `m = L·P`
+//! hosts per group, the `Λ = G·m − 1 = m² + m − 1` frames are
+//! - `m²` frames `(a, b, c, e) ∈ Z_L × Z_P × Z_L × Z_P`, the same in every group: host
+//!   `(l, k)` leaves through port `κ = k + b` of spine `s = l + k + a` (its link leads to
+//!   one group, and reaches port `κ'` of spine `s'` there), and what arrives at port `κ'`
+//!   of spine `s'` goes to host `κ' + e` of leaf `s' + κ' + c`. The `P` hosts of a leaf go
+//!   up to `P` different spines and the `H` arrivals at a spine go down to `H` different
+//!   leaves (`P = H ≤ L = S`), each port is used once, each host sends and receives once;
+//!   for a given host the frames give every (port, destination) pair once, so every
+//!   transfer to another group once.
+//! - `m − 1` frames `(u, v) ≠ (0, 0)` within the groups: host `(l, k)` sends to host
+//!   `k + v` of leaf `l + u`; the up-links `(l, (l'·P + k') mod S)` and down-links of a
+//!   frame are distinct because `P ≤ S`.
+//!
+//! A dragonfly has no such schedule by these orbits: there, departures and arrivals share
+//! the local links, and the transfers whose source is on router `A − 1 − r` and whose
+//! global port and destination are on router `r` meet their own translate by the group
+//! offset on a local link, so that no schedule made of translation-invariant frames exists
+//! (`scripts/dragonfly-orbits` measures what splitting those orbits off gives).
 
-use crate::fabric::{self, check_hosts, Fabric};
+use crate::fabric::{self, check_hosts, Fabric, PairFrames};
 use crate::{bad, Generated, TopologyError};
 use liquid_model::Traffic;
 
@@ -509,6 +530,64 @@ impl DragonflyPlus {
         })
     }
 
+    /// The closed-form liquid schedule of the all-to-all when `L = S`, `P = H ≤ L` and
+    /// `G = S·H + 1` (one global link per pair of groups), as timeframes of `(sender,
+    /// receiver)` host numbers (host `k` of leaf `l` of group `g` is `g·L·P + l·P + k`);
+    /// `None` otherwise. See the module docs.
+    pub fn schedule(&self) -> Result<Option<PairFrames>, TopologyError> {
+        let net = self.build()?;
+        let (l, p) = (self.leaves, self.hosts_per_leaf);
+        if self.spines != l || self.global_per_spine != p || p > l || net.palm.parallel() != 1 {
+            return Ok(None);
+        }
+        let (h, m, groups) = (p, l * p, net.palm.groups);
+        let mut frames = Vec::with_capacity(net.n - 1);
+        // m² frames (a, b, c, e) in which every host sends to another group: host (l, k)
+        // leaves through port κ = k + b of spine l + k + a; what arrives at port κ' of
+        // spine s' goes to host κ' + e of leaf s' + κ' + c.
+        for a in 0..l {
+            for b in 0..p {
+                for c in 0..l {
+                    for e in 0..p {
+                        let mut frame = Vec::with_capacity(net.n);
+                        for g in 0..groups {
+                            for x in 0..l {
+                                for k in 0..p {
+                                    let j = ((x + k + a) % l) * h + (k + b) % p;
+                                    let (g2, j2) = net.palm.target(g, j);
+                                    let (s2, k2) = (j2 / h, j2 % h);
+                                    let to = ((s2 + k2 + c) % l) * p + (k2 + e) % p;
+                                    frame.push((g * m + x * p + k, g2 * m + to));
+                                }
+                            }
+                        }
+                        frames.push(frame);
+                    }
+                }
+            }
+        }
+        // m − 1 frames (u, v) ≠ (0, 0) within the groups: host (l, k) to host k + v of leaf
+        // l + u.
+        for u in 0..l {
+            for v in 0..p {
+                if u == 0 && v == 0 {
+                    continue;
+                }
+                let mut frame = Vec::with_capacity(net.n);
+                for g in 0..groups {
+                    for x in 0..l {
+                        for k in 0..p {
+                            let to = ((x + u) % l) * p + (k + v) % p;
+                            frame.push((g * m + x * p + k, g * m + to));
+                        }
+                    }
+                }
+                frames.push(frame);
+            }
+        }
+        Ok(Some(frames))
+    }
+
     /// The network form with its all-to-all.
     pub fn generated(&self) -> Result<Generated, TopologyError> {
         fabric::generated(&self.build()?)
@@ -822,6 +901,46 @@ mod tests {
         };
         let want = d.generated().expect("ok").expand().expect("expands");
         assert_eq!(d.traffic().expect("ok").transfers(), want.transfers());
+    }
+
+    /// The closed-form Dragonfly+ schedule is valid and liquid where it applies
+    /// (`L = S`, `P = H ≤ L`, one global link per pair of groups), and absent elsewhere.
+    #[test]
+    fn the_closed_form_dragonfly_plus_schedule_is_liquid() {
+        for (l, s, p, h, g, liquid) in [
+            (1, 1, 1, 1, None, true),
+            (2, 2, 1, 1, None, true),
+            (2, 2, 2, 2, None, true),
+            (3, 3, 2, 2, None, true),
+            (3, 3, 3, 3, None, true),
+            (4, 4, 2, 2, None, true),
+            (4, 4, 4, 4, None, true),
+            (5, 5, 3, 3, None, true),
+            (2, 2, 3, 3, None, false),
+            (4, 2, 2, 2, None, false),
+            (2, 2, 2, 1, None, false),
+            (2, 2, 2, 2, Some(3), false),
+        ] {
+            let d = DragonflyPlus {
+                leaves: l,
+                spines: s,
+                hosts_per_leaf: p,
+                global_per_spine: h,
+                groups: g,
+            };
+            let frames = d.schedule().expect("builds");
+            assert_eq!(frames.is_some(), liquid, "{d:?}");
+            let Some(frames) = frames else { continue };
+            let traffic = d.traffic().expect("builds");
+            let schedule = fabric::pairs_schedule(d.build().expect("ok").hosts(), &frames);
+            let report = liquid_model::validate(&traffic, &schedule).expect("valid");
+            assert_eq!(report.length, traffic.duration(), "{d:?}");
+            assert_eq!(
+                frames.iter().map(Vec::len).sum::<usize>(),
+                traffic.len(),
+                "{d:?}"
+            );
+        }
     }
 
     #[test]

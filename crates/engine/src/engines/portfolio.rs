@@ -5,6 +5,11 @@
 //!    those orbits are a liquid schedule. It costs one pass over the transfers to see
 //!    that a traffic is no all-to-all, and O(Σ|x|) per group tried otherwise.
 //! 1. DSatur (polynomial, milliseconds). If it reaches Λ, the schedule is liquid: done.
+//!    Under a time limit DSatur gets [`DSATUR_SHARE`] of the time left (at a million
+//!    transfers on a busy machine it needs minutes); when it does not finish in its share,
+//!    first fit in a seeded random order (the `random` engine, seconds at a million
+//!    transfers) runs with the rest of the time, so that a limit that stops DSatur still
+//!    leaves a schedule.
 //! 2. The native full-team search, on a budget of [`NATIVE_NODES`] search nodes (and half
 //!    the time left, under a time limit), with `native`'s cover stage after its first
 //!    [`liquid_search::native::FIRST_NODES`] nodes (an exact cover by full teams, orbit
@@ -41,6 +46,10 @@ const NAME: &str = "portfolio";
 /// Search nodes the native stage may spend before SAT takes over.
 pub const NATIVE_NODES: u64 = 100_000;
 
+/// The share of the time left (numerator, denominator) that DSatur may take under a time
+/// limit before first fit takes over; the rest is first fit's, then the later stages'.
+pub const DSATUR_SHARE: (u32, u32) = (1, 2);
+
 /// The portfolio.
 pub struct Portfolio;
 
@@ -57,7 +66,7 @@ impl Engine for Portfolio {
         NAME
     }
     fn about(&self) -> &'static str {
-        "orbits for all-to-alls, then DSatur, then the native search on a node budget, then SAT (the exact engine when the \
+        "orbits for all-to-alls, then DSatur (first fit if it does not finish in half the time), then the native search on a node budget, then SAT (the exact engine when the \
          encoding is too large), sharing one time limit"
     }
     fn verdicts(&self) -> &'static [Verdict] {
@@ -80,6 +89,19 @@ impl Engine for Portfolio {
         req: &Request,
         progress: &AtomicU64,
     ) -> Result<Run, EngineError> {
+        run_with_share(traffic, req, progress, DSATUR_SHARE)
+    }
+}
+
+/// The portfolio with DSatur given `share` (numerator, denominator) of the time left
+/// under a time limit (tests give it none, to stand for a DSatur that cannot finish).
+fn run_with_share(
+    traffic: &Traffic,
+    req: &Request,
+    progress: &AtomicU64,
+    share: (u32, u32),
+) -> Result<Run, EngineError> {
+    {
         let limits = &req.limits;
         let start = Instant::now();
         let deadline = limits.deadline();
@@ -105,8 +127,13 @@ impl Engine for Portfolio {
             return Ok(finish(outcome, "structure", stats).into());
         }
 
-        // Stage 1: DSatur (within the time limit: at data-centre scale it takes minutes).
-        let dsatur = liquid_search::dsatur::solve_with_progress(traffic, limits, progress);
+        // Stage 1: DSatur, within its share of the time limit (at data-centre scale it
+        // takes minutes).
+        let dsatur_limits = Limits {
+            time: left().map(|t| t * share.0 / share.1),
+            nodes: limits.nodes,
+        };
+        let dsatur = liquid_search::dsatur::solve_with_progress(traffic, &dsatur_limits, progress);
         match dsatur.outcome.schedule() {
             Some(s) => stats.push(("dsatur_length".into(), StatValue::Count(s.len() as u64))),
             None => say(&mut stats, "dsatur_verdict", dsatur.verdict().as_str()),
@@ -115,6 +142,24 @@ impl Engine for Portfolio {
             return Ok(finish(dsatur.outcome, liquid_search::dsatur::ENGINE, stats).into());
         }
         let mut best = dsatur.outcome.into_schedule();
+        // Stage 1b: DSatur stopped by its share: first fit with the rest of the time.
+        if best.is_none() && !left().is_some_and(|t| t.is_zero()) {
+            let rest = Limits {
+                time: left(),
+                nodes: limits.nodes,
+            };
+            let fit = liquid_search::baseline::random_with_limits(traffic, req.seed, &rest);
+            match fit.outcome.schedule() {
+                Some(s) => {
+                    stats.push(("first_fit_length".into(), StatValue::Count(s.len() as u64)))
+                }
+                None => say(&mut stats, "first_fit_verdict", fit.verdict().as_str()),
+            }
+            if fit.verdict() == Verdict::Liquid {
+                return Ok(finish(fit.outcome, "first fit", stats).into());
+            }
+            best = fit.outcome.into_schedule();
+        }
         let mut bound = LowerBound::duration(traffic);
         // No time left: the later stages would only spend their set-up time (seconds at a
         // million transfers) past the limit.
@@ -226,6 +271,42 @@ mod tests {
         let cover = run.answer.stats.iter().find(|(k, _)| k == "cover");
         assert!(
             matches!(cover, Some((_, StatValue::Text(x))) if x.starts_with("liquid")),
+            "{:?}",
+            run.answer.stats
+        );
+    }
+
+    /// DSatur stopped by its share of the limit (here: given none, as on a million
+    /// transfers where it needs minutes) leaves first fit's schedule, which the later
+    /// stages start from; before the share, DSatur took the whole limit and the answer
+    /// had no schedule.
+    #[test]
+    fn a_dsatur_stopped_by_its_share_leaves_first_fits_schedule() {
+        let t = liquid_topology::dragonfly::Dragonfly::parse("dragonfly:4,2,2", "4,2,2")
+            .expect("a valid spec")
+            .generated()
+            .expect("builds")
+            .expand()
+            .expect("expands");
+        let request = Request {
+            limits: Limits {
+                time: Some(std::time::Duration::from_secs(2)),
+                nodes: None,
+            },
+            ..Request::default()
+        };
+        let run = run_with_share(&t, &request, &AtomicU64::new(0), (0, 1)).expect("runs");
+        check_outcome(&t, &run.answer.outcome).expect("consistent outcome");
+        let schedule = run.answer.outcome.schedule().expect("a schedule");
+        liquid_model::validate(&t, schedule).expect("a valid schedule");
+        let stat = |k: &str| run.answer.stats.iter().find(|(n, _)| n == k).cloned();
+        assert!(
+            matches!(stat("dsatur_verdict"), Some((_, StatValue::Text(v))) if v == "unknown"),
+            "{:?}",
+            run.answer.stats
+        );
+        assert!(
+            matches!(stat("first_fit_length"), Some((_, StatValue::Count(n))) if n as usize >= schedule.len()),
             "{:?}",
             run.answer.stats
         );
