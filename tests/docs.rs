@@ -49,15 +49,20 @@ fn scratch() -> tempfile::TempDir {
 
 #[test]
 fn console_blocks_run_as_documented() {
-    let dir = scratch();
-    // trycmd runs a Markdown file's commands in the current directory.
-    std::env::set_current_dir(dir.path()).expect("the scratch directory");
-    let cases = trycmd::TestCases::new();
-    cases.register_bin("liquid", Path::new(env!("CARGO_BIN_EXE_liquid")));
+    // Each document in a scratch directory of its own, one after the other: trycmd runs
+    // the documents of one run in parallel, and two of them writing the same file (the
+    // README and the guide both write odd-wheel.proof) would race.
     for doc in documents() {
+        let dir = scratch();
+        // trycmd runs a Markdown file's commands in the current directory.
+        std::env::set_current_dir(dir.path()).expect("the scratch directory");
+        let cases = trycmd::TestCases::new();
+        cases.register_bin("liquid", Path::new(env!("CARGO_BIN_EXE_liquid")));
         cases.case(doc);
+        cases.run();
     }
-    cases.run();
+    // Out of the last scratch directory, which is gone.
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).expect("the repository");
 }
 
 /// The `liquid …` command lines of a document's ```` ```sh ```` blocks, continuation lines
