@@ -40,6 +40,7 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
+use liquid_model::rng::SplitMix64;
 use liquid_model::{Schedule, Traffic, TransferId};
 
 use crate::symmetry::{self, Automorphisms};
@@ -294,7 +295,7 @@ impl Enumeration<'_> {
     /// Knuth's estimate of the number of teams [`Enumeration::run`] lists: the mean, over
     /// random dives down its tree (the same branching), of the product of the branching
     /// factors met (0 for a dive that ends without a team).
-    fn estimate(&mut self, probes: u64, rng: &mut Rng) -> f64 {
+    fn estimate(&mut self, probes: u64, rng: &mut SplitMix64) -> f64 {
         let mut total = 0.0;
         for _ in 0..probes {
             let mut product = 1.0f64;
@@ -391,7 +392,7 @@ fn new_enumeration(shape: &Shape, deadline: Option<Instant>) -> Enumeration<'_> 
 }
 
 fn estimate(shape: &Shape) -> Result<f64, String> {
-    let estimate = new_enumeration(shape, None).estimate(ESTIMATE_PROBES, &mut Rng(0x5eed));
+    let estimate = new_enumeration(shape, None).estimate(ESTIMATE_PROBES, &mut SplitMix64(0x5eed));
     if estimate > 2.0 * MAX_TEAMS as f64 {
         return Err(format!(
             "about {estimate:.0} full teams (Knuth's estimate from {ESTIMATE_PROBES} dives), \
@@ -408,19 +409,6 @@ fn enumerate(shape: &Shape, deadline: Option<Instant>) -> Result<Vec<Vec<u32>>, 
         Ok(()) => Ok(en.out),
         Err(Halt::TooMany) => Err(format!("more than {MAX_TEAMS} full teams")),
         Err(Halt::Stopped) => Err("the deadline passed while the teams were listed".into()),
-    }
-}
-
-/// A small deterministic generator (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
     }
 }
 
@@ -888,7 +876,7 @@ fn restarts(
         let limit = luby(attempt)
             .saturating_mul(options.restart_base.max(1))
             .min(left);
-        let mut rng = Rng(seed ^ attempt.wrapping_mul(0x2545_f491_4f6c_dd1d));
+        let mut rng = SplitMix64(seed ^ attempt.wrapping_mul(0x2545_f491_4f6c_dd1d));
         let (rank, order): (Vec<u32>, Vec<u32>) = if attempt == 1 {
             (
                 (0..n_items as u32).collect(),

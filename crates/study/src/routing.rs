@@ -39,6 +39,7 @@ use std::time::{Duration, Instant};
 
 use liquid_engine::{Engine, Request};
 use liquid_model::display::round4;
+use liquid_model::rng::SplitMix64;
 use liquid_model::{Limits, Schedule};
 use liquid_plot::{Axis, Chart, Mark, Series, PALETTE};
 use liquid_sim::study::csv_float;
@@ -302,27 +303,15 @@ pub fn natural(a: &str, b: &str) -> Ordering {
     }
 }
 
-/// SplitMix64: a small, fixed pseudo-random generator, so that a seed names the same
-/// allocation on every machine and in every version of the dependencies.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..n (n > 0), by rejection.
-    fn below(&mut self, n: u64) -> u64 {
-        let zone = u64::MAX - u64::MAX % n;
-        loop {
-            let v = self.next();
-            if v < zone {
-                return v % n;
-            }
+/// A number below `n` (`n` > 0) from liquid's seeded generator, uniform by rejection (the
+/// generator is the same on every machine, so a seed names the same allocation
+/// everywhere).
+fn below(rng: &mut SplitMix64, n: u64) -> u64 {
+    let zone = u64::MAX - u64::MAX % n;
+    loop {
+        let v = rng.next();
+        if v < zone {
+            return v % n;
         }
     }
 }
@@ -359,14 +348,14 @@ pub fn allocate(hosts: usize, kind: Kind, seed: u64) -> Vec<usize> {
         Kind::Random(f) => 0x5241_4e44_0000_0000 | f as u64,
         Kind::Block(f) => 0x424c_4f43_0000_0000 | f as u64,
     };
-    let mut rng = SplitMix(seed ^ salt);
+    let mut rng = SplitMix64(seed ^ salt);
     match kind {
         Kind::Whole => (0..hosts).collect(),
         Kind::Random(f) => {
             let k = size(f);
             let mut all: Vec<usize> = (0..hosts).collect();
             for i in 0..k {
-                let j = i + rng.below((hosts - i) as u64) as usize;
+                let j = i + below(&mut rng, (hosts - i) as u64) as usize;
                 all.swap(i, j);
             }
             let mut chosen = all[..k].to_vec();
@@ -375,7 +364,7 @@ pub fn allocate(hosts: usize, kind: Kind, seed: u64) -> Vec<usize> {
         }
         Kind::Block(f) => {
             let k = size(f);
-            let start = rng.below((hosts - k + 1) as u64) as usize;
+            let start = below(&mut rng, (hosts - k + 1) as u64) as usize;
             (start..start + k).collect()
         }
     }
