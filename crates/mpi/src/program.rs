@@ -427,23 +427,7 @@ pub fn from_schedule(data: &Data, schedule: &Schedule, mode: ScheduleMode) -> Pr
             for (f, frame) in frames.iter().enumerate() {
                 let first = messages.len();
                 messages.extend(frame.iter().map(|&t| message(t, f)));
-                let mut busy = vec![false; n];
-                for k in first..messages.len() {
-                    b.push(messages[k].to, Op::Recv(k));
-                    busy[messages[k].to as usize] = true;
-                }
-                for k in first..messages.len() {
-                    b.push(messages[k].from, Op::Send(k));
-                    busy[messages[k].from as usize] = true;
-                }
-                for (r, &busy) in busy.iter().enumerate() {
-                    if busy {
-                        b.push(r as u32, Op::Wait(Wait::All, Some(f as u32)));
-                    }
-                    if f + 1 < frames.len() {
-                        b.push(r as u32, Op::Barrier);
-                    }
-                }
+                push_frame(&mut b, &messages[first..], first, f, f + 1 < frames.len());
             }
         }
         ScheduleMode::Async | ScheduleMode::AllAtOnce => {
@@ -468,6 +452,29 @@ pub fn from_schedule(data: &Data, schedule: &Schedule, mode: ScheduleMode) -> Pr
         }
     }
     program(name, data, labels, messages, b.ops)
+}
+
+/// The operations of frame `f`, whose messages are `frame` (numbered from `first`): every
+/// receive posted, then every send, then each rank that takes part waits for all of them;
+/// unless the frame is the last (`more`), every rank then meets the barrier.
+fn push_frame(b: &mut Builder, frame: &[Message], first: usize, f: usize, more: bool) {
+    let mut busy = vec![false; b.ops.len()];
+    for (k, m) in frame.iter().enumerate() {
+        b.push(m.to, Op::Recv(first + k));
+        busy[m.to as usize] = true;
+    }
+    for (k, m) in frame.iter().enumerate() {
+        b.push(m.from, Op::Send(first + k));
+        busy[m.from as usize] = true;
+    }
+    for (r, &busy) in busy.iter().enumerate() {
+        if busy {
+            b.push(r as u32, Op::Wait(Wait::All, Some(f as u32)));
+        }
+        if more {
+            b.push(r as u32, Op::Barrier);
+        }
+    }
 }
 
 /// The program that runs a schedule of pieces frame by frame (as [`from_schedule`] in
@@ -503,23 +510,7 @@ pub fn from_pieces(data: &Data, frames: &[Vec<(usize, u64, u64)>]) -> Result<Pro
                 }],
             });
         }
-        let mut busy = vec![false; n];
-        for k in first..messages.len() {
-            b.push(messages[k].to, Op::Recv(k));
-            busy[messages[k].to as usize] = true;
-        }
-        for k in first..messages.len() {
-            b.push(messages[k].from, Op::Send(k));
-            busy[messages[k].from as usize] = true;
-        }
-        for (r, &busy) in busy.iter().enumerate() {
-            if busy {
-                b.push(r as u32, Op::Wait(Wait::All, Some(f as u32)));
-            }
-            if f + 1 < frames.len() {
-                b.push(r as u32, Op::Barrier);
-            }
-        }
+        push_frame(&mut b, &messages[first..], first, f, f + 1 < frames.len());
     }
     let labels = (1..=frames.len()).map(|f| format!("frame {f}")).collect();
     Ok(program("pieces", data, labels, messages, b.ops))
