@@ -273,14 +273,8 @@ pub fn exact(
     let opt = |r: Result<(), highs::TrySetOptionError>, name: &str| {
         r.map_err(|_| ExactError::Solver(format!("option {name} refused")))
     };
-    opt(model.try_set_option("output_flag", false), "output_flag")?;
-    opt(
-        model.try_set_option("log_to_console", false),
-        "log_to_console",
-    )?;
-    opt(model.try_set_option("threads", 1), "threads")?;
-    opt(model.try_set_option("parallel", "off"), "parallel")?;
-    opt(model.try_set_option("mip_rel_gap", 0.0), "mip_rel_gap")?;
+    liquid_ilp::exact_and_quiet(&mut model)
+        .map_err(|name| ExactError::Solver(format!("option {name} refused")))?;
     opt(model.try_set_option("random_seed", 0), "random_seed")?;
     let left = time_limit
         .saturating_sub(began.elapsed())

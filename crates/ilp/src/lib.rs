@@ -91,6 +91,22 @@ pub enum IlpError {
 /// a few GiB in good_lp's expressions and HiGHS together).
 pub const MAX_NONZEROS: usize = 1 << 25;
 
+/// Sets what every liquid run of HiGHS needs: no log (HiGHS logs to stdout by default, and
+/// `liquid`'s stdout must stay a clean report), one thread and no parallel search (the
+/// same answer on every run), and a relative MIP gap of 0 (an optimum, not a near one).
+/// The name of an option HiGHS refused, if one was.
+pub fn exact_and_quiet(model: &mut highs::Model) -> Result<(), &'static str> {
+    let opt = |r: Result<(), highs::TrySetOptionError>, name: &'static str| r.map_err(|_| name);
+    opt(model.try_set_option("output_flag", false), "output_flag")?;
+    opt(
+        model.try_set_option("log_to_console", false),
+        "log_to_console",
+    )?;
+    opt(model.try_set_option("threads", 1), "threads")?;
+    opt(model.try_set_option("parallel", "off"), "parallel")?;
+    opt(model.try_set_option("mip_rel_gap", 0.0), "mip_rel_gap")
+}
+
 /// An upper estimate of the nonzeros of the model with `k` timeframes, in O(1): every
 /// x[t,c] sits in its transfer's assignment row and in one link row per link of its path,
 /// plus the y[c] of the link, ordering and objective rows.
@@ -207,15 +223,8 @@ fn run_highs(
     let opt = |r: Result<(), highs::TrySetOptionError>, name: &str| {
         r.map_err(|_| IlpError::Setup(format!("option {name} refused")))
     };
-    // HiGHS logs to stdout by default; `liquid`'s stdout must stay a clean report.
-    opt(model.try_set_option("output_flag", false), "output_flag")?;
-    opt(
-        model.try_set_option("log_to_console", false),
-        "log_to_console",
-    )?;
-    opt(model.try_set_option("threads", 1), "threads")?;
-    opt(model.try_set_option("parallel", "off"), "parallel")?;
-    opt(model.try_set_option("mip_rel_gap", 0.0), "mip_rel_gap")?;
+    exact_and_quiet(&mut model)
+        .map_err(|name| IlpError::Setup(format!("option {name} refused")))?;
     if let Some(d) = deadline {
         // The time that remains after building the model, less the reserve.
         let left = d
