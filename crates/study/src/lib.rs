@@ -179,6 +179,21 @@ pub(crate) fn write(path: &Path, text: impl AsRef<[u8]>) -> Result<(), StudyErro
     })
 }
 
+/// Writes a CSV file: its header line, then one line per row.
+pub(crate) fn write_csv(
+    path: &Path,
+    header: &str,
+    rows: impl IntoIterator<Item = String>,
+) -> Result<(), StudyError> {
+    let mut text = String::from(header);
+    text.push('\n');
+    for row in rows {
+        text.push_str(&row);
+        text.push('\n');
+    }
+    write(path, text)
+}
+
 /// Creates a directory and its parents, the error naming it.
 pub(crate) fn create_dir(path: &Path) -> Result<(), StudyError> {
     std::fs::create_dir_all(path).map_err(|source| StudyError::Io {

@@ -760,13 +760,7 @@ fn groups(rows: &[Row]) -> Vec<Group> {
 }
 
 fn write_csv(path: &Path, rows: &[Row]) -> Result<(), StudyError> {
-    let mut text = String::from(HEADER);
-    text.push('\n');
-    for r in rows {
-        text.push_str(&r.to_csv());
-        text.push('\n');
-    }
-    crate::write(path, text)
+    crate::write_csv(path, HEADER, rows.iter().map(Row::to_csv))
 }
 
 /// A file name's safe form of a fabric name.

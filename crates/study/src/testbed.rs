@@ -372,13 +372,7 @@ fn sim_summary(rows: &[SimRow], p: &SimParams) -> SimSummary {
 }
 
 fn write_sim_csv(path: &Path, rows: &[SimRow]) -> Result<(), StudyError> {
-    let mut text = String::from(SIM_HEADER);
-    text.push('\n');
-    for r in rows {
-        text.push_str(&r.to_csv());
-        text.push('\n');
-    }
-    crate::write(path, text)
+    crate::write_csv(path, SIM_HEADER, rows.iter().map(SimRow::to_csv))
 }
 
 fn pct(k: usize, n: usize) -> f64 {
@@ -441,13 +435,7 @@ fn summary(rows: &[Row], classes: &[Class], files: Vec<String>, wall: Duration) 
 }
 
 fn write_csv(path: &Path, rows: &[Row]) -> Result<(), StudyError> {
-    let mut text = String::from(HEADER);
-    text.push('\n');
-    for r in rows {
-        text.push_str(&r.to_csv());
-        text.push('\n');
-    }
-    crate::write(path, text)
+    crate::write_csv(path, HEADER, rows.iter().map(Row::to_csv))
 }
 
 fn x_ticks(rows: &[Row]) -> Vec<(f64, String)> {

@@ -630,13 +630,7 @@ fn finish(
     // Files.
     let mut files = Vec::new();
     let csv = args.out.join("two-clusters.csv");
-    let mut text = String::from(study::CSV_HEADER);
-    text.push('\n');
-    for r in &rows {
-        text.push_str(&r.to_csv());
-        text.push('\n');
-    }
-    crate::write(&csv, text)?;
+    crate::write_csv(&csv, study::CSV_HEADER, rows.iter().map(Row::to_csv))?;
     files.push(csv.display().to_string());
     for (name, chart) in charts(args, &rows) {
         let path = args.out.join(name);
