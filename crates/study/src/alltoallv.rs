@@ -738,18 +738,6 @@ fn piece_name(traffic: &Traffic, c: &Chunked, t: TransferId, i: u32) -> String {
     }
 }
 
-fn mpi_error(e: liquid_mpi::MpiError) -> StudyError {
-    match e {
-        liquid_mpi::MpiError::Input(m) => StudyError::Input(m),
-        liquid_mpi::MpiError::Io { path, source } => StudyError::Io {
-            action: "write",
-            path,
-            source,
-        },
-        e => StudyError::internal(e),
-    }
-}
-
 /// `liquid export mpi MODEL --sizes FILE --plan pieces|whole`: the preemptive schedule by
 /// chunks (each piece a message of its slice of the pair's data, frame by frame) or the
 /// non-preemptive one (each message whole, frames of unequal length), made as `solve`
@@ -802,7 +790,7 @@ pub fn export_mpi(
                 "pieces of {} bytes ({} pieces of {} messages), {} frames, by {}",
                 c.quantum, p.pieces, p.messages, p.frames, p.engine
             );
-            liquid_mpi::export_pieces(&input, &frames, source, out).map_err(mpi_error)?
+            liquid_mpi::export_pieces(&input, &frames, source, out).map_err(crate::mpi_error)?
         }
         (None, Some(w), r) => {
             let p = r
@@ -813,7 +801,7 @@ pub fn export_mpi(
                 p.frames, p.engine
             );
             input.schedule = Some((w, source));
-            liquid_mpi::export(&input, out).map_err(mpi_error)?
+            liquid_mpi::export(&input, out).map_err(crate::mpi_error)?
         }
         _ => return Err(StudyError::internal("no schedule to export")),
     };

@@ -179,6 +179,20 @@ pub(crate) fn write(path: &Path, text: impl AsRef<[u8]>) -> Result<(), StudyErro
     })
 }
 
+/// An MPI export's error as the study's: bad input stays bad input, a file that cannot be
+/// written names its path, anything else is internal.
+pub(crate) fn mpi_error(e: liquid_mpi::MpiError) -> StudyError {
+    match e {
+        liquid_mpi::MpiError::Input(m) => StudyError::Input(m),
+        liquid_mpi::MpiError::Io { path, source } => StudyError::Io {
+            action: "write",
+            path,
+            source,
+        },
+        e => StudyError::internal(e),
+    }
+}
+
 /// Writes a CSV file: its header line, then one line per row.
 pub(crate) fn write_csv(
     path: &Path,

@@ -651,15 +651,7 @@ pub fn export_mpi(
         phase_schedule: if phases { Some(&phase) } else { None },
     };
     let dir = crate::outdir::prepare(out)?;
-    let exported = liquid_mpi::export(&input, out).map_err(|e| match e {
-        liquid_mpi::MpiError::Input(m) => StudyError::Input(m),
-        liquid_mpi::MpiError::Io { path, source } => StudyError::Io {
-            action: "write",
-            path,
-            source,
-        },
-        e => StudyError::internal(e),
-    })?;
+    let exported = liquid_mpi::export(&input, out).map_err(crate::mpi_error)?;
     dir.finish()?;
     Ok(exported)
 }
