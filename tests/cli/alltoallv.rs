@@ -23,6 +23,18 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
     p.to_str().expect("UTF-8").to_string()
 }
 
+/// `liquid generate sizes SPEC --dist DIST --bytes-per-rank BYTES EXTRA...` written to
+/// `dir/s.csv`; its path.
+fn sizes_file(dir: &Path, spec: &str, dist: &str, bytes: &str, extra: &[&str]) -> String {
+    let out = succeed(
+        liquid()
+            .args(["generate", "sizes", spec, "--dist", dist])
+            .args(["--bytes-per-rank", bytes])
+            .args(extra),
+    );
+    write(dir, "s.csv", &String::from_utf8(out.stdout).expect("UTF-8"))
+}
+
 #[test]
 fn generated_sizes_are_seeded_and_read_back() {
     let gen = |seed: &str| {
@@ -172,21 +184,12 @@ fn bad_sizes_name_file_line_and_field() {
 #[test]
 fn solve_with_sizes_both_schedules_validated_and_small_ones_exact() {
     let d = tempfile::tempdir().expect("tempdir");
-    let out = succeed(liquid().args([
-        "generate",
-        "sizes",
-        "two-clusters:3,3",
-        "--dist",
-        "one-hot",
-        "--bytes-per-rank",
-        "64KiB",
-        "--seed",
-        "3",
-    ]));
-    let f = write(
+    let f = sizes_file(
         d.path(),
-        "s.csv",
-        &String::from_utf8(out.stdout).expect("UTF-8"),
+        "two-clusters:3,3",
+        "one-hot",
+        "64KiB",
+        &["--seed", "3"],
     );
     let sched = d.path().join("whole.yaml");
     let pieces = d.path().join("pieces.yaml");
@@ -263,20 +266,7 @@ fn solve_with_sizes_both_schedules_validated_and_small_ones_exact() {
 #[test]
 fn the_default_quantum_is_one_of_its_candidates_and_the_cheapest() {
     let d = tempfile::tempdir().expect("tempdir");
-    let out = succeed(liquid().args([
-        "generate",
-        "sizes",
-        "fat-tree:4,2",
-        "--dist",
-        "uniform",
-        "--bytes-per-rank",
-        "1MiB",
-    ]));
-    let f = write(
-        d.path(),
-        "s.csv",
-        &String::from_utf8(out.stdout).expect("UTF-8"),
-    );
+    let f = sizes_file(d.path(), "fat-tree:4,2", "uniform", "1MiB", &[]);
     let r = run_json(&[
         "solve",
         "fat-tree:4,2",
@@ -308,20 +298,7 @@ fn the_default_quantum_is_one_of_its_candidates_and_the_cheapest() {
 fn with_both_the_preemptive_schedule_is_never_worse_than_the_whole_one() {
     let d = tempfile::tempdir().expect("tempdir");
     for (spec, dist) in [("fat-tree:4,2", "zipf"), ("two-clusters:3,3", "one-hot")] {
-        let out = succeed(liquid().args([
-            "generate",
-            "sizes",
-            spec,
-            "--dist",
-            dist,
-            "--bytes-per-rank",
-            "1MiB",
-        ]));
-        let f = write(
-            d.path(),
-            "s.csv",
-            &String::from_utf8(out.stdout).expect("UTF-8"),
-        );
+        let f = sizes_file(d.path(), spec, dist, "1MiB", &[]);
         let r = run_json(&[
             "solve",
             spec,
@@ -345,20 +322,7 @@ fn with_both_the_preemptive_schedule_is_never_worse_than_the_whole_one() {
 #[test]
 fn export_mpi_of_pieces_and_of_whole_messages() {
     let d = tempfile::tempdir().expect("tempdir");
-    let out = succeed(liquid().args([
-        "generate",
-        "sizes",
-        "fat-tree:4,2",
-        "--dist",
-        "zipf",
-        "--bytes-per-rank",
-        "100KiB",
-    ]));
-    let f = write(
-        d.path(),
-        "s.csv",
-        &String::from_utf8(out.stdout).expect("UTF-8"),
-    );
+    let f = sizes_file(d.path(), "fat-tree:4,2", "zipf", "100KiB", &[]);
     let total: u64 = std::fs::read_to_string(&f)
         .expect("read")
         .lines()
@@ -411,20 +375,7 @@ fn export_mpi_of_pieces_and_of_whole_messages() {
 #[test]
 fn lanes_let_a_fast_backbone_carry_several_messages_per_frame() {
     let d = tempfile::tempdir().expect("tempdir");
-    let out = succeed(liquid().args([
-        "generate",
-        "sizes",
-        "two-clusters:4,4",
-        "--dist",
-        "zipf",
-        "--bytes-per-rank",
-        "1MiB",
-    ]));
-    let f = write(
-        d.path(),
-        "s.csv",
-        &String::from_utf8(out.stdout).expect("UTF-8"),
-    );
+    let f = sizes_file(d.path(), "two-clusters:4,4", "zipf", "1MiB", &[]);
     let solve = |extra: &[&str]| {
         let mut args = vec![
             "solve",
