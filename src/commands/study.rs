@@ -11,7 +11,8 @@ use crate::output::{emit, Format};
 // `liquid study two-clusters`'s arguments.
 #[derive(Debug, clap::Args)]
 pub struct TwoClustersArgs {
-    /// Output directory (new or empty, or one liquid wrote, whose earlier files are replaced; with --shard, the shard folder).
+    /// Output directory (new or empty, or one liquid wrote, whose earlier files are
+    /// replaced; with --shard, the shard folder).
     #[arg(long, default_value = "two-clusters-study")]
     out: PathBuf,
     /// Message sizes 2^K for K from the first to the last exponent, like 0..24.
@@ -146,7 +147,8 @@ pub struct RoutingArgs {
     /// without these files is searched one and two levels down.
     #[arg(required = true)]
     runs: Vec<PathBuf>,
-    /// Output directory: routing.csv and, per fabric, SVG charts.
+    /// Output directory: routing.csv and, per fabric, SVG charts (new or empty, or one
+    /// liquid wrote, whose earlier files are replaced; with --shard, the shard folder).
     #[arg(long, default_value = "routing-study")]
     out: PathBuf,
     /// Allocation sizes, percent of the fabric's hosts: each gives random subsets and

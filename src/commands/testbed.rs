@@ -14,7 +14,8 @@ use crate::EXIT_INTERNAL;
 // `liquid testbed t1`'s arguments.
 #[derive(Debug, clap::Args)]
 pub struct T1Args {
-    /// Output directory (new or empty, or one liquid wrote, whose earlier files are replaced; with --shard, the shard folder).
+    /// Output directory (new or empty, or one liquid wrote, whose earlier files are
+    /// replaced; with --shard, the shard folder).
     #[arg(long, default_value = "t1-testbed")]
     out: PathBuf,
     /// Run only shard i of n (1 <= i <= n; classes i, i+n, ...), writing

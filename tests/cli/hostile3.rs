@@ -687,10 +687,23 @@ fn merge_checks_every_sweep_s_results() {
         core["size"] = (core["size"].as_u64().expect("size") - 1).into();
     });
     refused(&out, &["item 0", "cores[0]"]);
+    // The routing study: a row's schedule made shorter than its Λ.
+    let routing = [
+        "study",
+        "routing",
+        "crates/study/tests/data/routing",
+        "--seeds",
+        "1",
+    ];
+    let out = merge_tampered(&case("routing"), &routing, |v| {
+        let row = &mut v["items"][2]["result"];
+        row["schedule_length"] = (row["lambda"].as_u64().expect("Λ") - 1).into();
+    });
+    refused(&out, &["item 2", "timeframes"]);
 }
 
-/// Item 7, for the studies: a whole run of `study two-clusters`, `latency study` or
-/// `testbed t1`, and `merge`, write into a new or empty directory or one liquid wrote,
+/// Item 7, for the studies: a whole run of `study two-clusters`, `latency study`, `testbed
+/// t1` or `study routing`, and `merge`, write into a new or empty directory or one liquid wrote,
 /// whose earlier files they replace (nothing stale survives); a directory holding a file
 /// liquid did not write is refused (exit 2), the file kept.
 #[test]
@@ -735,6 +748,19 @@ fn study_outputs_replace_their_own_files_and_refuse_foreign_ones() {
         .output()
         .expect("runs");
     refused(&testbed, &["notes.txt"]);
+    let routing = liquid()
+        .args([
+            "study",
+            "routing",
+            "crates/study/tests/data/routing",
+            "--seeds",
+            "1",
+        ])
+        .arg("--out")
+        .arg(&mine)
+        .output()
+        .expect("runs");
+    refused(&routing, &["notes.txt"]);
     // merge --out likewise.
     let shards = tmp.path().join("shards");
     succeed(

@@ -901,8 +901,9 @@ fn plots(dir: &Path, rows: &[Row]) -> Result<Vec<String>, StudyError> {
 /// A simulated mode in a chart: its name and its throughput against the crossbar.
 type Mode<'a> = (&'a str, &'a dyn Fn(&Row) -> f64);
 
+/// Writes the CSV and the charts into `dir` (made ready by [`crate::outdir`]) and returns
+/// the summary.
 fn finish(dir: &Path, rows: &[Row], runs: usize, start: Instant) -> Result<Summary, StudyError> {
-    crate::create_dir(dir)?;
     let csv = dir.join(CSV);
     write_csv(&csv, rows)?;
     let mut files = vec![csv.display().to_string()];
@@ -1002,14 +1003,15 @@ pub fn run(
             row
         })
         .collect::<Result<_, _>>()?;
-    crate::create_dir(&a.out)?;
+    let dir = crate::outdir::for_sweep(&a.out, shard.is_some())?;
     match shard {
-        None => Ok(crate::Swept::Full(finish(
-            &a.out,
-            &rows,
-            runs.len(),
-            start,
-        )?)),
+        None => {
+            let summary = finish(&a.out, &rows, runs.len(), start)?;
+            if let Some(d) = dir {
+                d.finish()?;
+            }
+            Ok(crate::Swept::Full(summary))
+        }
         Some(s) => {
             let items = todo
                 .iter()
@@ -1073,9 +1075,92 @@ pub(crate) fn merge(merged: liquid_shard::Merged<Row>, out: &Path) -> Result<Sum
                 item.index, item.key
             )));
         }
+        recheck(r, &p).map_err(|e| {
+            StudyError::Input(format!(
+                "shards of {SWEEP}: item {} ({key}): {e}",
+                item.index
+            ))
+        })?;
         rows.push(item.result);
     }
-    finish(out, &rows, runs.len(), start)
+    let dir = crate::outdir::prepare(out)?;
+    let summary = finish(out, &rows, runs.len(), start)?;
+    dir.finish()?;
+    Ok(summary)
+}
+
+/// Checks a row read from a shard file as far as it can be without the fabric: its hosts
+/// and their count, the transfers and the crossbar bound they give, the schedule at least
+/// Λ long (Λ exactly when the verdict is liquid), the ratios the row's figures give, the
+/// evidence a kind liquid knows, the run's message size and the crossbar's makespan, and
+/// every makespan a time.
+fn recheck(r: &Row, p: &Params) -> Result<(), String> {
+    let n = r.host_list.split_whitespace().count();
+    let count = |field: &str, got: usize, want: usize| {
+        if got == want {
+            Ok(())
+        } else {
+            Err(format!("{field} is {got}, its hosts give {want}"))
+        }
+    };
+    count("hosts", r.hosts, n)?;
+    if n < 2 {
+        return Err(format!("{n} hosts: an all-to-all needs two"));
+    }
+    count("transfers", r.transfers, n * (n - 1))?;
+    count("crossbar_bound", r.crossbar_bound, n - 1)?;
+    if r.lambda == 0 || r.schedule_length < r.lambda {
+        return Err(format!(
+            "Λ {} and a schedule of {} timeframes (a schedule is at least Λ long)",
+            r.lambda, r.schedule_length
+        ));
+    }
+    if r.verdict == liquid_model::Verdict::Liquid.as_str() && r.schedule_length != r.lambda {
+        return Err(format!(
+            "verdict liquid with a schedule of {} timeframes, not Λ = {}",
+            r.schedule_length, r.lambda
+        ));
+    }
+    let derived = |field: &str, got: f64, want: f64| {
+        if got.to_bits() == want.to_bits() {
+            Ok(())
+        } else {
+            Err(format!("{field} is {got}, the row's figures give {want}"))
+        }
+    };
+    derived(
+        "liquid_ratio",
+        r.liquid_ratio,
+        round4((n - 1) as f64 / r.lambda as f64),
+    )?;
+    derived(
+        "schedule_ratio",
+        r.schedule_ratio,
+        round4((n - 1) as f64 / r.schedule_length as f64),
+    )?;
+    derived("size", r.size, p.size)?;
+    derived(
+        "crossbar_makespan_s",
+        r.crossbar_makespan_s,
+        ns((n - 1) as f64 * p.size / (p.link_mb_s * 1e6)),
+    )?;
+    if !liquid_model::Evidence::KINDS.contains(&r.evidence.as_str()) {
+        return Err(format!(
+            "evidence {:?} is not a kind of evidence",
+            r.evidence
+        ));
+    }
+    for (field, v) in [
+        ("liquid_makespan_s", r.liquid_makespan_s),
+        ("all_at_once_makespan_s", r.all_at_once_makespan_s),
+        ("pairwise_makespan_s", r.pairwise_makespan_s),
+        ("solve_time_s", r.solve_time_s),
+    ] {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(format!("{field} {v} is not a time"));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
