@@ -205,8 +205,8 @@ pub struct LatencySimArgs {
 /// `liquid latency study`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
 pub struct LatencyStudyArgs {
-    /// Directory for latency-<system>-<M>.csv and .svg (new or empty, or one liquid wrote, whose earlier files are replaced; with --shard, the
-    /// shard folder).
+    /// Directory for latency-<system>-<M>.csv and .svg (new or empty, or one liquid wrote,
+    /// whose earlier files are replaced; with --shard, the shard folder).
     #[arg(long, default_value = "latency-study")]
     pub out: PathBuf,
     /// Systems as M,LIST[,NC], separated by `;` or given several times (default: 002's

@@ -90,7 +90,8 @@ pub struct MergeArgs {
     /// Shard files, or folders holding them (their *-shard-*-of-*.json files).
     #[arg(required = true)]
     shards: Vec<PathBuf>,
-    /// Output directory, as the sweep's own --out (new or empty, or one liquid wrote, whose earlier files are replaced).
+    /// Output directory, as the sweep's own --out (new or empty, or one liquid wrote, whose
+    /// earlier files are replaced).
     #[arg(long)]
     out: PathBuf,
     /// Summary format.
