@@ -74,6 +74,7 @@
 //! (`scripts/dragonfly-orbits` measures what splitting those orbits off gives).
 
 use crate::fabric::{self, check_hosts, Fabric, PairFrames};
+use crate::field::Field;
 use crate::{bad, Generated, TopologyError};
 use liquid_model::Traffic;
 
@@ -288,6 +289,139 @@ impl Dragonfly {
     /// The all-to-all traffic, built directly.
     pub fn traffic(&self) -> Result<Traffic, TopologyError> {
         fabric::traffic(&self.build()?)
+    }
+
+    /// The closed-form liquid schedule's frames (module docs), made one at a time, when
+    /// it applies (`H = P`, `A ≥ 2P`, `G = A·H + 1`, `A·P` a prime power); `None`
+    /// otherwise. Any size (no model built): what `liquid solve --stream` streams.
+    pub fn rounds(&self) -> Result<Option<Rounds>, TopologyError> {
+        let (a, p, h) = (self.routers, self.hosts_per_router, self.global_per_router);
+        self.loads()?;
+        let ports = a * h;
+        if h != p || a < 2 * p || self.groups.is_some_and(|g| g != ports + 1) {
+            return Ok(None);
+        }
+        let n = a * p;
+        let hosts = n
+            .checked_mul(n + 1)
+            .filter(|&x| x <= u32::MAX as usize)
+            .ok_or_else(|| bad("dragonfly", "too many hosts"))?;
+        let Some(field) = Field::new(n) else {
+            return Ok(None);
+        };
+        Ok(Some(Rounds {
+            a,
+            p,
+            n,
+            hosts,
+            palm: PalmTree {
+                groups: n + 1,
+                ports,
+            },
+            field,
+        }))
+    }
+
+    /// The closed-form liquid schedule of the all-to-all (module docs) as timeframes of
+    /// `(sender, receiver)` host numbers (host `k` of router `r` of group `g` is
+    /// `g·A·P + r·P + k`), when it applies; `None` otherwise.
+    pub fn schedule(&self) -> Result<Option<PairFrames>, TopologyError> {
+        self.build()?;
+        let Some(rounds) = self.rounds()? else {
+            return Ok(None);
+        };
+        let mut pairs = Vec::new();
+        Ok(Some(
+            (0..rounds.frames())
+                .map(|f| {
+                    rounds.frame(f, &mut pairs);
+                    pairs
+                        .iter()
+                        .map(|&(s, d)| (s as usize, d as usize))
+                        .collect()
+                })
+                .collect(),
+        ))
+    }
+}
+
+/// The closed-form liquid schedule of a dragonfly's all-to-all, frame by frame (see the
+/// module docs): `A·P·(A·P + 1) − 1 = N − 1` frames.
+#[derive(Debug, Clone)]
+pub struct Rounds {
+    a: usize,
+    p: usize,
+    /// Hosts (and global ports) per group, `n = A·P`.
+    n: usize,
+    hosts: usize,
+    palm: PalmTree,
+    field: Field,
+}
+
+impl Rounds {
+    /// Number of hosts, `N = n·(n + 1)`.
+    pub fn hosts(&self) -> usize {
+        self.hosts
+    }
+
+    /// Number of frames, `n² + n − 1 = N − 1`.
+    pub fn frames(&self) -> usize {
+        self.n * self.n + self.n - 1
+    }
+
+    /// The value of group `g` in the inter-group frame `f < n²`: the line of the affine
+    /// plane over GF(n) that the group stands for, at the point `f`.
+    fn value(&self, g: usize, f: usize) -> usize {
+        let (f1, f2) = (f / self.n, f % self.n);
+        if g == self.n {
+            f2
+        } else {
+            self.field.add(f1, self.field.mul(g, f2))
+        }
+    }
+
+    /// Frame `f < N − 1` as `(sender, receiver)` host numbers, into `out` (cleared first):
+    /// every host sends once and receives once.
+    pub fn frame(&self, f: usize, out: &mut Vec<(u32, u32)>) {
+        let (a, p, n) = (self.a, self.p, self.n);
+        out.clear();
+        if f < n * n {
+            for g in 0..=n {
+                let v = self.value(g, f);
+                let (x, b) = (v / p, v % p);
+                for r in 0..a {
+                    for k in 0..p {
+                        // Host (r, k) leaves through port (r + k + x, k + b).
+                        let j = ((r + k + x) % a) * p + (k + b) % p;
+                        let (g2, j2) = self.palm.target(g, j);
+                        let w = self.value(g2, f);
+                        let (x2, b2) = (w / p, w % p);
+                        // What arrives at port (ρ, κ) goes to host (ρ + κ + x + P, κ + b).
+                        let (rho, kappa) = (j2 / p, j2 % p);
+                        let to = ((rho + kappa + x2 + p) % a) * p + (kappa + b2) % p;
+                        out.push(((g * n + r * p + k) as u32, (g2 * n + to) as u32));
+                    }
+                }
+            }
+            return;
+        }
+        // Within the groups: frame q < A − 1 sends host (r, k) to host k of router
+        // r + 1 + (k + q) mod (A − 1); frame q = A − 1 + (w − 1)·A + u (0 < w < P) to host
+        // k + w of router r + u + k.
+        let q = f - n * n;
+        for g in 0..=n {
+            for r in 0..a {
+                for k in 0..p {
+                    let to = if q < a - 1 {
+                        ((r + 1 + (k + q) % (a - 1)) % a) * p + k
+                    } else {
+                        let (w, u) = (1 + (q - (a - 1)) / a, (q - (a - 1)) % a);
+                        ((r + u + k) % a) * p + (k + w) % p
+                    };
+                    out.push(((g * n + r * p + k) as u32, (g * n + to) as u32));
+                }
+            }
+        }
     }
 }
 
@@ -940,6 +1074,41 @@ mod tests {
                 traffic.len(),
                 "{d:?}"
             );
+        }
+    }
+
+    /// The closed-form dragonfly schedule is valid and liquid where it applies (`H = P`,
+    /// `A ≥ 2P`, `G = A·H + 1`, `A·P` a prime power), and absent elsewhere.
+    #[test]
+    fn the_closed_form_dragonfly_schedule_is_liquid() {
+        for (a, p, h, g, liquid) in [
+            (2, 1, 1, None, true),
+            (3, 1, 1, None, true),
+            (4, 1, 1, None, true),
+            (5, 1, 1, None, true),
+            (7, 1, 1, None, true),
+            (4, 2, 2, None, true),
+            (4, 2, 2, Some(9), true),
+            (8, 2, 2, None, true),
+            (6, 1, 1, None, false),
+            (4, 2, 2, Some(5), false),
+            (3, 2, 2, None, false),
+            (4, 2, 1, None, false),
+            (6, 3, 3, None, false),
+            (5, 2, 2, None, false),
+        ] {
+            let d = df(a, p, h, g);
+            let frames = d.schedule().expect("builds");
+            assert_eq!(frames.is_some(), liquid, "{d:?}");
+            let Some(frames) = frames else { continue };
+            let traffic = d.traffic().expect("builds");
+            let n = d.build().expect("ok").hosts();
+            assert_eq!(frames.len(), n - 1, "{d:?}");
+            assert!(frames.iter().all(|f| f.len() == n), "{d:?}");
+            let schedule = fabric::pairs_schedule(n, &frames);
+            let report = liquid_model::validate(&traffic, &schedule).expect("valid");
+            assert_eq!(report.length, traffic.duration(), "{d:?}");
+            assert_eq!(report.length as u64, d.loads().expect("ok").duration(), "{d:?}");
         }
     }
 

@@ -25,6 +25,7 @@ mod direct;
 pub mod dragonfly;
 pub mod fabric;
 pub mod fat_tree;
+pub mod field;
 pub mod grid;
 pub mod hyperx;
 pub mod multi_cluster;
