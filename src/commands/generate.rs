@@ -158,6 +158,11 @@ pub enum GenerateWhat {
         /// Groups, G: 2 to A·H + 1 with G - 1 dividing A·H and H < G (default A·H + 1).
         #[arg(long)]
         groups: Option<usize>,
+        /// Also write the closed-form liquid schedule of the all-to-all (length Λ = N - 1,
+        /// when H = P, A ≥ 2P, G = A·H + 1 and A·P is a prime power; validated before it
+        /// is written) to this file.
+        #[arg(long, value_name = "FILE")]
+        schedule_out: Option<PathBuf>,
         #[command(flatten)]
         output: GenerateOutput,
     },
@@ -357,6 +362,29 @@ fn closed_form_schedule(
                  router, or has its smallest prime factor above them",
             )
         }
+        GenerateWhat::Dragonfly {
+            routers,
+            hosts_per_router,
+            global_links,
+            groups,
+            schedule_out: Some(path),
+            ..
+        } => {
+            let d = Dragonfly {
+                routers: *routers,
+                hosts_per_router: *hosts_per_router,
+                global_per_router: *global_links,
+                groups: *groups,
+            };
+            (
+                d.schedule().map_err(InputError::of)?,
+                d.traffic().map_err(InputError::of)?,
+                path,
+                "a dragonfly has one when it has as many global links as hosts per router, at \
+                 least twice as many routers per group, the default number of groups, and a \
+                 prime power of hosts per group",
+            )
+        }
         GenerateWhat::DragonflyPlus {
             leaves,
             spines,
@@ -466,6 +494,7 @@ fn build(what: GenerateWhat) -> anyhow::Result<(Generated, GenerateOutput)> {
             global_links,
             groups,
             output,
+            ..
         } => (
             Dragonfly {
                 routers,

@@ -204,7 +204,7 @@ fn every_command_runs_on_every_machine() {
     }
 }
 
-/// The closed-form schedules of HyperX, rail and Dragonfly+ machines are written, validated and
+/// The closed-form schedules of HyperX, rail, dragonfly and Dragonfly+ machines are written, validated and
 /// liquid; a machine without one is refused.
 #[test]
 fn closed_form_schedules_are_liquid() {
@@ -235,6 +235,24 @@ fn closed_form_schedules_are_liquid() {
             "2",
             "--global-links",
             "2",
+        ],
+        vec![
+            "dragonfly",
+            "--routers",
+            "4",
+            "--hosts-per-router",
+            "2",
+            "--global-links",
+            "2",
+        ],
+        vec![
+            "dragonfly",
+            "--routers",
+            "5",
+            "--hosts-per-router",
+            "1",
+            "--global-links",
+            "1",
         ],
     ] {
         succeed(
@@ -282,6 +300,20 @@ fn closed_form_schedules_are_liquid() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no closed-form schedule"));
+    // A dragonfly of 6 hosts per group (not a prime power) has none.
+    let out = liquid()
+        .args(["generate", "dragonfly", "--routers", "6"])
+        .args(["--hosts-per-router", "1", "--global-links", "1"])
+        .arg("--schedule-out")
+        .arg(&schedule)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no closed-form schedule") && err.contains("prime power"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -71,7 +71,35 @@
 //! the local links, and the transfers whose source is on router `A − 1 − r` and whose
 //! global port and destination are on router `r` meet their own translate by the group
 //! offset on a local link, so that no schedule made of translation-invariant frames exists
-//! (`scripts/dragonfly-orbits` measures what splitting those orbits off gives).
+//! (`scripts/dragonfly-orbits` measures what splitting those orbits off gives). It has one
+//! whose frames differ from group to group:
+//!
+//! **A liquid dragonfly schedule** ([`Dragonfly::schedule`], [`Dragonfly::rounds`]) when
+//! `H = P`, `A ≥ 2P`, `G = A·H + 1` and `n = A·P` is a prime power (`dragonfly:4,2,2`,
+//! `8,4,4`, `16,8,8`: the balanced dragonflies `A = 2P = 2H` with `P` a power of two).
+//! Then a group has as many hosts as global ports (`n`), `G = n + 1`, and
+//! `Λ = N − 1 = n² + n − 1`. The `n²` inter-group frames are the points `f = (f₁, f₂)` of
+//! the affine plane over GF(n); group `g < n` stands for the line `v = f₁ + g·f₂`, group
+//! `n` for `v = f₂`, so that for any two groups `g ≠ g'` the map `f ↦ (v_g(f), v_g'(f))`
+//! is a bijection onto GF(n)² (two lines of different slopes meet once). In frame `f`,
+//! group `g` with value `v = (x, b)` (`x = v div P`, `b = v mod P`)
+//! - sends host `(r, k)` through its port `(r + k + x, k + b)` (router, index; a bijection
+//!   of hosts onto ports): departures from router `r` use its local links of offsets
+//!   `x .. x + P − 1` (one each);
+//! - delivers what arrives at its port `(ρ, κ)` to host `(ρ + κ + x + P, κ + b)` (a
+//!   bijection of ports onto hosts): arrivals at router `ρ` use its local links of
+//!   offsets `x + P .. x + 2P − 1`, disjoint from the departures' as `A ≥ 2P` (offset 0 is
+//!   no link).
+//!
+//! So every host sends and receives once, every global link carries one transfer, and no
+//! local link two. For a port `j` of `g` leading to port `j'` of `g'`, the source through
+//! `j` is a bijection of `v_g(f)` and the destination from `j'` one of `v_g'(f)`: every one
+//! of the `n²` transfers from `g` to `g'` occurs exactly once. The `n − 1` frames within
+//! the groups send host `(r, k)` to host `k` of router `r + 1 + (k + q) mod (A − 1)`
+//! (`q < A − 1`) and to host `k + w` of router `r + u + k` (`0 < w < P`, `u < A`): the
+//! local links of a router's hosts have distinct offsets (`P ≤ A − 1`). `n² + n − 1 = Λ`
+//! frames: liquid. The model's validator checks every frame (tests; `liquid generate ...
+//! --schedule-out`; `liquid solve dragonfly:16,8,8 --stream` for 16,512 hosts).
 
 use crate::fabric::{self, check_hosts, Fabric, PairFrames};
 use crate::field::Field;
@@ -1108,7 +1136,11 @@ mod tests {
             let schedule = fabric::pairs_schedule(n, &frames);
             let report = liquid_model::validate(&traffic, &schedule).expect("valid");
             assert_eq!(report.length, traffic.duration(), "{d:?}");
-            assert_eq!(report.length as u64, d.loads().expect("ok").duration(), "{d:?}");
+            assert_eq!(
+                report.length as u64,
+                d.loads().expect("ok").duration(),
+                "{d:?}"
+            );
         }
     }
 

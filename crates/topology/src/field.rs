@@ -71,12 +71,7 @@ impl Field {
         for (i, &e) in exp.iter().enumerate() {
             log[e as usize] = i as u32;
         }
-        Some(Field {
-            q,
-            p,
-            exp,
-            log,
-        })
+        Some(Field { q, p, exp, log })
     }
 
     /// The number of elements, `q`.
