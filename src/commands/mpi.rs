@@ -66,7 +66,7 @@ pub struct ExportMpiArgs {
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// Write the streamed liquid schedule of a fat-tree all-to-all (`fat-tree:M,N`,
-    /// up to 65,536 hosts) or a multi-cluster system frame by frame, validated as it
+    /// up to 65,536 hosts), a multi-cluster system or a dragonfly frame by frame, validated as it
     /// goes, in memory O(hosts + links): --mode frames, --size for every transfer, a
     /// closed-form prediction with the runtime's barriers.
     /// Default --time-limit: 3600 s. See crates/stream/README.md.

@@ -219,3 +219,46 @@ fn multi_cluster_stream() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cluster pairs"));
 }
+
+/// Issue 41: the dragonfly streams: `analyze --stream` of the 16,512-host balanced
+/// dragonfly from closed forms, `solve --stream` and `verify --stream` of a small one
+/// (liquid), and a dragonfly without the closed-form schedule refused (exit 2).
+#[test]
+fn dragonfly_stream() {
+    let out = succeed(liquid().args([
+        "analyze",
+        "dragonfly:16,8,8",
+        "--stream",
+        "--format",
+        "json",
+    ]));
+    let a: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(a["hosts"], 16512);
+    assert_eq!(a["transfers"], 272_629_632u64);
+    assert_eq!(a["duration"], 16511);
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let frames = dir.path().join("df.frames");
+    let out = succeed(
+        liquid()
+            .args(["solve", "dragonfly:8,2,2", "--stream", "--schedule-out"])
+            .arg(&frames)
+            .args(["--format", "json"]),
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(r["verdict"], "liquid");
+    assert_eq!(r["frames_made"], 271);
+    let out = succeed(
+        liquid()
+            .args(["verify", "dragonfly:8,2,2"])
+            .arg(&frames)
+            .args(["--stream", "--format", "json"]),
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(r["report"]["liquid"], true);
+    let out = liquid()
+        .args(["solve", "dragonfly:6,3,3", "--stream"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("prime power"));
+}

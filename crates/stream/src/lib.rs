@@ -20,6 +20,7 @@
 
 pub mod analysis;
 pub mod cluster;
+pub mod dragonfly;
 pub mod format;
 pub mod mpi;
 pub mod tree;
@@ -159,6 +160,8 @@ pub enum Model {
     Tree(Tree),
     /// `multi-cluster:M,LIST[,NC]`.
     Clusters(Box<cluster::Clusters>),
+    /// `dragonfly:A,P,H[,G]`.
+    Dragonfly(Box<dragonfly::DragonflyStream>),
 }
 
 macro_rules! both {
@@ -167,6 +170,10 @@ macro_rules! both {
             Model::Tree($m) => $e,
             Model::Clusters(b) => {
                 let $m: &cluster::Clusters = b;
+                $e
+            }
+            Model::Dragonfly(b) => {
+                let $m: &dragonfly::DragonflyStream = b;
                 $e
             }
         }
@@ -215,9 +222,15 @@ impl Structured for Model {
     }
 }
 
-/// The streamable model a spec names: `fat-tree:M,N` or `multi-cluster:M,LIST[,NC]`.
-/// `Ok(None)` for any other argument (a file, or a spec with no streamed form).
+/// The streamable model a spec names: `fat-tree:M,N`, `multi-cluster:M,LIST[,NC]` or
+/// `dragonfly:A,P,H[,G]`. `Ok(None)` for any other argument (a file, or a spec with no
+/// streamed form).
 pub fn parse_model(arg: &str) -> Result<Option<Model>, StreamError> {
+    if let Some(rest) = arg.strip_prefix("dragonfly:") {
+        return Ok(Some(Model::Dragonfly(Box::new(
+            dragonfly::DragonflyStream::new(rest)?,
+        ))));
+    }
     if let Some(rest) = arg.strip_prefix("multi-cluster:") {
         return Ok(Some(Model::Clusters(Box::new(cluster::Clusters::new(
             rest,
@@ -254,8 +267,9 @@ pub fn parse(arg: &str) -> Result<Option<Tree>, StreamError> {
 pub fn model(arg: &str) -> Result<Model, StreamError> {
     parse_model(arg)?.ok_or_else(|| StreamError::Spec {
         spec: arg.to_string(),
-        why: "--stream takes a generated fat-tree or multi-cluster all-to-all, like \
-              fat-tree:32,3 or multi-cluster:4,64x6 (other models have no streamed form yet)"
+        why: "--stream takes a generated fat-tree, multi-cluster or dragonfly all-to-all, \
+              like fat-tree:32,3, multi-cluster:4,64x6 or dragonfly:16,8,8 (other models have \
+              no streamed form yet)"
             .into(),
     })
 }

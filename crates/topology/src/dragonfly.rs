@@ -209,6 +209,26 @@ impl ClassLoads {
     }
 }
 
+/// The load of every link of a dragonfly's all-to-all (the same in every group).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkLoads {
+    routers: usize,
+    /// Every host link (up and down): `N − 1`.
+    pub host: u64,
+    /// The local link from router `r` to router `r2` of a group at `r·A + r2` (0 for
+    /// `r = r2`, no link).
+    pub local: Vec<u64>,
+    /// The global link leaving port `j` of a group, at `j`.
+    pub global: Vec<u64>,
+}
+
+impl LinkLoads {
+    /// The load of the local link from router `r` to router `r2 ≠ r` of any group.
+    pub fn local(&self, r: usize, r2: usize) -> u64 {
+        self.local[r * self.routers + r2]
+    }
+}
+
 /// A dragonfly of Kim et al. (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Dragonfly {
@@ -273,20 +293,32 @@ impl Dragonfly {
         Ok(DragonflyNet { a, p, h, palm, n })
     }
 
-    /// The closed-form loads of the all-to-all (no model built; any size).
-    pub fn loads(&self) -> Result<ClassLoads, TopologyError> {
+    /// The checked global-link arrangement (no model built; any size).
+    pub fn arrangement(&self) -> Result<PalmTree, TopologyError> {
         let (a, p, h) = (self.routers, self.hosts_per_router, self.global_per_router);
         if a == 0 || p == 0 || h == 0 {
             return Err(bad("dragonfly", "every parameter must be at least 1"));
         }
-        let palm = PalmTree::check(self.groups, a * h, h, "A·H")?;
+        let ports = a
+            .checked_mul(h)
+            .ok_or_else(|| bad("global links per router", "too large"))?;
+        PalmTree::check(self.groups, ports, h, "A·H")
+    }
+
+    /// The closed-form load of every link of the all-to-all (no model built; any size).
+    pub fn link_loads(&self) -> Result<LinkLoads, TopologyError> {
+        let (a, p, h) = (self.routers, self.hosts_per_router, self.global_per_router);
+        let palm = self.arrangement()?;
         let ap = a * p;
-        let n = (ap * palm.groups) as u64;
-        let global = (0..palm.parallel())
-            .map(|t| palm.count(ap, t) * ap as u64)
-            .max()
-            .unwrap_or(0);
-        let mut local = 0;
+        let n = (ap as u64)
+            .checked_mul(palm.groups as u64)
+            .ok_or_else(|| bad("dragonfly", "too many hosts"))?;
+        // A global port of rank t carries the sources i ≡ t (mod L) of its group to
+        // every host of the group it leads to.
+        let global = (0..palm.ports)
+            .map(|j| palm.count(ap, (palm.ports - 1 - j) / (palm.groups - 1)) * ap as u64)
+            .collect();
+        let mut local = vec![0; a * a];
         for r in 0..a {
             for r2 in (0..a).filter(|&x| x != r) {
                 let mut load = (p * p) as u64;
@@ -299,13 +331,24 @@ impl Dragonfly {
                 for j in r * h..(r + 1) * h {
                     load += palm.count(ap, j / (palm.groups - 1)) * p as u64;
                 }
-                local = local.max(load);
+                local[r * a + r2] = load;
             }
         }
-        Ok(ClassLoads {
+        Ok(LinkLoads {
+            routers: a,
             host: n - 1,
             local,
             global,
+        })
+    }
+
+    /// The closed-form loads of the all-to-all by link class (no model built; any size).
+    pub fn loads(&self) -> Result<ClassLoads, TopologyError> {
+        let l = self.link_loads()?;
+        Ok(ClassLoads {
+            host: l.host,
+            local: l.local.iter().copied().max().unwrap_or(0),
+            global: l.global.iter().copied().max().unwrap_or(0),
         })
     }
 
@@ -971,6 +1014,24 @@ mod tests {
             let gmax = loads[2 * n + local..].iter().copied().max().unwrap_or(0);
             assert_eq!(lmax, if a > 1 { want.local } else { 0 }, "{d:?}");
             assert_eq!(gmax, want.global, "{d:?}");
+            // Link by link, in the network's order (local (g, r, r2 ≠ r), global (g, j)).
+            let each = d.link_loads().expect("closed form");
+            let mut at = 2 * n;
+            for _ in 0..g {
+                for r in 0..a {
+                    for r2 in (0..a).filter(|&x| x != r) {
+                        assert_eq!(loads[at], each.local(r, r2), "{d:?} {r}->{r2}");
+                        at += 1;
+                    }
+                }
+            }
+            for _ in 0..g {
+                for j in 0..a * d.global_per_router {
+                    assert_eq!(loads[at], each.global[j], "{d:?} port {j}");
+                    at += 1;
+                }
+            }
+            assert_eq!(at, loads.len());
         }
     }
 
