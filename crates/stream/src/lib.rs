@@ -13,6 +13,8 @@
 //! - [`validate`]: the streaming validator (the model crate's rules, frame by frame;
 //!   "each transfer exactly once" by per-source counts and random fingerprints, with the
 //!   failure named exactly by a second pass).
+//! - [`cluster`] and [`dragonfly`]: multi-cluster systems and dragonflies without their
+//!   network form, with their streamed schedules.
 //! - [`analysis`]: Λ, bottlenecks and liquid throughput from closed forms.
 //! - [`solve`] and [`verify_file`]: what `liquid solve MODEL --stream` and
 //!   `liquid verify MODEL SCHEDULE --stream` run.
