@@ -1047,6 +1047,15 @@ mod tests {
         }
         let l = df(16, 8, 8, None).loads().expect("ok");
         assert_eq!(l.duration(), 16_511);
+        // The closed-form schedule's length is Λ at every balanced size with P a power of
+        // two (validated frame by frame in memory up to 8,2,2 here, by the streaming tests
+        // and `liquid solve dragonfly:16,8,8 --stream` beyond).
+        for (a, p) in [(2, 1), (4, 2), (8, 4), (16, 8), (32, 16)] {
+            let d = df(a, p, p, None);
+            let rounds = d.rounds().expect("ok").expect("a closed form");
+            assert_eq!(rounds.frames() as u64, d.loads().expect("ok").duration());
+            assert_eq!(rounds.hosts() as u64, d.loads().expect("ok").host + 1);
+        }
     }
 
     #[test]

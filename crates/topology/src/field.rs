@@ -2,8 +2,9 @@
 //! (least significant digit first: the coefficients of a polynomial over GF(p)), added
 //! digit-wise mod `p`, multiplied through tables of a primitive element's powers (the
 //! powers of `x` modulo a primitive polynomial of degree `k`, found by search). Memory
-//! `O(q)`; used by the closed-form dragonfly schedule ([`crate::dragonfly`]), whose groups
-//! are the lines of the affine plane over GF(q).
+//! `O(q)`; used by the closed-form schedules of dragonflies ([`crate::dragonfly`], whose
+//! groups are the lines of the affine plane over GF(q)) and HyperX ([`crate::hyperx`],
+//! coordinates and multipliers of a dimension).
 
 /// The field GF(q).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +78,11 @@ impl Field {
     /// The number of elements, `q`.
     pub fn order(&self) -> usize {
         self.q
+    }
+
+    /// `α^i` for the primitive element `α` (the class of `x`), `i < q − 1`.
+    pub fn power(&self, i: usize) -> usize {
+        self.exp[i % (self.q - 1)] as usize
     }
 
     /// `a + b`.

@@ -31,18 +31,19 @@
 //! `Λ = max(N − 1, T²·R / min Si)` with `R = ΠSi`.
 
 use crate::fabric::{self, check_hosts, Fabric, PairFrames};
+use crate::field::Field;
 use crate::{bad, Generated, TopologyError};
 use liquid_model::Traffic;
 
 /// The arithmetic of one dimension's coordinates for [`HyperX::schedule`]: the field
-/// GF(p^k) when the size is a prime power `p^k` (coordinates as base-`p` digit strings,
-/// added digit-wise, multiplied as polynomials modulo a primitive polynomial), else the
-/// integers mod the size; and `T` multipliers `λ_u` whose pairwise differences are units.
+/// GF(p^k) when the size is a prime power `p^k` ([`Field`]: coordinates as base-`p` digit
+/// strings, added digit-wise), else the integers mod the size; and `T` multipliers `λ_u`
+/// whose pairwise differences are units.
 #[derive(Debug, Clone)]
 struct Row {
     size: usize,
-    /// `p` for a prime-power size, 0 for the integers mod `size`.
-    p: usize,
+    /// The field for a prime-power size.
+    field: Option<Field>,
     /// `times[u][c] = λ_u · c`.
     times: Vec<Vec<usize>>,
 }
@@ -51,79 +52,32 @@ impl Row {
     /// `None` when `t` multipliers with unit differences do not exist this way (`t` not
     /// below `p^k` for a prime power, not below the smallest prime factor otherwise).
     fn new(size: usize, t: usize) -> Option<Row> {
-        let p = (2..=size).find(|q| size % q == 0).unwrap_or(size);
-        let mut k = 0;
-        let mut q = 1;
-        while q < size {
-            q *= p;
-            k += 1;
-        }
-        if q == size {
+        if let Some(field) = Field::new(size) {
             if t >= size {
                 return None;
             }
-            // A primitive polynomial of degree k over GF(p): x has order q - 1 modulo it.
-            let mul_x = |a: usize, f: &[usize]| -> usize {
-                // a·x mod f, a as digits (least significant first), f monic of degree k.
-                let mut d: Vec<usize> = (0..k).map(|i| a / p.pow(i as u32) % p).collect();
-                let top = d[k - 1];
-                d.rotate_right(1);
-                d[0] = 0;
-                for (i, c) in d.iter_mut().enumerate() {
-                    *c = (*c + (p - top) * f[i] % p) % p;
-                }
-                d.iter().rev().fold(0, |acc, &c| acc * p + c)
-            };
-            let mut powers = Vec::new();
-            for code in 0..q {
-                let f: Vec<usize> = (0..k).map(|i| code / p.pow(i as u32) % p).collect();
-                powers.clear();
-                let mut a = 1;
-                for _ in 0..q - 1 {
-                    powers.push(a);
-                    a = if k == 1 {
-                        a * (p - f[0]) % p
-                    } else {
-                        mul_x(a, &f)
-                    };
-                    if a == 1 {
-                        break;
-                    }
-                }
-                if powers.len() == q - 1 && a == 1 {
-                    break;
-                }
-            }
-            if powers.len() != q - 1 {
-                return None;
-            }
-            // log and antilog: λ_u = α^u.
-            let mut log = vec![0; q];
-            for (i, &e) in powers.iter().enumerate() {
-                log[e] = i;
-            }
+            // λ_u = α^u for a primitive α: λ_u − λ_v ≠ 0 for u ≠ v < q − 1.
             let times = (0..t)
-                .map(|u| {
-                    (0..size)
-                        .map(|c| {
-                            if c == 0 {
-                                0
-                            } else {
-                                powers[(log[c] + u) % (q - 1)]
-                            }
-                        })
-                        .collect()
-                })
+                .map(|u| (0..size).map(|c| field.mul(field.power(u), c)).collect())
                 .collect();
-            return Some(Row { size, p, times });
+            return Some(Row {
+                size,
+                field: Some(field),
+                times,
+            });
         }
+        let p = (2..=size).find(|q| size % q == 0).unwrap_or(size);
         if t >= p {
             return None;
         }
         let times = (0..t)
             .map(|u| (0..size).map(|c| (u + 1) * c % size).collect())
             .collect();
-        Some(Row { size, p: 0, times })
+        Some(Row {
+            size,
+            field: None,
+            times,
+        })
     }
 
     fn times(&self, u: usize, c: usize) -> usize {
@@ -131,17 +85,10 @@ impl Row {
     }
 
     fn add(&self, a: usize, b: usize) -> usize {
-        if self.p == 0 {
-            return (a + b) % self.size;
+        match &self.field {
+            Some(f) => f.add(a, b),
+            None => (a + b) % self.size,
         }
-        let (mut a, mut b, mut sum, mut place) = (a, b, 0, 1);
-        while a > 0 || b > 0 {
-            sum += (a % self.p + b % self.p) % self.p * place;
-            a /= self.p;
-            b /= self.p;
-            place *= self.p;
-        }
-        sum
     }
 }
 
