@@ -105,14 +105,7 @@ pub fn for_people(value: serde_json::Value, integers: &[&str]) -> serde_json::Va
 }
 
 /// `x` rounded to `digits` significant digits (non-finite values unchanged).
-pub fn round_significant(x: f64, digits: usize) -> f64 {
-    if !x.is_finite() || x == 0.0 {
-        return x;
-    }
-    format!("{x:.*e}", digits.saturating_sub(1))
-        .parse()
-        .unwrap_or(x)
-}
+pub use liquid_model::display::round_significant;
 
 #[cfg(test)]
 mod tests {
@@ -128,7 +121,5 @@ mod tests {
             serde_json::json!({"predicted_s": 0.0734, "bytes": 8388608,
                 "steps": [{"bytes": 4096, "ratio": 1.523, "time_s": 2.0}], "ranks": 8})
         );
-        assert_eq!(round_significant(123456.0, 4), 123500.0);
-        assert_eq!(round_significant(-0.000123456, 4), -0.0001235);
     }
 }

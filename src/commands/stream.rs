@@ -135,8 +135,12 @@ pub fn export_mpi_stream(
     })
     .map_err(input)?;
     match solved {
-        Ok(report) if report.mpi.is_some() => {
+        Ok(mut report) if report.mpi.is_some() => {
             dir.finish()?;
+            if let Some(mpi) = report.mpi.as_mut() {
+                // For people, as `export mpi` prints it; manifest.json has it in full.
+                mpi.predicted_s = crate::output::round_significant(mpi.predicted_s, 4);
+            }
             emitted(&report, Format::Yaml)
         }
         Ok(report) => {

@@ -122,6 +122,8 @@ fn export_ibsim_writes_every_cable_from_both_ends() {
         "torus:3x3,1",
         "two-clusters:3,3",
         "mesh:2x2,2",
+        "ring:2,1",
+        "hyperx:3x2,2",
     ] {
         let out = succeed(liquid().args(["export", "ibsim", spec]));
         let text = String::from_utf8(out.stdout).expect("UTF-8");
@@ -147,6 +149,14 @@ fn export_ibsim_writes_every_cable_from_both_ends() {
             }
         }
         assert!(!ends.is_empty(), "{spec}");
+        if spec == "torus:3x3,1" {
+            // Cabled by dimension for OpenSM's dor: after the host's port 1, the next
+            // switch along x on port 2 (its port 3 back), along y on 4 (5 back).
+            for (a, p, b, q) in [("s0", "2", "s1", "3"), ("s0", "4", "s3", "5")] {
+                let end = (a.into(), p.into(), b.into(), q.into());
+                assert!(ends.contains(&end), "{end:?}");
+            }
+        }
         for (a, p, b, q) in &ends {
             assert!(
                 ends.contains(&(b.clone(), q.clone(), a.clone(), p.clone())),

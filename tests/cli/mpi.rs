@@ -78,6 +78,26 @@ fn the_export_predicts_the_plan_as_simulate_and_the_run_with_its_barriers() {
 }
 
 #[test]
+fn the_export_prints_its_prediction_for_people_and_keeps_it_whole_in_the_manifest() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = succeed(
+        liquid()
+            .args(["export", "mpi", "fat-tree:4,2", "--link-throughput", "1234"])
+            .args(["--link-latency", "1.3e-6", "--overhead", "3e-6", "--out"])
+            .arg(dir.path()),
+    );
+    let yaml = String::from_utf8(out.stdout).expect("UTF-8");
+    let m = json(&dir.path().join("manifest.json"));
+    let total = m["prediction"]["total_s"].as_f64().expect("total");
+    let rounded = format!("{total:.3e}").parse::<f64>().expect("a number");
+    assert_ne!(total, rounded, "the prediction has more than 4 digits");
+    assert!(
+        yaml.contains(&format!("\npredicted_s: {rounded}\n")),
+        "{rounded}: {yaml}"
+    );
+}
+
+#[test]
 fn lg_relays_pieces_and_needs_a_two_clusters_model() {
     let dir = tempfile::tempdir().expect("temp dir");
     export(

@@ -11,7 +11,10 @@
 //! The net file keeps only the topology: routes are the subnet manager's to make.
 //! Directed links are paired into cables: the k-th link from a to b with the k-th link
 //! from b to a (InfiniBand links are bidirectional: a link without its reverse is an
-//! error). Each node numbers its cables 1, 2, ... in the order of the model's links.
+//! error). Each node numbers its cables 1, 2, ... in the order of the model's links,
+//! unless the generator cables it (tori, meshes and rings by dimension: port `k + 2d + 1`
+//! leads to the next switch along dimension `d`, `k + 2d + 2` to the previous one, after
+//! the `k` host ports), as OpenSM's dor needs to route in dimension order.
 //! A host's node description is `"<host> HCA-1"`, so that `liquid import ib` names it
 //! `<host>` again; a switch's is its model id.
 
@@ -28,22 +31,24 @@ pub const MAX_ID: usize = 64;
 /// Loads a network-form model (a file or a generated-model spec) and writes its net file.
 pub fn export(model: &Path) -> Result<String, FabricError> {
     let arg = model.display().to_string();
-    let network = if liquid_topology::spec::is_spec(&arg) {
-        liquid_topology::spec::parse(&arg)
+    let (network, cabled) = if liquid_topology::spec::is_spec(&arg) {
+        let generated = liquid_topology::spec::parse(&arg)
             .map_err(|e| FabricError::file(&arg, e.to_string()))?
-            .ok_or_else(|| FabricError::file(&arg, "not a generated-model spec"))?
-            .network
+            .ok_or_else(|| FabricError::file(&arg, "not a generated-model spec"))?;
+        let cabled = (!generated.ports.is_empty()).then_some(generated.ports);
+        (generated.network, cabled)
     } else {
         let m = liquid_model::yaml::load_model_full(model)
             .map_err(|e| FabricError::file(&arg, e.to_string()))?;
-        m.network.ok_or_else(|| {
+        let network = m.network.ok_or_else(|| {
             FabricError::file(
                 &arg,
                 "an explicit-form model (transfers with paths) has no network to export: give a network-form model (network: hosts, switches, links)",
             )
-        })?
+        })?;
+        (network, None)
     };
-    net_file(&arg, &network)
+    net_file(&arg, &network, cabled.as_deref())
 }
 
 fn check_id(model: &str, id: &str) -> Result<(), FabricError> {
@@ -64,8 +69,23 @@ fn check_id(model: &str, id: &str) -> Result<(), FabricError> {
     Ok(())
 }
 
-/// The net file of a network (`model` names it in errors).
-pub fn net_file(model: &str, net: &Network) -> Result<String, FabricError> {
+/// The net file of a network (`model` names it in errors). `cabled` gives each link's
+/// port number at its tail, parallel to `net.links` (a generator's cabling, e.g. a
+/// lattice's by dimension); without it, each node numbers its cables 1, 2, ... in the
+/// order of the model's links.
+pub fn net_file(model: &str, net: &Network, cabled: Option<&[u32]>) -> Result<String, FabricError> {
+    if let Some(given) = cabled {
+        if given.len() != net.links.len() || given.contains(&0) {
+            return Err(FabricError::file(
+                model,
+                format!(
+                    "the cabling gives {} port numbers for {} links (each a port, 1 to 255)",
+                    given.len(),
+                    net.links.len()
+                ),
+            ));
+        }
+    }
     for id in net.hosts.iter().chain(&net.switches) {
         check_id(model, id)?;
     }
@@ -127,22 +147,27 @@ pub fn net_file(model: &str, net: &Network) -> Result<String, FabricError> {
         ));
     }
     cables.sort_by_key(|&(a, b)| a.min(b));
-    // Port numbers: per node, cables in the order of their first link.
+    // Port numbers: the generator's (`cabled`: each link's port at its tail), or per node,
+    // cables in the order of their first link.
     let mut next: HashMap<&str, u32> = HashMap::new();
     let mut ports: HashMap<&str, Vec<(u32, &str, usize)>> = HashMap::new(); // node -> (port, remote, cable)
     let mut port_of: Vec<(u32, u32)> = vec![(0, 0); cables.len()];
-    for (c, &(a, _)) in cables.iter().enumerate() {
+    for (c, &(a, b)) in cables.iter().enumerate() {
         let l = &net.links[a];
-        let pa = {
-            let e = next.entry(l.from.as_str()).or_insert(0);
-            *e += 1;
-            *e
+        let mut port = |link: usize| -> u32 {
+            let e = next.entry(net.links[link].from.as_str()).or_insert(0);
+            match cabled {
+                Some(given) => {
+                    *e = (*e).max(given[link]);
+                    given[link]
+                }
+                None => {
+                    *e += 1;
+                    *e
+                }
+            }
         };
-        let pb = {
-            let e = next.entry(l.to.as_str()).or_insert(0);
-            *e += 1;
-            *e
-        };
+        let (pa, pb) = (port(a), port(b));
         port_of[c] = (pa, pb);
         ports
             .entry(l.from.as_str())
@@ -152,6 +177,18 @@ pub fn net_file(model: &str, net: &Network) -> Result<String, FabricError> {
             .entry(l.to.as_str())
             .or_default()
             .push((pb, l.from.as_str(), c));
+    }
+    for (node, list) in &mut ports {
+        list.sort_unstable();
+        if let Some(w) = list.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(FabricError::file(
+                model,
+                format!(
+                    "node {node:?}: port {} given to two cables (to {:?} and {:?})",
+                    w[0].0, w[0].1, w[1].1
+                ),
+            ));
+        }
     }
     for (node, &n) in &next {
         if n > 255 {
@@ -182,7 +219,7 @@ pub fn net_file(model: &str, net: &Network) -> Result<String, FabricError> {
     out.push_str(" (then OpenSM through umad2sim: see scripts/ib-local)\n");
     let record = |out: &mut String, node: &str, kind: &str, desc: &str| {
         let list = ports.get(node).map(Vec::as_slice).unwrap_or(&[]);
-        let n = list.len().max(1);
+        let n = next.get(node).copied().unwrap_or(0).max(1);
         out.push_str(&format!("\n{kind}\t{n} \"{node}\"\t\t# \"{desc}\"\n"));
         for &(p, remote, c) in list {
             let (pa, pb) = port_of[c];
@@ -201,4 +238,45 @@ pub fn net_file(model: &str, net: &Network) -> Result<String, FabricError> {
         record(&mut out, h, "Hca", &format!("{h} HCA-1"));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use liquid_model::network::NetLink;
+
+    /// Hosts `a` and `b` on switch `s`, cabled both ways.
+    fn star() -> Network {
+        let link = |from: &str, to: &str| NetLink {
+            id: format!("{from}>{to}"),
+            from: from.into(),
+            to: to.into(),
+        };
+        Network {
+            hosts: vec!["a".into(), "b".into()],
+            switches: vec!["s".into()],
+            links: vec![
+                link("a", "s"),
+                link("s", "a"),
+                link("b", "s"),
+                link("s", "b"),
+            ],
+            ..Network::default()
+        }
+    }
+
+    #[test]
+    fn a_generator_s_ports_are_kept_and_a_port_given_twice_is_an_error() {
+        let net = star();
+        let text = net_file("star", &net, Some(&[1, 7, 1, 3])).expect("cabled");
+        assert!(text.contains("Switch\t7 \"s\""), "{text}");
+        assert!(text.contains("[3]\t\"b\"[1]\n[7]\t\"a\"[1]"), "{text}");
+        let e = net_file("star", &net, Some(&[1, 2, 1, 2])).expect_err("port 2 twice");
+        assert!(e.to_string().contains("port 2 given to two cables"), "{e}");
+        let e = net_file("star", &net, Some(&[1, 2, 1])).expect_err("too few");
+        assert!(e.to_string().contains("3 port numbers for 4 links"), "{e}");
+        // Without a cabling, cables in the order of their first link.
+        let text = net_file("star", &net, None).expect("by order");
+        assert!(text.contains("[1]\t\"a\"[1]\n[2]\t\"b\"[1]"), "{text}");
+    }
 }

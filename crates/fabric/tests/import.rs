@@ -116,6 +116,15 @@ fn agrees_with_ibtracert() {
         "{}",
         c.disagreements[0]
     );
+    // On this fully routed fabric, a trace that found no route is a disagreement.
+    let c =
+        import::check_tracert(&m, &t, "tracert.txt", "# ibtracert 2 4 failed\n").expect("reads");
+    assert_eq!(c.disagreements.len(), 1, "{:?}", c.disagreements);
+    assert!(
+        c.disagreements[0].contains("tracert.txt:1: ibtracert found no route from Hca1 to Hca2"),
+        "{}",
+        c.disagreements[0]
+    );
 }
 
 #[test]
@@ -212,6 +221,17 @@ fn a_destination_lid_without_an_entry() {
         .any(|n| n.starts_with("2 of 12 host pairs are unrouted")));
     let t = liquid_model::yaml::parse_model("m.yaml", &m.to_yaml()).expect("valid");
     assert_eq!(t.len(), 10);
+    // ibtracert finding no route (scripts/ib-local's record of it) agrees with an
+    // unrouted pair; for a routed pair of this partly unrouted fabric it is not checked
+    // (ibtracert reaches switches by LID routes, which may be missing).
+    let topo = topology::parse("topology.txt", TOPO).expect("parses");
+    let traces = "# ibtracert 2 6 failed\n# ibtracert 2 4 failed\n";
+    let c = import::check_tracert(&m, &topo, "tracert.txt", traces).expect("reads");
+    assert_eq!(
+        (c.compared, c.failed_unrouted, c.failed_unchecked),
+        (1, 1, 1)
+    );
+    assert!(c.disagreements.is_empty(), "{:?}", c.disagreements);
 }
 
 #[test]

@@ -12,6 +12,17 @@ pub fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
 
+/// Rounds a figure for people to `digits` significant digits (`0.07340031999999999` →
+/// `0.0734` with 4); non-finite values and zero unchanged.
+pub fn round_significant(x: f64, digits: usize) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    format!("{x:.*e}", digits.saturating_sub(1))
+        .parse()
+        .unwrap_or(x)
+}
+
 /// The longest run of digits an error message shows in full: a 300-digit number (a
 /// user's overflowing integer, or 1e308 written out) is cut to its first digits and its
 /// length.
@@ -50,6 +61,9 @@ mod tests {
     fn rounds_half_away_from_zero_at_the_stated_decimals() {
         assert_eq!(round2(1.005_1), 1.01);
         assert_eq!(round2(-2.344), -2.34);
+        assert_eq!(round_significant(123456.0, 4), 123500.0);
+        assert_eq!(round_significant(-0.000123456, 4), -0.0001235);
+        assert_eq!(round_significant(0.005834009400324152, 4), 0.005834);
         assert_eq!(round4(0.123_45), 0.1235);
         assert_eq!(round4(2.0 / 3.0), 0.6667);
     }

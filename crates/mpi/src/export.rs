@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::Path;
 
+use liquid_model::display::round_significant;
 use liquid_model::{Schedule, Traffic};
 use liquid_sim::two_clusters::{Layout, Lg};
 use liquid_sim::{MappedTraffic, Plan, Step};
@@ -77,7 +78,8 @@ pub struct Exported {
     pub messages: usize,
     /// Bytes of all messages (relayed data at every hop).
     pub bytes: u64,
-    /// liquid's simulated time of the plan, seconds.
+    /// liquid's simulated time of the plan, seconds, to 4 significant digits
+    /// (`manifest.json` has it in full).
     pub predicted_s: f64,
     /// The command that runs it here (Open MPI).
     pub run: String,
@@ -157,7 +159,7 @@ fn finish(
         steps: program.steps.len(),
         messages: program.messages.len(),
         bytes: program.bytes(),
-        predicted_s: manifest.prediction.total_s,
+        predicted_s: round_significant(manifest.prediction.total_s, 4),
         run: format!(
             "mpirun -np {} --oversubscribe ./liquid-mpi-run {}",
             program.ranks.len(),

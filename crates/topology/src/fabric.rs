@@ -32,6 +32,25 @@ pub(crate) trait Fabric {
     /// The route from host `s` to host `d` (`s != d`): the node numbers it visits, `s`
     /// first and `d` last, written into `out` (cleared first).
     fn route(&self, s: usize, d: usize, out: &mut Vec<u32>);
+    /// Each link's port at its tail, parallel to `links` ([`Generated::ports`]), when the
+    /// machine is cabled in a way a subnet manager relies on; none by default.
+    fn ports(&self, links: &[(u32, u32)]) -> Vec<u32> {
+        let _ = links;
+        Vec::new()
+    }
+}
+
+/// Ports numbered per node in the order of its out-links (its k-th out-link on port k).
+pub(crate) fn out_link_ordinals(links: &[(u32, u32)]) -> Vec<u32> {
+    let mut next: HashMap<u32, u32> = HashMap::new();
+    links
+        .iter()
+        .map(|&(from, _)| {
+            let e = next.entry(from).or_insert(0);
+            *e += 1;
+            *e
+        })
+        .collect()
 }
 
 /// Refuses a machine with fewer than two hosts or more than [`MAX_FABRIC_HOSTS`].
@@ -96,6 +115,7 @@ pub(crate) fn generated(f: &impl Fabric) -> Result<Generated, TopologyError> {
         link_throughput: None,
         network: b.finish(),
         link_params: Vec::new(),
+        ports: f.ports(&links),
         pattern: crate::all_to_all(&hosts, false),
     })
 }

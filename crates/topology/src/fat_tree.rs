@@ -271,6 +271,7 @@ impl FatTree {
             link_throughput: None,
             network: b.finish(),
             link_params: Vec::new(),
+            ports: Vec::new(),
             pattern: crate::all_to_all(&hosts, self.self_transfers),
         })
     }

@@ -178,9 +178,15 @@ impl Grid {
         }
         let mut up = Vec::new();
         let mut down = Vec::new();
+        // Cabled by dimension (ports at each link's tail): a host's port 1; a switch's
+        // hosts on ports 1..=k, then per dimension d the next switch on k + 2d + 1 and
+        // the previous one on k + 2d + 2 (OpenSM's dor: "the dimension should
+        // consistently use the same pair of ports", doc/current-routing.txt).
+        let mut ports = Vec::new();
         for h in 0..self.hosts() {
             up.push(b.link(&host(h), &sw(h / k)));
             down.push(b.link(&sw(h / k), &host(h)));
+            ports.extend([1, (h % k + 1) as u32]);
         }
         for i in 0..s_count {
             let c = self.coords(i);
@@ -191,8 +197,14 @@ impl Grid {
                 let mut n = c.clone();
                 n[dim] = (c[dim] + 1) % d;
                 let j = self.index(&n);
+                let before = b.links.len();
                 b.link(&sw(i), &sw(j));
                 b.link(&sw(j), &sw(i));
+                if b.links.len() > before {
+                    // Not when a ring of 2 has joined the pair already.
+                    let next = (k + 2 * dim + 1) as u32;
+                    ports.extend([next, next + 1]);
+                }
             }
         }
         let mut routes = vec![vec![Vec::new(); s_count]; s_count];
@@ -234,6 +246,7 @@ impl Grid {
             link_throughput: None,
             network: b.finish(),
             link_params: Vec::new(),
+            ports,
             pattern: crate::all_to_all(&hosts, self.self_transfers),
         })
     }
@@ -267,6 +280,7 @@ mod tests {
         let h = g.hosts();
         let switch_links: usize = g.dims.iter().map(|&d| (s / d) * g.links_per_line(d)).sum();
         assert_eq!(gen.network.links.len(), 2 * h + switch_links, "{g:?}");
+        check_cabling(g, &gen);
         let pairs = if g.self_transfers { h * h } else { h * (h - 1) };
         assert_eq!(gen.network.routes.len(), pairs);
         let traffic = gen.expand().expect("expands");
@@ -287,6 +301,42 @@ mod tests {
         sp.routes.clear();
         let t2 = network::expand("sp", None, None, &sp, &gen.pattern).expect("expands");
         assert_eq!(t2.total_path_length(), want);
+    }
+
+    /// Cabled by dimension: a port per link at its tail, distinct per node; along
+    /// dimension d, a cable joins port k + 2d + 1 at one end to k + 2d + 2 at the other.
+    fn check_cabling(g: &Grid, gen: &Generated) {
+        let (links, k) = (&gen.network.links, g.hosts_per_switch as u32);
+        assert_eq!(gen.ports.len(), links.len(), "{g:?}");
+        let mut taken = std::collections::HashSet::new();
+        let mut port = std::collections::HashMap::new();
+        for (l, &p) in links.iter().zip(&gen.ports) {
+            assert!(
+                taken.insert((l.from.clone(), p)),
+                "{g:?}: {} port {p} twice",
+                l.from
+            );
+            port.insert((l.from.clone(), l.to.clone()), p);
+        }
+        let index = |id: &str| id[1..].parse::<usize>().expect("s<i>");
+        for l in links {
+            let p = port[&(l.from.clone(), l.to.clone())];
+            if l.from.starts_with('h') {
+                assert_eq!(p, 1);
+                continue;
+            }
+            if l.to.starts_with('h') {
+                assert_eq!(p, (index(&l.to) % g.hosts_per_switch) as u32 + 1);
+                continue;
+            }
+            let (ca, cb) = (g.coords(index(&l.from)), g.coords(index(&l.to)));
+            let d = (0..ca.len()).find(|&d| ca[d] != cb[d]).expect("neighbours") as u32;
+            let back = port[&(l.to.clone(), l.from.clone())];
+            assert_eq!(p.min(back), k + 2 * d + 1, "{g:?}: {}>{}", l.from, l.to);
+            assert_eq!(p.max(back), k + 2 * d + 2, "{g:?}: {}>{}", l.from, l.to);
+            let forward = (ca[d as usize] + 1) % g.dims[d as usize] == cb[d as usize];
+            assert!(!forward || g.dims[d as usize] == 2 || p == k + 2 * d + 1);
+        }
     }
 
     #[test]

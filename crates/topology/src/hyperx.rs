@@ -315,6 +315,13 @@ impl Fabric for HyperXNet {
         v
     }
 
+    /// Each router's ports: its hosts, then dimension by dimension the other routers of
+    /// its row in that dimension, so that OpenSM's dor, which takes the lowest port on a
+    /// shortest path, routes in dimension order as this generator does.
+    fn ports(&self, links: &[(u32, u32)]) -> Vec<u32> {
+        crate::fabric::out_link_ordinals(links)
+    }
+
     fn route(&self, s: usize, d: usize, out: &mut Vec<u32>) {
         let n = self.n as u32;
         let (mut here, there) = (s / self.t, d / self.t);
@@ -416,6 +423,45 @@ mod tests {
             let report = liquid_model::validate(&traffic, &schedule).expect("valid");
             assert_eq!(report.length, traffic.duration(), "{x:?}");
             assert_eq!(frames.iter().map(Vec::len).sum::<usize>(), n);
+        }
+    }
+
+    #[test]
+    fn routers_are_cabled_hosts_first_then_dimension_by_dimension() {
+        let x = HyperX {
+            dims: vec![3, 4, 2],
+            hosts_per_router: 2,
+        };
+        let g = x.generated().expect("ok");
+        assert_eq!(g.ports.len(), g.network.links.len());
+        let coords = |id: &str| -> Option<Vec<usize>> {
+            let r = id.strip_prefix('r')?;
+            r.split('_').map(|c| c.parse().ok()).collect()
+        };
+        // Per router: (port, dimension of the link, or None for a host).
+        let mut by_router: std::collections::BTreeMap<&str, Vec<(u32, Option<usize>)>> =
+            Default::default();
+        for (l, &p) in g.network.links.iter().zip(&g.ports) {
+            let Some(a) = coords(&l.from) else {
+                assert_eq!(p, 1, "a host's one port");
+                continue;
+            };
+            let dim = coords(&l.to).map(|b| (0..a.len()).find(|&d| a[d] != b[d]).expect("differ"));
+            by_router.entry(&l.from).or_default().push((p, dim));
+        }
+        assert_eq!(by_router.len(), 24);
+        for (router, mut ports) in by_router {
+            ports.sort();
+            let want: Vec<u32> = (1..=ports.len() as u32).collect();
+            assert_eq!(
+                ports.iter().map(|p| p.0).collect::<Vec<_>>(),
+                want,
+                "{router}"
+            );
+            let order: Vec<Option<usize>> = ports.iter().map(|p| p.1).collect();
+            let mut sorted = order.clone();
+            sorted.sort_by_key(|d| d.map_or(0, |d| d + 1));
+            assert_eq!(order, sorted, "{router}: hosts, then dimension 0, 1, 2");
         }
     }
 

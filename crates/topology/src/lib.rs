@@ -105,6 +105,10 @@ pub struct Generated {
     /// Each link's own bandwidth and latency, parallel to `network.links` (empty when the
     /// builder sets none: the model-wide values apply).
     pub link_params: Vec<LinkParams>,
+    /// Each link's port number at its tail node, parallel to `network.links`, when the
+    /// generator cables the network itself (tori, meshes and rings: by dimension, as
+    /// OpenSM's dor routing needs); empty otherwise. Used by `export ibsim` only.
+    pub ports: Vec<u32>,
     /// The traffic pattern.
     pub pattern: Pattern,
 }

@@ -429,6 +429,7 @@ impl MultiCluster {
             link_throughput: None,
             network: b.finish(),
             link_params: Vec::new(),
+            ports: Vec::new(),
             pattern: crate::all_to_all(hosts, false),
         })
     }

@@ -69,6 +69,7 @@ pub fn fig1() -> Generated {
             routes,
         },
         link_params: Vec::new(),
+        ports: Vec::new(),
         pattern: Pattern::AllToAll {
             senders: t,
             receivers: r,

@@ -252,6 +252,7 @@ pub fn generated(alloc: Allocation) -> Result<Generated, TopologyError> {
         link_throughput: Some(t.link_throughput),
         network: b.finish(),
         link_params: Vec::new(),
+        ports: Vec::new(),
         pattern: Pattern::AllToAll {
             senders: names.clone(),
             receivers: names,

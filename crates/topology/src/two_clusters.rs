@@ -305,6 +305,7 @@ impl TwoClusters {
             link_throughput: None,
             network,
             link_params,
+            ports: Vec::new(),
             pattern: crate::all_to_all(names, false),
         }
     }
