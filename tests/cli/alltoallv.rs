@@ -420,3 +420,64 @@ fn lanes_let_a_fast_backbone_carry_several_messages_per_frame() {
         .expect("text")
         .contains("lane"));
 }
+
+/// `solve --sizes` honours --time-limit in every phase: with 256 MiB per rank on
+/// fat-tree:8,3 and up to 1,000 pieces per message, weighing every candidate quantum by
+/// its first-fit schedule (4 KiB: 8.4 million pieces) takes many seconds; with a limit of
+/// 0.3 s the run returns promptly with both schedules, validated, and says what the limit
+/// cut (before, the first-fit passes never looked at the deadline).
+#[test]
+fn a_tiny_time_limit_returns_promptly_with_validated_schedules() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let f = sizes_file(
+        d.path(),
+        "fat-tree:8,3",
+        "uniform",
+        "256MiB",
+        &["--seed", "1"],
+    );
+    let pieces = d.path().join("pieces.yaml");
+    let started = std::time::Instant::now();
+    let r = run_json(&[
+        "solve",
+        "fat-tree:8,3",
+        "--sizes",
+        &f,
+        "--overhead",
+        "1e-5",
+        "--link-throughput",
+        "1000",
+        "--max-pieces",
+        "1000",
+        "--time-limit",
+        "0.3",
+        "--pieces-out",
+        pieces.to_str().expect("UTF-8"),
+    ]);
+    let wall = started.elapsed().as_secs_f64();
+    // Generous for a loaded machine and a debug build; the whole weighing takes far longer.
+    assert!(wall < 5.0, "{wall} s against --time-limit 0.3");
+    assert_eq!(r["time_limit_s"], 0.3);
+    let cut = r["cut_by_time_limit"]
+        .as_array()
+        .expect("what the limit cut");
+    assert!(
+        cut.iter()
+            .any(|c| c.as_str().is_some_and(|c| c.contains("liquid estimate"))),
+        "{cut:?}"
+    );
+    let bound = r["time_bound"]["seconds"].as_f64().expect("bound");
+    let p = &r["preemptive"];
+    assert!(p["frames"].as_u64() >= p["piece_duration"].as_u64());
+    assert!(p["predicted_makespan_s"].as_f64().expect("predicted") >= bound);
+    assert!(p["gap"].as_f64().expect("gap") >= 0.0);
+    let w = &r["non_preemptive"];
+    assert!(w["makespan_s"].as_f64() >= w["lower_bound_s"].as_f64());
+    assert!(std::fs::read_to_string(&pieces)
+        .expect("the schedule of pieces")
+        .contains("timeframes:"));
+    // Some candidates were estimated, and the chosen quantum is one of the candidates.
+    let c = p["candidates"].as_array().expect("candidates");
+    assert!(c.iter().any(|x| x["predicted_by"] == "liquid estimate"));
+    assert!(c.iter().any(|x| x["quantum"] == p["quantum"]));
+}

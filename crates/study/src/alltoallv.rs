@@ -208,6 +208,9 @@ pub struct ChunkReport {
     pub chunking_overhead_s: f64,
     /// predicted makespan / time bound.
     pub over_bound: f64,
+    /// (predicted makespan - time bound) / predicted makespan: how far the schedule may be
+    /// from the fastest one, by the time bound.
+    pub gap: f64,
     /// The makespan on the flow-level simulator, frame by frame (with `--simulate`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub simulated_makespan_s: Option<f64>,
@@ -268,6 +271,12 @@ pub struct SolveReport {
     sizes: SizesInfo,
     overhead_s: f64,
     time_bound: TimeBound,
+    /// The time limit of the whole run (every phase), seconds.
+    time_limit_s: f64,
+    /// What the time limit cut short or left out (empty: nothing). The schedules reported
+    /// are then the best validated ones made before it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    cut_by_time_limit: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     preemptive: Option<ChunkReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -287,6 +296,28 @@ impl SolveReport {
     pub fn time_bound(&self) -> &TimeBound {
         &self.time_bound
     }
+    /// What the time limit cut short (empty: nothing).
+    pub fn cut_by_time_limit(&self) -> &[String] {
+        &self.cut_by_time_limit
+    }
+}
+
+/// The default time limit of `solve` with sizes (every phase together).
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(10);
+
+/// A run's deadline and what it cut.
+struct Clock {
+    deadline: Instant,
+    cut: Vec<String>,
+}
+
+impl Clock {
+    fn passed(&self) -> bool {
+        Instant::now() >= self.deadline
+    }
+    fn left(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
 }
 
 /// The schedules `solve` made, for `--schedule-out` and `export mpi`.
@@ -302,18 +333,30 @@ pub struct Solved {
 }
 
 /// Schedules a traffic with unequal messages: preemptive by chunks and/or non-preemptive,
-/// each validated, with the time bound and each schedule's evidence.
+/// each validated, with the time bound and each schedule's evidence, within
+/// `o.request.limits.time` ([`DEFAULT_TIME_LIMIT`] when none) for every phase together:
+/// the first schedule of each kind (first fit) is always made; what comes after the limit
+/// (more first-fit orders, quantum candidates weighed by their schedules, the exact ILP,
+/// an engine on the pieces, the simulation) is cut short or left out, and the report says
+/// which (`cut_by_time_limit`). `phase` is told what runs (for progress on stderr).
 pub fn solve(
     model_arg: &Path,
     a: &SizesArgs,
     o: &SolveOptions,
     solver: Solver<'_>,
+    phase: &dyn Fn(&str),
 ) -> Result<Solved, StudyError> {
     if o.quantum == Some(0) {
         return Err(StudyError::Input(
             "--quantum 0: a piece has at least 1 byte".into(),
         ));
     }
+    let limit = o.request.limits.time.unwrap_or(DEFAULT_TIME_LIMIT);
+    let mut clock = Clock {
+        deadline: Instant::now() + limit,
+        cut: Vec::new(),
+    };
+    phase("loading the model and the sizes");
     let l = load(model_arg, a)?;
     let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
     let bound = time_bound(traffic, bytes, platform);
@@ -321,7 +364,7 @@ pub fn solve(
     let mut non_preemptive = match o.preemption {
         Preemption::Chunks => None,
         _ => {
-            let (report, s) = non_preemptive(&l, o)?;
+            let (report, s) = non_preemptive(&l, o, &mut clock, phase)?;
             whole_schedule = Some(s);
             Some(report)
         }
@@ -331,7 +374,7 @@ pub fn solve(
         Preemption::Whole => None,
         _ => {
             let whole = whole_schedule.as_ref().zip(non_preemptive.as_ref());
-            let (report, c) = chunks(&l, o, &bound, solver, whole)?;
+            let (report, c) = chunks(&l, o, &bound, solver, whole, &mut clock, phase)?;
             chunked = Some(c);
             Some(report)
         }
@@ -345,6 +388,8 @@ pub fn solve(
             sizes: l.info.clone(),
             overhead_s: a.overhead,
             time_bound: bound,
+            time_limit_s: limit.as_secs_f64(),
+            cut_by_time_limit: clock.cut,
             preemptive,
             non_preemptive,
         },
@@ -364,22 +409,49 @@ fn chunks(
     bound: &TimeBound,
     solver: Solver<'_>,
     whole: Option<(&Schedule, &WholeReport)>,
+    clock: &mut Clock,
+    phase: &dyn Fn(&str),
 ) -> Result<(ChunkReport, Chunked), StudyError> {
     let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
     let lanes = lanes_of(l, o);
+    let deadline = Some(clock.deadline);
+    let mut chosen_schedule = None;
     let (quantum, rule, candidates) = match o.quantum {
         Some(q) => (q, "given (--quantum)".to_string(), Vec::new()),
         None => {
+            phase("weighing the candidate quanta");
             let cap = o
                 .max_pieces_per_message
                 .saturating_mul(traffic.len() as u64);
-            let (q, c) = chunk::choose_quantum(traffic, bytes, platform, &lanes, cap);
+            let by_schedule = traffic.len() <= chunk::SCHEDULE_CANDIDATES_UP_TO;
+            let choice = chunk::choose_quantum_until(
+                traffic,
+                bytes,
+                platform,
+                &lanes,
+                cap,
+                by_schedule,
+                deadline,
+            );
+            if choice.cut {
+                let estimated: Vec<String> = choice
+                    .candidates
+                    .iter()
+                    .filter(|c| c.predicted_by == chunk::BY_ESTIMATE)
+                    .map(|c| c.quantum.to_string())
+                    .collect();
+                clock.cut.push(format!(
+                    "quanta {} weighed by the liquid estimate, not by their first-fit schedule",
+                    estimated.join(", ")
+                ));
+            }
+            chosen_schedule = choice.schedule;
             (
-                q,
+                choice.quantum,
                 format!(
                     "chosen: the candidate with the lowest predicted makespan, {} (at most {} \
                      pieces per message on average)",
-                    if traffic.len() <= chunk::SCHEDULE_CANDIDATES_UP_TO {
+                    if by_schedule {
                         "that of its first-fit schedule"
                     } else {
                         "that of a liquid schedule of its pieces, each frame a full piece on \
@@ -387,7 +459,7 @@ fn chunks(
                     },
                     o.max_pieces_per_message
                 ),
-                c,
+                choice.candidates,
             )
         }
     };
@@ -397,18 +469,41 @@ fn chunks(
     let mut c = None;
     let mut engine = String::new();
     if o.engine.is_none() {
-        let ff = chunk::first_fit(traffic, bytes, quantum, platform, &lanes);
+        let ff = match chosen_schedule {
+            Some(ff) => ff,
+            None => {
+                phase(&format!("first fit of {total} pieces"));
+                let ff = chunk::first_fit_until(
+                    traffic, bytes, quantum, platform, &lanes, deadline, true,
+                )
+                .ok_or_else(|| StudyError::internal("first fit without a schedule"))?;
+                if clock.passed() {
+                    clock
+                        .cut
+                        .push("first fit of the pieces: its later orders".to_string());
+                }
+                ff
+            }
+        };
         engine = "first-fit".into();
         c = Some(ff);
     }
     let liquid_so_far = c.as_ref().is_some_and(|c| c.frames.len() as u64 == lambda);
-    let run_engine = match o.engine {
+    let mut run_engine = match o.engine {
         Some(e) => Some(e),
         None if !liquid_so_far && total <= ENGINE_PIECES => {
             liquid_engine::find(liquid_engine::DEFAULT_ENGINE)
         }
         None => None,
     };
+    if let (Some(e), Some(_)) = (run_engine, &c) {
+        if clock.passed() {
+            clock
+                .cut
+                .push(format!("engine {} on the pieces: not run", e.name()));
+            run_engine = None;
+        }
+    }
     let mut validated_by = if lanes.iter().all(|&c| c <= 1) {
         "every frame through the model's simultaneity check \
          (liquid_model::is_simultaneous), every piece once"
@@ -419,16 +514,28 @@ fn chunks(
             .to_string()
     };
     if let Some(e) = run_engine {
+        phase(&format!("engine {} on {total} pieces", e.name()));
         let (pt, origin) = chunk::pieces_traffic(traffic, &counts)
             .map_err(|e| StudyError::Failed(format!("the pieces do not make a traffic: {e}")))?;
-        let checked = solver(&pt, e, &o.request)?;
+        let mut request = o.request;
+        // The rest of the run's time (an engine given by --engine runs even when none is
+        // left: it makes the only schedule).
+        request.limits.time = Some(clock.left().max(Duration::from_millis(1)));
+        let checked = solver(&pt, e, &request)?;
+        if clock.passed() && c.is_some() {
+            clock
+                .cut
+                .push(format!("engine {} on the pieces: stopped", e.name()));
+        }
         if let Some(s) = checked.outcome().schedule() {
             // The gate validated it; once more, here, against the pieces traffic.
             liquid_model::validate(&pt, s).map_err(StudyError::internal)?;
             let from_engine = chunk::from_pieces_schedule(quantum, &counts, &origin, s);
-            let better = c
-                .as_ref()
-                .is_none_or(|c| from_engine.frames.len() < c.frames.len());
+            // Kept when its predicted makespan is lower (fewer frames need not be faster:
+            // a frame lasts its longest piece).
+            let time =
+                |x: &Chunked| -> f64 { x.frame_times(traffic, bytes, platform).iter().sum() };
+            let better = c.as_ref().is_none_or(|c| time(&from_engine) < time(c));
             if better {
                 c = Some(from_engine);
                 engine = e.name().to_string();
@@ -444,7 +551,7 @@ fn chunks(
             )));
         }
         if engine != e.name() {
-            engine = format!("first-fit ({} found no shorter schedule)", e.name());
+            engine = format!("first-fit ({} found no faster schedule)", e.name());
         }
     }
     let mut c = c.ok_or_else(|| StudyError::internal("no schedule of the pieces"))?;
@@ -504,7 +611,17 @@ fn chunks(
             names.first().map_or("", String::as_str)
         )
     };
-    let simulated = o.simulate.then(|| simulate_chunked(l, &c)).transpose()?;
+    let simulated = if o.simulate && clock.passed() {
+        clock
+            .cut
+            .push("the simulation of the schedule of pieces: not run".into());
+        None
+    } else if o.simulate {
+        phase("simulating the schedule of pieces");
+        Some(simulate_chunked(l, &c)?)
+    } else {
+        None
+    };
     Ok((
         ChunkReport {
             quantum,
@@ -521,6 +638,7 @@ fn chunks(
             predicted_makespan_s: predicted,
             chunking_overhead_s: predicted - bound.seconds,
             over_bound: predicted / bound.seconds,
+            gap: ((predicted - bound.seconds) / predicted).max(0.0),
             simulated_makespan_s: simulated,
             candidates,
         },
@@ -528,11 +646,20 @@ fn chunks(
     ))
 }
 
-fn non_preemptive(l: &Loaded, o: &SolveOptions) -> Result<(WholeReport, Schedule), StudyError> {
+fn non_preemptive(
+    l: &Loaded,
+    o: &SolveOptions,
+    clock: &mut Clock,
+    phase: &dyn Fn(&str),
+) -> Result<(WholeReport, Schedule), StudyError> {
     let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
     let times = whole::message_times(traffic, bytes, platform);
     let lanes = lanes_of(l, o);
     let fb = whole::frame_bound(traffic, &lanes, &times);
+    phase(&format!(
+        "first fit decreasing of {} whole messages",
+        traffic.len()
+    ));
     let ffd = whole::first_fit_decreasing(traffic, &lanes, &times);
     whole::validate(traffic, &lanes, &ffd).map_err(StudyError::internal)?;
     let mut best = (whole::makespan(&ffd, &times), ffd, "first-fit-decreasing");
@@ -547,8 +674,23 @@ fn non_preemptive(l: &Loaded, o: &SolveOptions) -> Result<(WholeReport, Schedule
     let (mut lb, mut lb_by) = (fb.seconds, fb_by.clone());
     let mut ilp = None;
     let mut optimal_by = None;
-    if traffic.len() <= o.exact_max {
-        let limit = o.request.limits.time.unwrap_or(Duration::from_secs(10));
+    let at_frame_bound_already = best.0 <= fb.seconds * (1.0 + 1e-12);
+    if traffic.len() <= o.exact_max && !at_frame_bound_already && clock.passed() {
+        clock
+            .cut
+            .push("the exact ILP of the non-preemptive schedule: not run".into());
+    } else if traffic.len() <= o.exact_max && !at_frame_bound_already {
+        // Half of the time left when the preemptive schedule comes next, all of it else.
+        let left = clock.left();
+        let limit = if o.preemption == Preemption::Both {
+            left / 2
+        } else {
+            left
+        };
+        phase(&format!(
+            "exact ILP of {} whole messages (HiGHS)",
+            traffic.len()
+        ));
         let started = Instant::now();
         let e = whole::exact(traffic, &lanes, &times, limit, o.exact_max, Some(&best.1))
             .map_err(StudyError::internal)?;
@@ -577,6 +719,12 @@ fn non_preemptive(l: &Loaded, o: &SolveOptions) -> Result<(WholeReport, Schedule
                 e.dual_bound,
                 "HiGHS's dual bound (the solver's word)".into(),
             );
+        }
+        if !e.optimal && e.status.contains("Time") {
+            clock.cut.push(format!(
+                "the exact ILP of the non-preemptive schedule: stopped ({})",
+                e.status
+            ));
         }
         ilp = Some(IlpReport {
             status: e.status,
@@ -617,10 +765,17 @@ fn non_preemptive(l: &Loaded, o: &SolveOptions) -> Result<(WholeReport, Schedule
     } else {
         (makespan - lb).max(0.0) / makespan
     };
-    let simulated = o
-        .simulate
-        .then(|| simulate_whole(l, &schedule))
-        .transpose()?;
+    let simulated = if o.simulate && clock.passed() {
+        clock
+            .cut
+            .push("the simulation of the non-preemptive schedule: not run".into());
+        None
+    } else if o.simulate {
+        phase("simulating the non-preemptive schedule");
+        Some(simulate_whole(l, &schedule)?)
+    } else {
+        None
+    };
     Ok((
         WholeReport {
             engine: engine.to_string(),
@@ -750,11 +905,12 @@ pub fn export_mpi(
     library: liquid_mpi::RuntimeModel,
     out: &Path,
     solver: Solver<'_>,
+    phase: &dyn Fn(&str),
 ) -> Result<liquid_mpi::Exported, StudyError> {
     if o.preemption == Preemption::Both {
         return Err(StudyError::internal("export one schedule: pieces or whole"));
     }
-    let solved = solve(model_arg, a, o, solver)?;
+    let solved = solve(model_arg, a, o, solver, phase)?;
     let l = &solved.loaded;
     let sizes: Vec<f64> = l.sizes.bytes.iter().map(|&b| b as f64).collect();
     let mut input = liquid_mpi::ExportInput {
