@@ -469,8 +469,20 @@ fn chunks(
     let mut c = None;
     let mut engine = String::new();
     if o.engine.is_none() {
+        let largest = bytes.iter().copied().max().unwrap_or(1);
+        // Past the deadline, the non-preemptive schedule is a schedule of pieces already
+        // (one per message) when the quantum may be the largest message: no first fit.
+        let whole_will_do =
+            clock.passed() && whole.is_some() && o.quantum.is_none_or(|q| q >= largest);
         let ff = match chosen_schedule {
-            Some(ff) => ff,
+            Some(ff) => Some(ff),
+            None if whole_will_do => {
+                clock.cut.push(
+                    "first fit of the pieces: not run (the non-preemptive schedule is one)"
+                        .to_string(),
+                );
+                None
+            }
             None => {
                 phase(&format!("first fit of {total} pieces"));
                 let ff = chunk::first_fit_until(
@@ -482,11 +494,11 @@ fn chunks(
                         .cut
                         .push("first fit of the pieces: its later orders".to_string());
                 }
-                ff
+                Some(ff)
             }
         };
         engine = "first-fit".into();
-        c = Some(ff);
+        c = ff;
     }
     let liquid_so_far = c.as_ref().is_some_and(|c| c.frames.len() as u64 == lambda);
     let mut run_engine = match o.engine {
@@ -496,7 +508,7 @@ fn chunks(
         }
         None => None,
     };
-    if let (Some(e), Some(_)) = (run_engine, &c) {
+    if let (Some(e), None) = (run_engine, o.engine) {
         if clock.passed() {
             clock
                 .cut
@@ -554,9 +566,12 @@ fn chunks(
             engine = format!("first-fit ({} found no faster schedule)", e.name());
         }
     }
-    let mut c = c.ok_or_else(|| StudyError::internal("no schedule of the pieces"))?;
-    chunk::validate(traffic, &lanes, &c).map_err(StudyError::internal)?;
-    let mut predicted: f64 = c.frame_times(traffic, bytes, platform).iter().sum();
+    if let Some(c) = &c {
+        chunk::validate(traffic, &lanes, c).map_err(StudyError::internal)?;
+    }
+    let mut predicted: f64 = c.as_ref().map_or(f64::INFINITY, |c| {
+        c.frame_times(traffic, bytes, platform).iter().sum()
+    });
     let largest = bytes.iter().copied().max().unwrap_or(1);
     let (mut quantum, mut rule, mut lambda, mut at, mut total) = (quantum, rule, lambda, at, total);
     if let Some((s, w)) = whole.filter(|(_, w)| w.makespan_s < predicted) {
@@ -572,13 +587,14 @@ fn chunks(
                 })
                 .collect();
             let q = o.quantum.unwrap_or(largest);
-            c = Chunked {
+            let one_each = Chunked {
                 quantum: q,
                 pieces: one.clone(),
                 frames,
             };
-            chunk::validate(traffic, &lanes, &c).map_err(StudyError::internal)?;
-            predicted = c.frame_times(traffic, bytes, platform).iter().sum();
+            chunk::validate(traffic, &lanes, &one_each).map_err(StudyError::internal)?;
+            predicted = one_each.frame_times(traffic, bytes, platform).iter().sum();
+            c = Some(one_each);
             engine = format!(
                 "the non-preemptive schedule ({}): one piece per message",
                 w.engine
@@ -591,6 +607,7 @@ fn chunks(
             total = traffic.len() as u64;
         }
     }
+    let c = c.ok_or_else(|| StudyError::internal("no schedule of the pieces"))?;
     let liquid = c.frames.len() as u64 == lambda;
     let names: Vec<String> = at
         .iter()
