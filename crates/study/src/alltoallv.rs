@@ -1045,3 +1045,641 @@ pub fn schedule_time(
         gap_to_frame_bound: ((makespan - fb.seconds) / makespan).max(0.0),
     })
 }
+
+/// One schedule `liquid crosscheck --sizes` made, and what its checks found.
+#[derive(Debug, Clone, Serialize)]
+pub struct CrossRow {
+    /// What made it: `first-fit`, `first-fit-decreasing`, `ilp`, or an engine of the
+    /// registry on the pieces traffic (`pieces`) or on the traffic of whole messages.
+    pub by: String,
+    /// `pieces` (at the report's quantum) or `whole` (every message whole).
+    pub kind: &'static str,
+    /// Timeframes, when a schedule was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frames: Option<usize>,
+    /// Its predicted makespan (the sum of its frames' times), seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicted_s: Option<f64>,
+    /// Its makespan on the flow-level simulator, frame by frame, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulated_s: Option<f64>,
+    /// Whether every check of this row passed (a row without a schedule passes).
+    pub ok: bool,
+    /// What was checked, or what failed, or why there is no schedule.
+    pub note: String,
+}
+
+/// `liquid crosscheck MODEL --sizes FILE`: every path that schedules with sizes on one
+/// model, checked against each other.
+#[derive(Debug, Clone, Serialize)]
+pub struct CrossReport {
+    model: String,
+    sizes: SizesInfo,
+    overhead_s: f64,
+    time_bound: TimeBound,
+    /// The link part of the bound recomputed on the simulator's platform (its routes and
+    /// link bandwidths), seconds.
+    link_bound_on_simulator_s: f64,
+    /// Every message posted at once on the flow-level simulator, seconds.
+    all_at_once_s: f64,
+    /// The frame bound of non-preemptive schedules, seconds.
+    frame_bound_s: f64,
+    /// The quantum of the schedules of pieces, and Λ of its pieces.
+    quantum: u64,
+    piece_duration: u64,
+    /// The schedules.
+    rows: Vec<CrossRow>,
+    /// Every disagreement found (empty: all agree).
+    pub contradictions: Vec<String>,
+}
+
+impl CrossReport {
+    /// Whether every path agreed and every schedule checked.
+    pub fn agreed(&self) -> bool {
+        self.contradictions.is_empty()
+    }
+
+    /// A table for people: one line per schedule, then the verdict.
+    pub fn table(&self) -> String {
+        let mut out = format!(
+            "{} with sizes {} ({} messages): time bound {:.6} s ({}), on the simulator's \
+             links {:.6} s; all at once {:.6} s; frame bound {:.6} s; quantum {} (Λ of the \
+             pieces {})\n",
+            self.model,
+            self.sizes.file,
+            self.sizes.messages,
+            self.time_bound.seconds,
+            self.time_bound.by,
+            self.link_bound_on_simulator_s,
+            self.all_at_once_s,
+            self.frame_bound_s,
+            self.quantum,
+            self.piece_duration
+        );
+        out.push_str(&format!(
+            "{:<28} {:<6} {:>7} {:>12} {:>12}  {:<4} note\n",
+            "by", "kind", "frames", "predicted s", "simulated s", "ok"
+        ));
+        let num = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.6}"));
+        for r in &self.rows {
+            out.push_str(&format!(
+                "{:<28} {:<6} {:>7} {:>12} {:>12}  {:<4} {}\n",
+                r.by,
+                r.kind,
+                r.frames.map_or("-".to_string(), |f| f.to_string()),
+                num(r.predicted_s),
+                num(r.simulated_s),
+                if r.ok { "yes" } else { "NO" },
+                r.note
+            ));
+        }
+        if self.contradictions.is_empty() {
+            out.push_str("agreed: every schedule valid, every time at or above its bound, every prediction the simulator's\n");
+        } else {
+            for c in &self.contradictions {
+                out.push_str(&format!("contradiction: {c}\n"));
+            }
+        }
+        out
+    }
+}
+
+/// Relative agreement of two times.
+fn same_time(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1e-300)
+}
+
+/// `liquid crosscheck MODEL --sizes FILE`: the time bound by liquid's bound and on the
+/// simulator's platform; schedules of pieces at the quantum (`o.quantum`, else the
+/// default) by first fit and by each of `engines` on the pieces traffic; schedules of
+/// whole messages by first fit decreasing, the exact ILP (at most `o.exact_max`
+/// messages) and each engine on the traffic of whole messages (one frame per
+/// timeframe, each as long as its longest message). Every schedule is validated by the
+/// model's checks and run on the flow-level simulator. They agree when every schedule is
+/// valid, none beats the bound it must respect (the time bound; Λ of the pieces in
+/// frames; the frame bound for whole messages; an ILP optimum HiGHS proved), every
+/// prediction is the simulator's makespan, all at once on the simulator is not below the
+/// link bound, and the two computations of the bound are equal. `o.request` bounds each
+/// engine run.
+pub fn crosscheck(
+    model_arg: &Path,
+    a: &SizesArgs,
+    o: &SolveOptions,
+    engines: &[&'static dyn liquid_engine::Engine],
+    solver: Solver<'_>,
+) -> Result<CrossReport, StudyError> {
+    if o.quantum == Some(0) {
+        return Err(StudyError::Input(
+            "--quantum 0: a piece has at least 1 byte".into(),
+        ));
+    }
+    let l = load(model_arg, a)?;
+    let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
+    let ones = vec![1u32; traffic.num_links()];
+    let bound = time_bound(traffic, bytes, platform);
+    let mut contradictions = Vec::new();
+    // The link bound again, from the simulator's routes and links.
+    let links = l.mapped.platform.links();
+    let mut on_link = vec![0f64; links.len()];
+    for (t, route) in l.mapped.routes.iter().enumerate() {
+        for &k in route {
+            on_link[k as usize] += bytes[t] as f64;
+        }
+    }
+    let sim_bound = on_link
+        .iter()
+        .zip(links)
+        .map(|(b, k)| b / k.bandwidth)
+        .fold(0.0, f64::max);
+    if !same_time(sim_bound, bound.link_seconds) {
+        contradictions.push(format!(
+            "the link bound is {} s by liquid's bound and {sim_bound} s on the simulator's links",
+            bound.link_seconds
+        ));
+    }
+    let sizes_f: Vec<f64> = bytes.iter().map(|&b| b as f64).collect();
+    let all = Schedule::new(vec![traffic.transfer_ids().collect()]);
+    let plan = liquid_sim::from_schedule(
+        traffic,
+        &l.mapped.routes,
+        &sizes_f,
+        &all,
+        liquid_sim::Mode::AllAtOnce,
+    )
+    .map_err(StudyError::internal)?;
+    let all_at_once = run(&l, &plan)?;
+    if all_at_once < bound.link_seconds * (1.0 - 1e-9) {
+        contradictions.push(format!(
+            "all at once takes {all_at_once} s on the simulator, below the link bound {} s",
+            bound.link_seconds
+        ));
+    }
+    let quantum = match o.quantum {
+        Some(q) => q,
+        None => {
+            let cap = o
+                .max_pieces_per_message
+                .saturating_mul(traffic.len() as u64);
+            chunk::choose_quantum(traffic, bytes, platform, &ones, cap).0
+        }
+    };
+    let counts: Vec<u32> = bytes.iter().map(|&b| chunk::pieces(b, quantum)).collect();
+    let (_, lambda, _) = chunk::piece_loads(traffic, &counts, &ones);
+    let mut rows = Vec::new();
+    // A schedule of pieces: validated, at least Λ_p frames, at or above the bound, and
+    // the simulator's makespan is the prediction.
+    let check_pieces = |by: String, c: &Chunked, extra: &str, rows: &mut Vec<CrossRow>| {
+        let mut notes = Vec::new();
+        if let Err(e) = chunk::validate(traffic, &ones, c) {
+            notes.push(e.to_string());
+        }
+        let lp = chunk::piece_loads(traffic, &c.pieces, &ones).1;
+        if (c.frames.len() as u64) < lp {
+            notes.push(format!(
+                "{} frames, below Λ = {lp} of its pieces",
+                c.frames.len()
+            ));
+        }
+        let predicted: f64 = c.frame_times(traffic, bytes, platform).iter().sum();
+        if predicted < bound.seconds * (1.0 - 1e-9) {
+            notes.push(format!("predicted {predicted} s, below the time bound"));
+        }
+        let simulated = if notes.is_empty() {
+            let s = simulate_chunked(&l, c)?;
+            if !same_time(s, predicted) {
+                notes.push(format!(
+                    "simulated {s} s against the predicted {predicted} s"
+                ));
+            }
+            Some(s)
+        } else {
+            None
+        };
+        let ok = notes.is_empty();
+        rows.push(CrossRow {
+            by,
+            kind: "pieces",
+            frames: Some(c.frames.len()),
+            predicted_s: Some(predicted),
+            simulated_s: simulated,
+            ok,
+            note: if ok {
+                format!("valid{extra}, frames >= Λ of the pieces, at or above the bound, simulated = predicted")
+            } else {
+                notes.join("; ")
+            },
+        });
+        Ok::<(), StudyError>(())
+    };
+    let ff = chunk::first_fit(traffic, bytes, quantum, platform, &ones);
+    check_pieces("first-fit".into(), &ff, "", &mut rows)?;
+    // Engines on the pieces traffic (at the quantum) and on the whole messages (one
+    // piece each); an engine's schedule is also checked by liquid_model::validate.
+    let times = whole::message_times(traffic, bytes, platform);
+    let fb = whole::frame_bound(traffic, &ones, &times);
+    let mut whole_schedules: Vec<(String, Schedule)> = Vec::new();
+    let one: Vec<u32> = vec![1; traffic.len()];
+    for (kind, cs) in [("pieces", &counts), ("whole", &one)] {
+        let total: u64 = cs.iter().map(|&k| u64::from(k)).sum();
+        let (pt, origin) = chunk::pieces_traffic(traffic, cs)
+            .map_err(|e| StudyError::Failed(format!("the pieces do not make a traffic: {e}")))?;
+        for &e in engines {
+            let by = format!(
+                "{} on {}",
+                e.name(),
+                if kind == "pieces" {
+                    "the pieces"
+                } else {
+                    "whole messages"
+                }
+            );
+            if kind == "pieces" && total > ENGINE_PIECES {
+                rows.push(CrossRow {
+                    by,
+                    kind,
+                    frames: None,
+                    predicted_s: None,
+                    simulated_s: None,
+                    ok: true,
+                    note: format!("not run: {total} pieces (more than {ENGINE_PIECES})"),
+                });
+                continue;
+            }
+            let checked = match solver(&pt, e, &o.request) {
+                Ok(c) => c,
+                Err(err @ liquid_engine::SolveError::Wrong { .. }) => {
+                    rows.push(CrossRow {
+                        by,
+                        kind,
+                        frames: None,
+                        predicted_s: None,
+                        simulated_s: None,
+                        ok: false,
+                        note: err.to_string(),
+                    });
+                    continue;
+                }
+                Err(err) => {
+                    rows.push(CrossRow {
+                        by,
+                        kind,
+                        frames: None,
+                        predicted_s: None,
+                        simulated_s: None,
+                        ok: true,
+                        note: format!("did not run: {err}"),
+                    });
+                    continue;
+                }
+            };
+            let Some(s) = checked.outcome().schedule() else {
+                rows.push(CrossRow {
+                    by,
+                    kind,
+                    frames: None,
+                    predicted_s: None,
+                    simulated_s: None,
+                    ok: true,
+                    note: format!("no schedule ({})", checked.verdict().as_str()),
+                });
+                continue;
+            };
+            let model_check = liquid_model::validate(&pt, s).err().map(|e| e.to_string());
+            if kind == "pieces" {
+                let c = chunk::from_pieces_schedule(quantum, &counts, &origin, s);
+                check_pieces(
+                    by,
+                    &c,
+                    ", also by liquid_model::validate on the pieces traffic",
+                    &mut rows,
+                )?;
+                if let (Some(e), Some(r)) = (model_check, rows.last_mut()) {
+                    r.ok = false;
+                    r.note = format!("liquid_model::validate on the pieces traffic: {e}");
+                }
+            } else {
+                let w = Schedule::new(
+                    s.frames
+                        .iter()
+                        .map(|f| f.iter().map(|p| origin[p.index()].0).collect())
+                        .collect(),
+                );
+                whole_schedules.push((by, w));
+            }
+        }
+    }
+    let ffd = whole::first_fit_decreasing(traffic, &ones, &times);
+    whole_schedules.insert(0, ("first-fit-decreasing".into(), ffd));
+    let mut ilp_optimum = None;
+    if traffic.len() <= o.exact_max {
+        let limit = o.request.limits.time.unwrap_or(DEFAULT_TIME_LIMIT);
+        match whole::exact(traffic, &ones, &times, limit, o.exact_max, None) {
+            Ok(e) => {
+                if let Some(s) = e.schedule {
+                    if e.optimal {
+                        ilp_optimum = Some(whole::makespan(&s, &times));
+                    }
+                    whole_schedules.insert(1, (format!("ilp ({})", e.status), s));
+                }
+            }
+            Err(e) => contradictions.push(format!("the exact ILP failed: {e}")),
+        }
+    }
+    for (by, s) in whole_schedules {
+        let mut notes = Vec::new();
+        if let Err(e) = whole::validate(traffic, &ones, &s) {
+            notes.push(e);
+        }
+        let m = whole::makespan(&s, &times);
+        if m < fb.seconds * (1.0 - 1e-9) {
+            notes.push(format!(
+                "makespan {m} s, below the frame bound {} s",
+                fb.seconds
+            ));
+        }
+        if let Some(opt) = ilp_optimum {
+            if m < opt * (1.0 - 1e-9) {
+                notes.push(format!(
+                    "makespan {m} s, below the optimum {opt} s HiGHS proved"
+                ));
+            }
+        }
+        let simulated = if notes.is_empty() {
+            let x = simulate_whole(&l, &s)?;
+            if !same_time(x, m) {
+                notes.push(format!("simulated {x} s against the predicted {m} s"));
+            }
+            Some(x)
+        } else {
+            None
+        };
+        let ok = notes.is_empty();
+        rows.push(CrossRow {
+            by,
+            kind: "whole",
+            frames: Some(s.len()),
+            predicted_s: Some(m),
+            simulated_s: simulated,
+            ok,
+            note: if ok {
+                "valid (liquid_model::validate), at or above the frame bound and any proven optimum, simulated = predicted".into()
+            } else {
+                notes.join("; ")
+            },
+        });
+    }
+    for r in rows.iter().filter(|r| !r.ok) {
+        contradictions.push(format!("{} ({}): {}", r.by, r.kind, r.note));
+    }
+    Ok(CrossReport {
+        model: traffic.name().to_string(),
+        sizes: l.info.clone(),
+        overhead_s: a.overhead,
+        time_bound: bound,
+        link_bound_on_simulator_s: sim_bound,
+        all_at_once_s: all_at_once,
+        frame_bound_s: fb.seconds,
+        quantum,
+        piece_duration: lambda,
+        rows,
+        contradictions,
+    })
+}
+
+/// A message as `explain --sizes` lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct MessageOn {
+    /// Its transfer id.
+    pub transfer: String,
+    /// Its bytes.
+    pub bytes: u64,
+    /// Its time alone (overhead + route latency + bytes / slowest link), seconds.
+    pub seconds: f64,
+}
+
+/// The time bound's first bottleneck link and its largest messages.
+#[derive(Debug, Clone, Serialize)]
+pub struct BottleneckWhy {
+    /// The link.
+    pub link: String,
+    /// Its throughput, MB/s.
+    pub throughput_mb_s: f64,
+    /// Bytes crossing it.
+    pub bytes: u128,
+    /// Messages crossing it.
+    pub messages: usize,
+    /// bytes / throughput: the bound, seconds.
+    pub seconds: f64,
+    /// Its largest messages (at most 5), largest first.
+    pub largest: Vec<MessageOn>,
+}
+
+/// A timeframe of the best non-preemptive schedule in which the frame-bound link waits.
+#[derive(Debug, Clone, Serialize)]
+pub struct IdleFrame {
+    /// The frame, 1-based.
+    pub frame: usize,
+    /// Its length, seconds.
+    pub length_s: f64,
+    /// The message that sets its length.
+    pub set_by: String,
+    /// The link's own message in the frame, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_message: Option<String>,
+    /// How long the link waits in it, seconds.
+    pub idle_s: f64,
+}
+
+/// Why the best non-preemptive schedule exceeds the time bound, if it does.
+#[derive(Debug, Clone, Serialize)]
+pub struct WholeWhy {
+    /// The best non-preemptive makespan, seconds, and whether it is proven optimal.
+    pub makespan_s: f64,
+    /// Whether `makespan_s` is the optimum, and by what.
+    pub optimal: bool,
+    /// What the optimality or the bound rests on.
+    pub evidence: String,
+    /// makespan - time bound, seconds (0: the bound is met).
+    pub over_time_bound_s: f64,
+    /// The frame bound, seconds, and its link (none: the longest message alone).
+    pub frame_bound_s: f64,
+    /// The frame bound's link.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_bound_link: Option<String>,
+    /// frame bound - time bound: what whole messages cost beyond bytes / throughput on
+    /// the frame-bound link (overhead, latency, routes slower than the link), seconds.
+    pub per_message_costs_s: f64,
+    /// makespan - frame bound: how long the frame-bound link waits in the schedule, in
+    /// frames made longer by a message elsewhere, seconds.
+    pub idle_on_frame_bound_link_s: f64,
+    /// The frames where it waits longest (at most 5).
+    pub idle_frames: Vec<IdleFrame>,
+    /// The explanation in sentences.
+    pub why: Vec<String>,
+}
+
+/// `liquid explain MODEL --sizes FILE`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExplainSizes {
+    model: String,
+    sizes: SizesInfo,
+    overhead_s: f64,
+    time_bound: TimeBound,
+    /// The bottleneck of the bound (when links give it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bottleneck: Option<BottleneckWhy>,
+    /// The non-preemptive optimum against the bound.
+    non_preemptive: WholeWhy,
+}
+
+/// `liquid explain MODEL --sizes FILE`: the time bound's bottleneck link with its largest
+/// messages, and why the non-preemptive optimum (the best schedule of whole messages,
+/// made as `solve --sizes --preemption none` makes it, within `o`'s time limit) exceeds
+/// the bound, if it does: by the per-message costs on the frame-bound link (the frame
+/// bound over the time bound) and by the time that link waits in frames made longer by
+/// messages elsewhere (the makespan over the frame bound), with the frames where it waits
+/// most.
+pub fn explain(
+    model_arg: &Path,
+    a: &SizesArgs,
+    o: &SolveOptions,
+    phase: &dyn Fn(&str),
+) -> Result<ExplainSizes, StudyError> {
+    let mut o = o.clone();
+    o.preemption = Preemption::Whole;
+    o.simulate = false;
+    let solved = solve(model_arg, a, &o, &crate::quietly, phase)?;
+    let l = &solved.loaded;
+    let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
+    let report = &solved.report;
+    let bound = report.time_bound.clone();
+    let w = report
+        .non_preemptive
+        .as_ref()
+        .ok_or_else(|| StudyError::internal("no non-preemptive report"))?;
+    let s = solved
+        .whole
+        .as_ref()
+        .ok_or_else(|| StudyError::internal("no non-preemptive schedule"))?;
+    let lanes = lanes_of(l, &o);
+    let times = whole::message_times(traffic, bytes, platform);
+    let msg = |t: TransferId| MessageOn {
+        transfer: traffic.transfer_name(t).to_string(),
+        bytes: bytes[t.index()],
+        seconds: times[t.index()],
+    };
+    let bottleneck = bound.bottlenecks.first().and_then(|b| {
+        let link = traffic.find_link(&b.link)?;
+        let mut users: Vec<TransferId> = traffic.users(link).to_vec();
+        users.sort_by(|x, y| bytes[y.index()].cmp(&bytes[x.index()]).then(x.cmp(y)));
+        Some(BottleneckWhy {
+            link: b.link.clone(),
+            throughput_mb_s: platform.bandwidth[link.index()] / 1e6,
+            bytes: b.bytes,
+            messages: b.messages,
+            seconds: b.seconds,
+            largest: users.iter().take(5).map(|&t| msg(t)).collect(),
+        })
+    });
+    let fb = whole::frame_bound(traffic, &lanes, &times);
+    let fb_link = fb.links.first().copied();
+    let lengths = whole::frame_lengths(s, &times);
+    let mut idle_frames = Vec::new();
+    if let Some(link) = fb_link.filter(|&k| lanes[k.index()] <= 1) {
+        for (f, frame) in s.frames.iter().enumerate() {
+            let own = frame
+                .iter()
+                .copied()
+                .find(|&t| traffic.transfer(t).path.contains(&link));
+            let idle = lengths[f] - own.map_or(0.0, |t| times[t.index()]);
+            if idle > 1e-12 * lengths[f] {
+                let set_by = frame
+                    .iter()
+                    .copied()
+                    .max_by(|x, y| times[x.index()].total_cmp(&times[y.index()]).then(y.cmp(x)))
+                    .map(|t| traffic.transfer_name(t).to_string())
+                    .unwrap_or_default();
+                idle_frames.push(IdleFrame {
+                    frame: f + 1,
+                    length_s: lengths[f],
+                    set_by,
+                    link_message: own.map(|t| traffic.transfer_name(t).to_string()),
+                    idle_s: idle,
+                });
+            }
+        }
+    }
+    idle_frames.sort_by(|x, y| y.idle_s.total_cmp(&x.idle_s).then(x.frame.cmp(&y.frame)));
+    idle_frames.truncate(5);
+    let over = (w.makespan_s - bound.seconds).max(0.0);
+    let per_message = (fb.seconds - bound.seconds).max(0.0);
+    let idle = (w.makespan_s - fb.seconds).max(0.0);
+    let fb_name = fb_link.map(|k| traffic.link_name(k).to_string());
+    let mut why = Vec::new();
+    let tol = 1e-9 * bound.seconds.max(1e-300);
+    if over <= tol {
+        why.push(format!(
+            "the best non-preemptive schedule meets the time bound ({:.6} s): nothing to explain",
+            bound.seconds
+        ));
+    } else {
+        why.push(format!(
+            "the best non-preemptive schedule takes {:.6} s, {:.6} s over the time bound {:.6} s ({})",
+            w.makespan_s, over, bound.seconds, bound.by
+        ));
+        if per_message > tol {
+            why.push(match &fb_name {
+                Some(n) => format!(
+                    "{per_message:.6} s of it: every message of link {n} needs a frame of its own \
+                     there, and each frame lasts at least the message's own time (overhead, \
+                     latency, its route's slowest link), not only its bytes over the link: \
+                     the frame bound is {:.6} s",
+                    fb.seconds
+                ),
+                None => format!(
+                    "{per_message:.6} s of it: the longest message alone ({}) takes {:.6} s",
+                    bound.longest_message.transfer, fb.seconds
+                ),
+            });
+        }
+        if idle > tol {
+            why.push(match &fb_name {
+                Some(n) => format!(
+                    "{idle:.6} s of it: link {n} waits in frames made longer by messages \
+                     elsewhere (a frame lasts its longest message; see idle_frames)"
+                ),
+                None => format!("{idle:.6} s of it: frames beyond the longest message"),
+            });
+        }
+        why.push(if w.optimal {
+            format!(
+                "the makespan is optimal ({}): no schedule of whole messages avoids this",
+                w.evidence
+            )
+        } else {
+            format!(
+                "the makespan is not proven optimal: the optimum is between {:.6} s and it ({})",
+                w.lower_bound_s, w.evidence
+            )
+        });
+    }
+    Ok(ExplainSizes {
+        model: traffic.name().to_string(),
+        sizes: l.info.clone(),
+        overhead_s: a.overhead,
+        time_bound: bound,
+        bottleneck,
+        non_preemptive: WholeWhy {
+            makespan_s: w.makespan_s,
+            optimal: w.optimal,
+            evidence: w.evidence.clone(),
+            over_time_bound_s: over,
+            frame_bound_s: fb.seconds,
+            frame_bound_link: fb_name,
+            per_message_costs_s: per_message,
+            idle_on_frame_bound_link_s: idle,
+            idle_frames,
+            why,
+        },
+    })
+}
