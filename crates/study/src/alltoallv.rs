@@ -574,9 +574,81 @@ fn chunks(
     });
     let largest = bytes.iter().copied().max().unwrap_or(1);
     let (mut quantum, mut rule, mut lambda, mut at, mut total) = (quantum, rule, lambda, at, total);
+    // With the default quantum, the default engine on the messages themselves (one piece
+    // each, the largest candidate) too, when the chosen quantum is another one, time is
+    // left and first fit is not liquid there: a liquid schedule of the messages can be
+    // faster than every first fit (fat-tree:4,3, Zipf 1 MiB per rank: 15 frames and
+    // 5.04 ms against first fit's 5.19 ms at 256 KiB).
+    let one: Vec<u32> = vec![1; traffic.len()];
+    let one_lambda = chunk::piece_loads(traffic, &one, &lanes);
+    let default_engine = liquid_engine::find(liquid_engine::DEFAULT_ENGINE);
+    if let (None, None, Some(e)) = (o.engine, o.quantum, default_engine) {
+        let ff_one = (quantum != largest && traffic.len() as u64 <= ENGINE_PIECES)
+            .then(|| {
+                chunk::first_fit_until(traffic, bytes, largest, platform, &lanes, deadline, false)
+            })
+            .flatten();
+        if let Some(ff_one) = ff_one.filter(|f| f.frames.len() as u64 > one_lambda.1) {
+            if clock.passed() {
+                clock.cut.push(format!(
+                    "engine {} on the messages (one piece each): not run",
+                    e.name()
+                ));
+            } else {
+                phase(&format!(
+                    "engine {} on {} messages",
+                    e.name(),
+                    traffic.len()
+                ));
+                let mut request = o.request;
+                request.limits.time = Some(clock.left().max(Duration::from_millis(1)));
+                let checked = solver(traffic, e, &request)?;
+                if clock.passed() {
+                    clock.cut.push(format!(
+                        "engine {} on the messages (one piece each): stopped",
+                        e.name()
+                    ));
+                }
+                let time =
+                    |x: &Chunked| -> f64 { x.frame_times(traffic, bytes, platform).iter().sum() };
+                let mut best_one = (time(&ff_one), ff_one, "first-fit".to_string());
+                if let Some(s) = checked.outcome().schedule() {
+                    liquid_model::validate(traffic, s).map_err(StudyError::internal)?;
+                    let origin: Vec<(TransferId, u32)> =
+                        traffic.transfer_ids().map(|t| (t, 0)).collect();
+                    let x = chunk::from_pieces_schedule(largest, &one, &origin, s);
+                    let tx = time(&x);
+                    if tx < best_one.0 {
+                        best_one = (
+                            tx,
+                            x,
+                            format!("{} on the messages (one piece each)", e.name()),
+                        );
+                    }
+                }
+                if best_one.0 < predicted {
+                    chunk::validate(traffic, &lanes, &best_one.1).map_err(StudyError::internal)?;
+                    predicted = best_one.0;
+                    c = Some(best_one.1);
+                    engine = best_one.2;
+                    if engine != "first-fit" {
+                        validated_by = "the engine gate and liquid_model::validate on the \
+                                        traffic (one piece per message)"
+                            .into();
+                    }
+                    rule = format!(
+                        "{rule}; a schedule of one piece per message (the largest candidate) \
+                         by {engine} was faster"
+                    );
+                    quantum = largest;
+                    (_, lambda, at) = one_lambda.clone();
+                    total = traffic.len() as u64;
+                }
+            }
+        }
+    }
     if let Some((s, w)) = whole.filter(|(_, w)| w.makespan_s < predicted) {
         if o.quantum.is_none_or(|q| q >= largest) {
-            let one: Vec<u32> = vec![1; traffic.len()];
             let frames = s
                 .frames
                 .iter()
