@@ -123,11 +123,16 @@ def main():
     return 1 if worst > a.tolerance else 0
 
 
+def commit():
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+
+
 def write(a, version, rows, worst):
     lines = [
         "# All-to-allv under SimGrid SMPI, beside liquid's prediction",
         "",
-        f"Command: `bash scripts/bench-smpi-alltoallv` ({time.strftime('%Y-%m-%d')}; {version}; "
+        f"Command: `bash scripts/bench-smpi-alltoallv` (commit {commit()}, {time.strftime('%Y-%m-%d')}; {version}; "
         "2 cores shared with other jobs). Parameters and method: benchmarks/smpi/alltoallv.py's "
         "docstring. *bound*: liquid's time bound; *liquid run*: liquid's prediction of the run "
         "(`total_s` of `liquid export mpi --envelope 16`: the plan as the runtime runs it, "
