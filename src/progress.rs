@@ -8,6 +8,7 @@
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -39,8 +40,30 @@ pub fn with_progress_as<T>(label: &str, counts: Counts, job: impl FnOnce(&Atomic
     }
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        scope.spawn(|| show(label, &nodes, &done, unit));
+        scope.spawn(|| show(label, &nodes, &done, unit, None));
         let out = job(&nodes);
+        done.store(true, Ordering::Relaxed);
+        out
+    })
+}
+
+/// Runs `job`, which says what it is doing through the function it is given (a phase, such
+/// as "first fit of 139300 pieces"); on a terminal, after [`QUIET_FOR`], a spinner on
+/// stderr shows `label`, the current phase and the elapsed time.
+pub fn with_phases<T>(label: &str, job: impl FnOnce(&dyn Fn(&str)) -> T) -> T {
+    let phase = Mutex::new(String::new());
+    let say = |p: &str| {
+        if let Ok(mut s) = phase.lock() {
+            p.clone_into(&mut s);
+        }
+    };
+    if !std::io::stderr().is_terminal() {
+        return job(&say);
+    }
+    let (nodes, done) = (AtomicU64::new(0), AtomicBool::new(false));
+    std::thread::scope(|scope| {
+        scope.spawn(|| show(label, &nodes, &done, "", Some(&phase)));
+        let out = job(&say);
         done.store(true, Ordering::Relaxed);
         out
     })
@@ -78,7 +101,13 @@ pub fn bar(len: u64, template: &str) -> ProgressBar {
     b
 }
 
-fn show(label: &str, nodes: &AtomicU64, done: &AtomicBool, unit: &str) {
+fn show(
+    label: &str,
+    nodes: &AtomicU64,
+    done: &AtomicBool,
+    unit: &str,
+    phase: Option<&Mutex<String>>,
+) {
     let start = Instant::now();
     let mut bar: Option<ProgressBar> = None;
     while !done.load(Ordering::Relaxed) {
@@ -97,7 +126,14 @@ fn show(label: &str, nodes: &AtomicU64, done: &AtomicBool, unit: &str) {
             b
         });
         let n = nodes.load(Ordering::Relaxed);
-        if unit.is_empty() {
+        if let Some(p) = phase {
+            let now = p.lock().map(|s| s.clone()).unwrap_or_default();
+            bar.set_message(if now.is_empty() {
+                "running".into()
+            } else {
+                now
+            });
+        } else if unit.is_empty() {
             bar.set_message("running");
         } else {
             bar.set_message(format!(

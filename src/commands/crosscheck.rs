@@ -67,6 +67,20 @@ pub struct CrosscheckArgs {
     /// With --shard: the folder for the shard file.
     #[arg(long, value_name = "DIR", requires = "shard")]
     out: Option<PathBuf>,
+    /// With --sizes: the link throughput in MB/s for links without their own.
+    #[arg(long, value_name = "MB/s", requires = "sizes")]
+    link_throughput: Option<f64>,
+    /// With --sizes: bytes per piece of the schedules of pieces (default: solve's default
+    /// quantum).
+    #[arg(long, value_name = "BYTES", value_parser = super::sizes::parse_bytes, requires = "sizes")]
+    quantum: Option<u64>,
+    /// With --sizes (one model): every path that schedules with these sizes (first fit and
+    /// the --engines on the pieces, first fit decreasing, the exact ILP and the --engines
+    /// on whole messages), each schedule validated and simulated; they must agree on the
+    /// bound, respect it, and the simulator must give every predicted time (default
+    /// --time-limit 10 s per engine run here). See docs/src/alltoallv.md.
+    #[command(flatten)]
+    sizes: super::SizesCli,
 }
 
 /// `liquid crosscheck MODEL...`: exit 0 when every answer checks and no two contradict;
@@ -76,6 +90,9 @@ pub struct CrosscheckArgs {
 /// stderr. With `--shard`, one shard's file (exit 0 when it is written: the outcome is
 /// the merge's).
 pub fn crosscheck(a: &CrosscheckArgs) -> anyhow::Result<ExitCode> {
+    if let Some(args) = a.sizes.args(a.link_throughput)? {
+        return crosscheck_sizes(a, &args);
+    }
     let request = Request {
         limits: liquid_model::Limits {
             time: a.time_limit,
@@ -139,4 +156,60 @@ fn print(
 pub fn crosscheck_merged(report: &crosscheck::Report, format: &str) -> anyhow::Result<ExitCode> {
     let format = crate::output::format_named::<CrossFormat>("crosscheck", format)?;
     print(report, format, false)
+}
+
+/// `liquid crosscheck MODEL --sizes FILE`: exit 0 when every path agrees, 3 (an internal
+/// fault) otherwise, each disagreement said on stderr.
+fn crosscheck_sizes(
+    a: &CrosscheckArgs,
+    args: &liquid_study::alltoallv::SizesArgs,
+) -> anyhow::Result<ExitCode> {
+    let [model] = &a.models[..] else {
+        return Err(crate::InputError("crosscheck --sizes FILE takes one model".into()).into());
+    };
+    if a.record.is_some() || a.baseline.is_some() || a.shard.is_some() {
+        return Err(crate::InputError(
+            "crosscheck --sizes takes no --record, --baseline or --shard".into(),
+        )
+        .into());
+    }
+    let engines: Vec<&'static dyn Engine> = if a.engines.is_empty() {
+        liquid_engine::registry::crosscheck_defaults().collect()
+    } else {
+        a.engines
+            .iter()
+            .map(|e| super::engine(e))
+            .collect::<anyhow::Result<_>>()?
+    };
+    let request = Request {
+        limits: liquid_model::Limits {
+            time: a.time_limit.or(Some(std::time::Duration::from_secs(10))),
+            nodes: a.node_limit,
+        },
+        ..Default::default()
+    };
+    let o = liquid_study::alltoallv::SolveOptions {
+        quantum: a.quantum,
+        max_pieces_per_message: 64,
+        preemption: liquid_study::alltoallv::Preemption::Both,
+        engine: None,
+        request,
+        exact_max: 64,
+        simulate: true,
+        lanes: false,
+    };
+    let report =
+        liquid_study::alltoallv::crosscheck(model, args, &o, &engines, &crate::progress::solve)?;
+    match a.format {
+        CrossFormat::Table => crate::output::print(&report.table())?,
+        CrossFormat::Yaml => emit(&report, Format::Yaml)?,
+        CrossFormat::Json => emit(&report, Format::Json)?,
+    }
+    if report.agreed() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    for c in &report.contradictions {
+        eprintln!("crosscheck: contradiction: {c}");
+    }
+    Ok(ExitCode::from(EXIT_INTERNAL))
 }

@@ -47,11 +47,23 @@ pub struct ExplainArgs {
         conflicts_with = "shard"
     )]
     proof: Option<PathBuf>,
+    /// With --sizes: the link throughput in MB/s for links without their own.
+    #[arg(long, value_name = "MB/s", requires = "sizes")]
+    link_throughput: Option<f64>,
+    /// With --sizes (one model): instead of non-liquid cores, the time bound's bottleneck
+    /// link with its largest messages, and why the best schedule of whole messages (made
+    /// as `solve --sizes --preemption none` does, within --time-limit, default 10 s here)
+    /// exceeds the bound, if it does. See docs/src/alltoallv.md.
+    #[command(flatten)]
+    sizes: super::SizesCli,
 }
 
 /// Runs `explain`: one model's report, or with several models the list of their reports,
 /// in order; with `--shard`, only that shard's models, into a shard file in `--out`.
 pub fn explain(a: &ExplainArgs) -> anyhow::Result<ExitCode> {
+    if let Some(args) = a.sizes.args(a.link_throughput)? {
+        return explain_sizes(a, &args);
+    }
     let (models, all, time_limit) = (&a.models, a.all, a.time_limit);
     if let (Some(shard), Some(out)) = (a.shard, &a.out) {
         let name = format_name(&a.format);
@@ -99,4 +111,40 @@ pub fn emit_many(
     format: &str,
 ) -> anyhow::Result<()> {
     emit(&reports, format_named::<Format>("explain", format)?)
+}
+
+/// `liquid explain MODEL --sizes FILE`.
+fn explain_sizes(
+    a: &ExplainArgs,
+    args: &liquid_study::alltoallv::SizesArgs,
+) -> anyhow::Result<ExitCode> {
+    let [model] = &a.models[..] else {
+        return Err(crate::InputError("explain --sizes FILE takes one model".into()).into());
+    };
+    if a.all || a.proof.is_some() || a.shard.is_some() {
+        return Err(
+            crate::InputError("explain --sizes takes no --all, --proof or --shard".into()).into(),
+        );
+    }
+    let o = liquid_study::alltoallv::SolveOptions {
+        quantum: None,
+        max_pieces_per_message: 64,
+        preemption: liquid_study::alltoallv::Preemption::Whole,
+        engine: None,
+        request: liquid_engine::Request {
+            limits: liquid_model::Limits {
+                time: a.time_limit.or(Some(Duration::from_secs(10))),
+                nodes: None,
+            },
+            ..Default::default()
+        },
+        exact_max: 64,
+        simulate: false,
+        lanes: false,
+    };
+    let label = format!("explain {} --sizes", model.display());
+    let report = crate::progress::with_phases(&label, |phase| {
+        liquid_study::alltoallv::explain(model, args, &o, phase)
+    })?;
+    emitted(&report, a.format)
 }

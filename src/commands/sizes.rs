@@ -23,7 +23,8 @@ pub struct SizesCli {
     /// index in order of first appearance in the model) or a YAML mapping `transfer id:
     /// bytes`; positive whole bytes, each pair once. A pair of the traffic the file leaves
     /// out is an error unless --size is given. Reports the time bound (analyze) and
-    /// schedules for these sizes (solve). See docs/src/alltoallv.md.
+    /// schedules for these sizes (solve: every phase within --time-limit, default 10 s
+    /// here, progress on stderr). See docs/src/alltoallv.md.
     #[arg(long, value_name = "FILE")]
     pub sizes: Option<PathBuf>,
     /// With --sizes: the bytes of every pair the file leaves out (`4096`, `64KiB`).
@@ -145,7 +146,10 @@ pub fn solve_sizes(
     if s.pieces_out.is_some() && o.preemption == Preemption::Whole {
         return Err(InputError("--pieces-out needs --preemption chunks or both".into()).into());
     }
-    let solved = liquid_study::alltoallv::solve(model, args, &o, &liquid_study::quietly)?;
+    let label = format!("solve {} --sizes", model.display());
+    let solved = crate::progress::with_phases(&label, |phase| {
+        liquid_study::alltoallv::solve(model, args, &o, &liquid_study::quietly, phase)
+    })?;
     let traffic = &solved.loaded.traffic;
     if let (Some(path), Some(w)) = (schedule_out, &solved.whole) {
         std::fs::write(path, liquid_model::yaml::write_schedule(traffic, w))
@@ -298,13 +302,17 @@ pub fn export_mpi_sizes(
         simulate: false,
         lanes,
     };
-    let written = liquid_study::alltoallv::export_mpi(
-        model,
-        &args,
-        &o,
-        library,
-        out,
-        &liquid_study::quietly,
-    )?;
+    let label = format!("export mpi {} --sizes", model.display());
+    let written = crate::progress::with_phases(&label, |phase| {
+        liquid_study::alltoallv::export_mpi(
+            model,
+            &args,
+            &o,
+            library,
+            out,
+            &liquid_study::quietly,
+            phase,
+        )
+    })?;
     crate::output::emitted(&written, Format::Yaml)
 }

@@ -420,3 +420,165 @@ fn lanes_let_a_fast_backbone_carry_several_messages_per_frame() {
         .expect("text")
         .contains("lane"));
 }
+
+/// `solve --sizes` honours --time-limit in every phase: with 256 MiB per rank on
+/// fat-tree:8,3 and up to 1,000 pieces per message, weighing every candidate quantum by
+/// its first-fit schedule (4 KiB: 8.4 million pieces) takes many seconds; with a limit of
+/// 0.3 s the run returns promptly with both schedules, validated, and says what the limit
+/// cut (before, the first-fit passes never looked at the deadline).
+#[test]
+fn a_tiny_time_limit_returns_promptly_with_validated_schedules() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let f = sizes_file(
+        d.path(),
+        "fat-tree:8,3",
+        "uniform",
+        "256MiB",
+        &["--seed", "1"],
+    );
+    let pieces = d.path().join("pieces.yaml");
+    let started = std::time::Instant::now();
+    let r = run_json(&[
+        "solve",
+        "fat-tree:8,3",
+        "--sizes",
+        &f,
+        "--overhead",
+        "1e-5",
+        "--link-throughput",
+        "1000",
+        "--max-pieces",
+        "1000",
+        "--time-limit",
+        "0.3",
+        "--pieces-out",
+        pieces.to_str().expect("UTF-8"),
+    ]);
+    let wall = started.elapsed().as_secs_f64();
+    // Generous for a loaded machine and a debug build; the whole weighing takes far longer.
+    assert!(wall < 5.0, "{wall} s against --time-limit 0.3");
+    assert_eq!(r["time_limit_s"], 0.3);
+    let cut = r["cut_by_time_limit"]
+        .as_array()
+        .expect("what the limit cut");
+    assert!(
+        cut.iter()
+            .any(|c| c.as_str().is_some_and(|c| c.contains("liquid estimate"))),
+        "{cut:?}"
+    );
+    let bound = r["time_bound"]["seconds"].as_f64().expect("bound");
+    let p = &r["preemptive"];
+    assert!(p["frames"].as_u64() >= p["piece_duration"].as_u64());
+    assert!(p["predicted_makespan_s"].as_f64().expect("predicted") >= bound);
+    assert!(p["gap"].as_f64().expect("gap") >= 0.0);
+    let w = &r["non_preemptive"];
+    assert!(w["makespan_s"].as_f64() >= w["lower_bound_s"].as_f64());
+    assert!(std::fs::read_to_string(&pieces)
+        .expect("the schedule of pieces")
+        .contains("timeframes:"));
+    // Some candidates were estimated, and the chosen quantum is one of the candidates.
+    let c = p["candidates"].as_array().expect("candidates");
+    assert!(c.iter().any(|x| x["predicted_by"] == "liquid estimate"));
+    assert!(c.iter().any(|x| x["quantum"] == p["quantum"]));
+}
+
+/// `crosscheck --sizes`: first fit and the engines on the pieces, first fit decreasing,
+/// the exact ILP and the engines on whole messages; every schedule validated and
+/// simulated, the bound the same on liquid's links and on the simulator's.
+#[test]
+fn crosscheck_with_sizes_runs_every_path_and_they_agree() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let f = sizes_file(d.path(), "fat-tree:4,2", "zipf", "1MiB", &["--seed", "2"]);
+    let r = run_json(&[
+        "crosscheck",
+        "fat-tree:4,2",
+        "--sizes",
+        &f,
+        "--overhead",
+        "1e-5",
+        "--link-throughput",
+        "1000",
+        "--quantum",
+        "64KiB",
+        "--engines",
+        "native,dsatur",
+    ]);
+    assert_eq!(r["contradictions"], serde_json::json!([]), "{r}");
+    assert_eq!(r["quantum"], 65536);
+    let bound = r["time_bound"]["seconds"].as_f64().expect("bound");
+    let on_sim = r["link_bound_on_simulator_s"].as_f64().expect("again");
+    assert!(
+        (bound - on_sim).abs() <= 1e-9 * bound,
+        "{bound} vs {on_sim}"
+    );
+    assert!(r["all_at_once_s"].as_f64().expect("aao") >= bound * (1.0 - 1e-9));
+    let rows = r["rows"].as_array().expect("rows");
+    let by: Vec<&str> = rows.iter().map(|x| x["by"].as_str().expect("by")).collect();
+    for want in [
+        "first-fit",
+        "native on the pieces",
+        "dsatur on the pieces",
+        "first-fit-decreasing",
+        "native on whole messages",
+        "dsatur on whole messages",
+    ] {
+        assert!(by.contains(&want), "{want} missing from {by:?}");
+    }
+    assert!(by.iter().any(|b| b.starts_with("ilp (")), "{by:?}");
+    for row in rows {
+        assert_eq!(row["ok"], true, "{row}");
+        if let (Some(p), Some(s)) = (row["predicted_s"].as_f64(), row["simulated_s"].as_f64()) {
+            assert!((p - s).abs() <= 1e-9 * p, "{row}");
+            assert!(p >= bound * (1.0 - 1e-9), "{row}");
+        }
+    }
+    // Several models, or a baseline, are refused with --sizes.
+    refused(
+        &["crosscheck", "fat-tree:4,2", "fat-tree:4,2", "--sizes", &f],
+        "takes one model",
+    );
+}
+
+/// `explain --sizes`: on a hand-made traffic whose non-preemptive optimum (6 s) exceeds
+/// the frame bound (5 s, link x: 3 + 2), the bound's bottleneck and the second that link
+/// x waits, in the frame that t4 (4 s) makes longer than x's own message t1 (3 s).
+#[test]
+fn explain_with_sizes_says_why_the_whole_optimum_exceeds_the_bound() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let model = write(
+        d.path(),
+        "m.yaml",
+        "name: hand\ntransfers:\n  - {id: t1, path: [x]}\n  - {id: t2, path: [y]}\n  \
+         - {id: t3, path: [x, y]}\n  - {id: t4, path: [z]}\n",
+    );
+    let sizes = write(
+        d.path(),
+        "s.yaml",
+        "t1: 3000\nt2: 3000\nt3: 2000\nt4: 4000\n",
+    );
+    let r = run_json(&[
+        "explain",
+        &model,
+        "--sizes",
+        &sizes,
+        "--link-throughput",
+        "0.001",
+    ]);
+    assert_eq!(r["time_bound"]["seconds"], 5.0, "{r}");
+    assert_eq!(r["bottleneck"]["link"], "x", "{r}");
+    assert_eq!(r["bottleneck"]["largest"][0]["transfer"], "t1");
+    let w = &r["non_preemptive"];
+    assert_eq!(w["makespan_s"], 6.0, "{w}");
+    assert_eq!(w["optimal"], true, "{w}");
+    assert_eq!(w["frame_bound_s"], 5.0);
+    assert_eq!(w["frame_bound_link"], "x");
+    assert_eq!(w["per_message_costs_s"], 0.0);
+    assert_eq!(w["idle_on_frame_bound_link_s"], 1.0);
+    let idle = &w["idle_frames"][0];
+    assert_eq!(idle["set_by"], "t4", "{w}");
+    assert_eq!(idle["link_message"], "t1");
+    assert_eq!(idle["idle_s"], 1.0);
+    let why = w["why"].to_string();
+    assert!(why.contains("link x waits"), "{why}");
+    assert!(why.contains("optimal"), "{why}");
+}

@@ -11,6 +11,8 @@
 //! it meets the time bound up to less than one quantum per message on the bottleneck
 //! link ([`padding_bound`]; tested below).
 
+use std::time::Instant;
+
 use liquid_model::network::{copy_id, default_virtual_link};
 use liquid_model::{LinkId, Schedule, Traffic, TrafficBuilder, TransferId};
 use serde::Serialize;
@@ -93,9 +95,19 @@ pub struct Candidate {
     pub pieces: u64,
     /// Λ of the pieces.
     pub piece_duration: u64,
-    /// [`predicted_liquid`], seconds.
+    /// The predicted makespan, seconds: that of the candidate's first-fit schedule, or
+    /// [`predicted_liquid`] (`predicted_by` says which).
     pub predicted_s: f64,
+    /// `first-fit schedule` or `liquid estimate` ([`predicted_liquid`]: above
+    /// [`SCHEDULE_CANDIDATES_UP_TO`] messages, or when the deadline came before its
+    /// first fit finished).
+    pub predicted_by: &'static str,
 }
+
+/// [`Candidate::predicted_by`] of a candidate weighed by its first-fit schedule.
+pub const BY_SCHEDULE: &str = "first-fit schedule";
+/// [`Candidate::predicted_by`] of a candidate weighed by [`predicted_liquid`].
+pub const BY_ESTIMATE: &str = "liquid estimate";
 
 /// Up to this many messages, [`choose_quantum`] weighs each candidate by the predicted
 /// makespan of its first-fit schedule; above, by [`predicted_liquid`].
@@ -129,6 +141,45 @@ pub fn choose_quantum_by(
     max_pieces: u64,
     by_schedule: bool,
 ) -> (u64, Vec<Candidate>) {
+    let c = choose_quantum_until(
+        traffic,
+        bytes,
+        platform,
+        lanes,
+        max_pieces,
+        by_schedule,
+        None,
+    );
+    (c.quantum, c.candidates)
+}
+
+/// What [`choose_quantum_until`] chose.
+#[derive(Debug, Clone)]
+pub struct Choice {
+    /// The quantum.
+    pub quantum: u64,
+    /// Every candidate weighed, smallest quantum first.
+    pub candidates: Vec<Candidate>,
+    /// The first-fit schedule of the chosen quantum, when it was weighed by it.
+    pub schedule: Option<Chunked>,
+    /// Whether the deadline came before every candidate wanted by schedule was weighed
+    /// by it (those are weighed by [`predicted_liquid`]).
+    pub cut: bool,
+}
+
+/// [`choose_quantum_by`] within a deadline: the candidates are weighed from the largest
+/// quantum down (the fewest pieces, the quickest first fit, first); a first fit that the
+/// deadline interrupts, and every candidate after it, is weighed by [`predicted_liquid`]
+/// instead. Keeps the chosen candidate's first-fit schedule.
+pub fn choose_quantum_until(
+    traffic: &Traffic,
+    bytes: &[u64],
+    platform: &Platform,
+    lanes: &[u32],
+    max_pieces: u64,
+    by_schedule: bool,
+    deadline: Option<Instant>,
+) -> Choice {
     let largest = bytes.iter().copied().max().unwrap_or(1).max(1);
     let mut qs: Vec<u64> = Vec::new();
     let mut q = 1024u64;
@@ -138,35 +189,60 @@ pub fn choose_quantum_by(
     }
     qs.push(largest);
     let mut weighed = Vec::new();
-    for &q in &qs {
+    let mut schedules: Vec<Option<Chunked>> = Vec::new();
+    let mut cut = false;
+    for &q in qs.iter().rev() {
         let total: u64 = bytes.iter().map(|&b| u64::from(pieces(b, q))).sum();
         if total > max_pieces && q != largest {
             continue;
         }
         let counts: Vec<u32> = bytes.iter().map(|&b| pieces(b, q)).collect();
         let (_, lambda, _) = piece_loads(traffic, &counts, lanes);
+        let ff = if by_schedule && !cut {
+            let s = first_fit_until(traffic, bytes, q, platform, lanes, deadline, false);
+            cut = s.is_none();
+            s
+        } else {
+            None
+        };
+        let (predicted_s, predicted_by) = match &ff {
+            Some(c) => (
+                c.frame_times(traffic, bytes, platform).iter().sum(),
+                BY_SCHEDULE,
+            ),
+            None => (
+                predicted_liquid(traffic, bytes, platform, lanes, q),
+                BY_ESTIMATE,
+            ),
+        };
         weighed.push(Candidate {
             quantum: q,
             pieces: total,
             piece_duration: lambda,
-            predicted_s: if by_schedule {
-                first_fit(traffic, bytes, q, platform, lanes)
-                    .frame_times(traffic, bytes, platform)
-                    .iter()
-                    .sum()
-            } else {
-                predicted_liquid(traffic, bytes, platform, lanes, q)
-            },
+            predicted_s,
+            predicted_by,
         });
+        schedules.push(ff);
     }
+    weighed.reverse();
+    schedules.reverse();
     let best = weighed
         .iter()
-        .fold(None::<&Candidate>, |best, c| match best {
-            Some(b) if b.predicted_s < c.predicted_s => Some(b),
-            _ => Some(c),
-        })
-        .map_or(largest, |c| c.quantum);
-    (best, weighed)
+        .enumerate()
+        .fold(None::<usize>, |best, (i, c)| match best {
+            Some(b) if weighed[b].predicted_s < c.predicted_s => Some(b),
+            _ => Some(i),
+        });
+    let (quantum, schedule) = match best {
+        Some(i) => (weighed[i].quantum, schedules[i].take()),
+        None => (largest, None),
+    };
+    Choice {
+        quantum,
+        candidates: weighed,
+        schedule,
+        cut,
+    }
 }
 
 /// A schedule of pieces: `frames[f]` lists (transfer, piece index) pairs.
@@ -289,6 +365,22 @@ pub fn first_fit(
     platform: &Platform,
     lanes: &[u32],
 ) -> Chunked {
+    first_fit_until(traffic, bytes, quantum, platform, lanes, None, true)
+        .expect("first fit without a deadline finishes")
+}
+
+/// [`first_fit`] within a deadline: the second order is left out when the deadline comes
+/// before it finishes; the first one too unless `finish_first` (then the result is always
+/// `Some`).
+pub fn first_fit_until(
+    traffic: &Traffic,
+    bytes: &[u64],
+    quantum: u64,
+    platform: &Platform,
+    lanes: &[u32],
+    deadline: Option<Instant>,
+    finish_first: bool,
+) -> Option<Chunked> {
     let counts: Vec<u32> = bytes.iter().map(|&b| pieces(b, quantum)).collect();
     let (load, _, _) = piece_loads(traffic, &counts, lanes);
     let pressure: Vec<u64> = traffic
@@ -319,30 +411,93 @@ pub fn first_fit(
             *t,
         )
     });
-    let a = first_fit_in(traffic, &counts, lanes, &by_pressure, quantum);
-    let b = first_fit_in(traffic, &counts, lanes, &by_bytes, quantum);
-    let time = |c: &Chunked| -> f64 { c.frame_times(traffic, bytes, platform).iter().sum() };
-    if time(&b) < time(&a) {
-        b
-    } else {
-        a
+    // (3) Piece by piece, longest piece first: every message's full pieces, then the last
+    // pieces (the rests) from the longest down, so that short rests share frames.
+    let piece_time = |t: TransferId, b: u64| {
+        platform.route_latency(traffic, t) + b as f64 / platform.route_bandwidth(traffic, t)
+    };
+    let mut runs: Vec<(f64, u64, TransferId, u32, u32)> = Vec::with_capacity(2 * traffic.len());
+    for t in traffic.transfer_ids() {
+        let (b, k) = (bytes[t.index()], counts[t.index()]);
+        let rest = piece_bytes(b, quantum, k - 1);
+        let full = if rest == quantum { k } else { k - 1 };
+        if full > 0 {
+            runs.push((piece_time(t, quantum), pressure[t.index()], t, 0, full));
+        }
+        if full < k {
+            runs.push((piece_time(t, rest), pressure[t.index()], t, k - 1, 1));
+        }
     }
+    runs.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then(b.1.cmp(&a.1))
+            .then(a.2.cmp(&b.2))
+            .then(a.3.cmp(&b.3))
+    });
+    let runs: Vec<(TransferId, u32, u32)> =
+        runs.into_iter().map(|(_, _, t, i, k)| (t, i, k)).collect();
+    let first_deadline = if finish_first { None } else { deadline };
+    let mut best = first_fit_in(
+        traffic,
+        &counts,
+        lanes,
+        &by_pressure,
+        quantum,
+        first_deadline,
+    )?;
+    let time = |c: &Chunked| -> f64 { c.frame_times(traffic, bytes, platform).iter().sum() };
+    let mut best_time = time(&best);
+    let others = [
+        first_fit_in(traffic, &counts, lanes, &by_bytes, quantum, deadline),
+        first_fit_runs(traffic, &counts, lanes, &runs, quantum, deadline),
+    ];
+    for c in others.into_iter().flatten() {
+        let t = time(&c);
+        if t < best_time {
+            (best, best_time) = (c, t);
+        }
+    }
+    Some(best)
 }
 
-/// First fit of the messages' pieces in `order`.
+/// Whether `deadline` has passed.
+pub fn passed(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
+
+/// First fit of the messages' pieces in `order`, each message's pieces together.
 fn first_fit_in(
     traffic: &Traffic,
     counts: &[u32],
     lanes: &[u32],
     order: &[TransferId],
     quantum: u64,
-) -> Chunked {
+    deadline: Option<Instant>,
+) -> Option<Chunked> {
+    let runs: Vec<(TransferId, u32, u32)> =
+        order.iter().map(|&t| (t, 0, counts[t.index()])).collect();
+    first_fit_runs(traffic, counts, lanes, &runs, quantum, deadline)
+}
+
+/// First fit of runs of pieces `(transfer, first piece, pieces)` in their order, each
+/// piece of a run in the earliest frame where its links are free; `None` when `deadline`
+/// passes first (looked at before every 256 runs).
+fn first_fit_runs(
+    traffic: &Traffic,
+    counts: &[u32],
+    lanes: &[u32],
+    runs: &[(TransferId, u32, u32)],
+    quantum: u64,
+    deadline: Option<Instant>,
+) -> Option<Chunked> {
     let mut occupied = Occupancy::new(lanes);
     let mut frames: Vec<Vec<(TransferId, u32)>> = Vec::new();
     let mut free: Vec<u64> = Vec::new();
-    for &t in order {
+    for (n, &(t, first, k)) in runs.iter().enumerate() {
+        if n % 256 == 0 && passed(deadline) {
+            return None;
+        }
         let path = &traffic.transfer(t).path;
-        let k = counts[t.index()];
         // The frames full on any link of the path, word by word; words past a link's
         // end are free on it.
         let words = path
@@ -375,17 +530,17 @@ fn first_fit_in(
             if frames.len() <= f {
                 frames.resize(f + 1, Vec::new());
             }
-            frames[f].push((t, i as u32));
+            frames[f].push((t, first + i as u32));
         }
     }
     for f in &mut frames {
         f.sort();
     }
-    Chunked {
+    Some(Chunked {
         quantum,
         pieces: counts.to_vec(),
         frames,
-    }
+    })
 }
 
 /// Why a schedule of pieces is not valid.
@@ -665,5 +820,31 @@ mod tests {
             c.iter().find(|x| x.quantum == q).map(|x| x.predicted_s),
             Some(ff)
         );
+    }
+
+    #[test]
+    fn a_passed_deadline_weighs_by_estimate_and_still_gives_a_schedule() {
+        let t = ft("fat-tree:4,3");
+        let b = sizes(&t, 5);
+        let p = Platform::uniform(&t, 1e9);
+        let ones = vec![1; t.num_links()];
+        let past = Some(Instant::now());
+        let c = choose_quantum_until(&t, &b, &p, &ones, u64::MAX, true, past);
+        assert!(c.cut);
+        assert!(c.schedule.is_none());
+        assert!(c.candidates.iter().all(|x| x.predicted_by == BY_ESTIMATE));
+        // Without a deadline every candidate is weighed by its schedule, the chosen one kept.
+        let full = choose_quantum_until(&t, &b, &p, &ones, u64::MAX, true, None);
+        assert!(!full.cut);
+        assert!(full
+            .candidates
+            .iter()
+            .all(|x| x.predicted_by == BY_SCHEDULE));
+        let kept = full.schedule.expect("the chosen candidate's schedule");
+        assert_eq!(kept, first_fit(&t, &b, full.quantum, &p, &ones));
+        // First fit past its deadline: nothing, unless its first order must finish.
+        assert!(first_fit_until(&t, &b, 1024, &p, &ones, past, false).is_none());
+        let first = first_fit_until(&t, &b, 1024, &p, &ones, past, true).expect("one order");
+        validate(&t, &ones, &first).expect("valid");
     }
 }

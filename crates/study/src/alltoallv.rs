@@ -208,6 +208,9 @@ pub struct ChunkReport {
     pub chunking_overhead_s: f64,
     /// predicted makespan / time bound.
     pub over_bound: f64,
+    /// (predicted makespan - time bound) / predicted makespan: how far the schedule may be
+    /// from the fastest one, by the time bound.
+    pub gap: f64,
     /// The makespan on the flow-level simulator, frame by frame (with `--simulate`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub simulated_makespan_s: Option<f64>,
@@ -268,6 +271,12 @@ pub struct SolveReport {
     sizes: SizesInfo,
     overhead_s: f64,
     time_bound: TimeBound,
+    /// The time limit of the whole run (every phase), seconds.
+    time_limit_s: f64,
+    /// What the time limit cut short or left out (empty: nothing). The schedules reported
+    /// are then the best validated ones made before it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    cut_by_time_limit: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     preemptive: Option<ChunkReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -287,6 +296,28 @@ impl SolveReport {
     pub fn time_bound(&self) -> &TimeBound {
         &self.time_bound
     }
+    /// What the time limit cut short (empty: nothing).
+    pub fn cut_by_time_limit(&self) -> &[String] {
+        &self.cut_by_time_limit
+    }
+}
+
+/// The default time limit of `solve` with sizes (every phase together).
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(10);
+
+/// A run's deadline and what it cut.
+struct Clock {
+    deadline: Instant,
+    cut: Vec<String>,
+}
+
+impl Clock {
+    fn passed(&self) -> bool {
+        Instant::now() >= self.deadline
+    }
+    fn left(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
 }
 
 /// The schedules `solve` made, for `--schedule-out` and `export mpi`.
@@ -302,18 +333,30 @@ pub struct Solved {
 }
 
 /// Schedules a traffic with unequal messages: preemptive by chunks and/or non-preemptive,
-/// each validated, with the time bound and each schedule's evidence.
+/// each validated, with the time bound and each schedule's evidence, within
+/// `o.request.limits.time` ([`DEFAULT_TIME_LIMIT`] when none) for every phase together:
+/// the first schedule of each kind (first fit) is always made; what comes after the limit
+/// (more first-fit orders, quantum candidates weighed by their schedules, the exact ILP,
+/// an engine on the pieces, the simulation) is cut short or left out, and the report says
+/// which (`cut_by_time_limit`). `phase` is told what runs (for progress on stderr).
 pub fn solve(
     model_arg: &Path,
     a: &SizesArgs,
     o: &SolveOptions,
     solver: Solver<'_>,
+    phase: &dyn Fn(&str),
 ) -> Result<Solved, StudyError> {
     if o.quantum == Some(0) {
         return Err(StudyError::Input(
             "--quantum 0: a piece has at least 1 byte".into(),
         ));
     }
+    let limit = o.request.limits.time.unwrap_or(DEFAULT_TIME_LIMIT);
+    let mut clock = Clock {
+        deadline: Instant::now() + limit,
+        cut: Vec::new(),
+    };
+    phase("loading the model and the sizes");
     let l = load(model_arg, a)?;
     let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
     let bound = time_bound(traffic, bytes, platform);
@@ -321,7 +364,7 @@ pub fn solve(
     let mut non_preemptive = match o.preemption {
         Preemption::Chunks => None,
         _ => {
-            let (report, s) = non_preemptive(&l, o)?;
+            let (report, s) = non_preemptive(&l, o, &mut clock, phase)?;
             whole_schedule = Some(s);
             Some(report)
         }
@@ -331,7 +374,7 @@ pub fn solve(
         Preemption::Whole => None,
         _ => {
             let whole = whole_schedule.as_ref().zip(non_preemptive.as_ref());
-            let (report, c) = chunks(&l, o, &bound, solver, whole)?;
+            let (report, c) = chunks(&l, o, &bound, solver, whole, &mut clock, phase)?;
             chunked = Some(c);
             Some(report)
         }
@@ -345,6 +388,8 @@ pub fn solve(
             sizes: l.info.clone(),
             overhead_s: a.overhead,
             time_bound: bound,
+            time_limit_s: limit.as_secs_f64(),
+            cut_by_time_limit: clock.cut,
             preemptive,
             non_preemptive,
         },
@@ -364,22 +409,49 @@ fn chunks(
     bound: &TimeBound,
     solver: Solver<'_>,
     whole: Option<(&Schedule, &WholeReport)>,
+    clock: &mut Clock,
+    phase: &dyn Fn(&str),
 ) -> Result<(ChunkReport, Chunked), StudyError> {
     let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
     let lanes = lanes_of(l, o);
+    let deadline = Some(clock.deadline);
+    let mut chosen_schedule = None;
     let (quantum, rule, candidates) = match o.quantum {
         Some(q) => (q, "given (--quantum)".to_string(), Vec::new()),
         None => {
+            phase("weighing the candidate quanta");
             let cap = o
                 .max_pieces_per_message
                 .saturating_mul(traffic.len() as u64);
-            let (q, c) = chunk::choose_quantum(traffic, bytes, platform, &lanes, cap);
+            let by_schedule = traffic.len() <= chunk::SCHEDULE_CANDIDATES_UP_TO;
+            let choice = chunk::choose_quantum_until(
+                traffic,
+                bytes,
+                platform,
+                &lanes,
+                cap,
+                by_schedule,
+                deadline,
+            );
+            if choice.cut {
+                let estimated: Vec<String> = choice
+                    .candidates
+                    .iter()
+                    .filter(|c| c.predicted_by == chunk::BY_ESTIMATE)
+                    .map(|c| c.quantum.to_string())
+                    .collect();
+                clock.cut.push(format!(
+                    "quanta {} weighed by the liquid estimate, not by their first-fit schedule",
+                    estimated.join(", ")
+                ));
+            }
+            chosen_schedule = choice.schedule;
             (
-                q,
+                choice.quantum,
                 format!(
                     "chosen: the candidate with the lowest predicted makespan, {} (at most {} \
                      pieces per message on average)",
-                    if traffic.len() <= chunk::SCHEDULE_CANDIDATES_UP_TO {
+                    if by_schedule {
                         "that of its first-fit schedule"
                     } else {
                         "that of a liquid schedule of its pieces, each frame a full piece on \
@@ -387,7 +459,7 @@ fn chunks(
                     },
                     o.max_pieces_per_message
                 ),
-                c,
+                choice.candidates,
             )
         }
     };
@@ -397,18 +469,53 @@ fn chunks(
     let mut c = None;
     let mut engine = String::new();
     if o.engine.is_none() {
-        let ff = chunk::first_fit(traffic, bytes, quantum, platform, &lanes);
+        let largest = bytes.iter().copied().max().unwrap_or(1);
+        // Past the deadline, the non-preemptive schedule is a schedule of pieces already
+        // (one per message) when the quantum may be the largest message: no first fit.
+        let whole_will_do =
+            clock.passed() && whole.is_some() && o.quantum.is_none_or(|q| q >= largest);
+        let ff = match chosen_schedule {
+            Some(ff) => Some(ff),
+            None if whole_will_do => {
+                clock.cut.push(
+                    "first fit of the pieces: not run (the non-preemptive schedule is one)"
+                        .to_string(),
+                );
+                None
+            }
+            None => {
+                phase(&format!("first fit of {total} pieces"));
+                let ff = chunk::first_fit_until(
+                    traffic, bytes, quantum, platform, &lanes, deadline, true,
+                )
+                .ok_or_else(|| StudyError::internal("first fit without a schedule"))?;
+                if clock.passed() {
+                    clock
+                        .cut
+                        .push("first fit of the pieces: its later orders".to_string());
+                }
+                Some(ff)
+            }
+        };
         engine = "first-fit".into();
-        c = Some(ff);
+        c = ff;
     }
     let liquid_so_far = c.as_ref().is_some_and(|c| c.frames.len() as u64 == lambda);
-    let run_engine = match o.engine {
+    let mut run_engine = match o.engine {
         Some(e) => Some(e),
         None if !liquid_so_far && total <= ENGINE_PIECES => {
             liquid_engine::find(liquid_engine::DEFAULT_ENGINE)
         }
         None => None,
     };
+    if let (Some(e), None) = (run_engine, o.engine) {
+        if clock.passed() {
+            clock
+                .cut
+                .push(format!("engine {} on the pieces: not run", e.name()));
+            run_engine = None;
+        }
+    }
     let mut validated_by = if lanes.iter().all(|&c| c <= 1) {
         "every frame through the model's simultaneity check \
          (liquid_model::is_simultaneous), every piece once"
@@ -419,16 +526,28 @@ fn chunks(
             .to_string()
     };
     if let Some(e) = run_engine {
+        phase(&format!("engine {} on {total} pieces", e.name()));
         let (pt, origin) = chunk::pieces_traffic(traffic, &counts)
             .map_err(|e| StudyError::Failed(format!("the pieces do not make a traffic: {e}")))?;
-        let checked = solver(&pt, e, &o.request)?;
+        let mut request = o.request;
+        // The rest of the run's time (an engine given by --engine runs even when none is
+        // left: it makes the only schedule).
+        request.limits.time = Some(clock.left().max(Duration::from_millis(1)));
+        let checked = solver(&pt, e, &request)?;
+        if clock.passed() && c.is_some() {
+            clock
+                .cut
+                .push(format!("engine {} on the pieces: stopped", e.name()));
+        }
         if let Some(s) = checked.outcome().schedule() {
             // The gate validated it; once more, here, against the pieces traffic.
             liquid_model::validate(&pt, s).map_err(StudyError::internal)?;
             let from_engine = chunk::from_pieces_schedule(quantum, &counts, &origin, s);
-            let better = c
-                .as_ref()
-                .is_none_or(|c| from_engine.frames.len() < c.frames.len());
+            // Kept when its predicted makespan is lower (fewer frames need not be faster:
+            // a frame lasts its longest piece).
+            let time =
+                |x: &Chunked| -> f64 { x.frame_times(traffic, bytes, platform).iter().sum() };
+            let better = c.as_ref().is_none_or(|c| time(&from_engine) < time(c));
             if better {
                 c = Some(from_engine);
                 engine = e.name().to_string();
@@ -444,17 +563,92 @@ fn chunks(
             )));
         }
         if engine != e.name() {
-            engine = format!("first-fit ({} found no shorter schedule)", e.name());
+            engine = format!("first-fit ({} found no faster schedule)", e.name());
         }
     }
-    let mut c = c.ok_or_else(|| StudyError::internal("no schedule of the pieces"))?;
-    chunk::validate(traffic, &lanes, &c).map_err(StudyError::internal)?;
-    let mut predicted: f64 = c.frame_times(traffic, bytes, platform).iter().sum();
+    if let Some(c) = &c {
+        chunk::validate(traffic, &lanes, c).map_err(StudyError::internal)?;
+    }
+    let mut predicted: f64 = c.as_ref().map_or(f64::INFINITY, |c| {
+        c.frame_times(traffic, bytes, platform).iter().sum()
+    });
     let largest = bytes.iter().copied().max().unwrap_or(1);
     let (mut quantum, mut rule, mut lambda, mut at, mut total) = (quantum, rule, lambda, at, total);
+    // With the default quantum, the default engine on the messages themselves (one piece
+    // each, the largest candidate) too, when the chosen quantum is another one, time is
+    // left and first fit is not liquid there: a liquid schedule of the messages can be
+    // faster than every first fit (fat-tree:4,3, Zipf 1 MiB per rank: 15 frames and
+    // 5.04 ms against first fit's 5.19 ms at 256 KiB).
+    let one: Vec<u32> = vec![1; traffic.len()];
+    let one_lambda = chunk::piece_loads(traffic, &one, &lanes);
+    let default_engine = liquid_engine::find(liquid_engine::DEFAULT_ENGINE);
+    if let (None, None, Some(e)) = (o.engine, o.quantum, default_engine) {
+        let ff_one = (quantum != largest && traffic.len() as u64 <= ENGINE_PIECES)
+            .then(|| {
+                chunk::first_fit_until(traffic, bytes, largest, platform, &lanes, deadline, false)
+            })
+            .flatten();
+        if let Some(ff_one) = ff_one.filter(|f| f.frames.len() as u64 > one_lambda.1) {
+            if clock.passed() {
+                clock.cut.push(format!(
+                    "engine {} on the messages (one piece each): not run",
+                    e.name()
+                ));
+            } else {
+                phase(&format!(
+                    "engine {} on {} messages",
+                    e.name(),
+                    traffic.len()
+                ));
+                let mut request = o.request;
+                request.limits.time = Some(clock.left().max(Duration::from_millis(1)));
+                let checked = solver(traffic, e, &request)?;
+                if clock.passed() {
+                    clock.cut.push(format!(
+                        "engine {} on the messages (one piece each): stopped",
+                        e.name()
+                    ));
+                }
+                let time =
+                    |x: &Chunked| -> f64 { x.frame_times(traffic, bytes, platform).iter().sum() };
+                let mut best_one = (time(&ff_one), ff_one, "first-fit".to_string());
+                if let Some(s) = checked.outcome().schedule() {
+                    liquid_model::validate(traffic, s).map_err(StudyError::internal)?;
+                    let origin: Vec<(TransferId, u32)> =
+                        traffic.transfer_ids().map(|t| (t, 0)).collect();
+                    let x = chunk::from_pieces_schedule(largest, &one, &origin, s);
+                    let tx = time(&x);
+                    if tx < best_one.0 {
+                        best_one = (
+                            tx,
+                            x,
+                            format!("{} on the messages (one piece each)", e.name()),
+                        );
+                    }
+                }
+                if best_one.0 < predicted {
+                    chunk::validate(traffic, &lanes, &best_one.1).map_err(StudyError::internal)?;
+                    predicted = best_one.0;
+                    c = Some(best_one.1);
+                    engine = best_one.2;
+                    if engine != "first-fit" {
+                        validated_by = "the engine gate and liquid_model::validate on the \
+                                        traffic (one piece per message)"
+                            .into();
+                    }
+                    rule = format!(
+                        "{rule}; a schedule of one piece per message (the largest candidate) \
+                         by {engine} was faster"
+                    );
+                    quantum = largest;
+                    (_, lambda, at) = one_lambda.clone();
+                    total = traffic.len() as u64;
+                }
+            }
+        }
+    }
     if let Some((s, w)) = whole.filter(|(_, w)| w.makespan_s < predicted) {
         if o.quantum.is_none_or(|q| q >= largest) {
-            let one: Vec<u32> = vec![1; traffic.len()];
             let frames = s
                 .frames
                 .iter()
@@ -465,13 +659,14 @@ fn chunks(
                 })
                 .collect();
             let q = o.quantum.unwrap_or(largest);
-            c = Chunked {
+            let one_each = Chunked {
                 quantum: q,
                 pieces: one.clone(),
                 frames,
             };
-            chunk::validate(traffic, &lanes, &c).map_err(StudyError::internal)?;
-            predicted = c.frame_times(traffic, bytes, platform).iter().sum();
+            chunk::validate(traffic, &lanes, &one_each).map_err(StudyError::internal)?;
+            predicted = one_each.frame_times(traffic, bytes, platform).iter().sum();
+            c = Some(one_each);
             engine = format!(
                 "the non-preemptive schedule ({}): one piece per message",
                 w.engine
@@ -484,6 +679,7 @@ fn chunks(
             total = traffic.len() as u64;
         }
     }
+    let c = c.ok_or_else(|| StudyError::internal("no schedule of the pieces"))?;
     let liquid = c.frames.len() as u64 == lambda;
     let names: Vec<String> = at
         .iter()
@@ -504,7 +700,17 @@ fn chunks(
             names.first().map_or("", String::as_str)
         )
     };
-    let simulated = o.simulate.then(|| simulate_chunked(l, &c)).transpose()?;
+    let simulated = if o.simulate && clock.passed() {
+        clock
+            .cut
+            .push("the simulation of the schedule of pieces: not run".into());
+        None
+    } else if o.simulate {
+        phase("simulating the schedule of pieces");
+        Some(simulate_chunked(l, &c)?)
+    } else {
+        None
+    };
     Ok((
         ChunkReport {
             quantum,
@@ -521,6 +727,7 @@ fn chunks(
             predicted_makespan_s: predicted,
             chunking_overhead_s: predicted - bound.seconds,
             over_bound: predicted / bound.seconds,
+            gap: ((predicted - bound.seconds) / predicted).max(0.0),
             simulated_makespan_s: simulated,
             candidates,
         },
@@ -528,11 +735,20 @@ fn chunks(
     ))
 }
 
-fn non_preemptive(l: &Loaded, o: &SolveOptions) -> Result<(WholeReport, Schedule), StudyError> {
+fn non_preemptive(
+    l: &Loaded,
+    o: &SolveOptions,
+    clock: &mut Clock,
+    phase: &dyn Fn(&str),
+) -> Result<(WholeReport, Schedule), StudyError> {
     let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
     let times = whole::message_times(traffic, bytes, platform);
     let lanes = lanes_of(l, o);
     let fb = whole::frame_bound(traffic, &lanes, &times);
+    phase(&format!(
+        "first fit decreasing of {} whole messages",
+        traffic.len()
+    ));
     let ffd = whole::first_fit_decreasing(traffic, &lanes, &times);
     whole::validate(traffic, &lanes, &ffd).map_err(StudyError::internal)?;
     let mut best = (whole::makespan(&ffd, &times), ffd, "first-fit-decreasing");
@@ -547,8 +763,23 @@ fn non_preemptive(l: &Loaded, o: &SolveOptions) -> Result<(WholeReport, Schedule
     let (mut lb, mut lb_by) = (fb.seconds, fb_by.clone());
     let mut ilp = None;
     let mut optimal_by = None;
-    if traffic.len() <= o.exact_max {
-        let limit = o.request.limits.time.unwrap_or(Duration::from_secs(10));
+    let at_frame_bound_already = best.0 <= fb.seconds * (1.0 + 1e-12);
+    if traffic.len() <= o.exact_max && !at_frame_bound_already && clock.passed() {
+        clock
+            .cut
+            .push("the exact ILP of the non-preemptive schedule: not run".into());
+    } else if traffic.len() <= o.exact_max && !at_frame_bound_already {
+        // Half of the time left when the preemptive schedule comes next, all of it else.
+        let left = clock.left();
+        let limit = if o.preemption == Preemption::Both {
+            left / 2
+        } else {
+            left
+        };
+        phase(&format!(
+            "exact ILP of {} whole messages (HiGHS)",
+            traffic.len()
+        ));
         let started = Instant::now();
         let e = whole::exact(traffic, &lanes, &times, limit, o.exact_max, Some(&best.1))
             .map_err(StudyError::internal)?;
@@ -577,6 +808,12 @@ fn non_preemptive(l: &Loaded, o: &SolveOptions) -> Result<(WholeReport, Schedule
                 e.dual_bound,
                 "HiGHS's dual bound (the solver's word)".into(),
             );
+        }
+        if !e.optimal && e.status.contains("Time") {
+            clock.cut.push(format!(
+                "the exact ILP of the non-preemptive schedule: stopped ({})",
+                e.status
+            ));
         }
         ilp = Some(IlpReport {
             status: e.status,
@@ -617,10 +854,17 @@ fn non_preemptive(l: &Loaded, o: &SolveOptions) -> Result<(WholeReport, Schedule
     } else {
         (makespan - lb).max(0.0) / makespan
     };
-    let simulated = o
-        .simulate
-        .then(|| simulate_whole(l, &schedule))
-        .transpose()?;
+    let simulated = if o.simulate && clock.passed() {
+        clock
+            .cut
+            .push("the simulation of the non-preemptive schedule: not run".into());
+        None
+    } else if o.simulate {
+        phase("simulating the non-preemptive schedule");
+        Some(simulate_whole(l, &schedule)?)
+    } else {
+        None
+    };
     Ok((
         WholeReport {
             engine: engine.to_string(),
@@ -750,11 +994,12 @@ pub fn export_mpi(
     library: liquid_mpi::RuntimeModel,
     out: &Path,
     solver: Solver<'_>,
+    phase: &dyn Fn(&str),
 ) -> Result<liquid_mpi::Exported, StudyError> {
     if o.preemption == Preemption::Both {
         return Err(StudyError::internal("export one schedule: pieces or whole"));
     }
-    let solved = solve(model_arg, a, o, solver)?;
+    let solved = solve(model_arg, a, o, solver, phase)?;
     let l = &solved.loaded;
     let sizes: Vec<f64> = l.sizes.bytes.iter().map(|&b| b as f64).collect();
     let mut input = liquid_mpi::ExportInput {
@@ -870,5 +1115,643 @@ pub fn schedule_time(
                 format!("link {}", traffic.link_name(x))
             }),
         gap_to_frame_bound: ((makespan - fb.seconds) / makespan).max(0.0),
+    })
+}
+
+/// One schedule `liquid crosscheck --sizes` made, and what its checks found.
+#[derive(Debug, Clone, Serialize)]
+pub struct CrossRow {
+    /// What made it: `first-fit`, `first-fit-decreasing`, `ilp`, or an engine of the
+    /// registry on the pieces traffic (`pieces`) or on the traffic of whole messages.
+    pub by: String,
+    /// `pieces` (at the report's quantum) or `whole` (every message whole).
+    pub kind: &'static str,
+    /// Timeframes, when a schedule was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frames: Option<usize>,
+    /// Its predicted makespan (the sum of its frames' times), seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicted_s: Option<f64>,
+    /// Its makespan on the flow-level simulator, frame by frame, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulated_s: Option<f64>,
+    /// Whether every check of this row passed (a row without a schedule passes).
+    pub ok: bool,
+    /// What was checked, or what failed, or why there is no schedule.
+    pub note: String,
+}
+
+/// `liquid crosscheck MODEL --sizes FILE`: every path that schedules with sizes on one
+/// model, checked against each other.
+#[derive(Debug, Clone, Serialize)]
+pub struct CrossReport {
+    model: String,
+    sizes: SizesInfo,
+    overhead_s: f64,
+    time_bound: TimeBound,
+    /// The link part of the bound recomputed on the simulator's platform (its routes and
+    /// link bandwidths), seconds.
+    link_bound_on_simulator_s: f64,
+    /// Every message posted at once on the flow-level simulator, seconds.
+    all_at_once_s: f64,
+    /// The frame bound of non-preemptive schedules, seconds.
+    frame_bound_s: f64,
+    /// The quantum of the schedules of pieces, and Λ of its pieces.
+    quantum: u64,
+    piece_duration: u64,
+    /// The schedules.
+    rows: Vec<CrossRow>,
+    /// Every disagreement found (empty: all agree).
+    pub contradictions: Vec<String>,
+}
+
+impl CrossReport {
+    /// Whether every path agreed and every schedule checked.
+    pub fn agreed(&self) -> bool {
+        self.contradictions.is_empty()
+    }
+
+    /// A table for people: one line per schedule, then the verdict.
+    pub fn table(&self) -> String {
+        let mut out = format!(
+            "{} with sizes {} ({} messages): time bound {:.6} s ({}), on the simulator's \
+             links {:.6} s; all at once {:.6} s; frame bound {:.6} s; quantum {} (Λ of the \
+             pieces {})\n",
+            self.model,
+            self.sizes.file,
+            self.sizes.messages,
+            self.time_bound.seconds,
+            self.time_bound.by,
+            self.link_bound_on_simulator_s,
+            self.all_at_once_s,
+            self.frame_bound_s,
+            self.quantum,
+            self.piece_duration
+        );
+        out.push_str(&format!(
+            "{:<28} {:<6} {:>7} {:>12} {:>12}  {:<4} note\n",
+            "by", "kind", "frames", "predicted s", "simulated s", "ok"
+        ));
+        let num = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.6}"));
+        for r in &self.rows {
+            out.push_str(&format!(
+                "{:<28} {:<6} {:>7} {:>12} {:>12}  {:<4} {}\n",
+                r.by,
+                r.kind,
+                r.frames.map_or("-".to_string(), |f| f.to_string()),
+                num(r.predicted_s),
+                num(r.simulated_s),
+                if r.ok { "yes" } else { "NO" },
+                r.note
+            ));
+        }
+        if self.contradictions.is_empty() {
+            out.push_str("agreed: every schedule valid, every time at or above its bound, every prediction the simulator's\n");
+        } else {
+            for c in &self.contradictions {
+                out.push_str(&format!("contradiction: {c}\n"));
+            }
+        }
+        out
+    }
+}
+
+/// Relative agreement of two times.
+fn same_time(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1e-300)
+}
+
+/// `liquid crosscheck MODEL --sizes FILE`: the time bound by liquid's bound and on the
+/// simulator's platform; schedules of pieces at the quantum (`o.quantum`, else the
+/// default) by first fit and by each of `engines` on the pieces traffic; schedules of
+/// whole messages by first fit decreasing, the exact ILP (at most `o.exact_max`
+/// messages) and each engine on the traffic of whole messages (one frame per
+/// timeframe, each as long as its longest message). Every schedule is validated by the
+/// model's checks and run on the flow-level simulator. They agree when every schedule is
+/// valid, none beats the bound it must respect (the time bound; Λ of the pieces in
+/// frames; the frame bound for whole messages; an ILP optimum HiGHS proved), every
+/// prediction is the simulator's makespan, all at once on the simulator is not below the
+/// link bound, and the two computations of the bound are equal. `o.request` bounds each
+/// engine run.
+pub fn crosscheck(
+    model_arg: &Path,
+    a: &SizesArgs,
+    o: &SolveOptions,
+    engines: &[&'static dyn liquid_engine::Engine],
+    solver: Solver<'_>,
+) -> Result<CrossReport, StudyError> {
+    if o.quantum == Some(0) {
+        return Err(StudyError::Input(
+            "--quantum 0: a piece has at least 1 byte".into(),
+        ));
+    }
+    let l = load(model_arg, a)?;
+    let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
+    let ones = vec![1u32; traffic.num_links()];
+    let bound = time_bound(traffic, bytes, platform);
+    let mut contradictions = Vec::new();
+    // The link bound again, from the simulator's routes and links.
+    let links = l.mapped.platform.links();
+    let mut on_link = vec![0f64; links.len()];
+    for (t, route) in l.mapped.routes.iter().enumerate() {
+        for &k in route {
+            on_link[k as usize] += bytes[t] as f64;
+        }
+    }
+    let sim_bound = on_link
+        .iter()
+        .zip(links)
+        .map(|(b, k)| b / k.bandwidth)
+        .fold(0.0, f64::max);
+    if !same_time(sim_bound, bound.link_seconds) {
+        contradictions.push(format!(
+            "the link bound is {} s by liquid's bound and {sim_bound} s on the simulator's links",
+            bound.link_seconds
+        ));
+    }
+    let sizes_f: Vec<f64> = bytes.iter().map(|&b| b as f64).collect();
+    let all = Schedule::new(vec![traffic.transfer_ids().collect()]);
+    let plan = liquid_sim::from_schedule(
+        traffic,
+        &l.mapped.routes,
+        &sizes_f,
+        &all,
+        liquid_sim::Mode::AllAtOnce,
+    )
+    .map_err(StudyError::internal)?;
+    let all_at_once = run(&l, &plan)?;
+    if all_at_once < bound.link_seconds * (1.0 - 1e-9) {
+        contradictions.push(format!(
+            "all at once takes {all_at_once} s on the simulator, below the link bound {} s",
+            bound.link_seconds
+        ));
+    }
+    let quantum = match o.quantum {
+        Some(q) => q,
+        None => {
+            let cap = o
+                .max_pieces_per_message
+                .saturating_mul(traffic.len() as u64);
+            chunk::choose_quantum(traffic, bytes, platform, &ones, cap).0
+        }
+    };
+    let counts: Vec<u32> = bytes.iter().map(|&b| chunk::pieces(b, quantum)).collect();
+    let (_, lambda, _) = chunk::piece_loads(traffic, &counts, &ones);
+    let mut rows = Vec::new();
+    // A schedule of pieces: validated, at least Λ_p frames, at or above the bound, and
+    // the simulator's makespan is the prediction.
+    let check_pieces = |by: String, c: &Chunked, extra: &str, rows: &mut Vec<CrossRow>| {
+        let mut notes = Vec::new();
+        if let Err(e) = chunk::validate(traffic, &ones, c) {
+            notes.push(e.to_string());
+        }
+        let lp = chunk::piece_loads(traffic, &c.pieces, &ones).1;
+        if (c.frames.len() as u64) < lp {
+            notes.push(format!(
+                "{} frames, below Λ = {lp} of its pieces",
+                c.frames.len()
+            ));
+        }
+        let predicted: f64 = c.frame_times(traffic, bytes, platform).iter().sum();
+        if predicted < bound.seconds * (1.0 - 1e-9) {
+            notes.push(format!("predicted {predicted} s, below the time bound"));
+        }
+        let simulated = if notes.is_empty() {
+            let s = simulate_chunked(&l, c)?;
+            if !same_time(s, predicted) {
+                notes.push(format!(
+                    "simulated {s} s against the predicted {predicted} s"
+                ));
+            }
+            Some(s)
+        } else {
+            None
+        };
+        let ok = notes.is_empty();
+        rows.push(CrossRow {
+            by,
+            kind: "pieces",
+            frames: Some(c.frames.len()),
+            predicted_s: Some(predicted),
+            simulated_s: simulated,
+            ok,
+            note: if ok {
+                format!("valid{extra}, frames >= Λ of the pieces, at or above the bound, simulated = predicted")
+            } else {
+                notes.join("; ")
+            },
+        });
+        Ok::<(), StudyError>(())
+    };
+    let ff = chunk::first_fit(traffic, bytes, quantum, platform, &ones);
+    check_pieces("first-fit".into(), &ff, "", &mut rows)?;
+    // Engines on the pieces traffic (at the quantum) and on the whole messages (one
+    // piece each); an engine's schedule is also checked by liquid_model::validate.
+    let times = whole::message_times(traffic, bytes, platform);
+    let fb = whole::frame_bound(traffic, &ones, &times);
+    let mut whole_schedules: Vec<(String, Schedule)> = Vec::new();
+    let one: Vec<u32> = vec![1; traffic.len()];
+    for (kind, cs) in [("pieces", &counts), ("whole", &one)] {
+        let total: u64 = cs.iter().map(|&k| u64::from(k)).sum();
+        let (pt, origin) = chunk::pieces_traffic(traffic, cs)
+            .map_err(|e| StudyError::Failed(format!("the pieces do not make a traffic: {e}")))?;
+        for &e in engines {
+            let by = format!(
+                "{} on {}",
+                e.name(),
+                if kind == "pieces" {
+                    "the pieces"
+                } else {
+                    "whole messages"
+                }
+            );
+            if kind == "pieces" && total > ENGINE_PIECES {
+                rows.push(CrossRow {
+                    by,
+                    kind,
+                    frames: None,
+                    predicted_s: None,
+                    simulated_s: None,
+                    ok: true,
+                    note: format!("not run: {total} pieces (more than {ENGINE_PIECES})"),
+                });
+                continue;
+            }
+            let checked = match solver(&pt, e, &o.request) {
+                Ok(c) => c,
+                Err(err @ liquid_engine::SolveError::Wrong { .. }) => {
+                    rows.push(CrossRow {
+                        by,
+                        kind,
+                        frames: None,
+                        predicted_s: None,
+                        simulated_s: None,
+                        ok: false,
+                        note: err.to_string(),
+                    });
+                    continue;
+                }
+                Err(err) => {
+                    rows.push(CrossRow {
+                        by,
+                        kind,
+                        frames: None,
+                        predicted_s: None,
+                        simulated_s: None,
+                        ok: true,
+                        note: format!("did not run: {err}"),
+                    });
+                    continue;
+                }
+            };
+            let Some(s) = checked.outcome().schedule() else {
+                rows.push(CrossRow {
+                    by,
+                    kind,
+                    frames: None,
+                    predicted_s: None,
+                    simulated_s: None,
+                    ok: true,
+                    note: format!("no schedule ({})", checked.verdict().as_str()),
+                });
+                continue;
+            };
+            let model_check = liquid_model::validate(&pt, s).err().map(|e| e.to_string());
+            if kind == "pieces" {
+                let c = chunk::from_pieces_schedule(quantum, &counts, &origin, s);
+                check_pieces(
+                    by,
+                    &c,
+                    ", also by liquid_model::validate on the pieces traffic",
+                    &mut rows,
+                )?;
+                if let (Some(e), Some(r)) = (model_check, rows.last_mut()) {
+                    r.ok = false;
+                    r.note = format!("liquid_model::validate on the pieces traffic: {e}");
+                }
+            } else {
+                let w = Schedule::new(
+                    s.frames
+                        .iter()
+                        .map(|f| f.iter().map(|p| origin[p.index()].0).collect())
+                        .collect(),
+                );
+                whole_schedules.push((by, w));
+            }
+        }
+    }
+    let ffd = whole::first_fit_decreasing(traffic, &ones, &times);
+    whole_schedules.insert(0, ("first-fit-decreasing".into(), ffd));
+    let mut ilp_optimum = None;
+    if traffic.len() <= o.exact_max {
+        let limit = o.request.limits.time.unwrap_or(DEFAULT_TIME_LIMIT);
+        match whole::exact(traffic, &ones, &times, limit, o.exact_max, None) {
+            Ok(e) => {
+                if let Some(s) = e.schedule {
+                    if e.optimal {
+                        ilp_optimum = Some(whole::makespan(&s, &times));
+                    }
+                    whole_schedules.insert(1, (format!("ilp ({})", e.status), s));
+                }
+            }
+            Err(e) => contradictions.push(format!("the exact ILP failed: {e}")),
+        }
+    }
+    for (by, s) in whole_schedules {
+        let mut notes = Vec::new();
+        if let Err(e) = whole::validate(traffic, &ones, &s) {
+            notes.push(e);
+        }
+        let m = whole::makespan(&s, &times);
+        if m < fb.seconds * (1.0 - 1e-9) {
+            notes.push(format!(
+                "makespan {m} s, below the frame bound {} s",
+                fb.seconds
+            ));
+        }
+        if let Some(opt) = ilp_optimum {
+            if m < opt * (1.0 - 1e-9) {
+                notes.push(format!(
+                    "makespan {m} s, below the optimum {opt} s HiGHS proved"
+                ));
+            }
+        }
+        let simulated = if notes.is_empty() {
+            let x = simulate_whole(&l, &s)?;
+            if !same_time(x, m) {
+                notes.push(format!("simulated {x} s against the predicted {m} s"));
+            }
+            Some(x)
+        } else {
+            None
+        };
+        let ok = notes.is_empty();
+        rows.push(CrossRow {
+            by,
+            kind: "whole",
+            frames: Some(s.len()),
+            predicted_s: Some(m),
+            simulated_s: simulated,
+            ok,
+            note: if ok {
+                "valid (liquid_model::validate), at or above the frame bound and any proven optimum, simulated = predicted".into()
+            } else {
+                notes.join("; ")
+            },
+        });
+    }
+    for r in rows.iter().filter(|r| !r.ok) {
+        contradictions.push(format!("{} ({}): {}", r.by, r.kind, r.note));
+    }
+    Ok(CrossReport {
+        model: traffic.name().to_string(),
+        sizes: l.info.clone(),
+        overhead_s: a.overhead,
+        time_bound: bound,
+        link_bound_on_simulator_s: sim_bound,
+        all_at_once_s: all_at_once,
+        frame_bound_s: fb.seconds,
+        quantum,
+        piece_duration: lambda,
+        rows,
+        contradictions,
+    })
+}
+
+/// A message as `explain --sizes` lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct MessageOn {
+    /// Its transfer id.
+    pub transfer: String,
+    /// Its bytes.
+    pub bytes: u64,
+    /// Its time alone (overhead + route latency + bytes / slowest link), seconds.
+    pub seconds: f64,
+}
+
+/// The time bound's first bottleneck link and its largest messages.
+#[derive(Debug, Clone, Serialize)]
+pub struct BottleneckWhy {
+    /// The link.
+    pub link: String,
+    /// Its throughput, MB/s.
+    pub throughput_mb_s: f64,
+    /// Bytes crossing it.
+    pub bytes: u128,
+    /// Messages crossing it.
+    pub messages: usize,
+    /// bytes / throughput: the bound, seconds.
+    pub seconds: f64,
+    /// Its largest messages (at most 5), largest first.
+    pub largest: Vec<MessageOn>,
+}
+
+/// A timeframe of the best non-preemptive schedule in which the frame-bound link waits.
+#[derive(Debug, Clone, Serialize)]
+pub struct IdleFrame {
+    /// The frame, 1-based.
+    pub frame: usize,
+    /// Its length, seconds.
+    pub length_s: f64,
+    /// The message that sets its length.
+    pub set_by: String,
+    /// The link's own message in the frame, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_message: Option<String>,
+    /// How long the link waits in it, seconds.
+    pub idle_s: f64,
+}
+
+/// Why the best non-preemptive schedule exceeds the time bound, if it does.
+#[derive(Debug, Clone, Serialize)]
+pub struct WholeWhy {
+    /// The best non-preemptive makespan, seconds, and whether it is proven optimal.
+    pub makespan_s: f64,
+    /// Whether `makespan_s` is the optimum, and by what.
+    pub optimal: bool,
+    /// What the optimality or the bound rests on.
+    pub evidence: String,
+    /// makespan - time bound, seconds (0: the bound is met).
+    pub over_time_bound_s: f64,
+    /// The frame bound, seconds, and its link (none: the longest message alone).
+    pub frame_bound_s: f64,
+    /// The frame bound's link.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_bound_link: Option<String>,
+    /// frame bound - time bound: what whole messages cost beyond bytes / throughput on
+    /// the frame-bound link (overhead, latency, routes slower than the link), seconds.
+    pub per_message_costs_s: f64,
+    /// makespan - frame bound: how long the frame-bound link waits in the schedule, in
+    /// frames made longer by a message elsewhere, seconds.
+    pub idle_on_frame_bound_link_s: f64,
+    /// The frames where it waits longest (at most 5).
+    pub idle_frames: Vec<IdleFrame>,
+    /// The explanation in sentences.
+    pub why: Vec<String>,
+}
+
+/// `liquid explain MODEL --sizes FILE`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExplainSizes {
+    model: String,
+    sizes: SizesInfo,
+    overhead_s: f64,
+    time_bound: TimeBound,
+    /// The bottleneck of the bound (when links give it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bottleneck: Option<BottleneckWhy>,
+    /// The non-preemptive optimum against the bound.
+    non_preemptive: WholeWhy,
+}
+
+/// `liquid explain MODEL --sizes FILE`: the time bound's bottleneck link with its largest
+/// messages, and why the non-preemptive optimum (the best schedule of whole messages,
+/// made as `solve --sizes --preemption none` makes it, within `o`'s time limit) exceeds
+/// the bound, if it does: by the per-message costs on the frame-bound link (the frame
+/// bound over the time bound) and by the time that link waits in frames made longer by
+/// messages elsewhere (the makespan over the frame bound), with the frames where it waits
+/// most.
+pub fn explain(
+    model_arg: &Path,
+    a: &SizesArgs,
+    o: &SolveOptions,
+    phase: &dyn Fn(&str),
+) -> Result<ExplainSizes, StudyError> {
+    let mut o = o.clone();
+    o.preemption = Preemption::Whole;
+    o.simulate = false;
+    let solved = solve(model_arg, a, &o, &crate::quietly, phase)?;
+    let l = &solved.loaded;
+    let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
+    let report = &solved.report;
+    let bound = report.time_bound.clone();
+    let w = report
+        .non_preemptive
+        .as_ref()
+        .ok_or_else(|| StudyError::internal("no non-preemptive report"))?;
+    let s = solved
+        .whole
+        .as_ref()
+        .ok_or_else(|| StudyError::internal("no non-preemptive schedule"))?;
+    let lanes = lanes_of(l, &o);
+    let times = whole::message_times(traffic, bytes, platform);
+    let msg = |t: TransferId| MessageOn {
+        transfer: traffic.transfer_name(t).to_string(),
+        bytes: bytes[t.index()],
+        seconds: times[t.index()],
+    };
+    let bottleneck = bound.bottlenecks.first().and_then(|b| {
+        let link = traffic.find_link(&b.link)?;
+        let mut users: Vec<TransferId> = traffic.users(link).to_vec();
+        users.sort_by(|x, y| bytes[y.index()].cmp(&bytes[x.index()]).then(x.cmp(y)));
+        Some(BottleneckWhy {
+            link: b.link.clone(),
+            throughput_mb_s: platform.bandwidth[link.index()] / 1e6,
+            bytes: b.bytes,
+            messages: b.messages,
+            seconds: b.seconds,
+            largest: users.iter().take(5).map(|&t| msg(t)).collect(),
+        })
+    });
+    let fb = whole::frame_bound(traffic, &lanes, &times);
+    let fb_link = fb.links.first().copied();
+    let lengths = whole::frame_lengths(s, &times);
+    let mut idle_frames = Vec::new();
+    if let Some(link) = fb_link.filter(|&k| lanes[k.index()] <= 1) {
+        for (f, frame) in s.frames.iter().enumerate() {
+            let own = frame
+                .iter()
+                .copied()
+                .find(|&t| traffic.transfer(t).path.contains(&link));
+            let idle = lengths[f] - own.map_or(0.0, |t| times[t.index()]);
+            if idle > 1e-12 * lengths[f] {
+                let set_by = frame
+                    .iter()
+                    .copied()
+                    .max_by(|x, y| times[x.index()].total_cmp(&times[y.index()]).then(y.cmp(x)))
+                    .map(|t| traffic.transfer_name(t).to_string())
+                    .unwrap_or_default();
+                idle_frames.push(IdleFrame {
+                    frame: f + 1,
+                    length_s: lengths[f],
+                    set_by,
+                    link_message: own.map(|t| traffic.transfer_name(t).to_string()),
+                    idle_s: idle,
+                });
+            }
+        }
+    }
+    idle_frames.sort_by(|x, y| y.idle_s.total_cmp(&x.idle_s).then(x.frame.cmp(&y.frame)));
+    idle_frames.truncate(5);
+    let over = (w.makespan_s - bound.seconds).max(0.0);
+    let per_message = (fb.seconds - bound.seconds).max(0.0);
+    let idle = (w.makespan_s - fb.seconds).max(0.0);
+    let fb_name = fb_link.map(|k| traffic.link_name(k).to_string());
+    let mut why = Vec::new();
+    let tol = 1e-9 * bound.seconds.max(1e-300);
+    if over <= tol {
+        why.push(format!(
+            "the best non-preemptive schedule meets the time bound ({:.6} s): nothing to explain",
+            bound.seconds
+        ));
+    } else {
+        why.push(format!(
+            "the best non-preemptive schedule takes {:.6} s, {:.6} s over the time bound {:.6} s ({})",
+            w.makespan_s, over, bound.seconds, bound.by
+        ));
+        if per_message > tol {
+            why.push(match &fb_name {
+                Some(n) => format!(
+                    "{per_message:.6} s of it: every message of link {n} needs a frame of its own \
+                     there, and each frame lasts at least the message's own time (overhead, \
+                     latency, its route's slowest link), not only its bytes over the link: \
+                     the frame bound is {:.6} s",
+                    fb.seconds
+                ),
+                None => format!(
+                    "{per_message:.6} s of it: the longest message alone ({}) takes {:.6} s",
+                    bound.longest_message.transfer, fb.seconds
+                ),
+            });
+        }
+        if idle > tol {
+            why.push(match &fb_name {
+                Some(n) => format!(
+                    "{idle:.6} s of it: link {n} waits in frames made longer by messages \
+                     elsewhere (a frame lasts its longest message; see idle_frames)"
+                ),
+                None => format!("{idle:.6} s of it: frames beyond the longest message"),
+            });
+        }
+        why.push(if w.optimal {
+            format!(
+                "the makespan is optimal ({}): no schedule of whole messages avoids this",
+                w.evidence
+            )
+        } else {
+            format!(
+                "the makespan is not proven optimal: the optimum is between {:.6} s and it ({})",
+                w.lower_bound_s, w.evidence
+            )
+        });
+    }
+    Ok(ExplainSizes {
+        model: traffic.name().to_string(),
+        sizes: l.info.clone(),
+        overhead_s: a.overhead,
+        time_bound: bound,
+        bottleneck,
+        non_preemptive: WholeWhy {
+            makespan_s: w.makespan_s,
+            optimal: w.optimal,
+            evidence: w.evidence.clone(),
+            over_time_bound_s: over,
+            frame_bound_s: fb.seconds,
+            frame_bound_link: fb_name,
+            per_message_costs_s: per_message,
+            idle_on_frame_bound_link_s: idle,
+            idle_frames,
+            why,
+        },
     })
 }
