@@ -16,7 +16,12 @@ fn main() {
     let t0 = Instant::now();
     let t = liquid_model::yaml::load_model(std::path::Path::new(path)).expect("a model");
     let d = t.duration();
-    eprintln!("loaded {} transfers, {} links, Λ {d} in {:.1?}", t.len(), t.num_links(), t0.elapsed());
+    eprintln!(
+        "loaded {} transfers, {} links, Λ {d} in {:.1?}",
+        t.len(),
+        t.num_links(),
+        t0.elapsed()
+    );
     let mut loads: Vec<usize> = t.loads();
     loads.sort_unstable_by(|a, b| b.cmp(a));
     let at = |x: usize| loads.iter().filter(|&&l| l >= x).count();
@@ -35,7 +40,8 @@ fn main() {
         s
     });
     let t2 = Instant::now();
-    let r = liquid_search::repair::repair(&t, start.as_ref(), d, seed, steps, None, &AtomicU64::new(0));
+    let r =
+        liquid_search::repair::repair(&t, start.as_ref(), d, seed, steps, None, &AtomicU64::new(0));
     eprintln!(
         "repair: {} frames (placed all: {}) in {:.1?}, {} steps, {} unplaced at start, fewest {}",
         r.schedule.len(),

@@ -249,7 +249,12 @@ pub fn repair(
                     for &l in state.path(t) {
                         used |= state.busy[l as usize * words + w];
                     }
-                    *b = !used & if w + 1 == words { last_mask(k) } else { u64::MAX };
+                    *b = !used
+                        & if w + 1 == words {
+                            last_mask(k)
+                        } else {
+                            u64::MAX
+                        };
                     count += b.count_ones();
                 }
                 let free = (count > 0).then(|| nth_bit(&bits, rng.below(u64::from(count)) as u32));
@@ -358,7 +363,10 @@ pub fn repair(
                 }
                 let score = (
                     ejected.len(),
-                    ejected.iter().map(|&u| u64::from(state.tight[u as usize])).sum(),
+                    ejected
+                        .iter()
+                        .map(|&u| u64::from(state.tight[u as usize]))
+                        .sum(),
                 );
                 if score < best {
                     best = score;
@@ -481,7 +489,15 @@ mod tests {
     fn a_deadline_in_the_past_stops_before_any_step_with_a_valid_schedule() {
         let t = liquid_model::examples::queens(7);
         let start = dsatur::colour(&t).to_schedule();
-        let r = repair(&t, Some(&start), 7, 1, None, Some(Instant::now()), &AtomicU64::new(0));
+        let r = repair(
+            &t,
+            Some(&start),
+            7,
+            1,
+            None,
+            Some(Instant::now()),
+            &AtomicU64::new(0),
+        );
         assert!(r.stopped && !r.placed_all);
         assert_eq!(r.steps, 0);
         assert!(validate(&t, &r.schedule).expect("valid").length > 7);
@@ -491,7 +507,15 @@ mod tests {
     fn a_non_liquid_traffic_is_left_with_a_valid_longer_schedule() {
         // An odd cycle of 5 transfers: Λ = 2, 3 frames needed.
         let t = liquid_model::examples::odd_cycle();
-        let r = repair(&t, None, t.duration(), 1, Some(1_000), None, &AtomicU64::new(0));
+        let r = repair(
+            &t,
+            None,
+            t.duration(),
+            1,
+            Some(1_000),
+            None,
+            &AtomicU64::new(0),
+        );
         assert!(!r.placed_all && !r.stopped && r.steps == 1_000);
         let length = validate(&t, &r.schedule).expect("valid").length;
         assert!(length > t.duration(), "{length}");
