@@ -51,6 +51,25 @@ pub const STEPS_PER_TRANSFER: u64 = 20;
 /// The least default step budget (small traffics).
 pub const MIN_STEPS: u64 = 200_000;
 
+/// The most occupancy counters (links × frames) [`repair`] takes beyond
+/// [`OCCUPANCY_PER_PATH_LINK`] per link of the total path length: 2^24 (64 MiB).
+pub const OCCUPANCY_FLOOR: u64 = 1 << 24;
+
+/// Occupancy counters allowed per link of the total path length (the traffic's own size):
+/// the 1,024-host minhop all-to-all needs 5.4 (4,352 links × 7,680 frames against
+/// 6,141,952), dfsssp's 1.8.
+pub const OCCUPANCY_PER_PATH_LINK: u64 = 8;
+
+/// Whether [`repair`] on `k` frames keeps its memory within a constant factor of the
+/// traffic's (links × k occupants at most [`OCCUPANCY_PER_PATH_LINK`] × the total path
+/// length, or [`OCCUPANCY_FLOOR`]): a Λ far above most links' loads (dimension-order
+/// routes on a large torus) would need far more than the traffic itself.
+pub fn fits(traffic: &Traffic, k: usize) -> bool {
+    let k = k.max(traffic.duration()) as u64;
+    let cells = traffic.num_links() as u64 * k;
+    cells <= (OCCUPANCY_PER_PATH_LINK * traffic.total_path_length() as u64).max(OCCUPANCY_FLOOR)
+}
+
 /// What [`repair`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Repaired {
@@ -145,7 +164,7 @@ fn nth_bit(bits: &[u64], mut i: u32) -> usize {
 /// transfers into the k frames (see the module documentation), within `steps` placements (`None`:
 /// [`STEPS_PER_TRANSFER`] per transfer, at least [`MIN_STEPS`]) and `deadline`, seeded
 /// with `seed`; adds its steps to `progress`. The schedule returned is a heuristic's:
-/// validate it.
+/// validate it. Callers check [`fits`] first: the state is links × k transfer ids.
 pub fn repair(
     traffic: &Traffic,
     start: Option<&Schedule>,
@@ -519,6 +538,15 @@ mod tests {
         assert!(!r.placed_all && !r.stopped && r.steps == 1_000);
         let length = validate(&t, &r.schedule).expect("valid").length;
         assert!(length > t.duration(), "{length}");
+    }
+
+    #[test]
+    fn the_memory_guard_refuses_frames_far_beyond_the_traffic() {
+        let t = liquid_model::examples::queens(7);
+        assert!(fits(&t, 7));
+        let cells = OCCUPANCY_FLOOR.max(OCCUPANCY_PER_PATH_LINK * t.total_path_length() as u64);
+        let k = (cells / t.num_links() as u64) as usize;
+        assert!(fits(&t, k) && !fits(&t, k + 1));
     }
 
     proptest! {

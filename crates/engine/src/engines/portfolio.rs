@@ -7,7 +7,8 @@
 //! 1. From [`REPAIR_FIRST`] transfers up (a million on a 1,024-host all-to-all), the
 //!    repair search ([`liquid_search::repair`]) first, from its own placement at Λ
 //!    timeframes, within half the time left: liquid there is done; otherwise its schedule
-//!    is the best so far.
+//!    is the best so far. (Neither repair stage runs when its state, links × Λ occupants,
+//!    would exceed 8 per link of the total path length: [`liquid_search::repair::fits`].)
 //!
 //!    DSatur (polynomial, milliseconds). If it reaches Λ, the schedule is liquid: done.
 //!    Under a time limit DSatur gets [`DSATUR_SHARE`] of the time left (at a million
@@ -155,7 +156,8 @@ fn run_with_share(
         // Stage 1a, from REPAIR_FIRST transfers up: the repair search from its own
         // placement, within half the time left (DSatur takes minutes there).
         let mut repaired: Option<Schedule> = None;
-        if traffic.len() >= repair_first {
+        let repair_fits = liquid_search::repair::fits(traffic, lambda);
+        if repair_fits && traffic.len() >= repair_first {
             let r = liquid_search::repair::repair(
                 traffic,
                 None,
@@ -191,7 +193,7 @@ fn run_with_share(
         let mut best = shorter(repaired, dsatur.outcome.into_schedule());
         // Stage 1c, below REPAIR_FIRST transfers: the repair search from DSatur's
         // schedule, on a step budget and a quarter of the time left.
-        if let Some(start) = best.as_ref().filter(|_| traffic.len() < repair_first) {
+        if let Some(start) = best.as_ref().filter(|_| repair_fits && traffic.len() < repair_first) {
             let r = liquid_search::repair::repair(
                 traffic,
                 Some(start),

@@ -44,7 +44,21 @@ impl Engine for Repair {
     fn counts(&self) -> Counts {
         Counts::Nodes
     }
+    fn accepts_every_traffic(&self) -> bool {
+        // Not one whose Λ frames × links would need far more memory than the traffic.
+        false
+    }
     fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
+        if !liquid_search::repair::fits(t, t.duration()) {
+            return Err(EngineError::Input(format!(
+                "the repair engine would keep {} links × {} frames of occupants, more than {} per link of the total path length ({}): \
+                 its memory would far exceed the traffic's; use the portfolio or dsatur",
+                t.num_links(),
+                t.duration(),
+                liquid_search::repair::OCCUPANCY_PER_PATH_LINK,
+                t.total_path_length()
+            )));
+        }
         let repaired = liquid_search::repair::repair(
             t,
             None,
