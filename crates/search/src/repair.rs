@@ -77,7 +77,8 @@ pub struct Repaired {
     /// when every transfer was placed ([`Repaired::placed_all`]), otherwise the k frames
     /// with the transfers left unplaced first-fitted into frames after them.
     pub schedule: Schedule,
-    /// Whether every transfer was placed in the k frames.
+    /// Whether the schedule has at most k timeframes (every transfer placed in the k
+    /// frames, or the ones left over fitted after frames of the k that stayed empty).
     pub placed_all: bool,
     /// Steps made (placements after the start).
     pub steps: u64,
@@ -433,7 +434,6 @@ fn finish(
     fewest_unplaced: usize,
     stopped: bool,
 ) -> Repaired {
-    let placed_all = unplaced.is_empty();
     let mut frame = state.frame.clone();
     let mut left: Vec<u32> = unplaced.into_iter().map(|(_, _, t)| t).collect();
     left.sort_unstable();
@@ -456,9 +456,12 @@ fn finish(
         }
         frame[t] = (state.k + f) as u32;
     }
+    let schedule = Schedule::from_timeframes(&frame);
     Repaired {
-        schedule: Schedule::from_timeframes(&frame),
-        placed_all,
+        // Every transfer placed in the k frames, or (rarely) the ones left over fitted
+        // into frames after k while frames of the k stayed empty: at most k in both.
+        placed_all: schedule.len() <= state.k,
+        schedule,
         steps,
         unplaced_at_start,
         fewest_unplaced,
