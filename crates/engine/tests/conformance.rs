@@ -565,6 +565,7 @@ fn the_suite_covers_the_registry() {
         "exact --prove",
         "portfolio --prove",
         "round-robin",
+        "repair",
     ] {
         assert!(labels.iter().any(|x| x == l), "{l} missing from {labels:?}");
     }

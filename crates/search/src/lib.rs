@@ -14,6 +14,8 @@
 //!   traffic's automorphisms ([`symmetry`], by bliss) first: a stage of `native`.
 //! - [`dsatur`]: Brélaz's DSatur greedy colouring, as the annex of paper 003 describes it.
 //! - [`tabu`]: tabu search (TabuCol) that shortens a valid schedule.
+//! - [`repair`]: a schedule of exactly k timeframes by a partial-colouring tabu search
+//!   with ejection chains (PartialCol), for traffics of a million transfers.
 //! - [`kcolour`]: a complete colouring search with propagation, and refutation traces
 //!   (RUP lemmas over the SAT encoding's variables) when no colouring exists.
 //! - [`chromatic`], [`cliques`], [`components`]: exact colouring (the branch and bound of
@@ -36,6 +38,7 @@ pub mod kcolour;
 pub mod liquid;
 pub mod native;
 pub mod ports;
+pub mod repair;
 pub mod structured;
 pub mod symmetry;
 pub mod tabu;

@@ -28,6 +28,7 @@ register! {
     native: Native;
     structured: Structured;
     dsatur: Dsatur;
+    repair: Repair;
     exact: Exact;
     sat: Sat, SatIncremental;
     ilp: Ilp;

@@ -4,13 +4,22 @@
 //!    all-to-all whose hosts' translations (or cyclic shifts) give conflict-free orbits,
 //!    those orbits are a liquid schedule. It costs one pass over the transfers to see
 //!    that a traffic is no all-to-all, and O(Σ|x|) per group tried otherwise.
-//! 1. DSatur (polynomial, milliseconds). If it reaches Λ, the schedule is liquid: done.
+//! 1. From [`REPAIR_FIRST`] transfers up (a million on a 1,024-host all-to-all), the
+//!    repair search ([`liquid_search::repair`]) first, from its own placement at Λ
+//!    timeframes, within half the time left: liquid there is done; otherwise its schedule
+//!    is the best so far. (Neither repair stage runs when its state, links × Λ occupants,
+//!    would exceed 8 per link of the total path length: [`liquid_search::repair::fits`].)
+//!
+//!    DSatur (polynomial, milliseconds). If it reaches Λ, the schedule is liquid: done.
 //!    Under a time limit DSatur gets [`DSATUR_SHARE`] of the time left (at a million
 //!    transfers on a busy machine it needs minutes); when it does not finish in its share,
 //!    first fit in a seeded random order (the `random` engine, seconds at a million
 //!    transfers) runs with the rest of the time, so that a limit that stops DSatur still
 //!    leaves a schedule. When DSatur finishes above Λ, first fit runs too, and the
-//!    shorter of the two schedules is kept (the first when equal: DSatur's).
+//!    shorter of the schedules so far is kept (the first when equal: the repair's, then
+//!    DSatur's). Below [`REPAIR_FIRST`] transfers, the repair search then starts from that
+//!    schedule at Λ timeframes, on a budget of two steps per transfer (at least 10,000)
+//!    and a quarter of the time left: liquid there is done.
 //! 2. The native full-team search, on a budget of [`NATIVE_NODES`] search nodes (and half
 //!    the time left, under a time limit), with `native`'s cover stage after its first
 //!    [`liquid_search::native::FIRST_NODES`] nodes (an exact cover by full teams, orbit
@@ -51,6 +60,19 @@ pub const NATIVE_NODES: u64 = 100_000;
 /// limit before first fit takes over; the rest is first fit's, then the later stages'.
 pub const DSATUR_SHARE: (u32, u32) = (1, 2);
 
+/// From this many transfers up, the repair search ([`liquid_search::repair`]) runs
+/// before DSatur, from its own placement: at a million transfers DSatur takes minutes
+/// (65-220 s on the 1,024-host all-to-alls of OpenSM's minhop and dfsssp routes) where
+/// the repair reaches Λ in 1-2 s. Below, it runs after DSatur, from its schedule.
+pub const REPAIR_FIRST: usize = 100_000;
+
+/// The repair's step budget after DSatur: two steps per transfer, at least 10,000 (the
+/// node limit, when lower).
+fn repair_steps(transfers: usize, nodes: Option<u64>) -> u64 {
+    let steps = (2 * transfers as u64).max(10_000);
+    nodes.map_or(steps, |n| n.min(steps))
+}
+
 /// The portfolio.
 pub struct Portfolio;
 
@@ -67,7 +89,7 @@ impl Engine for Portfolio {
         NAME
     }
     fn about(&self) -> &'static str {
-        "orbits for all-to-alls, then DSatur (in half the time) and first fit, the shorter kept, then the native search on a node budget, then SAT (the exact engine when the \
+        "orbits for all-to-alls, then DSatur (in half the time) and first fit, the shorter kept, and the tabu repair at Λ (before DSatur from 100,000 transfers up), then the native search on a node budget, then SAT (the exact engine when the \
          encoding is too large), sharing one time limit"
     }
     fn verdicts(&self) -> &'static [Verdict] {
@@ -90,17 +112,20 @@ impl Engine for Portfolio {
         req: &Request,
         progress: &AtomicU64,
     ) -> Result<Run, EngineError> {
-        run_with_share(traffic, req, progress, DSATUR_SHARE)
+        run_with_share(traffic, req, progress, DSATUR_SHARE, REPAIR_FIRST)
     }
 }
 
 /// The portfolio with DSatur given `share` (numerator, denominator) of the time left
-/// under a time limit (tests give it none, to stand for a DSatur that cannot finish).
+/// under a time limit (tests give it none, to stand for a DSatur that cannot finish), and
+/// the repair search first from `repair_first` transfers up (tests give small traffics
+/// the path of large ones).
 fn run_with_share(
     traffic: &Traffic,
     req: &Request,
     progress: &AtomicU64,
     share: (u32, u32),
+    repair_first: usize,
 ) -> Result<Run, EngineError> {
     {
         let limits = &req.limits;
@@ -128,6 +153,31 @@ fn run_with_share(
             return Ok(finish(outcome, "structure", stats).into());
         }
 
+        let share_deadline = |num: u32, den: u32| left().map(|t| Instant::now() + t * num / den);
+        let lambda = traffic.duration();
+        // Stage 1a, from REPAIR_FIRST transfers up: the repair search from its own
+        // placement, within half the time left (DSatur takes minutes there).
+        let mut repaired: Option<Schedule> = None;
+        let repair_fits = liquid_search::repair::fits(traffic, lambda);
+        if repair_fits && traffic.len() >= repair_first {
+            let r = liquid_search::repair::repair(
+                traffic,
+                None,
+                lambda,
+                req.seed,
+                limits.nodes,
+                share_deadline(1, 2),
+                progress,
+            );
+            stats.push(("repair_length".into(), StatValue::Count(r.schedule.len() as u64)));
+            stats.push(("repair_steps".into(), StatValue::Count(r.steps)));
+            if r.placed_all {
+                let outcome = Outcome::settle(traffic, Some(r.schedule), LowerBound::duration(traffic), true);
+                return Ok(finish(outcome, liquid_search::repair::ENGINE, stats).into());
+            }
+            repaired = Some(r.schedule);
+        }
+
         // Stage 1: DSatur, within its share of the time limit (at data-centre scale it
         // takes minutes).
         let dsatur_limits = Limits {
@@ -142,7 +192,7 @@ fn run_with_share(
         if dsatur.verdict() == Verdict::Liquid {
             return Ok(finish(dsatur.outcome, liquid_search::dsatur::ENGINE, stats).into());
         }
-        let mut best = dsatur.outcome.into_schedule();
+        let mut best = shorter(repaired, dsatur.outcome.into_schedule());
         // Stage 1b: first fit with the rest of the time, when DSatur was stopped by its
         // share (so that a limit still leaves a schedule) or finished above Λ (first fit
         // is sometimes shorter: 1,195 against DSatur's 1,265 frames on `dragonfly:8,4,4`);
@@ -163,6 +213,24 @@ fn run_with_share(
                 return Ok(finish(fit.outcome, "first fit", stats).into());
             }
             best = shorter(best, fit.outcome.into_schedule());
+        }
+        // Stage 1c, below REPAIR_FIRST transfers: the repair search from the best schedule
+        // so far, on a step budget and a quarter of the time left.
+        if let Some(start) = best.as_ref().filter(|_| repair_fits && traffic.len() < repair_first) {
+            let r = liquid_search::repair::repair(
+                traffic,
+                Some(start),
+                lambda,
+                req.seed,
+                Some(repair_steps(traffic.len(), limits.nodes)),
+                share_deadline(1, 4),
+                progress,
+            );
+            stats.push(("repair_steps".into(), StatValue::Count(r.steps)));
+            if r.placed_all {
+                let outcome = Outcome::settle(traffic, Some(r.schedule), LowerBound::duration(traffic), true);
+                return Ok(finish(outcome, liquid_search::repair::ENGINE, stats).into());
+            }
         }
         let mut bound = LowerBound::duration(traffic);
         // No time left: the later stages would only spend their set-up time (seconds at a
@@ -299,7 +367,8 @@ mod tests {
             },
             ..Request::default()
         };
-        let run = run_with_share(&t, &request, &AtomicU64::new(0), (0, 1)).expect("runs");
+        let run =
+            run_with_share(&t, &request, &AtomicU64::new(0), (0, 1), REPAIR_FIRST).expect("runs");
         check_outcome(&t, &run.answer.outcome).expect("consistent outcome");
         let schedule = run.answer.outcome.schedule().expect("a schedule");
         liquid_model::validate(&t, schedule).expect("a valid schedule");
@@ -342,6 +411,36 @@ mod tests {
             other => panic!("{k}: {other:?} in {:?}", run.answer.stats),
         };
         assert!(schedule.len() <= count("dsatur_length").min(count("first_fit_length")));
+    }
+
+    /// queen7_7: DSatur needs more than Λ = 7 timeframes; the repair stage reaches 7 from
+    /// DSatur's schedule (below REPAIR_FIRST) and from its own placement (from it up),
+    /// before the native search runs.
+    #[test]
+    fn the_repair_stage_reaches_lambda_where_dsatur_does_not() {
+        let t = liquid_model::examples::queens(7);
+        assert!(liquid_search::dsatur::colour(&t).colours > 7);
+        for repair_first in [REPAIR_FIRST, 0] {
+            let run = run_with_share(
+                &t,
+                &Request::default(),
+                &AtomicU64::new(0),
+                DSATUR_SHARE,
+                repair_first,
+            )
+            .expect("runs");
+            check_outcome(&t, &run.answer.outcome).expect("consistent outcome");
+            let schedule = run.answer.outcome.schedule().expect("a schedule");
+            assert_eq!(liquid_model::validate(&t, schedule).expect("valid").length, 7);
+            let decided = run.answer.stats.iter().find(|(k, _)| k == "decided_by");
+            assert!(
+                matches!(decided, Some((_, StatValue::Text(x))) if x == "repair"),
+                "{:?}",
+                run.answer.stats
+            );
+            let stats: Vec<&str> = run.answer.stats.iter().map(|(k, _)| k.as_str()).collect();
+            assert_eq!(stats.contains(&"repair_length"), repair_first == 0, "{stats:?}");
+        }
     }
 
     #[test]
