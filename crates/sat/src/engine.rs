@@ -314,7 +314,13 @@ fn ascend_lengths(
     // proof, which the run after the loop supplies.
     let mut k = lam;
     let mut team_cover = None;
+    let past = || deadline.is_some_and(|d| Instant::now() >= d);
     while k < best.len().max(lam + 1) {
+        // Encoding a large traffic takes a while: not past the deadline.
+        if past() {
+            stopped = true;
+            break;
+        }
         let e = encode(traffic, k, &opts.encode)?;
         last_size = (e.num_vars(), e.num_clauses());
         let lrat = opts.proofs && k + 1 == best.len();
@@ -354,6 +360,7 @@ fn ascend_lengths(
     // The bound's refutation, when its run had no LRAT writer (at the deadline there is
     // none: the gate says so).
     if opts.proofs
+        && !past()
         && bound.value > lam
         && refutation
             .as_ref()

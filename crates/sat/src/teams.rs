@@ -717,9 +717,14 @@ fn refute_capped(
         steps: s.steps,
     };
     let internal = |what: String| FramesError::Internal(format!("team-cover proof: {what}"));
-    // Level 0: the CNF, its units and what they propagate.
+    // Level 0: the CNF, its units and what they propagate. Loading a large CNF takes
+    // seconds: the deadline is looked at every 4,096 clauses, and after each part.
+    let past = || deadline.is_some_and(|d| Instant::now() >= d);
     let mut conflict = None;
-    for c in e.clauses() {
+    for (i, c) in e.clauses().iter().enumerate() {
+        if i % 4096 == 0 && past() {
+            return Ok(stopped(&s));
+        }
         let ci = s.u.add(c.clone());
         if conflict.is_none() && c.len() <= 1 {
             conflict = s.u.settle(ci);
@@ -730,6 +735,9 @@ fn refute_capped(
     for (i, (c, team)) in teams.iter().enumerate() {
         if conflict.is_some() {
             break;
+        }
+        if i % 256 == 0 && past() {
+            return Ok(stopped(&s));
         }
         let xs: Vec<i32> = team.iter().map(|&t| e.var(TransferId(t), *c)).collect();
         conflict = s.define(y(i), &xs);
@@ -783,10 +791,10 @@ fn refute_capped(
             continue;
         }
         let assumptions: Vec<i32> = ys.iter().map(|&l| -l).collect();
-        let ci = s
-            .derive(&assumptions, None)
-            .map_err(&internal)?
-            .ok_or_else(|| internal("part 3 stopped".to_string()))?;
+        let Some(ci) = s.derive(&assumptions, None).map_err(&internal)? else {
+            // The deadline (or the proof's size cap) stopped it.
+            return Ok(stopped(&s));
+        };
         if s.refuted {
             return Ok(unsat(s));
         }
