@@ -110,8 +110,9 @@ pub struct SolveArgs {
     /// closed form, one frame at a time in memory O(hosts + links), writing each frame
     /// to --schedule-out and validating it as it goes: fat-tree all-to-alls such as
     /// `fat-tree:32,3` (8,192 hosts) and `fat-tree:64,3` (65,536), and multi-cluster
-    /// systems such as `multi-cluster:8,32x2+24x3+8x4` (8,192 nodes), and dragonflies
-    /// such as `dragonfly:16,8,8` (16,512 hosts). Default --time-limit: 3600 s. See
+    /// systems such as `multi-cluster:8,32x2+24x3+8x4` (8,192 nodes), dragonflies such
+    /// as `dragonfly:16,8,8` and Dragonfly+ such as `dragonfly-plus:16,16,8,8` (16,512
+    /// hosts each). Default --time-limit: 3600 s. See
     /// crates/stream/README.md.
     #[arg(long, conflicts_with_all = ["proof", "require_proof", "decide", "engine"])]
     stream: bool,

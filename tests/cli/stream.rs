@@ -220,6 +220,61 @@ fn multi_cluster_stream() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("cluster pairs"));
 }
 
+/// Issue 41: Dragonfly+ streams: `analyze --stream` of the 16,512-host
+/// `dragonfly-plus:16,16,8,8` from closed forms, `solve --stream` and `verify --stream` of
+/// a small one (liquid), and refusals (exit 2, the reason on stderr) outside the
+/// conditions of the closed-form schedule and for a machine with idle links.
+#[test]
+fn dragonfly_plus_stream() {
+    let out = succeed(liquid().args([
+        "analyze",
+        "dragonfly-plus:16,16,8,8",
+        "--stream",
+        "--format",
+        "json",
+    ]));
+    let a: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(a["hosts"], 16512);
+    assert_eq!(a["switches"], 129 * 32);
+    assert_eq!(a["transfers"], 272_629_632u64);
+    assert_eq!(a["duration"], 16511);
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let frames = dir.path().join("dfp.frames");
+    let out = succeed(
+        liquid()
+            .args([
+                "solve",
+                "dragonfly-plus:4,4,4,4",
+                "--stream",
+                "--schedule-out",
+            ])
+            .arg(&frames)
+            .args(["--format", "json"]),
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(r["verdict"], "liquid");
+    assert_eq!(r["frames_made"], 271);
+    let out = succeed(
+        liquid()
+            .args(["verify", "dragonfly-plus:4,4,4,4"])
+            .arg(&frames)
+            .args(["--stream", "--format", "json"]),
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(r["report"]["liquid"], true);
+    for (spec, why) in [
+        ("dragonfly-plus:4,2,2,2", "L = S"),
+        ("dragonfly-plus:2,4,1,2,5", "carry no transfer"),
+    ] {
+        let out = liquid()
+            .args(["solve", spec, "--stream"])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{spec}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(why), "{spec}");
+    }
+}
+
 /// Issue 41: the dragonfly streams: `analyze --stream` of the 16,512-host balanced
 /// dragonfly from closed forms, `solve --stream` and `verify --stream` of a small one
 /// (liquid), and a dragonfly without the closed-form schedule refused (exit 2).

@@ -13,7 +13,7 @@
 use serde::Serialize;
 
 use crate::cluster::Clusters;
-use crate::dragonfly::DragonflyStream;
+use crate::dragonfly::{DragonflyPlusStream, DragonflyStream};
 use crate::tree::{LoadClass, Tree};
 use crate::{Model, Structured};
 
@@ -60,6 +60,7 @@ pub fn analyze_model(model: &Model, link_throughput: Option<f64>) -> Analysis {
         Model::Tree(t) => analyze(t, link_throughput),
         Model::Clusters(c) => analyze_clusters(c, link_throughput),
         Model::Dragonfly(d) => analyze_dragonfly(d, link_throughput),
+        Model::DragonflyPlus(d) => analyze_dragonfly_plus(d, link_throughput),
     }
 }
 
@@ -95,6 +96,45 @@ pub fn analyze_dragonfly(d: &DragonflyStream, link_throughput: Option<f64>) -> A
                  total_path_length, liquid_ratio, liquid_throughput. Streamed schedule: {}",
                 match d.not_streamed() {
                     None => "yes (closed-form dragonfly rounds, N - 1 frames)".to_string(),
+                    Some(why) => format!("none ({why})"),
+                }
+            ),
+        },
+        link_throughput,
+    )
+}
+
+/// The analysis of a Dragonfly+'s all-to-all: loads from the closed forms of
+/// `liquid_topology::dragonfly` (tested there against the counted loads), not counted.
+pub fn analyze_dragonfly_plus(d: &DragonflyPlusStream, link_throughput: Option<f64>) -> Analysis {
+    let loads = d.load_classes();
+    let total: u64 = loads.iter().map(|x| x.count * x.load).sum();
+    finish(
+        Analysis {
+            model: d.name(),
+            spec: Structured::spec(d),
+            hosts: d.hosts() as u64,
+            switches: d.switches(),
+            links: d.links() as u64,
+            transfers: d.transfers(),
+            total_path_length: total,
+            duration: d.duration(),
+            bottlenecks: Vec::new(),
+            bottleneck_links: 0,
+            bottleneck_example: (0..d.links())
+                .find(|&l| d.load(l) == d.duration())
+                .map(|l| d.link_name(l))
+                .unwrap_or_default(),
+            loads,
+            liquid_ratio: 0.0,
+            link_throughput,
+            liquid_throughput: None,
+            figures: format!(
+                "computed from the parameters: hosts, switches, links, transfers; derived from \
+                 closed-form loads (not counted): loads, duration, bottlenecks, \
+                 total_path_length, liquid_ratio, liquid_throughput. Streamed schedule: {}",
+                match d.not_streamed() {
+                    None => "yes (closed-form Dragonfly+ rounds, N - 1 frames)".to_string(),
                     Some(why) => format!("none ({why})"),
                 }
             ),

@@ -13,7 +13,7 @@
 //! - [`validate`]: the streaming validator (the model crate's rules, frame by frame;
 //!   "each transfer exactly once" by per-source counts and random fingerprints, with the
 //!   failure named exactly by a second pass).
-//! - [`cluster`] and [`dragonfly`]: multi-cluster systems and dragonflies without their
+//! - [`cluster`] and [`dragonfly`]: multi-cluster systems, dragonflies and Dragonfly+ without their
 //!   network form, with their streamed schedules.
 //! - [`analysis`]: Λ, bottlenecks and liquid throughput from closed forms.
 //! - [`solve`] and [`verify_file`]: what `liquid solve MODEL --stream` and
@@ -164,6 +164,8 @@ pub enum Model {
     Clusters(Box<cluster::Clusters>),
     /// `dragonfly:A,P,H[,G]`.
     Dragonfly(Box<dragonfly::DragonflyStream>),
+    /// `dragonfly-plus:L,S,P,H[,G]`.
+    DragonflyPlus(Box<dragonfly::DragonflyPlusStream>),
 }
 
 macro_rules! both {
@@ -176,6 +178,10 @@ macro_rules! both {
             }
             Model::Dragonfly(b) => {
                 let $m: &dragonfly::DragonflyStream = b;
+                $e
+            }
+            Model::DragonflyPlus(b) => {
+                let $m: &dragonfly::DragonflyPlusStream = b;
                 $e
             }
         }
@@ -224,10 +230,15 @@ impl Structured for Model {
     }
 }
 
-/// The streamable model a spec names: `fat-tree:M,N`, `multi-cluster:M,LIST[,NC]` or
-/// `dragonfly:A,P,H[,G]`. `Ok(None)` for any other argument (a file, or a spec with no
+/// The streamable model a spec names: `fat-tree:M,N`, `multi-cluster:M,LIST[,NC]`,
+/// `dragonfly:A,P,H[,G]` or `dragonfly-plus:L,S,P,H[,G]`. `Ok(None)` for any other argument (a file, or a spec with no
 /// streamed form).
 pub fn parse_model(arg: &str) -> Result<Option<Model>, StreamError> {
+    if let Some(rest) = arg.strip_prefix("dragonfly-plus:") {
+        return Ok(Some(Model::DragonflyPlus(Box::new(
+            dragonfly::DragonflyPlusStream::new(rest)?,
+        ))));
+    }
     if let Some(rest) = arg.strip_prefix("dragonfly:") {
         return Ok(Some(Model::Dragonfly(Box::new(
             dragonfly::DragonflyStream::new(rest)?,
@@ -269,9 +280,9 @@ pub fn parse(arg: &str) -> Result<Option<Tree>, StreamError> {
 pub fn model(arg: &str) -> Result<Model, StreamError> {
     parse_model(arg)?.ok_or_else(|| StreamError::Spec {
         spec: arg.to_string(),
-        why: "--stream takes a generated fat-tree, multi-cluster or dragonfly all-to-all, \
-              like fat-tree:32,3, multi-cluster:4,64x6 or dragonfly:16,8,8 (other models have \
-              no streamed form yet)"
+        why: "--stream takes a generated fat-tree, multi-cluster, dragonfly or Dragonfly+ \
+              all-to-all, like fat-tree:32,3, multi-cluster:4,64x6, dragonfly:16,8,8 or \
+              dragonfly-plus:16,16,8,8 (other models have no streamed form yet)"
             .into(),
     })
 }

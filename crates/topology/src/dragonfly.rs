@@ -735,6 +735,78 @@ impl DragonflyPlus {
         })
     }
 
+    /// The checked global-link arrangement (no model built; any size).
+    pub fn arrangement(&self) -> Result<PalmTree, TopologyError> {
+        self.palm()
+    }
+
+    /// The closed-form load of every link of the all-to-all (the same in every group; no
+    /// model built, any size). Sums as in [`DragonflyPlus::loads`], link by link.
+    pub fn link_loads(&self) -> Result<PlusLinkLoads, TopologyError> {
+        let palm = self.palm()?;
+        let (l, s, p, h) = (
+            self.leaves,
+            self.spines,
+            self.hosts_per_leaf,
+            self.global_per_spine,
+        );
+        let n = l
+            .checked_mul(p)
+            .filter(|&x| (x as u64).checked_mul(palm.groups as u64).is_some())
+            .ok_or_else(|| bad("dragonfly-plus", "too many hosts"))?;
+        let hosts = n as u64 * palm.groups as u64;
+        let global = (0..palm.ports)
+            .map(|j| palm.count(n, (palm.ports - 1 - j) / (palm.groups - 1)) * n as u64)
+            .collect();
+        let mut up = vec![0; l * s];
+        let mut down = vec![0; l * s];
+        for leaf in 0..l {
+            for sp in 0..s {
+                // Up: the group's own traffic to the other leaves' hosts i_d with
+                // i_d mod S = sp, and the traffic leaving the group through sp's global links.
+                let others = (0..n).filter(|&i| i / p != leaf && i % s == sp).count() as u64;
+                let mut load = p as u64 * others;
+                for k in 0..p {
+                    let t = (leaf * p + k) % palm.parallel();
+                    load += palm.overlap(t, sp * h, h) * n as u64;
+                }
+                up[leaf * s + sp] = load;
+                // Down: to the leaf's hosts through sp, from the group and from the global
+                // links arriving at sp.
+                let mine = (0..p).filter(|&k| (leaf * p + k) % s == sp).count() as u64;
+                let mut load = mine * (n - p) as u64;
+                for j in sp * h..(sp + 1) * h {
+                    load += palm.count(n, j / (palm.groups - 1)) * p as u64;
+                }
+                down[leaf * s + sp] = load;
+            }
+        }
+        Ok(PlusLinkLoads {
+            spines: s,
+            host: hosts - 1,
+            up,
+            down,
+            global,
+        })
+    }
+
+    /// The closed-form liquid schedule's frames (module docs), made one at a time, when it
+    /// applies (`L = S`, `P = H ≤ L`, `G = S·H + 1`); `None` otherwise. Any size (no model
+    /// built): what `liquid solve dragonfly-plus:... --stream` streams. Frame for frame
+    /// [`DragonflyPlus::schedule`].
+    pub fn rounds(&self) -> Result<Option<PlusRounds>, TopologyError> {
+        let palm = self.palm()?;
+        let (l, p) = (self.leaves, self.hosts_per_leaf);
+        if self.spines != l || self.global_per_spine != p || p > l || palm.parallel() != 1 {
+            return Ok(None);
+        }
+        let m = l * p;
+        m.checked_mul(palm.groups)
+            .filter(|&x| x <= u32::MAX as usize)
+            .ok_or_else(|| bad("dragonfly-plus", "too many hosts"))?;
+        Ok(Some(PlusRounds { l, p, m, palm }))
+    }
+
     /// The closed-form liquid schedule of the all-to-all when `L = S`, `P = H ≤ L` and
     /// `G = S·H + 1` (one global link per pair of groups), as timeframes of `(sender,
     /// receiver)` host numbers (host `k` of leaf `l` of group `g` is `g·L·P + l·P + k`);
@@ -801,6 +873,92 @@ impl DragonflyPlus {
     /// The all-to-all traffic, built directly.
     pub fn traffic(&self) -> Result<Traffic, TopologyError> {
         fabric::traffic(&self.build()?)
+    }
+}
+
+/// The load of every link of a Dragonfly+'s all-to-all (the same in every group).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlusLinkLoads {
+    spines: usize,
+    /// Every host link (up and down): `N − 1`.
+    pub host: u64,
+    /// The link from leaf `x` up to spine `y` of a group, at `x·S + y`.
+    pub up: Vec<u64>,
+    /// The link from spine `y` down to leaf `x` of a group, at `x·S + y`.
+    pub down: Vec<u64>,
+    /// The global link leaving port `j` of a group, at `j`.
+    pub global: Vec<u64>,
+}
+
+impl PlusLinkLoads {
+    /// The load of the link from leaf `x` up to spine `y` of any group.
+    pub fn up(&self, x: usize, y: usize) -> u64 {
+        self.up[x * self.spines + y]
+    }
+
+    /// The load of the link from spine `y` down to leaf `x` of any group.
+    pub fn down(&self, x: usize, y: usize) -> u64 {
+        self.down[x * self.spines + y]
+    }
+}
+
+/// The closed-form liquid schedule of a Dragonfly+'s all-to-all, frame by frame (module
+/// docs): `m² + m − 1 = N − 1` frames, `m = L·P`.
+#[derive(Debug, Clone)]
+pub struct PlusRounds {
+    l: usize,
+    p: usize,
+    /// Hosts (and global ports) per group, `m = L·P`.
+    m: usize,
+    palm: PalmTree,
+}
+
+impl PlusRounds {
+    /// Number of hosts, `N = m·(m + 1)`.
+    pub fn hosts(&self) -> usize {
+        self.m * self.palm.groups
+    }
+
+    /// Number of frames, `m² + m − 1 = N − 1`.
+    pub fn frames(&self) -> usize {
+        self.m * self.m + self.m - 1
+    }
+
+    /// Frame `f < N − 1` as `(sender, receiver)` host numbers, into `out` (cleared first):
+    /// every host sends once and receives once.
+    pub fn frame(&self, f: usize, out: &mut Vec<(u32, u32)>) {
+        let (l, p, m) = (self.l, self.p, self.m);
+        out.clear();
+        if f < m * m {
+            // Frame (a, b, c, e), numbered ((a·P + b)·L + c)·P + e: host (x, k) leaves
+            // through port k + b of spine x + k + a; what arrives at port κ' of spine s'
+            // goes to host κ' + e of leaf s' + κ' + c.
+            let (e, c, b, a) = (f % p, (f / p) % l, (f / (p * l)) % p, f / (p * l * p));
+            for g in 0..self.palm.groups {
+                for x in 0..l {
+                    for k in 0..p {
+                        let j = ((x + k + a) % l) * p + (k + b) % p;
+                        let (g2, j2) = self.palm.target(g, j);
+                        let (s2, k2) = (j2 / p, j2 % p);
+                        let to = ((s2 + k2 + c) % l) * p + (k2 + e) % p;
+                        out.push(((g * m + x * p + k) as u32, (g2 * m + to) as u32));
+                    }
+                }
+            }
+            return;
+        }
+        // Frame (u, v) ≠ (0, 0) within the groups, numbered u·P + v − 1: host (x, k) to
+        // host k + v of leaf x + u.
+        let q = f - m * m + 1;
+        let (u, v) = (q / p, q % p);
+        for g in 0..self.palm.groups {
+            for x in 0..l {
+                for k in 0..p {
+                    let to = ((x + u) % l) * p + (k + v) % p;
+                    out.push(((g * m + x * p + k) as u32, (g * m + to) as u32));
+                }
+            }
+        }
     }
 }
 
@@ -1172,6 +1330,110 @@ mod tests {
                 traffic.len(),
                 "{d:?}"
             );
+        }
+    }
+
+    /// The per-link closed form is the counted load of every link (in every group), and
+    /// the frame-by-frame rounds are the in-memory schedule, frame for frame.
+    #[test]
+    fn dragonfly_plus_link_loads_and_rounds() {
+        let mut count = 0;
+        for l in 1..=3 {
+            for s in 1..=3 {
+                for p in 1..=3 {
+                    for h in 1..=2 {
+                        let m = s * h;
+                        for g in 2..=m + 1 {
+                            if m % (g - 1) != 0 || h >= g || l * p * g > 200 || l * p * g < 2 {
+                                continue;
+                            }
+                            let d = DragonflyPlus {
+                                leaves: l,
+                                spines: s,
+                                hosts_per_leaf: p,
+                                global_per_spine: h,
+                                groups: Some(g),
+                            };
+                            let net = d.build().expect("builds");
+                            let counted = counted_loads(&net);
+                            let want = d.link_loads().expect("closed form");
+                            let n = net.hosts();
+                            assert!(counted[..2 * n].iter().all(|&x| x == want.host));
+                            for gr in 0..g {
+                                for x in 0..l {
+                                    for y in 0..s {
+                                        let at = 2 * n + 2 * ((gr * l + x) * s + y);
+                                        assert_eq!(counted[at], want.up(x, y), "{d:?}");
+                                        assert_eq!(counted[at + 1], want.down(x, y), "{d:?}");
+                                    }
+                                }
+                                for j in 0..m {
+                                    let at = 2 * n + 2 * l * s * g + gr * m + j;
+                                    assert_eq!(counted[at], want.global[j], "{d:?}");
+                                }
+                            }
+                            count += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(count > 40, "{count}");
+        for (l, p) in [
+            (1, 1),
+            (2, 1),
+            (2, 2),
+            (3, 2),
+            (3, 3),
+            (4, 2),
+            (4, 4),
+            (5, 3),
+        ] {
+            let d = DragonflyPlus {
+                leaves: l,
+                spines: l,
+                hosts_per_leaf: p,
+                global_per_spine: p,
+                groups: None,
+            };
+            let frames = d.schedule().expect("ok").expect("a closed form");
+            let rounds = d.rounds().expect("ok").expect("a closed form");
+            assert_eq!(rounds.frames(), frames.len());
+            assert_eq!(rounds.frames() as u64, d.loads().expect("ok").duration());
+            let mut pairs = Vec::new();
+            for (f, want) in frames.iter().enumerate() {
+                rounds.frame(f, &mut pairs);
+                let got: Vec<(usize, usize)> = pairs
+                    .iter()
+                    .map(|&(a, b)| (a as usize, b as usize))
+                    .collect();
+                assert_eq!(&got, want, "{d:?} frame {f}");
+            }
+        }
+        let big = DragonflyPlus {
+            leaves: 16,
+            spines: 16,
+            hosts_per_leaf: 8,
+            global_per_spine: 8,
+            groups: None,
+        };
+        let rounds = big.rounds().expect("ok").expect("a closed form");
+        assert_eq!(rounds.hosts(), 16_512);
+        assert_eq!(rounds.frames() as u64, big.loads().expect("ok").duration());
+        for d in [
+            (2, 2, 3, 3, None),
+            (4, 2, 2, 2, None),
+            (2, 2, 2, 1, None),
+            (2, 2, 2, 2, Some(3)),
+        ] {
+            let d = DragonflyPlus {
+                leaves: d.0,
+                spines: d.1,
+                hosts_per_leaf: d.2,
+                global_per_spine: d.3,
+                groups: d.4,
+            };
+            assert!(d.rounds().expect("ok").is_none(), "{d:?}");
         }
     }
 

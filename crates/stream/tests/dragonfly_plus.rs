@@ -1,0 +1,143 @@
+//! Streamed Dragonfly+ against the in-memory model (`dragonfly-plus:L,S,P,H[,G]` as
+//! `liquid_topology` builds it) and the model crate's validator: links, names, routes,
+//! loads and Λ are the model's; the streamed schedule, written as YAML and validated as it
+//! is made, is the in-memory closed-form schedule frame for frame and liquid for the model
+//! crate's validator; a Dragonfly+ without one is refused, naming why; a wrong frame is
+//! caught.
+
+use std::sync::atomic::AtomicU64;
+
+use liquid_stream::dragonfly::DragonflyPlusStream;
+use liquid_stream::{SolveOptions, Structured};
+use liquid_topology::dragonfly::DragonflyPlus;
+use liquid_topology::fabric::pairs_schedule;
+
+fn machine(rest: &str) -> DragonflyPlus {
+    DragonflyPlus::parse(&format!("dragonfly-plus:{rest}"), rest).expect("valid")
+}
+
+/// Links, names, routes, loads, Λ and the analysis are the in-memory model's, with one
+/// global link per pair of groups and with parallel ones (`G < S·H + 1`), more leaves
+/// than spines and fewer.
+#[test]
+fn streamed_dragonfly_plus_are_the_in_memory_ones() {
+    for rest in [
+        "2,2,2,2",
+        "3,3,2,2",
+        "2,3,2,2",
+        "3,2,3,1",
+        "2,2,2,2,3",
+        "2,4,2,2,5",
+        "1,1,2,1",
+        "4,4,2,2",
+        "3,2,2,3,4",
+        "3,3,1,1",
+    ] {
+        let traffic = machine(rest).traffic().expect("builds");
+        let d = DragonflyPlusStream::new(rest).expect("streams");
+        assert_eq!(d.name(), traffic.name(), "{rest}");
+        assert_eq!(d.links(), traffic.num_links(), "{rest}");
+        assert_eq!(d.transfers(), traffic.len() as u64);
+        for l in traffic.link_ids() {
+            assert_eq!(d.link_name(l.index()), traffic.link_name(l), "{rest}");
+            assert_eq!(d.load(l.index()), traffic.load(l) as u64, "{rest}");
+        }
+        assert_eq!(d.duration(), traffic.duration() as u64, "{rest}");
+        let mut route = Vec::new();
+        for s in 0..d.hosts() {
+            for t in (0..d.hosts()).filter(|&t| t != s) {
+                let id = format!("{}->{}", d.host_name(s), d.host_name(t));
+                let x = traffic.find_transfer(&id).expect("a transfer");
+                d.route(s, t, &mut route);
+                let want: Vec<u32> = traffic.transfer(x).path.iter().map(|l| l.0).collect();
+                assert_eq!(route, want, "{rest}: {id}");
+            }
+        }
+        let a = liquid_stream::analysis::analyze_dragonfly_plus(&d, Some(100.0));
+        assert_eq!(a.total_path_length, traffic.total_path_length() as u64);
+        assert_eq!(
+            a.bottleneck_links,
+            traffic.bottlenecks().len() as u64,
+            "{rest}"
+        );
+        assert_eq!(a.liquid_ratio, (traffic.liquid_ratio() * 1e4).round() / 1e4);
+    }
+}
+
+/// The streamed schedule validates (streaming validator, and the model crate's on the
+/// YAML file it wrote), is liquid, and equals the in-memory closed form frame for frame.
+#[test]
+fn streamed_schedules_are_liquid_and_the_in_memory_ones() {
+    for rest in [
+        "1,1,1,1", "2,2,1,1", "2,2,2,2", "3,3,2,2", "4,4,4,4", "5,5,3,3",
+    ] {
+        let m = machine(rest);
+        let traffic = m.traffic().expect("builds");
+        let d = DragonflyPlusStream::new(rest).expect("streams");
+        assert!(d.not_streamed().is_none(), "{rest}");
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let yaml = dir.path().join("s.yaml");
+        let options = SolveOptions {
+            out: Some(&yaml),
+            prefix: None,
+            time_limit: None,
+            mpi: None,
+        };
+        let report = liquid_stream::solve(&d, &options, &AtomicU64::new(0))
+            .expect("runs")
+            .expect("valid");
+        assert_eq!(report.verdict, "liquid", "{rest}");
+        assert_eq!(report.validation.loads_match_closed_form, Some(true));
+        assert_eq!(report.validation.duration_counted, Some(d.duration()));
+        let schedule = liquid_model::yaml::load_schedule(&yaml, &traffic).expect("loads");
+        let r = liquid_model::validate(&traffic, &schedule).expect("valid");
+        assert!(r.liquid, "{rest}");
+        let frames = m.schedule().expect("builds").expect("a closed form");
+        let memory = pairs_schedule(d.hosts(), &frames);
+        assert_eq!(schedule.frames, memory.frames, "{rest}");
+    }
+}
+
+/// A Dragonfly+ without the closed form is analysed but not solved; one whose frames are
+/// altered is rejected by the streaming validator.
+#[test]
+fn refusals_and_a_wrong_frame() {
+    for rest in ["2,2,3,3", "4,2,2,2", "2,2,2,1", "2,2,2,2,3", "3,3,2,2,4"] {
+        let d = DragonflyPlusStream::new(rest).expect("parses");
+        let why = d.not_streamed().expect("no closed form");
+        assert!(why.contains("L = S"), "{why}");
+        let options = SolveOptions {
+            out: None,
+            prefix: None,
+            time_limit: None,
+            mpi: None,
+        };
+        let err = liquid_stream::solve(&d, &options, &AtomicU64::new(0)).expect_err("refused");
+        assert!(err.to_string().contains("no streamed schedule"), "{err}");
+    }
+    for bad in ["2,2,2", "0,2,2,2", "2,2,2,2,4", "1000,1000,1000,1000"] {
+        assert!(DragonflyPlusStream::new(bad).is_err(), "{bad}");
+    }
+    // Links no route uses: the in-memory model leaves them out, the stream refuses.
+    for (rest, cabled) in [("2,4,1,2,5", 140), ("2,2,1,1,2", 28), ("1,3,1,2,3", 42)] {
+        let err = DragonflyPlusStream::new(rest).expect_err("refused");
+        assert!(err.to_string().contains("carry no transfer"), "{err}");
+        let traffic = machine(rest).traffic().expect("builds");
+        assert!(traffic.num_links() < cabled, "{rest}");
+    }
+    // Two transfers of frame 4 sent to one host: the validator names the conflict.
+    let d = DragonflyPlusStream::new("2,2,2,2").expect("streams");
+    let mut v = liquid_stream::Validator::new(&d);
+    let mut pairs = Vec::new();
+    for f in 0..3 {
+        d.frame(f, &mut pairs);
+        v.frame(pairs.iter().copied()).expect("valid");
+    }
+    d.frame(3, &mut pairs);
+    pairs[0].1 = pairs[1].1;
+    let err = v.frame(pairs.iter().copied()).expect_err("a conflict");
+    assert!(
+        err.to_string().starts_with("timeframe 4: transfers"),
+        "{err}"
+    );
+}
