@@ -67,15 +67,43 @@ pub fn analyze_model(model: &Model, link_throughput: Option<f64>) -> Analysis {
 /// The analysis of a dragonfly's all-to-all: loads from the closed forms of
 /// `liquid_topology::dragonfly` (tested there against the counted loads), not counted.
 pub fn analyze_dragonfly(d: &DragonflyStream, link_throughput: Option<f64>) -> Analysis {
-    let loads = d.load_classes();
-    let transfers = d.transfers();
+    let parts = (
+        d.load_classes(),
+        d.switches(),
+        d.transfers(),
+        d.not_streamed(),
+    );
+    closed_form(d, parts, "dragonfly", link_throughput)
+}
+
+/// The analysis of a Dragonfly+'s all-to-all: loads from the closed forms of
+/// `liquid_topology::dragonfly` (tested there against the counted loads), not counted.
+pub fn analyze_dragonfly_plus(d: &DragonflyPlusStream, link_throughput: Option<f64>) -> Analysis {
+    let parts = (
+        d.load_classes(),
+        d.switches(),
+        d.transfers(),
+        d.not_streamed(),
+    );
+    closed_form(d, parts, "Dragonfly+", link_throughput)
+}
+
+/// The analysis of a machine whose loads (`loads`), switch count and streamed schedule
+/// (`not_streamed`: why there is none) come from closed forms; `machine` names its
+/// rounds.
+fn closed_form(
+    d: &impl Structured,
+    (loads, switches, transfers, not_streamed): (Vec<LoadClass>, u64, u64, Option<String>),
+    machine: &str,
+    link_throughput: Option<f64>,
+) -> Analysis {
     let total: u64 = loads.iter().map(|x| x.count * x.load).sum();
     finish(
         Analysis {
             model: d.name(),
-            spec: Structured::spec(d),
+            spec: d.spec(),
             hosts: d.hosts() as u64,
-            switches: d.switches(),
+            switches,
             links: d.links() as u64,
             transfers,
             total_path_length: total,
@@ -94,47 +122,8 @@ pub fn analyze_dragonfly(d: &DragonflyStream, link_throughput: Option<f64>) -> A
                 "computed from the parameters: hosts, switches, links, transfers; derived from \
                  closed-form loads (not counted): loads, duration, bottlenecks, \
                  total_path_length, liquid_ratio, liquid_throughput. Streamed schedule: {}",
-                match d.not_streamed() {
-                    None => "yes (closed-form dragonfly rounds, N - 1 frames)".to_string(),
-                    Some(why) => format!("none ({why})"),
-                }
-            ),
-        },
-        link_throughput,
-    )
-}
-
-/// The analysis of a Dragonfly+'s all-to-all: loads from the closed forms of
-/// `liquid_topology::dragonfly` (tested there against the counted loads), not counted.
-pub fn analyze_dragonfly_plus(d: &DragonflyPlusStream, link_throughput: Option<f64>) -> Analysis {
-    let loads = d.load_classes();
-    let total: u64 = loads.iter().map(|x| x.count * x.load).sum();
-    finish(
-        Analysis {
-            model: d.name(),
-            spec: Structured::spec(d),
-            hosts: d.hosts() as u64,
-            switches: d.switches(),
-            links: d.links() as u64,
-            transfers: d.transfers(),
-            total_path_length: total,
-            duration: d.duration(),
-            bottlenecks: Vec::new(),
-            bottleneck_links: 0,
-            bottleneck_example: (0..d.links())
-                .find(|&l| d.load(l) == d.duration())
-                .map(|l| d.link_name(l))
-                .unwrap_or_default(),
-            loads,
-            liquid_ratio: 0.0,
-            link_throughput,
-            liquid_throughput: None,
-            figures: format!(
-                "computed from the parameters: hosts, switches, links, transfers; derived from \
-                 closed-form loads (not counted): loads, duration, bottlenecks, \
-                 total_path_length, liquid_ratio, liquid_throughput. Streamed schedule: {}",
-                match d.not_streamed() {
-                    None => "yes (closed-form Dragonfly+ rounds, N - 1 frames)".to_string(),
+                match not_streamed {
+                    None => format!("yes (closed-form {machine} rounds, N - 1 frames)"),
                     Some(why) => format!("none ({why})"),
                 }
             ),
