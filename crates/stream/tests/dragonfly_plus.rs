@@ -5,6 +5,8 @@
 //! crate's validator; a Dragonfly+ without one is refused, naming why; a wrong frame is
 //! caught.
 
+mod common;
+
 use std::sync::atomic::AtomicU64;
 
 use liquid_stream::dragonfly::DragonflyPlusStream;
@@ -35,24 +37,8 @@ fn streamed_dragonfly_plus_are_the_in_memory_ones() {
     ] {
         let traffic = machine(rest).traffic().expect("builds");
         let d = DragonflyPlusStream::new(rest).expect("streams");
-        assert_eq!(d.name(), traffic.name(), "{rest}");
-        assert_eq!(d.links(), traffic.num_links(), "{rest}");
+        common::same_model(rest, &d, &traffic);
         assert_eq!(d.transfers(), traffic.len() as u64);
-        for l in traffic.link_ids() {
-            assert_eq!(d.link_name(l.index()), traffic.link_name(l), "{rest}");
-            assert_eq!(d.load(l.index()), traffic.load(l) as u64, "{rest}");
-        }
-        assert_eq!(d.duration(), traffic.duration() as u64, "{rest}");
-        let mut route = Vec::new();
-        for s in 0..d.hosts() {
-            for t in (0..d.hosts()).filter(|&t| t != s) {
-                let id = format!("{}->{}", d.host_name(s), d.host_name(t));
-                let x = traffic.find_transfer(&id).expect("a transfer");
-                d.route(s, t, &mut route);
-                let want: Vec<u32> = traffic.transfer(x).path.iter().map(|l| l.0).collect();
-                assert_eq!(route, want, "{rest}: {id}");
-            }
-        }
         let a = liquid_stream::analysis::analyze_dragonfly_plus(&d, Some(100.0));
         assert_eq!(a.total_path_length, traffic.total_path_length() as u64);
         assert_eq!(
@@ -75,23 +61,7 @@ fn streamed_schedules_are_liquid_and_the_in_memory_ones() {
         let traffic = m.traffic().expect("builds");
         let d = DragonflyPlusStream::new(rest).expect("streams");
         assert!(d.not_streamed().is_none(), "{rest}");
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let yaml = dir.path().join("s.yaml");
-        let options = SolveOptions {
-            out: Some(&yaml),
-            prefix: None,
-            time_limit: None,
-            mpi: None,
-        };
-        let report = liquid_stream::solve(&d, &options, &AtomicU64::new(0))
-            .expect("runs")
-            .expect("valid");
-        assert_eq!(report.verdict, "liquid", "{rest}");
-        assert_eq!(report.validation.loads_match_closed_form, Some(true));
-        assert_eq!(report.validation.duration_counted, Some(d.duration()));
-        let schedule = liquid_model::yaml::load_schedule(&yaml, &traffic).expect("loads");
-        let r = liquid_model::validate(&traffic, &schedule).expect("valid");
-        assert!(r.liquid, "{rest}");
+        let schedule = common::solved_liquid(rest, &d, &traffic);
         let frames = m.schedule().expect("builds").expect("a closed form");
         let memory = pairs_schedule(d.hosts(), &frames);
         assert_eq!(schedule.frames, memory.frames, "{rest}");
