@@ -1216,9 +1216,11 @@ mod tests {
         }
     }
 
-    #[test]
-    fn dragonfly_plus_sizes_and_loads() {
-        let mut count = 0;
+    /// The Dragonflies+ the load tests run on: 1 to 3 leaves and spines, 1 to 3 hosts per
+    /// leaf, 1 or 2 global links per spine, every group count that divides the global links
+    /// evenly, at most 200 hosts.
+    fn small_dragonflies_plus() -> Vec<DragonflyPlus> {
+        let mut out = Vec::new();
         for l in 1..=3 {
             for s in 1..=3 {
                 for p in 1..=3 {
@@ -1228,36 +1230,43 @@ mod tests {
                             if m % (g - 1) != 0 || h >= g || l * p * g > 200 || l * p * g < 2 {
                                 continue;
                             }
-                            let d = DragonflyPlus {
+                            out.push(DragonflyPlus {
                                 leaves: l,
                                 spines: s,
                                 hosts_per_leaf: p,
                                 global_per_spine: h,
                                 groups: Some(g),
-                            };
-                            let net = d.build().expect("builds");
-                            assert_eq!(net.hosts(), l * p * g);
-                            assert_eq!(net.switches(), (l + s) * g);
-                            let loads = counted_loads(&net);
-                            let want = d.loads().expect("closed form");
-                            let n = net.hosts();
-                            let local = 2 * l * s * g;
-                            let lmax = loads[2 * n..2 * n + local].iter().copied().max();
-                            let gmax = loads[2 * n + local..].iter().copied().max();
-                            assert_eq!(lmax.unwrap_or(0), want.local, "{d:?}");
-                            assert_eq!(gmax.unwrap_or(0), want.global, "{d:?}");
-                            assert_eq!(
-                                loads.iter().copied().max().unwrap_or(0),
-                                want.duration(),
-                                "{d:?}"
-                            );
-                            count += 1;
+                            });
                         }
                     }
                 }
             }
         }
-        assert!(count > 40, "{count}");
+        assert!(out.len() > 40, "{}", out.len());
+        out
+    }
+
+    #[test]
+    fn dragonfly_plus_sizes_and_loads() {
+        for d in small_dragonflies_plus() {
+            let (l, s, g) = (d.leaves, d.spines, d.groups.expect("set"));
+            let net = d.build().expect("builds");
+            assert_eq!(net.hosts(), l * d.hosts_per_leaf * g);
+            assert_eq!(net.switches(), (l + s) * g);
+            let loads = counted_loads(&net);
+            let want = d.loads().expect("closed form");
+            let n = net.hosts();
+            let local = 2 * l * s * g;
+            let lmax = loads[2 * n..2 * n + local].iter().copied().max();
+            let gmax = loads[2 * n + local..].iter().copied().max();
+            assert_eq!(lmax.unwrap_or(0), want.local, "{d:?}");
+            assert_eq!(gmax.unwrap_or(0), want.global, "{d:?}");
+            assert_eq!(
+                loads.iter().copied().max().unwrap_or(0),
+                want.duration(),
+                "{d:?}"
+            );
+        }
     }
 
     #[test]
@@ -1337,48 +1346,28 @@ mod tests {
     /// the frame-by-frame rounds are the in-memory schedule, frame for frame.
     #[test]
     fn dragonfly_plus_link_loads_and_rounds() {
-        let mut count = 0;
-        for l in 1..=3 {
-            for s in 1..=3 {
-                for p in 1..=3 {
-                    for h in 1..=2 {
-                        let m = s * h;
-                        for g in 2..=m + 1 {
-                            if m % (g - 1) != 0 || h >= g || l * p * g > 200 || l * p * g < 2 {
-                                continue;
-                            }
-                            let d = DragonflyPlus {
-                                leaves: l,
-                                spines: s,
-                                hosts_per_leaf: p,
-                                global_per_spine: h,
-                                groups: Some(g),
-                            };
-                            let net = d.build().expect("builds");
-                            let counted = counted_loads(&net);
-                            let want = d.link_loads().expect("closed form");
-                            let n = net.hosts();
-                            assert!(counted[..2 * n].iter().all(|&x| x == want.host));
-                            for gr in 0..g {
-                                for x in 0..l {
-                                    for y in 0..s {
-                                        let at = 2 * n + 2 * ((gr * l + x) * s + y);
-                                        assert_eq!(counted[at], want.up(x, y), "{d:?}");
-                                        assert_eq!(counted[at + 1], want.down(x, y), "{d:?}");
-                                    }
-                                }
-                                for j in 0..m {
-                                    let at = 2 * n + 2 * l * s * g + gr * m + j;
-                                    assert_eq!(counted[at], want.global[j], "{d:?}");
-                                }
-                            }
-                            count += 1;
-                        }
+        for d in small_dragonflies_plus() {
+            let (l, s, g) = (d.leaves, d.spines, d.groups.expect("set"));
+            let m = s * d.global_per_spine;
+            let net = d.build().expect("builds");
+            let counted = counted_loads(&net);
+            let want = d.link_loads().expect("closed form");
+            let n = net.hosts();
+            assert!(counted[..2 * n].iter().all(|&x| x == want.host));
+            for gr in 0..g {
+                for x in 0..l {
+                    for y in 0..s {
+                        let at = 2 * n + 2 * ((gr * l + x) * s + y);
+                        assert_eq!(counted[at], want.up(x, y), "{d:?}");
+                        assert_eq!(counted[at + 1], want.down(x, y), "{d:?}");
                     }
+                }
+                for j in 0..m {
+                    let at = 2 * n + 2 * l * s * g + gr * m + j;
+                    assert_eq!(counted[at], want.global[j], "{d:?}");
                 }
             }
         }
-        assert!(count > 40, "{count}");
         for (l, p) in [
             (1, 1),
             (2, 1),
