@@ -49,6 +49,7 @@ use crate::encode::Encoding;
 use crate::frames::{indices, team_clauses, FramesError};
 use crate::rup::write_step;
 use crate::units::{out_of_budget, Units, NO_REASON};
+use liquid_search::team_list::{Halt, TeamLister, TeamShape};
 
 /// The most full teams (over every timeframe) the proof defines variables for.
 pub const MAX_TEAMS: usize = 100_000;
@@ -121,88 +122,6 @@ struct Shape {
     bottlenecks: Vec<u32>,
     /// Per transfer: the timeframe the encoding fixes it to.
     fixed: Vec<Option<usize>>,
-}
-
-/// The full teams holding `root` in timeframe `c`, appended to `out` as sorted transfer
-/// lists; `Err` with the reason when the cap, the budget or the deadline stops it.
-struct Enumeration<'a> {
-    shape: &'a Shape,
-    used: Vec<bool>,
-    chosen: Vec<u32>,
-    colour: usize,
-    out: Vec<(usize, Vec<u32>)>,
-    max: usize,
-    nodes: u64,
-    budget: u64,
-    deadline: Option<Instant>,
-}
-
-/// Why an enumeration stopped.
-enum Halt {
-    TooMany,
-    Stopped,
-}
-
-impl Enumeration<'_> {
-    fn free(&self, t: u32) -> bool {
-        self.shape.fixed[t as usize].is_none_or(|c| c == self.colour)
-            && self.shape.paths[t as usize]
-                .iter()
-                .all(|&l| !self.used[l as usize])
-    }
-
-    fn mark(&mut self, t: u32, on: bool) {
-        for &l in &self.shape.paths[t as usize] {
-            self.used[l as usize] = on;
-        }
-    }
-
-    fn run(&mut self) -> Result<(), Halt> {
-        self.nodes += 1;
-        if out_of_budget(self.nodes, self.budget, self.deadline) {
-            return Err(Halt::Stopped);
-        }
-        // The uncovered bottleneck with the fewest free users.
-        let mut best: Option<(usize, u32)> = None;
-        for &l in &self.shape.bottlenecks {
-            if self.used[l as usize] {
-                continue;
-            }
-            let free = self.shape.users[l as usize]
-                .iter()
-                .filter(|&&u| self.free(u))
-                .count();
-            if best.is_none_or(|(b, _)| free < b) {
-                best = Some((free, l));
-            }
-        }
-        let Some((free, l)) = best else {
-            let mut team = self.chosen.clone();
-            team.sort_unstable();
-            self.out.push((self.colour, team));
-            return if self.out.len() > self.max {
-                Err(Halt::TooMany)
-            } else {
-                Ok(())
-            };
-        };
-        if free == 0 {
-            return Ok(());
-        }
-        let users = self.shape.users[l as usize].clone();
-        for u in users {
-            if !self.free(u) {
-                continue;
-            }
-            self.mark(u, true);
-            self.chosen.push(u);
-            let r = self.run();
-            self.chosen.pop();
-            self.mark(u, false);
-            r?;
-        }
-        Ok(())
-    }
 }
 
 /// An exact cover of the bottleneck transfers by teams, without a proof (dancing links by
@@ -610,27 +529,37 @@ fn refute_capped(
         .filter(|&t| on_bottleneck[t as usize])
         .collect();
 
-    // Part 1: the teams, timeframe by timeframe.
-    let mut en = Enumeration {
-        shape: &shape,
-        used: vec![false; shape.users.len()],
-        chosen: Vec::new(),
-        colour: 0,
-        out: Vec::new(),
-        max: max_teams,
-        nodes: 0,
-        budget,
-        deadline,
-    };
+    // Part 1: the teams, timeframe by timeframe: those holding the timeframe's root and
+    // no transfer the encoding fixes to another timeframe.
+    let mut lister = TeamLister::new(TeamShape {
+        users: &shape.users,
+        paths: &shape.paths,
+        bottlenecks: &shape.bottlenecks,
+    })
+    .with_limits(budget, deadline)
+    .with_cap(max_teams);
+    // The cap counts the teams of every timeframe together.
+    let mut listed: Vec<Vec<u32>> = Vec::new();
+    let mut colour: Vec<usize> = Vec::new();
     for (c, &root) in roots.iter().enumerate() {
-        en.colour = c;
-        en.mark(root, true);
-        en.chosen = vec![root];
-        let r = en.run();
-        en.mark(root, false);
+        let others: Vec<u32> = (0..n as u32)
+            .filter(|&t| shape.fixed[t as usize].is_some_and(|f| f != c))
+            .collect();
+        for &t in &others {
+            lister.exclude(t, true);
+        }
+        let r = lister.list(Some(root), &mut listed);
+        colour.resize(listed.len(), c);
+        for &t in &others {
+            lister.exclude(t, false);
+        }
         match r {
             Ok(()) => {}
-            Err(Halt::Stopped) => return Ok(Covered::Stopped { nodes: en.nodes }),
+            Err(Halt::Stopped) => {
+                return Ok(Covered::Stopped {
+                    nodes: lister.nodes(),
+                })
+            }
             Err(Halt::TooMany) => {
                 return Ok(Covered::Declined(format!(
                     "more than {max_teams} full teams"
@@ -638,7 +567,7 @@ fn refute_capped(
             }
         }
     }
-    let teams = en.out;
+    let teams: Vec<(usize, Vec<u32>)> = colour.into_iter().zip(listed).collect();
     // Both searches below cost teams × bottleneck transfers per node (or per clause).
     if teams.len().saturating_mul(covered.len()) > MAX_TEAM_WORK {
         return Ok(Covered::Declined(format!(
@@ -662,10 +591,12 @@ fn refute_capped(
         covered: vec![false; n],
         blocked: vec![0; teams.len()],
         chosen: Vec::new(),
-        nodes: en.nodes,
+        nodes: lister.nodes(),
         // A quarter of what is left: without learning, a search that has no cover to
         // find can take far longer than the proof search, which learns.
-        budget: en.nodes.saturating_add(budget.saturating_sub(en.nodes) / 4),
+        budget: lister
+            .nodes()
+            .saturating_add(budget.saturating_sub(lister.nodes()) / 4),
         deadline,
     };
     match exact.run() {

@@ -44,6 +44,7 @@ use liquid_model::rng::SplitMix64;
 use liquid_model::{Schedule, Traffic, TransferId};
 
 use crate::symmetry::{self, Automorphisms};
+use crate::team_list::{Halt, TeamLister, TeamShape};
 
 /// The most full teams enumerated; past it the search declines.
 pub const MAX_TEAMS: usize = 400_000;
@@ -199,150 +200,6 @@ impl Shape {
     }
 }
 
-/// Why an enumeration stopped early.
-enum Halt {
-    TooMany,
-    Stopped,
-}
-
-/// Enumerates the full teams (sorted transfer lists). A transfer is free while none of its
-/// links is used; the free users of each link are counted as links are used and freed.
-struct Enumeration<'a> {
-    shape: &'a Shape,
-    used: Vec<bool>,
-    /// Per transfer: how many of its links are used.
-    blocked: Vec<u32>,
-    /// Per link: its free users.
-    free: Vec<u32>,
-    chosen: Vec<u32>,
-    out: Vec<Vec<u32>>,
-    steps: u64,
-    deadline: Option<Instant>,
-}
-
-impl Enumeration<'_> {
-    fn mark(&mut self, t: u32, on: bool) {
-        let shape = self.shape;
-        for &l in &shape.paths[t as usize] {
-            self.used[l as usize] = on;
-            for &v in &shape.users[l as usize] {
-                let b = &mut self.blocked[v as usize];
-                if on {
-                    *b += 1;
-                    if *b == 1 {
-                        for &m in &shape.paths[v as usize] {
-                            self.free[m as usize] -= 1;
-                        }
-                    }
-                } else {
-                    *b -= 1;
-                    if *b == 0 {
-                        for &m in &shape.paths[v as usize] {
-                            self.free[m as usize] += 1;
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    fn run(&mut self) -> Result<(), Halt> {
-        self.steps += 1;
-        if self.steps % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(Halt::Stopped);
-        }
-        // The uncovered bottleneck with the fewest free users.
-        let mut best: Option<(u32, u32)> = None;
-        for &l in &self.shape.bottlenecks {
-            if self.used[l as usize] {
-                continue;
-            }
-            let free = self.free[l as usize];
-            if free == 0 {
-                return Ok(());
-            }
-            if best.is_none_or(|(b, _)| free < b) {
-                best = Some((free, l));
-            }
-        }
-        let Some((_, l)) = best else {
-            let mut team = self.chosen.clone();
-            team.sort_unstable();
-            self.out.push(team);
-            return if self.out.len() > MAX_TEAMS {
-                Err(Halt::TooMany)
-            } else {
-                Ok(())
-            };
-        };
-        for i in 0..self.shape.users[l as usize].len() {
-            let u = self.shape.users[l as usize][i];
-            if self.blocked[u as usize] != 0 {
-                continue;
-            }
-            self.mark(u, true);
-            self.chosen.push(u);
-            let r = self.run();
-            self.chosen.pop();
-            self.mark(u, false);
-            r?;
-        }
-        Ok(())
-    }
-}
-
-impl Enumeration<'_> {
-    /// Knuth's estimate of the number of teams [`Enumeration::run`] lists: the mean, over
-    /// random dives down its tree (the same branching), of the product of the branching
-    /// factors met (0 for a dive that ends without a team).
-    fn estimate(&mut self, probes: u64, rng: &mut SplitMix64) -> f64 {
-        let mut total = 0.0;
-        for _ in 0..probes {
-            let mut product = 1.0f64;
-            let mut marked = Vec::new();
-            loop {
-                let mut best: Option<(u32, u32)> = None;
-                let mut dead = false;
-                for &l in &self.shape.bottlenecks {
-                    if self.used[l as usize] {
-                        continue;
-                    }
-                    let free = self.free[l as usize];
-                    if free == 0 {
-                        dead = true;
-                        break;
-                    }
-                    if best.is_none_or(|(b, _)| free < b) {
-                        best = Some((free, l));
-                    }
-                }
-                if dead {
-                    product = 0.0;
-                    break;
-                }
-                let Some((free, l)) = best else {
-                    break;
-                };
-                product *= f64::from(free);
-                let pick = (rng.next() % u64::from(free)) as usize;
-                let u = self.shape.users[l as usize]
-                    .iter()
-                    .copied()
-                    .filter(|&u| self.blocked[u as usize] == 0)
-                    .nth(pick)
-                    .expect("free users counted");
-                self.mark(u, true);
-                marked.push(u);
-            }
-            for &u in marked.iter().rev() {
-                self.mark(u, false);
-            }
-            total += product;
-        }
-        total / probes.max(1) as f64
-    }
-}
-
 /// The full teams of the traffic: every set of pairwise non-congesting bottleneck
 /// transfers that meets every bottleneck exactly once, as sorted transfer indices, in a
 /// deterministic order; `Err` with the reason when there are too many or the deadline
@@ -378,21 +235,20 @@ pub fn applies(traffic: &Traffic) -> Result<f64, String> {
     estimate(&shape)
 }
 
-fn new_enumeration(shape: &Shape, deadline: Option<Instant>) -> Enumeration<'_> {
-    Enumeration {
-        shape,
-        used: vec![false; shape.users.len()],
-        blocked: vec![0; shape.paths.len()],
-        free: shape.users.iter().map(|u| u.len() as u32).collect(),
-        chosen: Vec::new(),
-        out: Vec::new(),
-        steps: 0,
-        deadline,
+impl Shape {
+    fn lister(&self) -> TeamLister<'_> {
+        TeamLister::new(TeamShape {
+            users: &self.users,
+            paths: &self.paths,
+            bottlenecks: &self.bottlenecks,
+        })
     }
 }
 
 fn estimate(shape: &Shape) -> Result<f64, String> {
-    let estimate = new_enumeration(shape, None).estimate(ESTIMATE_PROBES, &mut SplitMix64(0x5eed));
+    let estimate = shape
+        .lister()
+        .estimate(ESTIMATE_PROBES, &mut SplitMix64(0x5eed));
     if estimate > 2.0 * MAX_TEAMS as f64 {
         return Err(format!(
             "about {estimate:.0} full teams (Knuth's estimate from {ESTIMATE_PROBES} dives), \
@@ -404,9 +260,14 @@ fn estimate(shape: &Shape) -> Result<f64, String> {
 
 fn enumerate(shape: &Shape, deadline: Option<Instant>) -> Result<Vec<Vec<u32>>, String> {
     estimate(shape)?;
-    let mut en = new_enumeration(shape, deadline);
-    match en.run() {
-        Ok(()) => Ok(en.out),
+    let mut out = Vec::new();
+    let listed = shape
+        .lister()
+        .with_limits(u64::MAX, deadline)
+        .with_cap(MAX_TEAMS)
+        .list(None, &mut out);
+    match listed {
+        Ok(()) => Ok(out),
         Err(Halt::TooMany) => Err(format!("more than {MAX_TEAMS} full teams")),
         Err(Halt::Stopped) => Err("the deadline passed while the teams were listed".into()),
     }

@@ -42,6 +42,7 @@ pub mod repair;
 pub mod structured;
 pub mod symmetry;
 pub mod tabu;
+pub mod team_list;
 pub mod teams;
 #[cfg(test)]
 pub(crate) mod test_support;
