@@ -54,6 +54,24 @@ pub fn print(text: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Writes a report of measured figures to stdout; exit 0. YAML, for people, drops the
+/// noise of binary arithmetic ([`without_float_noise`]; the fields named in `integers` as
+/// integers when whole); JSON, for machines, keeps full precision.
+pub fn emitted_figures<T: Serialize>(
+    value: &T,
+    format: Format,
+    integers: &[&str],
+) -> anyhow::Result<std::process::ExitCode> {
+    match format {
+        Format::Yaml => emit(
+            &without_float_noise(serde_json::to_value(value)?, integers),
+            format,
+        )?,
+        Format::Json => emit(value, format)?,
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
 /// Writes a report to stdout in the chosen format; exit 0.
 pub fn emitted<T: Serialize>(value: &T, format: Format) -> anyhow::Result<std::process::ExitCode> {
     emit(value, format)?;
@@ -76,32 +94,52 @@ pub const SIGNIFICANT_DIGITS: usize = 4;
 /// `integers` printed as integers when they are whole (`bytes: 8388608.0` → `8388608`).
 /// JSON output keeps full precision: this is for the YAML a person reads.
 pub fn for_people(value: serde_json::Value, integers: &[&str]) -> serde_json::Value {
+    rounded(value, integers, SIGNIFICANT_DIGITS)
+}
+
+/// Significant digits of the floats in reports whose figures other tools read back
+/// ([`without_float_noise`]): enough to keep every figure a simulation can resolve, few
+/// enough to drop the noise of binary arithmetic (`0.01900000000000001` → `0.019`).
+pub const EXACT_DIGITS: usize = 12;
+
+/// A report's value with every float to [`EXACT_DIGITS`] significant digits and the
+/// fields named in `integers` printed as integers when they are whole.
+pub fn without_float_noise(value: serde_json::Value, integers: &[&str]) -> serde_json::Value {
+    rounded(value, integers, EXACT_DIGITS)
+}
+
+/// Every float of `value` to `digits` significant digits, the fields named in `integers`
+/// as integers when they are whole.
+fn rounded(value: serde_json::Value, integers: &[&str], digits: usize) -> serde_json::Value {
     use serde_json::Value;
-    fn walk(v: Value, key: Option<&str>, integers: &[&str]) -> Value {
+    fn walk(v: Value, key: Option<&str>, integers: &[&str], digits: usize) -> Value {
         match v {
             Value::Object(map) => Value::Object(
                 map.into_iter()
                     .map(|(k, v)| {
-                        let v = walk(v, Some(&k), integers);
+                        let v = walk(v, Some(&k), integers, digits);
                         (k, v)
                     })
                     .collect(),
             ),
-            Value::Array(items) => {
-                Value::Array(items.into_iter().map(|v| walk(v, key, integers)).collect())
-            }
+            Value::Array(items) => Value::Array(
+                items
+                    .into_iter()
+                    .map(|v| walk(v, key, integers, digits))
+                    .collect(),
+            ),
             Value::Number(n) if n.is_f64() => {
                 let x = n.as_f64().unwrap_or_default();
                 let whole = x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15;
                 if whole && key.is_some_and(|k| integers.contains(&k)) {
                     return Value::from(x as i64);
                 }
-                Value::from(round_significant(x, SIGNIFICANT_DIGITS))
+                Value::from(round_significant(x, digits))
             }
             v => v,
         }
     }
-    walk(value, None, integers)
+    walk(value, None, integers, digits)
 }
 
 /// `x` rounded to `digits` significant digits (non-finite values unchanged).
@@ -120,6 +158,13 @@ mod tests {
             r,
             serde_json::json!({"predicted_s": 0.0734, "bytes": 8388608,
                 "steps": [{"bytes": 4096, "ratio": 1.523, "time_s": 2.0}], "ranks": 8})
+        );
+        let v = serde_json::json!({"makespan_s": 0.01900000000000001, "end_s": 0.6534211234567,
+            "total_bytes": 56000000.0, "overhead_s": 0.0});
+        assert_eq!(
+            without_float_noise(v, &["total_bytes"]),
+            serde_json::json!({"makespan_s": 0.019, "end_s": 0.653421123457,
+                "total_bytes": 56000000, "overhead_s": 0.0})
         );
     }
 }

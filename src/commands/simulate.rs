@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use liquid_sim::Mode;
 use liquid_study::simulate;
 
-use crate::output::{emitted, Format};
+use crate::output::{emitted, emitted_figures, Format};
 use crate::SimCliArgs;
 
 /// How a schedule is run (`--mode`).
@@ -53,15 +53,22 @@ pub struct SimulateArgs {
     format: Format,
 }
 
+/// The byte counts of simulate's reports, printed as integers when whole.
+const BYTES: &[&str] = &["total_bytes", "bytes"];
+
 /// `liquid simulate MODEL` (with `--plan`, an MPI library's all-to-all).
 pub fn simulate(a: &SimulateArgs) -> anyhow::Result<ExitCode> {
     let (model, args) = (&a.model, &a.sim.args()?);
     match &a.plan {
-        Some(plan) => emitted(&simulate::simulate_mpi(model, args, plan)?, a.format),
+        Some(plan) => {
+            let report = simulate::simulate_mpi(model, args, plan)?;
+            emitted_figures(&report, a.format, BYTES)
+        }
         None => {
             let plot = a.plot.as_deref();
             let solve = &crate::progress::solve;
-            emitted(&simulate::simulate(model, args, plot, solve)?, a.format)
+            let report = simulate::simulate(model, args, plot, solve)?;
+            emitted_figures(&report, a.format, BYTES)
         }
     }
 }

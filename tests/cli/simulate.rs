@@ -453,3 +453,19 @@ fn specs_built_directly_simulate_as_their_network_form() {
         assert_eq!(direct, network, "{spec}");
     }
 }
+
+#[test]
+fn the_yaml_report_drops_float_noise_and_the_json_keeps_full_precision() {
+    // 19 frames of 1 ms: the frames' ends add up to 0.01900000000000001 in binary.
+    let args = ["dragonfly-plus:2,2,2,2", "--link-throughput", "1000"];
+    let json = simulate(&args);
+    let exact = f(&json, "makespan_s");
+    assert!(close(exact, 0.019), "{json}");
+    let mut cmd = liquid();
+    cmd.arg("simulate").args(args);
+    let out = succeed(&mut cmd);
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(text.contains("\nmakespan_s: 0.019\n"), "{text}");
+    assert!(text.contains("\ntotal_bytes: 380000000\n"), "{text}");
+    assert!(text.contains("  end_s: 0.019\n"), "{text}");
+}
