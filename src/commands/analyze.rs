@@ -22,7 +22,7 @@ pub struct AnalyzeArgs {
     count_conflicts: bool,
     /// Closed forms only, for traffics too large to hold (`fat-tree:32,3`: 8,192
     /// hosts; `fat-tree:64,3`: 65,536; `dragonfly:16,8,8` and `dragonfly-plus:16,16,8,8`:
-    /// 16,512): loads per class of links, Λ, bottlenecks and liquid throughput, derived without the transfers (see crates/stream/README.md).
+    /// 16,512; `rail:2048,8,pxn` and `hyperx:16x16x16,4`: 16,384): loads per class of links, Λ, bottlenecks and liquid throughput, derived without the transfers (see crates/stream/README.md).
     #[arg(long, conflicts_with = "count_conflicts")]
     stream: bool,
     /// With --stream: the link throughput in MB/s for the liquid throughput; with

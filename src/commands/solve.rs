@@ -112,7 +112,10 @@ pub struct SolveArgs {
     /// `fat-tree:32,3` (8,192 hosts) and `fat-tree:64,3` (65,536), and multi-cluster
     /// systems such as `multi-cluster:8,32x2+24x3+8x4` (8,192 nodes), dragonflies such
     /// as `dragonfly:16,8,8` and Dragonfly+ such as `dragonfly-plus:16,16,8,8` (16,512
-    /// hosts each). Default --time-limit: 3600 s. See
+    /// hosts each), rail-optimised fat-trees with PXN or as many spines as servers such
+    /// as `rail:2048,8,pxn` and HyperX whose dimensions are prime powers above the hosts
+    /// per router such as `hyperx:16x16x16,4` (16,384 hosts each). Default
+    /// --time-limit: 3600 s. See
     /// crates/stream/README.md.
     #[arg(long, conflicts_with_all = ["proof", "require_proof", "decide", "engine"])]
     stream: bool,

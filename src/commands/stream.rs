@@ -1,5 +1,6 @@
 //! `--stream`: `analyze`, `solve` and `verify` of structured traffics too large to hold
-//! (fat-tree:32,3 and fat-tree:64,3, multi-cluster systems of 8,192 nodes), through
+//! (fat-tree:32,3 and fat-tree:64,3, multi-cluster systems of 8,192 nodes, dragonflies,
+//! Dragonfly+, rail-optimised fat-trees and HyperX of 16,000 hosts and more), through
 //! `liquid_stream`, one frame at a time.
 
 use std::path::Path;

@@ -317,3 +317,102 @@ fn dragonfly_stream() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("prime power"));
 }
+
+/// Issue 41: rail-optimised fat-trees stream: `analyze --stream` of the 16,384-GPU
+/// `rail:2048,8,pxn` from closed forms, `solve --stream` and `verify --stream` of a small
+/// one (liquid), `--time-limit` stopping a solve with `unknown`, and a machine without
+/// the closed-form schedule (no PXN, fewer spines than servers) refused (exit 2).
+#[test]
+fn rail_stream() {
+    let out =
+        succeed(liquid().args(["analyze", "rail:2048,8,pxn", "--stream", "--format", "json"]));
+    let a: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(a["hosts"], 16384);
+    assert_eq!(a["switches"], 8 + 2048 + 2048 * 9);
+    assert_eq!(a["transfers"], 16384u64 * 16383);
+    assert_eq!(a["duration"], 8 * 2047);
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let frames = dir.path().join("rail.frames");
+    let out = succeed(
+        liquid()
+            .args(["solve", "rail:6,4,pxn", "--stream", "--schedule-out"])
+            .arg(&frames)
+            .args(["--format", "json"]),
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(r["verdict"], "liquid");
+    assert_eq!(r["frames_made"], 20);
+    let out = succeed(
+        liquid()
+            .args(["verify", "rail:6,4,pxn"])
+            .arg(&frames)
+            .args(["--stream", "--format", "json"]),
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(r["report"]["liquid"], true);
+    let out = liquid()
+        .args([
+            "solve",
+            "rail:64,8",
+            "--stream",
+            "--time-limit",
+            "0",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("runs");
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(r["verdict"], "unknown");
+    assert!(r["stopped"].as_str().expect("why").contains("time limit"));
+    let out = liquid()
+        .args(["solve", "rail:8,4,2", "--stream"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("K = S"));
+}
+
+/// Issue 41: HyperX streams: `analyze --stream` of the 16,384-host `hyperx:16x16x16,4`
+/// from closed forms, `solve --stream` and `verify --stream` of a small one (liquid), and
+/// a HyperX without the closed-form schedule refused (exit 2).
+#[test]
+fn hyperx_stream() {
+    let out = succeed(liquid().args([
+        "analyze",
+        "hyperx:16x16x16,4",
+        "--stream",
+        "--format",
+        "json",
+    ]));
+    let a: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(a["hosts"], 16384);
+    assert_eq!(a["switches"], 4096);
+    assert_eq!(a["transfers"], 16384u64 * 16383);
+    assert_eq!(a["duration"], 16383);
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let frames = dir.path().join("hx.frames");
+    let out = succeed(
+        liquid()
+            .args(["solve", "hyperx:5x4,3", "--stream", "--schedule-out"])
+            .arg(&frames)
+            .args(["--format", "json"]),
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(r["verdict"], "liquid");
+    assert_eq!(r["frames_made"], 59);
+    let out = succeed(
+        liquid()
+            .args(["verify", "hyperx:5x4,3"])
+            .arg(&frames)
+            .args(["--stream", "--format", "json"]),
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(r["report"]["liquid"], true);
+    let out = liquid()
+        .args(["solve", "hyperx:6x6,2", "--stream"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("prime power"));
+}

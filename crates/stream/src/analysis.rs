@@ -12,8 +12,8 @@
 
 use serde::Serialize;
 
+use crate::closed::ClosedForm;
 use crate::cluster::Clusters;
-use crate::dragonfly::{DragonflyPlusStream, DragonflyStream};
 use crate::tree::{LoadClass, Tree};
 use crate::{Model, Structured};
 
@@ -59,53 +59,29 @@ pub fn analyze_model(model: &Model, link_throughput: Option<f64>) -> Analysis {
     match model {
         Model::Tree(t) => analyze(t, link_throughput),
         Model::Clusters(c) => analyze_clusters(c, link_throughput),
-        Model::Dragonfly(d) => analyze_dragonfly(d, link_throughput),
-        Model::DragonflyPlus(d) => analyze_dragonfly_plus(d, link_throughput),
+        Model::Dragonfly(d) => analyze_closed_form(d.as_ref(), link_throughput),
+        Model::DragonflyPlus(d) => analyze_closed_form(d.as_ref(), link_throughput),
+        Model::Rail(d) => analyze_closed_form(d.as_ref(), link_throughput),
+        Model::HyperX(d) => analyze_closed_form(d.as_ref(), link_throughput),
     }
 }
 
-/// The analysis of a dragonfly's all-to-all: loads from the closed forms of
-/// `liquid_topology::dragonfly` (tested there against the counted loads), not counted.
-pub fn analyze_dragonfly(d: &DragonflyStream, link_throughput: Option<f64>) -> Analysis {
-    let parts = (
-        d.load_classes(),
-        d.switches(),
-        d.transfers(),
-        d.not_streamed(),
-    );
-    closed_form(d, parts, "dragonfly", link_throughput)
-}
-
-/// The analysis of a Dragonfly+'s all-to-all: loads from the closed forms of
-/// `liquid_topology::dragonfly` (tested there against the counted loads), not counted.
-pub fn analyze_dragonfly_plus(d: &DragonflyPlusStream, link_throughput: Option<f64>) -> Analysis {
-    let parts = (
-        d.load_classes(),
-        d.switches(),
-        d.transfers(),
-        d.not_streamed(),
-    );
-    closed_form(d, parts, "Dragonfly+", link_throughput)
-}
-
-/// The analysis of a machine whose loads (`loads`), switch count and streamed schedule
-/// (`not_streamed`: why there is none) come from closed forms; `machine` names its
-/// rounds.
-fn closed_form(
-    d: &impl Structured,
-    (loads, switches, transfers, not_streamed): (Vec<LoadClass>, u64, u64, Option<String>),
-    machine: &str,
-    link_throughput: Option<f64>,
-) -> Analysis {
+/// The analysis of the all-to-all of a machine streamed from closed forms (a dragonfly,
+/// Dragonfly+, rail-optimised fat-tree or HyperX): hosts, switches, links and transfers
+/// computed from the parameters; loads by class, Λ, bottlenecks and liquid throughput
+/// derived from the closed-form loads (tested against the counted loads of the
+/// in-memory models), not counted.
+pub fn analyze_closed_form(d: &impl ClosedForm, link_throughput: Option<f64>) -> Analysis {
+    let loads = d.load_classes();
     let total: u64 = loads.iter().map(|x| x.count * x.load).sum();
     finish(
         Analysis {
             model: d.name(),
             spec: d.spec(),
             hosts: d.hosts() as u64,
-            switches,
+            switches: d.switches(),
             links: d.links() as u64,
-            transfers,
+            transfers: d.transfers(),
             total_path_length: total,
             duration: d.duration(),
             bottlenecks: Vec::new(),
@@ -122,8 +98,12 @@ fn closed_form(
                 "computed from the parameters: hosts, switches, links, transfers; derived from \
                  closed-form loads (not counted): loads, duration, bottlenecks, \
                  total_path_length, liquid_ratio, liquid_throughput. Streamed schedule: {}",
-                match not_streamed {
-                    None => format!("yes (closed-form {machine} rounds, N - 1 frames)"),
+                match d.not_streamed() {
+                    None => format!(
+                        "yes (closed-form {} rounds, {} frames)",
+                        d.family(),
+                        d.frames()
+                    ),
                     Some(why) => format!("none ({why})"),
                 }
             ),

@@ -14,7 +14,8 @@ use liquid_topology::dragonfly::{
     Dragonfly, DragonflyPlus, LinkLoads, PalmTree, PlusLinkLoads, PlusRounds, Rounds,
 };
 
-use crate::tree::{LoadClass, MAX_TREE_HOSTS};
+use crate::closed::{host_links, runs, sized, ClosedForm, ClosedSchedule};
+use crate::tree::LoadClass;
 use crate::{StreamError, Structured};
 
 /// A dragonfly's all-to-all, streamed (module docs).
@@ -29,7 +30,7 @@ pub struct DragonflyStream {
     n: usize,
     loads: LinkLoads,
     duration: u64,
-    rounds: Option<Rounds>,
+    schedule: ClosedSchedule<Rounds>,
 }
 
 impl DragonflyStream {
@@ -43,11 +44,14 @@ impl DragonflyStream {
         let spec = Dragonfly::parse(&full, rest).map_err(|e| bad(e.to_string()))?;
         let palm = spec.arrangement().map_err(|e| bad(e.to_string()))?;
         let (a, p, h) = (spec.routers, spec.hosts_per_router, spec.global_per_router);
-        let n = (a as u64 * p as u64)
-            .checked_mul(palm.groups as u64)
-            .filter(|&x| x <= MAX_TREE_HOSTS)
-            .ok_or_else(|| bad(format!("more than {MAX_TREE_HOSTS} hosts")))?
-            as usize;
+        let g = palm.groups as u64;
+        // Links: 2N host links, A(A − 1)G local, G·A·H global.
+        let local = a as u64 * (a as u64 - 1) * g;
+        let n = sized(
+            (a as u64 * p as u64).checked_mul(g),
+            |n| (2 * n + local).checked_add(g * palm.ports as u64),
+            bad,
+        )?;
         let loads = spec.link_loads().map_err(|e| bad(e.to_string()))?;
         let duration = spec.loads().map_err(|e| bad(e.to_string()))?.duration();
         let rounds = spec.rounds().map_err(|e| bad(e.to_string()))?;
@@ -60,18 +64,12 @@ impl DragonflyStream {
             n,
             loads,
             duration,
-            rounds,
+            schedule: ClosedSchedule::new(
+                rounds,
+                "the closed-form schedule needs H = P, A >= 2P, the default number of \
+                 groups G = A*H + 1 and a prime power of hosts per group A*P",
+            ),
         })
-    }
-
-    /// Number of routers, `A·G`.
-    pub fn switches(&self) -> u64 {
-        (self.a * self.palm.groups) as u64
-    }
-
-    /// Transfers, `N(N − 1)`.
-    pub fn transfers(&self) -> u64 {
-        self.n as u64 * (self.n as u64 - 1)
     }
 
     fn local_links(&self) -> usize {
@@ -92,16 +90,21 @@ impl DragonflyStream {
     fn router_name(&self, g: usize, r: usize) -> String {
         format!("g{g}.r{r}")
     }
+}
 
-    /// The loads of the all-to-all by class of links, from the closed forms.
-    pub fn load_classes(&self) -> Vec<LoadClass> {
+impl ClosedForm for DragonflyStream {
+    fn family(&self) -> &'static str {
+        "dragonfly"
+    }
+
+    /// Routers, `A·G`.
+    fn switches(&self) -> u64 {
+        (self.a * self.palm.groups) as u64
+    }
+
+    fn load_classes(&self) -> Vec<LoadClass> {
         let g = self.palm.groups as u64;
-        let mut v = vec![LoadClass {
-            links: "host links (up and down)".into(),
-            count: 2 * self.n as u64,
-            load: self.loads.host,
-            formula: "N - 1".into(),
-        }];
+        let mut v = vec![host_links(self.n)];
         let mut local: Vec<u64> = (0..self.a)
             .flat_map(|r| (0..self.a).filter(move |&x| x != r).map(move |x| (r, x)))
             .map(|(r, x)| self.loads.local(r, x))
@@ -138,26 +141,9 @@ impl DragonflyStream {
         v
     }
 
-    /// Why there is no streamed schedule, or `None`.
-    pub fn not_streamed(&self) -> Option<String> {
-        self.rounds.is_none().then(|| {
-            "the closed-form schedule needs H = P, A >= 2P, the default number of groups \
-             G = A*H + 1 and a prime power of hosts per group A*P"
-                .to_string()
-        })
+    fn not_streamed(&self) -> Option<String> {
+        self.schedule.not_streamed()
     }
-}
-
-/// The runs of equal values of a sorted list, as (value, count).
-fn runs(sorted: &[u64]) -> Vec<(u64, u64)> {
-    let mut v: Vec<(u64, u64)> = Vec::new();
-    for &x in sorted {
-        match v.last_mut() {
-            Some((y, c)) if *y == x => *c += 1,
-            _ => v.push((x, 1)),
-        }
-    }
-    v
 }
 
 impl Structured for DragonflyStream {
@@ -255,13 +241,10 @@ impl Structured for DragonflyStream {
         self.duration
     }
     fn frames(&self) -> usize {
-        self.rounds.as_ref().map_or(0, Rounds::frames)
+        self.schedule.frames()
     }
     fn frame(&self, f: usize, pairs: &mut Vec<(u32, u32)>) {
-        match &self.rounds {
-            Some(r) => r.frame(f, pairs),
-            None => pairs.clear(),
-        }
+        self.schedule.frame(f, pairs)
     }
     fn method(&self) -> String {
         let n = self.a * self.p;
@@ -275,10 +258,7 @@ impl Structured for DragonflyStream {
         )
     }
     fn streamable(&self) -> Result<(), String> {
-        match self.not_streamed() {
-            None => Ok(()),
-            Some(why) => Err(format!("no streamed schedule: {why}")),
-        }
+        self.schedule.streamable()
     }
 }
 
@@ -304,7 +284,7 @@ pub struct DragonflyPlusStream {
     n: usize,
     loads: PlusLinkLoads,
     duration: u64,
-    rounds: Option<PlusRounds>,
+    schedule: ClosedSchedule<PlusRounds>,
 }
 
 impl DragonflyPlusStream {
@@ -323,20 +303,19 @@ impl DragonflyPlusStream {
             spec.hosts_per_leaf,
             spec.global_per_spine,
         );
-        let n = (l as u64)
-            .checked_mul(p as u64)
-            .and_then(|x| x.checked_mul(palm.groups as u64))
-            .filter(|&x| x <= MAX_TREE_HOSTS)
-            .ok_or_else(|| bad(format!("more than {MAX_TREE_HOSTS} hosts")))?
-            as usize;
+        let g = palm.groups as u64;
         // Links as u32 numbers: 2N host links, 2·L·S·G leaf-spine links, S·H·G global.
-        let links = (2 * n as u64)
-            .checked_add(2 * l as u64 * s as u64 * palm.groups as u64)
-            .and_then(|x| x.checked_add(palm.ports as u64 * palm.groups as u64))
-            .filter(|&x| x <= u32::MAX as u64);
-        if links.is_none() {
-            return Err(bad("more than 2^32 links".into()));
-        }
+        let n = sized(
+            (l as u64)
+                .checked_mul(p as u64)
+                .and_then(|x| x.checked_mul(g)),
+            |n| {
+                (2 * n)
+                    .checked_add(2 * l as u64 * s as u64 * g)
+                    .and_then(|x| x.checked_add(palm.ports as u64 * g))
+            },
+            bad,
+        )?;
         let loads = spec.link_loads().map_err(|e| bad(e.to_string()))?;
         // The in-memory model declares only the links some route uses; a machine with an
         // idle link would be numbered otherwise here, so it is not streamed.
@@ -367,18 +346,13 @@ impl DragonflyPlusStream {
             n,
             loads,
             duration,
-            rounds,
+            schedule: ClosedSchedule::new(
+                rounds,
+                "the closed-form schedule needs as many spines as leaves (L = S), as many \
+                 global links per spine as hosts per leaf, at most L (P = H <= L), and the \
+                 default number of groups G = S*H + 1",
+            ),
         })
-    }
-
-    /// Number of switches, `(L + S)·G`.
-    pub fn switches(&self) -> u64 {
-        ((self.l + self.s) * self.palm.groups) as u64
-    }
-
-    /// Transfers, `N(N − 1)`.
-    pub fn transfers(&self) -> u64 {
-        self.n as u64 * (self.n as u64 - 1)
     }
 
     fn fabric_links(&self) -> usize {
@@ -394,16 +368,21 @@ impl DragonflyPlusStream {
     fn global(&self, g: usize, j: usize) -> u32 {
         (2 * self.n + self.fabric_links() + g * self.palm.ports + j) as u32
     }
+}
 
-    /// The loads of the all-to-all by class of links, from the closed forms.
-    pub fn load_classes(&self) -> Vec<LoadClass> {
+impl ClosedForm for DragonflyPlusStream {
+    fn family(&self) -> &'static str {
+        "Dragonfly+"
+    }
+
+    /// Switches, `(L + S)·G`.
+    fn switches(&self) -> u64 {
+        ((self.l + self.s) * self.palm.groups) as u64
+    }
+
+    fn load_classes(&self) -> Vec<LoadClass> {
         let g = self.palm.groups as u64;
-        let mut v = vec![LoadClass {
-            links: "host links (up and down)".into(),
-            count: 2 * self.n as u64,
-            load: self.loads.host,
-            formula: "N - 1".into(),
-        }];
+        let mut v = vec![host_links(self.n)];
         for (links, loads, formula) in [
             (
                 "leaf-to-spine links (up, within a group)",
@@ -438,14 +417,8 @@ impl DragonflyPlusStream {
         v
     }
 
-    /// Why there is no streamed schedule, or `None`.
-    pub fn not_streamed(&self) -> Option<String> {
-        self.rounds.is_none().then(|| {
-            "the closed-form schedule needs as many spines as leaves (L = S), as many global \
-             links per spine as hosts per leaf, at most L (P = H <= L), and the default \
-             number of groups G = S*H + 1"
-                .to_string()
-        })
+    fn not_streamed(&self) -> Option<String> {
+        self.schedule.not_streamed()
     }
 }
 
@@ -546,13 +519,10 @@ impl Structured for DragonflyPlusStream {
         self.duration
     }
     fn frames(&self) -> usize {
-        self.rounds.as_ref().map_or(0, PlusRounds::frames)
+        self.schedule.frames()
     }
     fn frame(&self, f: usize, pairs: &mut Vec<(u32, u32)>) {
-        match &self.rounds {
-            Some(r) => r.frame(f, pairs),
-            None => pairs.clear(),
-        }
+        self.schedule.frame(f, pairs)
     }
     fn method(&self) -> String {
         let m = self.l * self.p;
@@ -566,9 +536,6 @@ impl Structured for DragonflyPlusStream {
         )
     }
     fn streamable(&self) -> Result<(), String> {
-        match self.not_streamed() {
-            None => Ok(()),
-            Some(why) => Err(format!("no streamed schedule: {why}")),
-        }
+        self.schedule.streamable()
     }
 }

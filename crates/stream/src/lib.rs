@@ -13,18 +13,22 @@
 //! - [`validate`]: the streaming validator (the model crate's rules, frame by frame;
 //!   "each transfer exactly once" by per-source counts and random fingerprints, with the
 //!   failure named exactly by a second pass).
-//! - [`cluster`] and [`dragonfly`]: multi-cluster systems, dragonflies and Dragonfly+ without their
-//!   network form, with their streamed schedules.
+//! - [`cluster`], [`dragonfly`], [`rail`] and [`hyperx`]: multi-cluster systems,
+//!   dragonflies and Dragonfly+, rail-optimised GPU fat-trees and HyperX without their
+//!   network form, with their streamed schedules; [`closed`]: what the last four share.
 //! - [`analysis`]: Λ, bottlenecks and liquid throughput from closed forms.
 //! - [`solve`] and [`verify_file`]: what `liquid solve MODEL --stream` and
 //!   `liquid verify MODEL SCHEDULE --stream` run.
 #![forbid(unsafe_code)]
 
 pub mod analysis;
+pub mod closed;
 pub mod cluster;
 pub mod dragonfly;
 pub mod format;
+pub mod hyperx;
 pub mod mpi;
+pub mod rail;
 pub mod tree;
 pub mod validate;
 
@@ -155,7 +159,8 @@ impl Structured for Tree {
     }
 }
 
-/// A model with a streamed form: a fat-tree or a multi-cluster system.
+/// A model with a streamed form: a fat-tree, a multi-cluster system, a dragonfly, a
+/// Dragonfly+, a rail-optimised fat-tree or a HyperX.
 #[derive(Debug)]
 pub enum Model {
     /// `fat-tree:M,N`.
@@ -166,6 +171,10 @@ pub enum Model {
     Dragonfly(Box<dragonfly::DragonflyStream>),
     /// `dragonfly-plus:L,S,P,H[,G]`.
     DragonflyPlus(Box<dragonfly::DragonflyPlusStream>),
+    /// `rail:S,G[,K][,pxn]`.
+    Rail(Box<rail::RailStream>),
+    /// `hyperx:S1xS2x...,T`.
+    HyperX(Box<hyperx::HyperXStream>),
 }
 
 macro_rules! both {
@@ -182,6 +191,14 @@ macro_rules! both {
             }
             Model::DragonflyPlus(b) => {
                 let $m: &dragonfly::DragonflyPlusStream = b;
+                $e
+            }
+            Model::Rail(b) => {
+                let $m: &rail::RailStream = b;
+                $e
+            }
+            Model::HyperX(b) => {
+                let $m: &hyperx::HyperXStream = b;
                 $e
             }
         }
@@ -231,9 +248,18 @@ impl Structured for Model {
 }
 
 /// The streamable model a spec names: `fat-tree:M,N`, `multi-cluster:M,LIST[,NC]`,
-/// `dragonfly:A,P,H[,G]` or `dragonfly-plus:L,S,P,H[,G]`. `Ok(None)` for any other argument (a file, or a spec with no
+/// `dragonfly:A,P,H[,G]`, `dragonfly-plus:L,S,P,H[,G]`, `rail:S,G[,K][,pxn]` or
+/// `hyperx:S1xS2x...,T`. `Ok(None)` for any other argument (a file, or a spec with no
 /// streamed form).
 pub fn parse_model(arg: &str) -> Result<Option<Model>, StreamError> {
+    if let Some(rest) = arg.strip_prefix("rail:") {
+        return Ok(Some(Model::Rail(Box::new(rail::RailStream::new(rest)?))));
+    }
+    if let Some(rest) = arg.strip_prefix("hyperx:") {
+        return Ok(Some(Model::HyperX(Box::new(hyperx::HyperXStream::new(
+            rest,
+        )?))));
+    }
     if let Some(rest) = arg.strip_prefix("dragonfly-plus:") {
         return Ok(Some(Model::DragonflyPlus(Box::new(
             dragonfly::DragonflyPlusStream::new(rest)?,
@@ -280,9 +306,10 @@ pub fn parse(arg: &str) -> Result<Option<Tree>, StreamError> {
 pub fn model(arg: &str) -> Result<Model, StreamError> {
     parse_model(arg)?.ok_or_else(|| StreamError::Spec {
         spec: arg.to_string(),
-        why: "--stream takes a generated fat-tree, multi-cluster, dragonfly or Dragonfly+ \
-              all-to-all, like fat-tree:32,3, multi-cluster:4,64x6, dragonfly:16,8,8 or \
-              dragonfly-plus:16,16,8,8 (other models have no streamed form yet)"
+        why: "--stream takes a generated fat-tree, multi-cluster, dragonfly, Dragonfly+, \
+              rail-optimised or HyperX all-to-all, like fat-tree:32,3, multi-cluster:4,64x6, \
+              dragonfly:16,8,8, dragonfly-plus:16,16,8,8, rail:2048,8,pxn or \
+              hyperx:16x16x16,4 (other models have no streamed form yet)"
             .into(),
     })
 }

@@ -101,7 +101,7 @@
 //! frames: liquid. The model's validator checks every frame (tests; `liquid generate ...
 //! --schedule-out`; `liquid solve dragonfly:16,8,8 --stream` for 16,512 hosts).
 
-use crate::fabric::{self, check_hosts, Fabric, PairFrames};
+use crate::fabric::{self, check_hosts, Fabric, FrameRounds, PairFrames};
 use crate::field::Field;
 use crate::{bad, Generated, TopologyError};
 use liquid_model::Traffic;
@@ -435,11 +435,6 @@ impl Rounds {
         self.hosts
     }
 
-    /// Number of frames, `n² + n − 1 = N − 1`.
-    pub fn frames(&self) -> usize {
-        self.n * self.n + self.n - 1
-    }
-
     /// The value of group `g` in the inter-group frame `f < n²`: the line of the affine
     /// plane over GF(n) that the group stands for, at the point `f`.
     fn value(&self, g: usize, f: usize) -> usize {
@@ -450,10 +445,17 @@ impl Rounds {
             self.field.add(f1, self.field.mul(g, f2))
         }
     }
+}
+
+impl FrameRounds for Rounds {
+    /// Number of frames, `n² + n − 1 = N − 1`.
+    fn frames(&self) -> usize {
+        self.n * self.n + self.n - 1
+    }
 
     /// Frame `f < N − 1` as `(sender, receiver)` host numbers, into `out` (cleared first):
     /// every host sends once and receives once.
-    pub fn frame(&self, f: usize, out: &mut Vec<(u32, u32)>) {
+    fn frame(&self, f: usize, out: &mut Vec<(u32, u32)>) {
         let (a, p, n) = (self.a, self.p, self.n);
         out.clear();
         if f < n * n {
@@ -918,15 +920,17 @@ impl PlusRounds {
     pub fn hosts(&self) -> usize {
         self.m * self.palm.groups
     }
+}
 
+impl FrameRounds for PlusRounds {
     /// Number of frames, `m² + m − 1 = N − 1`.
-    pub fn frames(&self) -> usize {
+    fn frames(&self) -> usize {
         self.m * self.m + self.m - 1
     }
 
     /// Frame `f < N − 1` as `(sender, receiver)` host numbers, into `out` (cleared first):
     /// every host sends once and receives once.
-    pub fn frame(&self, f: usize, out: &mut Vec<(u32, u32)>) {
+    fn frame(&self, f: usize, out: &mut Vec<(u32, u32)>) {
         let (l, p, m) = (self.l, self.p, self.m);
         out.clear();
         if f < m * m {

@@ -144,6 +144,18 @@ pub(crate) fn traffic(f: &impl Fabric) -> Result<Traffic, TopologyError> {
 /// all-to-all ([`crate::rail::Rail::schedule`], [`crate::hyperx::HyperX::schedule`]).
 pub type PairFrames = Vec<Vec<(usize, usize)>>;
 
+/// A closed-form schedule of a machine's all-to-all made one frame at a time, at any size
+/// (no model built): what `liquid solve --stream` streams ([`crate::dragonfly::Rounds`],
+/// [`crate::dragonfly::PlusRounds`], [`crate::rail::RailRounds`],
+/// [`crate::hyperx::HyperXRounds`]).
+pub trait FrameRounds {
+    /// Number of frames.
+    fn frames(&self) -> usize;
+    /// Frame `f < frames()` as `(sender, receiver)` host numbers, into `out` (cleared
+    /// first).
+    fn frame(&self, f: usize, out: &mut Vec<(u32, u32)>);
+}
+
 /// A schedule of a machine's all-to-all given as timeframes of `(sender, receiver)` host
 /// pairs, as a schedule of its traffic ([`traffic`] or the network form's expansion:
 /// both number the transfers sender-major, `s·(N−1) + d − [d > s]`). Not validated here:

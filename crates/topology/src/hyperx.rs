@@ -30,7 +30,7 @@
 //! dimensions `≥ i`, destinations with its head in dimensions `≤ i`), so
 //! `Λ = max(N − 1, T²·R / min Si)` with `R = ΠSi`.
 
-use crate::fabric::{self, check_hosts, Fabric, PairFrames};
+use crate::fabric::{self, check_hosts, Fabric, FrameRounds, PairFrames};
 use crate::field::Field;
 use crate::{bad, Generated, TopologyError};
 use liquid_model::Traffic;
@@ -214,6 +214,27 @@ impl HyperX {
         Ok(Some(frames))
     }
 
+    /// The closed-form liquid schedule of [`HyperX::schedule`] made one frame at a time,
+    /// at any size (no model built; at most 2^32 hosts): what `liquid solve hyperx:...
+    /// --stream` streams, frame for frame [`HyperX::schedule`]. `None` when a dimension
+    /// has no `T` multipliers with unit differences (module docs).
+    pub fn rounds(&self) -> Result<Option<HyperXRounds>, TopologyError> {
+        let r = self.check()?;
+        let t = self.hosts_per_router;
+        r.checked_mul(t)
+            .filter(|&n| (2..=u32::MAX as usize).contains(&n))
+            .ok_or_else(|| bad("hosts", "give 2 to 2^32 hosts"))?;
+        let Some(rows) = self
+            .dims
+            .iter()
+            .map(|&s| Row::new(s, t))
+            .collect::<Option<Vec<Row>>>()
+        else {
+            return Ok(None);
+        };
+        Ok(Some(HyperXRounds { rows, r, t }))
+    }
+
     /// The network form with its all-to-all.
     pub fn generated(&self) -> Result<Generated, TopologyError> {
         fabric::generated(&self.build()?)
@@ -222,6 +243,58 @@ impl HyperX {
     /// The all-to-all traffic, built directly.
     pub fn traffic(&self) -> Result<Traffic, TopologyError> {
         fabric::traffic(&self.build()?)
+    }
+}
+
+/// The closed-form liquid schedule of a HyperX's all-to-all, frame by frame
+/// ([`HyperX::rounds`], module docs): frame `f` is `(τ, k)`, `τ·R + k = f + 1`, host `u`
+/// of router `x` to host `u + τ mod T` of router `x + λ_u·k`; `N − 1` frames.
+#[derive(Debug, Clone)]
+pub struct HyperXRounds {
+    rows: Vec<Row>,
+    /// Routers, `R`.
+    r: usize,
+    /// Hosts per router, `T`.
+    t: usize,
+}
+
+impl FrameRounds for HyperXRounds {
+    /// `N − 1 = T·R − 1` frames.
+    fn frames(&self) -> usize {
+        self.t * self.r - 1
+    }
+
+    fn frame(&self, f: usize, out: &mut Vec<(u32, u32)>) {
+        let (r, t) = (self.r, self.t);
+        out.clear();
+        let (tau, k) = ((f + 1) / r, (f + 1) % r);
+        // moved[d·T + u] = λ_u · k_d: how far host index u moves along dimension d.
+        let mut moved = Vec::with_capacity(self.rows.len() * t);
+        let mut rest = k;
+        for row in &self.rows {
+            let c = rest % row.size;
+            rest /= row.size;
+            moved.extend((0..t).map(|u| row.times(u, c)));
+        }
+        // x's coordinates, first dimension fastest.
+        let mut x = vec![0; self.rows.len()];
+        for router in 0..r {
+            for u in 0..t {
+                let (mut y, mut stride) = (0, 1);
+                for (d, row) in self.rows.iter().enumerate() {
+                    y += row.add(x[d], moved[d * t + u]) * stride;
+                    stride *= row.size;
+                }
+                out.push(((router * t + u) as u32, (y * t + (u + tau) % t) as u32));
+            }
+            for (c, row) in x.iter_mut().zip(&self.rows) {
+                *c += 1;
+                if *c < row.size {
+                    break;
+                }
+                *c = 0;
+            }
+        }
     }
 }
 
@@ -423,6 +496,45 @@ mod tests {
             let report = liquid_model::validate(&traffic, &schedule).expect("valid");
             assert_eq!(report.length, traffic.duration(), "{x:?}");
             assert_eq!(frames.iter().map(Vec::len).sum::<usize>(), n);
+        }
+    }
+
+    #[test]
+    fn the_rounds_are_the_schedule_frame_for_frame() {
+        let mut pairs = Vec::new();
+        for (dims, t) in [
+            (vec![3], 2),
+            (vec![5, 3], 2),
+            (vec![5, 7], 5),
+            (vec![7, 5], 4),
+            (vec![3, 3, 3], 2),
+            (vec![4, 4], 3),
+            (vec![4, 4], 4),
+            (vec![8, 9], 5),
+            (vec![9, 2, 4], 1),
+            (vec![6, 2], 1),
+            (vec![12], 1),
+            (vec![2, 2, 2, 2], 1),
+        ] {
+            let x = HyperX {
+                dims,
+                hosts_per_router: t,
+            };
+            let want = x.schedule().expect("builds");
+            let rounds = x.rounds().expect("builds");
+            assert_eq!(want.is_some(), rounds.is_some(), "{x:?}");
+            let (Some(want), Some(rounds)) = (want, rounds) else {
+                continue;
+            };
+            assert_eq!(rounds.frames(), want.len(), "{x:?}");
+            for (f, frame) in want.iter().enumerate() {
+                rounds.frame(f, &mut pairs);
+                let got: Vec<(usize, usize)> = pairs
+                    .iter()
+                    .map(|&(a, b)| (a as usize, b as usize))
+                    .collect();
+                assert_eq!(&got, frame, "{x:?} frame {f}");
+            }
         }
     }
 

@@ -35,7 +35,7 @@
 //! all the traffic of the server to rail `j`); NVLink `G − 1` (with PXN: `(G − 1)·S` out of
 //! each GPU); a rail-spine link `⌈S/K⌉·(S − 1)·(G − 1)` (none with PXN).
 
-use crate::fabric::{self, check_hosts, Fabric, PairFrames};
+use crate::fabric::{self, check_hosts, Fabric, FrameRounds, PairFrames};
 use crate::{bad, Generated, TopologyError};
 use liquid_model::Traffic;
 
@@ -183,6 +183,30 @@ impl Rail {
         Ok(Some(frames))
     }
 
+    /// The closed-form liquid schedule of [`Rail::schedule`] made one frame at a time, at
+    /// any size (no model built; at most 2^32 hosts): what `liquid solve rail:... --stream`
+    /// streams, frame for frame [`Rail::schedule`]. `None` without PXN when `K ≠ S`.
+    pub fn rounds(&self) -> Result<Option<RailRounds>, TopologyError> {
+        let k = self.k()?;
+        let (s, g) = (self.servers, self.gpus);
+        s.checked_mul(g)
+            .filter(|&n| (2..=u32::MAX as usize).contains(&n))
+            .ok_or_else(|| bad("hosts", "give 2 to 2^32 GPUs"))?;
+        if !self.pxn && k != s {
+            return Ok(None);
+        }
+        let cross = g * (s - 1);
+        // The NVLink shifts laid into frames that do not use NVLink (any frame without
+        // PXN, the same-rail ones with it); the rest get frames of their own.
+        let free = if self.pxn { s - 1 } else { cross };
+        Ok(Some(RailRounds {
+            s,
+            g,
+            cross,
+            shared: free.min(g - 1),
+        }))
+    }
+
     /// The network form with its all-to-all.
     pub fn generated(&self) -> Result<Generated, TopologyError> {
         fabric::generated(&self.build()?)
@@ -191,6 +215,60 @@ impl Rail {
     /// The all-to-all traffic, built directly.
     pub fn traffic(&self) -> Result<Traffic, TopologyError> {
         fabric::traffic(&self.build()?)
+    }
+}
+
+/// The closed-form liquid schedule of a rail-optimised fat-tree's all-to-all, frame by
+/// frame ([`Rail::rounds`], module docs): frame `f < G·(S − 1)` is `(Δs, Δj) = (f mod
+/// (S − 1) + 1, f / (S − 1))`, GPU `j` of server `x` to GPU `j + Δj` of server `x + Δs`,
+/// joined in its first `G − 1` frames (without PXN; the first `S − 1` with it) by the
+/// NVLink shift `j → j + f + 1` within every server; the NVLink shifts left over follow
+/// in frames of their own.
+#[derive(Debug, Clone, Copy)]
+pub struct RailRounds {
+    s: usize,
+    g: usize,
+    /// Frames across servers, `G·(S − 1)`.
+    cross: usize,
+    /// NVLink shifts laid into those frames (the first ones).
+    shared: usize,
+}
+
+impl RailRounds {
+    /// Every GPU to GPU `j + d` of its own server (NVLink), appended to `out`.
+    fn shift(&self, d: usize, out: &mut Vec<(u32, u32)>) {
+        let g = self.g;
+        for x in 0..self.s {
+            for j in 0..g {
+                out.push(((x * g + j) as u32, (x * g + (j + d) % g) as u32));
+            }
+        }
+    }
+}
+
+impl FrameRounds for RailRounds {
+    /// `G·(S − 1) + max(0, G − 1 − shared)` frames: `Λ` (module docs).
+    fn frames(&self) -> usize {
+        self.cross + (self.g - 1 - self.shared)
+    }
+
+    fn frame(&self, f: usize, out: &mut Vec<(u32, u32)>) {
+        let (s, g) = (self.s, self.g);
+        out.clear();
+        if f < self.cross {
+            let (dj, ds) = (f / (s - 1), f % (s - 1) + 1);
+            for x in 0..s {
+                let y = (x + ds) % s;
+                for j in 0..g {
+                    out.push(((x * g + j) as u32, (y * g + (j + dj) % g) as u32));
+                }
+            }
+            if f < self.shared {
+                self.shift(f + 1, out);
+            }
+        } else {
+            self.shift(self.shared + 1 + (f - self.cross), out);
+        }
     }
 }
 
@@ -423,6 +501,43 @@ mod tests {
                     let schedule = fabric::pairs_schedule(s * g, &frames);
                     let report = liquid_model::validate(&traffic, &schedule).expect("valid");
                     assert_eq!(report.length, traffic.duration(), "{r:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_rounds_are_the_schedule_frame_for_frame() {
+        let mut pairs = Vec::new();
+        for s in 1..=5 {
+            for g in 1..=6 {
+                if s * g < 2 {
+                    continue;
+                }
+                for k in 1..=s {
+                    for pxn in [false, true] {
+                        let r = Rail {
+                            servers: s,
+                            gpus: g,
+                            spines: Some(k),
+                            pxn,
+                        };
+                        let want = r.schedule().expect("builds");
+                        let rounds = r.rounds().expect("builds");
+                        assert_eq!(want.is_some(), rounds.is_some(), "{r:?}");
+                        let (Some(want), Some(rounds)) = (want, rounds) else {
+                            continue;
+                        };
+                        assert_eq!(rounds.frames(), want.len(), "{r:?}");
+                        for (f, frame) in want.iter().enumerate() {
+                            rounds.frame(f, &mut pairs);
+                            let got: Vec<(usize, usize)> = pairs
+                                .iter()
+                                .map(|&(a, b)| (a as usize, b as usize))
+                                .collect();
+                            assert_eq!(&got, frame, "{r:?} frame {f}");
+                        }
+                    }
                 }
             }
         }

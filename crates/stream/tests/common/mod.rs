@@ -5,6 +5,7 @@ use std::sync::atomic::AtomicU64;
 
 use liquid_model::{Schedule, Traffic};
 use liquid_mpi::report::Prediction;
+use liquid_stream::closed::ClosedForm;
 use liquid_stream::{SolveOptions, Structured};
 
 /// Requires the streamed machine `d` to be the in-memory model's `traffic`: its name,
@@ -27,6 +28,33 @@ pub fn same_model(label: &str, d: &impl Structured, traffic: &Traffic) {
             assert_eq!(route, want, "{label}: {id}");
         }
     }
+}
+
+/// Requires the closed-form analysis of `d` to be the in-memory model's: transfers, total
+/// path length, bottleneck links and liquid ratio (the in-memory figures are counted).
+pub fn same_analysis(label: &str, d: &impl ClosedForm, traffic: &Traffic) {
+    assert_eq!(d.transfers(), traffic.len() as u64, "{label}");
+    let a = liquid_stream::analysis::analyze_closed_form(d, Some(100.0));
+    assert_eq!(
+        a.total_path_length,
+        traffic.total_path_length() as u64,
+        "{label}"
+    );
+    assert_eq!(
+        a.bottleneck_links,
+        traffic.bottlenecks().len() as u64,
+        "{label}"
+    );
+    assert_eq!(
+        a.liquid_ratio,
+        (traffic.liquid_ratio() * 1e4).round() / 1e4,
+        "{label}"
+    );
+    assert_eq!(
+        a.loads.iter().map(|c| c.count).sum::<u64>(),
+        a.links,
+        "{label}"
+    );
 }
 
 /// Solves `d` streamed into a YAML file and reads it back against `traffic`: the solve
