@@ -200,9 +200,10 @@ struct SimCliArgs {
     /// A schedule file to run.
     #[arg(long)]
     schedule: Option<PathBuf>,
-    /// Run the schedule of this engine (default: native's liquid schedule, or the
-    /// portfolio's best schedule when native finds the traffic non-liquid; all-at-once
-    /// without a schedule posts the whole traffic at once).
+    /// Run the schedule of this engine (default: the closed-form liquid schedule of a
+    /// generated dragonfly, Dragonfly+, rail or HyperX that has one; otherwise native's
+    /// liquid schedule, or the portfolio's best schedule when native finds the traffic
+    /// non-liquid; all-at-once without a schedule posts the whole traffic at once).
     #[arg(long, value_parser = c::engine_parser())]
     engine: Option<String>,
     #[command(flatten)]

@@ -3,6 +3,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use liquid_engine::engines::closed_form::solve_machine;
+use liquid_engine::SolveError;
+use liquid_topology::closed_form::Machine;
 use liquid_topology::dragonfly::{Dragonfly, DragonflyPlus};
 use liquid_topology::fat_tree::FatTree;
 use liquid_topology::grid::Grid;
@@ -307,22 +310,17 @@ pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
     if let GenerateWhat::Sizes(a) = &what {
         return super::generate_sizes(a);
     }
-    let schedule = closed_form_schedule(&what)?;
+    let schedule = closed_form_machine(&what)?;
     let (g, output) = build(what)?;
-    if let Some((frames, traffic, path)) = schedule {
-        write_schedule(&traffic, g.network.hosts.len(), &frames, &path)?;
+    if let Some((machine, path)) = schedule {
+        write_schedule(&machine, &path)?;
     }
     write(&g, output)
 }
 
-type Frames = Vec<Vec<(usize, usize)>>;
-
-/// The closed-form schedule `--schedule-out` asks for, the traffic it schedules (built
-/// directly, without the network form), and its file.
-fn closed_form_schedule(
-    what: &GenerateWhat,
-) -> anyhow::Result<Option<(Frames, liquid_model::Traffic, PathBuf)>> {
-    let (frames, traffic, path, why) = match what {
+/// The machine whose closed-form schedule `--schedule-out` asks for, and its file.
+fn closed_form_machine(what: &GenerateWhat) -> anyhow::Result<Option<(Machine, PathBuf)>> {
+    Ok(match what {
         GenerateWhat::Rail {
             servers,
             gpus,
@@ -330,38 +328,27 @@ fn closed_form_schedule(
             pxn,
             schedule_out: Some(path),
             ..
-        } => {
-            let rail = Rail {
+        } => Some((
+            Machine::Rail(Rail {
                 servers: *servers,
                 gpus: *gpus,
                 spines: *spines,
                 pxn: *pxn,
-            };
-            (
-                rail.schedule().map_err(InputError::of)?,
-                rail.traffic().map_err(InputError::of)?,
-                path,
-                "a rail-optimised fat-tree has one with --pxn or with as many spines as servers",
-            )
-        }
+            }),
+            path.clone(),
+        )),
         GenerateWhat::Hyperx {
             dims,
             hosts_per_router,
             schedule_out: Some(path),
             ..
-        } => {
-            let x = HyperX {
+        } => Some((
+            Machine::HyperX(HyperX {
                 dims: hyperx_dims(dims)?,
                 hosts_per_router: *hosts_per_router,
-            };
-            (
-                x.schedule().map_err(InputError::of)?,
-                x.traffic().map_err(InputError::of)?,
-                path,
-                "a HyperX has one when every dimension is a prime power above the hosts per \
-                 router, or has its smallest prime factor above them",
-            )
-        }
+            }),
+            path.clone(),
+        )),
         GenerateWhat::Dragonfly {
             routers,
             hosts_per_router,
@@ -369,22 +356,15 @@ fn closed_form_schedule(
             groups,
             schedule_out: Some(path),
             ..
-        } => {
-            let d = Dragonfly {
+        } => Some((
+            Machine::Dragonfly(Dragonfly {
                 routers: *routers,
                 hosts_per_router: *hosts_per_router,
                 global_per_router: *global_links,
                 groups: *groups,
-            };
-            (
-                d.schedule().map_err(InputError::of)?,
-                d.traffic().map_err(InputError::of)?,
-                path,
-                "a dragonfly has one when it has as many global links as hosts per router, at \
-                 least twice as many routers per group, the default number of groups, and a \
-                 prime power of hosts per group",
-            )
-        }
+            }),
+            path.clone(),
+        )),
         GenerateWhat::DragonflyPlus {
             leaves,
             spines,
@@ -393,45 +373,33 @@ fn closed_form_schedule(
             groups,
             schedule_out: Some(path),
             ..
-        } => {
-            let d = DragonflyPlus {
+        } => Some((
+            Machine::DragonflyPlus(DragonflyPlus {
                 leaves: *leaves,
                 spines: *spines,
                 hosts_per_leaf: *hosts_per_leaf,
                 global_per_spine: *global_links,
                 groups: *groups,
-            };
-            (
-                d.schedule().map_err(InputError::of)?,
-                d.traffic().map_err(InputError::of)?,
-                path,
-                "a Dragonfly+ has one when it has as many spines as leaves, as many global \
-                 links per spine as hosts per leaf, no more hosts per leaf than leaves, and \
-                 the default number of groups",
-            )
-        }
-        _ => return Ok(None),
-    };
-    match frames {
-        Some(f) => Ok(Some((f, traffic, path.clone()))),
-        None => Err(InputError::of(format!(
-            "--schedule-out: no closed-form schedule for this machine ({why})"
-        ))),
-    }
+            }),
+            path.clone(),
+        )),
+        _ => None,
+    })
 }
 
-/// Validates a closed-form schedule against the machine's traffic (the one the generated
-/// model expands into) and writes it.
-fn write_schedule(
-    traffic: &liquid_model::Traffic,
-    hosts: usize,
-    frames: &Frames,
-    path: &std::path::Path,
-) -> anyhow::Result<()> {
-    let schedule = liquid_topology::fabric::pairs_schedule(hosts, frames);
-    liquid_model::validate(traffic, &schedule)
-        .map_err(|e| anyhow::anyhow!("internal error: the closed-form schedule is invalid: {e}"))?;
-    std::fs::write(path, liquid_model::yaml::write_schedule(traffic, &schedule))
+/// Writes the machine's closed-form schedule, made by the `closed-form` engine and checked
+/// by the gate (`liquid_engine::engines::closed_form::solve_machine`).
+fn write_schedule(machine: &Machine, path: &std::path::Path) -> anyhow::Result<()> {
+    let (traffic, checked) = match solve_machine(machine) {
+        Ok(x) => x,
+        Err(SolveError::Input(m)) => return Err(InputError(format!("--schedule-out: {m}")).into()),
+        Err(e) => return Err(anyhow::anyhow!("internal error: {e}")),
+    };
+    let schedule = checked
+        .outcome()
+        .schedule()
+        .ok_or_else(|| anyhow::anyhow!("internal error: the closed form gave no schedule"))?;
+    std::fs::write(path, liquid_model::yaml::write_schedule(&traffic, schedule))
         .with_context(|| format!("cannot write {}", path.display()))
 }
 

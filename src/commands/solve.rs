@@ -88,8 +88,11 @@ pub struct SolveArgs {
     /// The engine to run. Default: the portfolio with checked evidence, which gives every
     /// traffic, liquid or not, its best schedule and a lower bound resting on checked
     /// evidence only (a bottleneck, a clique, or a proof checked in memory), within the time
-    /// limit. Name an engine to run it alone: `native` decides liquidity only (no schedule
-    /// for a non-liquid traffic), as the default did before.
+    /// limit; a generated dragonfly, Dragonfly+, rail or HyperX with a closed-form liquid
+    /// schedule gets that one at once (`decided_by: closed-form`, with its construction).
+    /// Name an engine to run it alone: `native` decides liquidity only (no schedule for a
+    /// non-liquid traffic), as the default did before; `closed-form` the construction
+    /// only.
     #[arg(long, value_parser = engine_parser())]
     engine: Option<String>,
     #[command(flatten)]

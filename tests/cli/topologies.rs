@@ -329,3 +329,140 @@ fn bad_machines_are_refused() {
         snap!(format!("bad-spec@{name}"), liquid().args(["analyze", spec]));
     }
 }
+
+/// The timeframes of a closed form in a snapshot: the frames are listed by the schedule
+/// file the test writes and `liquid verify` checks, not in the snapshot (thousands of
+/// lines).
+fn frames_filter() -> Vec<(&'static str, &'static str)> {
+    vec![(
+        r"(?m)^timeframes:\n(?:(?:- |  ).*\n)*",
+        "timeframes: [the schedule, written with --schedule-out and verified by the test]\n",
+    )]
+}
+
+/// Whether `liquid verify SPEC FILE` finds the schedule valid and liquid.
+fn verified_liquid(spec: &str, schedule: &std::path::Path) -> bool {
+    let v = succeed(liquid().args(["verify", spec]).arg(schedule));
+    let v = String::from_utf8_lossy(&v.stdout).to_string();
+    v.contains("valid: true") && v.contains("liquid: true")
+}
+
+/// `liquid solve SPEC` (the default portfolio) answers a machine that has a closed-form
+/// schedule with it at once: `decided_by: closed-form`, the machine and the construction
+/// named, liquid with the bottleneck as the bound; the schedule written is valid and
+/// liquid. The same with `--engine closed-form`.
+#[test]
+fn solve_answers_by_the_closed_form() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let schedule = dir.path().join("s.yaml");
+    for (name, spec) in [
+        ("dragonfly-4-2-2", "dragonfly:4,2,2"),
+        ("dragonfly-plus-2-2-2-2", "dragonfly-plus:2,2,2,2"),
+        ("rail-8-4-pxn", "rail:8,4,pxn"),
+        ("hyperx-4x4-2", "hyperx:4x4,2"),
+    ] {
+        snap!(
+            format!("solve-closed-form@{name}"),
+            liquid()
+                .args(["solve", spec, "--schedule-out"])
+                .arg(&schedule),
+            frames_filter()
+        );
+        assert!(verified_liquid(spec, &schedule), "{spec}");
+        let s = json(&succeed(liquid().args([
+            "solve",
+            spec,
+            "--engine",
+            "closed-form",
+            "--format",
+            "json",
+        ])));
+        assert_eq!(
+            (&s["engine"], &s["verdict"], &s["length"]),
+            (
+                &serde_json::json!("closed-form"),
+                &serde_json::json!("liquid"),
+                &s["duration"]
+            ),
+            "{spec}: {s}"
+        );
+    }
+}
+
+/// A machine without a closed form is solved by the portfolio's other stages, the reason
+/// in its statistics; `--engine closed-form` refuses it and any other traffic (exit 2),
+/// saying why.
+#[test]
+fn without_a_closed_form_the_portfolio_solves_as_before() {
+    snap!(
+        "solve-closed-form@rail-3-2-1-none",
+        liquid().args(["solve", "rail:3,2,1"])
+    );
+    for (name, model) in [
+        ("refused-rail-3-2-1", "rail:3,2,1"),
+        ("refused-fat-tree", "fat-tree:4,2"),
+        ("refused-file", "models/paper-fig1.yaml"),
+    ] {
+        snap!(
+            format!("solve-closed-form@{name}"),
+            liquid().args(["solve", model, "--engine", "closed-form"])
+        );
+    }
+}
+
+/// The commands that make a schedule themselves take the closed form: `simulate` and the
+/// exports by default, `explain` (nothing to explain), and a model file written by
+/// `generate` is recognised as its machine.
+#[test]
+fn the_other_commands_take_the_closed_form() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let model = dir.path().join("m.yaml");
+    succeed(
+        liquid()
+            .args([
+                "generate",
+                "dragonfly-plus",
+                "--leaves",
+                "2",
+                "--spines",
+                "2",
+            ])
+            .args(["--hosts-per-leaf", "2", "--global-links", "2", "--out"])
+            .arg(&model),
+    );
+    for m in ["dragonfly:4,2,2", model.to_str().expect("UTF-8")] {
+        let out = json(&succeed(liquid().args([
+            "simulate",
+            m,
+            "--link-throughput",
+            "1000",
+            "--format",
+            "json",
+        ])));
+        assert_eq!(
+            out["schedule"]["source"], "engine closed-form",
+            "{m}: {out}"
+        );
+        assert_eq!(out["schedule"]["liquid"], true, "{m}: {out}");
+        let s = json(&succeed(liquid().args(["solve", m, "--format", "json"])));
+        assert_eq!(s["stats"]["decided_by"], "closed-form", "{m}: {s}");
+    }
+    let mpi = dir.path().join("mpi");
+    succeed(
+        liquid()
+            .args([
+                "export",
+                "mpi",
+                "hyperx:4x4,2",
+                "--link-throughput",
+                "1000",
+                "--out",
+            ])
+            .arg(&mpi),
+    );
+    let manifest = std::fs::read_to_string(mpi.join("manifest.json")).expect("written");
+    assert!(manifest.contains("closed-form"), "{manifest}");
+    let e = succeed(liquid().args(["explain", "dragonfly:4,2,2", "--format", "json"]));
+    let e = json(&e);
+    assert_eq!(e["liquid"], true, "{e}");
+}

@@ -637,6 +637,13 @@ fn cores_within(
 ) -> Result<Explained, ExplainError> {
     let mut oracle = Oracle::new(traffic, questions);
     let mut out = Explained::default();
+    // A generated machine's all-to-all with a closed-form liquid schedule has nothing to
+    // explain (its schedule validated here, in O(Σ|x|)).
+    if let Ok(form) = crate::engines::closed_form::closed_form(traffic) {
+        if validate(traffic, &form.schedule).is_ok_and(|r| r.length == traffic.duration()) {
+            return Ok(out);
+        }
+    }
     // A liquid traffic has nothing to explain: the native engine (orbits, parts, the
     // full-team search) says so in milliseconds where the colouring questions would
     // not, within the minimisation's share of the time. Its schedule is validated.

@@ -166,8 +166,12 @@ struct Entry {
 /// The oracle's reading of a model file, or `None` for a model in the network form. Copy k
 /// of `count: n` is `id#k` with the virtual link `id#k~v`, or the k-th of `virtual_links`.
 fn read_model(path: &Path) -> Option<Oracle> {
-    let text = std::fs::read_to_string(path).expect("readable model");
-    let file: ModelFile = serde_yaml::from_str(&text).expect("a YAML model");
+    oracle_of(&std::fs::read_to_string(path).expect("readable model"))
+}
+
+/// [`read_model`] of a model's text.
+fn oracle_of(text: &str) -> Option<Oracle> {
+    let file: ModelFile = serde_yaml::from_str(text).expect("a YAML model");
     let mut transfers = Vec::new();
     for e in file.transfers? {
         let path: BTreeSet<String> = e.path.iter().cloned().collect();
@@ -450,8 +454,8 @@ fn proof_source(c: &Config, traffic: &Traffic, checked: &Checked) -> Result<bool
 }
 
 /// Runs every configuration on one input and judges each answer; returns the verdicts seen,
-/// the number of answers judged and the number of engine proofs checked.
-fn conform(oracle: &Oracle, traffic: &Traffic) -> (BTreeSet<Verdict>, usize, usize) {
+/// the configurations whose answers were judged and the number of engine proofs checked.
+fn conform(oracle: &Oracle, traffic: &Traffic) -> (BTreeSet<Verdict>, Vec<String>, usize) {
     // The model crate reads the same transfers as the oracle.
     let names: BTreeSet<&str> = traffic
         .transfer_ids()
@@ -466,7 +470,7 @@ fn conform(oracle: &Oracle, traffic: &Traffic) -> (BTreeSet<Verdict>, usize, usi
     };
     assert_eq!(traffic.duration(), truth.lambda, "{}: Λ", oracle.name);
     let mut verdicts = BTreeSet::new();
-    let mut judged = 0;
+    let mut judged = Vec::new();
     let mut engine_proofs = 0;
     for c in configurations() {
         let answer = liquid_engine::solve(traffic, c.engine, &c.request, None, &AtomicU64::new(0));
@@ -484,7 +488,7 @@ fn conform(oracle: &Oracle, traffic: &Traffic) -> (BTreeSet<Verdict>, usize, usi
                 .unwrap_or_else(|e| panic!("{} on {}: {e}", c.label, oracle.name)),
         );
         verdicts.insert(checked.verdict());
-        judged += 1;
+        judged.push(c.label);
     }
     (verdicts, judged, engine_proofs)
 }
@@ -513,10 +517,11 @@ fn every_engine_conforms_on_random_traffics() {
         // exercise the engines' proofs).
         let (seen, n, _) = conform(&oracle, &traffic);
         verdicts.extend(seen);
-        judged += n;
+        judged += n.len();
     }
-    // Every configuration answered every input, round-robin (all-to-all only) aside.
-    assert_eq!(judged, 40 * (configurations().len() - 1));
+    // Every configuration answered every input, round-robin (all-to-alls only) and
+    // closed-form (generated machines' all-to-alls only) aside.
+    assert_eq!(judged, 40 * (configurations().len() - 2));
     // The inputs exercise both sides and every verdict the engines give without limits.
     assert!(
         liquid >= 5 && not_liquid >= 5,
@@ -540,7 +545,7 @@ fn every_engine_conforms_on_the_bundled_models() {
     let mut engine_proofs = 0;
     for (oracle, traffic) in &models {
         let (_, judged, proofs) = conform(oracle, traffic);
-        round_robin_answered |= judged == configurations().len();
+        round_robin_answered |= judged.iter().any(|l| l == "round-robin");
         engine_proofs += proofs;
     }
     // native and exact proved their own bounds (odd-cycle and odd-wheel have no clique
@@ -548,6 +553,44 @@ fn every_engine_conforms_on_the_bundled_models() {
     assert!(engine_proofs >= 2, "{engine_proofs} engine proofs checked");
     // paper-fig1-explicit is an all-to-all: round-robin is judged there.
     assert!(round_robin_answered);
+}
+
+/// The all-to-alls of small generated machines (dragonfly, Dragonfly+, rail, HyperX), read
+/// by the oracle from their explicit form: every engine conforms, the closed-form engine
+/// answers on every machine that has a closed form and refuses the one that has none.
+#[test]
+fn every_engine_conforms_on_generated_machines() {
+    for (spec, closed) in [
+        ("dragonfly:2,1,1", true),
+        ("dragonfly-plus:1,1,1,1", true),
+        ("rail:2,2", true),
+        ("hyperx:2x2,1", true),
+        ("hyperx:3,1", true),
+        ("rail:3,2,1", false),
+    ] {
+        let text = liquid_topology::spec::parse(spec)
+            .expect("valid")
+            .expect("a spec")
+            .to_explicit_yaml()
+            .expect("expands");
+        let oracle = oracle_of(&text).expect("the explicit form");
+        let traffic = liquid_topology::spec::traffic(spec)
+            .expect("valid")
+            .expect("a spec");
+        let (_, judged, _) = conform(&oracle, &traffic);
+        assert_eq!(
+            judged.iter().any(|l| l == "closed-form"),
+            closed,
+            "{spec}: {judged:?}"
+        );
+        // Every other configuration answered (these are all-to-alls: round-robin too).
+        let others = configurations().len() - 1;
+        assert_eq!(
+            judged.len(),
+            others + usize::from(closed),
+            "{spec}: {judged:?}"
+        );
+    }
 }
 
 /// The suite runs every visible engine, and the modes it must: ILP's decision mode, SAT's

@@ -192,7 +192,22 @@ fn get_schedule(
                 "traffic order (no schedule)".into(),
             ));
         }
-        (None, _) => find("native")?,
+        (None, _) => {
+            // A generated machine's all-to-all with a closed form: that liquid schedule,
+            // through the gate like any engine's; the closed-form engine refuses every
+            // other traffic (an input it does not take), which goes to the native engine.
+            let closed = find(liquid_engine::engines::closed_form::NAME)?;
+            match solve(traffic, closed, &args.request) {
+                Ok(c) => {
+                    if let Some(s) = c.into_outcome().into_schedule() {
+                        return Ok((s, format!("engine {}", closed.name())));
+                    }
+                }
+                Err(liquid_engine::SolveError::Input(_)) => {}
+                Err(e) => return Err(e.into()),
+            }
+            find("native")?
+        }
     };
     let mut checked = solve(traffic, engine, &args.request)?;
     // By default a traffic the native engine finds non-liquid gets the portfolio's best

@@ -140,6 +140,48 @@ pub(crate) fn traffic(f: &impl Fabric) -> Result<Traffic, TopologyError> {
     routes.traffic(f.name(), f.description(), link_id, &names[..n], pairs(n))
 }
 
+/// Whether `t` is the machine's all-to-all as [`traffic`] builds it: `N·(N − 1)` transfers
+/// in the sender-major order, each from and to the right hosts (where the traffic names
+/// them) over the links, named `from>to`, of the machine's route. The first difference
+/// otherwise. O(total path length), no second traffic built.
+pub(crate) fn same_traffic(f: &impl Fabric, t: &Traffic) -> Result<(), String> {
+    let n = f.host_count();
+    let all = n * (n - 1);
+    if t.len() != all {
+        return Err(format!(
+            "{} transfers, not the {all} of an all-to-all of {n} hosts",
+            t.len()
+        ));
+    }
+    let names = f.node_names();
+    let links = f.links();
+    let at = link_map(&links);
+    // The traffic's id of every link of the machine (none for a link it does not have).
+    let ids: Vec<Option<liquid_model::LinkId>> = links
+        .iter()
+        .map(|&(x, y)| t.find_link(&format!("{}>{}", names[x as usize], names[y as usize])))
+        .collect();
+    let mut nodes = Vec::new();
+    for ((s, d), x) in pairs(n).zip(t.transfers()) {
+        let ends = [(&x.from, s), (&x.to, d)]
+            .iter()
+            .all(|(given, h)| given.as_deref().is_none_or(|g| g == names[*h]));
+        f.route(s, d, &mut nodes);
+        let route = nodes.len() == x.path.len() + 1
+            && nodes
+                .windows(2)
+                .zip(&x.path)
+                .all(|(w, &l)| ids[at[&(w[0], w[1])] as usize] == Some(l));
+        if !ends || !route {
+            return Err(format!(
+                "transfer {:?} is not the one from {} to {} over the machine's route",
+                x.id, names[s], names[d]
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Timeframes of `(sender, receiver)` host numbers: a closed-form schedule of an
 /// all-to-all ([`crate::rail::Rail::schedule`], [`crate::hyperx::HyperX::schedule`]).
 pub type PairFrames = Vec<Vec<(usize, usize)>>;

@@ -15,12 +15,15 @@
 //!   palm-tree global links, minimal routing;
 //! - [`rail`]: rail-optimised GPU fat-trees, with or without NCCL's PXN;
 //! - [`hyperx`]: HyperX (Ahn et al. 2009) with dimension-order routing;
+//! - [`closed_form`]: the closed-form liquid schedules of those machines' all-to-alls, one
+//!   entry point, and the recognition of a traffic as such a machine's all-to-all;
 //! - [`spec`]: short textual specs (`t1:4,4,4,4,0,0,2,1`, `fat-tree:4,3`, ...).
 //!
 //! Every builder returns a [`Generated`]: a [`Network`] whose routing is explicit (a route
 //! for every pair of the pattern) and a [`Pattern`].
 #![forbid(unsafe_code)]
 
+pub mod closed_form;
 mod direct;
 pub mod dragonfly;
 pub mod fabric;

@@ -1,6 +1,6 @@
 //! One module per engine: a unit struct implementing [`crate::Engine`] over the engine's
-//! crate (`liquid-search`, `liquid-sat`, `liquid-ilp`), or, for the portfolio, over the
-//! other engines.
+//! crate (`liquid-search`, `liquid-sat`, `liquid-ilp`; `closed-form` over
+//! `liquid-topology`'s constructions), or, for the portfolio, over the other engines.
 
 use std::sync::LazyLock;
 
@@ -27,6 +27,7 @@ macro_rules! register {
 register! {
     native: Native;
     structured: Structured;
+    closed_form: ClosedForm;
     dsatur: Dsatur;
     repair: Repair;
     exact: Exact;

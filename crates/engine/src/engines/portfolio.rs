@@ -1,6 +1,13 @@
 //! `portfolio`: what 003's conclusion suggests, made deterministic.
 //!
-//! 0. The structure stage of the `structured` engine ([`liquid_search::structured`]): for an
+//! 0. The closed form ([`super::closed_form`]): when the traffic is the all-to-all of a
+//!    generated dragonfly, Dragonfly+, rail-optimised fat-tree or HyperX that has a
+//!    closed-form liquid schedule (recognised by its model name, then route by route, in
+//!    O(Σ|x|)), that schedule, its machine and construction named in the statistics; the
+//!    gate validates it like any other. A machine without one says why in the statistics
+//!    (`closed_form`); any other traffic costs a look at its name.
+//!
+//!    The structure stage of the `structured` engine ([`liquid_search::structured`]): for an
 //!    all-to-all whose hosts' translations (or cyclic shifts) give conflict-free orbits,
 //!    those orbits are a liquid schedule. It costs one pass over the transfers to see
 //!    that a traffic is no all-to-all, and O(Σ|x|) per group tried otherwise.
@@ -89,7 +96,7 @@ impl Engine for Portfolio {
         NAME
     }
     fn about(&self) -> &'static str {
-        "orbits for all-to-alls, then DSatur (in half the time) and first fit, the shorter kept, and the tabu repair at Λ (before DSatur from 100,000 transfers up), then the native search on a node budget, then SAT (the exact engine when the \
+        "the closed form of a generated machine's all-to-all (dragonfly, Dragonfly+, rail, HyperX) when it has one, orbits for all-to-alls, then DSatur (in half the time) and first fit, the shorter kept, and the tabu repair at Λ (before DSatur from 100,000 transfers up), then the native search on a node budget, then SAT (the exact engine when the \
          encoding is too large), sharing one time limit"
     }
     fn verdicts(&self) -> &'static [Verdict] {
@@ -145,7 +152,22 @@ fn run_with_share(
             }
         };
 
-        // Stage 0: the orbits of a group, for all-to-all traffics.
+        // Stage 0: the closed form of a generated machine's all-to-all.
+        match super::closed_form::closed_form(traffic) {
+            Ok(form) => {
+                stats.extend(form.stats());
+                let outcome = Outcome::Liquid {
+                    schedule: form.schedule,
+                };
+                return Ok(finish(outcome, super::closed_form::NAME, stats).into());
+            }
+            Err(why @ super::closed_form::NoForm::NoClosedForm(_)) => {
+                say(&mut stats, "closed_form", &why.to_string())
+            }
+            Err(super::closed_form::NoForm::NotAMachine(_)) => {}
+        }
+
+        // Stage 0, then: the orbits of a group, for all-to-all traffics.
         if let Some((outcome, group)) =
             liquid_search::native::liquid_by_structure(traffic, limits.deadline())
         {
@@ -330,6 +352,50 @@ mod tests {
     use super::*;
     use liquid_model::check_outcome;
 
+    /// The same transfers under another name, which the closed-form stage does not
+    /// recognise as a machine: for the tests of the generic stages on a machine's traffic.
+    fn generic(t: &Traffic) -> Traffic {
+        let paths: Vec<(String, Vec<String>)> = t
+            .transfers()
+            .iter()
+            .map(|x| {
+                let p = x.path.iter().map(|&l| t.link_name(l).to_string());
+                (x.id.clone(), p.collect())
+            })
+            .collect();
+        let g = Traffic::from_paths("generic", &paths).expect("valid");
+        assert!(super::super::closed_form::closed_form(&g).is_err());
+        g
+    }
+
+    /// The closed-form stage answers a machine that has one before any other stage, named
+    /// with its construction; one without says why and goes on.
+    #[test]
+    fn the_closed_form_stage_answers_first() {
+        let machine = |spec: &str| {
+            liquid_topology::spec::traffic(spec)
+                .expect("valid")
+                .expect("a spec")
+        };
+        let t = machine("dragonfly:4,2,2");
+        let run = Portfolio
+            .run(&t, &Request::default(), &AtomicU64::new(0))
+            .expect("runs");
+        assert_eq!(run.answer.outcome.verdict(), Verdict::Liquid);
+        let stats: Vec<&str> = run.answer.stats.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(stats, ["machine", "construction", "decided_by"]);
+        assert!(matches!(&run.answer.stats[2].1, StatValue::Text(x) if x == "closed-form"));
+        let t = machine("rail:3,2,1");
+        let run = Portfolio
+            .run(&t, &Request::default(), &AtomicU64::new(0))
+            .expect("runs");
+        assert!(
+            matches!(&run.answer.stats[0], (k, StatValue::Text(x)) if k == "closed_form" && x.contains("no closed-form schedule for rail:3,2,1")),
+            "{:?}",
+            run.answer.stats
+        );
+    }
+
     /// The portfolio's native stage reaches the cover stage: queen11_11's liquid schedule
     /// (which neither DSatur nor the full-team search's first nodes find).
     #[test]
@@ -354,12 +420,14 @@ mod tests {
     /// had no schedule.
     #[test]
     fn a_dsatur_stopped_by_its_share_leaves_first_fits_schedule() {
-        let t = liquid_topology::dragonfly::Dragonfly::parse("dragonfly:4,2,2", "4,2,2")
-            .expect("a valid spec")
-            .generated()
-            .expect("builds")
-            .expand()
-            .expect("expands");
+        let t = generic(
+            &liquid_topology::dragonfly::Dragonfly::parse("dragonfly:4,2,2", "4,2,2")
+                .expect("a valid spec")
+                .generated()
+                .expect("builds")
+                .expand()
+                .expect("expands"),
+        );
         let request = Request {
             limits: Limits {
                 time: Some(std::time::Duration::from_secs(2)),
@@ -389,10 +457,12 @@ mod tests {
     /// no longer than either (before: DSatur's was kept even when first fit's was shorter).
     #[test]
     fn a_finished_dsatur_is_followed_by_first_fit_and_the_shorter_is_kept() {
-        let t = liquid_topology::dragonfly::Dragonfly::parse("dragonfly:4,2,2", "4,2,2")
-            .expect("a valid spec")
-            .traffic()
-            .expect("builds");
+        let t = generic(
+            &liquid_topology::dragonfly::Dragonfly::parse("dragonfly:4,2,2", "4,2,2")
+                .expect("a valid spec")
+                .traffic()
+                .expect("builds"),
+        );
         let request = Request {
             limits: Limits {
                 time: Some(std::time::Duration::from_secs(3)),
