@@ -28,10 +28,12 @@ pub enum MpiPlan {
     /// frame by frame, a barrier between frames.
     LgLiquid,
     /// Unequal messages (--sizes): the preemptive schedule of `solve --sizes`, messages
-    /// cut into pieces of --quantum bytes, frame by frame; the receiver reassembles them.
+    /// cut into pieces of --quantum bytes, frame by frame (--mode async: no barrier, each
+    /// rank's pieces in frame order, each a synchronous send); the receiver reassembles
+    /// them.
     Pieces,
     /// Unequal messages (--sizes): the non-preemptive schedule of `solve --sizes`, every
-    /// message whole, frames of unequal length.
+    /// message whole, frames of unequal length (--mode async: no barrier, as for pieces).
     Whole,
 }
 

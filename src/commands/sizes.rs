@@ -263,14 +263,24 @@ pub fn export_mpi_sizes(
     let Some(sizes) = &sim.sizes else {
         return Err(InputError("--plan pieces and whole need --sizes FILE".into()).into());
     };
-    if sim.schedule.is_some() || sim.mode != super::SimMode::Frames {
+    if sim.schedule.is_some() {
         return Err(InputError(
-            "--plan pieces and whole make their own schedule, run frame by frame: give no \
-             --schedule or --mode"
-                .into(),
+            "--plan pieces and whole make their own schedule: give no --schedule".into(),
         )
         .into());
     }
+    let mode = match sim.mode {
+        super::SimMode::Frames => liquid_mpi::program::ScheduleMode::Frames,
+        super::SimMode::Async => liquid_mpi::program::ScheduleMode::Async,
+        super::SimMode::AllAtOnce => {
+            return Err(InputError(
+                "--plan pieces and whole run frame by frame (--mode frames) or without \
+                 barriers (--mode async); every message at once is --plan all-at-once"
+                    .into(),
+            )
+            .into())
+        }
+    };
     if quantum.is_some() && plan == super::MpiPlan::Whole {
         return Err(InputError("--quantum goes with --plan pieces".into()).into());
     }
@@ -308,6 +318,7 @@ pub fn export_mpi_sizes(
             model,
             &args,
             &o,
+            mode,
             library,
             out,
             &liquid_study::quietly,

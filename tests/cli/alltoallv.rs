@@ -335,27 +335,74 @@ fn export_mpi_of_pieces_and_of_whole_messages() {
                 .expect("number")
         })
         .sum();
+    let mut steps = std::collections::HashMap::new();
     for plan in ["pieces", "whole"] {
-        let dir = d.path().join(plan);
-        let o = succeed(liquid().args([
+        for (mode, name) in [
+            ("frames", if plan == "pieces" { "pieces" } else { "frames" }),
+            (
+                "async",
+                if plan == "pieces" {
+                    "pieces-async"
+                } else {
+                    "async"
+                },
+            ),
+        ] {
+            let dir = d.path().join(format!("{plan}-{mode}"));
+            let o = succeed(liquid().args([
+                "export",
+                "mpi",
+                "fat-tree:4,2",
+                "--sizes",
+                &f,
+                "--plan",
+                plan,
+                "--mode",
+                mode,
+                "--link-throughput",
+                "100",
+                "--out",
+                dir.to_str().expect("UTF-8"),
+            ]));
+            let y: serde_json::Value = serde_yaml::from_slice(&o.stdout).expect("YAML");
+            assert_eq!(y["bytes"].as_u64(), Some(total), "{plan} {mode}");
+            assert_eq!(y["ranks"], 8);
+            assert_eq!(y["mode"], name, "{plan} {mode}");
+            steps.insert((plan, mode), (y["steps"].clone(), y["messages"].clone()));
+            let rank0 = std::fs::read_to_string(dir.join("rank-0.txt")).expect("plan");
+            assert!(rank0.ends_with("end\n"), "{plan} {mode}");
+            let has = |w: &str| rank0.lines().any(|l| l.split(' ').next() == Some(w));
+            // Frames: a barrier between frames, plain sends; async: no barrier, each send
+            // synchronous.
+            assert_eq!(has("barrier"), mode == "frames", "{plan} {mode}");
+            assert_eq!(has("ssend"), mode == "async", "{plan} {mode}");
+            let m: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(dir.join("manifest.json")).expect("m"),
+            )
+            .expect("JSON");
+            assert!(m["prediction"]["total_s"].as_f64().expect("total") > 0.0);
+        }
+        // The same schedule in both modes: the same frames and messages.
+        assert_eq!(steps[&(plan, "frames")], steps[&(plan, "async")], "{plan}");
+    }
+    refused(
+        &[
             "export",
             "mpi",
             "fat-tree:4,2",
             "--sizes",
             &f,
             "--plan",
-            plan,
-            "--link-throughput",
-            "100",
+            "whole",
+            "--mode",
+            "all-at-once",
             "--out",
-            dir.to_str().expect("UTF-8"),
-        ]));
-        let y: serde_json::Value = serde_yaml::from_slice(&o.stdout).expect("YAML");
-        assert_eq!(y["bytes"].as_u64(), Some(total), "{plan}");
-        assert_eq!(y["ranks"], 8);
-        let rank0 = std::fs::read_to_string(dir.join("rank-0.txt")).expect("plan");
-        assert!(rank0.ends_with("end\n"), "{plan}");
-    }
+            "x",
+            "--link-throughput",
+            "1",
+        ],
+        "every message at once is --plan all-at-once",
+    );
     refused(
         &[
             "export",

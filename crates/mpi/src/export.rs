@@ -97,37 +97,54 @@ pub fn export(input: &ExportInput<'_>, out: &Path) -> Result<Exported, MpiError>
 pub type PieceOf = (usize, u64, u64);
 
 /// Exports a schedule of pieces (unequal messages cut by a quantum, `liquid solve
-/// --sizes`): frame by frame, each piece one message carrying its slice of its pair's
-/// stream, a barrier between frames; the receiver holds every transfer's bytes once, in
-/// place, which [`Program::check`] and the runtime's byte check verify. `input.kind` and
-/// `input.schedule` are not used; `source` says where the schedule came from.
+/// --sizes`): each piece one message carrying its slice of its pair's stream; the receiver
+/// holds every transfer's bytes once, in place, which [`Program::check`] and the runtime's
+/// byte check verify. `input.kind` is the mode, `PlanKind::Schedule(mode)`:
+/// [`ScheduleMode::Frames`], frame by frame with a barrier between frames;
+/// [`ScheduleMode::Async`], no barrier, each rank's pieces in frame order, each a
+/// synchronous send waited for before the next; [`ScheduleMode::AllAtOnce`], every piece
+/// posted at once (see [`program::from_pieces`]). The prediction of the plan alone
+/// (`plan_s`) is `liquid_sim`'s plan of the same mode ([`liquid_sim::from_frames`], the
+/// sender of a piece its rank); `input.schedule` is not used; `source` says where the
+/// schedule came from.
 pub fn export_pieces(
     input: &ExportInput<'_>,
     frames: &[Vec<PieceOf>],
     source: String,
     out: &Path,
 ) -> Result<Exported, MpiError> {
+    let PlanKind::Schedule(mode) = input.kind else {
+        return Err(MpiError::Input(
+            "a schedule of pieces runs as a schedule: frames, async or all-at-once".into(),
+        ));
+    };
     let data = Data::new(input.traffic, input.sizes, None)?;
-    let program = program::from_pieces(&data, frames)?;
+    let program = program::from_pieces(&data, frames, mode)?;
     let routes = &input.mapped.routes;
-    let steps = frames
-        .iter()
-        .enumerate()
-        .map(|(f, frame)| Step {
-            after: if f == 0 { vec![] } else { vec![f - 1] },
-            delay: 0.0,
-            messages: frame
-                .iter()
-                .map(|&(t, _, len)| liquid_sim::Message {
+    let sim_frames = frames.iter().map(|frame| {
+        frame
+            .iter()
+            .map(|&(t, _, len)| {
+                let message = liquid_sim::Message {
                     route: routes[t].clone(),
                     bytes: len as f64,
                     transfer: None,
-                })
-                .collect(),
-            group: Some(f),
-        })
-        .collect();
-    finish(input, program, Plan { steps }, source, out)
+                };
+                (data.ends[t].0, message)
+            })
+            .collect::<Vec<_>>()
+    });
+    let plan = liquid_sim::from_frames(sim_frames, sim_mode(mode));
+    finish(input, program, plan, source, out)
+}
+
+/// The simulator's mode of a schedule mode.
+fn sim_mode(mode: ScheduleMode) -> liquid_sim::Mode {
+    match mode {
+        ScheduleMode::Frames => liquid_sim::Mode::Frames,
+        ScheduleMode::Async => liquid_sim::Mode::Async,
+        ScheduleMode::AllAtOnce => liquid_sim::Mode::AllAtOnce,
+    }
 }
 
 fn finish(
@@ -179,12 +196,8 @@ fn build(input: &ExportInput<'_>) -> Result<(Program, Plan, String), MpiError> {
                 .ok_or_else(|| MpiError::Input("a schedule plan needs a schedule".into()))?;
             let data = Data::new(traffic, input.sizes, None)?;
             let program = program::from_schedule(&data, schedule, mode);
-            let sim_mode = match mode {
-                ScheduleMode::Frames => liquid_sim::Mode::Frames,
-                ScheduleMode::Async => liquid_sim::Mode::Async,
-                ScheduleMode::AllAtOnce => liquid_sim::Mode::AllAtOnce,
-            };
-            let plan = liquid_sim::from_schedule(traffic, routes, input.sizes, schedule, sim_mode)?;
+            let plan =
+                liquid_sim::from_schedule(traffic, routes, input.sizes, schedule, sim_mode(mode))?;
             Ok((program, plan, source.clone()))
         }
         PlanKind::RoundRobin | PlanKind::Pairwise => {

@@ -515,6 +515,59 @@ mod tests {
     }
 
     #[test]
+    fn synchronous_sends_without_barriers_as_computed_by_hand() {
+        // The async mode of a schedule of pieces: rank 1 sends two pieces of 500 bytes,
+        // the first to rank 2 (frame 1), the second to rank 0 (frame 2), each an Issend
+        // waited for; every receive is posted first; no barrier after the first one.
+        let piece = |step, to, offset| Message {
+            step,
+            from: 1,
+            to,
+            pieces: vec![Piece {
+                src: 1,
+                dst: to,
+                offset,
+                len: 500,
+            }],
+        };
+        let p = Program {
+            mode: "pieces-async".into(),
+            ranks: vec!["a".into(), "b".into(), "c".into()],
+            steps: vec!["frame 1".into(), "frame 2".into()],
+            messages: vec![piece(0, 2, 0), piece(1, 0, 0)],
+            ops: vec![
+                vec![Op::Recv(1), Op::Wait(Wait::All, None)],
+                vec![
+                    Op::Ssend(0),
+                    Op::Wait(Wait::Sends, None),
+                    Op::Ssend(1),
+                    Op::Wait(Wait::Sends, None),
+                    Op::Wait(Wait::All, None),
+                ],
+                vec![Op::Recv(0), Op::Wait(Wait::All, None)],
+            ],
+            expect: vec![vec![(1, 500)], vec![], vec![(1, 500)]],
+        };
+        p.check().expect("consistent");
+        // Rank 0 leaves the first barrier at L, ranks 1 and 2 at 2L. The first piece
+        // starts at 2L, is delivered at 3L + 0.5; the synchronous send ends then (not
+        // when posted, though 500 bytes are below the eager limit), so the second piece
+        // starts at 3L + 0.5 and reaches rank 0 at 4L + 1: rank 0's time is 3L + 1.
+        let got = predict(
+            &p,
+            &platform(),
+            &route,
+            &RuntimeModel::default(),
+            &Options::default(),
+        )
+        .expect("prediction");
+        assert!(close(got.total_s, 3.0 * L + 1.0), "{}", got.total_s);
+        // Frame 1 ends at L + 0.5 on ranks 1 and 2's clocks, frame 2 at 3L + 1 on rank 0's.
+        assert!(close(got.steps[0].end_s.expect("an end"), L + 0.5));
+        assert!(close(got.steps[1].end_s.expect("an end"), 3.0 * L + 1.0));
+    }
+
+    #[test]
     fn a_pair_without_a_route_costs_nothing() {
         // Rank 0 has no route to or from anyone: the barriers are free, and the run is
         // frame 1 (L + 1) then frame 2 (L + 0.5) on ranks 1 and 2's clocks.

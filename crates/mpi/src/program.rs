@@ -435,23 +435,32 @@ pub fn from_schedule(data: &Data, schedule: &Schedule, mode: ScheduleMode) -> Pr
                 let step = if mode == ScheduleMode::Async { f } else { 0 };
                 messages.extend(frame.iter().map(|&t| message(t, step)));
             }
-            for (k, m) in messages.iter().enumerate() {
-                b.push(m.to, Op::Recv(k));
-            }
-            for (k, m) in messages.iter().enumerate() {
-                if mode == ScheduleMode::Async {
-                    b.push(m.from, Op::Ssend(k));
-                    b.push(m.from, Op::Wait(Wait::Sends, None));
-                } else {
-                    b.push(m.from, Op::Send(k));
-                }
-            }
-            for r in 0..n {
-                b.push(r as u32, Op::Wait(Wait::All, None));
-            }
+            push_unsynchronised(&mut b, &messages, mode == ScheduleMode::Async);
         }
     }
     program(name, data, labels, messages, b.ops)
+}
+
+/// The operations of messages run without a barrier: every receive posted first, at every
+/// rank, then each rank's sends in order. `synchronous` ([`ScheduleMode::Async`]): each
+/// send a synchronous send waited for before the rank's next one (a sender moves on when
+/// its message is taken); otherwise ([`ScheduleMode::AllAtOnce`]) every send posted at
+/// once. Every rank then waits for everything.
+fn push_unsynchronised(b: &mut Builder, messages: &[Message], synchronous: bool) {
+    for (k, m) in messages.iter().enumerate() {
+        b.push(m.to, Op::Recv(k));
+    }
+    for (k, m) in messages.iter().enumerate() {
+        if synchronous {
+            b.push(m.from, Op::Ssend(k));
+            b.push(m.from, Op::Wait(Wait::Sends, None));
+        } else {
+            b.push(m.from, Op::Send(k));
+        }
+    }
+    for r in 0..b.ops.len() {
+        b.push(r as u32, Op::Wait(Wait::All, None));
+    }
 }
 
 /// The operations of frame `f`, whose messages are `frame` (numbered from `first`): every
@@ -477,16 +486,29 @@ fn push_frame(b: &mut Builder, frame: &[Message], first: usize, f: usize, more: 
     }
 }
 
-/// The program that runs a schedule of pieces frame by frame (as [`from_schedule`] in
-/// [`ScheduleMode::Frames`]): `frames[f]` lists (transfer, offset in the transfer, bytes);
-/// each piece is a message of its slice of the pair's stream. A piece outside its
-/// transfer is refused; that every byte arrives once is [`Program::check`]'s.
-pub fn from_pieces(data: &Data, frames: &[Vec<(usize, u64, u64)>]) -> Result<Program, MpiError> {
+/// The program that runs a schedule of pieces in a mode, as [`from_schedule`] runs a
+/// schedule: `frames[f]` lists (transfer, offset in the transfer, bytes); each piece is a
+/// message of its slice of the pair's stream, its step its frame (step 0 for
+/// [`ScheduleMode::AllAtOnce`]). [`ScheduleMode::Frames`] (mode `pieces`): frame by frame,
+/// a barrier between frames. [`ScheduleMode::Async`] (mode `pieces-async`): no barrier,
+/// every receive posted first, each rank's pieces sent in frame order, each a synchronous
+/// send waited for before the next. A piece outside its transfer is refused; that every
+/// byte arrives once is [`Program::check`]'s.
+pub fn from_pieces(
+    data: &Data,
+    frames: &[Vec<(usize, u64, u64)>],
+    mode: ScheduleMode,
+) -> Result<Program, MpiError> {
     let n = data.ranks.len();
     let mut messages = Vec::new();
     let mut b = Builder::new(n);
     for (f, frame) in frames.iter().enumerate() {
         let first = messages.len();
+        let step = if mode == ScheduleMode::AllAtOnce {
+            0
+        } else {
+            f
+        };
         for &(t, off, len) in frame {
             let whole = data.pieces.get(t).ok_or_else(|| {
                 MpiError::Inconsistent(format!("frame {}: no transfer {t}", f + 1))
@@ -500,7 +522,7 @@ pub fn from_pieces(data: &Data, frames: &[Vec<(usize, u64, u64)>]) -> Result<Pro
                 )));
             }
             messages.push(Message {
-                step: f as u32,
+                step: step as u32,
                 from: data.ends[t].0,
                 to: data.ends[t].1,
                 pieces: vec![Piece {
@@ -510,10 +532,25 @@ pub fn from_pieces(data: &Data, frames: &[Vec<(usize, u64, u64)>]) -> Result<Pro
                 }],
             });
         }
-        push_frame(&mut b, &messages[first..], first, f, f + 1 < frames.len());
+        if mode == ScheduleMode::Frames {
+            push_frame(&mut b, &messages[first..], first, f, f + 1 < frames.len());
+        }
     }
-    let labels = (1..=frames.len()).map(|f| format!("frame {f}")).collect();
-    Ok(program("pieces", data, labels, messages, b.ops))
+    let (name, labels) = match mode {
+        ScheduleMode::AllAtOnce => ("pieces-all-at-once", vec!["all at once".to_string()]),
+        _ => (
+            if mode == ScheduleMode::Frames {
+                "pieces"
+            } else {
+                "pieces-async"
+            },
+            (1..=frames.len()).map(|f| format!("frame {f}")).collect(),
+        ),
+    };
+    if mode != ScheduleMode::Frames {
+        push_unsynchronised(&mut b, &messages, mode == ScheduleMode::Async);
+    }
+    Ok(program(name, data, labels, messages, b.ops))
 }
 
 /// The rounds of the direct all-to-all over the ranks: round s (0 … n-1) sends rank i's
@@ -771,23 +808,67 @@ mod tests {
             .iter()
             .map(|&(off, len)| (0..t.len()).map(|x| (x, off, len)).collect())
             .collect();
-        let p = from_pieces(&data, &frames).expect("builds");
-        p.check().expect("every byte once");
-        assert_eq!(p.messages.len(), 3 * t.len());
-        assert_eq!(p.bytes(), 100 * t.len() as u64);
-        // A piece left out: its receiver misses the bytes.
-        let mut short = frames.clone();
-        short[2].pop();
-        let e = from_pieces(&data, &short).expect("builds").check();
-        assert!(e.is_err());
-        // A piece twice: bytes held twice.
-        let mut twice = frames.clone();
-        twice[2].push((0, 0, 40));
-        assert!(from_pieces(&data, &twice).expect("builds").check().is_err());
-        // Past the end of the transfer: refused at once.
-        let mut past = frames;
-        past[2][0] = (0, 80, 21);
-        assert!(from_pieces(&data, &past).is_err());
+        for mode in [
+            ScheduleMode::Frames,
+            ScheduleMode::Async,
+            ScheduleMode::AllAtOnce,
+        ] {
+            let p = from_pieces(&data, &frames, mode).expect("builds");
+            p.check().expect("every byte once");
+            assert_eq!(p.messages.len(), 3 * t.len());
+            assert_eq!(p.bytes(), 100 * t.len() as u64);
+            // A piece left out: its receiver misses the bytes.
+            let mut short = frames.clone();
+            short[2].pop();
+            let e = from_pieces(&data, &short, mode).expect("builds").check();
+            assert!(e.is_err(), "{mode:?}");
+            // A piece twice: bytes held twice.
+            let mut twice = frames.clone();
+            twice[2].push((0, 0, 40));
+            let e = from_pieces(&data, &twice, mode).expect("builds").check();
+            assert!(e.is_err(), "{mode:?}");
+            // Past the end of the transfer: refused at once.
+            let mut past = frames.clone();
+            past[2][0] = (0, 80, 21);
+            assert!(from_pieces(&data, &past, mode).is_err(), "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn pieces_async_has_no_barrier_and_sends_in_frame_order() {
+        let t = all_to_all(2, 2);
+        let data = Data::new(&t, &vec![100.0; t.len()], None).expect("data");
+        let frames: Vec<Vec<(usize, u64, u64)>> = [(0, 60), (60, 40)]
+            .iter()
+            .map(|&(off, len)| (0..t.len()).map(|x| (x, off, len)).collect())
+            .collect();
+        let p = from_pieces(&data, &frames, ScheduleMode::Async).expect("builds");
+        assert_eq!(p.mode, "pieces-async");
+        assert_eq!(p.steps.len(), 2);
+        for (r, ops) in p.ops.iter().enumerate() {
+            assert!(!ops.contains(&Op::Barrier), "rank {r}");
+            // Every receive before the first send; each send synchronous and waited for.
+            let first_send = ops.iter().position(|o| matches!(o, Op::Ssend(_)));
+            let last_recv = ops.iter().rposition(|o| matches!(o, Op::Recv(_)));
+            assert!(last_recv < first_send, "rank {r}");
+            let sends: Vec<usize> = ops
+                .iter()
+                .filter_map(|o| match o {
+                    Op::Ssend(k) => Some(*k),
+                    _ => None,
+                })
+                .collect();
+            let steps: Vec<u32> = sends.iter().map(|&k| p.messages[k].step).collect();
+            assert!(
+                steps.windows(2).all(|w| w[0] <= w[1]),
+                "rank {r}: {steps:?}"
+            );
+            for (i, o) in ops.iter().enumerate() {
+                if matches!(o, Op::Ssend(_)) {
+                    assert_eq!(ops[i + 1], Op::Wait(Wait::Sends, None), "rank {r}");
+                }
+            }
+        }
     }
 
     #[test]

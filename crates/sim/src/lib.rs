@@ -44,7 +44,7 @@ pub mod study;
 pub mod two_clusters;
 
 pub use engine::{simulate, simulate_with, Options, Run, Segment, Span, Transport};
-pub use plan::{from_schedule, Message, Mode, Plan, Step};
+pub use plan::{from_frames, from_schedule, Message, Mode, Plan, Step};
 pub use platform::{Link, MappedTraffic, Platform};
 
 use thiserror::Error;

@@ -183,34 +183,56 @@ pub fn from_schedule(
         bytes: sizes[t.index()],
         transfer: Some(t),
     };
+    let frames = schedule.frames.iter().map(|frame| {
+        frame
+            .iter()
+            .map(|&t| {
+                let x = traffic.transfer(t);
+                let key = match &x.from {
+                    Some(node) => SenderKey::Node(node),
+                    None => SenderKey::Link(x.path.first().map_or(u32::MAX, |l| l.0)),
+                };
+                (key, message(t))
+            })
+            .collect::<Vec<_>>()
+    });
+    Ok(from_frames(frames, mode))
+}
+
+/// The plan that runs timeframes of messages in a mode, each message with its sender (any
+/// key: a node, a rank): [`Mode::Frames`], one step per frame after the previous one;
+/// [`Mode::Async`], one step per message after its sender's previous message (in frame
+/// order, then the order within the frame), its group the message's frame;
+/// [`Mode::AllAtOnce`], one step of every message in order, group 0. The schedules of
+/// [`from_schedule`] and schedules of pieces of messages (unequal messages cut by a
+/// quantum) both run through it.
+pub fn from_frames<K, F>(frames: F, mode: Mode) -> Plan
+where
+    K: Eq + std::hash::Hash,
+    F: IntoIterator<Item = Vec<(K, Message)>>,
+{
     let mut steps = Vec::new();
     match mode {
         Mode::Frames => {
-            for (f, frame) in schedule.frames.iter().enumerate() {
+            for (f, frame) in frames.into_iter().enumerate() {
                 steps.push(Step {
                     after: if f == 0 { vec![] } else { vec![f - 1] },
                     delay: 0.0,
-                    messages: frame.iter().map(|&t| message(t)).collect(),
+                    messages: frame.into_iter().map(|(_, m)| m).collect(),
                     group: Some(f),
                 });
             }
         }
         Mode::Async => {
-            let mut last: std::collections::HashMap<SenderKey<'_>, usize> =
-                std::collections::HashMap::new();
-            for (f, frame) in schedule.frames.iter().enumerate() {
-                for &t in frame {
-                    let x = traffic.transfer(t);
-                    let key = match &x.from {
-                        Some(node) => SenderKey::Node(node),
-                        None => SenderKey::Link(x.path.first().map_or(u32::MAX, |l| l.0)),
-                    };
+            let mut last: std::collections::HashMap<K, usize> = std::collections::HashMap::new();
+            for (f, frame) in frames.into_iter().enumerate() {
+                for (key, m) in frame {
                     let s = steps.len();
                     let after = last.insert(key, s).into_iter().collect();
                     steps.push(Step {
                         after,
                         delay: 0.0,
-                        messages: vec![message(t)],
+                        messages: vec![m],
                         group: Some(f),
                     });
                 }
@@ -220,17 +242,12 @@ pub fn from_schedule(
             steps.push(Step {
                 after: vec![],
                 delay: 0.0,
-                messages: schedule
-                    .frames
-                    .iter()
-                    .flatten()
-                    .map(|&t| message(t))
-                    .collect(),
+                messages: frames.into_iter().flatten().map(|(_, m)| m).collect(),
                 group: Some(0),
             });
         }
     }
-    Ok(Plan { steps })
+    Plan { steps }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

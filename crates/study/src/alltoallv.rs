@@ -982,15 +982,19 @@ fn piece_name(traffic: &Traffic, c: &Chunked, t: TransferId, i: u32) -> String {
     }
 }
 
-/// `liquid export mpi MODEL --sizes FILE --plan pieces|whole`: the preemptive schedule by
-/// chunks (each piece a message of its slice of the pair's data, frame by frame) or the
-/// non-preemptive one (each message whole, frames of unequal length), made as `solve`
+/// `liquid export mpi MODEL --sizes FILE --plan pieces|whole [--mode frames|async]`: the
+/// preemptive schedule by chunks (each piece a message of its slice of the pair's data) or
+/// the non-preemptive one (each message whole, frames of unequal length), made as `solve`
 /// makes it (`o.preemption`: [`Preemption::Chunks`] or [`Preemption::Whole`]), for the
-/// MPI runtime, with liquid's prediction of the run.
+/// MPI runtime, run in `mode` (frame by frame with a barrier between frames, or async: no
+/// barrier, each rank's messages in schedule order, each a synchronous send), with
+/// liquid's prediction of the run.
+#[allow(clippy::too_many_arguments)]
 pub fn export_mpi(
     model_arg: &Path,
     a: &SizesArgs,
     o: &SolveOptions,
+    mode: liquid_mpi::program::ScheduleMode,
     library: liquid_mpi::RuntimeModel,
     out: &Path,
     solver: Solver<'_>,
@@ -1007,7 +1011,7 @@ pub fn export_mpi(
         mapped: &l.mapped,
         sizes: &sizes,
         schedule: None,
-        kind: liquid_mpi::PlanKind::Schedule(liquid_mpi::program::ScheduleMode::Frames),
+        kind: liquid_mpi::PlanKind::Schedule(mode),
         overhead: a.overhead,
         library,
         phase_schedule: None,
