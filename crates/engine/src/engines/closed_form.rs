@@ -172,8 +172,11 @@ mod tests {
         }
     }
 
+    /// How a test spoils a closed-form schedule.
+    type Forgery = fn(&mut Schedule);
+
     /// A closed form gone wrong, as a bug in a construction would give it.
-    struct Forged(fn(&mut Schedule));
+    struct Forged(Forgery);
 
     impl Engine for Forged {
         fn name(&self) -> &'static str {
@@ -195,7 +198,7 @@ mod tests {
     #[test]
     fn a_wrong_closed_form_is_caught_by_the_gate() {
         let t = machine("dragonfly:4,2,2");
-        let forgeries: [(fn(&mut Schedule), &str); 3] = [
+        let forgeries: [(Forgery, &str); 3] = [
             // Two transfers swapped between the first two frames: each now shares its
             // sender's host link with the frame's own transfer from that host.
             (
