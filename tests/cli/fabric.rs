@@ -171,6 +171,18 @@ fn export_ibsim_writes_every_cable_from_both_ends() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("an explicit-form model"), "{err}");
+    // PXN's NVLink hop is not an InfiniBand cable: refused, naming the machine without it.
+    let out = liquid()
+        .args(["export", "ibsim", "rail:4,2,2,pxn"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("has no link back") && err.contains("without pxn (`rail:4,2,2`)"),
+        "{err}"
+    );
+    succeed(liquid().args(["export", "ibsim", "rail:4,2,2"]));
 }
 
 #[test]

@@ -48,7 +48,17 @@ pub fn export(model: &Path) -> Result<String, FabricError> {
         })?;
         (network, None)
     };
-    net_file(&arg, &network, cabled.as_deref())
+    net_file(&arg, &network, cabled.as_deref()).map_err(|mut e| {
+        // PXN's hop from a server's NVSwitch to a NIC is NVLink inside the server, one way
+        // in the model: not an InfiniBand cable. The same machine without PXN has one.
+        if arg.starts_with("rail:") && arg.ends_with(",pxn") {
+            e.message.push_str(&format!(
+                "; with pxn, a server's NVSwitch reaches the NICs over NVLink, which is not InfiniBand: export the same machine without pxn (`{}`) for its InfiniBand fabric",
+                arg.trim_end_matches(",pxn")
+            ));
+        }
+        e
+    })
 }
 
 fn check_id(model: &str, id: &str) -> Result<(), FabricError> {
