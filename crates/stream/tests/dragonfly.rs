@@ -7,13 +7,8 @@
 
 mod common;
 
-use std::sync::atomic::AtomicU64;
-
-use liquid_stream::closed::ClosedForm;
 use liquid_stream::dragonfly::DragonflyStream;
-use liquid_stream::{SolveOptions, Structured};
 use liquid_topology::dragonfly::Dragonfly;
-use liquid_topology::fabric::pairs_schedule;
 
 fn machine(rest: &str) -> Dragonfly {
     Dragonfly::parse(&format!("dragonfly:{rest}"), rest).expect("valid")
@@ -41,11 +36,8 @@ fn streamed_schedules_are_liquid_and_the_in_memory_ones() {
         let m = machine(rest);
         let traffic = m.traffic().expect("builds");
         let d = DragonflyStream::new(rest).expect("streams");
-        assert!(d.not_streamed().is_none(), "{rest}");
-        let schedule = common::solved_liquid(rest, &d, &traffic);
         let frames = m.schedule().expect("builds").expect("a closed form");
-        let memory = pairs_schedule(d.hosts(), &frames);
-        assert_eq!(schedule.frames, memory.frames, "{rest}");
+        common::solved_as_in_memory(rest, &d, &traffic, &frames);
     }
 }
 
@@ -55,33 +47,12 @@ fn streamed_schedules_are_liquid_and_the_in_memory_ones() {
 fn refusals_and_a_wrong_frame() {
     for rest in ["6,1,1", "4,2,2,5", "4,2,1", "6,3,3"] {
         let d = DragonflyStream::new(rest).expect("parses");
-        let why = d.not_streamed().expect("no closed form");
-        assert!(why.contains("prime power"), "{why}");
-        let options = SolveOptions {
-            out: None,
-            prefix: None,
-            time_limit: None,
-            mpi: None,
-        };
-        let err = liquid_stream::solve(&d, &options, &AtomicU64::new(0)).expect_err("refused");
-        assert!(err.to_string().contains("no streamed schedule"), "{err}");
+        common::refused_saying(rest, &d, "prime power");
     }
     for bad in ["4,2", "0,2,2", "4,2,2,4", "1000,1000,1000"] {
         assert!(DragonflyStream::new(bad).is_err(), "{bad}");
     }
     // Two transfers of frame 4 sent to one host: the validator names the conflict.
     let d = DragonflyStream::new("4,2,2").expect("streams");
-    let mut v = liquid_stream::Validator::new(&d);
-    let mut pairs = Vec::new();
-    for f in 0..3 {
-        d.frame(f, &mut pairs);
-        v.frame(pairs.iter().copied()).expect("valid");
-    }
-    d.frame(3, &mut pairs);
-    pairs[0].1 = pairs[1].1;
-    let err = v.frame(pairs.iter().copied()).expect_err("a conflict");
-    assert!(
-        err.to_string().starts_with("timeframe 4: transfers"),
-        "{err}"
-    );
+    common::wrong_frame_caught(&d);
 }

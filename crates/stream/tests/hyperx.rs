@@ -8,12 +8,8 @@
 
 mod common;
 
-use std::sync::atomic::AtomicU64;
-
-use liquid_stream::closed::ClosedForm;
 use liquid_stream::hyperx::HyperXStream;
-use liquid_stream::{SolveOptions, Structured};
-use liquid_topology::fabric::pairs_schedule;
+use liquid_stream::Structured;
 use liquid_topology::hyperx::HyperX;
 
 fn machine(rest: &str) -> HyperX {
@@ -62,11 +58,8 @@ fn streamed_schedules_are_liquid_and_the_in_memory_ones() {
         let m = machine(rest);
         let traffic = m.traffic().expect("builds");
         let d = HyperXStream::new(rest).expect("streams");
-        assert!(d.not_streamed().is_none(), "{rest}");
-        let schedule = common::solved_liquid(rest, &d, &traffic);
         let frames = m.schedule().expect("builds").expect("a closed form");
-        let memory = pairs_schedule(d.hosts(), &frames);
-        assert_eq!(schedule.frames, memory.frames, "{rest}");
+        common::solved_as_in_memory(rest, &d, &traffic, &frames);
     }
 }
 
@@ -77,22 +70,7 @@ fn streamed_schedules_are_liquid_and_the_in_memory_ones() {
 fn refusals_and_a_wrong_frame() {
     for rest in ["5x7,5", "4x4,4", "6x3,2", "2x2,2"] {
         let d = HyperXStream::new(rest).expect("parses");
-        let why = d.not_streamed().expect("no closed form");
-        assert!(why.contains("prime power"), "{why}");
-        let options = SolveOptions {
-            out: None,
-            prefix: None,
-            time_limit: None,
-            mpi: None,
-        };
-        let err = liquid_stream::solve(&d, &options, &AtomicU64::new(0)).expect_err("refused");
-        assert!(err.to_string().contains("no streamed schedule"), "{err}");
-        let a = liquid_stream::analysis::analyze_closed_form(&d, None);
-        assert!(
-            a.figures.contains("Streamed schedule: none"),
-            "{}",
-            a.figures
-        );
+        common::refused_saying(rest, &d, "prime power");
     }
     for bad in [
         "4x4",
@@ -107,17 +85,5 @@ fn refusals_and_a_wrong_frame() {
     }
     // Two transfers of frame 4 sent to one host: the validator names the conflict.
     let d = HyperXStream::new("4x4,2").expect("streams");
-    let mut v = liquid_stream::Validator::new(&d);
-    let mut pairs = Vec::new();
-    for f in 0..3 {
-        d.frame(f, &mut pairs);
-        v.frame(pairs.iter().copied()).expect("valid");
-    }
-    d.frame(3, &mut pairs);
-    pairs[0].1 = pairs[1].1;
-    let err = v.frame(pairs.iter().copied()).expect_err("a conflict");
-    assert!(
-        err.to_string().starts_with("timeframe 4: transfers"),
-        "{err}"
-    );
+    common::wrong_frame_caught(&d);
 }

@@ -7,6 +7,7 @@ use liquid_model::{Schedule, Traffic};
 use liquid_mpi::report::Prediction;
 use liquid_stream::closed::ClosedForm;
 use liquid_stream::{SolveOptions, Structured};
+use liquid_topology::fabric::pairs_schedule;
 
 /// Requires the streamed machine `d` to be the in-memory model's `traffic`: its name,
 /// links, every link's name and load, Λ and every route.
@@ -79,6 +80,62 @@ pub fn solved_liquid(label: &str, d: &impl Structured, traffic: &Traffic) -> Sch
     let r = liquid_model::validate(traffic, &schedule).expect("valid");
     assert!(r.liquid, "{label}");
     schedule
+}
+
+/// Requires `d`'s streamed schedule ([`solved_liquid`]) to be `frames`, the in-memory
+/// closed form's host pairs frame by frame.
+pub fn solved_as_in_memory(
+    label: &str,
+    d: &impl ClosedForm,
+    traffic: &Traffic,
+    frames: &[Vec<(usize, usize)>],
+) {
+    assert!(d.not_streamed().is_none(), "{label}");
+    let schedule = solved_liquid(label, d, traffic);
+    let memory = pairs_schedule(d.hosts(), frames);
+    assert_eq!(schedule.frames, memory.frames, "{label}");
+}
+
+/// Requires a machine without a closed form to be refused by `solve` (no streamed
+/// schedule) with a reason containing `why`, and analysed all the same.
+pub fn refused_saying(label: &str, d: &impl ClosedForm, why: &str) {
+    let reason = d.not_streamed().expect("no closed form");
+    assert!(reason.contains(why), "{label}: {reason}");
+    let options = SolveOptions {
+        out: None,
+        prefix: None,
+        time_limit: None,
+        mpi: None,
+    };
+    let err = liquid_stream::solve(d, &options, &AtomicU64::new(0)).expect_err("refused");
+    assert!(
+        err.to_string().contains("no streamed schedule"),
+        "{label}: {err}"
+    );
+    let a = liquid_stream::analysis::analyze_closed_form(d, None);
+    assert!(
+        a.figures.contains("Streamed schedule: none"),
+        "{label}: {}",
+        a.figures
+    );
+}
+
+/// Requires the streaming validator to accept `d`'s first three frames and to reject the
+/// fourth with two of its transfers sent to one host, naming the conflict.
+pub fn wrong_frame_caught(d: &impl Structured) {
+    let mut v = liquid_stream::Validator::new(d);
+    let mut pairs = Vec::new();
+    for f in 0..3 {
+        d.frame(f, &mut pairs);
+        v.frame(pairs.iter().copied()).expect("valid");
+    }
+    d.frame(3, &mut pairs);
+    pairs[0].1 = pairs[1].1;
+    let err = v.frame(pairs.iter().copied()).expect_err("a conflict");
+    assert!(
+        err.to_string().starts_with("timeframe 4: transfers"),
+        "{err}"
+    );
 }
 
 /// Requires the streamed export's prediction `b` to be the in-memory one `a` to 1e-9 (a
