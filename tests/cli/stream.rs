@@ -220,52 +220,46 @@ fn multi_cluster_stream() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("cluster pairs"));
 }
 
-/// Issue 41: Dragonfly+ streams: `analyze --stream` of the 16,512-host
-/// `dragonfly-plus:16,16,8,8` from closed forms, `solve --stream` and `verify --stream` of
-/// a small one (liquid), and refusals (exit 2, the reason on stderr) outside the
-/// conditions of the closed-form schedule and for a machine with idle links.
-#[test]
-fn dragonfly_plus_stream() {
-    let out = succeed(liquid().args([
-        "analyze",
-        "dragonfly-plus:16,16,8,8",
-        "--stream",
-        "--format",
-        "json",
-    ]));
+/// A machine family with closed forms, streamed end to end: `analyze --stream` of a large
+/// machine (`big`: its spec, hosts, switches when checked, transfers and Λ), `solve
+/// --stream` of a small one into a frames file (liquid, `frames` frames) that `verify
+/// --stream` accepts, and machines without the closed-form schedule refused by `solve
+/// --stream` (exit 2) with their reason.
+fn closed_form_streams(
+    big: (&str, u64, Option<u64>, u64, u64),
+    small: (&str, u64),
+    refused: &[(&str, &str)],
+) {
+    let (spec, hosts, switches, transfers, duration) = big;
+    let out = succeed(liquid().args(["analyze", spec, "--stream", "--format", "json"]));
     let a: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(a["hosts"], 16512);
-    assert_eq!(a["switches"], 129 * 32);
-    assert_eq!(a["transfers"], 272_629_632u64);
-    assert_eq!(a["duration"], 16511);
+    assert_eq!(a["hosts"], hosts, "{spec}");
+    if let Some(switches) = switches {
+        assert_eq!(a["switches"], switches, "{spec}");
+    }
+    assert_eq!(a["transfers"], transfers, "{spec}");
+    assert_eq!(a["duration"], duration, "{spec}");
+    let (spec, made) = small;
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let frames = dir.path().join("dfp.frames");
+    let frames = dir.path().join("m.frames");
     let out = succeed(
         liquid()
-            .args([
-                "solve",
-                "dragonfly-plus:4,4,4,4",
-                "--stream",
-                "--schedule-out",
-            ])
+            .args(["solve", spec, "--stream", "--schedule-out"])
             .arg(&frames)
             .args(["--format", "json"]),
     );
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(r["verdict"], "liquid");
-    assert_eq!(r["frames_made"], 271);
+    assert_eq!(r["verdict"], "liquid", "{spec}");
+    assert_eq!(r["frames_made"], made, "{spec}");
     let out = succeed(
         liquid()
-            .args(["verify", "dragonfly-plus:4,4,4,4"])
+            .args(["verify", spec])
             .arg(&frames)
             .args(["--stream", "--format", "json"]),
     );
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(r["report"]["liquid"], true);
-    for (spec, why) in [
-        ("dragonfly-plus:4,2,2,2", "L = S"),
-        ("dragonfly-plus:2,4,1,2,5", "carry no transfer"),
-    ] {
+    assert_eq!(r["report"]["liquid"], true, "{spec}");
+    for (spec, why) in refused {
         let out = liquid()
             .args(["solve", spec, "--stream"])
             .output()
@@ -275,81 +269,52 @@ fn dragonfly_plus_stream() {
     }
 }
 
-/// Issue 41: the dragonfly streams: `analyze --stream` of the 16,512-host balanced
-/// dragonfly from closed forms, `solve --stream` and `verify --stream` of a small one
-/// (liquid), and a dragonfly without the closed-form schedule refused (exit 2).
+/// Issue 41: Dragonfly+ streams (the 16,512-host `dragonfly-plus:16,16,8,8` analysed); a
+/// machine without the closed form, or with links no route uses, is refused.
 #[test]
-fn dragonfly_stream() {
-    let out = succeed(liquid().args([
-        "analyze",
-        "dragonfly:16,8,8",
-        "--stream",
-        "--format",
-        "json",
-    ]));
-    let a: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(a["hosts"], 16512);
-    assert_eq!(a["transfers"], 272_629_632u64);
-    assert_eq!(a["duration"], 16511);
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let frames = dir.path().join("df.frames");
-    let out = succeed(
-        liquid()
-            .args(["solve", "dragonfly:8,2,2", "--stream", "--schedule-out"])
-            .arg(&frames)
-            .args(["--format", "json"]),
+fn dragonfly_plus_stream() {
+    closed_form_streams(
+        (
+            "dragonfly-plus:16,16,8,8",
+            16512,
+            Some(129 * 32),
+            272_629_632,
+            16511,
+        ),
+        ("dragonfly-plus:4,4,4,4", 271),
+        &[
+            ("dragonfly-plus:4,2,2,2", "L = S"),
+            ("dragonfly-plus:2,4,1,2,5", "carry no transfer"),
+        ],
     );
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(r["verdict"], "liquid");
-    assert_eq!(r["frames_made"], 271);
-    let out = succeed(
-        liquid()
-            .args(["verify", "dragonfly:8,2,2"])
-            .arg(&frames)
-            .args(["--stream", "--format", "json"]),
-    );
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(r["report"]["liquid"], true);
-    let out = liquid()
-        .args(["solve", "dragonfly:6,3,3", "--stream"])
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("prime power"));
 }
 
-/// Issue 41: rail-optimised fat-trees stream: `analyze --stream` of the 16,384-GPU
-/// `rail:2048,8,pxn` from closed forms, `solve --stream` and `verify --stream` of a small
-/// one (liquid), `--time-limit` stopping a solve with `unknown`, and a machine without
-/// the closed-form schedule (no PXN, fewer spines than servers) refused (exit 2).
+/// Issue 41: dragonflies stream (the 16,512-host balanced `dragonfly:16,8,8` analysed).
+#[test]
+fn dragonfly_stream() {
+    closed_form_streams(
+        ("dragonfly:16,8,8", 16512, None, 272_629_632, 16511),
+        ("dragonfly:8,2,2", 271),
+        &[("dragonfly:6,3,3", "prime power")],
+    );
+}
+
+/// Issue 41: rail-optimised fat-trees stream (the 16,384-GPU `rail:2048,8,pxn` analysed;
+/// a machine without PXN and with fewer spines than servers refused), and `--time-limit`
+/// stops a streamed solve with `unknown`.
 #[test]
 fn rail_stream() {
-    let out =
-        succeed(liquid().args(["analyze", "rail:2048,8,pxn", "--stream", "--format", "json"]));
-    let a: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(a["hosts"], 16384);
-    assert_eq!(a["switches"], 8 + 2048 + 2048 * 9);
-    assert_eq!(a["transfers"], 16384u64 * 16383);
-    assert_eq!(a["duration"], 8 * 2047);
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let frames = dir.path().join("rail.frames");
-    let out = succeed(
-        liquid()
-            .args(["solve", "rail:6,4,pxn", "--stream", "--schedule-out"])
-            .arg(&frames)
-            .args(["--format", "json"]),
+    closed_form_streams(
+        (
+            "rail:2048,8,pxn",
+            16384,
+            Some(8 + 2048 + 2048 * 9),
+            16384 * 16383,
+            8 * 2047,
+        ),
+        ("rail:6,4,pxn", 20),
+        &[("rail:8,4,2", "K = S")],
     );
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(r["verdict"], "liquid");
-    assert_eq!(r["frames_made"], 20);
-    let out = succeed(
-        liquid()
-            .args(["verify", "rail:6,4,pxn"])
-            .arg(&frames)
-            .args(["--stream", "--format", "json"]),
-    );
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(r["report"]["liquid"], true);
     let out = liquid()
         .args([
             "solve",
@@ -365,54 +330,14 @@ fn rail_stream() {
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(r["verdict"], "unknown");
     assert!(r["stopped"].as_str().expect("why").contains("time limit"));
-    let out = liquid()
-        .args(["solve", "rail:8,4,2", "--stream"])
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("K = S"));
 }
 
-/// Issue 41: HyperX streams: `analyze --stream` of the 16,384-host `hyperx:16x16x16,4`
-/// from closed forms, `solve --stream` and `verify --stream` of a small one (liquid), and
-/// a HyperX without the closed-form schedule refused (exit 2).
+/// Issue 41: HyperX streams (the 16,384-host `hyperx:16x16x16,4` analysed).
 #[test]
 fn hyperx_stream() {
-    let out = succeed(liquid().args([
-        "analyze",
-        "hyperx:16x16x16,4",
-        "--stream",
-        "--format",
-        "json",
-    ]));
-    let a: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(a["hosts"], 16384);
-    assert_eq!(a["switches"], 4096);
-    assert_eq!(a["transfers"], 16384u64 * 16383);
-    assert_eq!(a["duration"], 16383);
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let frames = dir.path().join("hx.frames");
-    let out = succeed(
-        liquid()
-            .args(["solve", "hyperx:5x4,3", "--stream", "--schedule-out"])
-            .arg(&frames)
-            .args(["--format", "json"]),
+    closed_form_streams(
+        ("hyperx:16x16x16,4", 16384, Some(4096), 16384 * 16383, 16383),
+        ("hyperx:5x4,3", 59),
+        &[("hyperx:6x6,2", "prime power")],
     );
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(r["verdict"], "liquid");
-    assert_eq!(r["frames_made"], 59);
-    let out = succeed(
-        liquid()
-            .args(["verify", "hyperx:5x4,3"])
-            .arg(&frames)
-            .args(["--stream", "--format", "json"]),
-    );
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(r["report"]["liquid"], true);
-    let out = liquid()
-        .args(["solve", "hyperx:6x6,2", "--stream"])
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("prime power"));
 }
