@@ -779,3 +779,40 @@ fn study_outputs_replace_their_own_files_and_refuse_foreign_ones() {
     refused(&merge, &["notes.txt"]);
     assert!(mine.join("notes.txt").exists());
 }
+
+/// `merge` refuses an item that is not the model the run's options name at its index
+/// (explain, crosscheck), and a crosscheck item whose report is of another model: exit 2,
+/// naming the item.
+#[test]
+fn merge_refuses_an_item_of_another_model() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let case = |name: &str| {
+        let d = tmp.path().join(name);
+        std::fs::create_dir(&d).expect("mkdir");
+        d
+    };
+    let wheel = root().join("models/odd-wheel.yaml");
+    let wheel = wheel.to_str().expect("UTF-8");
+    let out = merge_tampered(&case("ex-key"), &["explain", wheel], |v| {
+        v["items"][0]["key"] = "models/other.yaml".into();
+    });
+    refused(
+        &out,
+        &["shards of explain", "item 0 is \"models/other.yaml\""],
+    );
+    let crosscheck = ["crosscheck", wheel, "--engines", "native,dsatur"];
+    let out = merge_tampered(&case("cc-key"), &crosscheck, |v| {
+        v["items"][0]["key"] = "models/other.yaml: other".into();
+    });
+    refused(
+        &out,
+        &[
+            "shards of crosscheck",
+            "item 0 is \"models/other.yaml: other\"",
+        ],
+    );
+    let out = merge_tampered(&case("cc-model"), &crosscheck, |v| {
+        v["items"][0]["result"]["model"] = "other".into();
+    });
+    refused(&out, &["item 0", "its report is of", ": other"]);
+}

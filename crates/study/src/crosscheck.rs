@@ -1034,21 +1034,13 @@ pub(crate) fn merge(
     merged: liquid_shard::Merged<ModelReport>,
 ) -> Result<(Report, String), StudyError> {
     let bad = |e: String| StudyError::Input(format!("shards of {SWEEP}: {e}"));
-    let p: ShardParams =
-        serde_json::from_value(merged.params.clone()).map_err(|e| bad(format!("params: {e}")))?;
-    if p.models.len() != merged.items.len() {
-        return Err(bad(format!(
-            "{} models, the run's options name {}",
-            merged.items.len(),
-            p.models.len()
-        )));
-    }
-    let mut models = Vec::with_capacity(p.models.len());
-    for (item, k) in merged.items.into_iter().zip(&p.models) {
-        if &item.key != k || format!("{}: {}", item.result.file, item.result.model) != *k {
+    let (p, items) = crate::merged_models(merged, SWEEP, |p: &ShardParams| &p.models)?;
+    let mut models = Vec::with_capacity(items.len());
+    for item in items {
+        if format!("{}: {}", item.result.file, item.result.model) != item.key {
             return Err(bad(format!(
-                "item {} is {:?}, the run's is {k:?}",
-                item.index, item.key
+                "item {} is {:?}, its report is of {}: {}",
+                item.index, item.key, item.result.file, item.result.model
             )));
         }
         let index = item.index;

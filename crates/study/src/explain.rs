@@ -111,23 +111,10 @@ pub(crate) fn merge(
     merged: liquid_shard::Merged<ExplainReport>,
 ) -> Result<(Vec<ExplainReport>, String), StudyError> {
     let bad = |e: String| StudyError::Input(format!("shards of {SWEEP}: {e}"));
-    let p: ShardParams =
-        serde_json::from_value(merged.params.clone()).map_err(|e| bad(format!("params: {e}")))?;
-    if p.models.len() != merged.items.len() {
-        return Err(bad(format!(
-            "{} models, the run's options name {}",
-            merged.items.len(),
-            p.models.len()
-        )));
-    }
-    let mut reports = Vec::with_capacity(p.models.len());
-    for (item, k) in merged.items.into_iter().zip(&p.models) {
-        if &item.key != k {
-            return Err(bad(format!(
-                "item {} is {:?}, the run's is {k:?}",
-                item.index, item.key
-            )));
-        }
+    let (p, items) = crate::merged_models(merged, SWEEP, |p: &ShardParams| &p.models)?;
+    let mut reports = Vec::with_capacity(items.len());
+    for item in items {
+        let k = &item.key;
         // The report is checked against its model, not trusted: each item gets the run's
         // time limit again for its checks.
         let traffic = crate::input::load_traffic(Path::new(k))?;

@@ -144,6 +144,33 @@ impl ShardWritten {
     }
 }
 
+/// A merged sweep over models read back: the run's own options `P` (from the shard files)
+/// and its items, after checking that there are as many items as `models(&P)` names and
+/// that every item is the model its index names. Errors name the sweep.
+pub(crate) fn merged_models<P: serde::de::DeserializeOwned, T>(
+    merged: liquid_shard::Merged<T>,
+    sweep: &str,
+    models: impl Fn(&P) -> &[String],
+) -> Result<(P, Vec<liquid_shard::Item<T>>), StudyError> {
+    let bad = |e: String| StudyError::Input(format!("shards of {sweep}: {e}"));
+    let p: P = serde_json::from_value(merged.params).map_err(|e| bad(format!("params: {e}")))?;
+    let names = models(&p);
+    if names.len() != merged.items.len() {
+        return Err(bad(format!(
+            "{} models, the run's options name {}",
+            merged.items.len(),
+            names.len()
+        )));
+    }
+    if let Some((item, k)) = merged.items.iter().zip(names).find(|(i, k)| &i.key != *k) {
+        return Err(bad(format!(
+            "item {} is {:?}, the run's is {k:?}",
+            item.index, item.key
+        )));
+    }
+    Ok((p, merged.items))
+}
+
 /// Every shard problem (a missing, duplicated or foreign shard, a file that cannot be
 /// read or written) is the caller's: the message names the file.
 impl From<liquid_shard::ShardError> for StudyError {
