@@ -318,6 +318,19 @@ impl Clock {
     fn left(&self) -> Duration {
         self.deadline.saturating_duration_since(Instant::now())
     }
+    /// Runs the phase `what` (`f`) unless the deadline has passed; then records it as not
+    /// run and gives `None`.
+    fn unless_passed<T>(
+        &mut self,
+        what: &str,
+        f: impl FnOnce() -> Result<T, StudyError>,
+    ) -> Result<Option<T>, StudyError> {
+        if self.passed() {
+            self.cut.push(format!("{what}: not run"));
+            return Ok(None);
+        }
+        f().map(Some)
+    }
 }
 
 /// The schedules `solve` made, for `--schedule-out` and `export mpi`.
@@ -700,14 +713,11 @@ fn chunks(
             names.first().map_or("", String::as_str)
         )
     };
-    let simulated = if o.simulate && clock.passed() {
-        clock
-            .cut
-            .push("the simulation of the schedule of pieces: not run".into());
-        None
-    } else if o.simulate {
-        phase("simulating the schedule of pieces");
-        Some(simulate_chunked(l, &c)?)
+    let simulated = if o.simulate {
+        clock.unless_passed("the simulation of the schedule of pieces", || {
+            phase("simulating the schedule of pieces");
+            simulate_chunked(l, &c)
+        })?
     } else {
         None
     };
@@ -854,14 +864,11 @@ fn non_preemptive(
     } else {
         (makespan - lb).max(0.0) / makespan
     };
-    let simulated = if o.simulate && clock.passed() {
-        clock
-            .cut
-            .push("the simulation of the non-preemptive schedule: not run".into());
-        None
-    } else if o.simulate {
-        phase("simulating the non-preemptive schedule");
-        Some(simulate_whole(l, &schedule)?)
+    let simulated = if o.simulate {
+        clock.unless_passed("the simulation of the non-preemptive schedule", || {
+            phase("simulating the non-preemptive schedule");
+            simulate_whole(l, &schedule)
+        })?
     } else {
         None
     };
