@@ -18,7 +18,10 @@ allocation t1:4,4,4,4,0,0,2,1 at 1000 MB/s per link (as scripts/bench-alltoallv)
 two-clusters:16,16 with the model's links (paper 001); uniform, Zipf s = 1.0 and 1.5 and
 one-hot sizes (as scripts/bench-alltoallv), 1 KiB, 1 MiB and 64 MiB per rank; overhead 0
 (SMPI with smpi/simulate-computation:no charges no processor time per message, so
-liquid's prediction takes none either); SMPI's 16-byte envelope. An SMPI run longer than
+liquid's prediction takes none either); SMPI's 16-byte envelope; CM02's sharing, each
+flow's share in inverse proportion to its route latency (`--rtt-unfair`: CM02 sets a
+flow's sharing penalty to its route latency, src/surf/network_cm02.cpp, and no option
+turns that off while links have latencies). An SMPI run longer than
 --timeout seconds of wall time (default 900) is stopped and its row says so. Writes a
 Markdown table to --out; exits 1 when a CM02 run of a liquid plan (pieces, whole, and
 their async runs) differs from liquid's prediction by more than --tolerance.
@@ -187,7 +190,8 @@ def main():
                 for label, pargs in plans:
                     d = f"{tmp}/{tag}-{label.replace(' ', '-')}"
                     common = [model, "--sizes", sizes, *link]
-                    must([a.liquid, "export", "mpi", *common, *pargs, "--envelope", "16", "--out", d])
+                    must([a.liquid, "export", "mpi", *common, *pargs, "--envelope", "16",
+                          "--rtt-unfair", "--out", d])
                     # The platform in a folder of its own (an export replaces what liquid wrote).
                     must([a.liquid, "export", "simgrid", *common, "--mode", "all-at-once", "--out", f"{d}/sg"])
                     complete_routes(f"{d}/sg/platform.xml")
@@ -280,8 +284,8 @@ def write(a, version, rows, worst):
         f"Command: `{command()}` (commit {commit()}, {time.strftime('%Y-%m-%d')}; {version}; "
         "2 cores shared with other jobs). Parameters and method: benchmarks/smpi/alltoallv.py's "
         "docstring. *bound*: liquid's time bound; *liquid run*: liquid's prediction of the run "
-        "(`total_s` of `liquid export mpi --envelope 16`: the plan as the runtime runs it, "
-        "barriers and SMPI's envelope included); *SMPI CM02*: `liquid-mpi-run` under CM02 with "
+        "(`total_s` of `liquid export mpi --envelope 16 --rtt-unfair`: the plan as the runtime "
+        "runs it, barriers, SMPI's envelope and CM02's latency-weighted sharing included); *SMPI CM02*: `liquid-mpi-run` under CM02 with "
         "its corrections at 1 or off and `smpi/wtime:0` (no injected time per clock read; "
         "bytes checked when 3x the plan's bytes fit in 1 GiB); "
         "*pieces*, *whole*: frame by frame, a barrier between frames; *pieces async*, *whole "
