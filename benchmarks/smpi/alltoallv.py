@@ -21,7 +21,8 @@ one-hot sizes (as scripts/bench-alltoallv), 1 KiB, 1 MiB and 64 MiB per rank; ov
 liquid's prediction takes none either); SMPI's 16-byte envelope; CM02's sharing, each
 flow's share in inverse proportion to its route latency (`--rtt-unfair`: CM02 sets a
 flow's sharing penalty to its route latency, src/surf/network_cm02.cpp, and no option
-turns that off while links have latencies). An SMPI run longer than
+turns that off while links have latencies; added in a third session, once measured, with
+no parameter of its own: alltoallv-smpi.md). An SMPI run longer than
 --timeout seconds of wall time (default 900) is stopped and its row says so. Writes a
 Markdown table to --out; exits 1 when a CM02 run of a liquid plan (pieces, whole, and
 their async runs) differs from liquid's prediction by more than --tolerance.
