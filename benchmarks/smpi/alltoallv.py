@@ -191,10 +191,20 @@ def main():
                 for label, pargs in plans:
                     d = f"{tmp}/{tag}-{label.replace(' ', '-')}"
                     common = [model, "--sizes", sizes, *link]
-                    must([a.liquid, "export", "mpi", *common, *pargs, "--envelope", "16",
-                          "--rtt-unfair", "--out", d])
-                    # The platform in a folder of its own (an export replaces what liquid wrote).
-                    must([a.liquid, "export", "simgrid", *common, "--mode", "all-at-once", "--out", f"{d}/sg"])
+                    try:
+                        must([a.liquid, "export", "mpi", *common, *pargs, "--envelope", "16",
+                              "--rtt-unfair", "--out", d])
+                        # The platform in a folder of its own (an export replaces what
+                        # liquid wrote).
+                        must([a.liquid, "export", "simgrid", *common, "--mode", "all-at-once",
+                              "--out", f"{d}/sg"])
+                    except SystemExit as e:
+                        # liquid itself failed (e.g. out of memory): the row says so, the
+                        # benchmark goes on.
+                        print(f"alltoallv-smpi: {tag} {label}: {e}", file=sys.stderr)
+                        rows.append((model, dname, b, label, None, None, False, bound, None, None,
+                                     None, None, "export", False))
+                        continue
                     complete_routes(f"{d}/sg/platform.xml")
                     man = json.load(open(f"{d}/manifest.json"))
                     ranks, predicted = len(man["ranks"]), man["prediction"]["total_s"]
@@ -303,7 +313,9 @@ def write(a, version, rows, worst):
         "| --- | --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for model, dist, b, label, ranks, msgs, check, bound, pred, cm02, r, w, err, fell in rows:
-        if cm02 is None and err == "timeout":
+        if err == "export":
+            cell = "— (liquid export failed)"
+        elif cm02 is None and err == "timeout":
             cell = f"> limit ({a.timeout:.0f} s wall)"
         elif cm02 is None and err:
             cell = "failed"
@@ -311,7 +323,8 @@ def write(a, version, rows, worst):
             cell = sec(cm02)
         if fell:
             cell += " (shared malloc off)" if cm02 is not None else " (also with shared malloc off)"
-        lines.append(f"| {model} | {dist} | {b} | {label} | {ranks} | {msgs if msgs is not None else '—'} | "
+        lines.append(f"| {model} | {dist} | {b} | {label} | {ranks if ranks is not None else '—'} | "
+                     f"{msgs if msgs is not None else '—'} | "
                      f"{'yes' if check else 'no'} | {sec(bound)} | {sec(pred)} | {cell} | {pct(r)} | "
                      f"{'—' if w is None else f'{w:.1f}'} |")
     lines.append("")
