@@ -18,15 +18,34 @@ allocation t1:4,4,4,4,0,0,2,1 at 1000 MB/s per link (as scripts/bench-alltoallv)
 two-clusters:16,16 with the model's links (paper 001); uniform, Zipf s = 1.0 and 1.5 and
 one-hot sizes (as scripts/bench-alltoallv), 1 KiB, 1 MiB and 64 MiB per rank; overhead 0
 (SMPI with smpi/simulate-computation:no charges no processor time per message, so
-liquid's prediction takes none either); SMPI's 16-byte envelope. An SMPI run longer than
+liquid's prediction takes none either); SMPI's 16-byte envelope; CM02's sharing, each
+flow's share in inverse proportion to its route latency (`--rtt-unfair`: CM02 sets a
+flow's sharing penalty to its route latency, src/surf/network_cm02.cpp, and no option
+turns that off while links have latencies; added in a third session, once measured, with
+no parameter of its own: alltoallv-smpi.md). An SMPI run longer than
 --timeout seconds of wall time (default 900) is stopped and its row says so. Writes a
 Markdown table to --out; exits 1 when a CM02 run of a liquid plan (pieces, whole, and
 their async runs) differs from liquid's prediction by more than --tolerance.
+
+The clock: every run here adds `--cfg=smpi/wtime:0` to CM02. SMPI injects 10 ns of
+simulated time into every `MPI_Wtime` call (`smpi/wtime`, default 1e-8,
+src/smpi/internals/smpi_bench.cpp), and the runtime reads the clock at every posting and
+every completion to time each step: 2 reads per operation, up to 0.6 us per run on
+fat-tree:4,3 at 1 KiB per rank (+5 % to +22 % of runs of 2-10 us), a cost of the
+measurement, not of the exchange that liquid predicts (alltoallv-smpi.md, "The 1 KiB
+rows"). It is SMPI's injected time of a clock read, as `smpi/test` and `smpi/iprobe`
+(already 0 in CM02) are of MPI_Test and MPI_Iprobe.
+
+Shared malloc: runs whose bytes are not checked use SMPI's global shared malloc (CM02's
+setting); when such a run fails (SMPI crashed in 7 of them at 64 MiB per rank), it runs
+once more with `smpi/shared-malloc:off` and nothing else changed, if the plan's bytes are
+at most --fallback-bytes, and its row is marked.
 """
 
 import argparse
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -54,28 +73,51 @@ PLANS = [
     ("pairwise", ["--plan", "pairwise"]),
 ]
 LIQUID = ("pieces", "whole", "pieces async", "whole async")
+# SMPI's injected time per MPI_Wtime call off: the runtime's own step timing (2 clock reads
+# per operation) is not part of the exchange (see the docstring).
+CLOCK = ["--cfg=smpi/wtime:0"]
 
 
 def smpirun(cfg, d, ranks, prog, args, timeout, platform_xml):
     """smpirun in a process group of its own, the whole group stopped (by its id) when it
-    runs longer than `timeout` seconds: (stdout or None, wall seconds, error or None)."""
+    runs longer than `timeout` seconds, or as soon as the runtime reports an error (a rank
+    that cannot post a message leaves its peers waiting for ever): (stdout or None, wall
+    seconds, error or None)."""
     cmd = ["smpirun", *cfg, "--cfg=smpi/display-timing:no", "-platform", f"{d}/{platform_xml}",
            "-hostfile", f"{d}/hostfile", "-np", str(ranks), prog, *args]
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
-    try:
-        out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        p.communicate()
-        return None, time.perf_counter() - t0, "timeout"
-    wall = time.perf_counter() - t0
-    if p.returncode != 0:
-        lines = [l for l in (err + out).splitlines()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, start_new_session=True)
+        stopped, seen = None, 0
+        while p.poll() is None:
+            try:
+                p.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                pass
+            if p.poll() is not None:
+                break
+            if time.perf_counter() - t0 > timeout:
+                stopped = "timeout"
+            else:
+                err.seek(seen)
+                new = err.read()
+                seen += len(new)
+                if b"liquid-mpi: error:" in new:
+                    stopped = "the runtime reported an error"
+            if stopped:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        err.seek(0)
+        o, e = (f.read().decode(errors="replace") for f in (out, err))
+    if stopped == "timeout":
+        return None, wall, "timeout"
+    if stopped or p.returncode != 0:
+        lines = [l for l in (e + o).splitlines()
                  if "xbt_cfg/INFO" not in l and "did not return 0" not in l]
         return None, wall, "\n".join(lines[-8:])
-    return out, wall, None
+    return o, wall, None
 
 
 def main():
@@ -87,22 +129,56 @@ def main():
     ap.add_argument("--tolerance", type=float, default=0.02)
     ap.add_argument("--quick", action="store_true", help="the first model at 1 MiB only")
     ap.add_argument("--models", help="only these models (comma-separated specs, ';' between)")
+    ap.add_argument("--plans", help="only these plans, ';' between (of: " + "; ".join(
+        p for p, _ in PLANS) + "; ompi for MPI_Alltoallv)")
+    ap.add_argument("--dists", help="only these size distributions, ';' between (of: uniform; "
+                    "zipf s=1.0; zipf s=1.5; one-hot)")
+    ap.add_argument("--per-rank", help="only these bytes per rank, ';' between (of: "
+                    + "; ".join(PER_RANK) + ")")
+    ap.add_argument("--fallback-bytes", type=float, default=4 * 2**30,
+                    help="largest plan (bytes) re-run with shared malloc off after a crash "
+                    "(default 4 GiB: SMPI then copies every byte into real buffers)")
     a = ap.parse_args()
     models = MODELS[:1] if a.quick else MODELS
     if a.models:
         keep = a.models.split(";")
         models = [m for m in models if m[0] in keep]
+        unknown = set(keep) - {m[0] for m in MODELS}
+        if unknown:
+            raise SystemExit(f"alltoallv-smpi: --models: unknown {sorted(unknown)}")
+    plans = PLANS
+    run_ompi = True
+    if a.plans:
+        keep = a.plans.split(";")
+        unknown = set(keep) - {p for p, _ in PLANS} - {"ompi"}
+        if unknown:
+            raise SystemExit(f"alltoallv-smpi: --plans: unknown {sorted(unknown)}")
+        plans = [p for p in PLANS if p[0] in keep]
+        run_ompi = "ompi" in keep
+    dists = DISTS
+    if a.dists:
+        keep = a.dists.split(";")
+        names = {f"{d}{' s=' + e[1] if e else ''}": (d, e) for d, e in DISTS}
+        unknown = set(keep) - set(names)
+        if unknown:
+            raise SystemExit(f"alltoallv-smpi: --dists: unknown {sorted(unknown)}")
+        dists = [names[k] for k in names if k in keep]
     per_rank = ["1MiB"] if a.quick else PER_RANK
+    if a.per_rank:
+        keep = a.per_rank.split(";")
+        unknown = set(keep) - set(PER_RANK)
+        if unknown:
+            raise SystemExit(f"alltoallv-smpi: --per-rank: unknown {sorted(unknown)}")
+        per_rank = [b for b in PER_RANK if b in keep]
     tmp = tempfile.mkdtemp(prefix="bench-smpi-a2av-")
     rt = "crates/mpi/runtime"
     runner, bench = f"{tmp}/liquid-mpi-run", f"{tmp}/alltoallv-bench"
     must(["smpicc", "-O2", "-std=c99", "-o", runner, f"{rt}/liquid_mpi.c", f"{rt}/liquid_mpi_run.c", "-lm"])
     must(["smpicc", "-O2", "-std=c99", "-o", bench, f"{rt}/liquid_mpi.c", f"{rt}/alltoallv_bench.c", "-lm"])
     version = must(["smpirun", "-version"])[0].strip().splitlines()[-1]
-    shared = [c for c in CM02 if "shared-malloc" in c]
     rows, worst = [], {}
     for model, link in models:
-        for dist, extra in DISTS:
+        for dist, extra in dists:
             dname = f"{dist}{' s=' + extra[1] if extra else ''}"
             for b in per_rank:
                 tag = f"{model}-{dist}{extra[1] if extra else ''}-{b}".replace(":", "_").replace(",", "-")
@@ -112,21 +188,31 @@ def main():
                 bound = json.loads(must([a.liquid, "analyze", model, "--sizes", sizes, *link,
                                          "--format", "json"])[0])["time_bound"]["seconds"]
                 base = None
-                for label, pargs in PLANS:
+                for label, pargs in plans:
                     d = f"{tmp}/{tag}-{label.replace(' ', '-')}"
                     common = [model, "--sizes", sizes, *link]
-                    must([a.liquid, "export", "mpi", *common, *pargs, "--envelope", "16", "--out", d])
-                    # The platform in a folder of its own (an export replaces what liquid wrote).
-                    must([a.liquid, "export", "simgrid", *common, "--mode", "all-at-once", "--out", f"{d}/sg"])
+                    try:
+                        must([a.liquid, "export", "mpi", *common, *pargs, "--envelope", "16",
+                              "--rtt-unfair", "--out", d])
+                        # The platform in a folder of its own (an export replaces what
+                        # liquid wrote).
+                        must([a.liquid, "export", "simgrid", *common, "--mode", "all-at-once",
+                              "--out", f"{d}/sg"])
+                    except SystemExit as e:
+                        # liquid itself failed (e.g. out of memory): the row says so, the
+                        # benchmark goes on.
+                        print(f"alltoallv-smpi: {tag} {label}: {e}", file=sys.stderr)
+                        rows.append((model, dname, b, label, None, None, False, bound, None, None,
+                                     None, None, "export", False))
+                        continue
                     complete_routes(f"{d}/sg/platform.xml")
                     man = json.load(open(f"{d}/manifest.json"))
                     ranks, predicted = len(man["ranks"]), man["prediction"]["total_s"]
                     check = 3 * man["bytes"] <= 2**30
-                    cfg = [c for c in CM02 if c not in shared] + (
-                        ["--cfg=smpi/shared-malloc:off"] if check else shared)
                     args = ([] if check else ["--no-check"]) + [
                         "--timeout", "0", "--quiet", "--report", f"{d}/smpi-cm02.json", d]
-                    o, w, err = smpirun(cfg, d, ranks, runner, args, a.timeout, "sg/platform.xml")
+                    o, w, err, fell = cm02_run(a, d, ranks, runner, args, check, man["bytes"],
+                                               f"{tag} {label}")
                     cm02 = None
                     if o is None:
                         print(f"alltoallv-smpi: {tag} {label}: {err}", file=sys.stderr)
@@ -138,27 +224,63 @@ def main():
                     r = rel(cm02, predicted)
                     if r is not None and label in LIQUID:
                         worst[label] = max(worst.get(label, 0.0), abs(r))
-                    if base is None:
+                    if base is None and run_ompi:
                         # The library's MPI_Alltoallv of the same counts, Open MPI's choice.
-                        o2, w2, err2 = smpirun(CM02 + ["--cfg=smpi/coll-selector:ompi"], d, ranks,
-                                               bench, [d], a.timeout, "sg/platform.xml")
+                        o2, w2, err2, fell2 = cm02_run(a, d, ranks, bench, [d], False, man["bytes"],
+                                                       f"{tag} ompi", ["--cfg=smpi/coll-selector:ompi"])
                         if o2 is None:
                             print(f"alltoallv-smpi: {tag} ompi: {err2}", file=sys.stderr)
-                            base = ("—", None, w2, err2)
+                            base = ("—", None, w2, err2, fell2)
                         else:
                             line = [l for l in o2.splitlines() if l.startswith("alltoall")][-1]
-                            base = (line.split(":")[0], float(line.split()[1]), w2, None)
+                            base = (line.split(":")[0], float(line.split()[1]), w2, None, fell2)
                     rows.append((model, dname, b, label, ranks, man["messages"], check, bound,
-                                 predicted, cm02, r, w, err))
+                                 predicted, cm02, r, w, err, fell))
                     print(f"alltoallv-smpi: {tag} {label}: liquid {predicted:.6f} s, CM02 "
                           f"{sec(cm02)} ({pct(r)}), {w:.1f} s wall", file=sys.stderr)
-                name = f"MPI_{base[0].capitalize() if base[0] != '—' else 'Alltoallv'} (ompi)"
-                rows.append((model, dname, b, name, ranks, None, False, bound, None, base[1],
-                             None, base[2], base[3]))
+                if base is not None:
+                    name = f"MPI_{base[0].capitalize() if base[0] != '—' else 'Alltoallv'} (ompi)"
+                    rows.append((model, dname, b, name, ranks, None, False, bound, None, base[1],
+                                 None, base[2], base[3], base[4]))
                 write(a, version, rows, worst)
     write(a, version, rows, worst)
     print(f"alltoallv-smpi: wrote {a.out}", file=sys.stderr)
     return 1 if max(worst.values(), default=0.0) > a.tolerance else 0
+
+
+def cm02_run(a, d, ranks, prog, args, check, nbytes, what, extra=()):
+    """One run under CM02 (the clock's injected time off): shared malloc off when the
+    bytes are checked, SMPI's global shared malloc otherwise; a failed shared-malloc run
+    (not a timeout) runs once more with shared malloc off when the plan's bytes are at most
+    --fallback-bytes. (stdout or None, wall seconds, error or None, re-run with shared
+    malloc off?)"""
+    shared = [c for c in CM02 if "shared-malloc" in c]
+    plain = [c for c in CM02 if c not in shared] + CLOCK + list(extra)
+    if check:
+        o, w, err = smpirun(plain + ["--cfg=smpi/shared-malloc:off"], d, ranks, prog, args,
+                            a.timeout, "sg/platform.xml")
+        return o, w, err, False
+    o, w, err = smpirun(plain + shared, d, ranks, prog, args, a.timeout, "sg/platform.xml")
+    if o is not None or err == "timeout" or nbytes > a.fallback_bytes:
+        return o, w, err, False
+    print(f"alltoallv-smpi: {what}: failed with smpi/shared-malloc:global ({err.splitlines()[-1] if err else ''}); "
+          "running it again with smpi/shared-malloc:off", file=sys.stderr)
+    o2, w2, err2 = smpirun(plain + ["--cfg=smpi/shared-malloc:off"], d, ranks, prog, args,
+                           a.timeout, "sg/platform.xml")
+    return o2, w + w2, err2, True
+
+
+def command():
+    """The command as a user types it (the script passes --liquid)."""
+    args, skip = [], False
+    for x in sys.argv[1:]:
+        if skip:
+            skip = False
+        elif x == "--liquid":
+            skip = True
+        elif not x.startswith("--liquid="):
+            args.append(x)
+    return " ".join(["bash scripts/bench-smpi-alltoallv", *(shlex.quote(x) for x in args)])
 
 
 def commit():
@@ -170,30 +292,39 @@ def write(a, version, rows, worst):
     lines = [
         "# All-to-allv under SimGrid SMPI, beside liquid's prediction",
         "",
-        f"Command: `bash scripts/bench-smpi-alltoallv` (commit {commit()}, {time.strftime('%Y-%m-%d')}; {version}; "
+        f"Command: `{command()}` (commit {commit()}, {time.strftime('%Y-%m-%d')}; {version}; "
         "2 cores shared with other jobs). Parameters and method: benchmarks/smpi/alltoallv.py's "
         "docstring. *bound*: liquid's time bound; *liquid run*: liquid's prediction of the run "
-        "(`total_s` of `liquid export mpi --envelope 16`: the plan as the runtime runs it, "
-        "barriers and SMPI's envelope included); *SMPI CM02*: `liquid-mpi-run` under CM02 with "
-        "its corrections at 1 or off (bytes checked when 3x the plan's bytes fit in 1 GiB); "
+        "(`total_s` of `liquid export mpi --envelope 16 --rtt-unfair`: the plan as the runtime "
+        "runs it, barriers, SMPI's envelope and CM02's latency-weighted sharing included); *SMPI CM02*: `liquid-mpi-run` under CM02 with "
+        "its corrections at 1 or off and `smpi/wtime:0` (no injected time per clock read; "
+        "bytes checked when 3x the plan's bytes fit in 1 GiB); "
         "*pieces*, *whole*: frame by frame, a barrier between frames; *pieces async*, *whole "
         "async*: the same schedules with `--mode async` (no barrier; each rank sends its "
         "messages in schedule order, each a synchronous send); the last row of each group is "
         "the MPI library's MPI_Alltoallv of the same counts with SMPI's `ompi` selector under "
         f"the same CM02 (no liquid prediction). A run stopped at the limit of {a.timeout:.0f} s "
-        "of wall time says `> limit`.",
+        "of wall time says `> limit`; *failed*: SMPI failed (its message on stderr); a figure "
+        "marked *(shared malloc off)*: SMPI failed with `smpi/shared-malloc:global` and this is "
+        "its one re-run with `smpi/shared-malloc:off`, every other option unchanged (the wall "
+        "time is both runs').",
         "",
         "| model | sizes | per rank | plan | ranks | messages | bytes checked | bound (s) | liquid run (s) | SMPI CM02 (s) | diff | SMPI wall (s) |",
         "| --- | --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for model, dist, b, label, ranks, msgs, check, bound, pred, cm02, r, w, err in rows:
-        if cm02 is None and err == "timeout":
+    for model, dist, b, label, ranks, msgs, check, bound, pred, cm02, r, w, err, fell in rows:
+        if err == "export":
+            cell = "— (liquid export failed)"
+        elif cm02 is None and err == "timeout":
             cell = f"> limit ({a.timeout:.0f} s wall)"
         elif cm02 is None and err:
             cell = "failed"
         else:
             cell = sec(cm02)
-        lines.append(f"| {model} | {dist} | {b} | {label} | {ranks} | {msgs if msgs is not None else '—'} | "
+        if fell:
+            cell += " (shared malloc off)" if cm02 is not None else " (also with shared malloc off)"
+        lines.append(f"| {model} | {dist} | {b} | {label} | {ranks if ranks is not None else '—'} | "
+                     f"{msgs if msgs is not None else '—'} | "
                      f"{'yes' if check else 'no'} | {sec(bound)} | {sec(pred)} | {cell} | {pct(r)} | "
                      f"{'—' if w is None else f'{w:.1f}'} |")
     lines.append("")

@@ -64,6 +64,11 @@ pub struct ExportMpiArgs {
     /// (SMPI's smpi/send-is-detached-thresh and Open MPI's TCP eager limit: 65536).
     #[arg(long, value_name = "BYTES", default_value_t = 65536)]
     eager_limit: u64,
+    /// In the prediction, messages share a link in inverse proportion to their route
+    /// latency: TCP's RTT unfairness as SimGrid's CM02 network model (SMPI's) has it.
+    /// Default: max-min, every message the same share.
+    #[arg(long)]
+    rtt_unfair: bool,
     /// Output directory (created if needed).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -90,7 +95,14 @@ pub fn export_mpi(a: &ExportMpiArgs) -> anyhow::Result<ExitCode> {
     let library = liquid_mpi::RuntimeModel {
         envelope: a.envelope,
         eager_limit: a.eager_limit,
+        rtt_unfair: a.rtt_unfair,
     };
+    if a.stream && a.rtt_unfair {
+        return Err(InputError(
+            "--rtt-unfair goes without --stream (the streamed prediction is in closed form, max-min only)".into(),
+        )
+        .into());
+    }
     if a.stream {
         return super::export_mpi_stream(model, args, plan, library, out);
     }

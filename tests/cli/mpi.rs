@@ -306,3 +306,54 @@ fn compare_sets_a_run_beside_the_prediction_and_refuses_another_plan_s_run() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("step 2: the run sent 7 messages"), "{err}");
 }
+
+#[test]
+fn rtt_unfair_sharing_slows_cross_cluster_messages_posted_beside_local_ones() {
+    // All at once on two clusters: local messages (50 µs routes) and cross-cluster ones
+    // (5.05 ms) share the nodes' cards. Max-min gives them equal shares; CM02's sharing
+    // gives the local ones about 100 times the cross ones' share, so the cross messages
+    // finish later and the run is longer.
+    let (a, b) = (
+        tempfile::tempdir().expect("dir"),
+        tempfile::tempdir().expect("dir"),
+    );
+    let args = [
+        "two-clusters:16,16",
+        "--plan",
+        "all-at-once",
+        "--size",
+        "100000",
+    ];
+    export(a.path(), &args);
+    let mut unfair = args.to_vec();
+    unfair.push("--rtt-unfair");
+    export(b.path(), &unfair);
+    let (ma, mb) = (
+        json(&a.path().join("manifest.json")),
+        json(&b.path().join("manifest.json")),
+    );
+    let total = |m: &Value| m["prediction"]["total_s"].as_f64().expect("total_s");
+    assert!(
+        total(&mb) > total(&ma) * 1.01,
+        "{} vs {}",
+        total(&mb),
+        total(&ma)
+    );
+    let library = mb["prediction"]["library"].as_str().expect("library");
+    assert!(library.contains("route latency"), "{library}");
+    // The streamed prediction is in closed form: refused, not ignored.
+    let out = liquid()
+        .args([
+            "export",
+            "mpi",
+            "fat-tree:4,2",
+            "--stream",
+            "--rtt-unfair",
+            "--out",
+        ])
+        .arg(a.path().join("s"))
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--rtt-unfair"));
+}

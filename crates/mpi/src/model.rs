@@ -11,7 +11,9 @@
 //! - a message starts when both its send and its receive are posted (an MPI library
 //!   matches them first; SimGrid starts a communication when both sides are in its
 //!   mailbox), then takes its route's latency and its bytes plus [`RuntimeModel::envelope`]
-//!   under max-min sharing, as every other message;
+//!   under max-min sharing, as every other message (or, with
+//!   [`RuntimeModel::rtt_unfair`], shares weighted by the inverse of route latency, as
+//!   SimGrid's CM02 shares them);
 //! - a send below [`RuntimeModel::eager_limit`] bytes that is not synchronous completes as
 //!   soon as it is posted (eager: the library copies it; SMPI calls such a send
 //!   *detached*, below `smpi/send-is-detached-thresh`, 65536 by default); a larger one, or
@@ -48,6 +50,12 @@ pub struct RuntimeModel {
     /// received. 65536 is SMPI's `smpi/send-is-detached-thresh` and Open MPI's TCP eager
     /// limit (`btl_tcp_eager_limit`).
     pub eager_limit: u64,
+    /// Messages share a link in inverse proportion to their route latency (TCP's RTT
+    /// unfairness as SimGrid's CM02 network model, SMPI's, has it: a flow's sharing
+    /// penalty is its route latency, `action->sharing_penalty_ = latency;` in
+    /// src/surf/network_cm02.cpp of SimGrid 3.32; [`liquid_sim::Transport::rtt_unfair`]).
+    /// Off: max-min sharing, every message the same share.
+    pub rtt_unfair: bool,
 }
 
 impl Default for RuntimeModel {
@@ -55,6 +63,7 @@ impl Default for RuntimeModel {
         RuntimeModel {
             envelope: 0.0,
             eager_limit: 65536,
+            rtt_unfair: false,
         }
     }
 }
@@ -358,7 +367,11 @@ pub fn predict(
     options: &Options,
 ) -> Result<Prediction, MpiError> {
     let rp = runtime_plan(program, route, model)?;
-    let run = liquid_sim::simulate(platform, &rp.plan, options)?;
+    let transport = liquid_sim::Transport {
+        rtt_unfair: model.rtt_unfair,
+        ..liquid_sim::Transport::default()
+    };
+    let run = liquid_sim::simulate_with(platform, &rp.plan, options, &transport)?;
     let at = |s: usize| run.steps[s].end;
     let t0: Vec<f64> = rp.start.iter().map(|&s| at(s)).collect();
     let total_s = rp
@@ -400,8 +413,14 @@ pub fn predict(
         plan_s: None,
         library: Some(format!(
             "{} bytes of envelope per message; sends below {} bytes eager; MPI_Barrier basic \
-             linear (SMPI's default)",
-            model.envelope, model.eager_limit
+             linear (SMPI's default){}",
+            model.envelope,
+            model.eager_limit,
+            if model.rtt_unfair {
+                "; links shared in inverse proportion to route latency (SimGrid CM02)"
+            } else {
+                ""
+            }
         )),
         steps,
     })
@@ -565,6 +584,74 @@ mod tests {
         // Frame 1 ends at L + 0.5 on ranks 1 and 2's clocks, frame 2 at 3L + 1 on rank 0's.
         assert!(close(got.steps[0].end_s.expect("an end"), L + 0.5));
         assert!(close(got.steps[1].end_s.expect("an end"), 3.0 * L + 1.0));
+    }
+
+    #[test]
+    fn rtt_unfair_sharing_as_computed_by_hand() {
+        // Ranks 1 and 2 each send 1000 bytes to rank 0 at once, over their own card (1 ms
+        // and 3 ms of latency) and a shared link of 1000 B/s without latency; rank 0's
+        // replies of the first barrier have no route (no time): every clock starts when
+        // rank 2's empty message reaches rank 0, and both messages are posted then.
+        let links = [(1000.0, 0.0), (1e9, 1e-3), (1e9, 3e-3)]
+            .iter()
+            .enumerate()
+            .map(|(i, &(bandwidth, latency))| Link {
+                name: format!("l{i}"),
+                bandwidth,
+                latency,
+            })
+            .collect();
+        let platform = Platform::new(links).expect("platform");
+        let route = |a: u32, b: u32| (b == 0 && a != 0).then(|| vec![a, 0]);
+        let msg = |step, from| Message {
+            step,
+            from,
+            to: 0,
+            pieces: vec![Piece {
+                src: from,
+                dst: 0,
+                offset: 0,
+                len: 1000,
+            }],
+        };
+        let p = Program {
+            mode: "all-at-once".into(),
+            ranks: vec!["a".into(), "b".into(), "c".into()],
+            steps: vec!["from 1".into(), "from 2".into()],
+            messages: vec![msg(0, 1), msg(1, 2)],
+            ops: vec![
+                vec![Op::Recv(0), Op::Recv(1), Op::Wait(Wait::All, None)],
+                vec![Op::Send(0), Op::Wait(Wait::All, None)],
+                vec![Op::Send(1), Op::Wait(Wait::All, None)],
+            ],
+            expect: vec![vec![(1, 1000), (2, 1000)], vec![], vec![]],
+        };
+        p.check().expect("consistent");
+        let opts = Options::default();
+        // Max-min: rank 1's message flows alone from 1 ms to 3 ms (2 bytes), then both at
+        // 500 B/s: it ends at 3 ms + 998 / 500 s = 1.999 s, rank 2's at 2.001 s.
+        let equal = predict(&p, &platform, &route, &RuntimeModel::default(), &opts).expect("equal");
+        assert!(
+            close(equal.steps[0].end_s.expect("an end"), 1.999),
+            "{:?}",
+            equal.steps
+        );
+        assert!(close(equal.total_s, 2.001), "{}", equal.total_s);
+        // Shares in inverse proportion to the route latencies (1 ms and 3 ms): 750 and
+        // 250 B/s once both flow; rank 1's ends at 3 ms + 998 / 750 s, rank 2's (332.667
+        // bytes sent by then, the rest at 1000 B/s) at 2.001 s as before.
+        let unfair = RuntimeModel {
+            rtt_unfair: true,
+            ..RuntimeModel::default()
+        };
+        let got = predict(&p, &platform, &route, &unfair, &opts).expect("unfair");
+        assert!(
+            close(got.steps[0].end_s.expect("an end"), 0.003 + 998.0 / 750.0),
+            "{:?}",
+            got.steps
+        );
+        assert!(close(got.total_s, 2.001), "{}", got.total_s);
+        assert!(got.library.expect("a library").contains("route latency"));
     }
 
     #[test]
