@@ -246,7 +246,12 @@ impl Sharing {
         if self.floor == f64::INFINITY && self.added.is_empty() {
             return &self.changed;
         }
-        let floor = self.floor - self.floor.abs() * MARGIN;
+        // An infinite floor (only flows on no bounded link changed) reopens no kept flow.
+        let floor = if self.floor.is_finite() {
+            self.floor - self.floor.abs() * MARGIN
+        } else {
+            f64::INFINITY
+        };
         self.floor = f64::INFINITY;
         for &f in &self.added {
             self.open[f as usize] = true;
