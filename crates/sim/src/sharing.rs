@@ -28,10 +28,12 @@
 //! So after a batch of starts and ends, [`Sharing::solve`] keeps the flows below the
 //! smallest such λ (less a relative margin of [`MARGIN`], so that flows at λ up to
 //! round-off are re-solved too) and runs progressive filling over the others only, on
-//! the capacity the kept flows leave. The result is the max-min solution of the whole
-//! flow set, as [`crate::maxmin::MaxMin`] computes it, up to floating-point round-off
-//! (the sums are taken in another order); `tests/properties.rs` checks it on random
-//! cases against a full re-solve.
+//! the capacity the kept flows leave (each link's sum of the rates in use is kept up to
+//! date as rates change, so the kept flows are not visited). The result is the max-min
+//! solution of the whole flow set, as [`crate::maxmin::MaxMin`] computes it, up to
+//! floating-point round-off (the sums are taken in another order); `tests/properties.rs`
+//! checks it on random cases against a full re-solve. A solve costs O(active flows) for
+//! finding the open ones, plus O(Σ their route lengths × log links).
 //!
 //! Progressive filling itself keeps the links in a heap by their share per unit of
 //! weight. Freezing a flow at the current level never lowers another link's share
