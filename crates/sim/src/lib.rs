@@ -6,7 +6,9 @@
 //! - [`plan`]: what is run: *steps* of messages with dependencies between steps. A
 //!   schedule is one kind of plan ([`plan::from_schedule`], in three [`plan::Mode`]s);
 //!   algorithms that relay and aggregate data build their own plans;
-//! - [`maxmin`]: max-min fair bandwidth sharing by progressive filling;
+//! - [`maxmin`]: max-min fair bandwidth sharing by progressive filling, from scratch;
+//! - [`sharing`]: the same sharing kept up to date as flows start and end, re-solving only
+//!   the flows whose rates can change (what the engine uses);
 //! - [`engine`]: the event-driven simulation ([`engine::simulate`]);
 //! - [`simgrid`]: a platform and a plan as SimGrid's platform file and a JSON plan;
 //! - [`mpi_alltoall`]: MPI libraries' all-to-all algorithms (Bruck, linear, pairwise,
@@ -21,8 +23,8 @@
 //! A message posted at time t spends the per-message software overhead `o`, then the
 //! latency of its route (the sum of its links' latencies), then becomes a *flow* on every
 //! link of its route until its bytes are delivered. Flows share link bandwidth by max-min
-//! fairness: rates are recomputed by progressive filling whenever a flow starts or ends,
-//! and stay constant in between. Cost grows with the number of flows and events, never
+//! fairness: rates are recomputed by progressive filling whenever a flow starts or ends
+//! (for the flows whose rates can change, see [`sharing`]), and stay constant in between. Cost grows with the number of flows and events, never
 //! with simulated time. This is SimGrid's CM02 model with its TCP corrections off
 //! (latency and bandwidth factors 1, `weight-S` 0, no cross-traffic, `TCP-gamma` 0), except
 //! that CM02 also divides a flow's share by its route latency (RTT unfairness) while here
@@ -39,6 +41,7 @@ pub mod maxmin;
 pub mod mpi_alltoall;
 pub mod plan;
 pub mod platform;
+pub mod sharing;
 pub mod simgrid;
 pub mod study;
 pub mod two_clusters;
