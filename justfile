@@ -36,6 +36,12 @@ bench-peers *ARGS:
 bench-scale LIMIT='60':
     bash scripts/bench-scale {{LIMIT}}
 
+# The flow-level simulator's speed on many simultaneous messages (all-at-once all-to-allv
+# on fat-tree:4,3 and 8,3), into benchmarks/results/sim.md; `just bench-sim --before BIN`
+# also runs another liquid binary and compares.
+bench-sim *ARGS:
+    bash scripts/bench-sim {{ARGS}}
+
 # Load time and peak memory of 002's multi-cluster all-to-alls (Table 1 systems), built
 # directly and through the network form, into benchmarks/results/multi-cluster-load.md.
 bench-mc-load *SYSTEMS:

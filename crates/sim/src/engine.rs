@@ -3,9 +3,9 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-use crate::maxmin::MaxMin;
 use crate::plan::Plan;
 use crate::platform::Platform;
+use crate::sharing::Sharing;
 use crate::SimError;
 
 /// Simulation parameters.
@@ -214,7 +214,10 @@ struct Sim<'a> {
     timers: BinaryHeap<Reverse<(Time, u64, Timer)>>,
     seq: u64,
     ready: VecDeque<u32>,
+    /// The flowing messages, in the order they started.
     flowing: Vec<u32>,
+    /// Their rates (flow i is message i).
+    sharing: Sharing,
     dirty: bool,
     events: u64,
 }
@@ -287,6 +290,7 @@ impl Sim<'_> {
             self.phase[m] = Phase::Flowing;
             self.remaining[m] = bytes;
             self.flowing.push(m as u32);
+            self.sharing.add(m);
             self.dirty = true;
         } else {
             self.part_delivered(m, now);
@@ -397,6 +401,7 @@ pub fn simulate_with(
         }
     }
     let total = owner.len();
+    let sharing = sharing_of(platform, plan, &owner, transport);
     let mut sim = Sim {
         platform,
         plan,
@@ -430,82 +435,28 @@ pub fn simulate_with(
             .filter(|&s| plan.steps[s as usize].after.is_empty())
             .collect(),
         flowing: Vec::new(),
+        sharing,
         dirty: false,
         events: 0,
     };
-    let mut capacity: Vec<f64> = platform.links().iter().map(|l| l.bandwidth).collect();
-    let links = capacity.len();
-    // With a window, each flow also crosses a private link of its bound (index links + i).
-    let windowed = transport.window_bytes > 0.0;
-    // Each message's route latency, once (the window and sharing paths need it at every
-    // reallocation).
-    let latency: Vec<f64> = if windowed || transport.rtt_unfair {
-        (0..total)
-            .map(|m| platform.route_latency(&sim.message(m).route))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    // The flows' routes with their private links, end to end in one buffer (no copy of a
-    // route per flow and reallocation): flow i's is `extended[ends[i-1]..ends[i]]`.
-    let mut extended: Vec<u32> = Vec::new();
-    let mut ends: Vec<usize> = Vec::new();
-    let mut weights: Vec<f64> = Vec::new();
-    let mut maxmin = MaxMin::new(capacity.len());
-    let mut rates: Vec<f64> = Vec::new();
     let mut trace = Vec::new();
     let mut reallocations = 0;
     let mut now = 0.0;
+    let mut done: Vec<u32> = Vec::new();
     sim.drain_ready(now);
     loop {
         if sim.dirty {
             sim.dirty = false;
             reallocations += 1;
-            if windowed || transport.rtt_unfair {
-                capacity.truncate(links);
-                extended.clear();
-                ends.clear();
-                weights.clear();
-                for (i, &m) in sim.flowing.iter().enumerate() {
-                    let latency = latency[m as usize];
-                    let bound = transport.rate_bound(latency);
-                    extended.extend_from_slice(&sim.message(m as usize).route);
-                    if bound.is_finite() {
-                        extended.push((links + i) as u32);
-                    }
-                    ends.push(extended.len());
-                    capacity.push(bound);
-                    weights.push(if latency > 0.0 { latency } else { 1.0 });
-                }
-                // Weights 1 / penalty, scaled so the largest is 1: 1 / 1e308 would make a
-                // link's share per unit of weight overflow.
-                let least = weights.iter().copied().fold(f64::INFINITY, f64::min);
-                for w in &mut weights {
-                    *w = least / *w;
-                }
-                let w = transport.rtt_unfair.then_some(weights.as_slice());
-                let routes = (0..ends.len()).map(|i| {
-                    let start = if i == 0 { 0 } else { ends[i - 1] };
-                    &extended[start..ends[i]]
-                });
-                maxmin.solve_weighted(&capacity, routes, w, &mut rates);
-                capacity.truncate(links);
-            } else {
-                let routes = sim
-                    .flowing
-                    .iter()
-                    .map(|&m| sim.message(m as usize).route.as_slice());
-                let routes: Vec<&[u32]> = routes.collect();
-                maxmin.solve(&capacity, routes.iter().copied(), &mut rates);
-            }
+            sim.sharing.solve();
             if opts.trace {
-                trace.push(segment(&sim, &capacity, &rates, now));
+                trace.push(segment(&sim, now));
             }
         }
         let next_timer = sim.timers.peek().map(|Reverse((t, _, _))| t.0);
         let mut next_flow: Option<(f64, usize)> = None;
         for (i, &m) in sim.flowing.iter().enumerate() {
-            let t = now + sim.remaining[m as usize] / rates[i];
+            let t = now + sim.remaining[m as usize] / sim.sharing.rate(m as usize);
             if next_flow.is_none_or(|(b, _)| t < b) {
                 next_flow = Some((t, i));
             }
@@ -527,8 +478,8 @@ pub fn simulate_with(
         }
         let dt = next - now;
         if !sim.flowing.is_empty() && dt > 0.0 {
-            for (i, &m) in sim.flowing.iter().enumerate() {
-                sim.remaining[m as usize] -= rates[i] * dt;
+            for &m in &sim.flowing {
+                sim.remaining[m as usize] -= sim.sharing.rate(m as usize) * dt;
             }
         }
         now = next;
@@ -538,24 +489,22 @@ pub fn simulate_with(
             }
         }
         // Flows done at `now`, in the order they started.
-        let mut done = Vec::new();
-        let mut kept_rates = Vec::with_capacity(rates.len());
-        let flowing = std::mem::take(&mut sim.flowing);
-        let mut still = Vec::with_capacity(flowing.len());
-        for (i, &m) in flowing.iter().enumerate() {
-            if sim.remaining[m as usize] <= sim.part[m as usize] * DONE_FRACTION {
+        done.clear();
+        let (remaining, part) = (&sim.remaining, &sim.part);
+        sim.flowing.retain(|&m| {
+            let finished = remaining[m as usize] <= part[m as usize] * DONE_FRACTION;
+            if finished {
                 done.push(m);
-            } else {
-                still.push(m);
-                kept_rates.push(rates[i]);
             }
-        }
-        sim.flowing = still;
-        rates = kept_rates;
+            !finished
+        });
         if !done.is_empty() {
             sim.dirty = true;
         }
-        for m in done {
+        for &m in &done {
+            sim.sharing.remove(m as usize);
+        }
+        for &m in &done {
             sim.events += 1;
             sim.part_delivered(m as usize, now);
         }
@@ -597,11 +546,54 @@ pub fn simulate_with(
     })
 }
 
-fn segment(sim: &Sim<'_>, capacity: &[f64], rates: &[f64], now: f64) -> Segment {
+/// The sharing of the plan's messages (message m is flow m, in the plan's order) over the
+/// platform's links. With a window, each message also crosses a private link of its rate
+/// bound (link `links + m`); with RTT unfairness, each weighs 1 / its route latency (a
+/// route without latency as 1 s), scaled so that the heaviest message of the plan weighs
+/// 1 (1 / 1e308 would make a link's share per unit of weight overflow).
+fn sharing_of(
+    platform: &Platform,
+    plan: &Plan,
+    owner: &[(u32, u32)],
+    transport: &Transport,
+) -> Sharing {
+    let message = |m: usize| {
+        let (s, i) = owner[m];
+        &plan.steps[s as usize].messages[i as usize]
+    };
+    let mut capacity: Vec<f64> = platform.links().iter().map(|l| l.bandwidth).collect();
+    let links = capacity.len();
+    let windowed = transport.window_bytes > 0.0;
+    let mut routes = Vec::new();
+    let mut starts = vec![0];
+    let mut penalty = Vec::new();
+    for m in 0..owner.len() {
+        let route = &message(m).route;
+        routes.extend_from_slice(route);
+        if windowed || transport.rtt_unfair {
+            let latency = platform.route_latency(route);
+            let bound = transport.rate_bound(latency);
+            if bound.is_finite() {
+                routes.push((links + m) as u32);
+            }
+            capacity.push(bound);
+            penalty.push(if latency > 0.0 { latency } else { 1.0 });
+        }
+        starts.push(routes.len());
+    }
+    let weights = transport.rtt_unfair.then(|| {
+        let least = penalty.iter().copied().fold(f64::INFINITY, f64::min);
+        penalty.iter().map(|p| least / p).collect()
+    });
+    Sharing::new(capacity, routes, starts, weights)
+}
+
+fn segment(sim: &Sim<'_>, now: f64) -> Segment {
+    let capacity = |l: u32| sim.platform.links()[l as usize].bandwidth;
     let mut used: Vec<(u32, f64)> = Vec::new();
-    for (i, &m) in sim.flowing.iter().enumerate() {
+    for &m in &sim.flowing {
         for &l in &sim.message(m as usize).route {
-            used.push((l, rates[i]));
+            used.push((l, sim.sharing.rate(m as usize)));
         }
     }
     used.sort_by_key(|&(l, _)| l);
@@ -613,11 +605,15 @@ fn segment(sim: &Sim<'_>, capacity: &[f64], rates: &[f64], now: f64) -> Segment 
         }
     }
     for (l, u) in &mut links {
-        *u = (*u / capacity[*l as usize]).min(1.0);
+        *u = (*u / capacity(*l)).min(1.0);
     }
     Segment {
         start: now,
-        throughput: rates.iter().sum(),
+        throughput: sim
+            .flowing
+            .iter()
+            .map(|&m| sim.sharing.rate(m as usize))
+            .sum(),
         links,
     }
 }

@@ -39,6 +39,7 @@ pub mod maxmin;
 pub mod mpi_alltoall;
 pub mod plan;
 pub mod platform;
+pub mod sharing;
 pub mod simgrid;
 pub mod study;
 pub mod two_clusters;

@@ -143,3 +143,91 @@ proptest! {
         }
     }
 }
+
+/// A random sequence of flows starting and ending, for the incremental sharing.
+#[derive(Debug, Clone)]
+struct Churn {
+    capacity: Vec<f64>,
+    routes: Vec<Vec<u32>>,
+    weights: Option<Vec<f64>>,
+    /// Batches of flows toggled (started if idle, ended if active), a solve after each.
+    batches: Vec<Vec<usize>>,
+}
+
+fn churn_strategy() -> impl Strategy<Value = Churn> {
+    // Small integer capacities and weights make ties between links common: the case where
+    // keeping a flow that should move would show.
+    (2usize..7, 1usize..12).prop_flat_map(|(links, flows)| {
+        let capacity = prop::collection::vec(prop_oneof![1u8..5, Just(2u8)], links)
+            .prop_map(|c| c.into_iter().map(f64::from).collect::<Vec<_>>());
+        let route = prop::sample::subsequence((0..links as u32).collect::<Vec<_>>(), 0..=links)
+            .prop_shuffle();
+        let routes = prop::collection::vec(route, flows);
+        let weights = prop_oneof![
+            Just(None),
+            prop::collection::vec(prop_oneof![Just(1.0), Just(0.5), 0.1f64..1.0], flows)
+                .prop_map(Some),
+        ];
+        let batches = prop::collection::vec(prop::collection::vec(0..flows, 1..4), 1..20);
+        (capacity, routes, weights, batches).prop_map(|(capacity, routes, weights, batches)| {
+            Churn {
+                capacity,
+                routes,
+                weights,
+                batches,
+            }
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// The incremental sharing (which re-solves only the flows at or above the level where
+    /// the solution may change) gives, after every batch of starts and ends, the rates of
+    /// a full re-solve of the active flows from scratch, up to round-off.
+    #[test]
+    fn incremental_sharing_matches_a_full_resolve(c in churn_strategy()) {
+        use liquid_sim::sharing::Sharing;
+        let mut starts = vec![0];
+        let mut all = Vec::new();
+        for r in &c.routes {
+            all.extend_from_slice(r);
+            starts.push(all.len());
+        }
+        let mut sharing = Sharing::new(c.capacity.clone(), all, starts, c.weights.clone());
+        let mut active = vec![false; c.routes.len()];
+        let mut full = MaxMin::new(c.capacity.len());
+        let mut rates = Vec::new();
+        for batch in &c.batches {
+            for &f in batch {
+                if active[f] {
+                    sharing.remove(f);
+                } else {
+                    sharing.add(f);
+                }
+                active[f] = !active[f];
+            }
+            let changed = sharing.solve().to_vec();
+            let on: Vec<usize> = (0..active.len()).filter(|&f| active[f]).collect();
+            let weights: Option<Vec<f64>> =
+                c.weights.as_ref().map(|w| on.iter().map(|&f| w[f]).collect());
+            full.solve_weighted(
+                &c.capacity,
+                on.iter().map(|&f| c.routes[f].as_slice()),
+                weights.as_deref(),
+                &mut rates,
+            );
+            for (i, &f) in on.iter().enumerate() {
+                let (got, want) = (sharing.rate(f), rates[i]);
+                prop_assert!(
+                    got == want || (got - want).abs() <= 1e-9 * want.abs(),
+                    "flow {} after batch {:?}: incremental {} vs full {}", f, batch, got, want
+                );
+            }
+            for &f in &changed {
+                prop_assert!(active[f as usize], "flow {} reported changed but idle", f);
+            }
+        }
+    }
+}
