@@ -166,23 +166,8 @@ enum Timer {
     Phase(u32),
 }
 
-/// An f64 time ordered totally (times are finite and not negative).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Time(f64);
-
-impl Eq for Time {}
-
-impl PartialOrd for Time {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Time {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
-    }
-}
+// An f64 time ordered totally (times are finite and not negative).
+use crate::Total as Time;
 
 /// A flow whose remaining bytes are within this fraction of its size is delivered (the
 /// rounding error of advancing it piecewise).

@@ -93,3 +93,22 @@ pub enum SimError {
     #[error("{0}")]
     Export(String),
 }
+
+/// An f64 ordered totally ([`f64::total_cmp`]), for heaps and sorts of times and shares
+/// (which are never NaN).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Total(pub(crate) f64);
+
+impl Eq for Total {}
+
+impl PartialOrd for Total {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Total {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}

@@ -12,23 +12,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// A share ordered totally (shares are finite and not negative).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Share(f64);
-
-impl Eq for Share {}
-
-impl PartialOrd for Share {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Share {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
-    }
-}
+// A share ordered totally (shares are finite and not negative).
+use crate::Total as Share;
 
 /// Reusable buffers for [`MaxMin::solve`] (allocation-free after warm-up).
 #[derive(Debug, Clone, Default)]

@@ -49,23 +49,8 @@ use std::collections::BinaryHeap;
 /// many orders of magnitude less than this).
 pub const MARGIN: f64 = 1e-9;
 
-/// A share ordered totally (shares are not NaN).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Share(f64);
-
-impl Eq for Share {}
-
-impl PartialOrd for Share {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Share {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
-    }
-}
+// A share ordered totally (shares are not NaN).
+use crate::Total as Share;
 
 /// Not in the active set.
 const INACTIVE: u32 = u32::MAX;
