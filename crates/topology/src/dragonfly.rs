@@ -398,21 +398,7 @@ impl Dragonfly {
     /// `g·A·P + r·P + k`), when it applies; `None` otherwise.
     pub fn schedule(&self) -> Result<Option<PairFrames>, TopologyError> {
         self.build()?;
-        let Some(rounds) = self.rounds()? else {
-            return Ok(None);
-        };
-        let mut pairs = Vec::new();
-        Ok(Some(
-            (0..rounds.frames())
-                .map(|f| {
-                    rounds.frame(f, &mut pairs);
-                    pairs
-                        .iter()
-                        .map(|&(s, d)| (s as usize, d as usize))
-                        .collect()
-                })
-                .collect(),
-        ))
+        Ok(self.rounds()?.map(|rounds| rounds.pair_frames()))
     }
 }
 
@@ -1393,15 +1379,7 @@ mod tests {
             let rounds = d.rounds().expect("ok").expect("a closed form");
             assert_eq!(rounds.frames(), frames.len());
             assert_eq!(rounds.frames() as u64, d.loads().expect("ok").duration());
-            let mut pairs = Vec::new();
-            for (f, want) in frames.iter().enumerate() {
-                rounds.frame(f, &mut pairs);
-                let got: Vec<(usize, usize)> = pairs
-                    .iter()
-                    .map(|&(a, b)| (a as usize, b as usize))
-                    .collect();
-                assert_eq!(&got, want, "{d:?} frame {f}");
-            }
+            assert_eq!(rounds.pair_frames(), frames, "{d:?}");
         }
         let big = DragonflyPlus {
             leaves: 16,

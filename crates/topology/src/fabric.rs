@@ -196,6 +196,20 @@ pub trait FrameRounds {
     /// Frame `f < frames()` as `(sender, receiver)` host numbers, into `out` (cleared
     /// first).
     fn frame(&self, f: usize, out: &mut Vec<(u32, u32)>);
+
+    /// Every frame, in memory, as [`PairFrames`].
+    fn pair_frames(&self) -> PairFrames {
+        let mut pairs = Vec::new();
+        (0..self.frames())
+            .map(|f| {
+                self.frame(f, &mut pairs);
+                pairs
+                    .iter()
+                    .map(|&(s, d)| (s as usize, d as usize))
+                    .collect()
+            })
+            .collect()
+    }
 }
 
 /// A schedule of a machine's all-to-all given as timeframes of `(sender, receiver)` host
