@@ -120,6 +120,18 @@ def smpirun(cfg, d, ranks, prog, args, timeout, platform_xml):
     return o, wall, None
 
 
+def pick(flag, value, names):
+    """The names that `value` (names with ';' between; none given: all) keeps, in the order of
+    `names`; a name not in `names` stops the script, naming `flag`."""
+    if not value:
+        return list(names)
+    keep = value.split(";")
+    unknown = set(keep) - set(names)
+    if unknown:
+        raise SystemExit(f"alltoallv-smpi: {flag}: unknown {sorted(unknown)}")
+    return [n for n in names if n in keep]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--liquid", required=True)
@@ -139,37 +151,17 @@ def main():
                     help="largest plan (bytes) re-run with shared malloc off after a crash "
                     "(default 4 GiB: SMPI then copies every byte into real buffers)")
     a = ap.parse_args()
-    models = MODELS[:1] if a.quick else MODELS
-    if a.models:
-        keep = a.models.split(";")
-        models = [m for m in models if m[0] in keep]
-        unknown = set(keep) - {m[0] for m in MODELS}
-        if unknown:
-            raise SystemExit(f"alltoallv-smpi: --models: unknown {sorted(unknown)}")
-    plans = PLANS
-    run_ompi = True
-    if a.plans:
-        keep = a.plans.split(";")
-        unknown = set(keep) - {p for p, _ in PLANS} - {"ompi"}
-        if unknown:
-            raise SystemExit(f"alltoallv-smpi: --plans: unknown {sorted(unknown)}")
-        plans = [p for p in PLANS if p[0] in keep]
-        run_ompi = "ompi" in keep
-    dists = DISTS
-    if a.dists:
-        keep = a.dists.split(";")
-        names = {f"{d}{' s=' + e[1] if e else ''}": (d, e) for d, e in DISTS}
-        unknown = set(keep) - set(names)
-        if unknown:
-            raise SystemExit(f"alltoallv-smpi: --dists: unknown {sorted(unknown)}")
-        dists = [names[k] for k in names if k in keep]
-    per_rank = ["1MiB"] if a.quick else PER_RANK
+    keep = pick("--models", a.models, [m[0] for m in MODELS])
+    models = [m for m in (MODELS[:1] if a.quick else MODELS) if m[0] in keep]
+    keep = pick("--plans", a.plans, [p for p, _ in PLANS] + ["ompi"])
+    plans = [p for p in PLANS if p[0] in keep]
+    run_ompi = "ompi" in keep
+    names = {f"{d}{' s=' + e[1] if e else ''}": (d, e) for d, e in DISTS}
+    dists = [names[k] for k in pick("--dists", a.dists, list(names))]
     if a.per_rank:
-        keep = a.per_rank.split(";")
-        unknown = set(keep) - set(PER_RANK)
-        if unknown:
-            raise SystemExit(f"alltoallv-smpi: --per-rank: unknown {sorted(unknown)}")
-        per_rank = [b for b in PER_RANK if b in keep]
+        per_rank = pick("--per-rank", a.per_rank, PER_RANK)
+    else:
+        per_rank = ["1MiB"] if a.quick else PER_RANK
     tmp = tempfile.mkdtemp(prefix="bench-smpi-a2av-")
     rt = "crates/mpi/runtime"
     runner, bench = f"{tmp}/liquid-mpi-run", f"{tmp}/alltoallv-bench"
