@@ -319,6 +319,40 @@ fn with_both_the_preemptive_schedule_is_never_worse_than_the_whole_one() {
     }
 }
 
+/// `liquid export mpi fat-tree:4,2 --sizes SIZES --plan PLAN --mode MODE
+/// --link-throughput 100 EXTRA --out DIR`: what it prints (YAML) and its manifest.
+fn export_fat_tree_4_2(
+    dir: &Path,
+    sizes: &str,
+    plan: &str,
+    mode: &str,
+    extra: &[&str],
+) -> (serde_json::Value, serde_json::Value) {
+    let mut args = vec![
+        "export",
+        "mpi",
+        "fat-tree:4,2",
+        "--sizes",
+        sizes,
+        "--plan",
+        plan,
+        "--mode",
+        mode,
+        "--link-throughput",
+        "100",
+        "--out",
+        dir.to_str().expect("UTF-8"),
+    ];
+    args.extend(extra);
+    let o = succeed(liquid().args(&args));
+    let printed = serde_yaml::from_slice(&o.stdout).expect("YAML");
+    let manifest = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"),
+    )
+    .expect("JSON");
+    (printed, manifest)
+}
+
 #[test]
 fn export_mpi_of_pieces_and_of_whole_messages() {
     let d = tempfile::tempdir().expect("tempdir");
@@ -349,22 +383,7 @@ fn export_mpi_of_pieces_and_of_whole_messages() {
             ),
         ] {
             let dir = d.path().join(format!("{plan}-{mode}"));
-            let o = succeed(liquid().args([
-                "export",
-                "mpi",
-                "fat-tree:4,2",
-                "--sizes",
-                &f,
-                "--plan",
-                plan,
-                "--mode",
-                mode,
-                "--link-throughput",
-                "100",
-                "--out",
-                dir.to_str().expect("UTF-8"),
-            ]));
-            let y: serde_json::Value = serde_yaml::from_slice(&o.stdout).expect("YAML");
+            let (y, m) = export_fat_tree_4_2(&dir, &f, plan, mode, &[]);
             assert_eq!(y["bytes"].as_u64(), Some(total), "{plan} {mode}");
             assert_eq!(y["ranks"], 8);
             assert_eq!(y["mode"], name, "{plan} {mode}");
@@ -376,10 +395,6 @@ fn export_mpi_of_pieces_and_of_whole_messages() {
             // synchronous.
             assert_eq!(has("barrier"), mode == "frames", "{plan} {mode}");
             assert_eq!(has("ssend"), mode == "async", "{plan} {mode}");
-            let m: serde_json::Value = serde_json::from_str(
-                &std::fs::read_to_string(dir.join("manifest.json")).expect("m"),
-            )
-            .expect("JSON");
             assert!(m["prediction"]["total_s"].as_f64().expect("total") > 0.0);
         }
         // The same schedule in both modes: the same frames and messages.
@@ -431,31 +446,11 @@ fn export_mpi_chooses_the_quantum_with_the_runtimes_barrier() {
         let dir = d
             .path()
             .join(format!("{mode}-{}", quantum.unwrap_or("default")));
-        let mut args = vec![
-            "export",
-            "mpi",
-            "fat-tree:4,2",
-            "--sizes",
-            &f,
-            "--plan",
-            "pieces",
-            "--mode",
-            mode,
-            "--link-throughput",
-            "100",
-            "--envelope",
-            "1000",
-            "--out",
-            dir.to_str().expect("UTF-8"),
-        ];
+        let mut extra = vec!["--envelope", "1000"];
         if let Some(q) = quantum {
-            args.extend(["--quantum", q]);
+            extra.extend(["--quantum", q]);
         }
-        succeed(liquid().args(&args));
-        let m: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"),
-        )
-        .expect("JSON");
+        let (_, m) = export_fat_tree_4_2(&dir, &f, "pieces", mode, &extra);
         let source = m["source"].as_str().expect("source").to_string();
         let total = m["prediction"]["total_s"].as_f64().expect("total");
         (source, total)
