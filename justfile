@@ -42,6 +42,12 @@ bench-scale LIMIT='60':
 bench-sim *ARGS:
     bash scripts/bench-sim {{ARGS}}
 
+# How much liquid's prediction of fat-tree:8,3 all-to-allv runs moves when every link moves
+# by 1e-9 (SimGrid's surf/precision), beside SMPI's figures; into
+# benchmarks/results/alltoallv-sensitivity.md (no SimGrid needed).
+bench-sensitivity *ARGS:
+    bash scripts/bench-sensitivity {{ARGS}}
+
 # Load time and peak memory of 002's multi-cluster all-to-alls (Table 1 systems), built
 # directly and through the network form, into benchmarks/results/multi-cluster-load.md.
 bench-mc-load *SYSTEMS:
