@@ -33,12 +33,13 @@
  * whose force-included smpi/smpi_helpers.h #defines malloc, calloc, realloc and free to SMPI's
  * interceptors. Those hand every allocation of at least smpi/auto-shared-malloc-thresh bytes
  * to SMPI's shared malloc, and with smpi/shared-malloc:global every such allocation of every
- * rank maps the same physical block (src/smpi/internals/smpi_shared.cpp, SimGrid 3.32). A plan
- * of 8,746 operations per rank (fat-tree:4,3, one-hot sizes, 64 MiB per rank, --plan pieces)
- * thus had its arrays of operations, requests, buffer pointers and clock readings on the same
- * bytes: a send's buffer pointer read back as the clock reading written after it (0.0 with
- * smpi/wtime:0: "PMPI_Isend: param 1 buf cannot be NULL"; a small double otherwise: a
- * segmentation fault). A parenthesised name, `(malloc)(n)`, is not expanded by a function-like
+ * rank maps the same physical block (src/smpi/internals/smpi_shared.cpp, SimGrid 3.32; a
+ * realloc'd block that started below the threshold stays the C library's). A plan of 8,746
+ * operations per rank (fat-tree:4,3, one-hot sizes, 64 MiB per rank, --plan pieces) thus had
+ * its arrays of requests, buffer pointers, pending operations and clock readings (8 bytes per
+ * operation, 70 KB) on the same bytes: a send's buffer pointer read back as the clock reading
+ * written after it (0.0 with smpi/wtime:0: "PMPI_Isend: param 1 buf cannot be NULL"; a small
+ * double otherwise: a segmentation fault). A parenthesised name, `(malloc)(n)`, is not expanded by a function-like
  * macro, so these call the C library under smpicc as under mpicc. Message data (receive
  * buffers of relays and of multi-piece messages, assembled send buffers, the sink of an
  * unmatched message) keeps plain malloc and free, so that SMPI may share it when the bytes
