@@ -197,6 +197,7 @@ fn crosscheck_sizes(
         exact_max: 64,
         simulate: true,
         lanes: false,
+        frame_barrier: None,
     };
     let report =
         liquid_study::alltoallv::crosscheck(model, args, &o, &engines, &crate::progress::solve)?;

@@ -141,6 +141,7 @@ fn explain_sizes(
         exact_max: 64,
         simulate: false,
         lanes: false,
+        frame_barrier: None,
     };
     let label = format!("explain {} --sizes", model.display());
     let report = crate::progress::with_phases(&label, |phase| {

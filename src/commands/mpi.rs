@@ -80,7 +80,8 @@ pub struct ExportMpiArgs {
     #[arg(long)]
     stream: bool,
     /// With --plan pieces: bytes per piece (`64KiB`); default: chosen from --overhead as
-    /// `solve --sizes` chooses it.
+    /// `solve --sizes` chooses it, every frame also paying the runtime's barrier in --mode
+    /// frames (liquid's prediction of one barrier, said in the manifest's `source`).
     #[arg(long, value_name = "BYTES", value_parser = super::sizes::parse_bytes)]
     quantum: Option<u64>,
     /// With --plan pieces or whole: links carry as many messages per frame as they have

@@ -134,6 +134,7 @@ pub fn solve_sizes(
         exact_max: s.exact_max,
         simulate: s.simulate,
         lanes: s.lanes,
+        frame_barrier: None,
     };
     if schedule_out.is_some() && o.preemption == Preemption::Chunks {
         return Err(InputError(
@@ -311,6 +312,8 @@ pub fn export_mpi_sizes(
         exact_max: 64,
         simulate: false,
         lanes,
+        // Frame by frame, the runtime calls MPI_Barrier between frames: each frame costs one.
+        frame_barrier: (mode == liquid_mpi::program::ScheduleMode::Frames).then_some(library),
     };
     let label = format!("export mpi {} --sizes", model.display());
     let written = crate::progress::with_phases(&label, |phase| {

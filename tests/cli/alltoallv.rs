@@ -420,6 +420,77 @@ fn export_mpi_of_pieces_and_of_whole_messages() {
 }
 
 #[test]
+fn export_mpi_chooses_the_quantum_with_the_runtimes_barrier() {
+    // No latency, an envelope of 1000 bytes, 100 MB/s: the basic linear barrier of the 8
+    // ranks sends 7 envelopes into rank 0's link, then 7 out of it, 2 x 7 x 1000 B / 1e8
+    // B/s = 140 us. `solve` (no barriers) cuts these Zipf sizes into 1 KiB pieces in 287
+    // frames; frame by frame, each frame pays one barrier, and fewer pieces win.
+    let d = tempfile::tempdir().expect("tempdir");
+    let f = sizes_file(d.path(), "fat-tree:4,2", "zipf", "100KiB", &[]);
+    let export = |mode: &str, quantum: Option<&str>| {
+        let dir = d
+            .path()
+            .join(format!("{mode}-{}", quantum.unwrap_or("default")));
+        let mut args = vec![
+            "export",
+            "mpi",
+            "fat-tree:4,2",
+            "--sizes",
+            &f,
+            "--plan",
+            "pieces",
+            "--mode",
+            mode,
+            "--link-throughput",
+            "100",
+            "--envelope",
+            "1000",
+            "--out",
+            dir.to_str().expect("UTF-8"),
+        ];
+        if let Some(q) = quantum {
+            args.extend(["--quantum", q]);
+        }
+        succeed(liquid().args(&args));
+        let m: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"),
+        )
+        .expect("JSON");
+        let source = m["source"].as_str().expect("source").to_string();
+        let total = m["prediction"]["total_s"].as_f64().expect("total");
+        (source, total)
+    };
+    let solve = run_json(&[
+        "solve",
+        "fat-tree:4,2",
+        "--sizes",
+        &f,
+        "--link-throughput",
+        "100",
+        "--preemption",
+        "chunks",
+    ]);
+    assert_eq!(solve["preemptive"]["quantum"], 1024);
+    assert!(solve["preemptive"].get("frame_cost_s").is_none());
+    let (frames, chosen) = export("frames", None);
+    assert!(
+        frames.ends_with("each frame counted with the runtime's barrier, 0.00014 s"),
+        "{frames}"
+    );
+    assert!(!frames.starts_with("pieces of 1024 bytes"), "{frames}");
+    // The barrier-blind quantum, run frame by frame, is predicted slower.
+    let (_, blind) = export("frames", Some("1024"));
+    assert!(chosen < blind, "chosen {chosen} s, 1 KiB pieces {blind} s");
+    // Without barriers: solve's quantum, no barrier counted.
+    let (asynchronous, _) = export("async", None);
+    assert!(
+        asynchronous.starts_with("pieces of 1024 bytes (825 pieces of 56 messages)"),
+        "{asynchronous}"
+    );
+    assert!(!asynchronous.contains("barrier"), "{asynchronous}");
+}
+
+#[test]
 fn lanes_let_a_fast_backbone_carry_several_messages_per_frame() {
     let d = tempfile::tempdir().expect("tempdir");
     let f = sizes_file(d.path(), "two-clusters:4,4", "zipf", "1MiB", &[]);

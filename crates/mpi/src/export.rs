@@ -424,21 +424,7 @@ fn predict(
         trace: false,
     };
     let run = liquid_sim::simulate(&input.mapped.platform, plan, &opts)?;
-    // The platform route between two ranks' hosts: the model's (one per pair of hosts, as
-    // `liquid export simgrid` writes it).
-    let rank_of: HashMap<&str, u32> = program
-        .ranks
-        .iter()
-        .enumerate()
-        .map(|(r, h)| (h.as_str(), r as u32))
-        .collect();
-    let mut routes: HashMap<(u32, u32), &Vec<u32>> = HashMap::new();
-    for (t, x) in input.traffic.transfers().iter().enumerate() {
-        let end = |h: &Option<String>| h.as_deref().and_then(|h| rank_of.get(h).copied());
-        if let (Some(a), Some(b)) = (end(&x.from), end(&x.to)) {
-            routes.entry((a, b)).or_insert(&input.mapped.routes[t]);
-        }
-    }
+    let routes = rank_routes(&program.ranks, input.traffic, input.mapped);
     let route = |a: u32, b: u32| routes.get(&(a, b)).map(|r| (*r).clone());
     let mut prediction = model::predict(
         program,
@@ -449,6 +435,61 @@ fn predict(
     )?;
     prediction.plan_s = Some(run.makespan);
     Ok(prediction)
+}
+
+/// The platform route between two ranks' hosts: the model's (one per pair of hosts, as
+/// `liquid export simgrid` writes it), by (rank, rank).
+fn rank_routes<'m>(
+    ranks: &[String],
+    traffic: &Traffic,
+    mapped: &'m MappedTraffic,
+) -> HashMap<(u32, u32), &'m Vec<u32>> {
+    let rank_of: HashMap<&str, u32> = ranks
+        .iter()
+        .enumerate()
+        .map(|(r, h)| (h.as_str(), r as u32))
+        .collect();
+    let mut routes: HashMap<(u32, u32), &Vec<u32>> = HashMap::new();
+    for (t, x) in traffic.transfers().iter().enumerate() {
+        let end = |h: &Option<String>| h.as_deref().and_then(|h| rank_of.get(h).copied());
+        if let (Some(a), Some(b)) = (end(&x.from), end(&x.to)) {
+            routes.entry((a, b)).or_insert(&mapped.routes[t]);
+        }
+    }
+    routes
+}
+
+/// What one barrier between two frames costs the runtime, by liquid's prediction: the run
+/// of a program whose every rank (the traffic's hosts, ranked as [`export`] ranks them)
+/// only calls `MPI_Barrier` once after the first barrier, on an otherwise empty network,
+/// predicted as [`model::predict`] predicts every run (SMPI's basic linear barrier, the
+/// library's envelope, `overhead` per message). This is the time a frame of a
+/// frame-by-frame plan adds to its longest message when every rank enters the barrier at
+/// once.
+pub fn barrier_s(
+    traffic: &Traffic,
+    mapped: &MappedTraffic,
+    library: &RuntimeModel,
+    overhead: f64,
+) -> Result<f64, MpiError> {
+    let data = Data::new(traffic, &vec![0.0; traffic.len()], None)?;
+    let n = data.ranks.len();
+    let program = Program {
+        mode: "barrier".into(),
+        ranks: data.ranks.clone(),
+        steps: Vec::new(),
+        messages: Vec::new(),
+        ops: vec![vec![program::Op::Barrier]; n],
+        expect: vec![Vec::new(); n],
+    };
+    let routes = rank_routes(&program.ranks, traffic, mapped);
+    let route = |a: u32, b: u32| routes.get(&(a, b)).map(|r| (*r).clone());
+    let opts = liquid_sim::Options {
+        overhead,
+        trace: false,
+    };
+    let p = model::predict(&program, &mapped.platform, &route, library, &opts)?;
+    Ok(p.total_s)
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> MpiError + '_ {

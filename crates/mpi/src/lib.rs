@@ -23,7 +23,7 @@ pub mod model;
 pub mod program;
 pub mod report;
 
-pub use export::{export, export_pieces, ExportInput, Exported, PieceOf, PlanKind};
+pub use export::{barrier_s, export, export_pieces, ExportInput, Exported, PieceOf, PlanKind};
 pub use model::RuntimeModel;
 pub use program::{Message, Op, Piece, Program, Wait};
 pub use report::{compare, Comparison, Manifest, RunReport};

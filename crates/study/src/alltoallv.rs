@@ -13,6 +13,7 @@ use liquid_alltoallv::generate::Dist;
 use liquid_alltoallv::sizes::{Missing, Sizes};
 use liquid_alltoallv::whole;
 use liquid_model::analysis::Analysis;
+use liquid_model::display::round_significant;
 use liquid_model::{Schedule, Traffic, TransferId};
 use liquid_sim::MappedTraffic;
 use serde::Serialize;
@@ -162,6 +163,11 @@ pub struct SolveOptions {
     /// Let a link carry as many messages per frame as it has lanes
     /// ([`Platform::lanes`]); otherwise one, 004's model.
     pub lanes: bool,
+    /// The schedule of pieces runs on liquid's MPI runtime frame by frame, with an
+    /// `MPI_Barrier` between frames, modelled as this library: every frame then also
+    /// costs one barrier ([`liquid_mpi::barrier_s`]), in the predicted makespan and in the
+    /// choice of the default quantum. `None` (`solve`): frames cost only their pieces.
+    pub frame_barrier: Option<liquid_mpi::RuntimeModel>,
 }
 
 /// The lanes of every link the schedules use: [`Platform::lanes`] with `o.lanes`, else 1.
@@ -202,7 +208,13 @@ pub struct ChunkReport {
     pub evidence: String,
     /// How the schedule was checked.
     pub validated_by: String,
-    /// The sum of the frames' predicted times (overhead + longest piece), seconds.
+    /// The time every frame costs besides its pieces, seconds: the MPI runtime's barrier
+    /// between frames, by liquid's prediction of one barrier on this platform (`export mpi
+    /// --plan pieces --mode frames`); absent when frames cost nothing more (`solve`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub frame_cost_s: f64,
+    /// The sum of the frames' predicted times (frame cost + overhead + longest piece),
+    /// seconds.
     pub predicted_makespan_s: f64,
     /// predicted makespan - time bound: what chunking costs (padding, overheads).
     pub chunking_overhead_s: f64,
@@ -217,6 +229,11 @@ pub struct ChunkReport {
     /// The quanta weighed for the default one, with their predictions.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<Candidate>,
+}
+
+/// For `skip_serializing_if`: a figure that is exactly zero is left out.
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// The non-preemptive schedule, in the report.
@@ -387,7 +404,24 @@ pub fn solve(
         Preemption::Whole => None,
         _ => {
             let whole = whole_schedule.as_ref().zip(non_preemptive.as_ref());
-            let (report, c) = chunks(&l, o, &bound, solver, whole, &mut clock, phase)?;
+            let frame_cost_s = match &o.frame_barrier {
+                Some(library) => {
+                    phase("predicting the runtime's barrier between frames");
+                    liquid_mpi::barrier_s(&l.traffic, &l.mapped, library, a.overhead)
+                        .map_err(crate::mpi_error)?
+                }
+                None => 0.0,
+            };
+            let (report, c) = chunks(
+                &l,
+                o,
+                frame_cost_s,
+                &bound,
+                solver,
+                whole,
+                &mut clock,
+                phase,
+            )?;
             chunked = Some(c);
             Some(report)
         }
@@ -415,17 +449,28 @@ pub fn solve(
 /// The preemptive schedule. `whole`: the non-preemptive schedule, which is a schedule of
 /// pieces too when the quantum is at least the largest message (one piece each): taken
 /// when its makespan is lower than the pieces' schedule's (the quantum then the largest
-/// message).
+/// message). Every frame costs `frame_cost_s` besides its pieces (the runtime's barrier,
+/// [`SolveOptions::frame_barrier`]): counted as overhead per frame in every prediction
+/// here, so in the choice of the quantum too.
+#[allow(clippy::too_many_arguments)]
 fn chunks(
     l: &Loaded,
     o: &SolveOptions,
+    frame_cost_s: f64,
     bound: &TimeBound,
     solver: Solver<'_>,
     whole: Option<(&Schedule, &WholeReport)>,
     clock: &mut Clock,
     phase: &dyn Fn(&str),
 ) -> Result<(ChunkReport, Chunked), StudyError> {
-    let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
+    let (traffic, bytes) = (&l.traffic, &l.sizes.bytes);
+    // Frame times (`Chunked::frame_times`, the liquid estimate) count the platform's
+    // overhead once per frame: the frame cost joins it there, and nowhere else (the time
+    // bound is the traffic's, without it).
+    let platform = &Platform {
+        overhead: l.platform.overhead + frame_cost_s,
+        ..l.platform.clone()
+    };
     let lanes = lanes_of(l, o);
     let deadline = Some(clock.deadline);
     let mut chosen_schedule = None;
@@ -471,7 +516,15 @@ fn chunks(
                          the slowest route"
                     },
                     o.max_pieces_per_message
-                ),
+                ) + &if frame_cost_s > 0.0 {
+                    format!(
+                        "; every frame counted with the MPI runtime's barrier between frames \
+                         ({} s, liquid's prediction of one barrier on this platform)",
+                        round_significant(frame_cost_s, 4)
+                    )
+                } else {
+                    String::new()
+                },
                 choice.candidates,
             )
         }
@@ -660,7 +713,10 @@ fn chunks(
             }
         }
     }
-    if let Some((s, w)) = whole.filter(|(_, w)| w.makespan_s < predicted) {
+    // The non-preemptive makespan counts no frame cost: add it per frame to compare.
+    let whole_time =
+        |s: &Schedule, w: &WholeReport| w.makespan_s + s.frames.len() as f64 * frame_cost_s;
+    if let Some((s, w)) = whole.filter(|&(s, w)| whole_time(s, w) < predicted) {
         if o.quantum.is_none_or(|q| q >= largest) {
             let frames = s
                 .frames
@@ -734,6 +790,7 @@ fn chunks(
             liquid,
             evidence,
             validated_by,
+            frame_cost_s,
             predicted_makespan_s: predicted,
             chunking_overhead_s: predicted - bound.seconds,
             over_bound: predicted / bound.seconds,
@@ -1042,10 +1099,16 @@ pub fn export_mpi(
             let p = r
                 .preemptive()
                 .ok_or_else(|| StudyError::internal("no report"))?;
-            let source = format!(
+            let mut source = format!(
                 "pieces of {} bytes ({} pieces of {} messages), {} frames, by {}",
                 c.quantum, p.pieces, p.messages, p.frames, p.engine
             );
+            if p.frame_cost_s > 0.0 {
+                source += &format!(
+                    "; each frame counted with the runtime's barrier, {} s",
+                    round_significant(p.frame_cost_s, 4)
+                );
+            }
             liquid_mpi::export_pieces(&input, &frames, source, out).map_err(crate::mpi_error)?
         }
         (None, Some(w), r) => {
