@@ -36,10 +36,15 @@ measurement, not of the exchange that liquid predicts (alltoallv-smpi.md, "The 1
 rows"). It is SMPI's injected time of a clock read, as `smpi/test` and `smpi/iprobe`
 (already 0 in CM02) are of MPI_Test and MPI_Iprobe.
 
-Shared malloc: runs whose bytes are not checked use SMPI's global shared malloc (CM02's
-setting); when such a run fails (SMPI crashed in 7 of them at 64 MiB per rank), it runs
-once more with `smpi/shared-malloc:off` and nothing else changed, if the plan's bytes are
-at most --fallback-bytes, and its row is marked.
+Shared malloc: runs whose bytes are checked use `smpi/shared-malloc:off` (every byte
+real); the others use SMPI's global shared malloc (CM02's setting: every allocation of at
+least 64 KiB through smpicc's `malloc` maps the same bytes), which shares the message
+data. The runtime keeps its own bookkeeping (plan, requests, buffer pointers, statistics)
+in the C library's memory (`liquid_mem_alloc`, crates/mpi/runtime/liquid_mpi.c): before
+that, SMPI shared those arrays too once they reached 64 KiB (8,192 operations of a rank),
+and 7 runs at 64 MiB per rank (8,000-20,000 pieces) and every `pieces` run at 64 MiB on
+fat-tree:8,3 crashed (alltoallv-smpi.md, "SMPI's shared malloc"); they run now, and the
+benchmark's re-run with shared malloc off after such a crash (`--fallback-bytes`) is gone.
 """
 
 import argparse
@@ -147,9 +152,6 @@ def main():
                     "zipf s=1.0; zipf s=1.5; one-hot)")
     ap.add_argument("--per-rank", help="only these bytes per rank, ';' between (of: "
                     + "; ".join(PER_RANK) + ")")
-    ap.add_argument("--fallback-bytes", type=float, default=4 * 2**30,
-                    help="largest plan (bytes) re-run with shared malloc off after a crash "
-                    "(default 4 GiB: SMPI then copies every byte into real buffers)")
     a = ap.parse_args()
     keep = pick("--models", a.models, [m[0] for m in MODELS])
     models = [m for m in (MODELS[:1] if a.quick else MODELS) if m[0] in keep]
@@ -195,7 +197,7 @@ def main():
                         # benchmark goes on.
                         print(f"alltoallv-smpi: {tag} {label}: {e}", file=sys.stderr)
                         rows.append((model, dname, b, label, None, None, False, bound, None, None,
-                                     None, None, "export", False))
+                                     None, None, "export"))
                         continue
                     complete_routes(f"{d}/sg/platform.xml")
                     man = json.load(open(f"{d}/manifest.json"))
@@ -203,8 +205,7 @@ def main():
                     check = 3 * man["bytes"] <= 2**30
                     args = ([] if check else ["--no-check"]) + [
                         "--timeout", "0", "--quiet", "--report", f"{d}/smpi-cm02.json", d]
-                    o, w, err, fell = cm02_run(a, d, ranks, runner, args, check, man["bytes"],
-                                               f"{tag} {label}")
+                    o, w, err = cm02_run(a, d, ranks, runner, args, check)
                     cm02 = None
                     if o is None:
                         print(f"alltoallv-smpi: {tag} {label}: {err}", file=sys.stderr)
@@ -218,48 +219,36 @@ def main():
                         worst[label] = max(worst.get(label, 0.0), abs(r))
                     if base is None and run_ompi:
                         # The library's MPI_Alltoallv of the same counts, Open MPI's choice.
-                        o2, w2, err2, fell2 = cm02_run(a, d, ranks, bench, [d], False, man["bytes"],
-                                                       f"{tag} ompi", ["--cfg=smpi/coll-selector:ompi"])
+                        o2, w2, err2 = cm02_run(a, d, ranks, bench, [d], False,
+                                                ["--cfg=smpi/coll-selector:ompi"])
                         if o2 is None:
                             print(f"alltoallv-smpi: {tag} ompi: {err2}", file=sys.stderr)
-                            base = ("—", None, w2, err2, fell2)
+                            base = ("—", None, w2, err2)
                         else:
                             line = [l for l in o2.splitlines() if l.startswith("alltoall")][-1]
-                            base = (line.split(":")[0], float(line.split()[1]), w2, None, fell2)
+                            base = (line.split(":")[0], float(line.split()[1]), w2, None)
                     rows.append((model, dname, b, label, ranks, man["messages"], check, bound,
-                                 predicted, cm02, r, w, err, fell))
+                                 predicted, cm02, r, w, err))
                     print(f"alltoallv-smpi: {tag} {label}: liquid {predicted:.6f} s, CM02 "
                           f"{sec(cm02)} ({pct(r)}), {w:.1f} s wall", file=sys.stderr)
                 if base is not None:
                     name = f"MPI_{base[0].capitalize() if base[0] != '—' else 'Alltoallv'} (ompi)"
                     rows.append((model, dname, b, name, ranks, None, False, bound, None, base[1],
-                                 None, base[2], base[3], base[4]))
+                                 None, base[2], base[3]))
                 write(a, version, rows, worst)
     write(a, version, rows, worst)
     print(f"alltoallv-smpi: wrote {a.out}", file=sys.stderr)
     return 1 if max(worst.values(), default=0.0) > a.tolerance else 0
 
 
-def cm02_run(a, d, ranks, prog, args, check, nbytes, what, extra=()):
+def cm02_run(a, d, ranks, prog, args, check, extra=()):
     """One run under CM02 (the clock's injected time off): shared malloc off when the
-    bytes are checked, SMPI's global shared malloc otherwise; a failed shared-malloc run
-    (not a timeout) runs once more with shared malloc off when the plan's bytes are at most
-    --fallback-bytes. (stdout or None, wall seconds, error or None, re-run with shared
-    malloc off?)"""
+    bytes are checked, SMPI's global shared malloc otherwise. (stdout or None, wall
+    seconds, error or None)"""
     shared = [c for c in CM02 if "shared-malloc" in c]
     plain = [c for c in CM02 if c not in shared] + CLOCK + list(extra)
-    if check:
-        o, w, err = smpirun(plain + ["--cfg=smpi/shared-malloc:off"], d, ranks, prog, args,
-                            a.timeout, "sg/platform.xml")
-        return o, w, err, False
-    o, w, err = smpirun(plain + shared, d, ranks, prog, args, a.timeout, "sg/platform.xml")
-    if o is not None or err == "timeout" or nbytes > a.fallback_bytes:
-        return o, w, err, False
-    print(f"alltoallv-smpi: {what}: failed with smpi/shared-malloc:global ({err.splitlines()[-1] if err else ''}); "
-          "running it again with smpi/shared-malloc:off", file=sys.stderr)
-    o2, w2, err2 = smpirun(plain + ["--cfg=smpi/shared-malloc:off"], d, ranks, prog, args,
-                           a.timeout, "sg/platform.xml")
-    return o2, w + w2, err2, True
+    memory = ["--cfg=smpi/shared-malloc:off"] if check else shared
+    return smpirun(plain + memory, d, ranks, prog, args, a.timeout, "sg/platform.xml")
 
 
 def command():
@@ -296,15 +285,13 @@ def write(a, version, rows, worst):
         "messages in schedule order, each a synchronous send); the last row of each group is "
         "the MPI library's MPI_Alltoallv of the same counts with SMPI's `ompi` selector under "
         f"the same CM02 (no liquid prediction). A run stopped at the limit of {a.timeout:.0f} s "
-        "of wall time says `> limit`; *failed*: SMPI failed (its message on stderr); a figure "
-        "marked *(shared malloc off)*: SMPI failed with `smpi/shared-malloc:global` and this is "
-        "its one re-run with `smpi/shared-malloc:off`, every other option unchanged (the wall "
-        "time is both runs').",
+        "of wall time says `> limit`; *failed*: SMPI failed (its message on stderr); bytes "
+        "not checked: SMPI's global shared malloc holds the message data.",
         "",
         "| model | sizes | per rank | plan | ranks | messages | bytes checked | bound (s) | liquid run (s) | SMPI CM02 (s) | diff | SMPI wall (s) |",
         "| --- | --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for model, dist, b, label, ranks, msgs, check, bound, pred, cm02, r, w, err, fell in rows:
+    for model, dist, b, label, ranks, msgs, check, bound, pred, cm02, r, w, err in rows:
         if err == "export":
             cell = "— (liquid export failed)"
         elif cm02 is None and err == "timeout":
@@ -313,8 +300,6 @@ def write(a, version, rows, worst):
             cell = "failed"
         else:
             cell = sec(cm02)
-        if fell:
-            cell += " (shared malloc off)" if cm02 is not None else " (also with shared malloc off)"
         lines.append(f"| {model} | {dist} | {b} | {label} | {ranks if ranks is not None else '—'} | "
                      f"{msgs if msgs is not None else '—'} | "
                      f"{'yes' if check else 'no'} | {sec(bound)} | {sec(pred)} | {cell} | {pct(r)} | "

@@ -38,8 +38,10 @@ int main(int argc, char **argv) {
         MPI_Finalize();
         return 2;
     }
-    int *sc = calloc((size_t)size, sizeof *sc), *sd = calloc((size_t)size, sizeof *sd);
-    int *rc = calloc((size_t)size, sizeof *rc), *rd = calloc((size_t)size, sizeof *rd);
+    /* Counts and displacements: bookkeeping, never shared under SMPI (liquid_mem_*); the
+       data buffers below are plain malloc, which SMPI may share. */
+    int *sc = liquid_mem_calloc((size_t)size, sizeof *sc), *sd = liquid_mem_calloc((size_t)size, sizeof *sd);
+    int *rc = liquid_mem_calloc((size_t)size, sizeof *rc), *rd = liquid_mem_calloc((size_t)size, sizeof *rd);
     size_t st = 0, rt = 0;
     for (int i = 0; i < size; i++) {
         sc[i] = (int)liquid_plan_send_bytes(plan, i);
@@ -84,10 +86,10 @@ int main(int argc, char **argv) {
     liquid_plan_free(plan);
     free(s);
     free(r);
-    free(sc);
-    free(sd);
-    free(rc);
-    free(rd);
+    liquid_mem_free(sc);
+    liquid_mem_free(sd);
+    liquid_mem_free(rc);
+    liquid_mem_free(rd);
     MPI_Finalize();
     return 0;
 }

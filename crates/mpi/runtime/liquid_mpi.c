@@ -29,6 +29,27 @@
 
 #define TAG_MOD 32768
 
+/* Bookkeeping memory (liquid_mpi.h): the C library's allocator even under SimGrid's smpicc,
+ * whose force-included smpi/smpi_helpers.h #defines malloc, calloc, realloc and free to SMPI's
+ * interceptors. Those hand every allocation of at least smpi/auto-shared-malloc-thresh bytes
+ * to SMPI's shared malloc, and with smpi/shared-malloc:global every such allocation of every
+ * rank maps the same physical block (src/smpi/internals/smpi_shared.cpp, SimGrid 3.32; a
+ * realloc'd block that started below the threshold stays the C library's). A plan of 8,746
+ * operations per rank (fat-tree:4,3, one-hot sizes, 64 MiB per rank, --plan pieces) thus had
+ * its arrays of requests, buffer pointers, pending operations and clock readings (8 bytes per
+ * operation, 70 KB) on the same bytes: a send's buffer pointer read back as the clock reading
+ * written after it (0.0 with smpi/wtime:0: "PMPI_Isend: param 1 buf cannot be NULL"; a small
+ * double otherwise: a segmentation fault). A parenthesised name, `(malloc)(n)`, is not expanded by a function-like
+ * macro, so these call the C library under smpicc as under mpicc. Message data (receive
+ * buffers of relays and of multi-piece messages, assembled send buffers, the sink of an
+ * unmatched message) keeps plain malloc and free, so that SMPI may share it when the bytes
+ * are not checked. Every block is freed by the family that allocated it. */
+void *liquid_mem_alloc(size_t bytes) { return (malloc)(bytes ? bytes : 1); }
+void *liquid_mem_calloc(size_t n, size_t size) { return (calloc)(n ? n : 1, size ? size : 1); }
+void liquid_mem_free(void *p) { (free)(p); }
+static void *mem_realloc(void *p, size_t bytes) { return (realloc)(p, bytes); }
+
+
 enum { OP_RECV, OP_SEND, OP_SSEND, OP_WAIT, OP_BARRIER };
 enum { W_ALL, W_SENDS, W_RECVS };
 
@@ -136,7 +157,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem) {
     if (need <= *cap) return 0;
     size_t c = *cap ? *cap * 2 : 64;
     while (c < need) c *= 2;
-    void *q = realloc(*p, c * elem);
+    void *q = mem_realloc(*p, c * elem);
     if (!q) return 1;
     *p = q;
     *cap = c;
@@ -184,7 +205,7 @@ int liquid_plan_load(const char *dir, MPI_Comm comm, liquid_plan **out, char *er
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    liquid_plan *p = calloc(1, sizeof *p);
+    liquid_plan *p = liquid_mem_calloc(1, sizeof *p);
     int bad = 0;
     char msg[1024] = "";
     FILE *f = NULL;
@@ -201,8 +222,8 @@ int liquid_plan_load(const char *dir, MPI_Comm comm, liquid_plan **out, char *er
     p->comm = MPI_COMM_NULL;
     snprintf(p->mode, sizeof p->mode, "unknown");
     snprintf(p->file, sizeof p->file, "%s/rank-%d.txt", dir, rank);
-    p->expect = malloc((size_t)size * sizeof *p->expect);
-    p->own = calloc((size_t)size, sizeof *p->own);
+    p->expect = liquid_mem_alloc((size_t)size * sizeof *p->expect);
+    p->own = liquid_mem_calloc((size_t)size, sizeof *p->own);
     if (!p->expect || !p->own) {
         bad = fail(msg, sizeof msg, "rank %d: out of memory", rank);
         goto agree;
@@ -361,10 +382,10 @@ int liquid_plan_load(const char *dir, MPI_Comm comm, liquid_plan **out, char *er
     p->nsteps = maxstep + 1;
     /* Relays: every piece of a send that is not this rank's own data must come with an
      * earlier receive; own data sets the size of the data for each destination. */
-    p->relay = malloc((p->npieces ? p->npieces : 1) * sizeof *p->relay);
+    p->relay = liquid_mem_alloc((p->npieces ? p->npieces : 1) * sizeof *p->relay);
     tcap = 16;
     while (tcap < 2 * p->npieces + 16) tcap *= 2;
-    table = calloc(tcap, sizeof *table);
+    table = liquid_mem_calloc(tcap, sizeof *table);
     if (!p->relay || !table) BAD("out of memory");
     for (size_t i = 0; i < p->nops; i++) {
         op *o = &p->ops[i];
@@ -421,8 +442,8 @@ int liquid_plan_load(const char *dir, MPI_Comm comm, liquid_plan **out, char *er
     }
 #undef BAD
 agree:
-    free(line);
-    free(table);
+    liquid_mem_free(line); /* getline's, from the C library */
+    liquid_mem_free(table);
     if (f) fclose(f);
     /* Every rank learns whether all loaded, so that none waits for a failed one. */
     {
@@ -450,12 +471,12 @@ agree:
 void liquid_plan_free(liquid_plan *p) {
     if (!p) return;
     if (p->comm != MPI_COMM_NULL) MPI_Comm_free(&p->comm);
-    free(p->ops);
-    free(p->pieces);
-    free(p->relay);
-    free(p->expect);
-    free(p->own);
-    free(p);
+    liquid_mem_free(p->ops);
+    liquid_mem_free(p->pieces);
+    liquid_mem_free(p->relay);
+    liquid_mem_free(p->expect);
+    liquid_mem_free(p->own);
+    liquid_mem_free(p);
 }
 
 int liquid_plan_steps(const liquid_plan *p) { return p->nsteps; }
@@ -593,10 +614,10 @@ static void complete(run *r, size_t i, MPI_Status *st, int st_err) {
 
 /* Waits until no pending operation matches (kind W_*, step or -1, or one op index). */
 static void wait_for(run *r, int kind, int step, long only, const char *what) {
-    size_t *ids = malloc((r->npending ? r->npending : 1) * sizeof *ids);
-    MPI_Request *rq = malloc((r->npending ? r->npending : 1) * sizeof *rq);
-    int *idx = malloc((r->npending ? r->npending : 1) * sizeof *idx);
-    MPI_Status *st = malloc((r->npending ? r->npending : 1) * sizeof *st);
+    size_t *ids = liquid_mem_alloc((r->npending ? r->npending : 1) * sizeof *ids);
+    MPI_Request *rq = liquid_mem_alloc((r->npending ? r->npending : 1) * sizeof *rq);
+    int *idx = liquid_mem_alloc((r->npending ? r->npending : 1) * sizeof *idx);
+    MPI_Status *st = liquid_mem_alloc((r->npending ? r->npending : 1) * sizeof *st);
     for (;;) {
         size_t n = 0;
         for (size_t k = 0; k < r->npending; k++) {
@@ -635,10 +656,10 @@ static void wait_for(run *r, int kind, int step, long only, const char *what) {
             if (r->state[r->pending[k]] == 1) r->pending[m++] = r->pending[k];
         r->npending = m;
     }
-    free(ids);
-    free(rq);
-    free(idx);
-    free(st);
+    liquid_mem_free(ids);
+    liquid_mem_free(rq);
+    liquid_mem_free(idx);
+    liquid_mem_free(st);
 }
 
 typedef struct {
@@ -666,13 +687,13 @@ long liquid_execute(liquid_plan *p, char *const *send, char *const *recv,
     r.send = send;
     r.recv = recv;
     size_t n = p->nops ? p->nops : 1;
-    r.req = malloc(n * sizeof *r.req);
-    r.buf = calloc(n, sizeof *r.buf);
-    r.state = calloc(n, 1);
-    r.owned = calloc(n, 1);
-    r.pending = malloc(n * sizeof *r.pending);
-    r.posted = calloc(n, sizeof *r.posted);
-    r.done = calloc(n, sizeof *r.done);
+    r.req = liquid_mem_alloc(n * sizeof *r.req);
+    r.buf = liquid_mem_calloc(n, sizeof *r.buf);
+    r.state = liquid_mem_calloc(n, 1);
+    r.owned = liquid_mem_calloc(n, 1);
+    r.pending = liquid_mem_alloc(n * sizeof *r.pending);
+    r.posted = liquid_mem_calloc(n, sizeof *r.posted);
+    r.done = liquid_mem_calloc(n, sizeof *r.done);
     if (!r.req || !r.buf || !r.state || !r.owned || !r.pending || !r.posted || !r.done) {
         fprintf(stderr, "liquid-mpi: error: rank %d: out of memory\n", p->rank);
         MPI_Abort(comm, 3);
@@ -688,6 +709,7 @@ long liquid_execute(liquid_plan *p, char *const *send, char *const *recv,
             if (o->count == 1 && pc->dst == p->rank) {
                 r.buf[i] = recv[pc->src] + pc->off;
             } else {
+                /* Message data: plain malloc, which SMPI may share (see liquid_mem_alloc). */
                 r.buf[i] = malloc(o->bytes ? o->bytes : 1);
                 r.owned[i] = 1;
             }
@@ -720,7 +742,7 @@ long liquid_execute(liquid_plan *p, char *const *send, char *const *recv,
             if (o->count == 1 && pc->src == p->rank) {
                 r.buf[i] = send[pc->dst] + pc->off;
             } else {
-                r.buf[i] = malloc(o->bytes ? o->bytes : 1);
+                r.buf[i] = malloc(o->bytes ? o->bytes : 1); /* message data, as above */
                 r.owned[i] = 1;
                 size_t at = 0;
                 for (size_t k = 0; k < o->count; k++) {
@@ -790,7 +812,7 @@ long liquid_execute(liquid_plan *p, char *const *send, char *const *recv,
     size_t ng = 0;
     for (size_t i = 0; i < p->nops; i++)
         if (p->ops[i].kind == OP_RECV) ng += p->ops[i].count;
-    got_piece *g = malloc((ng ? ng : 1) * sizeof *g);
+    got_piece *g = liquid_mem_alloc((ng ? ng : 1) * sizeof *g);
     ng = 0;
     for (size_t i = 0; i < p->nops; i++) {
         op *o = &p->ops[i];
@@ -820,7 +842,7 @@ long liquid_execute(liquid_plan *p, char *const *send, char *const *recv,
             report(&r, "from rank %d: bytes %zu..%zu of the %zu expected never arrive (no recv brings them)",
                    s, covered, p->expect[s], p->expect[s]);
     }
-    free(g);
+    liquid_mem_free(g);
     /* No message left unreceived (a send without its recv). */
     MPI_Barrier(comm);
     for (int round = 0; round < 2; round++) {
@@ -840,15 +862,15 @@ long liquid_execute(liquid_plan *p, char *const *send, char *const *recv,
         if (round == 0) MPI_Barrier(comm);
     }
     for (size_t i = 0; i < p->nops; i++)
-        if (r.owned[i]) free(r.buf[i]);
+        if (r.owned[i]) free(r.buf[i]); /* message data: plain malloc's */
     long errors = r.errors;
-    free(r.req);
-    free(r.buf);
-    free(r.state);
-    free(r.owned);
-    free(r.pending);
-    free(r.posted);
-    free(r.done);
+    liquid_mem_free(r.req);
+    liquid_mem_free(r.buf);
+    liquid_mem_free(r.state);
+    liquid_mem_free(r.owned);
+    liquid_mem_free(r.pending);
+    liquid_mem_free(r.posted);
+    liquid_mem_free(r.done);
     return errors;
 }
 
@@ -872,8 +894,8 @@ int liquid_alltoallv(liquid_plan *p, const void *sendbuf, const int *sendcounts,
         fprintf(stderr, "liquid-mpi: error: rank %d: liquid_alltoallv needs contiguous datatypes\n", p->rank);
         bad = 1;
     }
-    char **send = malloc((size_t)p->size * sizeof *send);
-    char **recv = malloc((size_t)p->size * sizeof *recv);
+    char **send = liquid_mem_alloc((size_t)p->size * sizeof *send);
+    char **recv = liquid_mem_alloc((size_t)p->size * sizeof *recv);
     for (int d = 0; d < p->size && !bad; d++) {
         send[d] = (char *)sendbuf + (size_t)sdispls[d] * (size_t)ssize;
         recv[d] = (char *)recvbuf + (size_t)rdispls[d] * (size_t)rsize;
@@ -900,8 +922,8 @@ int liquid_alltoallv(liquid_plan *p, const void *sendbuf, const int *sendcounts,
         liquid_options o = {0, 0.0, 20};
         errors = liquid_execute(p, send, recv, &o, comm, NULL, NULL);
     }
-    free(send);
-    free(recv);
+    liquid_mem_free(send);
+    liquid_mem_free(recv);
     long all = 0;
     MPI_Allreduce(&errors, &all, 1, MPI_LONG, MPI_SUM, comm);
     return anybad || all ? MPI_ERR_OTHER : MPI_SUCCESS;
@@ -909,8 +931,8 @@ int liquid_alltoallv(liquid_plan *p, const void *sendbuf, const int *sendcounts,
 
 int liquid_alltoall(liquid_plan *p, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    int *sc = malloc((size_t)p->size * sizeof *sc), *sd = malloc((size_t)p->size * sizeof *sd);
-    int *rc = malloc((size_t)p->size * sizeof *rc), *rd = malloc((size_t)p->size * sizeof *rd);
+    int *sc = liquid_mem_alloc((size_t)p->size * sizeof *sc), *sd = liquid_mem_alloc((size_t)p->size * sizeof *sd);
+    int *rc = liquid_mem_alloc((size_t)p->size * sizeof *rc), *rd = liquid_mem_alloc((size_t)p->size * sizeof *rd);
     for (int i = 0; i < p->size; i++) {
         sc[i] = sendcount;
         sd[i] = i * sendcount;
@@ -918,9 +940,9 @@ int liquid_alltoall(liquid_plan *p, const void *sendbuf, int sendcount, MPI_Data
         rd[i] = i * recvcount;
     }
     int e = liquid_alltoallv(p, sendbuf, sc, sd, sendtype, recvbuf, rc, rd, recvtype, comm);
-    free(sc);
-    free(sd);
-    free(rc);
-    free(rd);
+    liquid_mem_free(sc);
+    liquid_mem_free(sd);
+    liquid_mem_free(rc);
+    liquid_mem_free(rd);
     return e;
 }

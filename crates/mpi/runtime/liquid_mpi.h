@@ -88,6 +88,23 @@ long liquid_execute(liquid_plan *plan, char *const *send, char *const *recv,
                     const liquid_options *opts, MPI_Comm comm, liquid_step_stats *stats,
                     double *total);
 
+/** Memory for bookkeeping (plans, requests, buffer pointers, statistics, counts), always
+ *  from the C library's allocator, never shared by a simulator; free it with
+ *  liquid_mem_free only. Under SimGrid's smpicc, plain malloc, calloc, realloc and free are
+ *  macros (smpi/smpi_helpers.h, force-included by smpicc) that hand every allocation of at
+ *  least `smpi/auto-shared-malloc-thresh` bytes to SMPI's shared malloc, and with
+ *  `smpi/shared-malloc:global` all such allocations of all ranks share the same bytes: right
+ *  for message data whose content a run does not check, wrong for anything the program
+ *  reads back. Message data keeps plain malloc and free so that SMPI may share it. Under
+ *  mpicc both are the C library's. Returns NULL when out of memory. */
+void *liquid_mem_alloc(size_t bytes);
+
+/** As liquid_mem_alloc, for n zeroed elements of `size` bytes (calloc's contract). */
+void *liquid_mem_calloc(size_t n, size_t size);
+
+/** Frees memory of liquid_mem_alloc or liquid_mem_calloc (NULL: nothing). */
+void liquid_mem_free(void *p);
+
 /** The pattern byte of offset `off` of the data from rank src to rank dst. */
 unsigned char liquid_pattern_byte(int src, int dst, size_t off);
 
