@@ -325,5 +325,5 @@ pub fn export_mpi_sizes(
             phase,
         )
     })?;
-    crate::output::emitted(&written, Format::Yaml)
+    super::mpi::exported(&written)
 }

@@ -1010,6 +1010,9 @@ pub fn export_mpi(
     if o.preemption == Preemption::Both {
         return Err(StudyError::internal("export one schedule: pieces or whole"));
     }
+    // The command's limit bounds the prediction too, whatever the solve leaves of it.
+    let limit = o.request.limits.time.unwrap_or(DEFAULT_TIME_LIMIT);
+    let deadline = Instant::now().checked_add(limit);
     let solved = solve(model_arg, a, o, solver, phase)?;
     let l = &solved.loaded;
     let sizes: Vec<f64> = l.sizes.bytes.iter().map(|&b| b as f64).collect();
@@ -1022,6 +1025,10 @@ pub fn export_mpi(
         overhead: a.overhead,
         library,
         phase_schedule: None,
+        budget: liquid_mpi::Budget {
+            deadline,
+            progress: Some(phase),
+        },
     };
     let dir = crate::outdir::prepare(out)?;
     let exported = match (&solved.chunked, &solved.whole, &solved.report) {
