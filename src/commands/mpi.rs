@@ -90,6 +90,16 @@ pub struct ExportMpiArgs {
     lanes: bool,
 }
 
+/// Prints what `export mpi` wrote; a prediction stopped by the time limit is also said on
+/// stderr (exit 0: the program is written, as an engine stopped by --time-limit answers
+/// `unknown` with exit 0).
+pub(crate) fn exported(written: &liquid_mpi::Exported) -> anyhow::Result<ExitCode> {
+    if let Some(why) = &written.stopped {
+        eprintln!("warning: {why}");
+    }
+    emitted(written, Format::Yaml)
+}
+
 /// `liquid export mpi MODEL --out DIR` (with `--stream`, [`super::export_mpi_stream`]).
 pub fn export_mpi(a: &ExportMpiArgs) -> anyhow::Result<ExitCode> {
     let (model, plan, out, args) = (&a.model, a.plan, &a.out, &a.sim.args()?);
@@ -134,8 +144,11 @@ pub fn export_mpi(a: &ExportMpiArgs) -> anyhow::Result<ExitCode> {
         MpiPlan::Pieces | MpiPlan::Whole => unreachable!("handled above"),
     };
     let solve = &crate::progress::solve;
-    let written = liquid_study::simulate::export_mpi(model, args, kind, library, out, solve)?;
-    emitted(&written, Format::Yaml)
+    let label = format!("export mpi {}", model.display());
+    let written = crate::progress::with_phases(&label, |progress| {
+        liquid_study::simulate::export_mpi(model, args, kind, library, out, solve, progress)
+    })?;
+    exported(&written)
 }
 
 // `liquid compare`'s arguments.

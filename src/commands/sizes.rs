@@ -293,8 +293,13 @@ pub fn export_mpi_sizes(
         link_latency: sim.link_latency,
     };
     let engine = sim.engine.as_deref().map(super::engine).transpose()?;
+    // The schedule within the limit given, else solve --sizes's default; the whole command
+    // (the prediction too) within the limit given, else export mpi's default.
     let mut limits = sim.limits.limits();
-    limits.time = limits.time.or(Some(std::time::Duration::from_secs(10)));
+    let command = limits.time.unwrap_or(liquid_engine::DEFAULT_TIME_LIMIT);
+    limits.time = limits
+        .time
+        .or(Some(liquid_study::alltoallv::DEFAULT_TIME_LIMIT));
     let o = SolveOptions {
         quantum,
         max_pieces_per_message: 64,
@@ -321,6 +326,7 @@ pub fn export_mpi_sizes(
             model,
             &args,
             &o,
+            command,
             mode,
             library,
             out,
@@ -328,5 +334,5 @@ pub fn export_mpi_sizes(
             phase,
         )
     })?;
-    crate::output::emitted(&written, Format::Yaml)
+    super::mpi::exported(&written)
 }

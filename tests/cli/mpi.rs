@@ -357,3 +357,106 @@ fn rtt_unfair_sharing_slows_cross_cluster_messages_posted_beside_local_ones() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--rtt-unfair"));
 }
+
+/// `export mpi` honours --time-limit in its prediction: with `--time-limit 0` the limit
+/// has passed before the prediction's first segment (deterministically), the program is
+/// written all the same, and the manifest says where the prediction stopped, with no
+/// total; a warning on stderr, exit 0 (as an engine stopped by the limit).
+#[test]
+fn a_time_limit_stops_the_prediction_and_the_program_is_still_written() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut cmd = liquid();
+    cmd.current_dir(dir.path()).args([
+        "export",
+        "mpi",
+        "fat-tree:4,2",
+        "--plan",
+        "all-at-once",
+        "--link-throughput",
+        "1000",
+        "--time-limit",
+        "0",
+        "--out",
+        "out",
+    ]);
+    crate::snap!("export_mpi_time_limit_0", cmd);
+    let out = dir.path().join("out");
+    let m = json(&out.join("manifest.json"));
+    let p = &m["prediction"];
+    assert!(p["total_s"].is_null(), "{p}");
+    assert_eq!(p["stopped"]["simulation"], "run");
+    assert_eq!(p["stopped"]["segments_done"], 0);
+    assert_eq!(p["stopped"]["barriers_passed"], 0);
+    assert_eq!(p["stopped"]["barriers"], 1);
+    assert_eq!(p["stopped"]["simulated_s"], 0.0);
+    assert!(p.get("plan_s").is_none(), "{p}");
+    assert!(p["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .all(|s| s["time_s"].is_null()));
+    for r in 0..8 {
+        let text = std::fs::read_to_string(out.join(format!("rank-{r}.txt"))).expect("rank");
+        assert!(text.ends_with("end\n"), "{text}");
+    }
+    // The same export without the limit predicts the run in full.
+    let full = dir.path().join("full");
+    export(
+        &full,
+        &[
+            "fat-tree:4,2",
+            "--plan",
+            "all-at-once",
+            "--link-throughput",
+            "1000",
+        ],
+    );
+    let m = json(&full.join("manifest.json"));
+    assert!(m["prediction"]["total_s"].as_f64().is_some());
+    assert!(m["prediction"].get("stopped").is_none());
+}
+
+/// The exports of unequal messages (`--plan pieces`, `--sizes`) stop their prediction at
+/// the limit too: the schedule is always made, then the prediction stops.
+#[test]
+fn a_time_limit_stops_the_prediction_of_pieces() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sizes = succeed(liquid().args([
+        "generate",
+        "sizes",
+        "fat-tree:4,2",
+        "--dist",
+        "uniform",
+        "--bytes-per-rank",
+        "1MiB",
+    ]));
+    let f = dir.path().join("s.csv");
+    std::fs::write(&f, &sizes.stdout).expect("write");
+    let out = dir.path().join("out");
+    let o = succeed(
+        liquid()
+            .args([
+                "export",
+                "mpi",
+                "fat-tree:4,2",
+                "--plan",
+                "pieces",
+                "--sizes",
+            ])
+            .arg(&f)
+            .args(["--link-throughput", "1000", "--time-limit", "0", "--out"])
+            .arg(&out),
+    );
+    let stderr = String::from_utf8(o.stderr).expect("UTF-8");
+    assert!(
+        stderr.contains("warning: the time limit stopped the prediction of the run"),
+        "{stderr}"
+    );
+    let m = json(&out.join("manifest.json"));
+    assert!(m["prediction"]["total_s"].is_null());
+    assert_eq!(m["prediction"]["stopped"]["segments_done"], 0);
+    assert!(m["messages"].as_u64().expect("messages") > 0);
+    assert!(std::fs::read_to_string(out.join("rank-0.txt"))
+        .expect("rank")
+        .ends_with("end\n"));
+}

@@ -61,6 +61,9 @@ pub struct ExportInput<'a> {
     pub library: RuntimeModel,
     /// Schedules LG's phases for [`PlanKind::LgLiquid`].
     pub phase_schedule: Option<PhaseScheduler<'a>>,
+    /// The prediction's deadline and progress report ([`model::predict`]): past the
+    /// deadline the program is still written, its prediction says where it stopped.
+    pub budget: model::Budget<'a>,
 }
 
 /// What [`export`] wrote.
@@ -79,8 +82,12 @@ pub struct Exported {
     /// Bytes of all messages (relayed data at every hop).
     pub bytes: u64,
     /// liquid's simulated time of the plan, seconds, to 4 significant digits
-    /// (`manifest.json` has it in full).
-    pub predicted_s: f64,
+    /// (`manifest.json` has it in full); None when the time limit stopped the prediction.
+    pub predicted_s: Option<f64>,
+    /// Where the time limit stopped the prediction, for people (absent: it ran to the
+    /// end; `manifest.json` has the figures under `prediction.stopped`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
     /// The command that runs it here (Open MPI).
     pub run: String,
 }
@@ -176,7 +183,8 @@ fn finish(
         steps: program.steps.len(),
         messages: program.messages.len(),
         bytes: program.bytes(),
-        predicted_s: round_significant(manifest.prediction.total_s, 4),
+        predicted_s: manifest.prediction.total_s.map(|t| round_significant(t, 4)),
+        stopped: manifest.prediction.stopped.as_ref().map(|s| s.describe()),
         run: format!(
             "mpirun -np {} --oversubscribe ./liquid-mpi-run {}",
             program.ranks.len(),
@@ -423,17 +431,43 @@ fn predict(
         overhead: input.overhead,
         trace: false,
     };
-    let run = liquid_sim::simulate(&input.mapped.platform, plan, &opts)?;
     let routes = rank_routes(&program.ranks, input.traffic, input.mapped);
     let route = |a: u32, b: u32| routes.get(&(a, b)).map(|r| (*r).clone());
-    let mut prediction = model::predict(
+    let (mut prediction, segments) = model::predict_counted(
         program,
         &input.mapped.platform,
         &route,
         &input.library,
         &opts,
+        &input.budget,
     )?;
-    prediction.plan_s = Some(run.makespan);
+    if prediction.stopped.is_some() {
+        return Ok(prediction);
+    }
+    // The plan alone, within what the deadline leaves.
+    if let Some(say) = input.budget.progress {
+        say("simulating the plan alone (plan_s)");
+    }
+    let control = liquid_sim::Control {
+        deadline: input.budget.deadline,
+        ..liquid_sim::Control::default()
+    };
+    let transport = liquid_sim::Transport::default();
+    match liquid_sim::simulate_controlled(&input.mapped.platform, plan, &opts, &transport, &control)
+    {
+        Ok(run) => prediction.plan_s = Some(run.makespan),
+        Err(liquid_sim::SimError::TimeLimit { simulated_s }) => {
+            let barriers = model::barriers(program);
+            prediction.stopped = Some(crate::report::Stopped {
+                simulation: "plan".into(),
+                simulated_s,
+                segments_done: segments,
+                barriers_passed: barriers,
+                barriers,
+            });
+        }
+        Err(e) => return Err(e.into()),
+    }
     Ok(prediction)
 }
 
@@ -488,8 +522,15 @@ pub fn barrier_s(
         overhead,
         trace: false,
     };
-    let p = model::predict(&program, &mapped.platform, &route, library, &opts)?;
-    Ok(p.total_s)
+    // One barrier: 2(n - 1) empty messages, quick at every size; no deadline.
+    let budget = model::Budget {
+        deadline: None,
+        progress: None,
+    };
+    let p = model::predict(&program, &mapped.platform, &route, library, &opts, &budget)?;
+    p.total_s.ok_or_else(|| {
+        MpiError::Inconsistent("the prediction of one barrier stopped without a deadline".into())
+    })
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> MpiError + '_ {

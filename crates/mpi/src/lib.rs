@@ -24,9 +24,9 @@ pub mod program;
 pub mod report;
 
 pub use export::{barrier_s, export, export_pieces, ExportInput, Exported, PieceOf, PlanKind};
-pub use model::RuntimeModel;
+pub use model::{Budget, RuntimeModel};
 pub use program::{Message, Op, Piece, Program, Wait};
-pub use report::{compare, Comparison, Manifest, RunReport};
+pub use report::{compare, Comparison, Manifest, RunReport, Stopped};
 
 use std::path::PathBuf;
 

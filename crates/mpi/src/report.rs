@@ -30,8 +30,10 @@ pub struct StepFigures {
 /// runtime runs it (barriers and library included, see [`crate::model`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Prediction {
-    /// The predicted time of the run (the largest rank's), seconds.
-    pub total_s: f64,
+    /// The predicted time of the run (the largest rank's), seconds; None (null) when the
+    /// time limit stopped the prediction first ([`Prediction::stopped`]).
+    #[serde(default)]
+    pub total_s: Option<f64>,
     /// The makespan of the plan alone, without the runtime's barriers and the library's
     /// envelope: what `liquid simulate` reports for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -39,8 +41,51 @@ pub struct Prediction {
     /// How the MPI library was modelled (envelope bytes, eager limit, barrier).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub library: Option<String>,
+    /// Where the time limit stopped the prediction (absent: it ran to the end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<Stopped>,
     /// Per step.
     pub steps: Vec<StepFigures>,
+}
+
+/// How far a prediction got before the time limit stopped it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stopped {
+    /// The simulation stopped: `run` (the prediction of the run: no `total_s`, and no
+    /// figures for the steps not simulated to their end) or `plan` (the plan alone: no
+    /// `plan_s`; the run's prediction is complete).
+    pub simulation: String,
+    /// The simulated time it had reached, seconds from the start of its plan (for `run`,
+    /// the start of the first barrier).
+    pub simulated_s: f64,
+    /// Segments of the run simulated to their end (the run is cut into segments at the
+    /// barriers where the network is empty, see `liquid_mpi::model::predict`).
+    pub segments_done: usize,
+    /// Barriers of the program passed by the simulated segments, of [`Stopped::barriers`].
+    pub barriers_passed: usize,
+    /// Barriers of the program (every rank enters each; the first included).
+    pub barriers: usize,
+}
+
+impl Stopped {
+    /// One line for people: what stopped where (the simulated time to 4 significant
+    /// digits; `manifest.json` has it in full).
+    pub fn describe(&self) -> String {
+        let at = liquid_model::display::round_significant(self.simulated_s, 4);
+        match self.simulation.as_str() {
+            "plan" => format!(
+                "the time limit stopped the simulation of the plan alone at {} s of \
+                 simulated time: manifest.json has no plan_s",
+                at
+            ),
+            _ => format!(
+                "the time limit stopped the prediction of the run at {} s of simulated time \
+                 ({} of {} barriers passed, {} segments simulated): manifest.json has no \
+                 total_s; raise --time-limit for the whole prediction",
+                at, self.barriers_passed, self.barriers, self.segments_done
+            ),
+        }
+    }
 }
 
 /// `manifest.json` of an exported plan.
@@ -174,8 +219,8 @@ pub struct Comparison {
     pub checked: bool,
     /// Errors the run found (0 for a correct run).
     pub errors: u64,
-    /// liquid's predicted total, seconds.
-    pub predicted_s: f64,
+    /// liquid's predicted total, seconds (None: the time limit stopped the prediction).
+    pub predicted_s: Option<f64>,
     /// The run's total (fastest of its repetitions), seconds.
     pub measured_s: Option<f64>,
     /// measured / predicted.
@@ -242,7 +287,7 @@ pub fn check_manifest(m: &Manifest) -> Result<(), String> {
     if m.ranks.is_empty() {
         return Err("field ranks: a plan has at least one rank".into());
     }
-    time("prediction.total_s", Some(m.prediction.total_s))?;
+    time("prediction.total_s", m.prediction.total_s)?;
     time("prediction.plan_s", m.prediction.plan_s)?;
     time("overhead_s", Some(m.overhead_s))?;
     if m.prediction.steps.len() != m.steps {
@@ -427,7 +472,7 @@ pub fn compare(
         errors: run.errors,
         predicted_s: manifest.prediction.total_s,
         measured_s: run.total_s,
-        ratio: ratio(run.total_s, Some(manifest.prediction.total_s)),
+        ratio: ratio(run.total_s, manifest.prediction.total_s),
         steps,
     })
 }

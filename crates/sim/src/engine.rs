@@ -2,6 +2,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+use std::time::Instant;
 
 use crate::plan::Plan;
 use crate::platform::Platform;
@@ -335,6 +336,38 @@ impl Sim<'_> {
     }
 }
 
+/// How a simulation is driven beyond its model ([`simulate_controlled`]): the simulated
+/// time it starts at, a wall-clock deadline, and a report of its progress. The default is
+/// what [`simulate_with`] does: start at 0, no deadline, no report.
+#[derive(Clone, Copy, Default)]
+pub struct Control<'a> {
+    /// The simulated time, seconds, at which the steps without dependencies start (0 in
+    /// [`simulate`]); every time of the [`Run`] is on this clock. A plan that continues
+    /// another one from an instant when the network carried nothing starts there.
+    pub start: f64,
+    /// Stop with [`SimError::TimeLimit`] once this instant has passed: checked before the
+    /// first event and every [`CHECK_EVERY`] turns of the event loop.
+    pub deadline: Option<Instant>,
+    /// Called with the simulated time reached, every [`CHECK_EVERY`] turns of the event
+    /// loop (for a progress line; it must be cheap).
+    pub progress: Option<&'a dyn Fn(f64)>,
+}
+
+impl std::fmt::Debug for Control<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Control")
+            .field("start", &self.start)
+            .field("deadline", &self.deadline)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+/// How many turns of the event loop [`simulate_controlled`] runs between two checks of
+/// its deadline and two progress reports (a turn costs at least the scan of the flowing
+/// messages, so a check every 256 costs nothing measurable).
+pub const CHECK_EVERY: u64 = 256;
+
 /// Runs a plan on a platform. Deterministic: the same input gives the same output.
 pub fn simulate(platform: &Platform, plan: &Plan, opts: &Options) -> Result<Run, SimError> {
     simulate_with(platform, plan, opts, &Transport::default())
@@ -348,7 +381,30 @@ pub fn simulate_with(
     opts: &Options,
     transport: &Transport,
 ) -> Result<Run, SimError> {
+    simulate_controlled(platform, plan, opts, transport, &Control::default())
+}
+
+/// [`simulate_with`] driven by a [`Control`]: started at `control.start` (simulated
+/// seconds), stopped with [`SimError::TimeLimit`] when `control.deadline` passes, the
+/// simulated time reported to `control.progress` as it goes. Without a deadline the run
+/// is the same as [`simulate_with`]'s, its times shifted by the start.
+pub fn simulate_controlled(
+    platform: &Platform,
+    plan: &Plan,
+    opts: &Options,
+    transport: &Transport,
+    control: &Control<'_>,
+) -> Result<Run, SimError> {
     transport.check()?;
+    if !(control.start.is_finite() && control.start >= 0.0) {
+        return Err(SimError::BadParameter {
+            name: "start",
+            why: format!(
+                "must be a finite, non-negative number of seconds, not {}",
+                control.start
+            ),
+        });
+    }
     if !(opts.overhead.is_finite() && opts.overhead >= 0.0) {
         return Err(SimError::BadParameter {
             name: "overhead",
@@ -426,10 +482,20 @@ pub fn simulate_with(
     };
     let mut trace = Vec::new();
     let mut reallocations = 0;
-    let mut now = 0.0;
+    let mut now = control.start;
     let mut done: Vec<u32> = Vec::new();
+    let mut turns: u64 = 0;
     sim.drain_ready(now);
     loop {
+        if turns % CHECK_EVERY == 0 {
+            if control.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(SimError::TimeLimit { simulated_s: now });
+            }
+            if let Some(report) = control.progress {
+                report(now);
+            }
+        }
+        turns += 1;
         if sim.dirty {
             sim.dirty = false;
             reallocations += 1;

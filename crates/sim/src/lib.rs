@@ -46,7 +46,10 @@ pub mod simgrid;
 pub mod study;
 pub mod two_clusters;
 
-pub use engine::{simulate, simulate_with, Options, Run, Segment, Span, Transport};
+pub use engine::{
+    simulate, simulate_controlled, simulate_with, Control, Options, Run, Segment, Span, Transport,
+    CHECK_EVERY,
+};
 pub use plan::{from_frames, from_schedule, Message, Mode, Plan, Step};
 pub use platform::{Link, MappedTraffic, Platform};
 
@@ -88,6 +91,12 @@ pub enum SimError {
     /// Sizes or routes that do not match the traffic.
     #[error("{0}")]
     Mismatch(String),
+    /// The run passed its deadline ([`Control::deadline`]) before the plan finished.
+    #[error("stopped by the time limit at {simulated_s} s of simulated time")]
+    TimeLimit {
+        /// The simulated time the run had reached, seconds.
+        simulated_s: f64,
+    },
     /// A traffic that SimGrid's platform format cannot express (transfers without hosts,
     /// two routes between the same hosts).
     #[error("{0}")]

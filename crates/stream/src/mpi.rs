@@ -427,8 +427,9 @@ impl<M: Structured> FrameSink for MpiWriter<'_, M> {
             bytes,
             overhead_s: o.overhead,
             prediction: Prediction {
-                total_s: self.clock.total,
+                total_s: Some(self.clock.total),
                 plan_s: Some(self.now),
+                stopped: None,
                 library: Some(format!(
                     "0 bytes of envelope per message; sends below {} bytes eager; MPI_Barrier \
                      basic linear (SMPI's default)",

@@ -53,6 +53,7 @@ impl InMemory<'_> {
                 overhead: self.overhead,
                 library: liquid_mpi::RuntimeModel::default(),
                 phase_schedule: None,
+                budget: liquid_mpi::Budget::default(),
             },
             memory,
         )

@@ -1052,12 +1052,15 @@ fn piece_name(traffic: &Traffic, c: &Chunked, t: TransferId, i: u32) -> String {
 /// makes it (`o.preemption`: [`Preemption::Chunks`] or [`Preemption::Whole`]), for the
 /// MPI runtime, run in `mode` (frame by frame with a barrier between frames, or async: no
 /// barrier, each rank's messages in schedule order, each a synchronous send), with
-/// liquid's prediction of the run.
+/// liquid's prediction of the run. The schedule is made within `o.request.limits.time`
+/// ([`DEFAULT_TIME_LIMIT`] when none), the whole command, the prediction included, within
+/// `limit` from the start (the prediction stops at what the schedule left of it).
 #[allow(clippy::too_many_arguments)]
 pub fn export_mpi(
     model_arg: &Path,
     a: &SizesArgs,
     o: &SolveOptions,
+    limit: Duration,
     mode: liquid_mpi::program::ScheduleMode,
     library: liquid_mpi::RuntimeModel,
     out: &Path,
@@ -1067,6 +1070,8 @@ pub fn export_mpi(
     if o.preemption == Preemption::Both {
         return Err(StudyError::internal("export one schedule: pieces or whole"));
     }
+    // The command's limit bounds the prediction too, whatever the solve leaves of it.
+    let deadline = Instant::now().checked_add(limit);
     let solved = solve(model_arg, a, o, solver, phase)?;
     let l = &solved.loaded;
     let sizes: Vec<f64> = l.sizes.bytes.iter().map(|&b| b as f64).collect();
@@ -1079,6 +1084,10 @@ pub fn export_mpi(
         overhead: a.overhead,
         library,
         phase_schedule: None,
+        budget: liquid_mpi::Budget {
+            deadline,
+            progress: Some(phase),
+        },
     };
     let dir = crate::outdir::prepare(out)?;
     let exported = match (&solved.chunked, &solved.whole, &solved.report) {

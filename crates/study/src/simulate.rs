@@ -583,6 +583,10 @@ pub fn export_simgrid(
 /// `kind` `None` runs the schedule in `args.mode`. A schedule plan run all at once posts
 /// the whole traffic when `args` name no schedule; round-robin, pairwise and LG are built
 /// from the traffic alone and take no schedule or engine.
+///
+/// `args.request.limits.time` bounds the whole command: the prediction stops at what the
+/// engine left of it (the program is written all the same, its manifest saying where the
+/// prediction stopped). `progress` is told what runs, for progress on stderr.
 pub fn export_mpi(
     model_arg: &Path,
     args: &SimArgs,
@@ -590,9 +594,15 @@ pub fn export_mpi(
     library: liquid_mpi::RuntimeModel,
     out: &Path,
     solve: Solver<'_>,
+    progress: &dyn Fn(&str),
 ) -> Result<liquid_mpi::Exported, StudyError> {
     use liquid_mpi::program::ScheduleMode;
     use liquid_mpi::PlanKind;
+    let deadline = args
+        .request
+        .limits
+        .time
+        .and_then(|t| std::time::Instant::now().checked_add(t));
     let mut args = args.clone();
     let kind = match kind {
         None => PlanKind::Schedule(match args.mode {
@@ -664,6 +674,10 @@ pub fn export_mpi(
         overhead: args.overhead,
         library,
         phase_schedule: if phases { Some(&phase) } else { None },
+        budget: liquid_mpi::Budget {
+            deadline,
+            progress: Some(progress),
+        },
     };
     let dir = crate::outdir::prepare(out)?;
     let exported = liquid_mpi::export(&input, out).map_err(crate::mpi_error)?;

@@ -143,11 +143,10 @@ pub fn wrong_frame_caught(d: &impl Structured) {
 /// alone, the library, and every step's start, end and time.
 pub fn same_prediction(label: &str, a: &Prediction, b: &Prediction) {
     let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(y.abs());
+    let (ta, tb) = (a.total_s.expect("total_s"), b.total_s.expect("total_s"));
     assert!(
-        close(a.total_s, b.total_s),
-        "{label}: total_s {} in memory, {} streamed",
-        a.total_s,
-        b.total_s
+        close(ta, tb),
+        "{label}: total_s {ta} in memory, {tb} streamed"
     );
     let (pa, pb) = (a.plan_s.expect("plan_s"), b.plan_s.expect("plan_s"));
     assert!(
