@@ -1284,19 +1284,21 @@ mod tests {
         let p = two_frames();
         let said = std::cell::RefCell::new(Vec::new());
         let progress = |s: &str| said.borrow_mut().push(s.to_string());
-        let budget = Budget {
-            deadline: Some(Instant::now()),
-            progress: Some(&progress),
+        let within = |deadline: Option<Instant>| {
+            let budget = Budget {
+                deadline,
+                progress: Some(&progress),
+            };
+            predict(
+                &p,
+                &platform(),
+                &route,
+                &RuntimeModel::default(),
+                &Options::default(),
+                &budget,
+            )
         };
-        let got = predict(
-            &p,
-            &platform(),
-            &route,
-            &RuntimeModel::default(),
-            &Options::default(),
-            &budget,
-        )
-        .expect("a stopped prediction");
+        let got = within(Some(Instant::now())).expect("a stopped prediction");
         assert_eq!(got.total_s, None);
         assert!(got
             .steps
@@ -1318,19 +1320,7 @@ mod tests {
             stopped.describe()
         );
         // Without a deadline, progress is told from the first segment on.
-        let budget = Budget {
-            deadline: None,
-            progress: Some(&progress),
-        };
-        let got = predict(
-            &p,
-            &platform(),
-            &route,
-            &RuntimeModel::default(),
-            &Options::default(),
-            &budget,
-        )
-        .expect("prediction");
+        let got = within(None).expect("prediction");
         assert!(got.total_s.is_some() && got.stopped.is_none());
         assert!(
             said.borrow()
