@@ -353,30 +353,6 @@ impl Builder<'_, '_> {
     }
 }
 
-/// Adds message `k`'s plan step once both its send and its receive are posted.
-fn start_message(
-    k: usize,
-    program: &Program,
-    send_post: &[Option<usize>],
-    recv_post: &[Option<usize>],
-    node: &mut [Option<usize>],
-    b: &mut Builder<'_, '_>,
-) -> Result<(), MpiError> {
-    if let (Some(s), Some(v), None) = (send_post[k], recv_post[k], node[k]) {
-        let m = &program.messages[k];
-        let g = b.message(
-            m.from,
-            m.to,
-            m.bytes() as f64,
-            vec![s, v],
-            Some(m.step as usize),
-        )?;
-        node[k] = Some(g);
-        b.want(Slot::Node(k), g)?;
-    }
-    Ok(())
-}
-
 #[derive(Clone, Copy)]
 struct Pending {
     recv: bool,
@@ -501,6 +477,28 @@ struct Walk {
 }
 
 impl Walk {
+    /// Adds message `k`'s plan step once both its send and its receive are posted.
+    fn start_message(
+        &mut self,
+        k: usize,
+        program: &Program,
+        b: &mut Builder<'_, '_>,
+    ) -> Result<(), MpiError> {
+        if let (Some(s), Some(v), None) = (self.send_post[k], self.recv_post[k], self.node[k]) {
+            let m = &program.messages[k];
+            let g = b.message(
+                m.from,
+                m.to,
+                m.bytes() as f64,
+                vec![s, v],
+                Some(m.step as usize),
+            )?;
+            self.node[k] = Some(g);
+            b.want(Slot::Node(k), g)?;
+        }
+        Ok(())
+    }
+
     fn run(
         &mut self,
         program: &Program,
@@ -564,14 +562,7 @@ impl Walk {
                                 step: program.messages[k].step,
                                 message: k,
                             });
-                            start_message(
-                                k,
-                                program,
-                                &self.send_post,
-                                &self.recv_post,
-                                &mut self.node,
-                                b,
-                            )?;
+                            self.start_message(k, program, b)?;
                         }
                         Op::Send(k) | Op::Ssend(k) => {
                             let m = &program.messages[k];
@@ -601,14 +592,7 @@ impl Walk {
                                 step: m.step,
                                 message: k,
                             });
-                            start_message(
-                                k,
-                                program,
-                                &self.send_post,
-                                &self.recv_post,
-                                &mut self.node,
-                                b,
-                            )?;
+                            self.start_message(k, program, b)?;
                         }
                         Op::Wait(kind, step) => {
                             let hit = |p: &Pending| {
