@@ -1092,33 +1092,41 @@ pub fn export_mpi(
     let dir = crate::outdir::prepare(out)?;
     let exported = match (&solved.chunked, &solved.whole, &solved.report) {
         (Some(c), _, r) => {
-            let frames: Vec<Vec<liquid_mpi::PieceOf>> = c
-                .frames
-                .iter()
-                .map(|f| {
-                    f.iter()
-                        .map(|&(t, i)| {
-                            let b = l.sizes.bytes[t.index()];
-                            let len = chunk::piece_bytes(b, c.quantum, i);
-                            (t.index(), u64::from(i) * c.quantum, len)
-                        })
-                        .collect()
-                })
-                .collect();
             let p = r
                 .preemptive()
                 .ok_or_else(|| StudyError::internal("no report"))?;
-            let mut source = format!(
-                "pieces of {} bytes ({} pieces of {} messages), {} frames, by {}",
-                c.quantum, p.pieces, p.messages, p.frames, p.engine
-            );
-            if p.frame_cost_s > 0.0 {
-                source += &format!(
-                    "; each frame counted with the runtime's barrier, {} s",
-                    round_significant(p.frame_cost_s, 4)
-                );
+            let weigh = mode != liquid_mpi::program::ScheduleMode::Frames && o.quantum.is_none();
+            let weighed = if weigh {
+                weigh_by_run(l, o, c, &p.engine, &input, phase)?
+            } else {
+                None
+            };
+            match weighed {
+                Some(w) => {
+                    let frames = piece_frames(&w.chunked, &l.sizes.bytes);
+                    liquid_mpi::export_pieces_predicted(&input, &frames, w.run, w.source, out)
+                        .map_err(crate::mpi_error)?
+                }
+                None => {
+                    let mut source = format!(
+                        "pieces of {} bytes ({} pieces of {} messages), {} frames, by {}",
+                        c.quantum, p.pieces, p.messages, p.frames, p.engine
+                    );
+                    if p.frame_cost_s > 0.0 {
+                        source += &format!(
+                            "; each frame counted with the runtime's barrier, {} s",
+                            round_significant(p.frame_cost_s, 4)
+                        );
+                    }
+                    if weigh {
+                        source += "; solve's quantum: the time limit came before any quantum \
+                                   was weighed by its run without barriers";
+                    }
+                    let frames = piece_frames(c, &l.sizes.bytes);
+                    liquid_mpi::export_pieces(&input, &frames, source, out)
+                        .map_err(crate::mpi_error)?
+                }
             }
-            liquid_mpi::export_pieces(&input, &frames, source, out).map_err(crate::mpi_error)?
         }
         (None, Some(w), r) => {
             let p = r
@@ -1135,6 +1143,127 @@ pub fn export_mpi(
     };
     dir.finish()?;
     Ok(exported)
+}
+
+/// A schedule of pieces as the MPI runtime takes it: per frame, (transfer, offset, length)
+/// of every piece.
+fn piece_frames(c: &Chunked, bytes: &[u64]) -> Vec<Vec<liquid_mpi::PieceOf>> {
+    c.frames
+        .iter()
+        .map(|f| {
+            f.iter()
+                .map(|&(t, i)| {
+                    let len = chunk::piece_bytes(bytes[t.index()], c.quantum, i);
+                    (t.index(), u64::from(i) * c.quantum, len)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The schedule of pieces [`weigh_by_run`] chose, its run's prediction and where it came
+/// from.
+struct WeighedByRun {
+    chunked: Chunked,
+    run: liquid_mpi::RunPredicted,
+    source: String,
+}
+
+/// The default quantum of a run without barriers (`--mode async`), weighed by what the
+/// run costs: each candidate quantum of [`chunk::candidate_quanta`] (at most
+/// `o.max_pieces_per_message` pieces per message on average, and `solved`'s own) is
+/// scheduled (`solved` itself at its quantum, first fit at the others), the schedule
+/// validated, and its run predicted as `export mpi` predicts it ([`liquid_mpi::predict_pieces`]:
+/// each rank's pieces in frame order, each a synchronous send); the lowest predicted run is
+/// kept (the larger quantum on a tie). The frames' sum that chose `solved`'s quantum is no
+/// measure of such a run: nothing holds the ranks to the frames, and every piece costs its
+/// sender a wait. Candidates are weighed from the largest quantum down (the fewest pieces,
+/// the quickest first) until the deadline; `None` when it came before the first was weighed.
+fn weigh_by_run(
+    l: &Loaded,
+    o: &SolveOptions,
+    solved: &Chunked,
+    solved_by: &str,
+    input: &liquid_mpi::ExportInput<'_>,
+    phase: &dyn Fn(&str),
+) -> Result<Option<WeighedByRun>, StudyError> {
+    let (traffic, bytes) = (&l.traffic, &l.sizes.bytes);
+    let lanes = lanes_of(l, o);
+    let cap = o
+        .max_pieces_per_message
+        .saturating_mul(traffic.len() as u64);
+    let mut quanta = chunk::candidate_quanta(bytes, cap);
+    quanta.push(solved.quantum);
+    quanta.sort_unstable_by(|a, b| b.cmp(a));
+    quanta.dedup();
+    let deadline = input.budget.deadline;
+    let passed = || deadline.is_some_and(|d| Instant::now() >= d);
+    let mut best: Option<(f64, Chunked, liquid_mpi::RunPredicted, String)> = None;
+    let mut weighed: Vec<String> = Vec::new();
+    let mut left: Vec<u64> = Vec::new();
+    for &q in &quanta {
+        if passed() || !left.is_empty() {
+            left.push(q);
+            continue;
+        }
+        let (c, by) = if q == solved.quantum {
+            (solved.clone(), solved_by.to_string())
+        } else {
+            phase(&format!("first fit at a quantum of {q} bytes"));
+            match chunk::first_fit_until(traffic, bytes, q, &l.platform, &lanes, deadline, false) {
+                Some(c) => (c, "first-fit".to_string()),
+                None => {
+                    left.push(q);
+                    continue;
+                }
+            }
+        };
+        chunk::validate(traffic, &lanes, &c).map_err(StudyError::internal)?;
+        phase(&format!(
+            "predicting the run at a quantum of {q} bytes ({} pieces)",
+            c.total_pieces()
+        ));
+        let run = liquid_mpi::predict_pieces(input, &piece_frames(&c, bytes))
+            .map_err(crate::mpi_error)?;
+        let Some(t) = run.prediction.total_s else {
+            left.push(q);
+            continue;
+        };
+        weighed.push(format!(
+            "{q} B ({} pieces, {} frames, by {by}) {} s",
+            c.total_pieces(),
+            c.frames.len(),
+            round_significant(t, 4)
+        ));
+        if best.as_ref().is_none_or(|b| t < b.0) {
+            best = Some((t, c, run, by));
+        }
+    }
+    let Some((_, chunked, run, by)) = best else {
+        return Ok(None);
+    };
+    let mut source = format!(
+        "pieces of {} bytes ({} pieces of {} messages), {} frames, by {by}; the quantum \
+         with the lowest predicted run without barriers, of {}: {}",
+        chunked.quantum,
+        chunked.total_pieces(),
+        traffic.len(),
+        chunked.frames.len(),
+        weighed.len(),
+        weighed.join(", ")
+    );
+    if !left.is_empty() {
+        let left: Vec<String> = left.iter().map(u64::to_string).collect();
+        source += &format!(
+            "; not weighed, the time limit came first: {} B",
+            left.join(" B, ")
+        );
+    }
+    Ok(Some(WeighedByRun {
+        chunked,
+        run,
+        source,
+    }))
 }
 
 /// What `liquid verify MODEL SCHEDULE --sizes FILE` adds: the schedule's time with these
