@@ -535,6 +535,66 @@ fn export_mpi_chooses_the_quantum_with_the_runtimes_barrier() {
     );
 }
 
+#[test]
+fn export_mpi_of_whole_messages_counts_the_barrier_per_frame() {
+    // fat-tree:4,3 (Λ = 15), uniform sizes of 1 KiB per rank at 100 MB/s: without a
+    // barrier, first fit decreasing's 19 shorter frames beat a liquid schedule's 15. Frame
+    // by frame on MPI, with an envelope of 1000 bytes, each frame also pays the basic linear
+    // barrier of the 16 ranks, 2 x 15 x 1000 B / 1e8 B/s = 300 us: fewer frames win.
+    let d = tempfile::tempdir().expect("tempdir");
+    let f = sizes_file(
+        d.path(),
+        "fat-tree:4,3",
+        "uniform",
+        "1KiB",
+        &["--seed", "1"],
+    );
+    let solve = run_json(&[
+        "solve",
+        "fat-tree:4,3",
+        "--sizes",
+        &f,
+        "--link-throughput",
+        "100",
+        "--preemption",
+        "none",
+    ]);
+    let w = &solve["non_preemptive"];
+    assert_eq!(w["engine"], "first-fit-decreasing");
+    assert_eq!(w["frames"], 19);
+    assert!(w.get("frame_cost_s").is_none());
+    let dir = d.path().join("whole");
+    let o = succeed(liquid().args([
+        "export",
+        "mpi",
+        "fat-tree:4,3",
+        "--sizes",
+        &f,
+        "--plan",
+        "whole",
+        "--link-throughput",
+        "100",
+        "--envelope",
+        "1000",
+        "--out",
+        dir.to_str().expect("UTF-8"),
+    ]));
+    let printed: serde_json::Value = serde_yaml::from_slice(&o.stdout).expect("YAML");
+    assert_eq!(printed["steps"], 15);
+    let m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"),
+    )
+    .expect("JSON");
+    assert_eq!(
+        m["source"],
+        "every message whole, 15 frames of unequal length, by portfolio; each frame counted \
+         with the runtime's barrier, 0.0003 s"
+    );
+    // Any run of 19 frames pays at least 19 barriers.
+    let total = m["prediction"]["total_s"].as_f64().expect("total");
+    assert!(total < 19.0 * 0.0003, "{total} s");
+}
+
 /// Rounded to 4 significant digits, as the exports print their figures.
 fn round4(x: f64) -> f64 {
     format!("{x:.3e}").parse().expect("number")
