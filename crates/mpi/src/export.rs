@@ -120,13 +120,7 @@ pub fn export_pieces(
     source: String,
     out: &Path,
 ) -> Result<Exported, MpiError> {
-    let PlanKind::Schedule(mode) = input.kind else {
-        return Err(MpiError::Input(
-            "a schedule of pieces runs as a schedule: frames, async or all-at-once".into(),
-        ));
-    };
-    let data = Data::new(input.traffic, input.sizes, None)?;
-    let program = program::from_pieces(&data, frames, mode)?;
+    let (data, program, mode) = pieces_program(input, frames)?;
     let plan = pieces_plan(input, &data, frames, mode);
     finish(input, program, plan, source, out, None)
 }
@@ -149,13 +143,7 @@ pub fn predict_pieces(
     input: &ExportInput<'_>,
     frames: &[Vec<PieceOf>],
 ) -> Result<RunPredicted, MpiError> {
-    let PlanKind::Schedule(mode) = input.kind else {
-        return Err(MpiError::Input(
-            "a schedule of pieces runs as a schedule: frames, async or all-at-once".into(),
-        ));
-    };
-    let data = Data::new(input.traffic, input.sizes, None)?;
-    let program = program::from_pieces(&data, frames, mode)?;
+    let (_, program, _) = pieces_program(input, frames)?;
     program.check()?;
     let (prediction, segments) = predict_run(&program, input)?;
     Ok(RunPredicted {
@@ -174,6 +162,17 @@ pub fn export_pieces_predicted(
     source: String,
     out: &Path,
 ) -> Result<Exported, MpiError> {
+    let (data, program, mode) = pieces_program(input, frames)?;
+    let plan = pieces_plan(input, &data, frames, mode);
+    finish(input, program, plan, source, out, Some(run))
+}
+
+/// The runtime's program of a schedule of pieces in `input.kind`'s mode, with the data it
+/// carries and the mode.
+fn pieces_program(
+    input: &ExportInput<'_>,
+    frames: &[Vec<PieceOf>],
+) -> Result<(Data, Program, ScheduleMode), MpiError> {
     let PlanKind::Schedule(mode) = input.kind else {
         return Err(MpiError::Input(
             "a schedule of pieces runs as a schedule: frames, async or all-at-once".into(),
@@ -181,8 +180,7 @@ pub fn export_pieces_predicted(
     };
     let data = Data::new(input.traffic, input.sizes, None)?;
     let program = program::from_pieces(&data, frames, mode)?;
-    let plan = pieces_plan(input, &data, frames, mode);
-    finish(input, program, plan, source, out, Some(run))
+    Ok((data, program, mode))
 }
 
 /// The simulator's plan of a schedule of pieces: the same messages as the program's, the

@@ -661,61 +661,49 @@ fn chunks(
             })
             .flatten();
         if let Some(ff_one) = ff_one.filter(|f| f.frames.len() as u64 > one_lambda.1) {
-            if clock.passed() {
-                clock.cut.push(format!(
-                    "engine {} on the messages (one piece each): not run",
-                    e.name()
-                ));
-            } else {
-                phase(&format!(
-                    "engine {} on {} messages",
-                    e.name(),
-                    traffic.len()
-                ));
-                let mut request = o.request;
-                request.limits.time = Some(clock.left().max(Duration::from_millis(1)));
-                let checked = solver(traffic, e, &request)?;
-                if clock.passed() {
-                    clock.cut.push(format!(
-                        "engine {} on the messages (one piece each): stopped",
-                        e.name()
-                    ));
+            let time =
+                |x: &Chunked| -> f64 { x.frame_times(traffic, bytes, platform).iter().sum() };
+            let mut best_one = (time(&ff_one), ff_one, "first-fit".to_string());
+            // The non-preemptive schedule, when made, weighed this engine's schedule of the
+            // messages already (`whole`, below).
+            let from_engine = match whole {
+                Some(_) => None,
+                None => {
+                    let what = "the messages (one piece each)";
+                    let left = clock.left();
+                    engine_on_messages(l, o, e, &lanes, left, what, solver, clock, phase)?
                 }
-                let time =
-                    |x: &Chunked| -> f64 { x.frame_times(traffic, bytes, platform).iter().sum() };
-                let mut best_one = (time(&ff_one), ff_one, "first-fit".to_string());
-                if let Some(s) = checked.outcome().schedule() {
-                    liquid_model::validate(traffic, s).map_err(StudyError::internal)?;
-                    let origin: Vec<(TransferId, u32)> =
-                        traffic.transfer_ids().map(|t| (t, 0)).collect();
-                    let x = chunk::from_pieces_schedule(largest, &one, &origin, s);
-                    let tx = time(&x);
-                    if tx < best_one.0 {
-                        best_one = (
-                            tx,
-                            x,
-                            format!("{} on the messages (one piece each)", e.name()),
-                        );
-                    }
-                }
-                if best_one.0 < predicted {
-                    chunk::validate(traffic, &lanes, &best_one.1).map_err(StudyError::internal)?;
-                    predicted = best_one.0;
-                    c = Some(best_one.1);
-                    engine = best_one.2;
-                    if engine != "first-fit" {
-                        validated_by = "the engine gate and liquid_model::validate on the \
-                                        traffic (one piece per message)"
-                            .into();
-                    }
-                    rule = format!(
-                        "{rule}; a schedule of one piece per message (the largest candidate) \
-                         by {engine} was faster"
+            };
+            if let Some(s) = &from_engine {
+                let origin: Vec<(TransferId, u32)> =
+                    traffic.transfer_ids().map(|t| (t, 0)).collect();
+                let x = chunk::from_pieces_schedule(largest, &one, &origin, s);
+                let tx = time(&x);
+                if tx < best_one.0 {
+                    best_one = (
+                        tx,
+                        x,
+                        format!("{} on the messages (one piece each)", e.name()),
                     );
-                    quantum = largest;
-                    (_, lambda, at) = one_lambda.clone();
-                    total = traffic.len() as u64;
                 }
+            }
+            if best_one.0 < predicted {
+                chunk::validate(traffic, &lanes, &best_one.1).map_err(StudyError::internal)?;
+                predicted = best_one.0;
+                c = Some(best_one.1);
+                engine = best_one.2;
+                if engine != "first-fit" {
+                    validated_by = "the engine gate and liquid_model::validate on the \
+                                    traffic (one piece per message)"
+                        .into();
+                }
+                rule = format!(
+                    "{rule}; a schedule of one piece per message (the largest candidate) \
+                     by {engine} was faster"
+                );
+                quantum = largest;
+                (_, lambda, at) = one_lambda.clone();
+                total = traffic.len() as u64;
             }
         }
     }
@@ -923,38 +911,17 @@ fn non_preemptive(
         .engine
         .or_else(|| liquid_engine::find(liquid_engine::DEFAULT_ENGINE));
     if let (false, true, Some(e)) = (settled, best.1.len() as u64 > lambda, engine) {
-        if clock.passed() {
-            clock.cut.push(format!(
-                "engine {} on the whole messages: not run",
-                e.name()
-            ));
+        let left = clock.left();
+        let time = if o.preemption == Preemption::Both {
+            left / 2
         } else {
-            phase(&format!(
-                "engine {} on {} whole messages",
-                e.name(),
-                traffic.len()
-            ));
-            let left = clock.left();
-            let mut request = o.request;
-            request.limits.time = Some(if o.preemption == Preemption::Both {
-                left / 2
-            } else {
-                left
-            });
-            let checked = solver(traffic, e, &request)?;
-            if let Some(s) = checked.outcome().schedule() {
-                // The gate validated it; once more, here, with the lanes.
-                whole::validate(traffic, &lanes, s).map_err(StudyError::internal)?;
-                let m = whole::makespan(s, &times);
-                if m < best.0 {
-                    best = (m, s.clone(), e.name().to_string());
-                }
-            }
-            if clock.passed() {
-                clock.cut.push(format!(
-                    "engine {} on the whole messages: stopped",
-                    e.name()
-                ));
+            left
+        };
+        let what = "the whole messages";
+        if let Some(s) = engine_on_messages(l, o, e, &lanes, time, what, solver, clock, phase)? {
+            let m = whole::makespan(&s, &times);
+            if m < best.0 {
+                best = (m, s, e.name().to_string());
             }
         }
     }
@@ -1018,6 +985,47 @@ fn non_preemptive(
         },
         schedule,
     ))
+}
+
+/// Runs engine `e` on the messages themselves within `time` (1 ms at least), unless the
+/// deadline has passed: its schedule, which the engine gate validated, validated once more
+/// here with the lanes. `what` names the run in `cut_by_time_limit` (not run, stopped).
+#[allow(clippy::too_many_arguments)]
+fn engine_on_messages(
+    l: &Loaded,
+    o: &SolveOptions,
+    e: &'static dyn liquid_engine::Engine,
+    lanes: &[u32],
+    time: Duration,
+    what: &str,
+    solver: Solver<'_>,
+    clock: &mut Clock,
+    phase: &dyn Fn(&str),
+) -> Result<Option<Schedule>, StudyError> {
+    if clock.passed() {
+        clock
+            .cut
+            .push(format!("engine {} on {what}: not run", e.name()));
+        return Ok(None);
+    }
+    phase(&format!(
+        "engine {} on {what} ({} messages)",
+        e.name(),
+        l.traffic.len()
+    ));
+    let mut request = o.request;
+    request.limits.time = Some(time.max(Duration::from_millis(1)));
+    let checked = solver(&l.traffic, e, &request)?;
+    if clock.passed() {
+        clock
+            .cut
+            .push(format!("engine {} on {what}: stopped", e.name()));
+    }
+    let Some(s) = checked.outcome().schedule() else {
+        return Ok(None);
+    };
+    whole::validate(&l.traffic, lanes, s).map_err(StudyError::internal)?;
+    Ok(Some(s.clone()))
 }
 
 /// The steps of a chunked schedule for the simulator: one per frame, each piece a message
