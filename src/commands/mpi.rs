@@ -81,7 +81,9 @@ pub struct ExportMpiArgs {
     stream: bool,
     /// With --plan pieces: bytes per piece (`64KiB`); default: chosen from --overhead as
     /// `solve --sizes` chooses it, every frame also paying the runtime's barrier in --mode
-    /// frames (liquid's prediction of one barrier, said in the manifest's `source`).
+    /// frames (liquid's prediction of one barrier, said in the manifest's `source`); in
+    /// --mode async, the candidate with the lowest prediction of its run without barriers
+    /// (every candidate's run predicted, within --time-limit, listed in `source`).
     #[arg(long, value_name = "BYTES", value_parser = super::sizes::parse_bytes)]
     quantum: Option<u64>,
     /// With --plan pieces or whole: links carry as many messages per frame as they have

@@ -383,7 +383,13 @@ fn export_mpi_of_pieces_and_of_whole_messages() {
             ),
         ] {
             let dir = d.path().join(format!("{plan}-{mode}"));
-            let (y, m) = export_fat_tree_4_2(&dir, &f, plan, mode, &[]);
+            // The same quantum in both modes (the default one is chosen per mode).
+            let quantum: &[&str] = if plan == "pieces" {
+                &["--quantum", "4KiB"]
+            } else {
+                &[]
+            };
+            let (y, m) = export_fat_tree_4_2(&dir, &f, plan, mode, quantum);
             assert_eq!(y["bytes"].as_u64(), Some(total), "{plan} {mode}");
             assert_eq!(y["ranks"], 8);
             assert_eq!(y["mode"], name, "{plan} {mode}");
@@ -476,13 +482,122 @@ fn export_mpi_chooses_the_quantum_with_the_runtimes_barrier() {
     // The barrier-blind quantum, run frame by frame, is predicted slower.
     let (_, blind) = export("frames", Some("1024"));
     assert!(chosen < blind, "chosen {chosen} s, 1 KiB pieces {blind} s");
-    // Without barriers: solve's quantum, no barrier counted.
-    let (asynchronous, _) = export("async", None);
-    assert!(
-        asynchronous.starts_with("pieces of 1024 bytes (825 pieces of 56 messages)"),
-        "{asynchronous}"
+    // Without barriers, no barrier counted: the quantum is weighed by the run itself.
+    let (asynchronous, chosen) = export("async", None);
+    assert!(!asynchronous.contains("barrier,"), "{asynchronous}");
+    assert!(asynchronous.contains("predicted run without barriers"));
+    // Each candidate as `Q B (N pieces, F frames, by E) T s`.
+    let weighed: Vec<(u64, String, f64)> = asynchronous
+        .split_once("without barriers, of ")
+        .expect("candidates")
+        .1
+        .split_once(": ")
+        .expect("list")
+        .1
+        .split(" s, ")
+        .map(|c| {
+            let (q, rest) = c.split_once(" B (").expect("quantum");
+            let (what, t) = rest.split_once(") ").expect("figure");
+            (
+                q.parse().expect("bytes"),
+                what.to_string(),
+                t.trim_end_matches(" s").parse().expect("seconds"),
+            )
+        })
+        .collect();
+    // Every candidate from 1 KiB to the largest message (46,170 bytes) was weighed.
+    let quanta: Vec<u64> = weighed.iter().map(|w| w.0).collect();
+    assert_eq!(quanta, [46170, 32768, 16384, 8192, 4096, 2048, 1024]);
+    let best = weighed.iter().map(|w| w.2).fold(f64::INFINITY, f64::min);
+    assert_eq!(
+        round4(chosen),
+        best,
+        "the export runs the lowest: {asynchronous}"
     );
-    assert!(!asynchronous.contains("barrier"), "{asynchronous}");
+    let q = asynchronous
+        .strip_prefix("pieces of ")
+        .and_then(|x| x.split_once(' '))
+        .expect("quantum")
+        .0;
+    assert_eq!(
+        weighed.iter().find(|w| w.0.to_string() == q).map(|w| w.2),
+        Some(best)
+    );
+    // The figure of a candidate is the run of its export: solve's 1 KiB pieces (first
+    // fit, 287 frames), run without barriers, as `--quantum 1KiB` exports them.
+    let (given, slower) = export("async", Some("1024"));
+    assert!(given.starts_with("pieces of 1024 bytes (825 pieces of 56 messages), 287 frames"));
+    assert_eq!(weighed[6].1, "825 pieces, 287 frames, by first-fit");
+    assert_eq!(weighed[6].2, round4(slower));
+    assert!(
+        chosen < slower,
+        "chosen {chosen} s, 1 KiB pieces {slower} s"
+    );
+}
+
+#[test]
+fn export_mpi_of_whole_messages_counts_the_barrier_per_frame() {
+    // fat-tree:4,3 (Λ = 15), uniform sizes of 1 KiB per rank at 100 MB/s: without a
+    // barrier, first fit decreasing's 19 shorter frames beat a liquid schedule's 15. Frame
+    // by frame on MPI, with an envelope of 1000 bytes, each frame also pays the basic linear
+    // barrier of the 16 ranks, 2 x 15 x 1000 B / 1e8 B/s = 300 us: fewer frames win.
+    let d = tempfile::tempdir().expect("tempdir");
+    let f = sizes_file(
+        d.path(),
+        "fat-tree:4,3",
+        "uniform",
+        "1KiB",
+        &["--seed", "1"],
+    );
+    let solve = run_json(&[
+        "solve",
+        "fat-tree:4,3",
+        "--sizes",
+        &f,
+        "--link-throughput",
+        "100",
+        "--preemption",
+        "none",
+    ]);
+    let w = &solve["non_preemptive"];
+    assert_eq!(w["engine"], "first-fit-decreasing");
+    assert_eq!(w["frames"], 19);
+    assert!(w.get("frame_cost_s").is_none());
+    let dir = d.path().join("whole");
+    let o = succeed(liquid().args([
+        "export",
+        "mpi",
+        "fat-tree:4,3",
+        "--sizes",
+        &f,
+        "--plan",
+        "whole",
+        "--link-throughput",
+        "100",
+        "--envelope",
+        "1000",
+        "--out",
+        dir.to_str().expect("UTF-8"),
+    ]));
+    let printed: serde_json::Value = serde_yaml::from_slice(&o.stdout).expect("YAML");
+    assert_eq!(printed["steps"], 15);
+    let m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"),
+    )
+    .expect("JSON");
+    assert_eq!(
+        m["source"],
+        "every message whole, 15 frames of unequal length, by portfolio; each frame counted \
+         with the runtime's barrier, 0.0003 s"
+    );
+    // Any run of 19 frames pays at least 19 barriers.
+    let total = m["prediction"]["total_s"].as_f64().expect("total");
+    assert!(total < 19.0 * 0.0003, "{total} s");
+}
+
+/// Rounded to 4 significant digits, as the exports print their figures.
+fn round4(x: f64) -> f64 {
+    format!("{x:.3e}").parse().expect("number")
 }
 
 #[test]

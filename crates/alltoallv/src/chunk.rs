@@ -181,21 +181,11 @@ pub fn choose_quantum_until(
     deadline: Option<Instant>,
 ) -> Choice {
     let largest = bytes.iter().copied().max().unwrap_or(1).max(1);
-    let mut qs: Vec<u64> = Vec::new();
-    let mut q = 1024u64;
-    while q < largest {
-        qs.push(q);
-        q = q.saturating_mul(2);
-    }
-    qs.push(largest);
     let mut weighed = Vec::new();
     let mut schedules: Vec<Option<Chunked>> = Vec::new();
     let mut cut = false;
-    for &q in qs.iter().rev() {
+    for q in candidate_quanta(bytes, max_pieces).into_iter().rev() {
         let total: u64 = bytes.iter().map(|&b| u64::from(pieces(b, q))).sum();
-        if total > max_pieces && q != largest {
-            continue;
-        }
         let counts: Vec<u32> = bytes.iter().map(|&b| pieces(b, q)).collect();
         let (_, lambda, _) = piece_loads(traffic, &counts, lanes);
         let ff = if by_schedule && !cut {
@@ -243,6 +233,24 @@ pub fn choose_quantum_until(
         schedule,
         cut,
     }
+}
+
+/// The candidates of the default quantum, smallest first: the powers of two from 1 KiB up
+/// to the first at or above the largest message, those that cut the traffic into at most
+/// `max_pieces` pieces, and the largest message itself (one piece per message), always.
+pub fn candidate_quanta(bytes: &[u64], max_pieces: u64) -> Vec<u64> {
+    let largest = bytes.iter().copied().max().unwrap_or(1).max(1);
+    let total = |q: u64| -> u64 { bytes.iter().map(|&b| u64::from(pieces(b, q))).sum() };
+    let mut qs: Vec<u64> = Vec::new();
+    let mut q = 1024u64;
+    while q < largest {
+        if total(q) <= max_pieces {
+            qs.push(q);
+        }
+        q = q.saturating_mul(2);
+    }
+    qs.push(largest);
+    qs
 }
 
 /// A schedule of pieces: `frames[f]` lists (transfer, piece index) pairs.

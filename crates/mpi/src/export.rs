@@ -96,7 +96,7 @@ pub struct Exported {
 /// the plan's times and writes the directory.
 pub fn export(input: &ExportInput<'_>, out: &Path) -> Result<Exported, MpiError> {
     let (program, plan, source) = build(input)?;
-    finish(input, program, plan, source, out)
+    finish(input, program, plan, source, out, None)
 }
 
 /// A piece of a transfer's message: (transfer index, offset in the transfer's bytes,
@@ -120,6 +120,59 @@ pub fn export_pieces(
     source: String,
     out: &Path,
 ) -> Result<Exported, MpiError> {
+    let (data, program, mode) = pieces_program(input, frames)?;
+    let plan = pieces_plan(input, &data, frames, mode);
+    finish(input, program, plan, source, out, None)
+}
+
+/// A run's prediction made before the export ([`predict_pieces`]): [`export_pieces_predicted`]
+/// writes it instead of predicting the run again.
+#[derive(Debug, Clone)]
+pub struct RunPredicted {
+    /// The prediction of the run (no `plan_s` yet).
+    pub prediction: Prediction,
+    /// Segments simulated to their end.
+    pub segments: usize,
+}
+
+/// liquid's prediction of the run of a schedule of pieces, as [`export_pieces`] exports
+/// it (same program, same runtime model, same deadline), without writing anything and
+/// without the plan alone (`plan_s`): what weighs one candidate quantum against another.
+/// Past `input.budget.deadline`, the prediction has no total and says where it stopped.
+pub fn predict_pieces(
+    input: &ExportInput<'_>,
+    frames: &[Vec<PieceOf>],
+) -> Result<RunPredicted, MpiError> {
+    let (_, program, _) = pieces_program(input, frames)?;
+    program.check()?;
+    let (prediction, segments) = predict_run(&program, input)?;
+    Ok(RunPredicted {
+        prediction,
+        segments,
+    })
+}
+
+/// [`export_pieces`] of a schedule whose run [`predict_pieces`] predicted already (with
+/// the same `input`): that prediction is written, completed by the plan alone (`plan_s`)
+/// within what the deadline leaves.
+pub fn export_pieces_predicted(
+    input: &ExportInput<'_>,
+    frames: &[Vec<PieceOf>],
+    run: RunPredicted,
+    source: String,
+    out: &Path,
+) -> Result<Exported, MpiError> {
+    let (data, program, mode) = pieces_program(input, frames)?;
+    let plan = pieces_plan(input, &data, frames, mode);
+    finish(input, program, plan, source, out, Some(run))
+}
+
+/// The runtime's program of a schedule of pieces in `input.kind`'s mode, with the data it
+/// carries and the mode.
+fn pieces_program(
+    input: &ExportInput<'_>,
+    frames: &[Vec<PieceOf>],
+) -> Result<(Data, Program, ScheduleMode), MpiError> {
     let PlanKind::Schedule(mode) = input.kind else {
         return Err(MpiError::Input(
             "a schedule of pieces runs as a schedule: frames, async or all-at-once".into(),
@@ -127,6 +180,17 @@ pub fn export_pieces(
     };
     let data = Data::new(input.traffic, input.sizes, None)?;
     let program = program::from_pieces(&data, frames, mode)?;
+    Ok((data, program, mode))
+}
+
+/// The simulator's plan of a schedule of pieces: the same messages as the program's, the
+/// sender of a piece its rank.
+fn pieces_plan(
+    input: &ExportInput<'_>,
+    data: &Data,
+    frames: &[Vec<PieceOf>],
+    mode: ScheduleMode,
+) -> Plan {
     let routes = &input.mapped.routes;
     let sim_frames = frames.iter().map(|frame| {
         frame
@@ -141,8 +205,7 @@ pub fn export_pieces(
             })
             .collect::<Vec<_>>()
     });
-    let plan = liquid_sim::from_frames(sim_frames, sim_mode(mode));
-    finish(input, program, plan, source, out)
+    liquid_sim::from_frames(sim_frames, sim_mode(mode))
 }
 
 /// The simulator's mode of a schedule mode.
@@ -160,9 +223,10 @@ fn finish(
     plan: Plan,
     source: String,
     out: &Path,
+    run: Option<RunPredicted>,
 ) -> Result<Exported, MpiError> {
     program.check()?;
-    let prediction = predict(&program, &plan, input)?;
+    let prediction = predict(&program, &plan, input, run)?;
     let manifest = Manifest {
         format: "liquid-mpi-export/1".into(),
         model: input.traffic.name().to_string(),
@@ -405,6 +469,7 @@ fn predict(
     program: &Program,
     plan: &Plan,
     input: &ExportInput<'_>,
+    run: Option<RunPredicted>,
 ) -> Result<Prediction, MpiError> {
     let per = program.per_step();
     let mut sim_per = vec![(0usize, 0f64); per.len()];
@@ -427,20 +492,10 @@ fn predict(
             )));
         }
     }
-    let opts = liquid_sim::Options {
-        overhead: input.overhead,
-        trace: false,
+    let (mut prediction, segments) = match run {
+        Some(r) => (r.prediction, r.segments),
+        None => predict_run(program, input)?,
     };
-    let routes = rank_routes(&program.ranks, input.traffic, input.mapped);
-    let route = |a: u32, b: u32| routes.get(&(a, b)).map(|r| (*r).clone());
-    let (mut prediction, segments) = model::predict_counted(
-        program,
-        &input.mapped.platform,
-        &route,
-        &input.library,
-        &opts,
-        &input.budget,
-    )?;
     if prediction.stopped.is_some() {
         return Ok(prediction);
     }
@@ -453,8 +508,13 @@ fn predict(
         ..liquid_sim::Control::default()
     };
     let transport = liquid_sim::Transport::default();
-    match liquid_sim::simulate_controlled(&input.mapped.platform, plan, &opts, &transport, &control)
-    {
+    match liquid_sim::simulate_controlled(
+        &input.mapped.platform,
+        plan,
+        &options(input),
+        &transport,
+        &control,
+    ) {
         Ok(run) => prediction.plan_s = Some(run.makespan),
         Err(liquid_sim::SimError::TimeLimit { simulated_s, .. }) => {
             let barriers = model::barriers(program);
@@ -469,6 +529,32 @@ fn predict(
         Err(e) => return Err(e.into()),
     }
     Ok(prediction)
+}
+
+/// The simulator's options of every prediction: the input's overhead, no trace.
+fn options(input: &ExportInput<'_>) -> liquid_sim::Options {
+    liquid_sim::Options {
+        overhead: input.overhead,
+        trace: false,
+    }
+}
+
+/// The prediction of the program's run ([`model::predict`] with the input's routes,
+/// runtime model and budget), and the segments simulated to their end.
+fn predict_run(
+    program: &Program,
+    input: &ExportInput<'_>,
+) -> Result<(Prediction, usize), MpiError> {
+    let routes = rank_routes(&program.ranks, input.traffic, input.mapped);
+    let route = |a: u32, b: u32| routes.get(&(a, b)).map(|r| (*r).clone());
+    model::predict_counted(
+        program,
+        &input.mapped.platform,
+        &route,
+        &input.library,
+        &options(input),
+        &input.budget,
+    )
 }
 
 /// The platform route between two ranks' hosts: the model's (one per pair of hosts, as

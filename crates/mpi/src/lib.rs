@@ -23,7 +23,10 @@ pub mod model;
 pub mod program;
 pub mod report;
 
-pub use export::{barrier_s, export, export_pieces, ExportInput, Exported, PieceOf, PlanKind};
+pub use export::{
+    barrier_s, export, export_pieces, export_pieces_predicted, predict_pieces, ExportInput,
+    Exported, PieceOf, PlanKind, RunPredicted,
+};
 pub use model::{Budget, RuntimeModel};
 pub use program::{Message, Op, Piece, Program, Wait};
 pub use report::{compare, Comparison, Manifest, RunReport, Stopped};

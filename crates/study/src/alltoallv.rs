@@ -242,8 +242,14 @@ fn is_zero(x: &f64) -> bool {
 /// The non-preemptive schedule, in the report.
 #[derive(Debug, Clone, Serialize)]
 pub struct WholeReport {
-    /// What made the schedule: `ilp` or `first-fit-decreasing`.
+    /// What made the schedule: `first-fit-decreasing`, `ilp` or an engine of the
+    /// registry (on the messages, when neither settled it).
     pub engine: String,
+    /// The time every frame costs besides its longest message, seconds (the MPI
+    /// runtime's barrier, as [`ChunkReport::frame_cost_s`]); counted in the makespan and
+    /// the bounds; absent when frames cost nothing more (`solve`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub frame_cost_s: f64,
     /// Timeframes.
     pub frames: usize,
     /// The sum of the frames' lengths (each its longest message's time), seconds.
@@ -402,11 +408,19 @@ pub fn solve(
     let l = load(model_arg, a)?;
     let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
     let bound = time_bound(traffic, bytes, platform);
+    let frame_cost_s = match &o.frame_barrier {
+        Some(library) => {
+            phase("predicting the runtime's barrier between frames");
+            liquid_mpi::barrier_s(&l.traffic, &l.mapped, library, a.overhead)
+                .map_err(crate::mpi_error)?
+        }
+        None => 0.0,
+    };
     let mut whole_schedule = None;
     let mut non_preemptive = match o.preemption {
         Preemption::Chunks => None,
         _ => {
-            let (report, s) = non_preemptive(&l, o, &mut clock, phase)?;
+            let (report, s) = non_preemptive(&l, o, frame_cost_s, solver, &mut clock, phase)?;
             whole_schedule = Some(s);
             Some(report)
         }
@@ -416,14 +430,6 @@ pub fn solve(
         Preemption::Whole => None,
         _ => {
             let whole = whole_schedule.as_ref().zip(non_preemptive.as_ref());
-            let frame_cost_s = match &o.frame_barrier {
-                Some(library) => {
-                    phase("predicting the runtime's barrier between frames");
-                    liquid_mpi::barrier_s(&l.traffic, &l.mapped, library, a.overhead)
-                        .map_err(crate::mpi_error)?
-                }
-                None => 0.0,
-            };
             let (report, c) = chunks(
                 &l,
                 o,
@@ -667,68 +673,54 @@ fn chunks(
             })
             .flatten();
         if let Some(ff_one) = ff_one.filter(|f| f.frames.len() as u64 > one_lambda.1) {
-            if clock.passed() {
-                clock.cut.push(format!(
-                    "engine {} on the messages (one piece each): not run",
-                    e.name()
-                ));
-            } else {
-                phase(&format!(
-                    "engine {} on {} messages",
-                    e.name(),
-                    traffic.len()
-                ));
-                let mut request = o.request;
-                request.limits.time = Some(clock.left().max(Duration::from_millis(1)));
-                let checked = solver(traffic, e, &request)?;
-                if clock.passed() {
-                    clock.cut.push(format!(
-                        "engine {} on the messages (one piece each): stopped",
-                        e.name()
-                    ));
+            let time =
+                |x: &Chunked| -> f64 { x.frame_times(traffic, bytes, platform).iter().sum() };
+            let mut best_one = (time(&ff_one), ff_one, "first-fit".to_string());
+            // The non-preemptive schedule, when made, weighed this engine's schedule of the
+            // messages already (`whole`, below).
+            let from_engine = match whole {
+                Some(_) => None,
+                None => {
+                    let what = "the messages (one piece each)";
+                    let left = clock.left();
+                    engine_on_messages(l, o, e, &lanes, left, what, solver, clock, phase)?
                 }
-                let time =
-                    |x: &Chunked| -> f64 { x.frame_times(traffic, bytes, platform).iter().sum() };
-                let mut best_one = (time(&ff_one), ff_one, "first-fit".to_string());
-                if let Some(s) = checked.outcome().schedule() {
-                    liquid_model::validate(traffic, s).map_err(StudyError::internal)?;
-                    let origin: Vec<(TransferId, u32)> =
-                        traffic.transfer_ids().map(|t| (t, 0)).collect();
-                    let x = chunk::from_pieces_schedule(largest, &one, &origin, s);
-                    let tx = time(&x);
-                    if tx < best_one.0 {
-                        best_one = (
-                            tx,
-                            x,
-                            format!("{} on the messages (one piece each)", e.name()),
-                        );
-                    }
-                }
-                if best_one.0 < predicted {
-                    chunk::validate(traffic, &lanes, &best_one.1).map_err(StudyError::internal)?;
-                    predicted = best_one.0;
-                    c = Some(best_one.1);
-                    engine = best_one.2;
-                    if engine != "first-fit" {
-                        validated_by = "the engine gate and liquid_model::validate on the \
-                                        traffic (one piece per message)"
-                            .into();
-                    }
-                    rule = format!(
-                        "{rule}; a schedule of one piece per message (the largest candidate) \
-                         by {engine} was faster"
+            };
+            if let Some(s) = &from_engine {
+                let origin: Vec<(TransferId, u32)> =
+                    traffic.transfer_ids().map(|t| (t, 0)).collect();
+                let x = chunk::from_pieces_schedule(largest, &one, &origin, s);
+                let tx = time(&x);
+                if tx < best_one.0 {
+                    best_one = (
+                        tx,
+                        x,
+                        format!("{} on the messages (one piece each)", e.name()),
                     );
-                    quantum = largest;
-                    (_, lambda, at) = one_lambda.clone();
-                    total = traffic.len() as u64;
                 }
+            }
+            if best_one.0 < predicted {
+                chunk::validate(traffic, &lanes, &best_one.1).map_err(StudyError::internal)?;
+                predicted = best_one.0;
+                c = Some(best_one.1);
+                engine = best_one.2;
+                if engine != "first-fit" {
+                    validated_by = "the engine gate and liquid_model::validate on the \
+                                    traffic (one piece per message)"
+                        .into();
+                }
+                rule = format!(
+                    "{rule}; a schedule of one piece per message (the largest candidate) \
+                     by {engine} was faster"
+                );
+                quantum = largest;
+                (_, lambda, at) = one_lambda.clone();
+                total = traffic.len() as u64;
             }
         }
     }
-    // The non-preemptive makespan counts no frame cost: add it per frame to compare.
-    let whole_time =
-        |s: &Schedule, w: &WholeReport| w.makespan_s + s.frames.len() as f64 * frame_cost_s;
-    if let Some((s, w)) = whole.filter(|&(s, w)| whole_time(s, w) < predicted) {
+    // The non-preemptive makespan counts the same frame cost ([`non_preemptive`]).
+    if let Some((s, w)) = whole.filter(|&(_, w)| w.makespan_s < predicted) {
         if o.quantum.is_none_or(|q| q >= largest) {
             let frames = s
                 .frames
@@ -814,13 +806,26 @@ fn chunks(
     ))
 }
 
+/// The non-preemptive schedule: first fit decreasing, the exact ILP on small traffics,
+/// and an engine's schedule of the messages (the fewest frames) when neither proved
+/// optimal, the lowest makespan kept. Every frame costs `frame_cost_s` besides its longest
+/// message (the runtime's barrier, [`SolveOptions::frame_barrier`]), in every makespan and
+/// bound here: with it, fewer frames can win.
 fn non_preemptive(
     l: &Loaded,
     o: &SolveOptions,
+    frame_cost_s: f64,
+    solver: Solver<'_>,
     clock: &mut Clock,
     phase: &dyn Fn(&str),
 ) -> Result<(WholeReport, Schedule), StudyError> {
-    let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
+    let (traffic, bytes) = (&l.traffic, &l.sizes.bytes);
+    // A frame lasts its longest message, overhead included: the frame cost joins the
+    // overhead, so every frame pays it once.
+    let platform = &Platform {
+        overhead: l.platform.overhead + frame_cost_s,
+        ..l.platform.clone()
+    };
     let times = whole::message_times(traffic, bytes, platform);
     let lanes = lanes_of(l, o);
     let fb = whole::frame_bound(traffic, &lanes, &times);
@@ -830,7 +835,11 @@ fn non_preemptive(
     ));
     let ffd = whole::first_fit_decreasing(traffic, &lanes, &times);
     whole::validate(traffic, &lanes, &ffd).map_err(StudyError::internal)?;
-    let mut best = (whole::makespan(&ffd, &times), ffd, "first-fit-decreasing");
+    let mut best = (
+        whole::makespan(&ffd, &times),
+        ffd,
+        "first-fit-decreasing".to_string(),
+    );
     let fb_by = if fb.links.is_empty() {
         "frame bound: the longest message alone".to_string()
     } else {
@@ -867,7 +876,7 @@ fn non_preemptive(
             whole::validate(traffic, &lanes, s).map_err(StudyError::internal)?;
             let m = whole::makespan(s, &times);
             if m < best.0 {
-                best = (m, s.clone(), "ilp");
+                best = (m, s.clone(), "ilp".to_string());
             }
         }
         if e.optimal {
@@ -901,6 +910,32 @@ fn non_preemptive(
             dual_bound_s: e.dual_bound,
             time_s,
         });
+    }
+    // An engine's schedule of the messages (the fewest frames: Λ when liquid), when
+    // neither the frame bound nor the ILP settled it and first fit took more frames: a
+    // frame lasts its longest message, so more, shorter frames can be faster, and fewer
+    // frames can (with a cost per frame, fat-tree:8,3 at 1 KiB per rank: 127 frames of the
+    // default engine against first fit decreasing's 193).
+    let ones = vec![1u32; traffic.len()];
+    let (_, lambda, _) = chunk::piece_loads(traffic, &ones, &lanes);
+    let settled = best.0 <= fb.seconds * (1.0 + 1e-12) || optimal_by.is_some();
+    let engine = o
+        .engine
+        .or_else(|| liquid_engine::find(liquid_engine::DEFAULT_ENGINE));
+    if let (false, true, Some(e)) = (settled, best.1.len() as u64 > lambda, engine) {
+        let left = clock.left();
+        let time = if o.preemption == Preemption::Both {
+            left / 2
+        } else {
+            left
+        };
+        let what = "the whole messages";
+        if let Some(s) = engine_on_messages(l, o, e, &lanes, time, what, solver, clock, phase)? {
+            let m = whole::makespan(&s, &times);
+            if m < best.0 {
+                best = (m, s, e.name().to_string());
+            }
+        }
     }
     // The frame bound proves optimality by itself when the schedule reaches it.
     let at_frame_bound = best.0 <= fb.seconds * (1.0 + 1e-12);
@@ -943,7 +978,8 @@ fn non_preemptive(
     };
     Ok((
         WholeReport {
-            engine: engine.to_string(),
+            engine,
+            frame_cost_s,
             frames: schedule.len(),
             makespan_s: makespan,
             lower_bound_s: if optimal { makespan } else { lb },
@@ -961,6 +997,47 @@ fn non_preemptive(
         },
         schedule,
     ))
+}
+
+/// Runs engine `e` on the messages themselves within `time` (1 ms at least), unless the
+/// deadline has passed: its schedule, which the engine gate validated, validated once more
+/// here with the lanes. `what` names the run in `cut_by_time_limit` (not run, stopped).
+#[allow(clippy::too_many_arguments)]
+fn engine_on_messages(
+    l: &Loaded,
+    o: &SolveOptions,
+    e: &'static dyn liquid_engine::Engine,
+    lanes: &[u32],
+    time: Duration,
+    what: &str,
+    solver: Solver<'_>,
+    clock: &mut Clock,
+    phase: &dyn Fn(&str),
+) -> Result<Option<Schedule>, StudyError> {
+    if clock.passed() {
+        clock
+            .cut
+            .push(format!("engine {} on {what}: not run", e.name()));
+        return Ok(None);
+    }
+    phase(&format!(
+        "engine {} on {what} ({} messages)",
+        e.name(),
+        l.traffic.len()
+    ));
+    let mut request = o.request;
+    request.limits.time = Some(time.max(Duration::from_millis(1)));
+    let checked = solver(&l.traffic, e, &request)?;
+    if clock.passed() {
+        clock
+            .cut
+            .push(format!("engine {} on {what}: stopped", e.name()));
+    }
+    let Some(s) = checked.outcome().schedule() else {
+        return Ok(None);
+    };
+    whole::validate(&l.traffic, lanes, s).map_err(StudyError::internal)?;
+    Ok(Some(s.clone()))
 }
 
 /// The steps of a chunked schedule for the simulator: one per frame, each piece a message
@@ -1139,25 +1216,49 @@ pub fn export_mpi(
     let dir = crate::outdir::prepare(out)?;
     let exported = match (&solved.chunked, &solved.whole, &solved.report) {
         (Some(c), _, r) => {
-            let frames: Vec<Vec<liquid_mpi::PieceOf>> = c
-                .frames
-                .iter()
-                .map(|f| {
-                    f.iter()
-                        .map(|&(t, i)| {
-                            let b = l.sizes.bytes[t.index()];
-                            let len = chunk::piece_bytes(b, c.quantum, i);
-                            (t.index(), u64::from(i) * c.quantum, len)
-                        })
-                        .collect()
-                })
-                .collect();
             let p = r
                 .preemptive()
                 .ok_or_else(|| StudyError::internal("no report"))?;
+            let weigh = mode != liquid_mpi::program::ScheduleMode::Frames && o.quantum.is_none();
+            let weighed = if weigh {
+                weigh_by_run(l, o, c, &p.engine, &input, phase)?
+            } else {
+                None
+            };
+            match weighed {
+                Some(w) => {
+                    let frames = piece_frames(&w.chunked, &l.sizes.bytes);
+                    liquid_mpi::export_pieces_predicted(&input, &frames, w.run, w.source, out)
+                        .map_err(crate::mpi_error)?
+                }
+                None => {
+                    let mut source = format!(
+                        "pieces of {} bytes ({} pieces of {} messages), {} frames, by {}",
+                        c.quantum, p.pieces, p.messages, p.frames, p.engine
+                    );
+                    if p.frame_cost_s > 0.0 {
+                        source += &format!(
+                            "; each frame counted with the runtime's barrier, {} s",
+                            round_significant(p.frame_cost_s, 4)
+                        );
+                    }
+                    if weigh {
+                        source += "; solve's quantum: the time limit came before any quantum \
+                                   was weighed by its run without barriers";
+                    }
+                    let frames = piece_frames(c, &l.sizes.bytes);
+                    liquid_mpi::export_pieces(&input, &frames, source, out)
+                        .map_err(crate::mpi_error)?
+                }
+            }
+        }
+        (None, Some(w), r) => {
+            let p = r
+                .non_preemptive()
+                .ok_or_else(|| StudyError::internal("no report"))?;
             let mut source = format!(
-                "pieces of {} bytes ({} pieces of {} messages), {} frames, by {}",
-                c.quantum, p.pieces, p.messages, p.frames, p.engine
+                "every message whole, {} frames of unequal length, by {}",
+                p.frames, p.engine
             );
             if p.frame_cost_s > 0.0 {
                 source += &format!(
@@ -1165,16 +1266,6 @@ pub fn export_mpi(
                     round_significant(p.frame_cost_s, 4)
                 );
             }
-            liquid_mpi::export_pieces(&input, &frames, source, out).map_err(crate::mpi_error)?
-        }
-        (None, Some(w), r) => {
-            let p = r
-                .non_preemptive()
-                .ok_or_else(|| StudyError::internal("no report"))?;
-            let source = format!(
-                "every message whole, {} frames of unequal length, by {}",
-                p.frames, p.engine
-            );
             input.schedule = Some((w, source));
             liquid_mpi::export(&input, out).map_err(crate::mpi_error)?
         }
@@ -1182,6 +1273,127 @@ pub fn export_mpi(
     };
     dir.finish()?;
     Ok(exported)
+}
+
+/// A schedule of pieces as the MPI runtime takes it: per frame, (transfer, offset, length)
+/// of every piece.
+fn piece_frames(c: &Chunked, bytes: &[u64]) -> Vec<Vec<liquid_mpi::PieceOf>> {
+    c.frames
+        .iter()
+        .map(|f| {
+            f.iter()
+                .map(|&(t, i)| {
+                    let len = chunk::piece_bytes(bytes[t.index()], c.quantum, i);
+                    (t.index(), u64::from(i) * c.quantum, len)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The schedule of pieces [`weigh_by_run`] chose, its run's prediction and where it came
+/// from.
+struct WeighedByRun {
+    chunked: Chunked,
+    run: liquid_mpi::RunPredicted,
+    source: String,
+}
+
+/// The default quantum of a run without barriers (`--mode async`), weighed by what the
+/// run costs: each candidate quantum of [`chunk::candidate_quanta`] (at most
+/// `o.max_pieces_per_message` pieces per message on average, and `solved`'s own) is
+/// scheduled (`solved` itself at its quantum, first fit at the others), the schedule
+/// validated, and its run predicted as `export mpi` predicts it ([`liquid_mpi::predict_pieces`]:
+/// each rank's pieces in frame order, each a synchronous send); the lowest predicted run is
+/// kept (the larger quantum on a tie). The frames' sum that chose `solved`'s quantum is no
+/// measure of such a run: nothing holds the ranks to the frames, and every piece costs its
+/// sender a wait. Candidates are weighed from the largest quantum down (the fewest pieces,
+/// the quickest first) until the deadline; `None` when it came before the first was weighed.
+fn weigh_by_run(
+    l: &Loaded,
+    o: &SolveOptions,
+    solved: &Chunked,
+    solved_by: &str,
+    input: &liquid_mpi::ExportInput<'_>,
+    phase: &dyn Fn(&str),
+) -> Result<Option<WeighedByRun>, StudyError> {
+    let (traffic, bytes) = (&l.traffic, &l.sizes.bytes);
+    let lanes = lanes_of(l, o);
+    let cap = o
+        .max_pieces_per_message
+        .saturating_mul(traffic.len() as u64);
+    let mut quanta = chunk::candidate_quanta(bytes, cap);
+    quanta.push(solved.quantum);
+    quanta.sort_unstable_by(|a, b| b.cmp(a));
+    quanta.dedup();
+    let deadline = input.budget.deadline;
+    let passed = || deadline.is_some_and(|d| Instant::now() >= d);
+    let mut best: Option<(f64, Chunked, liquid_mpi::RunPredicted, String)> = None;
+    let mut weighed: Vec<String> = Vec::new();
+    let mut left: Vec<u64> = Vec::new();
+    for &q in &quanta {
+        if passed() || !left.is_empty() {
+            left.push(q);
+            continue;
+        }
+        let (c, by) = if q == solved.quantum {
+            (solved.clone(), solved_by.to_string())
+        } else {
+            phase(&format!("first fit at a quantum of {q} bytes"));
+            match chunk::first_fit_until(traffic, bytes, q, &l.platform, &lanes, deadline, false) {
+                Some(c) => (c, "first-fit".to_string()),
+                None => {
+                    left.push(q);
+                    continue;
+                }
+            }
+        };
+        chunk::validate(traffic, &lanes, &c).map_err(StudyError::internal)?;
+        phase(&format!(
+            "predicting the run at a quantum of {q} bytes ({} pieces)",
+            c.total_pieces()
+        ));
+        let run = liquid_mpi::predict_pieces(input, &piece_frames(&c, bytes))
+            .map_err(crate::mpi_error)?;
+        let Some(t) = run.prediction.total_s else {
+            left.push(q);
+            continue;
+        };
+        weighed.push(format!(
+            "{q} B ({} pieces, {} frames, by {by}) {} s",
+            c.total_pieces(),
+            c.frames.len(),
+            round_significant(t, 4)
+        ));
+        if best.as_ref().is_none_or(|b| t < b.0) {
+            best = Some((t, c, run, by));
+        }
+    }
+    let Some((_, chunked, run, by)) = best else {
+        return Ok(None);
+    };
+    let mut source = format!(
+        "pieces of {} bytes ({} pieces of {} messages), {} frames, by {by}; the quantum \
+         with the lowest predicted run without barriers, of {}: {}",
+        chunked.quantum,
+        chunked.total_pieces(),
+        traffic.len(),
+        chunked.frames.len(),
+        weighed.len(),
+        weighed.join(", ")
+    );
+    if !left.is_empty() {
+        let left: Vec<String> = left.iter().map(u64::to_string).collect();
+        source += &format!(
+            "; not weighed, the time limit came first: {} B",
+            left.join(" B, ")
+        );
+    }
+    Ok(Some(WeighedByRun {
+        chunked,
+        run,
+        source,
+    }))
 }
 
 /// What `liquid verify MODEL SCHEDULE --sizes FILE` adds: the schedule's time with these
