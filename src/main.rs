@@ -265,7 +265,8 @@ impl SimCliArgs {
 #[derive(Debug, Clone, clap::Args)]
 struct LimitArgs {
     /// Wall-clock limit in seconds (fractions allowed; default 300 s): an engine stopped
-    /// by it answers `unknown` with the best it had.
+    /// by it answers `unknown` with the best it had; a simulation it stops (`simulate`,
+    /// `solve --simulate`) reports how far it got, its figures null, with a warning (exit 0).
     #[arg(long, value_parser = c::parse_seconds)]
     time_limit: Option<std::time::Duration>,
     /// Search-node limit, for engines that count nodes.

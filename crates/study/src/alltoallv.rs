@@ -969,10 +969,13 @@ fn non_preemptive(
         (makespan - lb).max(0.0) / makespan
     };
     let simulated = if o.simulate {
-        clock.simulation("the simulation of the non-preemptive schedule", |deadline| {
-            phase("simulating the non-preemptive schedule");
-            simulate_whole(l, &schedule, Some(deadline))
-        })?
+        clock.simulation(
+            "the simulation of the non-preemptive schedule",
+            |deadline| {
+                phase("simulating the non-preemptive schedule");
+                simulate_whole(l, &schedule, Some(deadline))
+            },
+        )?
     } else {
         None
     };
@@ -1076,15 +1079,9 @@ fn run(
         trace: false,
     };
     let transport = liquid_sim::Transport::default();
-    let run = crate::simulate::run_within(
-        &l.mapped.platform,
-        plan,
-        &opts,
-        &transport,
-        deadline,
-        None,
-    )
-    .map_err(StudyError::internal)?;
+    let run =
+        crate::simulate::run_within(&l.mapped.platform, plan, &opts, &transport, deadline, None)
+            .map_err(StudyError::internal)?;
     Ok(run.map(|r| r.makespan))
 }
 
@@ -1524,7 +1521,7 @@ impl CrossReport {
     pub fn table(&self) -> String {
         let mut out = format!(
             "{} with sizes {} ({} messages): time bound {:.6} s ({}), on the simulator's \
-             links {:.6} s; all at once {:.6} s; frame bound {:.6} s; quantum {} (Λ of the \
+             links {:.6} s; all at once {}; frame bound {:.6} s; quantum {} (Λ of the \
              pieces {})\n",
             self.model,
             self.sizes.file,
@@ -1532,7 +1529,10 @@ impl CrossReport {
             self.time_bound.seconds,
             self.time_bound.by,
             self.link_bound_on_simulator_s,
-            self.all_at_once_s.unwrap_or(f64::NAN),
+            self.all_at_once_s
+                .map_or("stopped by the time limit".to_string(), |t| format!(
+                    "{t:.6} s"
+                )),
             self.frame_bound_s,
             self.quantum,
             self.piece_duration
