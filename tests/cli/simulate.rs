@@ -554,3 +554,23 @@ fn the_time_limit_stops_a_simulation_and_says_how_far_it_got() {
         .expect("UTF-8")
         .contains("warning: the time limit stopped the simulation of --plan mpi-ompi-4.1"));
 }
+
+/// The reports of a simulation stopped by --time-limit 0 (a schedule posted at once, and
+/// an MPI library's all-to-all), as a user reads them: null figures, `stopped`, the
+/// warning, exit 0 (the wall time redacted).
+#[test]
+fn time_limit_0_reports() {
+    for (name, plan) in [
+        ("simulate_time_limit_0", ["--mode", "all-at-once"]),
+        ("simulate_plan_time_limit_0", ["--plan", "pairwise"]),
+    ] {
+        let mut cmd = liquid();
+        cmd.args(["simulate", "fat-tree:4,2"]).args(plan).args([
+            "--link-throughput",
+            "1000",
+            "--time-limit",
+            "0",
+        ]);
+        crate::snap!(name, cmd, vec![(r"wall_s: [0-9.eE+-]+", "wall_s: [wall]")]);
+    }
+}
