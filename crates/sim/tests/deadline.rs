@@ -4,8 +4,8 @@
 use std::time::{Duration, Instant};
 
 use liquid_sim::{
-    simulate, simulate_controlled, Control, Link, Message, Options, Plan, Platform, SimError,
-    Step, Transport,
+    simulate, simulate_controlled, Control, Link, Message, Options, Plan, Platform, SimError, Step,
+    Transport,
 };
 
 /// `n` steps one after another, each one message of 1 MB on a 1 GB/s link: step k ends
@@ -99,7 +99,10 @@ fn a_deadline_passed_mid_run_stops_at_a_check_with_what_was_done() {
             assert_eq!((messages_done, messages), (steps_done, n));
             // Step k ends at (k + 1) ms: the run stood where the last step done ended.
             let last_end = steps_done as f64 * 1e-3;
-            assert!((simulated_s - last_end).abs() < 1e-9, "{simulated_s} vs {last_end}");
+            assert!(
+                (simulated_s - last_end).abs() < 1e-9,
+                "{simulated_s} vs {last_end}"
+            );
         }
         other => panic!("{other:?}"),
     }
