@@ -75,6 +75,8 @@ enum Command {
     /// Runs several engines on each model and reports any contradiction between them;
     /// records their answers as a baseline, or compares them with one. Each engine run
     /// stops at --time-limit, 60 s by default; an engine stopped by it answers `unknown`.
+    /// With --sizes, each engine run and each simulation stops at --time-limit, 10 s by
+    /// default; a simulation stopped by it has a null figure (a warning, exit 0).
     Crosscheck(Box<c::CrosscheckArgs>),
     /// Checks a certificate (a schedule, a proof directory, or both) from files alone and
     /// says exactly what it proves.
@@ -105,6 +107,9 @@ enum Command {
     },
     /// Runs a schedule on a flow-level network simulator (max-min fair sharing, per-link
     /// latency, per-message overhead) and reports the makespan and throughput.
+    /// --time-limit (default 300 s) bounds the whole command, the engine and the
+    /// simulation (with --plan too): past it the report says where the simulation stopped
+    /// (makespan_s null, a `stopped` section; a warning, exit 0).
     Simulate(Box<c::SimulateArgs>),
     /// Mean message latency in heterogeneous multi-cluster systems (paper 002).
     Latency {
@@ -260,7 +265,8 @@ impl SimCliArgs {
 #[derive(Debug, Clone, clap::Args)]
 struct LimitArgs {
     /// Wall-clock limit in seconds (fractions allowed; default 300 s): an engine stopped
-    /// by it answers `unknown` with the best it had.
+    /// by it answers `unknown` with the best it had; a simulation it stops (`simulate`,
+    /// `solve --simulate`) reports how far it got, its figures null, with a warning (exit 0).
     #[arg(long, value_parser = c::parse_seconds)]
     time_limit: Option<std::time::Duration>,
     /// Search-node limit, for engines that count nodes.

@@ -50,7 +50,8 @@ pub struct CrosscheckArgs {
     #[arg(long, requires = "baseline")]
     accept_improvements: bool,
     /// Wall-clock limit of each engine run in seconds (fractions allowed; default 60 s): an
-    /// engine stopped by it answers `unknown`.
+    /// engine stopped by it answers `unknown`. With --sizes, of each engine run and each
+    /// simulation (default 10 s).
     #[arg(long, value_parser = super::parse_seconds)]
     time_limit: Option<std::time::Duration>,
     /// Search-node limit of each engine run, for engines that count nodes.
@@ -77,8 +78,10 @@ pub struct CrosscheckArgs {
     /// With --sizes (one model): every path that schedules with these sizes (first fit and
     /// the --engines on the pieces, first fit decreasing, the exact ILP and the --engines
     /// on whole messages), each schedule validated and simulated; they must agree on the
-    /// bound, respect it, and the simulator must give every predicted time (default
-    /// --time-limit 10 s per engine run here). See docs/src/alltoallv.md.
+    /// bound, respect it, and the simulator must give every predicted time. Each engine run
+    /// and each simulation stops at --time-limit (default 10 s here): a simulation stopped
+    /// by it has a null figure and is not compared (a warning, exit 0). See
+    /// docs/src/alltoallv.md.
     #[command(flatten)]
     sizes: super::SizesCli,
 }
@@ -201,6 +204,9 @@ fn crosscheck_sizes(
     };
     let report =
         liquid_study::alltoallv::crosscheck(model, args, &o, &engines, &crate::progress::solve)?;
+    for c in &report.cut_by_time_limit {
+        eprintln!("warning: the time limit stopped a simulation, not compared: {c}");
+    }
     match a.format {
         CrossFormat::Table => crate::output::print(&report.table())?,
         CrossFormat::Yaml => emit(&report, Format::Yaml)?,

@@ -59,18 +59,34 @@ const BYTES: &[&str] = &["total_bytes", "bytes"];
 /// `liquid simulate MODEL` (with `--plan`, an MPI library's all-to-all).
 pub fn simulate(a: &SimulateArgs) -> anyhow::Result<ExitCode> {
     let (model, args) = (&a.model, &a.sim.args()?);
-    match &a.plan {
+    let label = format!("simulate {}", model.display());
+    // A simulation stopped by the time limit is said on stderr too (exit 0: the report is
+    // written, as an engine stopped by --time-limit answers `unknown` with exit 0).
+    let stopped = match &a.plan {
         Some(plan) => {
-            let report = simulate::simulate_mpi(model, args, plan)?;
-            emitted_figures(&report, a.format, BYTES)
+            let report = crate::progress::with_phases(&label, |progress| {
+                simulate::simulate_mpi(model, args, plan, progress)
+            })?;
+            emitted_figures(&report, a.format, BYTES)?;
+            report.stopped()
         }
         None => {
             let plot = a.plot.as_deref();
             let solve = &crate::progress::solve;
-            let report = simulate::simulate(model, args, plot, solve)?;
-            emitted_figures(&report, a.format, BYTES)
+            let report = crate::progress::with_phases(&label, |progress| {
+                simulate::simulate(model, args, plot, solve, progress)
+            })?;
+            emitted_figures(&report, a.format, BYTES)?;
+            report.stopped().map(|why| match plot {
+                Some(p) => format!("{why}; no timeline drawn into {}", p.display()),
+                None => why,
+            })
         }
+    };
+    if let Some(why) = stopped {
+        eprintln!("warning: {why}");
     }
+    Ok(ExitCode::SUCCESS)
 }
 
 // `liquid export simgrid`'s arguments.

@@ -810,3 +810,61 @@ fn explain_with_sizes_says_why_the_whole_optimum_exceeds_the_bound() {
     assert!(why.contains("link x waits"), "{why}");
     assert!(why.contains("optimal"), "{why}");
 }
+
+#[test]
+fn the_time_limit_stops_the_simulations_of_solve_and_crosscheck() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let f = sizes_file(d.path(), "fat-tree:4,2", "zipf", "100KiB", &["--seed", "1"]);
+    let common = [
+        "--sizes",
+        &f,
+        "--link-throughput",
+        "100",
+        "--time-limit",
+        "0",
+    ];
+    // solve --simulate: both schedules made, their simulations null and said.
+    let s = run_json(&[&["solve", "fat-tree:4,2", "--simulate"][..], &common[..]].concat());
+    for kind in ["preemptive", "non_preemptive"] {
+        assert!(s[kind]["simulated_makespan_s"].is_null(), "{kind}: {s}");
+        assert!(s[kind].get("simulated_makespan_s").is_some(), "{kind}");
+    }
+    let cut: Vec<&str> = s["cut_by_time_limit"]
+        .as_array()
+        .expect("cut")
+        .iter()
+        .map(|c| c.as_str().expect("text"))
+        .collect();
+    assert!(
+        cut.contains(&"the simulation of the schedule of pieces: not run"),
+        "{cut:?}"
+    );
+    assert!(cut.contains(&"the simulation of the non-preemptive schedule: not run"));
+    // crosscheck --sizes: every simulation stopped, not compared, no contradiction.
+    let out = succeed(
+        liquid()
+            .args(["crosscheck", "fat-tree:4,2", "--format", "yaml"])
+            .args(common),
+    );
+    let r: serde_json::Value = serde_yaml::from_slice(&out.stdout).expect("YAML");
+    assert!(r["all_at_once_s"].is_null(), "{r}");
+    assert_eq!(r["contradictions"], serde_json::json!([]));
+    let stopped = r["cut_by_time_limit"].as_array().expect("cut").len();
+    let simulated: Vec<&serde_json::Value> = r["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|row| row.get("simulated_s").is_some())
+        .collect();
+    assert!(!simulated.is_empty());
+    assert!(simulated.iter().all(|row| row["simulated_s"].is_null()));
+    // Every row simulated, and all at once, are said.
+    assert_eq!(stopped, simulated.len() + 1);
+    let err = String::from_utf8(out.stderr).expect("UTF-8");
+    assert_eq!(
+        err.matches("warning: the time limit stopped a simulation, not compared")
+            .count(),
+        stopped,
+        "{err}"
+    );
+}

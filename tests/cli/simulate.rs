@@ -469,3 +469,108 @@ fn the_yaml_report_drops_float_noise_and_the_json_keeps_full_precision() {
     assert!(text.contains("\ntotal_bytes: 380000000\n"), "{text}");
     assert!(text.contains("  end_s: 0.019\n"), "{text}");
 }
+
+#[test]
+fn the_time_limit_stops_a_simulation_and_says_how_far_it_got() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let sizes = d.path().join("sizes.csv");
+    let sizes = sizes.to_str().expect("UTF-8");
+    succeed(liquid().args([
+        "generate",
+        "sizes",
+        "fat-tree:4,3",
+        "--dist",
+        "uniform",
+        "--bytes-per-rank",
+        "1MiB",
+        "--seed",
+        "1",
+        "--out",
+        sizes,
+    ]));
+    let args = [
+        "simulate",
+        "fat-tree:4,3",
+        "--sizes",
+        sizes,
+        "--mode",
+        "all-at-once",
+        "--link-throughput",
+        "1000",
+        "--format",
+        "json",
+    ];
+    // Without a limit given (300 s), the run ends: a makespan, no `stopped`.
+    let whole: Value = serde_json::from_slice(&succeed(liquid().args(args)).stdout).expect("JSON");
+    assert!(f(&whole, "makespan_s") > 0.0);
+    assert!(whole.get("stopped").is_none());
+    // At 0 s the simulation stops before its first event: exit 0, null figures, where it
+    // stopped, a warning.
+    let plot = d.path().join("t.svg");
+    let out = succeed(liquid().args(args).args([
+        "--time-limit",
+        "0",
+        "--plot",
+        plot.to_str().expect("UTF-8"),
+    ]));
+    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(r["makespan_s"].is_null(), "{r}");
+    assert!(r["throughput_mb_s"].is_null());
+    assert!(r.get("events").is_none());
+    assert_eq!(r["frames"], serde_json::json!([]));
+    assert_eq!(
+        r["stopped"],
+        serde_json::json!({"simulated_s": 0.0, "steps_done": 0, "steps": 1,
+                           "messages_done": 0, "messages": 240})
+    );
+    let err = String::from_utf8(out.stderr).expect("UTF-8");
+    assert!(
+        err.contains(
+            "warning: the time limit stopped the simulation of the schedule at 0 s of simulated \
+             time (0 of 1 steps, 0 of 240 messages done): the report has no makespan_s"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("no timeline drawn into"), "{err}");
+    assert!(!plot.exists());
+    // An MPI library's all-to-all too.
+    let out = succeed(liquid().args([
+        "simulate",
+        "fat-tree:4,3",
+        "--plan",
+        "mpi-ompi-4.1",
+        "--link-throughput",
+        "1000",
+        "--time-limit",
+        "0",
+        "--format",
+        "json",
+    ]));
+    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(r["makespan_s"].is_null(), "{r}");
+    assert_eq!(r["stopped"]["messages"], 240);
+    assert_eq!(r["stopped"]["messages_done"], 0);
+    assert!(String::from_utf8(out.stderr)
+        .expect("UTF-8")
+        .contains("warning: the time limit stopped the simulation of --plan mpi-ompi-4.1"));
+}
+
+/// The reports of a simulation stopped by --time-limit 0 (a schedule posted at once, and
+/// an MPI library's all-to-all), as a user reads them: null figures, `stopped`, the
+/// warning, exit 0 (the wall time redacted).
+#[test]
+fn time_limit_0_reports() {
+    for (name, plan) in [
+        ("simulate_time_limit_0", ["--mode", "all-at-once"]),
+        ("simulate_plan_time_limit_0", ["--plan", "pairwise"]),
+    ] {
+        let mut cmd = liquid();
+        cmd.args(["simulate", "fat-tree:4,2"]).args(plan).args([
+            "--link-throughput",
+            "1000",
+            "--time-limit",
+            "0",
+        ]);
+        crate::snap!(name, cmd, vec![(r"wall_s: [0-9.eE+-]+", "wall_s: [wall]")]);
+    }
+}

@@ -415,7 +415,7 @@ fn walk(
     let built = state.run(program, model, &mut b);
     let stopped = match built {
         Ok(()) => None,
-        Err(MpiError::Sim(SimError::TimeLimit { simulated_s })) => Some(simulated_s),
+        Err(MpiError::Sim(SimError::TimeLimit { simulated_s, .. })) => Some(simulated_s),
         Err(e) => return Err(e),
     };
     // Every step reads as the origin (step 0, time 0) when it was never reached.
@@ -823,7 +823,14 @@ pub(crate) fn predict_counted(
     };
     let mut sink = |plan: &Plan, start: f64, barrier: usize| -> Result<Vec<f64>, MpiError> {
         if budget.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(SimError::TimeLimit { simulated_s: start }.into());
+            return Err(SimError::TimeLimit {
+                simulated_s: start,
+                steps_done: 0,
+                steps: plan.steps.len(),
+                messages_done: 0,
+                messages: plan.messages(),
+            }
+            .into());
         }
         say(barrier, start);
         let inside = |t: f64| say(barrier, t);

@@ -48,7 +48,7 @@ pub mod two_clusters;
 
 pub use engine::{
     simulate, simulate_controlled, simulate_with, Control, Options, Run, Segment, Span, Transport,
-    CHECK_EVERY,
+    CHECK_EVERY, CHECK_FLOWS,
 };
 pub use plan::{from_frames, from_schedule, Message, Mode, Plan, Step};
 pub use platform::{Link, MappedTraffic, Platform};
@@ -92,10 +92,21 @@ pub enum SimError {
     #[error("{0}")]
     Mismatch(String),
     /// The run passed its deadline ([`Control::deadline`]) before the plan finished.
-    #[error("stopped by the time limit at {simulated_s} s of simulated time")]
+    #[error(
+        "stopped by the time limit at {simulated_s} s of simulated time ({steps_done} of \
+         {steps} steps and {messages_done} of {messages} messages done)"
+    )]
     TimeLimit {
         /// The simulated time the run had reached, seconds.
         simulated_s: f64,
+        /// Steps of the plan finished by then (every message delivered).
+        steps_done: usize,
+        /// Steps of the plan.
+        steps: usize,
+        /// Messages of the plan delivered by then.
+        messages_done: usize,
+        /// Messages of the plan.
+        messages: usize,
     },
     /// A traffic that SimGrid's platform format cannot express (transfers without hosts,
     /// two routes between the same hosts).

@@ -18,6 +18,7 @@ use liquid_model::{Schedule, Traffic, TransferId};
 use liquid_sim::MappedTraffic;
 use serde::Serialize;
 
+use crate::simulate::Stopped;
 use crate::{Solver, StudyError};
 
 /// Where the sizes come from and the platform's parameters.
@@ -223,9 +224,11 @@ pub struct ChunkReport {
     /// (predicted makespan - time bound) / predicted makespan: how far the schedule may be
     /// from the fastest one, by the time bound.
     pub gap: f64,
-    /// The makespan on the flow-level simulator, frame by frame (with `--simulate`).
+    /// The makespan on the flow-level simulator, frame by frame (with `--simulate`;
+    /// `Some(None)`, null, when the time limit stopped the simulation or came before it:
+    /// `cut_by_time_limit` says which).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub simulated_makespan_s: Option<f64>,
+    pub simulated_makespan_s: Option<Option<f64>>,
     /// The quanta weighed for the default one, with their predictions.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<Candidate>,
@@ -264,9 +267,11 @@ pub struct WholeReport {
     /// The ILP's run, when it ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ilp: Option<IlpReport>,
-    /// The makespan on the flow-level simulator, frame by frame (with `--simulate`).
+    /// The makespan on the flow-level simulator, frame by frame (with `--simulate`;
+    /// `Some(None)`, null, when the time limit stopped the simulation or came before it:
+    /// `cut_by_time_limit` says which).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub simulated_makespan_s: Option<f64>,
+    pub simulated_makespan_s: Option<Option<f64>>,
     /// makespan / the preemptive schedule's predicted makespan (both made).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub over_preemptive: Option<f64>,
@@ -341,18 +346,25 @@ impl Clock {
     fn left(&self) -> Duration {
         self.deadline.saturating_duration_since(Instant::now())
     }
-    /// Runs the phase `what` (`f`) unless the deadline has passed; then records it as not
-    /// run and gives `None`.
-    fn unless_passed<T>(
+    /// Runs the simulation `what` (`f`, given the deadline, which stops it inside): its
+    /// makespan, or `Some(None)` (a null figure) when the deadline had passed before it
+    /// (then recorded as not run) or stopped it (recorded with how far it got).
+    fn simulation(
         &mut self,
         what: &str,
-        f: impl FnOnce() -> Result<T, StudyError>,
-    ) -> Result<Option<T>, StudyError> {
+        f: impl FnOnce(Instant) -> Result<Result<f64, Stopped>, StudyError>,
+    ) -> Result<Option<Option<f64>>, StudyError> {
         if self.passed() {
             self.cut.push(format!("{what}: not run"));
-            return Ok(None);
+            return Ok(Some(None));
         }
-        f().map(Some)
+        Ok(Some(match f(self.deadline)? {
+            Ok(makespan) => Some(makespan),
+            Err(stopped) => {
+                self.cut.push(format!("{what}: {}", stopped_at(&stopped)));
+                None
+            }
+        }))
     }
 }
 
@@ -762,9 +774,9 @@ fn chunks(
         )
     };
     let simulated = if o.simulate {
-        clock.unless_passed("the simulation of the schedule of pieces", || {
+        clock.simulation("the simulation of the schedule of pieces", |deadline| {
             phase("simulating the schedule of pieces");
-            simulate_chunked(l, &c)
+            simulate_chunked(l, &c, Some(deadline))
         })?
     } else {
         None
@@ -957,10 +969,13 @@ fn non_preemptive(
         (makespan - lb).max(0.0) / makespan
     };
     let simulated = if o.simulate {
-        clock.unless_passed("the simulation of the non-preemptive schedule", || {
-            phase("simulating the non-preemptive schedule");
-            simulate_whole(l, &schedule)
-        })?
+        clock.simulation(
+            "the simulation of the non-preemptive schedule",
+            |deadline| {
+                phase("simulating the non-preemptive schedule");
+                simulate_whole(l, &schedule, Some(deadline))
+            },
+        )?
     } else {
         None
     };
@@ -1052,21 +1067,50 @@ pub fn chunked_plan(l: &Loaded, c: &Chunked) -> liquid_sim::Plan {
     liquid_sim::Plan { steps }
 }
 
-fn run(l: &Loaded, plan: &liquid_sim::Plan) -> Result<f64, StudyError> {
+/// The makespan of `plan` on the flow-level simulator, or (`Err`) how far it got when
+/// `deadline` came first.
+fn run(
+    l: &Loaded,
+    plan: &liquid_sim::Plan,
+    deadline: Option<Instant>,
+) -> Result<Result<f64, Stopped>, StudyError> {
     let opts = liquid_sim::Options {
         overhead: l.platform.overhead,
         trace: false,
     };
+    let transport = liquid_sim::Transport::default();
     let run =
-        liquid_sim::simulate(&l.mapped.platform, plan, &opts).map_err(StudyError::internal)?;
-    Ok(run.makespan)
+        crate::simulate::run_within(&l.mapped.platform, plan, &opts, &transport, deadline, None)
+            .map_err(StudyError::internal)?;
+    Ok(run.map(|r| r.makespan))
 }
 
-fn simulate_chunked(l: &Loaded, c: &Chunked) -> Result<f64, StudyError> {
-    run(l, &chunked_plan(l, c))
+/// Where the time limit stopped a simulation, for `cut_by_time_limit` and the notes of
+/// `crosscheck --sizes` (steps are frames here).
+fn stopped_at(s: &Stopped) -> String {
+    format!(
+        "stopped at {} s of simulated time ({} of {} frames, {} of {} messages done)",
+        round_significant(s.simulated_s, 4),
+        s.steps_done,
+        s.steps,
+        s.messages_done,
+        s.messages
+    )
 }
 
-fn simulate_whole(l: &Loaded, s: &Schedule) -> Result<f64, StudyError> {
+fn simulate_chunked(
+    l: &Loaded,
+    c: &Chunked,
+    deadline: Option<Instant>,
+) -> Result<Result<f64, Stopped>, StudyError> {
+    run(l, &chunked_plan(l, c), deadline)
+}
+
+fn simulate_whole(
+    l: &Loaded,
+    s: &Schedule,
+    deadline: Option<Instant>,
+) -> Result<Result<f64, Stopped>, StudyError> {
     let sizes: Vec<f64> = l.sizes.bytes.iter().map(|&b| b as f64).collect();
     let plan = liquid_sim::from_schedule(
         &l.traffic,
@@ -1076,7 +1120,7 @@ fn simulate_whole(l: &Loaded, s: &Schedule) -> Result<f64, StudyError> {
         liquid_sim::Mode::Frames,
     )
     .map_err(StudyError::internal)?;
-    run(l, &plan)
+    run(l, &plan, deadline)
 }
 
 /// What `liquid generate sizes` writes: a `src,dst,bytes` CSV.
@@ -1427,9 +1471,11 @@ pub struct CrossRow {
     /// Its predicted makespan (the sum of its frames' times), seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predicted_s: Option<f64>,
-    /// Its makespan on the flow-level simulator, frame by frame, seconds.
+    /// Its makespan on the flow-level simulator, frame by frame, seconds (absent: not
+    /// simulated; `Some(None)`, null: the time limit stopped the simulation, the note says
+    /// where).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub simulated_s: Option<f64>,
+    pub simulated_s: Option<Option<f64>>,
     /// Whether every check of this row passed (a row without a schedule passes).
     pub ok: bool,
     /// What was checked, or what failed, or why there is no schedule.
@@ -1447,8 +1493,9 @@ pub struct CrossReport {
     /// The link part of the bound recomputed on the simulator's platform (its routes and
     /// link bandwidths), seconds.
     link_bound_on_simulator_s: f64,
-    /// Every message posted at once on the flow-level simulator, seconds.
-    all_at_once_s: f64,
+    /// Every message posted at once on the flow-level simulator, seconds (null when the
+    /// time limit stopped the simulation: `cut_by_time_limit` says where).
+    all_at_once_s: Option<f64>,
     /// The frame bound of non-preemptive schedules, seconds.
     frame_bound_s: f64,
     /// The quantum of the schedules of pieces, and Λ of its pieces.
@@ -1456,6 +1503,10 @@ pub struct CrossReport {
     piece_duration: u64,
     /// The schedules.
     rows: Vec<CrossRow>,
+    /// The simulations the time limit stopped (each within --time-limit, as each engine
+    /// run), and where: their figures are null and their comparisons not made.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cut_by_time_limit: Vec<String>,
     /// Every disagreement found (empty: all agree).
     pub contradictions: Vec<String>,
 }
@@ -1470,7 +1521,7 @@ impl CrossReport {
     pub fn table(&self) -> String {
         let mut out = format!(
             "{} with sizes {} ({} messages): time bound {:.6} s ({}), on the simulator's \
-             links {:.6} s; all at once {:.6} s; frame bound {:.6} s; quantum {} (Λ of the \
+             links {:.6} s; all at once {}; frame bound {:.6} s; quantum {} (Λ of the \
              pieces {})\n",
             self.model,
             self.sizes.file,
@@ -1478,7 +1529,10 @@ impl CrossReport {
             self.time_bound.seconds,
             self.time_bound.by,
             self.link_bound_on_simulator_s,
-            self.all_at_once_s,
+            self.all_at_once_s
+                .map_or("stopped by the time limit".to_string(), |t| format!(
+                    "{t:.6} s"
+                )),
             self.frame_bound_s,
             self.quantum,
             self.piece_duration
@@ -1495,13 +1549,20 @@ impl CrossReport {
                 r.kind,
                 r.frames.map_or("-".to_string(), |f| f.to_string()),
                 num(r.predicted_s),
-                num(r.simulated_s),
+                num(r.simulated_s.flatten()),
                 if r.ok { "yes" } else { "NO" },
                 r.note
             ));
         }
+        for c in &self.cut_by_time_limit {
+            out.push_str(&format!("not compared: {c}\n"));
+        }
         if self.contradictions.is_empty() {
-            out.push_str("agreed: every schedule valid, every time at or above its bound, every prediction the simulator's\n");
+            out.push_str(if self.cut_by_time_limit.is_empty() {
+                "agreed: every schedule valid, every time at or above its bound, every prediction the simulator's\n"
+            } else {
+                "agreed: every schedule valid, every time at or above its bound, every prediction simulated to its end the simulator's\n"
+            });
         } else {
             for c in &self.contradictions {
                 out.push_str(&format!("contradiction: {c}\n"));
@@ -1527,7 +1588,9 @@ fn same_time(a: f64, b: f64) -> bool {
 /// frames; the frame bound for whole messages; an ILP optimum HiGHS proved), every
 /// prediction is the simulator's makespan, all at once on the simulator is not below the
 /// link bound, and the two computations of the bound are equal. `o.request` bounds each
-/// engine run.
+/// engine run and each simulation ([`DEFAULT_TIME_LIMIT`] when it has no time limit): a
+/// simulation stopped by it has a null figure, is compared with nothing, and is listed in
+/// `cut_by_time_limit`.
 pub fn crosscheck(
     model_arg: &Path,
     a: &SizesArgs,
@@ -1545,6 +1608,9 @@ pub fn crosscheck(
     let ones = vec![1u32; traffic.num_links()];
     let bound = time_bound(traffic, bytes, platform);
     let mut contradictions = Vec::new();
+    // Each simulation within the limit of an engine run.
+    let sim_limit = Some(o.request.limits.time.unwrap_or(DEFAULT_TIME_LIMIT));
+    let mut cut = Vec::new();
     // The link bound again, from the simulator's routes and links.
     let links = l.mapped.platform.links();
     let mut on_link = vec![0f64; links.len()];
@@ -1574,10 +1640,19 @@ pub fn crosscheck(
         liquid_sim::Mode::AllAtOnce,
     )
     .map_err(StudyError::internal)?;
-    let all_at_once = run(&l, &plan)?;
-    if all_at_once < bound.link_seconds * (1.0 - 1e-9) {
+    let all_at_once = match run(&l, &plan, crate::simulate::deadline_in(sim_limit))? {
+        Ok(t) => Some(t),
+        Err(stopped) => {
+            cut.push(format!(
+                "all at once on the simulator: {}",
+                stopped_at(&stopped)
+            ));
+            None
+        }
+    };
+    if let Some(t) = all_at_once.filter(|&t| t < bound.link_seconds * (1.0 - 1e-9)) {
         contradictions.push(format!(
-            "all at once takes {all_at_once} s on the simulator, below the link bound {} s",
+            "all at once takes {t} s on the simulator, below the link bound {} s",
             bound.link_seconds
         ));
     }
@@ -1595,7 +1670,11 @@ pub fn crosscheck(
     let mut rows = Vec::new();
     // A schedule of pieces: validated, at least Λ_p frames, at or above the bound, and
     // the simulator's makespan is the prediction.
-    let check_pieces = |by: String, c: &Chunked, extra: &str, rows: &mut Vec<CrossRow>| {
+    let check_pieces = |by: String,
+                        c: &Chunked,
+                        extra: &str,
+                        rows: &mut Vec<CrossRow>,
+                        cut: &mut Vec<String>| {
         let mut notes = Vec::new();
         if let Err(e) = chunk::validate(traffic, &ones, c) {
             notes.push(e.to_string());
@@ -1611,14 +1690,24 @@ pub fn crosscheck(
         if predicted < bound.seconds * (1.0 - 1e-9) {
             notes.push(format!("predicted {predicted} s, below the time bound"));
         }
+        let mut stopped = None;
         let simulated = if notes.is_empty() {
-            let s = simulate_chunked(&l, c)?;
-            if !same_time(s, predicted) {
-                notes.push(format!(
-                    "simulated {s} s against the predicted {predicted} s"
-                ));
+            match simulate_chunked(&l, c, crate::simulate::deadline_in(sim_limit))? {
+                Ok(s) => {
+                    if !same_time(s, predicted) {
+                        notes.push(format!(
+                            "simulated {s} s against the predicted {predicted} s"
+                        ));
+                    }
+                    Some(Some(s))
+                }
+                Err(s) => {
+                    let at = stopped_at(&s);
+                    cut.push(format!("{by} (pieces): the simulation {at}"));
+                    stopped = Some(at);
+                    Some(None)
+                }
             }
-            Some(s)
         } else {
             None
         };
@@ -1630,16 +1719,16 @@ pub fn crosscheck(
             predicted_s: Some(predicted),
             simulated_s: simulated,
             ok,
-            note: if ok {
-                format!("valid{extra}, frames >= Λ of the pieces, at or above the bound, simulated = predicted")
-            } else {
-                notes.join("; ")
+            note: match (ok, stopped) {
+                (true, None) => format!("valid{extra}, frames >= Λ of the pieces, at or above the bound, simulated = predicted"),
+                (true, Some(at)) => format!("valid{extra}, frames >= Λ of the pieces, at or above the bound; the simulation {at}: not compared"),
+                (false, _) => notes.join("; "),
             },
         });
         Ok::<(), StudyError>(())
     };
     let ff = chunk::first_fit(traffic, bytes, quantum, platform, &ones);
-    check_pieces("first-fit".into(), &ff, "", &mut rows)?;
+    check_pieces("first-fit".into(), &ff, "", &mut rows, &mut cut)?;
     // Engines on the pieces traffic (at the quantum) and on the whole messages (one
     // piece each); an engine's schedule is also checked by liquid_model::validate.
     let times = whole::message_times(traffic, bytes, platform);
@@ -1719,6 +1808,7 @@ pub fn crosscheck(
                     &c,
                     ", also by liquid_model::validate on the pieces traffic",
                     &mut rows,
+                    &mut cut,
                 )?;
                 if let (Some(e), Some(r)) = (model_check, rows.last_mut()) {
                     r.ok = false;
@@ -1771,12 +1861,22 @@ pub fn crosscheck(
                 ));
             }
         }
+        let mut stopped = None;
         let simulated = if notes.is_empty() {
-            let x = simulate_whole(&l, &s)?;
-            if !same_time(x, m) {
-                notes.push(format!("simulated {x} s against the predicted {m} s"));
+            match simulate_whole(&l, &s, crate::simulate::deadline_in(sim_limit))? {
+                Ok(x) => {
+                    if !same_time(x, m) {
+                        notes.push(format!("simulated {x} s against the predicted {m} s"));
+                    }
+                    Some(Some(x))
+                }
+                Err(x) => {
+                    let at = stopped_at(&x);
+                    cut.push(format!("{by} (whole): the simulation {at}"));
+                    stopped = Some(at);
+                    Some(None)
+                }
             }
-            Some(x)
         } else {
             None
         };
@@ -1788,13 +1888,14 @@ pub fn crosscheck(
             predicted_s: Some(m),
             simulated_s: simulated,
             ok,
-            note: if ok {
-                "valid (liquid_model::validate), at or above the frame bound and any proven optimum, simulated = predicted".into()
-            } else {
-                notes.join("; ")
+            note: match (ok, stopped) {
+                (true, None) => "valid (liquid_model::validate), at or above the frame bound and any proven optimum, simulated = predicted".into(),
+                (true, Some(at)) => format!("valid (liquid_model::validate), at or above the frame bound and any proven optimum; the simulation {at}: not compared"),
+                (false, _) => notes.join("; "),
             },
         });
     }
+
     for r in rows.iter().filter(|r| !r.ok) {
         contradictions.push(format!("{} ({}): {}", r.by, r.kind, r.note));
     }
@@ -1809,6 +1910,7 @@ pub fn crosscheck(
         quantum,
         piece_duration: lambda,
         rows,
+        cut_by_time_limit: cut,
         contradictions,
     })
 }

@@ -343,6 +343,93 @@ fn prepare(model_arg: &Path, args: &SimArgs, solve: Solver<'_>) -> Result<Prepar
     })
 }
 
+/// How far a simulation got before the time limit stopped it: the `stopped` section of a
+/// report whose simulated figures are then null.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct Stopped {
+    /// The simulated time reached, seconds.
+    pub simulated_s: f64,
+    /// Steps of the plan finished by then (in frames mode, a step is a timeframe).
+    pub steps_done: usize,
+    /// Steps of the plan.
+    pub steps: usize,
+    /// Messages delivered by then.
+    pub messages_done: usize,
+    /// Messages of the plan.
+    pub messages: usize,
+}
+
+impl Stopped {
+    /// One line for people: the time limit stopped the simulation of `what` where (the
+    /// simulated time to 4 significant digits; the report has it in full).
+    pub fn describe(&self, what: &str) -> String {
+        format!(
+            "the time limit stopped the simulation of {what} at {} s of simulated time \
+             ({} of {} steps, {} of {} messages done)",
+            liquid_model::display::round_significant(self.simulated_s, 4),
+            self.steps_done,
+            self.steps,
+            self.messages_done,
+            self.messages
+        )
+    }
+}
+
+/// Runs `plan` on `platform` until `deadline` ([`liquid_sim::simulate_controlled`]): the
+/// run, or (`Err`) how far it got when the deadline came first. `progress`, when given,
+/// is told the simulated time reached (`simulating: 0.0123 s simulated`) at most every
+/// [`liquid_mpi::model::PROGRESS_EVERY`]. Every other error of the simulator is returned as it
+/// is.
+pub(crate) fn run_within(
+    platform: &liquid_sim::Platform,
+    plan: &Plan,
+    opts: &liquid_sim::Options,
+    transport: &liquid_sim::Transport,
+    deadline: Option<Instant>,
+    progress: Option<&dyn Fn(&str)>,
+) -> Result<Result<liquid_sim::Run, Stopped>, liquid_sim::SimError> {
+    let last = std::cell::Cell::new(None::<Instant>);
+    let say = |simulated: f64| {
+        let Some(progress) = progress else { return };
+        let now = Instant::now();
+        if last
+            .get()
+            .is_some_and(|t| now.duration_since(t) < liquid_mpi::model::PROGRESS_EVERY)
+        {
+            return;
+        }
+        last.set(Some(now));
+        progress(&format!("simulating: {simulated:.6} s simulated"));
+    };
+    let control = liquid_sim::Control {
+        start: 0.0,
+        deadline,
+        progress: progress.is_some().then_some(&say as &dyn Fn(f64)),
+    };
+    match liquid_sim::simulate_controlled(platform, plan, opts, transport, &control) {
+        Ok(run) => Ok(Ok(run)),
+        Err(liquid_sim::SimError::TimeLimit {
+            simulated_s,
+            steps_done,
+            steps,
+            messages_done,
+            messages,
+        }) => Ok(Err(Stopped {
+            simulated_s,
+            steps_done,
+            steps,
+            messages_done,
+            messages,
+        })),
+        Err(e) => Err(e),
+    }
+}
+
+/// The instant `limit` after now (None: no limit, or one too far to represent).
+pub(crate) fn deadline_in(limit: Option<std::time::Duration>) -> Option<Instant> {
+    limit.and_then(|t| Instant::now().checked_add(t))
+}
+
 /// One frame of a simulated schedule: its transfers' span.
 #[derive(Serialize)]
 pub struct FrameReport {
@@ -362,23 +449,45 @@ pub struct SimReport {
     links: usize,
     total_bytes: f64,
     overhead_s: f64,
-    makespan_s: f64,
-    throughput_mb_s: f64,
+    /// When the last message was delivered, seconds; null when the time limit stopped the
+    /// simulation first ([`SimReport::stopped`]).
+    makespan_s: Option<f64>,
+    /// Null when the time limit stopped the simulation.
+    throughput_mb_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     liquid_throughput_mb_s: Option<f64>,
     /// max over links of bytes on the link / its bandwidth: no plan can beat it.
     link_bound_s: f64,
-    events: u64,
-    reallocations: u64,
+    /// Events and bandwidth reallocations of the simulation (absent when it was stopped).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    events: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reallocations: Option<u64>,
     /// Wall time of the simulation proper (not loading, not the engine), seconds.
     wall_s: f64,
+    /// Where the time limit stopped the simulation (absent: it ran to the end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped: Option<Stopped>,
+    /// Every frame's span (empty when the simulation was stopped).
     frames: Vec<FrameReport>,
 }
 
 impl SimReport {
-    /// When the last message was delivered, seconds.
-    pub fn makespan_s(&self) -> f64 {
+    /// When the last message was delivered, seconds (None: the time limit stopped the
+    /// simulation first).
+    pub fn makespan_s(&self) -> Option<f64> {
         self.makespan_s
+    }
+
+    /// Where the time limit stopped the simulation, said for people (None: it ran to the
+    /// end).
+    pub fn stopped(&self) -> Option<String> {
+        self.stopped.as_ref().map(|s| {
+            format!(
+                "{}: the report has no makespan_s; raise --time-limit for the whole run",
+                s.describe("the schedule")
+            )
+        })
     }
 }
 
@@ -406,12 +515,20 @@ fn frame_spans(plan: &Plan, run: &liquid_sim::Run) -> Vec<FrameReport> {
 /// Runs the schedule of `args` on the model's platform and reports the makespan and the
 /// throughput, frame by frame; with `plot`, draws the timeline into that SVG file.
 /// `solve` runs the engine when the schedule is an engine's.
+///
+/// `args.request.limits.time` bounds the whole call, the engine and the simulation: when
+/// the simulation is still running at that instant it stops, and the report says how far
+/// it got ([`SimReport::stopped`]) with a null makespan (and no timeline drawn).
+/// `progress` is told what runs, for progress on stderr.
 pub fn simulate(
     model_arg: &Path,
     args: &SimArgs,
     plot: Option<&Path>,
     solve: Solver<'_>,
+    progress: &dyn Fn(&str),
 ) -> Result<SimReport, StudyError> {
+    let deadline = deadline_in(args.request.limits.time);
+    progress("making the schedule");
     let p = prepare(model_arg, args, solve)?;
     let opts = liquid_sim::Options {
         overhead: args.overhead,
@@ -419,7 +536,16 @@ pub fn simulate(
     };
     let start = Instant::now();
     // Sizes, latencies or bandwidths whose times or totals overflow are the user's.
-    let run = liquid_sim::simulate(&p.mapped.platform, &p.plan, &opts).map_err(|e| match e {
+    let transport = liquid_sim::Transport::default();
+    let run = run_within(
+        &p.mapped.platform,
+        &p.plan,
+        &opts,
+        &transport,
+        deadline,
+        Some(progress),
+    )
+    .map_err(|e| match e {
         liquid_sim::SimError::BadParameter { .. } => StudyError::Input(format!(
             "{e} (--size, --sizes, --overhead, --link-latency or --link-throughput)"
         )),
@@ -449,21 +575,26 @@ pub fn simulate(
         links: platform.links().len(),
         total_bytes,
         overhead_s: args.overhead,
-        makespan_s: run.makespan,
-        throughput_mb_s: if run.makespan > 0.0 {
-            total_bytes / run.makespan / 1e6
-        } else {
-            0.0
-        },
+        makespan_s: run.as_ref().ok().map(|r| r.makespan),
+        throughput_mb_s: run.as_ref().ok().map(|r| {
+            if r.makespan > 0.0 {
+                total_bytes / r.makespan / 1e6
+            } else {
+                0.0
+            }
+        }),
         liquid_throughput_mb_s: link_throughput.map(|t| t * traffic.liquid_ratio()),
         link_bound_s,
-        events: run.events,
-        reallocations: run.reallocations,
+        events: run.as_ref().ok().map(|r| r.events),
+        reallocations: run.as_ref().ok().map(|r| r.reallocations),
         wall_s,
-        frames: frame_spans(&p.plan, &run),
+        stopped: run.as_ref().err().cloned(),
+        frames: run
+            .as_ref()
+            .map_or_else(|_| Vec::new(), |r| frame_spans(&p.plan, r)),
     };
-    if let Some(path) = plot {
-        crate::write(path, timeline(&report, platform, &run))?;
+    if let (Some(path), Ok(run)) = (plot, &run) {
+        crate::write(path, timeline(&report, platform, run))?;
     }
     Ok(report)
 }
@@ -495,15 +626,15 @@ fn timeline(r: &SimReport, platform: &liquid_sim::Platform, run: &liquid_sim::Ru
             "{} — {} mode, makespan {:.6} s, {:.2} MB/s (liquid {})",
             r.model,
             r.mode,
-            r.makespan_s,
-            r.throughput_mb_s,
+            r.makespan_s.unwrap_or(f64::NAN),
+            r.throughput_mb_s.unwrap_or(f64::NAN),
             r.liquid_throughput_mb_s
                 .map_or("n/a".to_string(), |t| format!("{t:.2} MB/s"))
         ),
         frames: &frames,
         links: platform.links().iter().map(|l| l.name.as_str()).collect(),
         segments: &segments,
-        makespan_s: r.makespan_s,
+        makespan_s: r.makespan_s.unwrap_or(f64::NAN),
     }
     .to_svg()
 }
@@ -699,8 +830,25 @@ pub struct MpiSimReport {
     messages: usize,
     total_bytes: f64,
     overhead_s: f64,
-    makespan_s: f64,
+    /// Null when the time limit stopped the simulation first ([`MpiSimReport::stopped`]).
+    makespan_s: Option<f64>,
     wall_s: f64,
+    /// Where the time limit stopped the simulation (absent: it ran to the end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped: Option<Stopped>,
+}
+
+impl MpiSimReport {
+    /// Where the time limit stopped the simulation, said for people (None: it ran to the
+    /// end).
+    pub fn stopped(&self) -> Option<String> {
+        self.stopped.as_ref().map(|s| {
+            format!(
+                "{}: the report has no makespan_s; raise --time-limit for the whole run",
+                s.describe(&format!("--plan {}", self.plan))
+            )
+        })
+    }
 }
 
 /// `liquid simulate MODEL --plan NAME`: the all-to-all of an MPI library (`mpi-ompi-1.1.2`,
@@ -710,12 +858,18 @@ pub struct MpiSimReport {
 /// eager (no transport: `liquid study two-clusters` runs the plans over one). A schedule,
 /// an engine, `--sizes` or a `--mode` other than frames are refused: the plan is the
 /// library's.
+///
+/// `args.request.limits.time` bounds the whole call: a simulation still running then
+/// stops, the report saying how far it got with a null makespan. `progress` is told the
+/// simulated time reached, for progress on stderr.
 pub fn simulate_mpi(
     model_arg: &Path,
     args: &SimArgs,
     plan: &str,
+    progress: &dyn Fn(&str),
 ) -> Result<MpiSimReport, StudyError> {
     use liquid_sim::mpi_alltoall::{Algorithm, Library};
+    let deadline = deadline_in(args.request.limits.time);
     check_args(args)?;
     if args.schedule.is_some() || args.engine.is_some() || args.sizes.is_some() {
         return Err(StudyError::Input(
@@ -790,7 +944,16 @@ pub fn simulate_mpi(
         trace: false,
     };
     let start = Instant::now();
-    let run = liquid_sim::simulate(&mapped.platform, &built, &opts).map_err(|e| match e {
+    let transport = liquid_sim::Transport::default();
+    let run = run_within(
+        &mapped.platform,
+        &built,
+        &opts,
+        &transport,
+        deadline,
+        Some(progress),
+    )
+    .map_err(|e| match e {
         liquid_sim::SimError::BadParameter { .. } => StudyError::Input(format!(
             "{e} (--size, --overhead, --link-latency or --link-throughput)"
         )),
@@ -805,7 +968,8 @@ pub fn simulate_mpi(
         messages: built.messages(),
         total_bytes: built.bytes(),
         overhead_s: args.overhead,
-        makespan_s: run.makespan,
+        makespan_s: run.as_ref().ok().map(|r| r.makespan),
         wall_s: start.elapsed().as_secs_f64(),
+        stopped: run.err(),
     })
 }
