@@ -462,7 +462,11 @@ fn the_time_limit_stops_each_simulation_of_the_study() {
         "{err}"
     );
     let csv = std::fs::read_to_string(dir.path().join("two-clusters.csv")).expect("written");
-    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
     assert_eq!(rows.len(), 9);
     assert!(rows.iter().all(|r| r[5].is_empty()), "{csv}");
     // The plans are still made and counted.

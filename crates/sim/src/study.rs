@@ -830,7 +830,10 @@ mod tests {
         for (f, n) in full.iter().zip(&none) {
             assert!(f.makespan_s.is_some(), "{f:?}");
             assert_eq!(n.makespan_s, None, "{n:?}");
-            assert_eq!((n.messages, n.backbone_messages), (f.messages, f.backbone_messages));
+            assert_eq!(
+                (n.messages, n.backbone_messages),
+                (f.messages, f.backbone_messages)
+            );
         }
         let generous = case
             .run_within(1000.0, &setting, Some(std::time::Duration::from_secs(3600)))
@@ -844,7 +847,10 @@ mod tests {
         for (n1, n2) in [(1, 1), (1, 2), (3, 1)] {
             let case = Case::new(n1, n2, &setting, &mut first_fit).expect("case");
             let points = case.run(1000.0, &setting).expect("runs");
-            assert!(points.iter().all(|p| p.makespan_s > Some(0.005)), "{points:?}");
+            assert!(
+                points.iter().all(|p| p.makespan_s > Some(0.005)),
+                "{points:?}"
+            );
         }
     }
 
