@@ -153,7 +153,9 @@ enum StudyWhat {
     /// the direct all-to-all (posted at once, round-robin, a liquid schedule), and LG with
     /// liquid schedules for both phases, simulated over message sizes and node counts.
     /// Writes DIR/two-clusters.csv and SVG charts, prints backbone message counts, where
-    /// LG starts to win and the largest speed-ups.
+    /// LG starts to win and the largest speed-ups. --time-limit (default 10 s) bounds each
+    /// engine run and each simulation: a simulation stopped by it has no makespan (a
+    /// warning, exit 0).
     TwoClusters(Box<c::TwoClustersArgs>),
     /// Which InfiniBand routing engine serves a job's all-to-all: per fabric × OpenSM
     /// engine (folders of collected topology and forwarding tables, see `scripts/ib-local`)

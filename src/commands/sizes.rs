@@ -89,7 +89,8 @@ pub struct SizesSolveCli {
     #[arg(long, value_name = "N", default_value_t = 64, requires = "sizes")]
     pub exact_max: usize,
     /// With --sizes: also run the schedules on the flow-level simulator (frame by frame)
-    /// and report their simulated makespans.
+    /// and report their simulated makespans, within --time-limit (a simulation it stops
+    /// is null, and cut_by_time_limit says where).
     #[arg(long, requires = "sizes")]
     pub simulate: bool,
     /// With --sizes: let a link carry as many messages per frame as it has lanes, its

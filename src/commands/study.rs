@@ -68,7 +68,9 @@ pub struct TwoClustersArgs {
     /// it finds none).
     #[arg(long, value_parser = super::engine_parser(), default_value = "native")]
     engine: String,
-    /// Time limit of the engine per traffic, in seconds.
+    /// Time limit of the engine per traffic, and of each simulation, in seconds: a
+    /// simulation stopped by it has no makespan (an empty CSV cell, left out of the charts
+    /// and comparisons; listed in the summary's stopped_by_time_limit, a warning, exit 0).
     #[arg(long, value_parser = super::parse_seconds, default_value = "10")]
     time_limit: std::time::Duration,
     /// Also write the report as Markdown into this file.
@@ -130,6 +132,15 @@ pub fn two_clusters(a: TwoClustersArgs) -> anyhow::Result<ExitCode> {
 /// plans' backbone message counts are not 001's.
 pub fn emitted(summary: &two_clusters::Summary, format: Format) -> anyhow::Result<ExitCode> {
     emit(summary, format)?;
+    let stopped = summary.stopped_by_time_limit();
+    if !stopped.is_empty() {
+        eprintln!(
+            "warning: the time limit stopped {} simulations, which have no makespan (first: \
+             {}); raise --time-limit for them",
+            stopped.len(),
+            stopped[0]
+        );
+    }
     if !summary.counts_match() {
         eprintln!("error: backbone message counts differ from 2·max(n1, n2) and 2·n1·n2");
         return Ok(ExitCode::from(crate::EXIT_INTERNAL));

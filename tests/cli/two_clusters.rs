@@ -424,3 +424,51 @@ fn simulate_runs_an_mpi_librarys_all_to_all() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("power-of-two"));
 }
+
+/// `--time-limit` bounds each simulation as it bounds each engine run: at 0 s (the repair
+/// engine still gives its schedules) every run stops before its first event; the study is
+/// still written, each run without a makespan (an empty CSV cell, listed in
+/// stopped_by_time_limit), a warning, exit 0.
+#[test]
+fn the_time_limit_stops_each_simulation_of_the_study() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = succeed(
+        liquid()
+            .args([
+                "study",
+                "two-clusters",
+                "--no-node-sweep",
+                "--size-exponents",
+                "10..10",
+                "--size-cases",
+                "2+2",
+                "--engine",
+                "repair",
+                "--time-limit",
+                "0",
+                "--format",
+                "json",
+                "--out",
+            ])
+            .arg(dir.path()),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let stopped = v["stopped_by_time_limit"].as_array().expect("a list");
+    assert_eq!(stopped.len(), 9, "{v}");
+    assert_eq!(stopped[0], "sizes 2+2 1024 B direct-all-at-once");
+    let err = String::from_utf8(out.stderr).expect("UTF-8");
+    assert!(
+        err.contains("warning: the time limit stopped 9 simulations, which have no makespan"),
+        "{err}"
+    );
+    let csv = std::fs::read_to_string(dir.path().join("two-clusters.csv")).expect("written");
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 9);
+    assert!(rows.iter().all(|r| r[5].is_empty()), "{csv}");
+    // The plans are still made and counted.
+    assert!(rows[..3].iter().all(|r| r[6..] == ["12", "8"]), "{csv}");
+}

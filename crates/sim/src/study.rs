@@ -6,7 +6,7 @@
 use liquid_model::{Schedule, Traffic};
 use liquid_topology::two_clusters::TwoClusters;
 
-use crate::engine::{simulate_with, Options, Transport};
+use crate::engine::{simulate_controlled, Control, Options, Transport};
 use crate::mpi_alltoall::Library;
 use crate::plan::Plan;
 use crate::platform::{MappedTraffic, Platform};
@@ -259,8 +259,9 @@ pub struct Case {
 pub struct Point {
     /// The algorithm.
     pub algorithm: Algorithm,
-    /// Makespan, s.
-    pub makespan_s: f64,
+    /// Makespan, s; None (null, an empty CSV cell) when the time limit stopped the
+    /// simulation ([`Case::run_within`]).
+    pub makespan_s: Option<f64>,
     /// Messages in the plan.
     pub messages: usize,
     /// Messages crossing the backbone, counted from the plan.
@@ -437,32 +438,42 @@ impl Case {
 
     /// Simulates a plan on this case's platform in a setting.
     pub fn simulate(&self, plan: &Plan, setting: &Setting) -> Result<crate::Run, SimError> {
-        self.simulate_over(plan, setting, &setting.transport)
+        self.simulate_over(plan, setting, &setting.transport, None)
     }
 
     /// Simulates an MPI all-to-all's plan ([`Case::mpi_plan`], or [`Case::plan`] of a
     /// library), which carries its rendezvous handshakes as messages: the transport's
     /// eager limit is off for it, so that the engine adds no second handshake.
     pub fn simulate_mpi(&self, plan: &Plan, setting: &Setting) -> Result<crate::Run, SimError> {
-        let transport = Transport {
-            eager_limit_bytes: None,
-            ..setting.transport
-        };
-        self.simulate_over(plan, setting, &transport)
+        self.simulate_over(plan, setting, &Self::mpi_transport(setting), None)
     }
 
-    /// Simulates a plan on this case's platform with the setting's overhead over `transport`.
+    /// The transport of an MPI library's plan: the setting's, its eager limit off.
+    fn mpi_transport(setting: &Setting) -> Transport {
+        Transport {
+            eager_limit_bytes: None,
+            ..setting.transport
+        }
+    }
+
+    /// Simulates a plan on this case's platform with the setting's overhead over
+    /// `transport`, stopped with [`SimError::TimeLimit`] at `deadline`.
     fn simulate_over(
         &self,
         plan: &Plan,
         setting: &Setting,
         transport: &Transport,
+        deadline: Option<std::time::Instant>,
     ) -> Result<crate::Run, SimError> {
         let opts = Options {
             overhead: setting.overhead_s,
             trace: false,
         };
-        simulate_with(&self.platform, plan, &opts, transport)
+        let control = Control {
+            deadline,
+            ..Control::default()
+        };
+        simulate_controlled(&self.platform, plan, &opts, transport, &control)
     }
 
     /// The messages of an algorithm's plan that cross the backbone (counted from the plan).
@@ -477,18 +488,35 @@ impl Case {
 
     /// Simulates every algorithm with messages of `bytes`.
     pub fn run(&self, bytes: f64, setting: &Setting) -> Result<Vec<Point>, SimError> {
+        self.run_within(bytes, setting, None)
+    }
+
+    /// [`Case::run`], each simulation within `limit` of wall-clock time: a simulation
+    /// the limit stops has no makespan (`makespan_s` None).
+    pub fn run_within(
+        &self,
+        bytes: f64,
+        setting: &Setting,
+        limit: Option<std::time::Duration>,
+    ) -> Result<Vec<Point>, SimError> {
         Algorithm::ALL
             .iter()
             .map(|&a| {
                 let plan = self.plan(a, bytes)?;
                 // An MPI library's plan carries its own handshakes.
-                let run = match a.library() {
-                    Some(_) => self.simulate_mpi(&plan, setting)?,
-                    None => self.simulate(&plan, setting)?,
+                let transport = match a.library() {
+                    Some(_) => Self::mpi_transport(setting),
+                    None => setting.transport,
+                };
+                let deadline = limit.and_then(|t| std::time::Instant::now().checked_add(t));
+                let makespan_s = match self.simulate_over(&plan, setting, &transport, deadline) {
+                    Ok(run) => Some(run.makespan),
+                    Err(SimError::TimeLimit { .. }) => None,
+                    Err(e) => return Err(e),
                 };
                 Ok(Point {
                     algorithm: a,
-                    makespan_s: run.makespan,
+                    makespan_s,
                     messages: plan.messages(),
                     backbone_messages: self.layout.backbone_messages(&plan),
                 })
@@ -539,7 +567,7 @@ impl Row {
             self.n2,
             csv_float(self.bytes),
             self.point.algorithm.name(),
-            csv_float(self.point.makespan_s),
+            self.point.makespan_s.map_or(String::new(), csv_float),
             self.point.messages,
             self.point.backbone_messages
         )
@@ -566,7 +594,10 @@ pub fn crossover(rows: &[Row], a: Algorithm, b: Algorithm) -> Option<Crossover> 
             .iter()
             .find(|o| o.point.algorithm == b && o.bytes == r.bytes && (o.n1, o.n2) == (r.n1, r.n2))
         {
-            pairs.push((r.bytes, r.point.makespan_s, o.point.makespan_s));
+            // A run the time limit stopped is compared with nothing.
+            if let (Some(ta), Some(tb)) = (r.point.makespan_s, o.point.makespan_s) {
+                pairs.push((r.bytes, ta, tb));
+            }
         }
     }
     pairs.sort_by(|x, y| x.0.total_cmp(&y.0));
@@ -744,13 +775,14 @@ mod tests {
         assert_eq!(get(Algorithm::MpiOmpi112).messages, 90);
         // Eager sends (no eager limit): each round waits for its receives only, so no
         // longer than round-robin's barriers, and at least two backbone latencies.
-        let pairwise = get(Algorithm::MpiOmpi112).makespan_s;
-        assert!(pairwise <= get(Algorithm::DirectRoundRobin).makespan_s);
+        let time = |a: Algorithm| get(a).makespan_s.expect("no time limit");
+        let pairwise = time(Algorithm::MpiOmpi112);
+        assert!(pairwise <= time(Algorithm::DirectRoundRobin));
         assert!(pairwise > 2.0 * 0.005, "{pairwise}");
         // Round-robin pays the backbone latency in every round; LG in 3 steps.
-        assert!(get(Algorithm::DirectRoundRobin).makespan_s > 9.0 * 0.005);
+        assert!(time(Algorithm::DirectRoundRobin) > 9.0 * 0.005);
         for p in &points {
-            assert!(p.makespan_s > 0.005, "{p:?}");
+            assert!(p.makespan_s > Some(0.005), "{p:?}");
         }
     }
 
@@ -778,11 +810,35 @@ mod tests {
             assert_eq!(p.backbone_messages, want, "{p:?}");
             assert_eq!(p.messages, q.messages, "{p:?}");
             // The tree's extra hops and its shared root links never make it faster.
-            assert!(p.makespan_s >= q.makespan_s * (1.0 - 1e-9), "{p:?} {q:?}");
+            let (tp, tq) = (p.makespan_s.expect("run"), q.makespan_s.expect("run"));
+            assert!(tp >= tq * (1.0 - 1e-9), "{p:?} {q:?}");
         }
         // The cluster sizes must be the tree's.
         let e = Case::new(4, 8, &setting, &mut first_fit).expect_err("4 is not 8");
         assert!(e.to_string().contains("n1: 4 nodes"), "{e}");
+    }
+
+    #[test]
+    fn a_time_limit_leaves_the_stopped_runs_without_a_makespan() {
+        let setting = Setting::default();
+        let case = Case::new(2, 3, &setting, &mut first_fit).expect("case");
+        let full = case.run(1000.0, &setting).expect("runs");
+        let none = case
+            .run_within(1000.0, &setting, Some(std::time::Duration::ZERO))
+            .expect("runs");
+        assert_eq!(full.len(), none.len());
+        for (f, n) in full.iter().zip(&none) {
+            assert!(f.makespan_s.is_some(), "{f:?}");
+            assert_eq!(n.makespan_s, None, "{n:?}");
+            assert_eq!(
+                (n.messages, n.backbone_messages),
+                (f.messages, f.backbone_messages)
+            );
+        }
+        let generous = case
+            .run_within(1000.0, &setting, Some(std::time::Duration::from_secs(3600)))
+            .expect("runs");
+        assert_eq!(generous, full);
     }
 
     #[test]
@@ -791,7 +847,10 @@ mod tests {
         for (n1, n2) in [(1, 1), (1, 2), (3, 1)] {
             let case = Case::new(n1, n2, &setting, &mut first_fit).expect("case");
             let points = case.run(1000.0, &setting).expect("runs");
-            assert!(points.iter().all(|p| p.makespan_s > 0.005), "{points:?}");
+            assert!(
+                points.iter().all(|p| p.makespan_s > Some(0.005)),
+                "{points:?}"
+            );
         }
     }
 
@@ -804,7 +863,7 @@ mod tests {
             bytes,
             point: Point {
                 algorithm: a,
-                makespan_s: t,
+                makespan_s: Some(t),
                 messages: 0,
                 backbone_messages: 0,
             },

@@ -37,7 +37,8 @@ pub struct StudyArgs {
     pub setting: Setting,
     /// The engine that schedules.
     pub engine: &'static dyn liquid_engine::Engine,
-    /// Its time limit per traffic.
+    /// Its time limit per traffic, and the limit of each simulation (a run it stops has
+    /// no makespan).
     pub time_limit: Duration,
     /// Also write the report as Markdown here.
     pub markdown: Option<PathBuf>,
@@ -172,6 +173,11 @@ pub struct Summary {
     comparisons: Vec<Comparison>,
     node_sweep: Vec<Comparison>,
     rows: usize,
+    /// The runs whose simulation the time limit stopped (each simulation within
+    /// --time-limit): null in the summary's sense, an empty `makespan_s` cell in the CSV,
+    /// left out of the charts and the comparisons. Absent when none was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    stopped_by_time_limit: Vec<String>,
     files: Vec<String>,
     wall_time_s: f64,
 }
@@ -187,6 +193,12 @@ fn phase_name(p: Phase) -> &'static str {
 }
 
 impl Summary {
+    /// The runs whose simulation the time limit stopped (`sweep n1+n2 bytes B
+    /// algorithm`), empty when none was.
+    pub fn stopped_by_time_limit(&self) -> &[String] {
+        &self.stopped_by_time_limit
+    }
+
     /// Whether every case's backbone message counts are 001's 2·max(n1, n2) (LG) and
     /// 2·n1·n2 (direct): when not, the plans are wrong.
     pub fn counts_match(&self) -> bool {
@@ -279,7 +291,7 @@ pub fn run(
             "--node-sizes"
         };
         let points = cases[i]
-            .run(b, s)
+            .run_within(b, s, Some(args.time_limit))
             .map_err(|e| sized_error(n1, n2, option, b, e))?;
         let facts = CaseFacts::of(&cases[i])?;
         done.push((
@@ -573,8 +585,9 @@ fn recheck_points(points: &[Point], case: &Case, bytes: f64) -> Result<(), Strin
     }
     for p in points {
         let a = p.algorithm.name();
-        if !(p.makespan_s.is_finite() && p.makespan_s >= 0.0) {
-            return Err(format!("{a}: makespan {} is not a time", p.makespan_s));
+        // None: the time limit stopped the simulation.
+        if let Some(t) = p.makespan_s.filter(|t| !(t.is_finite() && *t >= 0.0)) {
+            return Err(format!("{a}: makespan {t} is not a time"));
         }
         if p.backbone_messages > p.messages {
             return Err(format!(
@@ -781,6 +794,20 @@ fn finish(
         comparisons,
         node_sweep,
         rows: rows.len(),
+        stopped_by_time_limit: rows
+            .iter()
+            .filter(|r| r.point.makespan_s.is_none())
+            .map(|r| {
+                format!(
+                    "{} {}+{} {} B {}",
+                    r.sweep,
+                    r.n1,
+                    r.n2,
+                    study::csv_float(r.bytes),
+                    r.point.algorithm.name()
+                )
+            })
+            .collect(),
         files,
         wall_time_s: start.elapsed().as_secs_f64(),
     };
@@ -829,7 +856,7 @@ fn charts(args: &StudyArgs, rows: &[Row]) -> Vec<(String, Chart)> {
                     .iter()
                     .filter(|r| r.sweep == "sizes" && (r.n1, r.n2) == (n1, n2))
                     .filter(|r| r.point.algorithm == a)
-                    .map(|r| (r.bytes, r.point.makespan_s))
+                    .filter_map(|r| r.point.makespan_s.map(|t| (r.bytes, t)))
                     .collect(),
             })
             .collect();
@@ -880,7 +907,7 @@ fn charts(args: &StudyArgs, rows: &[Row]) -> Vec<(String, Chart)> {
                         .iter()
                         .filter(|r| r.sweep == "nodes" && keep(r) && r.bytes == b)
                         .filter(|r| r.point.algorithm == a)
-                        .map(|r| ((r.n1 + r.n2) as f64, r.point.makespan_s))
+                        .filter_map(|r| r.point.makespan_s.map(|t| ((r.n1 + r.n2) as f64, t)))
                         .collect(),
                 });
             }
@@ -1017,8 +1044,13 @@ fn markdown(args: &StudyArgs, s: &Summary, rows: &[Row]) -> String {
                             && r.bytes == b
                             && r.point.algorithm == a
                     })
-                    .map_or(f64::NAN, |r| r.point.makespan_s);
-                let _ = write!(m, " {t:.6} |");
+                    .map(|r| r.point.makespan_s);
+                let _ = match t {
+                    Some(Some(t)) => write!(m, " {t:.6} |"),
+                    // The time limit stopped the simulation.
+                    Some(None) => write!(m, " stopped |"),
+                    None => write!(m, " {:.6} |", f64::NAN),
+                };
             }
             m.push('\n');
         }
