@@ -516,7 +516,7 @@ fn predict(
         &control,
     ) {
         Ok(run) => prediction.plan_s = Some(run.makespan),
-        Err(liquid_sim::SimError::TimeLimit { simulated_s, .. }) => {
+        Err(liquid_sim::SimError::TimeLimit(liquid_sim::Stopped { simulated_s, .. })) => {
             let barriers = model::barriers(program);
             prediction.stopped = Some(crate::report::Stopped {
                 simulation: "plan".into(),

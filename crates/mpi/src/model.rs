@@ -415,7 +415,7 @@ fn walk(
     let built = state.run(program, model, &mut b);
     let stopped = match built {
         Ok(()) => None,
-        Err(MpiError::Sim(SimError::TimeLimit { simulated_s, .. })) => Some(simulated_s),
+        Err(MpiError::Sim(SimError::TimeLimit(s))) => Some(s.simulated_s),
         Err(e) => return Err(e),
     };
     // Every step reads as the origin (step 0, time 0) when it was never reached.
@@ -823,13 +823,13 @@ pub(crate) fn predict_counted(
     };
     let mut sink = |plan: &Plan, start: f64, barrier: usize| -> Result<Vec<f64>, MpiError> {
         if budget.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(SimError::TimeLimit {
+            return Err(SimError::TimeLimit(liquid_sim::Stopped {
                 simulated_s: start,
                 steps_done: 0,
                 steps: plan.steps.len(),
                 messages_done: 0,
                 messages: plan.messages(),
-            }
+            })
             .into());
         }
         say(barrier, start);

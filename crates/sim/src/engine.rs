@@ -332,13 +332,13 @@ impl Sim<'_> {
     /// The [`SimError::TimeLimit`] of a run stopped at `now`: how far it got.
     fn stopped(&self, now: f64) -> SimError {
         let delivered = self.delivered.iter().flatten();
-        SimError::TimeLimit {
+        SimError::TimeLimit(crate::Stopped {
             simulated_s: now,
             steps_done: self.steps.iter().filter(|s| !s.end.is_nan()).count(),
             steps: self.steps.len(),
             messages_done: delivered.clone().filter(|t| !t.is_nan()).count(),
             messages: delivered.count(),
-        }
+        })
     }
 
     fn drain_ready(&mut self, now: f64) {

@@ -55,6 +55,39 @@ pub use platform::{Link, MappedTraffic, Platform};
 
 use thiserror::Error;
 
+/// How far a run got before the time limit stopped it ([`SimError::TimeLimit`]): the
+/// `stopped` section of a report whose simulated figures are then null.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Stopped {
+    /// The simulated time reached, seconds.
+    pub simulated_s: f64,
+    /// Steps of the plan finished by then, every message delivered (in frames mode, a step
+    /// is a timeframe).
+    pub steps_done: usize,
+    /// Steps of the plan.
+    pub steps: usize,
+    /// Messages delivered by then.
+    pub messages_done: usize,
+    /// Messages of the plan.
+    pub messages: usize,
+}
+
+impl Stopped {
+    /// One line for people: the time limit stopped the simulation of `what` where (the
+    /// simulated time to 4 significant digits; the report has it in full).
+    pub fn describe(&self, what: &str) -> String {
+        format!(
+            "the time limit stopped the simulation of {what} at {} s of simulated time \
+             ({} of {} steps, {} of {} messages done)",
+            liquid_model::display::round_significant(self.simulated_s, 4),
+            self.steps_done,
+            self.steps,
+            self.messages_done,
+            self.messages
+        )
+    }
+}
+
 /// Why a platform, a plan or a simulation was refused.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum SimError {
@@ -91,23 +124,14 @@ pub enum SimError {
     /// Sizes or routes that do not match the traffic.
     #[error("{0}")]
     Mismatch(String),
-    /// The run passed its deadline ([`Control::deadline`]) before the plan finished.
+    /// The run passed its deadline ([`Control::deadline`]) before the plan finished: how
+    /// far it got.
     #[error(
-        "stopped by the time limit at {simulated_s} s of simulated time ({steps_done} of \
-         {steps} steps and {messages_done} of {messages} messages done)"
+        "stopped by the time limit at {} s of simulated time ({} of {} steps and {} of {} \
+         messages done)",
+        .0.simulated_s, .0.steps_done, .0.steps, .0.messages_done, .0.messages
     )]
-    TimeLimit {
-        /// The simulated time the run had reached, seconds.
-        simulated_s: f64,
-        /// Steps of the plan finished by then (every message delivered).
-        steps_done: usize,
-        /// Steps of the plan.
-        steps: usize,
-        /// Messages of the plan delivered by then.
-        messages_done: usize,
-        /// Messages of the plan.
-        messages: usize,
-    },
+    TimeLimit(Stopped),
     /// A traffic that SimGrid's platform format cannot express (transfers without hosts,
     /// two routes between the same hosts).
     #[error("{0}")]

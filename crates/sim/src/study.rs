@@ -511,7 +511,7 @@ impl Case {
                 let deadline = limit.and_then(|t| std::time::Instant::now().checked_add(t));
                 let makespan_s = match self.simulate_over(&plan, setting, &transport, deadline) {
                     Ok(run) => Some(run.makespan),
-                    Err(SimError::TimeLimit { .. }) => None,
+                    Err(SimError::TimeLimit(_)) => None,
                     Err(e) => return Err(e),
                 };
                 Ok(Point {

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use liquid_sim::{
     simulate, simulate_controlled, Control, Link, Message, Options, Plan, Platform, SimError, Step,
-    Transport,
+    Stopped, Transport,
 };
 
 /// `n` steps one after another, each one message of 1 MB on a 1 GB/s link: step k ends
@@ -54,13 +54,13 @@ fn a_deadline_already_passed_stops_before_the_first_event() {
         ..Control::default()
     };
     match run(10, &control) {
-        Err(SimError::TimeLimit {
+        Err(SimError::TimeLimit(Stopped {
             simulated_s,
             steps_done,
             steps,
             messages_done,
             messages,
-        }) => {
+        })) => {
             assert_eq!(simulated_s, 0.0);
             assert_eq!((steps_done, steps), (0, 10));
             assert_eq!((messages_done, messages), (0, 10));
@@ -87,13 +87,13 @@ fn a_deadline_passed_mid_run_stops_at_a_check_with_what_was_done() {
         ..Control::default()
     };
     match run(n, &control) {
-        Err(SimError::TimeLimit {
+        Err(SimError::TimeLimit(Stopped {
             simulated_s,
             steps_done,
             steps,
             messages_done,
             messages,
-        }) => {
+        })) => {
             assert!(steps_done > 0 && steps_done < n, "{steps_done}");
             assert_eq!(steps, n);
             assert_eq!((messages_done, messages), (steps_done, n));

@@ -343,37 +343,8 @@ fn prepare(model_arg: &Path, args: &SimArgs, solve: Solver<'_>) -> Result<Prepar
     })
 }
 
-/// How far a simulation got before the time limit stopped it: the `stopped` section of a
-/// report whose simulated figures are then null.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-pub struct Stopped {
-    /// The simulated time reached, seconds.
-    pub simulated_s: f64,
-    /// Steps of the plan finished by then (in frames mode, a step is a timeframe).
-    pub steps_done: usize,
-    /// Steps of the plan.
-    pub steps: usize,
-    /// Messages delivered by then.
-    pub messages_done: usize,
-    /// Messages of the plan.
-    pub messages: usize,
-}
-
-impl Stopped {
-    /// One line for people: the time limit stopped the simulation of `what` where (the
-    /// simulated time to 4 significant digits; the report has it in full).
-    pub fn describe(&self, what: &str) -> String {
-        format!(
-            "the time limit stopped the simulation of {what} at {} s of simulated time \
-             ({} of {} steps, {} of {} messages done)",
-            liquid_model::display::round_significant(self.simulated_s, 4),
-            self.steps_done,
-            self.steps,
-            self.messages_done,
-            self.messages
-        )
-    }
-}
+/// How far a simulation got before the time limit stopped it (the simulator's own report).
+pub use liquid_sim::Stopped;
 
 /// Runs `plan` on `platform` until `deadline` ([`liquid_sim::simulate_controlled`]): the
 /// run, or (`Err`) how far it got when the deadline came first. `progress`, when given,
@@ -408,19 +379,7 @@ pub(crate) fn run_within(
     };
     match liquid_sim::simulate_controlled(platform, plan, opts, transport, &control) {
         Ok(run) => Ok(Ok(run)),
-        Err(liquid_sim::SimError::TimeLimit {
-            simulated_s,
-            steps_done,
-            steps,
-            messages_done,
-            messages,
-        }) => Ok(Err(Stopped {
-            simulated_s,
-            steps_done,
-            steps,
-            messages_done,
-            messages,
-        })),
+        Err(liquid_sim::SimError::TimeLimit(stopped)) => Ok(Err(stopped)),
         Err(e) => Err(e),
     }
 }
