@@ -1,7 +1,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use liquid_model::analysis::Analysis;
+use liquid_model::analysis::{Analysis, AnalysisOptions};
 
 use crate::output::{emitted, Format};
 use crate::InputError;
@@ -20,6 +20,11 @@ pub struct AnalyzeArgs {
     /// why they were not).
     #[arg(long)]
     count_conflicts: bool,
+    /// List every bottleneck link and the users of every one (by default at most 32
+    /// bottlenecks are listed and the users of the first 4; `bottleneck_count` says how
+    /// many there are and `bottlenecks_note` what was left out).
+    #[arg(long, conflicts_with = "stream")]
+    all_bottlenecks: bool,
     /// Closed forms only, for traffics too large to hold (`fat-tree:32,3`: 8,192
     /// hosts; `fat-tree:64,3`: 65,536; `dragonfly:16,8,8` and `dragonfly-plus:16,16,8,8`:
     /// 16,512; `rail:2048,8,pxn` and `hyperx:16x16x16,4`: 16,384): loads per class of links, Λ, bottlenecks and liquid throughput, derived without the transfers (see crates/stream/README.md).
@@ -36,7 +41,17 @@ pub struct AnalyzeArgs {
     format: Format,
 }
 
-/// `liquid analyze MODEL [--count-conflicts]` (the report is
+impl AnalyzeArgs {
+    /// What the report counts and lists.
+    fn options(&self) -> AnalysisOptions {
+        AnalysisOptions {
+            count_conflicts: self.count_conflicts,
+            all_bottlenecks: self.all_bottlenecks,
+        }
+    }
+}
+
+/// `liquid analyze MODEL [--count-conflicts] [--all-bottlenecks]` (the report is
 /// `liquid_model::analysis::Analysis`; with `--stream`, [`super::analyze_stream`]).
 pub fn analyze(a: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     if a.stream {
@@ -46,12 +61,12 @@ pub fn analyze(a: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         return super::analyze_stream(&a.model, a.link_throughput, a.format);
     }
     if let Some(args) = a.sizes.args(a.link_throughput)? {
-        let report = liquid_study::alltoallv::analyze(&a.model, &args, a.count_conflicts)?;
+        let report = liquid_study::alltoallv::analyze(&a.model, &args, a.options())?;
         return emitted(&report, a.format);
     }
     if a.link_throughput.is_some() {
         return Err(InputError("--link-throughput goes with --stream or --sizes".into()).into());
     }
     let traffic = liquid_study::input::load_traffic(&a.model)?;
-    emitted(&Analysis::new(&traffic, a.count_conflicts), a.format)
+    emitted(&Analysis::new(&traffic, a.options()), a.format)
 }

@@ -49,6 +49,70 @@ fn analyze_json_has_the_documented_keys() {
     assert!(v["conflict_edges"].is_u64());
 }
 
+/// A large traffic's report lists at most 32 bottlenecks and the users of the first 4,
+/// says how many there are and what it left out; `--all-bottlenecks` lists every one with
+/// its users. Independently of liquid's report, the full list is the set of links at Λ in
+/// the expansion.
+#[test]
+fn analyze_lists_a_bounded_sample_of_many_bottlenecks() {
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["analyze", "fat-tree:8,3", "--format", "json"];
+        args.extend_from_slice(extra);
+        serde_json::from_slice(&succeed(liquid().args(&args)).stdout).expect("JSON")
+    };
+    let some = json(&[]);
+    let all = json(&["--all-bottlenecks"]);
+    let mut load: BTreeMap<String, usize> = BTreeMap::new();
+    for (_, path) in expand("fat-tree:8,3") {
+        for l in path {
+            *load.entry(l).or_default() += 1;
+        }
+    }
+    let lambda = load.values().max().copied().expect("links");
+    let at_lambda: BTreeSet<String> = load
+        .into_iter()
+        .filter(|&(_, n)| n == lambda)
+        .map(|(l, _)| l)
+        .collect();
+    let names = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .expect("list")
+            .iter()
+            .map(|x| x.as_str().expect("name").to_string())
+            .collect()
+    };
+    let every = names(&all["bottlenecks"]);
+    assert_eq!(every.iter().cloned().collect::<BTreeSet<_>>(), at_lambda);
+    assert_eq!(every.len(), 256);
+    assert_eq!(all["bottleneck_count"], 256);
+    assert_eq!(all["bottleneck_users"].as_array().expect("list").len(), 256);
+    assert!(all.get("bottlenecks_note").is_none());
+    assert_eq!(names(&some["bottlenecks"]), every[..32]);
+    assert_eq!(some["bottleneck_count"], 256);
+    let users = some["bottleneck_users"].as_array().expect("list");
+    assert_eq!(users.len(), 4);
+    assert_eq!(
+        users[..],
+        all["bottleneck_users"].as_array().expect("list")[..4]
+    );
+    for u in users {
+        assert_eq!(u["users"].as_array().expect("users").len(), lambda);
+    }
+    let note = some["bottlenecks_note"].as_str().expect("a note");
+    assert!(
+        note.contains("32 of the 256") && note.contains("--all-bottlenecks"),
+        "{note}"
+    );
+    // A few bottlenecks: every one is listed, and no note.
+    let small = serde_json::from_slice::<serde_json::Value>(
+        &succeed(liquid().args(["analyze", "models/paper-fig1.yaml", "--format", "json"])).stdout,
+    )
+    .expect("JSON");
+    assert_eq!(small["bottleneck_count"], 2);
+    assert_eq!(small["bottleneck_users"].as_array().expect("list").len(), 2);
+    assert!(small.get("bottlenecks_note").is_none());
+}
+
 /// The snapshot shows the explicit form; independently of it, its link sets are the
 /// model's read without liquid.
 #[test]

@@ -23,8 +23,17 @@ pub struct Analysis {
     links: usize,
     total_path_length: usize,
     duration: usize,
+    /// The bottleneck links in link order: at most [`SHOWN`] unless
+    /// [`AnalysisOptions::all_bottlenecks`].
     bottlenecks: Vec<String>,
+    /// How many links are bottlenecks.
+    bottleneck_count: usize,
+    /// The users of the first listed bottlenecks: at most [`USERS_SHOWN`] unless
+    /// [`AnalysisOptions::all_bottlenecks`].
     bottleneck_users: Vec<BottleneckUsers>,
+    /// What the two lists leave out, when they leave something out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bottlenecks_note: Option<String>,
     /// #X / Λ, in units of one link's throughput.
     liquid_ratio: f64,
     link_throughput: Option<f64>,
@@ -44,13 +53,52 @@ pub struct Analysis {
 /// `count_conflicts`.
 pub const COUNT_WORK: u64 = 1 << 31;
 
+/// At most this many bottleneck links are listed by default (a 1,024-host fat-tree has
+/// 2,048, and its full listing with their users is 31 MB of YAML).
+pub const SHOWN: usize = 32;
+
+/// The users of at most this many bottleneck links are listed by default.
+pub const USERS_SHOWN: usize = 4;
+
+/// What [`Analysis::new`] counts and lists.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AnalysisOptions {
+    /// Count the conflict edges whatever it takes (else only up to [`COUNT_WORK`]).
+    pub count_conflicts: bool,
+    /// List every bottleneck link and the users of every one (else [`SHOWN`] and
+    /// [`USERS_SHOWN`]).
+    pub all_bottlenecks: bool,
+}
+
 impl Analysis {
     /// Analyses `traffic`; the conflict edges are counted when `count_conflicts` or when
-    /// counting takes at most [`COUNT_WORK`] steps.
-    pub fn new(traffic: &Traffic, count_conflicts: bool) -> Analysis {
+    /// counting takes at most [`COUNT_WORK`] steps; the bottlenecks and their users are
+    /// listed up to [`SHOWN`] and [`USERS_SHOWN`] unless `all_bottlenecks`.
+    pub fn new(traffic: &Traffic, options: AnalysisOptions) -> Analysis {
         let bottlenecks = traffic.bottlenecks();
+        let (shown, users_shown) = if options.all_bottlenecks {
+            (bottlenecks.len(), bottlenecks.len())
+        } else {
+            (
+                SHOWN.min(bottlenecks.len()),
+                USERS_SHOWN.min(bottlenecks.len()),
+            )
+        };
+        let n = bottlenecks.len();
+        let bottlenecks_note = (users_shown < n).then(|| {
+            let listed = if shown < n {
+                format!("{shown} of the {n} bottlenecks listed")
+            } else {
+                format!("all {n} bottlenecks listed")
+            };
+            format!(
+                "{listed}, the users of the first {users_shown}; \
+                 --all-bottlenecks lists every one with its users"
+            )
+        });
         let work = traffic.conflict_work();
-        let stats = (count_conflicts || work <= COUNT_WORK).then(|| traffic.conflict_stats());
+        let stats =
+            (options.count_conflicts || work <= COUNT_WORK).then(|| traffic.conflict_stats());
         let note = stats.is_none().then(|| {
             format!(
                 "not counted: counting takes about {work:.1e} steps (more than {COUNT_WORK}); \
@@ -64,11 +112,12 @@ impl Analysis {
             links: traffic.num_links(),
             total_path_length: traffic.total_path_length(),
             duration: traffic.duration(),
-            bottlenecks: bottlenecks
+            bottlenecks: bottlenecks[..shown]
                 .iter()
                 .map(|&l| traffic.link_name(l).to_string())
                 .collect(),
-            bottleneck_users: bottlenecks
+            bottleneck_count: bottlenecks.len(),
+            bottleneck_users: bottlenecks[..users_shown]
                 .iter()
                 .map(|&l| BottleneckUsers {
                     link: traffic.link_name(l).to_string(),
@@ -80,6 +129,7 @@ impl Analysis {
                         .collect(),
                 })
                 .collect(),
+            bottlenecks_note,
             liquid_ratio: round4(traffic.liquid_ratio()),
             link_throughput: traffic.link_throughput(),
             liquid_throughput: traffic.liquid_throughput().map(round2),

@@ -12,7 +12,7 @@ use liquid_alltoallv::chunk::{self, Candidate, Chunked};
 use liquid_alltoallv::generate::Dist;
 use liquid_alltoallv::sizes::{Missing, Sizes};
 use liquid_alltoallv::whole;
-use liquid_model::analysis::Analysis;
+use liquid_model::analysis::{Analysis, AnalysisOptions};
 use liquid_model::display::round_significant;
 use liquid_model::{Schedule, Traffic, TransferId};
 use liquid_sim::MappedTraffic;
@@ -121,11 +121,11 @@ pub struct AnalyzeReport {
 pub fn analyze(
     model_arg: &Path,
     a: &SizesArgs,
-    count_conflicts: bool,
+    options: AnalysisOptions,
 ) -> Result<AnalyzeReport, StudyError> {
     let l = load(model_arg, a)?;
     Ok(AnalyzeReport {
-        analysis: Analysis::new(&l.traffic, count_conflicts),
+        analysis: Analysis::new(&l.traffic, options),
         time_bound: time_bound(&l.traffic, &l.sizes.bytes, &l.platform),
         sizes: l.info,
         overhead_s: a.overhead,
