@@ -261,17 +261,24 @@ impl Algorithm {
                 }
             }
         }
+        // Rank r's join of round k waits for round k - 1's messages to r and for its own
+        // rendezvous sends of that round: `waits[r]` gathers both, in one pass over the
+        // round's messages (linear in them, not ranks × messages).
+        let mut waits: Vec<Vec<usize>> = vec![Vec::new(); p];
         for k in 1..depth {
-            for r in 0..p {
-                let mut after = Vec::new();
-                for (s, sends) in msg_steps[k - 1].iter().enumerate() {
-                    for &(step, dst, size) in sends {
-                        let rendezvous = eager_limit.is_some_and(|e| size >= e);
-                        if dst == r || (s == r && rendezvous) {
-                            after.push(step);
-                        }
+            for w in &mut waits {
+                w.clear();
+            }
+            for (s, sends) in msg_steps[k - 1].iter().enumerate() {
+                for &(step, dst, size) in sends {
+                    waits[dst].push(step);
+                    if dst != s && eager_limit.is_some_and(|e| size >= e) {
+                        waits[s].push(step);
                     }
                 }
+            }
+            for (r, wait) in waits.iter().enumerate() {
+                let mut after = wait.clone();
                 // A rank with no earlier round still waits for its own previous join.
                 after.push(join(r, k - 1));
                 after.sort_unstable();
