@@ -205,19 +205,24 @@ pub fn parse_csv(
     // Per transfer, the line that gave its size.
     let mut given_at: Vec<u32> = vec![0; traffic.len()];
     let mut first = true;
+    // A spreadsheet's UTF-8 byte order mark is not part of the first field.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (n, raw) in text.lines().enumerate() {
         let line = n + 1;
         let l = raw.trim();
         if l.is_empty() || l.starts_with('#') {
             continue;
         }
-        let fields: Vec<&str> = raw.split(',').collect();
+        let (cols, fields): (Vec<usize>, Vec<String>) = split_fields(raw)
+            .map_err(|(col, m)| error(file, line, col, "src,dst,bytes", m))?
+            .into_iter()
+            .unzip();
         let is_header = first
             && fields.len() == 3
             && fields
                 .iter()
                 .zip(["src", "dst", "bytes"])
-                .all(|(f, h)| f.trim().eq_ignore_ascii_case(h));
+                .all(|(f, h)| f.eq_ignore_ascii_case(h));
         first = false;
         if is_header {
             continue;
@@ -234,11 +239,10 @@ pub fn parse_csv(
                 ),
             ));
         }
-        // 1-based column of field i.
-        let col = |i: usize| 1 + fields[..i].iter().map(|f| f.len() + 1).sum::<usize>();
+        let col = |i: usize| cols[i];
         let mut ends = [0u32; 2];
         for (i, name) in ["src", "dst"].into_iter().enumerate() {
-            let h = fields[i].trim();
+            let h = fields[i].as_str();
             ends[i] = host(h).ok_or_else(|| {
                 error(
                     file,
@@ -281,7 +285,7 @@ pub fn parse_csv(
                 ))
             }
         };
-        let size = parse_bytes(fields[2]).map_err(|m| error(file, line, col(2), "bytes", m))?;
+        let size = parse_bytes(&fields[2]).map_err(|m| error(file, line, col(2), "bytes", m))?;
         if bytes[t.index()].is_some() {
             return Err(error(
                 file,
@@ -359,6 +363,67 @@ fn finish(
     }
 }
 
+/// The fields of one CSV line (RFC 4180 without line breaks inside a field), each with
+/// its 1-based column: split at the commas outside double quotes, spaces around a field
+/// dropped; a field in double quotes is its text between them, `""` standing for one
+/// quote. An unterminated quote or text after a closing quote is an error at its column.
+fn split_fields(raw: &str) -> Result<Vec<(usize, String)>, (usize, String)> {
+    let mut fields = Vec::new();
+    let mut chars = raw.char_indices().peekable();
+    loop {
+        while chars.next_if(|&(_, c)| c == ' ' || c == '\t').is_some() {}
+        let start = chars.peek().map_or(raw.len(), |&(i, _)| i);
+        let col = raw[..start].chars().count() + 1;
+        let mut value = String::new();
+        if chars.next_if(|&(_, c)| c == '"').is_some() {
+            loop {
+                match chars.next() {
+                    Some((_, '"')) if chars.next_if(|&(_, c)| c == '"').is_some() => {
+                        value.push('"')
+                    }
+                    Some((_, '"')) => break,
+                    Some((_, c)) => value.push(c),
+                    None => {
+                        return Err((
+                            col,
+                            "a quoted field has no closing quote on its line".into(),
+                        ))
+                    }
+                }
+            }
+            while chars
+                .next_if(|&(_, c)| c == ' ' || c == '\t' || c == '\r')
+                .is_some()
+            {}
+            if let Some(&(i, c)) = chars.peek().filter(|&&(_, c)| c != ',') {
+                return Err((
+                    raw[..i].chars().count() + 1,
+                    format!("{c:?} after a closing quote: a quoted field ends at a comma"),
+                ));
+            }
+        } else {
+            while let Some((_, c)) = chars.next_if(|&(_, c)| c != ',') {
+                value.push(c);
+            }
+            value.truncate(value.trim_end().len());
+        }
+        fields.push((col, value));
+        if chars.next().is_none() {
+            return Ok(fields);
+        }
+    }
+}
+
+/// `name` as one CSV field: in double quotes (each quote doubled) when it has a comma, a
+/// quote or spaces at an end, so that [`parse_csv`] reads it back unchanged.
+fn csv_field(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.contains([',', '"']) || name.trim() != name {
+        format!("\"{}\"", name.replace('"', "\"\"")).into()
+    } else {
+        name.into()
+    }
+}
+
 /// The sizes as CSV (`src,dst,bytes`, a header, then one line per transfer in model
 /// order), which [`parse_csv`] reads back. Transfers without both end hosts cannot be
 /// written as pairs: `None` then.
@@ -369,7 +434,7 @@ pub fn to_csv(traffic: &Traffic, bytes: &[u64]) -> Option<String> {
         let (Some(a), Some(c)) = (t.from.as_deref(), t.to.as_deref()) else {
             return None;
         };
-        out.push_str(&format!("{a},{c},{b}\n"));
+        out.push_str(&format!("{},{},{b}\n", csv_field(a), csv_field(c)));
     }
     Some(out)
 }
@@ -457,6 +522,53 @@ mod tests {
             got.starts_with("s.csv: 11 of the 12 transfers of model \"two-clusters-2-2\" have no size, the first \"a0->a1\""),
             "{got}"
         );
+    }
+
+    /// What spreadsheets and pandas write: a byte order mark, CRLF line ends, quoted
+    /// fields (a quote doubled inside), spaces around fields; and the errors of a bad quote.
+    #[test]
+    fn csv_as_spreadsheets_write_it() {
+        let m = model();
+        let t = m.find_transfer("a0->b0").expect("transfer").index();
+        let u = m.find_transfer("b1->a1").expect("transfer").index();
+        for text in [
+            "\u{feff}src,dst,bytes\r\na0,b0,7\r\nb1,a1,9\r\n",
+            "\"src\",\"dst\",\"bytes\"\n\"a0\",\"b0\",\"7\"\n \"b1\" , a1 ,9\n",
+            "\u{feff}a0,b0,7\nb1,\"a1\",9",
+        ] {
+            let got = csv(text, Missing::Default(1)).expect(text);
+            assert_eq!(
+                (got.bytes[t], got.bytes[u], got.defaulted),
+                (7, 9, 10),
+                "{text:?}"
+            );
+        }
+        assert_eq!(
+            split_fields(r#"x, "a ""b"", c" ,3"#),
+            Ok(vec![
+                (1, "x".into()),
+                (4, r#"a "b", c"#.into()),
+                (18, "3".into())
+            ])
+        );
+        for (text, want) in [
+            (
+                "a0,\"b0,7\n",
+                "s.csv:1:4: src,dst,bytes: a quoted field has no closing quote",
+            ),
+            (
+                "\"a0\"x,b0,7\n",
+                "s.csv:1:5: src,dst,bytes: 'x' after a closing quote",
+            ),
+            ("a0,\"b9\",7\n", "s.csv:1:4: dst: no host \"b9\""),
+        ] {
+            let got = csv(text, Missing::Default(1)).expect_err(text);
+            assert!(got.starts_with(want), "{text:?}: {got}");
+        }
+        for name in ["a,b", "say \"hi\"", " x", "plain"] {
+            let f = csv_field(name);
+            assert_eq!(split_fields(&format!("{f},1")).expect("splits")[0].1, name);
+        }
     }
 
     #[test]
