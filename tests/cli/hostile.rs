@@ -573,3 +573,62 @@ fn prove_refuses_a_folder_that_is_not_a_proof_folder() {
         "mine"
     );
 }
+
+/// Files as some editors and spreadsheets write them, starting with a UTF-8 byte order
+/// mark, read as without it: a schedule (its first key read as "\u{feff}model" before), a
+/// size file (its first host read as "\u{feff}src") and a sizes matrix.
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_text() {
+    let model = "models/paper-fig1.yaml";
+    let (_d, schedule) = write("s.yaml", "");
+    succeed(
+        liquid()
+            .args(["solve", model, "--schedule-out"])
+            .arg(&schedule),
+    );
+    let text = std::fs::read_to_string(&schedule).expect("the schedule");
+    assert!(text.starts_with("model: paper-fig1\n"), "{text}");
+    std::fs::write(&schedule, format!("\u{feff}{text}")).expect("write");
+    let out = succeed(
+        liquid()
+            .args(["verify", model, "--schedule"])
+            .arg(&schedule),
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("valid: true"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let (_e, sizes) = write("s.csv", "\u{feff}src,dst,bytes\r\nT1,R4,10\r\n");
+    let out = succeed(
+        liquid()
+            .args([
+                "analyze",
+                model,
+                "--size",
+                "1",
+                "--link-throughput",
+                "1000",
+                "--sizes",
+            ])
+            .arg(&sizes),
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("defaulted: 24"));
+    let (_f, matrix) = write("m.csv", "\u{feff}0,5\r\n7,0\r\n");
+    let out = succeed(
+        liquid()
+            .args([
+                "generate",
+                "sizes",
+                "fat-tree:2,2",
+                "--dist",
+                "matrix",
+                "--matrix",
+            ])
+            .arg(&matrix),
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).expect("UTF-8"),
+        "src,dst,bytes\np0,p1,5\np1,p0,7\n"
+    );
+}

@@ -150,11 +150,13 @@ pub fn generate(
 }
 
 /// Reads a rank-by-rank matrix: one row per line (sender), whole bytes separated by
-/// commas or white space; empty lines and `#` comments skipped.
+/// commas or white space; empty lines and `#` comments skipped, and a spreadsheet's UTF-8
+/// byte order mark.
 pub fn parse_matrix(
     file: &str,
     text: &str,
 ) -> Result<Vec<Vec<u64>>, liquid_model::yaml::LoadError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut rows = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let l = raw.trim();
@@ -270,6 +272,8 @@ mod tests {
         );
         let rows = parse_matrix("m.txt", "# m\n1 2,3\n\n4 5 6\n").expect("parses");
         assert_eq!(rows, vec![vec![1, 2, 3], vec![4, 5, 6]]);
+        let bom = parse_matrix("m.csv", "\u{feff}1,2,3\r\n4,5,6\r\n").expect("parses");
+        assert_eq!(bom, rows);
         let e = parse_matrix("m.txt", "1 2\n3 x\n").expect_err("bad");
         assert_eq!(
             e.to_string(),

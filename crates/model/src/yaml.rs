@@ -206,7 +206,8 @@ pub const MAX_TEXT_BYTES: u64 = 1 << 30;
 /// Reads a text file of at most `max` bytes, checking as it reads: a NUL byte (which YAML
 /// never allows: `/dev/zero`, a binary file), bytes that are not UTF-8, or more than
 /// `max` bytes stop the reading at once with the position, so that no input, however
-/// large or endless, takes more memory than `max`.
+/// large or endless, takes more memory than `max`. A leading UTF-8 byte order mark is
+/// dropped.
 pub fn read_text_limited(path: &Path, max: u64) -> Result<String, LoadError> {
     use std::io::Read;
     let file = path.display().to_string();
@@ -257,10 +258,16 @@ pub fn read_text_limited(path: &Path, max: u64) -> Result<String, LoadError> {
         }
         checked = ok;
     }
-    String::from_utf8(bytes).map_err(|e| {
+    let mut text = String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
         bad_utf8(e.as_bytes(), valid)
-    })
+    })?;
+    // A UTF-8 byte order mark (what some editors and spreadsheets write first) is not
+    // text: without this, a schedule file's first key read as "\u{feff}model".
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    Ok(text)
 }
 
 /// The 1-based (line, column) of the character just after `prefix` (columns count
@@ -1765,6 +1772,9 @@ mod tests {
         std::fs::write(&f, b"name: a\n\xff").expect("write");
         let e = read_text(&f).expect_err("not UTF-8");
         assert!(e.message.contains("not UTF-8"), "{e}");
+        // A byte order mark is dropped; one later in the text is kept.
+        std::fs::write(&f, "\u{feff}name: a\n# \u{feff}\n").expect("write");
+        assert_eq!(read_text(&f).expect("reads"), "name: a\n# \u{feff}\n");
         std::fs::remove_dir_all(&dir).ok();
     }
 
