@@ -21,7 +21,7 @@ mod progress;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands as c;
 
@@ -357,8 +357,25 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// The command line: every option that takes a value takes a negative number as its
+/// value, so that `--overhead -1` is refused by the option's own check ("not a usable
+/// number of seconds") rather than by clap as an unexpected argument `-1`.
+fn command() -> clap::Command {
+    fn negatives(c: clap::Command) -> clap::Command {
+        c.mut_args(|a| {
+            if a.get_action().takes_values() && !a.is_positional() {
+                a.allow_negative_numbers(true)
+            } else {
+                a
+            }
+        })
+        .mut_subcommands(negatives)
+    }
+    negatives(Cli::command())
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
     // The documentation tests (tests/docs.rs) check that every documented command line
     // parses, including those too long to run: with this variable set, stop here.
     if std::env::var_os("LIQUID_CHECK_ARGS").is_some() {
@@ -389,5 +406,15 @@ fn main() -> ExitCode {
                     .any(|c| c.downcast_ref::<std::io::Error>().is_some());
             ExitCode::from(if input { EXIT_INPUT } else { EXIT_INTERNAL })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// clap's own checks of the command line as liquid builds it (conflicting names,
+    /// settings that do not fit an argument), negative numbers allowed included.
+    #[test]
+    fn the_command_line_is_consistent() {
+        super::command().debug_assert();
     }
 }

@@ -231,3 +231,41 @@ fn explain_writes_the_core_s_proof_that_check_proof_and_certify_accept() {
     ]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// A negative number given to an option reaches the option's own check, which names the
+/// option and why (exit 2), not clap's "unexpected argument '-1'".
+#[test]
+fn a_negative_value_is_refused_by_its_options_check() {
+    for (args, want) in [
+        (
+            &["solve", "fat-tree:4,3", "--time-limit", "-1"][..],
+            "\"-1\" is not a usable number of seconds",
+        ),
+        (
+            &["simulate", "fat-tree:4,3", "--link-throughput", "-5"][..],
+            "--link-throughput -5: give a positive bandwidth",
+        ),
+        (
+            &[
+                "generate",
+                "sizes",
+                "fat-tree:4,3",
+                "--dist",
+                "zipf",
+                "--zipf-s",
+                "-1",
+                "--bytes-per-rank",
+                "1KiB",
+            ][..],
+            "zipf exponent -1: give a finite s >= 0",
+        ),
+    ] {
+        let (code, _, err) = run(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+    }
+    // A positional argument is not a value: `-1` there is still an unknown option.
+    let (code, _, err) = run(&["analyze", "-1"]);
+    assert_eq!(code, 2, "{err}");
+}
