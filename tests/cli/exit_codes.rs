@@ -269,3 +269,20 @@ fn a_negative_value_is_refused_by_its_options_check() {
     let (code, _, err) = run(&["analyze", "-1"]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// A misspelt generator is named, with the closest one, in every command that takes a
+/// model (exit 2), not "cannot read: No such file or directory".
+#[test]
+fn a_misspelt_generator_is_named_with_the_closest_one() {
+    for cmd in ["solve", "analyze", "simulate", "crosscheck", "explain"] {
+        let (code, _, err) = run(&[cmd, "fattree:4,3"]);
+        assert_eq!(code, 2, "{cmd}: {err}");
+        assert!(
+            err.contains("\"fattree\" is not a generator: did you mean fat-tree:4,3?"),
+            "{cmd}: {err}"
+        );
+    }
+    let (code, _, err) = run(&["solve", "no-such-dir/model.yaml"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot read"), "{err}");
+}

@@ -641,7 +641,10 @@ fn load(models: &[PathBuf]) -> Result<Vec<Loaded>, StudyError> {
             Some(s) if liquid_topology::spec::is_spec(s) => {
                 Document::Model(crate::input::load_traffic(path)?)
             }
-            _ => liquid_model::yaml::load_document(path)?,
+            _ => {
+                crate::input::no_misspelt_spec(path)?;
+                liquid_model::yaml::load_document(path)?
+            }
         };
         match document {
             Document::Model(t) => traffics.push((path, t)),

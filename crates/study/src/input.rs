@@ -33,5 +33,22 @@ pub fn load_traffic(arg: &Path) -> Result<Traffic, StudyError> {
                 .ok_or_else(|| StudyError::Input(format!("{s:?} is not a generated-model spec")));
         }
     }
+    no_misspelt_spec(arg)?;
     Ok(liquid_model::yaml::load_model(arg)?)
+}
+
+/// A model argument that is no file but reads as a spec of an unknown generator
+/// (`fattree:4,3`) is an input error that says so and names the closest generator, rather
+/// than "cannot read: No such file or directory".
+pub(crate) fn no_misspelt_spec(arg: &Path) -> Result<(), StudyError> {
+    let Some(s) = arg.to_str() else {
+        return Ok(());
+    };
+    if arg.exists() {
+        return Ok(());
+    }
+    match liquid_topology::spec::unknown_generator(s) {
+        Some(why) => Err(StudyError::Input(format!("{s}: no such file, and {why}"))),
+        None => Ok(()),
+    }
 }

@@ -75,6 +75,7 @@ fn load_model(arg: &Path) -> Result<Model, StudyError> {
             });
         }
     }
+    crate::input::no_misspelt_spec(arg)?;
     let m = liquid_model::yaml::load_model_full(arg)?;
     Ok(Model {
         traffic: m.traffic,

@@ -45,6 +45,31 @@ pub fn is_spec(arg: &str) -> bool {
     PREFIXES.iter().any(|p| arg.starts_with(p))
 }
 
+/// When `arg` reads as a spec whose generator is unknown (`name:rest`, `name` at least two
+/// characters and not a generator of [`PREFIXES`], nothing that reads as a path: no `/`,
+/// `\\`, a `.` before the colon, a `.yaml`/`.yml` end): what to tell the user, with the
+/// closest generator's name when it is close (`fattree:4,3` → `fat-tree`). For the case
+/// where `arg` is also no file: callers check that first.
+pub fn unknown_generator(arg: &str) -> Option<String> {
+    let (name, rest) = arg.split_once(':')?;
+    let pathlike = |x: &str| x.contains(['/', '\\']) || x.ends_with(".yaml") || x.ends_with(".yml");
+    if name.len() < 2 || name.contains('.') || pathlike(name) || pathlike(rest) || is_spec(arg) {
+        return None;
+    }
+    let names = PREFIXES.map(|p| p.trim_end_matches(':'));
+    let closest = names
+        .iter()
+        .map(|n| (strsim::levenshtein(&name.to_lowercase(), n), *n))
+        .min()
+        .filter(|&(d, n)| d <= 2.max(n.len() / 3))
+        .map(|(_, n)| format!("did you mean {n}:{rest}? "))
+        .unwrap_or_default();
+    Some(format!(
+        "{name:?} is not a generator: {closest}The generators are {} (`liquid generate --help`)",
+        names.join(", ")
+    ))
+}
+
 /// The traffic a spec names: `parse(arg)?.expand()`, with the same errors (an expansion
 /// error as [`TopologyError::Network`]), but fat-trees and multi-cluster systems are
 /// built directly ([`FatTree::traffic`](crate::fat_tree::FatTree::traffic), [`MultiCluster::traffic`]) without their network
@@ -119,6 +144,33 @@ pub fn parse(arg: &str) -> Result<Option<Generated>, TopologyError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_generator_is_named_with_the_closest_one() {
+        let why = unknown_generator("fattree:4,3").expect("unknown");
+        assert!(
+            why.starts_with("\"fattree\" is not a generator: did you mean fat-tree:4,3? The generators are t1, fat-tree,"),
+            "{why}"
+        );
+        let why = unknown_generator("Dragonfly-Plus:4,4,4,4").expect("unknown");
+        assert!(
+            why.contains("did you mean dragonfly-plus:4,4,4,4?"),
+            "{why}"
+        );
+        let why = unknown_generator("foo:3").expect("unknown");
+        assert!(!why.contains("did you mean"), "{why}");
+        // Specs, and what reads as a path, are not unknown generators.
+        for arg in [
+            "fat-tree:4,3",
+            "ring:6,2",
+            "models/a:b.yaml",
+            "a.yaml",
+            "C:\\m.yaml",
+            ":x",
+        ] {
+            assert_eq!(unknown_generator(arg), None, "{arg}");
+        }
+    }
 
     #[test]
     fn specs_parse() {
