@@ -5,6 +5,7 @@
 //! sizes that are not positive whole numbers, and pairs of the traffic without a size
 //! ([`Missing`] says what happens to them: an error, or a default size).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -213,7 +214,7 @@ pub fn parse_csv(
         if l.is_empty() || l.starts_with('#') {
             continue;
         }
-        let (cols, fields): (Vec<usize>, Vec<String>) = split_fields(raw)
+        let (cols, fields): (Vec<usize>, Vec<Cow<'_, str>>) = split_fields(raw)
             .map_err(|(col, m)| error(file, line, col, "src,dst,bytes", m))?
             .into_iter()
             .unzip();
@@ -242,7 +243,7 @@ pub fn parse_csv(
         let col = |i: usize| cols[i];
         let mut ends = [0u32; 2];
         for (i, name) in ["src", "dst"].into_iter().enumerate() {
-            let h = fields[i].as_str();
+            let h = &*fields[i];
             ends[i] = host(h).ok_or_else(|| {
                 error(
                     file,
@@ -363,19 +364,22 @@ fn finish(
     }
 }
 
+/// A line's fields, each with its 1-based column ([`split_fields`]).
+type Fields<'a> = Vec<(usize, Cow<'a, str>)>;
+
 /// The fields of one CSV line (RFC 4180 without line breaks inside a field), each with
 /// its 1-based column: split at the commas outside double quotes, spaces around a field
 /// dropped; a field in double quotes is its text between them, `""` standing for one
 /// quote. An unterminated quote or text after a closing quote is an error at its column.
-fn split_fields(raw: &str) -> Result<Vec<(usize, String)>, (usize, String)> {
+fn split_fields(raw: &str) -> Result<Fields<'_>, (usize, String)> {
     let mut fields = Vec::new();
     let mut chars = raw.char_indices().peekable();
     loop {
         while chars.next_if(|&(_, c)| c == ' ' || c == '\t').is_some() {}
         let start = chars.peek().map_or(raw.len(), |&(i, _)| i);
         let col = raw[..start].chars().count() + 1;
-        let mut value = String::new();
-        if chars.next_if(|&(_, c)| c == '"').is_some() {
+        let value = if chars.next_if(|&(_, c)| c == '"').is_some() {
+            let mut value = String::new();
             loop {
                 match chars.next() {
                     Some((_, '"')) if chars.next_if(|&(_, c)| c == '"').is_some() => {
@@ -401,12 +405,12 @@ fn split_fields(raw: &str) -> Result<Vec<(usize, String)>, (usize, String)> {
                     format!("{c:?} after a closing quote: a quoted field ends at a comma"),
                 ));
             }
+            Cow::Owned(value)
         } else {
-            while let Some((_, c)) = chars.next_if(|&(_, c)| c != ',') {
-                value.push(c);
-            }
-            value.truncate(value.trim_end().len());
-        }
+            while chars.next_if(|&(_, c)| c != ',').is_some() {}
+            let end = chars.peek().map_or(raw.len(), |&(i, _)| i);
+            Cow::Borrowed(raw[start..end].trim_end())
+        };
         fields.push((col, value));
         if chars.next().is_none() {
             return Ok(fields);
@@ -416,7 +420,7 @@ fn split_fields(raw: &str) -> Result<Vec<(usize, String)>, (usize, String)> {
 
 /// `name` as one CSV field: in double quotes (each quote doubled) when it has a comma, a
 /// quote or spaces at an end, so that [`parse_csv`] reads it back unchanged.
-fn csv_field(name: &str) -> std::borrow::Cow<'_, str> {
+fn csv_field(name: &str) -> Cow<'_, str> {
     if name.contains([',', '"']) || name.trim() != name {
         format!("\"{}\"", name.replace('"', "\"\"")).into()
     } else {
