@@ -520,7 +520,11 @@ mod tests {
         assert!(part.full_teams() < whole.full_teams());
         let listed = part.teams.clone().expect("listed");
         assert_eq!(listed.len() as u64, part.full_teams());
-        assert_eq!(listed[..], all[..listed.len()], "not a prefix of the whole list");
+        assert_eq!(
+            listed[..],
+            all[..listed.len()],
+            "not a prefix of the whole list"
+        );
         assert!(counter.load(Ordering::Relaxed) > 0);
         assert!(counter.load(Ordering::Relaxed) <= part.ancestors);
         // A limit that does not come changes nothing.
