@@ -71,6 +71,9 @@ enum Command {
     /// Schedules a traffic with one engine and reports the verdict with its evidence.
     Solve(Box<c::SolveArgs>),
     /// Counts (and with --list lists) the full teams of a traffic (004, sections 2-3).
+    /// --time-limit (default 300 s) bounds the whole command: past it the report counts
+    /// (and lists) the teams found so far, a lower bound, with a `stopped` section saying
+    /// how far the enumeration got (a warning, exit 0).
     Teams(c::TeamsArgs),
     /// Runs several engines on each model and reports any contradiction between them;
     /// records their answers as a baseline, or compares them with one. Each engine run

@@ -111,6 +111,55 @@ fn teams_every_model() {
     );
 }
 
+/// `liquid teams --time-limit 0` on a model whose enumeration takes more than one look at
+/// the clock: the report is still written, with the teams found so far (a prefix of the
+/// whole enumeration, no more than all of them), a `stopped` section, a warning on
+/// stderr, exit 0 (the wall time redacted in the snapshot).
+#[test]
+fn teams_stopped_by_the_time_limit() {
+    let m = "models/paper-fig1.yaml";
+    let whole = json(&["teams", m, "--list", "--format", "json"]);
+    assert!(whole.get("stopped").is_none(), "{whole}");
+    let out = succeed(liquid().args([
+        "teams",
+        m,
+        "--list",
+        "--time-limit",
+        "0",
+        "--format",
+        "json",
+    ]));
+    let part: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("warning: the time limit stopped the enumeration"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("lower bound"), "{stderr}");
+    let stopped = &part["stopped"];
+    assert_eq!(stopped["time_limit_s"], 0.0, "{part}");
+    assert!(stopped["wall_s"].as_f64().is_some(), "{part}");
+    assert!(
+        stopped["incomplete"]
+            .as_str()
+            .is_some_and(|s| s.contains("lower bound") && s.contains("teams lists")),
+        "{part}"
+    );
+    let (n, all) = (part["full_teams"].as_u64(), whole["full_teams"].as_u64());
+    let (n, all) = (n.expect("a count"), all.expect("a count"));
+    assert!(n <= all && n > 0, "{n} of {all}");
+    let listed = part["teams"].as_array().expect("teams");
+    let every = whole["teams"].as_array().expect("teams");
+    assert_eq!(listed.len() as u64, n);
+    assert_eq!(listed[..], every[..listed.len()]);
+    assert!(part["ancestors"].as_u64() <= whole["ancestors"].as_u64());
+    snap!(
+        "teams_time_limit_0",
+        liquid().args(["teams", m, "--time-limit", "0"]),
+        vec![(r"wall_s: [0-9.eE+-]+", "wall_s: [wall]")]
+    );
+}
+
 fn json(args: &[&str]) -> serde_json::Value {
     let out = succeed(liquid().args(args));
     serde_json::from_slice(&out.stdout).expect("JSON")

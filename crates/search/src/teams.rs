@@ -27,7 +27,8 @@
 //! through the traffic's per-link user lists (never a conflict edge list), so memory is
 //! linear in the total path length plus one bitset per ancestor on the depth-first stack.
 
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use fixedbitset::FixedBitSet;
 use liquid_model::{LinkId, Traffic, TransferId};
@@ -109,6 +110,8 @@ struct Reproducer<'a> {
     deadline: Option<Instant>,
     /// Whether the deadline stopped the reproduction.
     timed_out: bool,
+    /// Where to add the ancestors examined, at each look at the clock (for progress).
+    progress: Option<&'a AtomicU64>,
 }
 
 impl<'a> Reproducer<'a> {
@@ -125,6 +128,7 @@ impl<'a> Reproducer<'a> {
             ancestors: 0,
             deadline: None,
             timed_out: false,
+            progress: None,
         }
     }
 
@@ -218,12 +222,17 @@ impl<'a> Reproducer<'a> {
         while let Some(r) = self.stack.pop() {
             self.ancestors += 1;
             let every = (CLOCK_WORK / self.traffic.len().max(1) as u64).clamp(1, CLOCK_EVERY);
-            if self.ancestors % every == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
-                // Finding one team can take long on large traffics: a deadline must
-                // stop the enumeration itself, not only the search between teams.
-                self.timed_out = true;
-                self.stack.clear();
-                return None;
+            if self.ancestors % every == 0 {
+                if let Some(p) = self.progress {
+                    p.fetch_add(every, Ordering::Relaxed);
+                }
+                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                    // Finding one team can take long on large traffics: a deadline must
+                    // stop the enumeration itself, not only the search between teams.
+                    self.timed_out = true;
+                    self.stack.clear();
+                    return None;
+                }
             }
             if r.outer.is_clear() && r.depot.is_clear() {
                 if !self.bottlenecks.is_empty() {
@@ -301,6 +310,8 @@ pub struct FullTeams<'a> {
     set: TransferSet,
     skeletons: Reproducer<'a>,
     bodies: Reproducer<'a>,
+    /// Skeleton teams produced by phase 1 so far.
+    skeleton_teams: u64,
 }
 
 impl<'a> FullTeams<'a> {
@@ -334,6 +345,7 @@ impl<'a> FullTeams<'a> {
             set: set.clone(),
             skeletons,
             bodies: Reproducer::new(traffic, Vec::new()),
+            skeleton_teams: 0,
         }
     }
 
@@ -354,6 +366,22 @@ impl<'a> FullTeams<'a> {
     pub fn timed_out(&self) -> bool {
         self.skeletons.timed_out || self.bodies.timed_out
     }
+
+    /// Adds the ancestors examined to `counter` as the enumeration goes (at each look at
+    /// the clock, every [`CLOCK_EVERY`] ancestors or sooner on large traffics), for a
+    /// progress indicator.
+    pub fn with_progress(mut self, counter: &'a AtomicU64) -> Self {
+        self.skeletons.progress = Some(counter);
+        self.bodies.progress = Some(counter);
+        self
+    }
+
+    /// Skeleton teams (phase 1: the full teams of the skeleton ζ(X)) produced so far;
+    /// the full teams yielded so far are those of these skeletons (the last one's maybe
+    /// not all yet).
+    pub fn skeleton_teams(&self) -> u64 {
+        self.skeleton_teams
+    }
 }
 
 impl Iterator for FullTeams<'_> {
@@ -367,6 +395,7 @@ impl Iterator for FullTeams<'_> {
                 return None;
             }
             let skeleton = self.skeletons.next_inner()?;
+            self.skeleton_teams += 1;
             // (∅, {x ∈ X | x ∩ ∪A = ∅}, A)
             let traffic = self.skeletons.traffic;
             let mut depot = self.set.clone();
@@ -463,6 +492,70 @@ mod tests {
         }
     }
 
+    /// A deadline already passed stops the enumeration at its first look at the clock;
+    /// the report holds what was found before (a prefix of the whole enumeration, in the
+    /// same order), says it stopped, and counted the ancestors for progress. Without a
+    /// limit, the report is the whole enumeration and says nothing of a stop.
+    #[test]
+    fn a_deadline_stops_the_report_with_what_it_found() {
+        let t = liquid_model::examples::queens(8);
+        let whole = TeamsReport::new(&t, true);
+        assert!(whole.stopped.is_none() && whole.stopped().is_none());
+        let all = whole.teams.clone().expect("listed");
+        assert_eq!(all.len() as u64, whole.full_teams());
+        assert!(whole.ancestors > 2 * CLOCK_EVERY, "{}", whole.ancestors);
+        let counter = AtomicU64::new(0);
+        let limit = TimeLimit {
+            start: Instant::now(),
+            limit: Duration::ZERO,
+        };
+        let part = TeamsReport::within(&t, true, Some(limit), &counter);
+        let stopped = part.stopped.clone().expect("stopped");
+        assert_eq!(stopped.time_limit_s, 0.0);
+        assert!(stopped.incomplete.contains("lower bound"), "{stopped:?}");
+        assert!(stopped.incomplete.contains("teams lists"), "{stopped:?}");
+        assert!(part.stopped().expect("said").contains("lower bound"));
+        // Each of the two phases stops at its first look at the clock, at the latest.
+        assert!(part.ancestors <= 2 * CLOCK_EVERY, "{}", part.ancestors);
+        assert!(part.full_teams() < whole.full_teams());
+        let listed = part.teams.clone().expect("listed");
+        assert_eq!(listed.len() as u64, part.full_teams());
+        assert_eq!(
+            listed[..],
+            all[..listed.len()],
+            "not a prefix of the whole list"
+        );
+        assert!(counter.load(Ordering::Relaxed) > 0);
+        assert!(counter.load(Ordering::Relaxed) <= part.ancestors);
+        // A limit that does not come changes nothing.
+        let ample = TimeLimit {
+            start: Instant::now(),
+            limit: Duration::from_secs(3600),
+        };
+        let within = TeamsReport::within(&t, false, Some(ample), &AtomicU64::new(0));
+        assert!(within.stopped.is_none());
+        assert_eq!(
+            (within.full_teams, within.ancestors),
+            (whole.full_teams, whole.ancestors)
+        );
+    }
+
+    /// On a traffic so large that one ancestor costs about [`CLOCK_WORK`] transfers'
+    /// worth of work, the clock is read at every ancestor: a passed deadline stops the
+    /// enumeration at the first one, before any team.
+    #[test]
+    fn on_a_large_traffic_the_deadline_is_read_at_every_ancestor() {
+        let t = liquid_topology::spec::traffic("fat-tree:24,2")
+            .expect("a valid spec")
+            .expect("a generated model");
+        assert!(t.len() as u64 >= CLOCK_WORK, "{} transfers", t.len());
+        let mut it = FullTeams::of_traffic(&t).with_deadline(Some(Instant::now()));
+        assert!(it.next().is_none());
+        assert!(it.timed_out());
+        assert_eq!(it.ancestors(), 1);
+        assert_eq!(it.skeleton_teams(), 0);
+    }
+
     #[test]
     fn no_team_has_no_full_team() {
         let t = crate::test_support::no_team();
@@ -472,25 +565,74 @@ mod tests {
 }
 
 /// `liquid teams`'s report: the full teams of a whole traffic, counted (and listed) in
-/// enumeration order.
+/// enumeration order; when the time limit stopped the enumeration, what was found before
+/// it, with [`TeamsStopped`].
 #[derive(Debug, serde::Serialize)]
 pub struct TeamsReport {
     model: String,
     transfers: usize,
     duration: usize,
     bottlenecks: Vec<String>,
+    /// Full teams found (a lower bound when `stopped` is present).
     full_teams: u64,
     /// Ancestors examined by the two-phase reproduction of 004.
     ancestors: u64,
+    /// Where the time limit stopped the enumeration (absent: it ran to the end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped: Option<TeamsStopped>,
     #[serde(skip_serializing_if = "Option::is_none")]
     teams: Option<Vec<Vec<String>>>,
 }
 
+/// How far the enumeration of the full teams got before the time limit stopped it: the
+/// report's `full_teams` and `ancestors` (and its `teams`, listed) are what it found
+/// before, so `full_teams` is a lower bound.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TeamsStopped {
+    /// The time limit, seconds.
+    pub time_limit_s: f64,
+    /// Wall time from the caller's start (for `liquid teams`, before it loads the model)
+    /// to the stop, seconds.
+    pub wall_s: f64,
+    /// Skeleton teams produced by phase 1 by then ([`FullTeams::skeleton_teams`]): the
+    /// full teams found are those of these skeletons, the last one's maybe not all.
+    pub skeleton_teams: u64,
+    /// What the report's figures are, said for people.
+    pub incomplete: String,
+}
+
+/// The time limit of an enumeration: it started at `start` (which may be before the
+/// enumeration, for instance before the model was loaded) and stops `limit` later.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimeLimit {
+    /// When the clock started.
+    pub start: Instant,
+    /// How long the whole run may take.
+    pub limit: Duration,
+}
+
 impl TeamsReport {
-    /// Enumerates the full teams of `traffic`, listing them as transfer names with `list`.
+    /// Enumerates the full teams of `traffic` to the end, listing them as transfer names
+    /// with `list`.
     pub fn new(traffic: &Traffic, list: bool) -> TeamsReport {
+        TeamsReport::within(traffic, list, None, &AtomicU64::new(0))
+    }
+
+    /// [`TeamsReport::new`] within `time_limit` (the enumeration looks at the clock every
+    /// [`CLOCK_EVERY`] ancestors, every ancestor on large traffics): past it the report
+    /// holds the teams found before (counted, and listed with `list`) and says where it
+    /// stopped ([`TeamsReport::stopped`]). `progress` is given the ancestors examined as
+    /// the enumeration goes.
+    pub fn within(
+        traffic: &Traffic,
+        list: bool,
+        time_limit: Option<TimeLimit>,
+        progress: &AtomicU64,
+    ) -> TeamsReport {
         let (duration, bottlenecks) = bottlenecks_in(traffic, &all_transfers(traffic));
-        let mut it = FullTeams::of_traffic(traffic);
+        let mut it = FullTeams::of_traffic(traffic)
+            .with_deadline(time_limit.map(|t| t.start + t.limit))
+            .with_progress(progress);
         let mut count = 0u64;
         let mut listed = Vec::new();
         for team in it.by_ref() {
@@ -503,6 +645,20 @@ impl TeamsReport {
                 );
             }
         }
+        let stopped = time_limit.filter(|_| it.timed_out()).map(|t| TeamsStopped {
+            time_limit_s: t.limit.as_secs_f64(),
+            wall_s: t.start.elapsed().as_secs_f64(),
+            skeleton_teams: it.skeleton_teams(),
+            incomplete: format!(
+                "the time limit stopped the enumeration: full_teams and ancestors count what \
+                 was found before it, full_teams is a lower bound{}",
+                if list {
+                    "; teams lists the full teams found so far"
+                } else {
+                    ""
+                }
+            ),
+        });
         TeamsReport {
             model: traffic.name().to_string(),
             transfers: traffic.len(),
@@ -513,7 +669,29 @@ impl TeamsReport {
                 .collect(),
             full_teams: count,
             ancestors: it.ancestors(),
+            stopped,
             teams: list.then_some(listed),
         }
+    }
+
+    /// Full teams found (all of them unless [`TeamsReport::stopped`]).
+    pub fn full_teams(&self) -> u64 {
+        self.full_teams
+    }
+
+    /// Where the time limit stopped the enumeration, said for people (None: it ran to the
+    /// end).
+    pub fn stopped(&self) -> Option<String> {
+        self.stopped.as_ref().map(|s| {
+            format!(
+                "the time limit stopped the enumeration of the full teams after {} s \
+                 ({} full teams from {} skeleton teams, {} ancestors examined): full_teams \
+                 is a lower bound; raise --time-limit for the whole enumeration",
+                liquid_model::display::round_significant(s.wall_s, 4),
+                self.full_teams,
+                s.skeleton_teams,
+                self.ancestors
+            )
+        })
     }
 }
