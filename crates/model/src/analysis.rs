@@ -76,15 +76,12 @@ impl Analysis {
     /// listed up to [`SHOWN`] and [`USERS_SHOWN`] unless `all_bottlenecks`.
     pub fn new(traffic: &Traffic, options: AnalysisOptions) -> Analysis {
         let bottlenecks = traffic.bottlenecks();
-        let (shown, users_shown) = if options.all_bottlenecks {
-            (bottlenecks.len(), bottlenecks.len())
-        } else {
-            (
-                SHOWN.min(bottlenecks.len()),
-                USERS_SHOWN.min(bottlenecks.len()),
-            )
-        };
         let n = bottlenecks.len();
+        let (shown, users_shown) = if options.all_bottlenecks {
+            (n, n)
+        } else {
+            (SHOWN.min(n), USERS_SHOWN.min(n))
+        };
         let bottlenecks_note = (users_shown < n).then(|| {
             let listed = if shown < n {
                 format!("{shown} of the {n} bottlenecks listed")
@@ -116,7 +113,7 @@ impl Analysis {
                 .iter()
                 .map(|&l| traffic.link_name(l).to_string())
                 .collect(),
-            bottleneck_count: bottlenecks.len(),
+            bottleneck_count: n,
             bottleneck_users: bottlenecks[..users_shown]
                 .iter()
                 .map(|&l| BottleneckUsers {
