@@ -602,7 +602,8 @@ pub struct TeamsStopped {
 }
 
 /// The time limit of an enumeration: it started at `start` (which may be before the
-/// enumeration, for instance before the model was loaded) and stops `limit` later.
+/// enumeration, for instance before the model was loaded) and stops `limit` later (a
+/// limit too far for an [`Instant`] is no limit).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TimeLimit {
     /// When the clock started.
@@ -631,7 +632,7 @@ impl TeamsReport {
     ) -> TeamsReport {
         let (duration, bottlenecks) = bottlenecks_in(traffic, &all_transfers(traffic));
         let mut it = FullTeams::of_traffic(traffic)
-            .with_deadline(time_limit.map(|t| t.start + t.limit))
+            .with_deadline(time_limit.and_then(|t| t.start.checked_add(t.limit)))
             .with_progress(progress);
         let mut count = 0u64;
         let mut listed = Vec::new();
