@@ -38,19 +38,19 @@ pub struct SystemArgs {
     /// ICN2's height, e.g. 8,12x1+16x2+4x3 (002's N = 1120) or 4,8x3+3x4+5x5 (N = 544).
     pub system: String,
     /// Message length in flits, M.
-    #[arg(long, default_value_t = 32, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 32)]
     pub flits: u32,
     /// Flit length in bytes, L_m.
-    #[arg(long, default_value_t = 256.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 256.0)]
     pub flit_bytes: f64,
     /// Channel bandwidth, bytes per time unit.
-    #[arg(long, default_value_t = 500.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 500.0)]
     pub bandwidth: f64,
     /// Network latency α_net, time units.
-    #[arg(long, default_value_t = 0.02, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.02)]
     pub net_latency: f64,
     /// Switch latency α_sw, time units.
-    #[arg(long, default_value_t = 0.01, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.01)]
     pub switch_latency: f64,
 }
 
@@ -105,7 +105,7 @@ pub struct ModelArgs {
     #[command(flatten)]
     load: Load,
     /// The sweep's last load, as a fraction of the saturation load (below 1).
-    #[arg(long, default_value_t = 0.95, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.95)]
     up_to: f64,
     /// Also write the point(s) to this CSV file.
     #[arg(long, value_name = "FILE")]
@@ -144,7 +144,7 @@ impl From<Reading> for SourceQueues {
 struct Load {
     /// One offered traffic λ_g (messages per node per time unit): report the latency
     /// and its components there.
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long)]
     rate: Option<f64>,
     /// A sweep of this many loads, evenly spaced from 0 to --up-to × saturation, printed
     /// as a table.
@@ -221,7 +221,7 @@ pub struct LatencyStudyArgs {
     #[arg(long, default_value_t = 20)]
     pub points: usize,
     /// The last load as a multiple of the larger of the two saturation loads.
-    #[arg(long, default_value_t = 1.2, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1.2)]
     pub beyond: f64,
     #[command(flatten)]
     pub counts: MessageCounts,

@@ -259,6 +259,22 @@ fn a_negative_value_is_refused_by_its_options_check() {
             ][..],
             "zipf exponent -1: give a finite s >= 0",
         ),
+        (
+            &[
+                "latency",
+                "model",
+                "8,12x1+16x2+4x3",
+                "--points",
+                "3",
+                "--flit-bytes",
+                "-1",
+            ][..],
+            "--flit-bytes: -1 is not a positive number",
+        ),
+        (
+            &["latency", "model", "8,12x1+16x2+4x3", "--rate", "-0.5"][..],
+            "--rate: -0.5 is not a number ≥ 0",
+        ),
     ] {
         let (code, _, err) = run(args);
         assert_eq!(code, 2, "{args:?}: {err}");
