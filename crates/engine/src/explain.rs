@@ -405,10 +405,12 @@ fn minimise(
     // A clique of more than Λ transfers is the smallest kind of core there is: Λ + 1 of
     // them, minimal as they stand (the search below still shows each one needed).
     let k = oracle.k;
-    let sub = oracle.traffic.sub_traffic(candidates);
-    let clique = liquid_search::exact::greedy_clique_until(&sub, deadline).unwrap_or_default();
+    let mut set = liquid_search::teams::TransferSet::with_capacity(oracle.traffic.len());
+    set.extend(candidates.iter().map(|t| t.index()));
+    let clique =
+        liquid_search::exact::greedy_clique_in(oracle.traffic, &set, deadline).unwrap_or_default();
     let mut core = if clique.len() > k {
-        let mut c: Vec<TransferId> = clique.iter().map(|t| candidates[t.index()]).collect();
+        let mut c = clique;
         c.sort_unstable();
         c.truncate(k + 1);
         c

@@ -37,6 +37,7 @@ use std::time::Instant;
 
 use crate::chromatic::colour;
 use crate::cliques::CliqueFinder;
+use crate::teams::TransferSet;
 
 pub use crate::chromatic::{colour_subset, colour_subset_with_progress, ExactColouring};
 use crate::structured::liquid_schedule;
@@ -63,15 +64,26 @@ pub fn greedy_clique_until(
     traffic: &Traffic,
     deadline: Option<Instant>,
 ) -> Option<Vec<TransferId>> {
+    greedy_clique_in(traffic, &crate::teams::all_transfers(traffic), deadline)
+}
+
+/// [`greedy_clique_until`] among the transfers of `set` only, seeded by the links most
+/// loaded by them, in time proportional to the loads met: no sub-traffic is built (on a
+/// million transfers, building one takes seconds that no deadline cuts).
+pub fn greedy_clique_in(
+    traffic: &Traffic,
+    set: &TransferSet,
+    deadline: Option<Instant>,
+) -> Option<Vec<TransferId>> {
     if deadline.is_some_and(|d| Instant::now() >= d) {
         return None;
     }
+    let loads = crate::teams::loads_in(traffic, set);
     let mut links: Vec<LinkId> = traffic.link_ids().collect();
-    links.sort_by_key(|&l| (std::cmp::Reverse(traffic.load(l)), l));
+    links.sort_by_key(|&l| (std::cmp::Reverse(loads[l.index()]), l));
     links.truncate(CLIQUE_SEEDS);
-    let all = crate::teams::all_transfers(traffic);
     let clique =
-        CliqueFinder::new(traffic.len()).best(traffic, &all, &links, CLIQUE_SEEDS, deadline);
+        CliqueFinder::new(traffic.len()).best(traffic, set, &links, CLIQUE_SEEDS, deadline);
     Some(clique.into_iter().map(|t| TransferId(t as u32)).collect())
 }
 
@@ -200,6 +212,29 @@ mod tests {
             prop_assert!(len >= t.duration());
             prop_assert!(o.lower_bound(&t).value >= t.duration());
             prop_assert!(matches!(o.verdict(), Verdict::Liquid | Verdict::Optimal));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        /// A clique among a subset: only its transfers, pairwise congesting, at least as
+        /// large as the subset's most loaded link.
+        #[test]
+        fn a_clique_among_a_subset_stays_in_it(
+            t in arb_traffic(12, 40),
+            mask in prop::collection::vec(any::<bool>(), 12),
+        ) {
+            let mut set = TransferSet::with_capacity(t.len());
+            set.extend((0..t.len()).filter(|&i| mask[i]));
+            let c = greedy_clique_in(&t, &set, None).expect("no deadline");
+            for (i, &a) in c.iter().enumerate() {
+                prop_assert!(set.contains(a.index()));
+                for &b in &c[..i] {
+                    prop_assert!(t.congest(a, b));
+                }
+            }
+            let most = crate::teams::loads_in(&t, &set).into_iter().max().unwrap_or(0);
+            prop_assert!(c.len() >= most);
         }
     }
 
