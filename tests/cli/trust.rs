@@ -278,6 +278,40 @@ fn explain_stopped_by_its_time_limit_says_so() {
     assert_eq!(v["cores"].as_array().map(Vec::len), Some(0));
 }
 
+/// A traffic too large for the SAT encoding of a question the colouring search leaves
+/// open is `undecided`, not an error: the report says why, and the run goes on to the
+/// next model (before, `torus:8x8,2` ended the whole run with exit 2 and a suggestion to
+/// use another engine).
+#[test]
+fn explain_too_large_for_sat_is_undecided_not_an_error() {
+    let args = [
+        "explain",
+        "torus:8x8,2",
+        "models/odd-cycle.yaml",
+        "--time-limit",
+        "10",
+    ];
+    let (code, v) = json(&args);
+    assert_eq!(code, 0, "{v}");
+    let (big, small) = (&v[0], &v[1]);
+    assert_eq!(big["liquid"], Value::Null, "{big}");
+    assert_eq!(big["stopped"], false, "{big}");
+    assert!(
+        big["undecided"]
+            .as_str()
+            .is_some_and(|u| u.contains("320 timeframes") && u.contains("beyond the limit")),
+        "{big}"
+    );
+    assert!(
+        big["explanation"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("undecided: no core was found")),
+        "{big}"
+    );
+    assert_eq!(small["liquid"], false, "{small}");
+    assert!(small.get("undecided").is_none(), "{small}");
+}
+
 /// The spellings before one spelling per meaning (issue 42) still work, hidden, for one
 /// release: `solve --prove`, `prove --out`, `check-proof MODEL DIR`, `verify MODEL
 /// SCHEDULE`, `verify --prove`; and they give what the new spellings give.

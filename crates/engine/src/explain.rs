@@ -37,7 +37,8 @@ use std::time::Instant;
 
 use liquid_model::{validate, CheckedProof, Schedule, Traffic, TransferId};
 use liquid_sat::{
-    prove, prove_by_search, EncodeOptions, Proved, SatError, SearchProved, Subset, Subsets,
+    prove, prove_by_search, EncodeError, EncodeOptions, Proved, SatError, SearchProved, Subset,
+    Subsets,
 };
 use liquid_search::kcolour::{fits, Fit, MAX_TIMEFRAMES};
 use thiserror::Error;
@@ -209,6 +210,10 @@ pub struct Explained {
     pub cores: Vec<Core>,
     /// Whether the time limit stopped the search (the cores found before it are listed).
     pub stopped: bool,
+    /// Why the search could not go on before the time limit, when it could not: the
+    /// colouring search left a question open and the traffic is too large for the SAT
+    /// encoding that would answer it (the cores found before are listed).
+    pub undecided: Option<String>,
     /// Subset questions answered by the colouring search.
     pub by_search: u64,
     /// Subset questions answered by SAT.
@@ -683,6 +688,12 @@ fn cores_within(
                 out.stopped = true;
                 break;
             }
+            Err(ExplainError::Sat(SatError::Encode(
+                e @ (EncodeError::BeyondLimit { .. } | EncodeError::TooLarge { .. }),
+            ))) => {
+                out.undecided = Some(too_large(&e));
+                break;
+            }
             Err(e) => return Err(e),
         }
     }
@@ -690,6 +701,23 @@ fn cores_within(
     out.by_sat = oracle.by_sat;
     out.by_repair = oracle.by_repair;
     Ok(out)
+}
+
+/// Why SAT could not answer the question the colouring search left open, in words.
+fn too_large(e: &EncodeError) -> String {
+    let size = match e {
+        EncodeError::BeyondLimit {
+            transfers,
+            colours,
+            literals,
+            limit,
+            ..
+        } => format!(
+            "its encoding with {colours} timeframes would hold about {literals} literals ({transfers} transfers), beyond the limit of {limit}"
+        ),
+        e => e.to_string(),
+    };
+    format!("the colouring search left the question open, and SAT cannot take the traffic: {size}")
 }
 
 #[cfg(test)]

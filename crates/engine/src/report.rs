@@ -300,10 +300,15 @@ pub struct ExplainReport {
     model: String,
     transfers: usize,
     duration: usize,
-    /// `None` when the time limit came first.
+    /// `None` when the time limit came first, or the search could not decide
+    /// (`undecided`).
     liquid: Option<bool>,
     /// Whether the time limit stopped the search (the cores found before it are listed).
     stopped: bool,
+    /// Why the search could not decide before the time limit, when it could not (the
+    /// traffic is too large for the SAT encoding of an open question).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    undecided: Option<String>,
     /// The time limit applied, in seconds.
     time_limit_s: f64,
     /// In words.
@@ -498,11 +503,7 @@ impl ExplainReport {
                 )));
             }
         }
-        let liquid = if self.cores.is_empty() {
-            (!self.stopped).then_some(true)
-        } else {
-            Some(false)
-        };
+        let liquid = liquidity(&self.cores, self.stopped, self.undecided.as_deref());
         if self.liquid != liquid {
             return Err(format!(
                 "liquid is {:?} with {} cores and stopped {}",
@@ -522,7 +523,12 @@ impl ExplainReport {
                 Err(e) => return Err(format!("its liquidity could not be checked again: {e}")),
             }
         }
-        let want = explanation(traffic, &self.cores, self.stopped);
+        let want = explanation(
+            traffic,
+            &self.cores,
+            self.stopped,
+            self.undecided.as_deref(),
+        );
         if self.explanation != want {
             return Err(format!(
                 "the explanation is {:?}, these facts give {want:?}",
@@ -547,18 +553,16 @@ impl ExplainReport {
             .map(|c| CoreReport::new(traffic, c))
             .collect();
         let stopped = found.stopped;
+        let undecided = found.undecided.clone();
         ExplainReport {
             model: traffic.name().to_string(),
             transfers: traffic.len(),
             duration: traffic.duration(),
-            liquid: if reports.is_empty() {
-                (!stopped).then_some(true)
-            } else {
-                Some(false)
-            },
+            liquid: liquidity(&reports, stopped, undecided.as_deref()),
             stopped,
             time_limit_s: limit.as_secs_f64(),
-            explanation: explanation(traffic, &reports, stopped),
+            explanation: explanation(traffic, &reports, stopped, undecided.as_deref()),
+            undecided,
             cores: reports,
             proof_dir: None,
             time_s: 0.0,
@@ -609,11 +613,27 @@ impl CoreReport {
     }
 }
 
+/// Whether the traffic is liquid as the report's facts say: not with a core; yes without
+/// one when the search ended on its own; unknown when the time limit or the size stopped it.
+fn liquidity(reports: &[CoreReport], stopped: bool, undecided: Option<&str>) -> Option<bool> {
+    if !reports.is_empty() {
+        Some(false)
+    } else {
+        (!stopped && undecided.is_none()).then_some(true)
+    }
+}
+
 /// What the cores prove, in words.
-fn explanation(traffic: &Traffic, reports: &[CoreReport], stopped: bool) -> String {
+fn explanation(
+    traffic: &Traffic,
+    reports: &[CoreReport],
+    stopped: bool,
+    undecided: Option<&str>,
+) -> String {
     let d = traffic.duration();
     match reports.first() {
         None if stopped => "the time limit came first: no core was found".to_string(),
+        None if undecided.is_some() => "undecided: no core was found and the traffic was not shown liquid, as SAT cannot take a traffic this large (see `undecided`)".to_string(),
         Some(c) if !c.minimal => format!(
             "not liquid: {} of its {} transfers cannot share {d} timeframes (a checked proof), so every schedule needs at least {}; the time limit stopped the minimisation, so a smaller core may exist",
             c.size,
