@@ -22,8 +22,9 @@
 use crate::StreamError;
 
 /// The largest number of hosts a streamed tree may have: host and link numbers are `u32`
-/// and the validator keeps a few words per host and per link.
-pub const MAX_TREE_HOSTS: u64 = 1 << 22;
+/// and the validator keeps a few words per host and per link. The topology crate's
+/// streamed limit, which its refusals of machines too large for memory count on.
+pub const MAX_TREE_HOSTS: u64 = liquid_topology::multi_cluster::MAX_STREAMED_NODES as u64;
 
 /// The largest number of levels a streamed tree may have.
 pub const MAX_TREE_LEVELS: usize = 32;

@@ -63,7 +63,10 @@ pub(crate) fn check_hosts(name: &str, hosts: Option<usize>) -> Result<usize, Top
         Some(n) if n <= MAX_FABRIC_HOSTS => Ok(n),
         Some(n) => Err(bad(
             name,
-            format!("{n} hosts: at most {MAX_FABRIC_HOSTS} in memory (routes are listed per pair)"),
+            format!(
+                "{n} hosts: at most {MAX_FABRIC_HOSTS} in memory (routes are listed per pair){}",
+                crate::stream_hint(Some(n as u128))
+            ),
         )),
         None => Err(bad(name, "the machine is too large")),
     }

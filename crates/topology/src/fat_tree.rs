@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use liquid_model::Traffic;
 
 use crate::direct::FlatRoutes;
-use crate::{bad, Generated, NetBuilder, TopologyError, MAX_HOSTS};
+use crate::{bad, stream_hint, Generated, NetBuilder, TopologyError, MAX_HOSTS};
 
 /// Parameters of an m-port n-tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +72,11 @@ impl FatTree {
             Some(n) if n <= MAX_HOSTS as u128 => Ok(()),
             _ => Err(bad(
                 "levels",
-                format!("more than {MAX_HOSTS} nodes; choose a smaller tree"),
+                format!(
+                    "{} nodes: at most {MAX_HOSTS} in memory (routes are listed per pair){}",
+                    nodes.map_or_else(|| "too many".to_string(), |n| n.to_string()),
+                    stream_hint(nodes)
+                ),
             )),
         }
     }

@@ -55,6 +55,17 @@ pub use ratio::Ratio;
 /// pair, so the model grows with the square of this).
 pub const MAX_HOSTS: usize = 1024;
 
+/// Added to the refusal of a machine of `hosts` hosts, too large for memory, that `--stream`
+/// takes (fat-trees, multi-cluster systems, dragonflies, Dragonflies+, rail machines and
+/// HyperX up to [`multi_cluster::MAX_STREAMED_NODES`] hosts, the streamed machines' limit).
+pub(crate) fn stream_hint(hosts: Option<u128>) -> &'static str {
+    if hosts.is_some_and(|n| n <= multi_cluster::MAX_STREAMED_NODES as u128) {
+        "; --stream works from closed forms instead (analyze; solve, verify and export mpi where the machine has a closed-form schedule)"
+    } else {
+        ""
+    }
+}
+
 /// Why a topology could not be built.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum TopologyError {
@@ -226,5 +237,29 @@ pub fn all_to_all(hosts: &[String], self_transfers: bool) -> Pattern {
         senders: hosts.to_vec(),
         receivers: hosts.to_vec(),
         self_transfers,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The refusal of a machine too large for memory points to `--stream` only where the
+    /// streamed machines go (up to their limit), not for any size.
+    #[test]
+    fn the_stream_hint_stops_at_the_streamed_limit() {
+        let max = multi_cluster::MAX_STREAMED_NODES as u128;
+        assert!(stream_hint(Some(8192)).contains("--stream"));
+        assert!(stream_hint(Some(max)).contains("--stream"));
+        assert_eq!(stream_hint(Some(max + 1)), "");
+        assert_eq!(stream_hint(None), "");
+        let e = fat_tree::FatTree::new(64, 9)
+            .traffic()
+            .expect_err("beyond memory and --stream");
+        assert!(!e.to_string().contains("--stream"), "{e}");
+        let e = fat_tree::FatTree::new(32, 3)
+            .traffic()
+            .expect_err("beyond memory");
+        assert!(e.to_string().contains("--stream"), "{e}");
     }
 }

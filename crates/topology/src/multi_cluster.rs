@@ -306,8 +306,13 @@ impl MultiCluster {
             return Err(bad(
                 "clusters",
                 format!(
-                    "{} nodes; at most {max_nodes} in a wired system",
-                    self.nodes()
+                    "{} nodes; at most {max_nodes} in a wired system{}",
+                    self.nodes(),
+                    if max_nodes == MAX_NODES {
+                        crate::stream_hint(Some(self.nodes()))
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }
