@@ -97,9 +97,12 @@ pub struct SolveArgs {
     engine: Option<String>,
     #[command(flatten)]
     limits: LimitArgs,
-    /// Seed for randomised engines (random) and for the tabu search of sat and portfolio.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    /// Seed of the engines that draw at random (default 0): random (its order), native and
+    /// repair (their searches), sat and sat-incremental (the tabu start), portfolio. The
+    /// other engines give the same answer for every seed: --seed with one of them is an
+    /// error.
+    #[arg(long, conflicts_with = "stream")]
+    seed: Option<u64>,
     /// ILP engine only: decide liquidity (K = Λ timeframes, no objective) instead of
     /// minimising the length. Answers `liquid` or `unknown` (HiGHS's "infeasible" is
     /// reported in the stats, not as a proof).
@@ -154,6 +157,23 @@ pub struct SolveArgs {
     format: Format,
 }
 
+/// Refuses `--seed` for an engine whose answer does not depend on it: the seed would be
+/// dropped without a word.
+fn seeded(engine: &dyn liquid_engine::Engine, seed: Option<u64>) -> Result<(), InputError> {
+    if seed.is_none() || engine.seeded() {
+        return Ok(());
+    }
+    let those: Vec<&str> = liquid_engine::visible()
+        .filter(|e| e.seeded())
+        .map(|e| e.name())
+        .collect();
+    Err(InputError(format!(
+        "--seed: the {} engine draws nothing at random (its answer is the same for every seed); the engines that take a seed: {}",
+        engine.name(),
+        those.join(", ")
+    )))
+}
+
 /// `liquid solve MODEL --engine E` (with `--stream`, [`super::solve_stream`]).
 pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
     if a.stream {
@@ -168,9 +188,12 @@ pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
             .into());
         }
         let e = a.engine.as_deref().map(engine).transpose()?;
+        if let Some(e) = e {
+            seeded(e, a.seed)?;
+        }
         let request = Request {
             limits: a.limits.limits(),
-            seed: a.seed,
+            seed: a.seed.unwrap_or_default(),
             ..Default::default()
         };
         return super::sizes::solve_sizes(
@@ -185,10 +208,11 @@ pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let engine = engine(a.engine.as_deref().unwrap_or(liquid_engine::DEFAULT_ENGINE))?;
+    seeded(engine, a.seed)?;
     let traffic = liquid_study::input::load_traffic(&a.model)?;
     let request = Request {
         limits: a.limits.or_default(),
-        seed: a.seed,
+        seed: a.seed.unwrap_or_default(),
         decide: a.decide,
         // The default run answers with checked evidence (see `engine`'s help).
         proofs: a.require_proof || a.engine.is_none(),

@@ -302,3 +302,30 @@ fn a_misspelt_generator_is_named_with_the_closest_one() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cannot read"), "{err}");
 }
+
+/// `solve --seed` with an engine that draws nothing at random is refused (exit 2), naming
+/// the engines that take a seed: the seed would otherwise be dropped without a word. The
+/// seeded engines and the default take it; `--stream` has no seed to take.
+#[test]
+fn a_seed_for_an_engine_without_chance_is_refused() {
+    for engine in ["dsatur", "exact", "round-robin", "structured"] {
+        let (code, _, err) = run(&["solve", "fat-tree:4,3", "--engine", engine, "--seed", "5"]);
+        assert_eq!(code, 2, "{engine}: {err}");
+        assert!(
+            err.contains(&format!(
+                "--seed: the {engine} engine draws nothing at random"
+            )) && err.contains("native, repair, sat, sat-incremental, portfolio, random"),
+            "{engine}: {err}"
+        );
+    }
+    for args in [
+        &["solve", "fat-tree:4,3", "--seed", "5"][..],
+        &["solve", "fat-tree:4,3", "--engine", "random", "--seed", "5"][..],
+        &["solve", "fat-tree:4,3", "--engine", "dsatur"][..],
+    ] {
+        let (code, _, err) = run(args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+    }
+    let (code, _, err) = run(&["solve", "fat-tree:4,3", "--stream", "--seed", "5"]);
+    assert_eq!(code, 2, "{err}");
+}

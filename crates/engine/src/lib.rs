@@ -125,6 +125,12 @@ pub trait Engine: Sync {
     fn decides(&self) -> bool {
         false
     }
+    /// Whether its answer may depend on [`Request::seed`] (a random order, or a search
+    /// started from one); the others give the same answer for every seed, which the
+    /// conformance suite checks, and `solve --seed` with one of them is refused.
+    fn seeded(&self) -> bool {
+        false
+    }
     /// Whether it produces refutations itself ([`Request::proofs`]); the gate certifies
     /// the others' bounds with SAT.
     fn proves(&self) -> bool {

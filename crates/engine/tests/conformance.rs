@@ -537,6 +537,39 @@ fn every_engine_conforms_on_random_traffics() {
     assert_eq!(verdicts, all.into_iter().collect(), "verdicts seen");
 }
 
+/// An engine that does not declare itself seeded ([`Engine::seeded`]) gives the same
+/// answer for every seed, in every mode: `solve --seed` refuses it because the seed would
+/// change nothing.
+#[test]
+fn unseeded_engines_answer_the_same_for_every_seed() {
+    let mut inputs: Vec<Traffic> = (1..=12)
+        .map(|seed| {
+            let oracle = random_traffic(seed);
+            let paths: Vec<(String, Vec<String>)> = oracle
+                .transfers
+                .iter()
+                .map(|(id, p)| (id.clone(), p.iter().cloned().collect()))
+                .collect();
+            Traffic::from_paths(&oracle.name, &paths).expect("a valid traffic")
+        })
+        .collect();
+    inputs.extend(bundled().into_iter().map(|(_, t)| t));
+    let mut compared = 0;
+    for c in configurations().iter().filter(|c| !c.engine.seeded()) {
+        for t in &inputs {
+            let run = |seed: u64| {
+                let request = Request { seed, ..c.request };
+                liquid_engine::solve(t, c.engine, &request, None, &AtomicU64::new(0))
+                    .map(|checked| checked.outcome().clone())
+                    .map_err(|e| e.to_string())
+            };
+            assert_eq!(run(0), run(7), "{} on {}", c.label, t.name());
+            compared += 1;
+        }
+    }
+    assert!(compared >= 5 * inputs.len(), "{compared} runs compared");
+}
+
 #[test]
 fn every_engine_conforms_on_the_bundled_models() {
     let models = bundled();

@@ -12,6 +12,9 @@ use crate::{Counts, Engine, EngineError, Request, Run};
 pub struct Native;
 
 impl Engine for Native {
+    fn seeded(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         liquid_search::native::ENGINE
     }

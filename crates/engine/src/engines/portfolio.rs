@@ -92,6 +92,9 @@ fn shorter(a: Option<Schedule>, b: Option<Schedule>) -> Option<Schedule> {
 }
 
 impl Engine for Portfolio {
+    fn seeded(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         NAME
     }

@@ -10,6 +10,9 @@ use crate::{Engine, EngineError, Request, Run};
 pub struct Random;
 
 impl Engine for Random {
+    fn seeded(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         liquid_search::baseline::RANDOM
     }

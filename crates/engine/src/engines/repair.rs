@@ -32,6 +32,9 @@ pub(crate) fn answer(traffic: &Traffic, r: liquid_search::repair::Repaired) -> A
 }
 
 impl Engine for Repair {
+    fn seeded(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         liquid_search::repair::ENGINE
     }

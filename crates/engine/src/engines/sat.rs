@@ -36,6 +36,9 @@ fn run_sat(t: &Traffic, r: &Request, p: &AtomicU64, incremental: bool) -> Result
 }
 
 impl Engine for Sat {
+    fn seeded(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         liquid_sat::ENGINE
     }
@@ -65,6 +68,9 @@ impl Engine for Sat {
 pub struct SatIncremental;
 
 impl Engine for SatIncremental {
+    fn seeded(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         liquid_sat::ENGINE_INCREMENTAL
     }
