@@ -26,7 +26,7 @@ pub struct VerifyArgs {
     #[arg(long = "proof", alias = "prove", value_name = "DIR")]
     proof: Option<PathBuf>,
     /// Wall-clock limit for --proof (default 300 s), or for --stream (default 3600 s), in
-    /// seconds.
+    /// seconds; refused without either (checking a schedule searches nothing).
     #[arg(long, value_parser = super::parse_seconds)]
     time_limit: Option<Duration>,
     /// Read SCHEDULE one frame at a time (the compact format `solve --stream` writes)
@@ -73,6 +73,13 @@ pub fn verify(a: &VerifyArgs) -> anyhow::Result<ExitCode> {
         .or(a.schedule_arg.as_ref())
         .ok_or_else(|| crate::InputError("a schedule is needed: --schedule FILE".into()))?;
     let sizes = a.sizes.args(a.link_throughput)?;
+    if a.time_limit.is_some() && a.proof.is_none() && !a.stream {
+        return Err(crate::InputError(
+            "--time-limit goes with --proof or --stream: checking a schedule searches nothing, it takes no limit"
+                .into(),
+        )
+        .into());
+    }
     if a.stream {
         if sizes.is_some() {
             return Err(crate::InputError("--stream takes no --sizes".into()).into());

@@ -329,3 +329,34 @@ fn a_seed_for_an_engine_without_chance_is_refused() {
     let (code, _, err) = run(&["solve", "fat-tree:4,3", "--stream", "--seed", "5"]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// `verify --time-limit` bounds the proof (`--proof`) and the streamed check (`--stream`);
+/// given alone it would bound nothing, so it is refused (exit 2), not dropped.
+#[test]
+fn verify_refuses_a_time_limit_that_bounds_nothing() {
+    let (model, schedule) = (
+        "models/paper-fig1.yaml",
+        "models/paper-fig1-liquid-schedule.yaml",
+    );
+    let (code, _, err) = run(&["verify", model, "--schedule", schedule, "--time-limit", "5"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--time-limit goes with --proof or --stream"),
+        "{err}"
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let proof = dir.path().join("p");
+    let proof = proof.to_str().expect("UTF-8");
+    let args = [
+        "verify",
+        model,
+        "--schedule",
+        schedule,
+        "--proof",
+        proof,
+        "--time-limit",
+        "5",
+    ];
+    let (code, _, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+}
