@@ -222,9 +222,11 @@ struct SimCliArgs {
     engine: Option<String>,
     #[command(flatten)]
     limits: LimitArgs,
-    /// Seed for randomised engines.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    /// Seed of the engine that schedules (default 0), for the engines that draw at random
+    /// (see `solve --help`); refused with --schedule, with --plan runs of an MPI
+    /// library's algorithm, and with an engine whose answer is the same for every seed.
+    #[arg(long, conflicts_with = "schedule")]
+    seed: Option<u64>,
     /// How the schedule runs: frames (a barrier between timeframes), async (each sender
     /// moves on when its transfer ends), all-at-once (everything posted at time 0).
     #[arg(long, value_enum, default_value_t = c::SimMode::Frames)]
@@ -248,12 +250,16 @@ struct SimCliArgs {
 
 impl SimCliArgs {
     fn args(&self) -> anyhow::Result<liquid_study::simulate::SimArgs> {
+        let engine = self.engine.as_deref().map(c::engine).transpose()?;
+        if let Some(e) = engine {
+            c::seeded(e, self.seed)?;
+        }
         Ok(liquid_study::simulate::SimArgs {
             schedule: self.schedule.clone(),
-            engine: self.engine.as_deref().map(c::engine).transpose()?,
+            engine,
             request: liquid_engine::Request {
                 limits: self.limits.or_default(),
-                seed: self.seed,
+                seed: self.seed.unwrap_or_default(),
                 ..Default::default()
             },
             mode: self.mode.mode(),

@@ -131,6 +131,14 @@ pub fn export_mpi(a: &ExportMpiArgs) -> anyhow::Result<ExitCode> {
             &a.model, &a.sim, plan, a.quantum, a.lanes, library, out,
         );
     }
+    if matches!(plan, MpiPlan::RoundRobin | MpiPlan::Pairwise | MpiPlan::Lg) && a.sim.seed.is_some()
+    {
+        return Err(InputError(
+            "--plan round-robin, pairwise and lg run no engine, which draws nothing at random: give no --seed"
+                .into(),
+        )
+        .into());
+    }
     if a.quantum.is_some() || a.lanes {
         return Err(
             InputError("--quantum and --lanes go with --plan pieces or whole".into()).into(),

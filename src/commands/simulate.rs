@@ -59,6 +59,12 @@ const BYTES: &[&str] = &["total_bytes", "bytes"];
 /// `liquid simulate MODEL` (with `--plan`, an MPI library's all-to-all).
 pub fn simulate(a: &SimulateArgs) -> anyhow::Result<ExitCode> {
     let (model, args) = (&a.model, &a.sim.args()?);
+    if a.plan.is_some() && a.sim.seed.is_some() {
+        return Err(crate::InputError(
+            "--plan runs an MPI library's all-to-all, which draws nothing at random: give no --seed".into(),
+        )
+        .into());
+    }
     let label = format!("simulate {}", model.display());
     // A simulation stopped by the time limit is said on stderr too (exit 0: the report is
     // written, as an engine stopped by --time-limit answers `unknown` with exit 0).

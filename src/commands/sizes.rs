@@ -312,7 +312,7 @@ pub fn export_mpi_sizes(
         engine,
         request: liquid_engine::Request {
             limits,
-            seed: sim.seed,
+            seed: sim.seed.unwrap_or_default(),
             ..Default::default()
         },
         exact_max: 64,

@@ -159,7 +159,7 @@ pub struct SolveArgs {
 
 /// Refuses `--seed` for an engine whose answer does not depend on it: the seed would be
 /// dropped without a word.
-fn seeded(engine: &dyn liquid_engine::Engine, seed: Option<u64>) -> Result<(), InputError> {
+pub fn seeded(engine: &dyn liquid_engine::Engine, seed: Option<u64>) -> Result<(), InputError> {
     if seed.is_none() || engine.seeded() {
         return Ok(());
     }

@@ -328,6 +328,28 @@ fn a_seed_for_an_engine_without_chance_is_refused() {
     }
     let (code, _, err) = run(&["solve", "fat-tree:4,3", "--stream", "--seed", "5"]);
     assert_eq!(code, 2, "{err}");
+    // simulate and the exports: the same rule, and an MPI library's plan draws nothing.
+    let sim = ["simulate", "fat-tree:4,3", "--link-throughput", "1000"];
+    for (extra, want) in [
+        (
+            &["--engine", "dsatur"][..],
+            "--seed: the dsatur engine draws nothing at random",
+        ),
+        (&["--plan", "pairwise"][..], "give no --seed"),
+    ] {
+        let args: Vec<&str> = sim
+            .iter()
+            .chain(extra)
+            .chain(&["--seed", "5"])
+            .copied()
+            .collect();
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let args: Vec<&str> = sim.iter().chain(&["--seed", "5"]).copied().collect();
+    let (code, _, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
 }
 
 /// `verify --time-limit` bounds the proof (`--proof`) and the streamed check (`--stream`);

@@ -189,11 +189,47 @@ fn traffic_only_plans_refuse_a_schedule_and_all_at_once_runs_no_engine() {
         assert_eq!(out.status.code(), Some(2), "{plan}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("take no --schedule or --engine"),
+            err.contains("take no --schedule, --engine or --mode"),
             "{plan}: {err}"
         );
         assert!(!dir.path().join(plan).exists(), "{plan}: nothing written");
+        // Nor a mode or a seed, which they would drop without a word.
+        for (extra, want) in [
+            (
+                ["--mode", "async"],
+                "take no --schedule, --engine or --mode",
+            ),
+            (["--seed", "3"], "draws nothing at random: give no --seed"),
+        ] {
+            let out = liquid()
+                .args(["export", "mpi", "paper-fig1:", "--plan", plan])
+                .args(extra)
+                .arg("--out")
+                .arg(dir.path().join(plan))
+                .output()
+                .expect("runs");
+            assert_eq!(out.status.code(), Some(2), "{plan} {extra:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains(want), "{plan} {extra:?}: {err}");
+            assert!(!dir.path().join(plan).exists(), "{plan}: nothing written");
+        }
     }
+    let out = liquid()
+        .args([
+            "export",
+            "mpi",
+            "paper-fig1:",
+            "--plan",
+            "all-at-once",
+            "--mode",
+        ])
+        .args(["async", "--out"])
+        .arg(dir.path().join("aao"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("give no --mode async"), "{err}");
     // All at once without a schedule: every transfer posted in one step, in the
     // model's order (no engine ran, so the manifest names no engine's schedule).
     export(

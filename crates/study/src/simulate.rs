@@ -702,15 +702,22 @@ pub fn export_mpi(
             Mode::AllAtOnce => ScheduleMode::AllAtOnce,
         }),
         Some(k @ PlanKind::Schedule(ScheduleMode::AllAtOnce)) => {
+            if args.mode == Mode::Async {
+                return Err(StudyError::Input(
+                    "--plan all-at-once posts everything at once: give no --mode async".into(),
+                ));
+            }
             args.mode = Mode::AllAtOnce;
             k
         }
         Some(PlanKind::Schedule(m)) => PlanKind::Schedule(m),
         // Every plan named, no catch-all: a new plan must say here what it takes.
         Some(k @ (PlanKind::RoundRobin | PlanKind::Pairwise | PlanKind::Lg)) => {
-            if args.schedule.is_some() || args.engine.is_some() {
+            // `--mode frames` is the default, which cannot be told from none given.
+            if args.schedule.is_some() || args.engine.is_some() || args.mode != Mode::Frames {
                 return Err(StudyError::Input(
-                    "--plan round-robin, pairwise and lg take no --schedule or --engine".into(),
+                    "--plan round-robin, pairwise and lg take no --schedule, --engine or --mode"
+                        .into(),
                 ));
             }
             // No engine run: the plans are built from the traffic alone.
