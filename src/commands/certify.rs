@@ -21,9 +21,9 @@ pub struct CertifyArgs {
     /// A proof directory written by `prove --proof DIR` (or `solve --proof DIR`): the lower-bound witness.
     #[arg(long)]
     proof: Option<PathBuf>,
-    /// Wall-clock limit in seconds for checking the proof (default 300): a check it stops
-    /// rejects the certificate, saying so (exit 1).
-    #[arg(long, value_parser = super::parse_seconds)]
+    /// With --proof: wall-clock limit in seconds for checking the proof (default 300): a
+    /// check it stops rejects the certificate, saying so (exit 1).
+    #[arg(long, value_parser = super::parse_seconds, requires = "proof")]
     time_limit: Option<std::time::Duration>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Yaml)]

@@ -352,8 +352,9 @@ fn a_seed_for_an_engine_without_chance_is_refused() {
     assert_eq!(code, 0, "{err}");
 }
 
-/// `verify --time-limit` bounds the proof (`--proof`) and the streamed check (`--stream`);
-/// given alone it would bound nothing, so it is refused (exit 2), not dropped.
+/// `verify --time-limit` bounds the proof (`--proof`) and the streamed check (`--stream`),
+/// `certify --time-limit` the proof's check; given alone it would bound nothing, so it is
+/// refused (exit 2), not dropped.
 #[test]
 fn verify_refuses_a_time_limit_that_bounds_nothing() {
     let (model, schedule) = (
@@ -381,4 +382,14 @@ fn verify_refuses_a_time_limit_that_bounds_nothing() {
     ];
     let (code, _, err) = run(&args);
     assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(&[
+        "certify",
+        model,
+        "--schedule",
+        schedule,
+        "--time-limit",
+        "5",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--proof"), "{err}");
 }
