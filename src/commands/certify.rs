@@ -48,13 +48,19 @@ pub fn certify(a: &CertifyArgs) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    let report = CertifyReport::new(
-        &traffic,
-        s.as_ref()
-            .map(|(s, problems, p)| (s, problems.clone(), p.as_path())),
-        a.proof.as_deref(),
-        Some(std::time::Instant::now() + a.time_limit.unwrap_or(liquid_engine::DEFAULT_TIME_LIMIT)),
-    )?;
+    let deadline =
+        std::time::Instant::now() + a.time_limit.unwrap_or(liquid_engine::DEFAULT_TIME_LIMIT);
+    // A spinner with the elapsed time on a terminal: a proof's check may take minutes.
+    let label = format!("certify {}", a.model.display());
+    let report = crate::progress::with_phases(&label, |_| {
+        CertifyReport::new(
+            &traffic,
+            s.as_ref()
+                .map(|(s, problems, p)| (s, problems.clone(), p.as_path())),
+            a.proof.as_deref(),
+            Some(deadline),
+        )
+    })?;
     emit(&report, a.format)?;
     Ok(verdict(report.accepted()))
 }

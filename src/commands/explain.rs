@@ -78,7 +78,10 @@ pub fn explain(a: &ExplainArgs) -> anyhow::Result<ExitCode> {
             )
             .into());
         };
-        let report = liquid_study::explain::one_with_proof(one, all, time_limit, dir)?;
+        let label = format!("explain {}", one.display());
+        let report = crate::progress::with_phases(&label, |_| {
+            liquid_study::explain::one_with_proof(one, all, time_limit, dir)
+        })?;
         emit(&report, a.format)?;
         if !report.non_liquid() {
             eprintln!(
@@ -96,12 +99,22 @@ pub fn explain(a: &ExplainArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
+    // A spinner with the elapsed time on a terminal: the search may take the whole limit.
     match &models[..] {
-        [one] => emitted(&liquid_study::explain::one(one, all, time_limit)?, a.format),
-        many => emitted(
-            &liquid_study::explain::run(many, all, time_limit)?,
-            a.format,
-        ),
+        [one] => {
+            let label = format!("explain {}", one.display());
+            let report = crate::progress::with_phases(&label, |_| {
+                liquid_study::explain::one(one, all, time_limit)
+            })?;
+            emitted(&report, a.format)
+        }
+        many => {
+            let label = format!("explain ({} models)", many.len());
+            let reports = crate::progress::with_phases(&label, |_| {
+                liquid_study::explain::run(many, all, time_limit)
+            })?;
+            emitted(&reports, a.format)
+        }
     }
 }
 

@@ -93,8 +93,12 @@ pub fn verify(a: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let name = schedule.display().to_string();
     let schedule = liquid_model::yaml::load_schedule_listing(schedule, &traffic, &mut problems)?;
     let prove = a.proof.as_deref();
-    let report = Verification::new(&traffic, &schedule, problems, &name, prove, deadline)
-        .map_err(crate::commands::solve::gate_error)?;
+    // A spinner with the elapsed time on a terminal: with --proof, SAT may take minutes.
+    let label = format!("verify {}", a.model.display());
+    let report = crate::progress::with_phases(&label, |_| {
+        Verification::new(&traffic, &schedule, problems, &name, prove, deadline)
+    })
+    .map_err(crate::commands::solve::gate_error)?;
     match (&sizes, report.valid()) {
         (Some(args), true) => {
             let frames = schedule.frame_names(&traffic);
