@@ -55,7 +55,7 @@ pub struct Traffic {
     links: Vec<String>,
     transfers: Vec<Transfer>,
     users: Vec<Vec<TransferId>>,
-    transfer_index: HashMap<String, TransferId>,
+    transfer_index: NameMap<TransferId>,
 }
 
 /// Why a traffic could not be built. `at` is the field path inside the model
@@ -185,6 +185,12 @@ impl BuildError {
     }
 }
 
+/// Names (of links, of transfers) to their ids. foldhash rather than the standard
+/// library's SipHash: hashing the names was a fifth of loading a million-transfer model,
+/// and its per-process random seed still keeps crafted names from colliding on purpose.
+/// Nothing iterates these maps, so their order never reaches an output.
+type NameMap<V> = HashMap<String, V, foldhash::fast::RandomState>;
+
 /// Builds a [`Traffic`] transfer by transfer, checking every invariant of the model.
 #[derive(Debug, Default)]
 pub struct TrafficBuilder {
@@ -192,11 +198,11 @@ pub struct TrafficBuilder {
     description: Option<String>,
     link_throughput: Option<f64>,
     links: Vec<String>,
-    link_index: HashMap<String, LinkId>,
+    link_index: NameMap<LinkId>,
     /// Per link: the field path of its first use, and whether it is a virtual link.
     link_at: Vec<(Arc<str>, bool)>,
     transfers: Vec<Transfer>,
-    transfer_index: HashMap<String, TransferId>,
+    transfer_index: NameMap<TransferId>,
     transfer_at: Vec<Arc<str>>,
     /// The field paths stored last in `link_at` and `transfer_at`: the copies of a
     /// `count` share theirs instead of holding one string each.
@@ -217,6 +223,14 @@ impl TrafficBuilder {
             name: name.into(),
             ..Default::default()
         }
+    }
+
+    /// Makes room for `transfers` more transfers at once (a generator knows how many it
+    /// will add): the name index then never grows by rehashing all it holds.
+    pub fn reserve(&mut self, transfers: usize) {
+        self.transfers.reserve(transfers);
+        self.transfer_index.reserve(transfers);
+        self.transfer_at.reserve(transfers);
     }
 
     /// Sets the free-text description.
@@ -355,13 +369,15 @@ impl TrafficBuilder {
     /// checks are [`TrafficBuilder::transfer`]'s, plus [`BuildError::UndeclaredLink`].
     pub fn transfer_on_links(
         &mut self,
-        id: &str,
+        id: impl Into<String>,
         from: Option<String>,
         to: Option<String>,
         path: &[LinkId],
         at: &str,
     ) -> Result<TransferId, BuildError> {
-        self.check_new_transfer(id, path.len(), at)?;
+        // Owned: a generator's id becomes the transfer's without a copy.
+        let id: String = id.into();
+        self.check_new_transfer(&id, path.len(), at)?;
         let mut seen: HashSet<LinkId> = HashSet::new();
         for (i, &l) in path.iter().enumerate() {
             if l.index() >= self.links.len() {
@@ -378,7 +394,7 @@ impl TrafficBuilder {
             if repeated {
                 return Err(BuildError::RepeatedLink {
                     at: format!("{at}.path[{i}]"),
-                    id: id.to_string(),
+                    id,
                     link: self.links[l.index()].clone(),
                 });
             }
@@ -420,20 +436,15 @@ impl TrafficBuilder {
     /// Stores a checked transfer.
     fn push_transfer(
         &mut self,
-        id: &str,
+        id: String,
         from: Option<String>,
         to: Option<String>,
         path: Vec<LinkId>,
         at: &str,
     ) -> TransferId {
         let tid = TransferId(self.transfers.len() as u32);
-        self.transfers.push(Transfer {
-            id: id.to_string(),
-            from,
-            to,
-            path,
-        });
-        self.transfer_index.insert(id.to_string(), tid);
+        self.transfer_index.insert(id.clone(), tid);
+        self.transfers.push(Transfer { id, from, to, path });
         let at = self.intern(1, at);
         self.transfer_at.push(at);
         tid
@@ -471,7 +482,7 @@ impl TrafficBuilder {
         }
         // A virtual link is new when declared, so it cannot repeat a link of the path.
         links.extend(extra);
-        Ok(self.push_transfer(id, from, to, links, at))
+        Ok(self.push_transfer(id.to_string(), from, to, links, at))
     }
 
     /// Finishes the traffic; `at` names the transfer list for the empty-traffic error.

@@ -314,7 +314,7 @@ fn reduced_search(
     for (k, core) in cores.iter().enumerate() {
         let path: Vec<liquid_model::LinkId> = core.iter().map(|&l| links[l as usize]).collect();
         for j in 0..sizes[k] / g {
-            b.transfer_on_links(&format!("c{k}.{j}"), None, None, &path, "")
+            b.transfer_on_links(format!("c{k}.{j}"), None, None, &path, "")
                 .expect("distinct ids, declared links");
             class_of.push(k as u32);
         }

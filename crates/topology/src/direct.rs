@@ -52,6 +52,7 @@ impl FlatRoutes {
         pairs: impl Iterator<Item = (usize, usize)>,
     ) -> Result<Traffic, TopologyError> {
         let mut t = TrafficBuilder::new(name);
+        t.reserve(self.lengths.len());
         t.description(Some(description));
         let mut id_of = vec![LinkId(u32::MAX); self.used.len()];
         for (i, _) in self.used.iter().enumerate().filter(|&(_, &u)| u) {
@@ -72,7 +73,7 @@ impl FlatRoutes {
             }
             let (from, to) = (&hosts[s], &hosts[d]);
             t.transfer_on_links(
-                &format!("{from}->{to}"),
+                format!("{from}->{to}"),
                 Some(from.clone()),
                 Some(to.clone()),
                 &path,
