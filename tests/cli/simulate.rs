@@ -574,3 +574,47 @@ fn time_limit_0_reports() {
         crate::snap!(name, cmd, vec![(r"wall_s: [0-9.eE+-]+", "wall_s: [wall]")]);
     }
 }
+
+/// `simulate --plan` needs an all-to-all: the first missing ordered pair is named, both
+/// when the traffic has too few transfers to hold one (paper-fig1: 5 senders, 5 other
+/// receivers) and when one pair is missing among as many transfers as ordered pairs.
+#[test]
+fn an_mpi_plan_names_the_first_missing_pair() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let model = dir.path().join("a2a.yaml");
+    let mut text = String::from("name: a2a\nlink_throughput: 1000\ntransfers:\n");
+    for s in 0..3 {
+        for d in (0..3).filter(|&d| d != s) {
+            if (s, d) != (1, 2) {
+                text +=
+                    &format!("  - {{id: h{s}->h{d}, from: h{s}, to: h{d}, path: [u{s}, d{d}]}}\n");
+            }
+        }
+    }
+    // A second transfer h0 -> h1: as many transfers as ordered pairs, one pair missing.
+    text += "  - {id: again, from: h0, to: h1, path: [u0, d1]}\n";
+    std::fs::write(&model, text).expect("written");
+    let model = model.to_str().expect("UTF-8");
+    for (m, want) in [
+        ("paper-fig1:", "no transfer from T1 to T2"),
+        (model, "no transfer from h1 to h2"),
+    ] {
+        let out = liquid()
+            .args([
+                "simulate",
+                m,
+                "--plan",
+                "pairwise",
+                "--link-throughput",
+                "1000",
+            ])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{m}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(want) && err.contains("an all-to-all needs every ordered pair"),
+            "{m}: {err}"
+        );
+    }
+}

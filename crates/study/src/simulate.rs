@@ -852,33 +852,57 @@ pub fn simulate_mpi(
     let traffic = &model.traffic;
     let mapped = MappedTraffic::new(traffic, |name| table.get(name).copied())
         .map_err(|e| StudyError::Input(e.to_string()))?;
+    // Ranks in order of first appearance; the first transfer of each ordered pair, in a
+    // dense rank-by-rank table (a hash map of the pairs was a fifth of the run at 1,024
+    // ranks; the table holds p² words, as the all-to-all holds p² transfers).
     let mut ranks: Vec<String> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut pairs: HashMap<(usize, usize), usize> = HashMap::new();
-    for (t, x) in traffic.transfers().iter().enumerate() {
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut ends: Vec<(usize, usize)> = Vec::with_capacity(traffic.len());
+    for x in traffic.transfers() {
         let (Some(f), Some(to)) = (&x.from, &x.to) else {
             return Err(StudyError::Input(format!(
                 "--plan: transfer {:?} names no sender or receiver node",
                 x.id
             )));
         };
-        let mut rank = |n: &String| {
-            *index.entry(n.clone()).or_insert_with(|| {
-                ranks.push(n.clone());
-                ranks.len() - 1
-            })
-        };
-        let (i, j) = (rank(f), rank(to));
-        pairs.entry((i, j)).or_insert(t);
+        let mut ij = [0; 2];
+        for (k, n) in [f.as_str(), to.as_str()].into_iter().enumerate() {
+            ij[k] = match index.get(n) {
+                Some(&r) => r,
+                None => {
+                    ranks.push(n.to_string());
+                    index.insert(n, ranks.len() - 1);
+                    ranks.len() - 1
+                }
+            };
+        }
+        ends.push((ij[0], ij[1]));
     }
     let p = ranks.len();
+    let no_pair = |i: usize, j: usize| {
+        StudyError::Input(format!(
+            "--plan: no transfer from {} to {}: an all-to-all needs every ordered pair",
+            ranks[i], ranks[j]
+        ))
+    };
+    if p.saturating_mul(p.saturating_sub(1)) > ends.len() {
+        // Too few transfers for the table: the first missing pair is among the first
+        // ends.len() + 1 pairs, found without p² words.
+        let have: std::collections::HashSet<(usize, usize)> = ends.iter().copied().collect();
+        let missing = (0..p)
+            .flat_map(|i| (0..p).filter(move |&j| j != i).map(move |j| (i, j)))
+            .find(|ij| !have.contains(ij))
+            .expect("fewer pairs than p(p - 1)");
+        return Err(no_pair(missing.0, missing.1));
+    }
+    let mut pairs = vec![usize::MAX; p * p];
+    for (t, &(i, j)) in ends.iter().enumerate().rev() {
+        pairs[i * p + j] = t;
+    }
     for i in 0..p {
         for j in (0..p).filter(|&j| j != i) {
-            if !pairs.contains_key(&(i, j)) {
-                return Err(StudyError::Input(format!(
-                    "--plan: no transfer from {} to {}: an all-to-all needs every ordered pair",
-                    ranks[i], ranks[j]
-                )));
+            if pairs[i * p + j] == usize::MAX {
+                return Err(no_pair(i, j));
             }
         }
     }
@@ -902,7 +926,7 @@ pub fn simulate_mpi(
             }
         },
     };
-    let route = |i: usize, j: usize| mapped.routes[pairs[&(i, j)]].clone();
+    let route = |i: usize, j: usize| mapped.routes[pairs[i * p + j]].clone();
     let built = algorithm
         .plan(p, args.size, None, &route)
         .map_err(|e| StudyError::Input(format!("--plan {plan}: {e}")))?;
