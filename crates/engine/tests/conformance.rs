@@ -44,6 +44,16 @@ impl Oracle {
             .ok_or_else(|| format!("{id:?} is not a transfer of {}", self.name))
     }
 
+    /// The same transfers as the model crate's traffic (for the engines).
+    fn traffic(&self) -> Traffic {
+        let paths: Vec<(String, Vec<String>)> = self
+            .transfers
+            .iter()
+            .map(|(id, p)| (id.clone(), p.iter().cloned().collect()))
+            .collect();
+        Traffic::from_paths(&self.name, &paths).expect("a valid traffic")
+    }
+
     /// Whether two transfers share a link.
     fn congest(&self, a: &str, b: &str) -> Result<bool, String> {
         Ok(!self.path(a)?.is_disjoint(self.path(b)?))
@@ -502,12 +512,7 @@ fn every_engine_conforms_on_random_traffics() {
     let (mut liquid, mut not_liquid, mut judged) = (0, 0, 0);
     for seed in 1..=40 {
         let oracle = random_traffic(seed);
-        let paths: Vec<(String, Vec<String>)> = oracle
-            .transfers
-            .iter()
-            .map(|(id, p)| (id.clone(), p.iter().cloned().collect()))
-            .collect();
-        let traffic = Traffic::from_paths(&oracle.name, &paths).expect("a valid traffic");
+        let traffic = oracle.traffic();
         if oracle.optimum() == oracle.lambda() {
             liquid += 1;
         } else {
@@ -543,15 +548,7 @@ fn every_engine_conforms_on_random_traffics() {
 #[test]
 fn unseeded_engines_answer_the_same_for_every_seed() {
     let mut inputs: Vec<Traffic> = (1..=12)
-        .map(|seed| {
-            let oracle = random_traffic(seed);
-            let paths: Vec<(String, Vec<String>)> = oracle
-                .transfers
-                .iter()
-                .map(|(id, p)| (id.clone(), p.iter().cloned().collect()))
-                .collect();
-            Traffic::from_paths(&oracle.name, &paths).expect("a valid traffic")
-        })
+        .map(|seed| random_traffic(seed).traffic())
         .collect();
     inputs.extend(bundled().into_iter().map(|(_, t)| t));
     let mut compared = 0;
