@@ -555,6 +555,40 @@ fn the_time_limit_stops_a_simulation_and_says_how_far_it_got() {
         .contains("warning: the time limit stopped the simulation of --plan mpi-ompi-4.1"));
 }
 
+/// The limit bounds the building of an MPI plan's messages too: at 0 s a pairwise
+/// all-to-all of 128 ranks (16,256 messages) stops before its first step is done, as a
+/// simulation stopped before its first event reports it (exit 0, null makespan, the full
+/// plan's size, a warning).
+#[test]
+fn the_time_limit_stops_the_building_of_an_mpi_plan() {
+    let out = succeed(liquid().args([
+        "simulate",
+        "fat-tree:8,3",
+        "--plan",
+        "pairwise",
+        "--link-throughput",
+        "1000",
+        "--time-limit",
+        "0",
+        "--format",
+        "json",
+    ]));
+    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(r["makespan_s"].is_null(), "{r}");
+    assert_eq!(r["messages"], 128 * 127);
+    assert_eq!(r["total_bytes"].as_f64(), Some(128.0 * 127.0 * 1e6));
+    // One join per rank and round, one step per message.
+    assert_eq!(
+        r["stopped"],
+        serde_json::json!({"simulated_s": 0.0, "steps_done": 0, "steps": 128 * 127 * 2,
+                           "messages_done": 0, "messages": 128 * 127})
+    );
+    assert!(String::from_utf8(out.stderr).expect("UTF-8").contains(
+        "warning: the time limit stopped the simulation of --plan pairwise at 0 s of simulated \
+         time (0 of 32512 steps, 0 of 16256 messages done)"
+    ));
+}
+
 /// The reports of a simulation stopped by --time-limit 0 (a schedule posted at once, and
 /// an MPI library's all-to-all), as a user reads them: null figures, `stopped`, the
 /// warning, exit 0 (the wall time redacted).

@@ -40,8 +40,10 @@
 //! algorithms under the names of [`Algorithm::smpi_name`], so each plan can be checked
 //! against `smpirun --cfg=smpi/alltoall:NAME`.
 
+use std::time::Instant;
+
 use crate::plan::{Message, Plan, Step};
-use crate::SimError;
+use crate::{SimError, Stopped};
 
 /// The size of Open MPI 1.1.2 ob1's header union (`mca_pml_ob1_hdr_t`, its largest member
 /// `mca_pml_ob1_rget_hdr_t`: 72 bytes on LP64, `ompi/mca/pml/ob1/pml_ob1_hdr.h`): the first
@@ -55,6 +57,10 @@ pub const OB1_HEADER_BYTES: f64 = 72.0;
 pub fn ob1_first_fragment(limit: f64, bytes: f64) -> f64 {
     (limit - OB1_HEADER_BYTES).clamp(0.0, bytes)
 }
+
+/// Sends built between two checks of [`Algorithm::plan_until`]'s deadline (a check costs
+/// a clock read; a send, a route copy and a step).
+pub const PLAN_CHECK_EVERY: usize = 1024;
 
 /// One round of one rank: its messages as (destination, blocks of data), in posting order.
 pub type Round = Vec<(usize, usize)>;
@@ -204,8 +210,53 @@ impl Algorithm {
         handshake: bool,
         route: &dyn Fn(usize, usize) -> Vec<u32>,
     ) -> Result<Plan, SimError> {
+        self.plan_until(p, bytes, eager_limit, handshake, route, None)
+    }
+
+    /// [`Algorithm::plan_with`], stopped with [`SimError::TimeLimit`] when `deadline`
+    /// passes while the messages are built (checked before the first one, then every
+    /// [`PLAN_CHECK_EVERY`] messages): the [`Stopped`] says 0 s simulated, nothing done,
+    /// and the plan's full size in steps and messages, as if the simulation had been
+    /// stopped before its first event.
+    pub fn plan_until(
+        self,
+        p: usize,
+        bytes: f64,
+        eager_limit: Option<f64>,
+        handshake: bool,
+        route: &dyn Fn(usize, usize) -> Vec<u32>,
+        deadline: Option<Instant>,
+    ) -> Result<Plan, SimError> {
         let rounds = self.rounds(p)?;
         let depth = rounds.iter().map(Vec::len).max().unwrap_or(0);
+        let stopped = || {
+            // Messages per send: one, or three for a rendezvous with its handshake.
+            let messages: usize = rounds
+                .iter()
+                .flatten()
+                .flatten()
+                .map(|&(_, blocks)| {
+                    let rendezvous = eager_limit.is_some_and(|e| bytes * blocks as f64 >= e);
+                    if rendezvous && handshake {
+                        3
+                    } else {
+                        1
+                    }
+                })
+                .sum();
+            SimError::TimeLimit(Stopped {
+                simulated_s: 0.0,
+                steps_done: 0,
+                steps: depth * p + messages,
+                messages_done: 0,
+                messages,
+            })
+        };
+        let past = || deadline.is_some_and(|d| Instant::now() >= d);
+        if past() {
+            return Err(stopped());
+        }
+        let mut sends = 0usize;
         // Step indices: joins first, then messages, in (round, rank) order.
         let join = |r: usize, k: usize| k * p + r;
         let mut steps: Vec<Step> = (0..depth * p)
@@ -220,6 +271,10 @@ impl Algorithm {
             for (r, rr) in rounds.iter().enumerate() {
                 let Some(round) = rr.get(k) else { continue };
                 for &(dst, blocks) in round {
+                    sends += 1;
+                    if sends % PLAN_CHECK_EVERY == 0 && past() {
+                        return Err(stopped());
+                    }
                     let size = bytes * blocks as f64;
                     let message = |after: Vec<usize>, from: usize, to: usize, bytes: f64| Step {
                         after,
@@ -487,6 +542,42 @@ mod tests {
                 })
             })
             .collect()
+    }
+
+    /// A deadline already passed stops the building of the plan before its first message,
+    /// with the plan's full size (steps and messages, rendezvous handshakes counted) and
+    /// nothing done; no deadline builds the same plan as [`Algorithm::plan_with`].
+    #[test]
+    fn a_passed_deadline_stops_the_plan_before_its_messages() {
+        let past = Instant::now();
+        for (algorithm, eager, handshake) in [
+            (Algorithm::Pairwise, None, true),
+            (Algorithm::Bruck, None, true),
+            (Algorithm::BasicLinear, Some(1000.0), true),
+            (Algorithm::BasicLinear, Some(1000.0), false),
+        ] {
+            let whole = algorithm
+                .plan_with(12, 4000.0, eager, handshake, &route)
+                .expect("plan");
+            let same = algorithm
+                .plan_until(12, 4000.0, eager, handshake, &route, None)
+                .expect("plan");
+            assert_eq!(same, whole);
+            match algorithm.plan_until(12, 4000.0, eager, handshake, &route, Some(past)) {
+                Err(SimError::TimeLimit(s)) => assert_eq!(
+                    s,
+                    Stopped {
+                        simulated_s: 0.0,
+                        steps_done: 0,
+                        steps: whole.steps.len(),
+                        messages_done: 0,
+                        messages: whole.messages(),
+                    },
+                    "{algorithm:?}"
+                ),
+                other => panic!("{algorithm:?}: {other:?}"),
+            }
+        }
     }
 
     /// Every ordered pair's data is delivered exactly once (blocks counted for Bruck's

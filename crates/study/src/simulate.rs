@@ -799,6 +799,7 @@ pub struct MpiSimReport {
     overhead_s: f64,
     /// Null when the time limit stopped the simulation first ([`MpiSimReport::stopped`]).
     makespan_s: Option<f64>,
+    /// Wall time of building the plan's messages and simulating them.
     wall_s: f64,
     /// Where the time limit stopped the simulation (absent: it ran to the end).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -927,14 +928,41 @@ pub fn simulate_mpi(
         },
     };
     let route = |i: usize, j: usize| mapped.routes[pairs[i * p + j]].clone();
-    let built = algorithm
-        .plan(p, args.size, None, &route)
-        .map_err(|e| StudyError::Input(format!("--plan {plan}: {e}")))?;
+    let start = Instant::now();
+    // Building the messages counts against the limit as the simulation does: stopped
+    // there, the report is that of a simulation stopped before its first event.
+    let built = match algorithm.plan_until(p, args.size, None, true, &route, deadline) {
+        Ok(built) => built,
+        Err(liquid_sim::SimError::TimeLimit(stopped)) => {
+            let rounds = algorithm.rounds(p).map_err(StudyError::internal)?;
+            let depth = rounds.iter().map(Vec::len).max().unwrap_or(0);
+            // The plan's bytes, summed in its step order (round, then rank), as
+            // `Plan::bytes` sums them.
+            let total_bytes = (0..depth)
+                .flat_map(|k| rounds.iter().filter_map(move |rr| rr.get(k)))
+                .flatten()
+                .map(|&(_, blocks)| args.size * blocks as f64)
+                .sum();
+            return Ok(MpiSimReport {
+                model: model_arg.display().to_string(),
+                plan: plan.to_string(),
+                algorithm: algorithm.name(),
+                ranks,
+                bytes_per_pair: args.size,
+                messages: stopped.messages,
+                total_bytes,
+                overhead_s: args.overhead,
+                makespan_s: None,
+                wall_s: start.elapsed().as_secs_f64(),
+                stopped: Some(stopped),
+            });
+        }
+        Err(e) => return Err(StudyError::Input(format!("--plan {plan}: {e}"))),
+    };
     let opts = liquid_sim::Options {
         overhead: args.overhead,
         trace: false,
     };
-    let start = Instant::now();
     let transport = liquid_sim::Transport::default();
     let run = run_within(
         &mapped.platform,
