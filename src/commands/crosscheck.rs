@@ -141,6 +141,7 @@ fn print(
     let (code, kind) = match outcome {
         Outcome::Contradiction => (EXIT_INTERNAL, "contradiction"),
         Outcome::EngineError => (EXIT_INTERNAL, "engine error"),
+        Outcome::Unchecked => (EXIT_REJECTED, "unchecked"),
         Outcome::ScheduleRejected => (EXIT_REJECTED, "schedule rejected"),
         Outcome::ModelChanged => (EXIT_REJECTED, "model changed"),
         Outcome::Regression => (EXIT_REJECTED, "regression"),

@@ -229,3 +229,94 @@ fn no_two_engines_contradict_on_random_traffics() {
         );
     }
 }
+
+/// An engine that declines a model (sat and ilp past their encoding's size, round-robin
+/// on a traffic without senders) is its documented limit, not a failure: its row says
+/// `declined` with the reason, and the run exits 0 while another engine checked the
+/// model. When every engine declined a model, nothing about it was checked: exit 1,
+/// `unchecked`.
+#[test]
+fn an_engine_that_declines_a_model_is_not_a_failure() {
+    let out = liquid()
+        .args(["crosscheck", "torus:8x8,2", "models/no-team.yaml"])
+        .args([
+            "--engines",
+            "dsatur,sat,ilp,round-robin",
+            "--format",
+            "json",
+        ])
+        .args(["--time-limit", "2"])
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let status = |m: usize, engine: &str| {
+        let row = r["models"][m]["engines"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .find(|row| row["engine"] == engine)
+            .expect("row")
+            .clone();
+        (row["status"].as_str().expect("status").to_string(), row)
+    };
+    for (m, engine, want) in [
+        (0, "dsatur", "ok"),
+        (0, "sat", "declined"),
+        (0, "ilp", "declined"),
+        (0, "round-robin", "ok"),
+        (1, "dsatur", "ok"),
+        (1, "round-robin", "declined"),
+    ] {
+        let (got, row) = status(m, engine);
+        assert_eq!(got, want, "{engine} on model {m}: {row}");
+        if want == "declined" {
+            assert!(
+                row["problem"].as_str().is_some_and(|p| !p.is_empty()),
+                "{row}"
+            );
+        }
+    }
+    assert!(status(0, "sat").1["problem"]
+        .as_str()
+        .expect("reason")
+        .contains("too large for the SAT engine"));
+
+    let out = liquid()
+        .args(["crosscheck", "torus:8x8,2", "--engines", "sat,ilp"])
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("crosscheck: unchecked (exit 1)")
+            && err.contains("1 model checked by no engine: every engine declined it"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("    declined: torus-8x8-k2"));
+}
+
+/// Round-robin splits each phase into its fewest timeframes, an exact colouring that ran
+/// past 20 minutes on a phase of `torus:8x8,2` whatever the limit: the limit now stops it
+/// inside a phase too (`unknown`, no schedule, the phases coloured before it).
+#[test]
+fn round_robin_stops_at_the_time_limit_inside_a_phase() {
+    let out = liquid()
+        .args(["solve", "torus:8x8,2", "--engine", "round-robin"])
+        .args(["--time-limit", "1", "--format", "json"])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(r["verdict"], "unknown", "{r}");
+    assert!(r["length"].is_null(), "{r}");
+    let (done, phases) = (&r["stats"]["phases_coloured"], &r["stats"]["phases"]);
+    assert_eq!(phases, 127, "{r}");
+    assert!(done.as_u64().expect("count") < 127, "{r}");
+}

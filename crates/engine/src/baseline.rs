@@ -265,18 +265,21 @@ impl Baseline {
 }
 
 /// The verdicts an entry may record: an engine's, or [`FAILED`].
-const VERDICTS: [&str; 7] = [
+const VERDICTS: [&str; 8] = [
     "liquid",
     "optimal",
     "non-liquid",
     "feasible",
     "unknown",
+    "declined",
     "error",
     "wrong-answer",
 ];
 
-/// The verdicts of an engine that gave no answer that checked ([`Entry::failed`]).
-const FAILED: [&str; 2] = ["error", "wrong-answer"];
+/// The verdicts of an engine that gave no answer that checked ([`Entry::failed`]):
+/// it declined the input (too large, not its kind of traffic), failed to run, or answered
+/// wrongly.
+const FAILED: [&str; 3] = ["declined", "error", "wrong-answer"];
 
 /// The strengths ([`Strength::as_str`]).
 const STRENGTHS: [&str; 4] = ["checked", "exhaustive-search", "solver-claim", "dual-bound"];
@@ -289,7 +292,8 @@ pub struct Entry {
     pub file: String,
     /// The engine.
     pub engine: String,
-    /// The verdict, or `error`/`wrong-answer` when the engine gave none that checked.
+    /// The verdict, or `declined`/`error`/`wrong-answer` when the engine gave none that
+    /// checked.
     pub verdict: String,
     /// The schedule's length.
     pub length: Option<usize>,
@@ -396,12 +400,14 @@ impl Comparison {
 }
 
 /// How much a verdict settles: liquid and optimal settle the optimum, non-liquid a bound,
-/// feasible and unknown nothing; an engine that failed, less than nothing.
+/// feasible and unknown nothing; an engine that declined the input did not run, and one
+/// that failed or answered wrongly is worse still.
 fn settles(verdict: &str) -> u8 {
     match verdict {
-        v if v == Verdict::Liquid.as_str() || v == Verdict::Optimal.as_str() => 3,
-        v if v == Verdict::NonLiquid.as_str() => 2,
-        v if v == Verdict::Feasible.as_str() || v == Verdict::Unknown.as_str() => 1,
+        v if v == Verdict::Liquid.as_str() || v == Verdict::Optimal.as_str() => 4,
+        v if v == Verdict::NonLiquid.as_str() => 3,
+        v if v == Verdict::Feasible.as_str() || v == Verdict::Unknown.as_str() => 2,
+        "declined" => 1,
         _ => 0,
     }
 }
@@ -539,6 +545,19 @@ mod tests {
         };
         assert_eq!(classify(&optimal, &failed), Change::Regression);
         assert_eq!(classify(&failed, &optimal), Change::Improvement);
+        // Declining the input is less than running, more than failing to run.
+        let declined = Entry {
+            verdict: "declined".into(),
+            ..failed.clone()
+        };
+        let ran = Entry {
+            verdict: "unknown".into(),
+            ..failed.clone()
+        };
+        assert_eq!(classify(&failed, &declined), Change::Improvement);
+        assert_eq!(classify(&declined, &failed), Change::Regression);
+        assert_eq!(classify(&declined, &ran), Change::Improvement);
+        assert_eq!(classify(&ran, &declined), Change::Regression);
     }
 
     #[test]

@@ -42,7 +42,10 @@ enum RowStatus {
     Ok,
     /// It answered and the answer failed the gate.
     WrongAnswer,
-    /// It did not answer (input it refuses, or a failure).
+    /// It declined the input before running (too large for its encoding, not the kind
+    /// of traffic it schedules): its documented limit, not a fault.
+    Declined,
+    /// It failed to run (a solver error): a fault.
     Error,
 }
 
@@ -51,6 +54,7 @@ impl RowStatus {
         match self {
             RowStatus::Ok => "ok",
             RowStatus::WrongAnswer => "wrong-answer",
+            RowStatus::Declined => "declined",
             RowStatus::Error => "error",
         }
     }
@@ -158,6 +162,9 @@ pub enum Outcome {
     Contradiction,
     /// An engine failed to run.
     EngineError,
+    /// Every engine declined a model (too large, not its kind of traffic): nothing
+    /// about it was checked.
+    Unchecked,
     /// A schedule file given among the models was rejected (invalid for its model).
     ScheduleRejected,
     /// A model file changed since the baseline.
@@ -268,8 +275,14 @@ fn check_model(
                 row.problem = Some(msg);
             }
             Err(err) => {
-                entries.push(Entry::failed(key, e.name(), "error"));
-                row.status = RowStatus::Error;
+                // An input the engine refuses is its documented limit (`declined`, exit
+                // 0 as far as it goes); any other failure to run is a fault (`error`).
+                let status = match err {
+                    SolveError::Input(_) => RowStatus::Declined,
+                    _ => RowStatus::Error,
+                };
+                entries.push(Entry::failed(key, e.name(), status.as_str()));
+                row.status = status;
                 row.problem = Some(err.to_string());
                 row.time_s = start.elapsed().as_secs_f64();
             }
@@ -344,6 +357,8 @@ impl Report {
             Outcome::Contradiction
         } else if errored {
             Outcome::EngineError
+        } else if self.models.iter().any(unchecked) {
+            Outcome::Unchecked
         } else if rejected > 0 {
             Outcome::ScheduleRejected
         } else if changed > 0 {
@@ -379,16 +394,33 @@ impl Report {
                 plural(rejected, "schedule file", "schedule files")
             ));
         }
-        let failed = self
-            .models
-            .iter()
-            .flat_map(|m| &m.engines)
-            .filter(|r| r.status == RowStatus::Error)
-            .count();
+        let count = |status: RowStatus| {
+            self.models
+                .iter()
+                .flat_map(|m| &m.engines)
+                .filter(|r| r.status == status)
+                .count()
+        };
+        let failed = count(RowStatus::Error);
         if failed > 0 {
             problems.push(format!(
                 "{} failed (see the error lines)",
                 plural(failed, "engine run", "engine runs")
+            ));
+        }
+        let declined = count(RowStatus::Declined);
+        if declined > 0 {
+            notes.push(format!(
+                "{} declined the input, too large or not of its kind (see the declined \
+                 lines)",
+                plural(declined, "engine run", "engine runs")
+            ));
+        }
+        let unchecked = self.models.iter().filter(|m| unchecked(m)).count();
+        if unchecked > 0 {
+            problems.push(format!(
+                "{} by no engine: every engine declined it (choose others with --engines)",
+                plural(unchecked, "model checked", "models checked")
             ));
         }
         if let Some(b) = &self.baseline {
@@ -444,6 +476,12 @@ impl Report {
             }
         }
     }
+}
+
+/// Whether every engine (and no schedule file) was run on the model and declined it:
+/// nothing about it was checked.
+fn unchecked(m: &ModelReport) -> bool {
+    m.engines.iter().all(|r| r.status == RowStatus::Declined)
 }
 
 /// The schedule files given with a model that were found invalid for it.
@@ -511,8 +549,14 @@ fn table(report: &Report, accept_improvements: bool) -> String {
                 r.witness.as_deref().unwrap_or("-"),
                 r.time_s
             );
-            if let (Some(p), RowStatus::Error) = (&r.problem, r.status) {
-                let _ = writeln!(out, "    error: {p}");
+            match (&r.problem, r.status) {
+                (Some(p), RowStatus::Error) => {
+                    let _ = writeln!(out, "    error: {p}");
+                }
+                (Some(p), RowStatus::Declined) => {
+                    let _ = writeln!(out, "    declined: {p}");
+                }
+                _ => {}
             }
         }
         // A rejected schedule file comes first among the contradictions (one each).
