@@ -274,11 +274,12 @@ pub(crate) fn colour(
     let degree = match degrees_within(traffic, vs, deadline.filter(|_| stop_first_dive)) {
         Some(d) => d,
         None => {
+            // Stopped before the search: the best schedule is the start, if any.
             return ExactColouring {
-                frames: Vec::new(),
+                frames: start.map_or_else(Vec::new, |c| frames_of(vs, &c)),
                 optimal: false,
                 nodes: 0,
-            }
+            };
         }
     };
     let mut b = Bnb {
@@ -319,14 +320,25 @@ pub(crate) fn colour(
     if n > 0 && b.best > b.lower {
         b.go(0, 0);
     }
-    let complete = b.best <= n;
-    let mut frames = vec![Vec::new(); if complete { b.best } else { 0 }];
-    for (i, &c) in b.best_colour.iter().enumerate() {
-        frames[c as usize].push(vs[i]);
-    }
+    let frames = if b.best <= n {
+        frames_of(vs, &b.best_colour)
+    } else {
+        Vec::new()
+    };
     ExactColouring {
         frames,
         optimal: !b.stopped,
         nodes: b.nodes,
     }
+}
+
+/// The timeframes of a colouring of `vs` (a timeframe per index of `vs`), as many as its
+/// largest timeframe + 1.
+fn frames_of(vs: &[TransferId], colour: &[u32]) -> Vec<Vec<TransferId>> {
+    let len = colour.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+    let mut frames = vec![Vec::new(); len];
+    for (i, &c) in colour.iter().enumerate() {
+        frames[c as usize].push(vs[i]);
+    }
+    frames
 }

@@ -26,7 +26,10 @@
 //! only looks for shorter ones (none when the tabu search met the bound). Without this, the
 //! branch and bound alone ran for minutes on liquid traffics of a few hundred transfers
 //! (`torus:3x4`, `mesh:4x4`, `fat-tree:4,3`), which the tabu search or the orbits settle in
-//! milliseconds. `stats.stage` says which path answered.
+//! milliseconds. A traffic of more transfers than [`QUICK_NODES`] skips the short branch
+//! and bound, whose first dive (a node per transfer) cannot complete in it: DSatur's
+//! schedule is the tabu search's start instead (before, `torus:8x8,2` got no schedule at
+//! all, after 1 s of a 300 s limit). `stats.stage` says which path answered.
 //!
 //! Under a time limit the engine stops everywhere, the first dive and the clique included
 //! (at a million transfers each takes minutes): it then answers `unknown` with what it
@@ -141,33 +144,62 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
             nodes: Some(left(0).nodes.map_or(QUICK_NODES, |n| n.min(QUICK_NODES))),
             ..left(0)
         };
-        let first = colour(traffic, &vs, &quick, progress, true, None, bound.value);
-        if first.optimal || first.frames.is_empty() {
-            stage = "branch and bound";
-            first
+        // Its first dive colours every transfer once, a node each: on a traffic of more
+        // transfers than the quick budget has nodes, it cannot hold a schedule.
+        let first = if vs.len() as u64 <= QUICK_NODES {
+            colour(traffic, &vs, &quick, progress, true, None, bound.value)
         } else {
-            // The tabu search towards the bound, then the branch and bound from its schedule.
-            stage = "branch and bound, tabu search, branch and bound";
-            let from = Schedule::new(first.frames.clone());
-            let t = crate::tabu::shorten(traffic, &from, bound.value, 0, None, deadline);
-            stats.push(("tabu_from".into(), StatValue::Count(from.len() as u64)));
-            stats.push((
-                "tabu_length".into(),
-                StatValue::Count(t.schedule.len() as u64),
-            ));
-            stats.push(("tabu_steps".into(), StatValue::Count(t.steps)));
-            let c = t.schedule.timeframes(traffic.len());
-            let mut second = colour(
-                traffic,
-                &vs,
-                &left(first.nodes),
-                progress,
-                true,
-                Some(c),
-                bound.value,
-            );
-            second.nodes += first.nodes;
-            second
+            ExactColouring {
+                frames: Vec::new(),
+                optimal: false,
+                nodes: 0,
+            }
+        };
+        // There (torus:8x8,2: 16,256 transfers, no schedule after 1 s of a 300 s limit),
+        // or when the budget ended the dive, DSatur's schedule, the dive's first descent
+        // without the budget, is the start, with time and nodes left.
+        let nodes_left = limits.nodes.is_none_or(|n| first.nodes < n);
+        let time_left = deadline.is_none_or(|d| Instant::now() < d);
+        let start = if !first.frames.is_empty() {
+            Some(Schedule::new(first.frames.clone()))
+        } else if !first.optimal && nodes_left && time_left {
+            crate::dsatur::colour_until(traffic, deadline, &AtomicU64::new(0))
+                .map(|c| c.to_schedule())
+        } else {
+            None
+        };
+        match start {
+            Some(from) if !first.optimal => {
+                // The tabu search towards the bound, then the branch and bound from its schedule.
+                stage = if first.frames.is_empty() {
+                    "dsatur, tabu search, branch and bound"
+                } else {
+                    "branch and bound, tabu search, branch and bound"
+                };
+                let t = crate::tabu::shorten(traffic, &from, bound.value, 0, None, deadline);
+                stats.push(("tabu_from".into(), StatValue::Count(from.len() as u64)));
+                stats.push((
+                    "tabu_length".into(),
+                    StatValue::Count(t.schedule.len() as u64),
+                ));
+                stats.push(("tabu_steps".into(), StatValue::Count(t.steps)));
+                let c = t.schedule.timeframes(traffic.len());
+                let mut second = colour(
+                    traffic,
+                    &vs,
+                    &left(first.nodes),
+                    progress,
+                    true,
+                    Some(c),
+                    bound.value,
+                );
+                second.nodes += first.nodes;
+                second
+            }
+            _ => {
+                stage = "branch and bound";
+                first
+            }
         }
     };
     let len = r.frames.len();
@@ -200,6 +232,36 @@ mod tests {
     use crate::test_support::{arb_traffic, brute_chromatic, no_team};
     use liquid_model::{check_outcome, validate, Evidence, Verdict};
     use proptest::prelude::*;
+
+    /// A traffic of more transfers than the quick branch and bound has nodes, which no
+    /// orbit or part settles: its first dive cannot complete, and DSatur's schedule is the
+    /// start instead (before, the engine answered with no schedule at all).
+    #[test]
+    fn a_traffic_beyond_the_quick_budget_starts_from_dsatur() {
+        let mut rng = liquid_model::rng::SplitMix64(7);
+        let links: Vec<String> = (0..400).map(|l| format!("l{l}")).collect();
+        let transfers: Vec<(String, Vec<String>)> = (0..QUICK_NODES as usize + 500)
+            .map(|i| {
+                let a = rng.below(400) as usize;
+                let b = (a + 1 + rng.below(399) as usize) % 400;
+                (format!("x{i}"), vec![links[a].clone(), links[b].clone()])
+            })
+            .collect();
+        let t = Traffic::from_paths("random-pairs", &transfers).expect("valid");
+        let limits = Limits {
+            time: None,
+            nodes: Some(QUICK_NODES),
+        };
+        let a = solve(&t, &limits);
+        check_outcome(&t, &a.outcome).expect("valid outcome");
+        let schedule = a.outcome.schedule().expect("a schedule");
+        assert!(schedule.len() >= t.duration());
+        let stage = a.stats.iter().find(|(k, _)| k == "stage").expect("stage");
+        assert_eq!(
+            stage.1,
+            StatValue::Text("dsatur, tabu search, branch and bound".into())
+        );
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
