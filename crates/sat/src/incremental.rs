@@ -190,7 +190,9 @@ pub fn descend(
         if lrat {
             solver.add_proof_processor(&mut recorder);
         }
-        add_clauses(&mut solver, clauses);
+        if !add_clauses(&mut solver, clauses, deadline) {
+            return Ok(Run::Timeout);
+        }
         loop {
             let sat = match solver.solve() {
                 Ok(r) => r,
@@ -208,7 +210,9 @@ pub fn descend(
             match next(&model) {
                 Some(more) => {
                     given += more.len() as u64;
-                    add_clauses(&mut solver, &more);
+                    if !add_clauses(&mut solver, &more, deadline) {
+                        break Run::Timeout;
+                    }
                 }
                 None => break Run::Sat(model),
             }

@@ -83,14 +83,27 @@ pub enum Formula<'a> {
     Dimacs(&'a str),
 }
 
-/// Adds DIMACS clauses to a solver, in order.
-pub(crate) fn add_clauses(solver: &mut Solver<'_>, clauses: &[Vec<i32>]) {
+/// Clauses added between two looks at the deadline in [`add_clauses`].
+const ADD_CHECK_EVERY: usize = 4096;
+
+/// Adds DIMACS clauses to a solver, in order; `false` when `deadline` passed first
+/// (looked at every [`ADD_CHECK_EVERY`] clauses: loading 5 M clauses into varisat takes
+/// seconds, which no limit cut before).
+pub(crate) fn add_clauses(
+    solver: &mut Solver<'_>,
+    clauses: &[Vec<i32>],
+    deadline: Option<Instant>,
+) -> bool {
     let mut buf = Vec::new();
-    for c in clauses {
+    for (i, c) in clauses.iter().enumerate() {
+        if i % ADD_CHECK_EVERY == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            return false;
+        }
         buf.clear();
         buf.extend(c.iter().map(|&l| Lit::from_dimacs(l as isize)));
         solver.add_clause(&buf);
     }
+    true
 }
 
 /// The solver's model, as DIMACS literals.
@@ -139,7 +152,11 @@ pub fn run(
                 solver.add_proof_processor(&mut writer);
             }
             match formula {
-                Formula::Clauses(clauses) => add_clauses(&mut solver, clauses),
+                Formula::Clauses(clauses) => {
+                    if !add_clauses(&mut solver, clauses, deadline) {
+                        return Ok(Run::Timeout);
+                    }
+                }
                 Formula::Dimacs(text) => solver
                     .add_dimacs_cnf(text.as_bytes())
                     .map_err(|e| SolverError::Input(e.to_string()))?,
@@ -181,6 +198,19 @@ mod tests {
 
     // x1 ∨ x2, ¬x1 ∨ x2, x1 ∨ ¬x2, ¬x1 ∨ ¬x2: unsatisfiable.
     const UNSAT: &str = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n";
+
+    /// Adding clauses looks at the deadline: a passed one adds nothing more (and says
+    /// so), none adds them all.
+    #[test]
+    fn adding_clauses_stops_at_a_passed_deadline() {
+        let clauses = vec![vec![1, 2], vec![-1, 2], vec![1, -2], vec![-1, -2]];
+        let mut solver = Solver::new();
+        assert!(!add_clauses(&mut solver, &clauses, Some(Instant::now())));
+        assert_eq!(solver.solve().ok(), Some(true), "no clause was added");
+        let mut solver = Solver::new();
+        assert!(add_clauses(&mut solver, &clauses, None));
+        assert_eq!(solver.solve().ok(), Some(false));
+    }
 
     /// The pigeonhole formula: n + 1 pigeons, n holes (hard for resolution).
     fn pigeonhole(n: i32) -> Vec<Vec<i32>> {
