@@ -216,8 +216,9 @@ struct SimCliArgs {
     schedule: Option<PathBuf>,
     /// Run the schedule of this engine (default: the closed-form liquid schedule of a
     /// generated dragonfly, Dragonfly+, rail or HyperX that has one; otherwise native's
-    /// liquid schedule, or the portfolio's best schedule when native finds the traffic
-    /// non-liquid; all-at-once without a schedule posts the whole traffic at once).
+    /// liquid schedule within half the time limit, or, when native finds the traffic
+    /// non-liquid or does not decide it, the portfolio's best schedule within half the
+    /// time left; all-at-once without a schedule posts the whole traffic at once).
     #[arg(long, value_parser = c::engine_parser())]
     engine: Option<String>,
     #[command(flatten)]

@@ -652,3 +652,28 @@ fn an_mpi_plan_names_the_first_missing_pair() {
         );
     }
 }
+
+/// Without --engine, a traffic the native engine does not decide within half the limit
+/// (torus:8x8,2, 16,256 transfers) runs the portfolio's best schedule, found in the time
+/// left; before, it was an error ("engine native found no schedule") after the whole
+/// limit.
+#[test]
+fn an_undecided_traffic_runs_the_portfolios_schedule_by_default() {
+    let out = succeed(liquid().args([
+        "simulate",
+        "torus:8x8,2",
+        "--link-throughput",
+        "1000",
+        "--time-limit",
+        "4",
+        "--format",
+        "json",
+    ]));
+    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(r["schedule"]["source"], "engine portfolio", "{r}");
+    assert!(
+        r["schedule"]["length"].as_u64().expect("length") >= 320,
+        "{r}"
+    );
+    assert_eq!(r["schedule"]["duration"], 320, "{r}");
+}

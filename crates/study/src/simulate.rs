@@ -210,12 +210,32 @@ fn get_schedule(
             find("native")?
         }
     };
-    let mut checked = solve(traffic, engine, &args.request)?;
-    // By default a traffic the native engine finds non-liquid gets the portfolio's best
-    // schedule: the user asked to run a schedule, not to decide liquidity.
-    let engine = if args.engine.is_none() && checked.verdict() == liquid_model::Verdict::NonLiquid {
+    // By default the native engine gets half of the time limit, and a traffic it finds
+    // non-liquid, or leaves undecided without a schedule, gets the portfolio's best
+    // schedule within half the time left, the rest for the simulation: the user asked to
+    // run a schedule, not to decide liquidity (before, native's `unknown` on torus:8x8,2
+    // was an error after the whole 300 s).
+    let start = Instant::now();
+    let within = |time: Option<std::time::Duration>| liquid_engine::Request {
+        limits: liquid_model::Limits {
+            time,
+            ..args.request.limits
+        },
+        ..args.request
+    };
+    let default = args.engine.is_none();
+    let first = if default {
+        within(args.request.limits.time.map(|t| t / 2))
+    } else {
+        args.request
+    };
+    let mut checked = solve(traffic, engine, &first)?;
+    let undecided = checked.verdict() == liquid_model::Verdict::NonLiquid
+        || checked.outcome().schedule().is_none();
+    let engine = if default && undecided {
         let portfolio = find(liquid_engine::DEFAULT_ENGINE)?;
-        checked = solve(traffic, portfolio, &args.request)?;
+        let rest = (args.request.limits.time).map(|t| t.saturating_sub(start.elapsed()) / 2);
+        checked = solve(traffic, portfolio, &within(rest))?;
         portfolio
     } else {
         engine
