@@ -191,9 +191,10 @@ pub struct LatencySimArgs {
     /// How concentrators/dispatchers forward messages.
     #[arg(long, value_enum, default_value_t = ConcentratorMode::CutThrough)]
     pub concentrator: ConcentratorMode,
-    /// Wall-clock limit in seconds: the run under way stops, later ones do not start.
-    #[arg(long, value_parser = super::parse_seconds)]
-    pub time_limit: Option<Duration>,
+    /// Wall-clock limit in seconds (default 300 s): the run under way stops, later ones
+    /// do not start; the report has the rates done before it, with a warning (exit 0).
+    #[arg(long, value_parser = super::parse_seconds, default_value = "300")]
+    pub time_limit: Duration,
     /// Report per-cluster estimates too.
     #[arg(long)]
     pub per_cluster: bool,
@@ -296,7 +297,7 @@ fn simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
             ConcentratorMode::CutThrough => liquid_flit::Forwarding::CutThrough,
             ConcentratorMode::StoreAndForward => liquid_flit::Forwarding::StoreAndForward,
         },
-        time_limit: a.time_limit,
+        time_limit: Some(a.time_limit),
         per_cluster: a.per_cluster,
         plan,
     };
@@ -314,7 +315,19 @@ fn simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
         }
     });
     bar.finish_and_clear();
-    emitted(&report?, a.format)
+    let report = report?;
+    let code = emitted(&report, a.format)?;
+    if let Some(why) = report.stopped() {
+        let raise = if why == "time limit" {
+            "; raise --time-limit for all of them"
+        } else {
+            ""
+        };
+        eprintln!(
+            "warning: the runs stopped ({why}): the report has the rates done before it{raise}"
+        );
+    }
+    Ok(code)
 }
 
 /// `liquid latency study ...`.

@@ -144,6 +144,21 @@ fn a_time_limit_stops_the_run() {
     assert_eq!(v["stopped"], "time limit");
     assert_eq!(v["points"].as_array().expect("points").len(), 1);
     assert_eq!(v["points"][0]["completed"], false);
+    // Said on stderr too, as simulate and teams say it.
+    let err = String::from_utf8(out.stderr).expect("UTF-8");
+    assert!(
+        err.contains("warning: the runs stopped (time limit)") && err.contains("--time-limit"),
+        "{err}"
+    );
+}
+
+/// The run has a limit by default, stated in --help: 100 M messages at a low rate ran
+/// without end before, with nothing on stderr.
+#[test]
+fn the_run_states_its_default_limit() {
+    let out = succeed(liquid().args(["latency", "simulate", "--help"]));
+    let help = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(help.contains("(default 300 s)"), "{help}");
 }
 
 #[test]

@@ -519,6 +519,14 @@ pub struct Report {
     flit_moves_per_s: f64,
 }
 
+impl Report {
+    /// Why the runs stopped before every rate was done (the time limit, or saturation),
+    /// if they did.
+    pub fn stopped(&self) -> Option<&'static str> {
+        self.stopped
+    }
+}
+
 /// The all-to-all as a schedule plans it: frame by frame, all at once, and the same
 /// number of messages per node to uniformly random destinations, all at once.
 fn run_plans(
