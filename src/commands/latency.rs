@@ -104,14 +104,15 @@ pub struct ModelArgs {
     system: SystemArgs,
     #[command(flatten)]
     load: Load,
-    /// The sweep's last load, as a fraction of the saturation load (below 1).
-    #[arg(long, default_value_t = 0.95)]
+    /// The sweep's last load, as a fraction of the saturation load (below 1); with
+    /// --points only.
+    #[arg(long, default_value_t = 0.95, conflicts_with = "rate")]
     up_to: f64,
     /// Also write the point(s) to this CSV file.
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
-    /// Output format of the one-point report (--rate).
-    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    /// Output format of the one-point report (--rate; a sweep is a table).
+    #[arg(long, value_enum, default_value_t = Format::Yaml, conflicts_with = "points")]
     format: Format,
     /// The arrival rate of the source queues (eqs. 23, 30): `printed` uses the whole
     /// network's rate as 002 prints it; `per-node` one node's own messages, as 002's

@@ -126,6 +126,15 @@ fn bad_parameters_are_refused() {
         ),
         ("up-to", vec!["8,2x1", "--points", "5", "--up-to", "1"]),
         ("no-load", vec!["8,2x1"]),
+        // Options the chosen load does not use, refused rather than dropped.
+        (
+            "up-to-with-rate",
+            vec!["8,12x1", "--rate", "1e-5", "--up-to", "7"],
+        ),
+        (
+            "format-with-points",
+            vec!["8,12x1", "--points", "3", "--format", "json"],
+        ),
     ] {
         let mut a = vec!["latency", "model"];
         a.extend(args);
