@@ -250,10 +250,21 @@ struct SimCliArgs {
 }
 
 impl SimCliArgs {
+    /// `--node-limit`, if given.
+    fn node_limit(&self) -> Option<u64> {
+        self.limits.node_limit
+    }
+
     fn args(&self) -> anyhow::Result<liquid_study::simulate::SimArgs> {
         let engine = self.engine.as_deref().map(c::engine).transpose()?;
         if let Some(e) = engine {
             c::seeded(e, self.seed)?;
+            c::node_limited(e, self.limits.node_limit)?;
+        }
+        if self.schedule.is_some() && self.limits.node_limit.is_some() {
+            return Err(
+                InputError("--schedule runs no engine: give no --node-limit".into()).into(),
+            );
         }
         Ok(liquid_study::simulate::SimArgs {
             schedule: self.schedule.clone(),
@@ -281,7 +292,9 @@ struct LimitArgs {
     /// `solve --simulate`) reports how far it got, its figures null, with a warning (exit 0).
     #[arg(long, value_parser = c::parse_seconds)]
     time_limit: Option<std::time::Duration>,
-    /// Search-node limit, for engines that count nodes.
+    /// Node limit of the engines that count nodes or steps: native, structured and exact
+    /// (search nodes), repair (steps), ilp (HiGHS's branch-and-bound nodes) and the
+    /// portfolio; refused with any other engine, a schedule file or an MPI library's plan.
     #[arg(long)]
     node_limit: Option<u64>,
 }

@@ -33,7 +33,7 @@ pub use mpi::{compare_mpi, export_mpi, CompareArgs, ExportMpiArgs, MpiPlan};
 pub use proof::{check_proof, prove, CheckProofArgs, ProveArgs};
 pub use simulate::{export_simgrid, simulate, ExportSimgridArgs, SimMode, SimulateArgs};
 pub use sizes::{generate_sizes, GenerateSizesArgs, SizesCli, SizesSolveCli};
-pub use solve::{engine, engine_parser, parse_seconds, seeded, solve, SolveArgs};
+pub use solve::{engine, engine_parser, node_limited, parse_seconds, seeded, solve, SolveArgs};
 pub use stream::{analyze_stream, export_mpi_stream, solve_stream, verify_stream};
 pub use study::{
     routing as study_routing, two_clusters as study_two_clusters, RoutingArgs, TwoClustersArgs,

@@ -139,6 +139,14 @@ pub fn export_mpi(a: &ExportMpiArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
+    if matches!(plan, MpiPlan::RoundRobin | MpiPlan::Pairwise | MpiPlan::Lg)
+        && a.sim.node_limit().is_some()
+    {
+        return Err(InputError(
+            "--plan round-robin, pairwise and lg run no engine: give no --node-limit".into(),
+        )
+        .into());
+    }
     if a.quantum.is_some() || a.lanes {
         return Err(
             InputError("--quantum and --lanes go with --plan pieces or whole".into()).into(),

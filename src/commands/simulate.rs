@@ -65,6 +65,13 @@ pub fn simulate(a: &SimulateArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
+    if a.plan.is_some() && a.sim.node_limit().is_some() {
+        return Err(crate::InputError(
+            "--plan runs an MPI library's all-to-all, which searches nothing: give no --node-limit"
+                .into(),
+        )
+        .into());
+    }
     let label = format!("simulate {}", model.display());
     // A simulation stopped by the time limit is said on stderr too (exit 0: the report is
     // written, as an engine stopped by --time-limit answers `unknown` with exit 0).

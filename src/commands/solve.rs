@@ -174,8 +174,35 @@ pub fn seeded(engine: &dyn liquid_engine::Engine, seed: Option<u64>) -> Result<(
     )))
 }
 
+/// Refuses `--node-limit` for an engine that counts no nodes: the limit would be dropped
+/// without a word.
+pub fn node_limited(
+    engine: &dyn liquid_engine::Engine,
+    nodes: Option<u64>,
+) -> Result<(), InputError> {
+    if nodes.is_none() || engine.takes_node_limit() {
+        return Ok(());
+    }
+    let those: Vec<&str> = liquid_engine::visible()
+        .filter(|e| e.takes_node_limit())
+        .map(|e| e.name())
+        .collect();
+    Err(InputError(format!(
+        "--node-limit: the {} engine counts no nodes (its answer is the same for every node limit); the engines it bounds: {}",
+        engine.name(),
+        those.join(", ")
+    )))
+}
+
 /// `liquid solve MODEL --engine E` (with `--stream`, [`super::solve_stream`]).
 pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
+    if a.stream && a.limits.node_limit.is_some() {
+        return Err(InputError(
+            "--stream makes its frames in closed form, searching nothing: give no --node-limit"
+                .into(),
+        )
+        .into());
+    }
     if a.stream {
         let out = a.schedule_out.as_deref();
         return super::solve_stream(&a.model, out, a.prefix, a.limits.time_limit, a.format);
@@ -190,6 +217,7 @@ pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
         let e = a.engine.as_deref().map(engine).transpose()?;
         if let Some(e) = e {
             seeded(e, a.seed)?;
+            node_limited(e, a.limits.node_limit)?;
         }
         let request = Request {
             limits: a.limits.limits(),
@@ -209,6 +237,7 @@ pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
     }
     let engine = engine(a.engine.as_deref().unwrap_or(liquid_engine::DEFAULT_ENGINE))?;
     seeded(engine, a.seed)?;
+    node_limited(engine, a.limits.node_limit)?;
     let traffic = liquid_study::input::load_traffic(&a.model)?;
     let request = Request {
         limits: a.limits.or_default(),

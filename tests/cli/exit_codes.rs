@@ -352,6 +352,80 @@ fn a_seed_for_an_engine_without_chance_is_refused() {
     assert_eq!(code, 0, "{err}");
 }
 
+/// `--node-limit` with an engine that counts no nodes, with `--stream`, with a schedule
+/// file or with an MPI library's plan is refused (exit 2), naming the engines it bounds:
+/// it would otherwise be dropped without a word.
+#[test]
+fn a_node_limit_that_bounds_nothing_is_refused() {
+    for engine in ["dsatur", "round-robin", "random", "sat"] {
+        let (code, _, err) = run(&[
+            "solve",
+            "fat-tree:4,3",
+            "--engine",
+            engine,
+            "--node-limit",
+            "5",
+        ]);
+        assert_eq!(code, 2, "{engine}: {err}");
+        assert!(
+            err.contains(&format!(
+                "--node-limit: the {engine} engine counts no nodes"
+            )) && err.contains("native, structured, repair, exact, ilp, portfolio"),
+            "{engine}: {err}"
+        );
+    }
+    for args in [
+        &["solve", "fat-tree:4,3", "--node-limit", "5"][..],
+        &[
+            "solve",
+            "fat-tree:4,3",
+            "--engine",
+            "exact",
+            "--node-limit",
+            "5",
+        ][..],
+    ] {
+        let (code, _, err) = run(args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+    }
+    let sim = ["simulate", "fat-tree:4,3", "--link-throughput", "1000"];
+    for (extra, want) in [
+        (
+            &["solve", "fat-tree:4,3", "--stream"][..],
+            "give no --node-limit",
+        ),
+        (&[][..], ""),
+        (
+            &["--engine", "dsatur"][..],
+            "the dsatur engine counts no nodes",
+        ),
+        (&["--plan", "pairwise"][..], "give no --node-limit"),
+        (
+            &["--schedule", "models/paper-fig1-liquid-schedule.yaml"][..],
+            "--schedule runs no engine: give no --node-limit",
+        ),
+    ] {
+        let base: &[&str] = if extra.first() == Some(&"solve") {
+            &[]
+        } else {
+            &sim
+        };
+        let args: Vec<&str> = base
+            .iter()
+            .chain(extra)
+            .chain(&["--node-limit", "5"])
+            .copied()
+            .collect();
+        let (code, _, err) = run(&args);
+        if want.is_empty() {
+            assert_eq!(code, 0, "{args:?}: {err}");
+        } else {
+            assert_eq!(code, 2, "{args:?}: {err}");
+            assert!(err.contains(want), "{args:?}: {err}");
+        }
+    }
+}
+
 /// `verify --time-limit` bounds the proof (`--proof`) and the streamed check (`--stream`),
 /// `certify --time-limit` the proof's check; given alone it would bound nothing, so it is
 /// refused (exit 2), not dropped.

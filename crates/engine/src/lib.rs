@@ -131,6 +131,13 @@ pub trait Engine: Sync {
     fn seeded(&self) -> bool {
         false
     }
+    /// Whether [`Limits::nodes`](liquid_model::Limits::nodes) bounds its work (search
+    /// nodes, repair steps, HiGHS's branch-and-bound nodes); the others give the same
+    /// answer whatever the node limit, which the conformance suite checks, and
+    /// `--node-limit` with one of them is refused.
+    fn takes_node_limit(&self) -> bool {
+        false
+    }
     /// Whether it produces refutations itself ([`Request::proofs`]); the gate certifies
     /// the others' bounds with SAT.
     fn proves(&self) -> bool {

@@ -567,6 +567,41 @@ fn unseeded_engines_answer_the_same_for_every_seed() {
     assert!(compared >= 5 * inputs.len(), "{compared} runs compared");
 }
 
+/// An engine that does not declare that the node limit bounds it
+/// ([`Engine::takes_node_limit`]) gives the same answer under a node limit of 1 as
+/// without one, in every mode: `--node-limit` with it is refused because the limit would
+/// change nothing.
+#[test]
+fn engines_without_a_node_limit_answer_the_same_under_one() {
+    let mut inputs: Vec<Traffic> = (1..=12)
+        .map(|seed| random_traffic(seed).traffic())
+        .collect();
+    inputs.extend(bundled().into_iter().map(|(_, t)| t));
+    let mut compared = 0;
+    for c in configurations()
+        .iter()
+        .filter(|c| !c.engine.takes_node_limit())
+    {
+        for t in &inputs {
+            let run = |nodes: Option<u64>| {
+                let request = Request {
+                    limits: liquid_model::Limits {
+                        nodes,
+                        ..c.request.limits
+                    },
+                    ..c.request
+                };
+                liquid_engine::solve(t, c.engine, &request, None, &AtomicU64::new(0))
+                    .map(|checked| checked.outcome().clone())
+                    .map_err(|e| e.to_string())
+            };
+            assert_eq!(run(None), run(Some(1)), "{} on {}", c.label, t.name());
+            compared += 1;
+        }
+    }
+    assert!(compared >= 4 * inputs.len(), "{compared} runs compared");
+}
+
 #[test]
 fn every_engine_conforms_on_the_bundled_models() {
     let models = bundled();

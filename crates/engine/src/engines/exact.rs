@@ -23,6 +23,9 @@ impl Engine for Exact {
     fn counts(&self) -> Counts {
         Counts::Nodes
     }
+    fn takes_node_limit(&self) -> bool {
+        true
+    }
     fn proves(&self) -> bool {
         true
     }

@@ -25,6 +25,9 @@ impl Engine for Ilp {
     fn counts(&self) -> Counts {
         Counts::Transfers
     }
+    fn takes_node_limit(&self) -> bool {
+        true
+    }
     fn decides(&self) -> bool {
         true
     }

@@ -27,6 +27,9 @@ impl Engine for Native {
     fn counts(&self) -> Counts {
         Counts::Nodes
     }
+    fn takes_node_limit(&self) -> bool {
+        true
+    }
     fn proves(&self) -> bool {
         true
     }

@@ -113,6 +113,9 @@ impl Engine for Portfolio {
     fn counts(&self) -> Counts {
         Counts::Nodes
     }
+    fn takes_node_limit(&self) -> bool {
+        true
+    }
     fn proves(&self) -> bool {
         true
     }

@@ -47,6 +47,9 @@ impl Engine for Repair {
     fn counts(&self) -> Counts {
         Counts::Nodes
     }
+    fn takes_node_limit(&self) -> bool {
+        true
+    }
     fn accepts_every_traffic(&self) -> bool {
         // Not one whose Λ frames × links would need far more memory than the traffic.
         false

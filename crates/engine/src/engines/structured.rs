@@ -29,6 +29,9 @@ impl Engine for Structured {
     fn counts(&self) -> Counts {
         Counts::Nodes
     }
+    fn takes_node_limit(&self) -> bool {
+        true
+    }
     fn run(&self, t: &Traffic, r: &Request, p: &AtomicU64) -> Result<Run, EngineError> {
         Ok(liquid_search::structured::solve_with_progress(t, &r.limits, p).into())
     }
