@@ -230,6 +230,22 @@ fn engine_regressions_and_improvements_on_unchanged_models() {
     let (code, out, err) = crosscheck(dir.path(), &["--baseline", s, "--accept-improvements"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(last_line(&out).contains("accepted"), "{out}");
+
+    // An engine recorded but not run now: a regression that says so.
+    let out = liquid()
+        .arg("crosscheck")
+        .arg(dir.path().join("models"))
+        .args(["--engines", "native", "--baseline", f])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("regression: no-team (")
+            && text.contains("/ dsatur\n  - ")
+            && text.contains("  + (not run: the model or the engine was not given)"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -600,8 +600,14 @@ fn table(report: &Report, accept_improvements: bool) -> String {
             if let Some(o) = &d.old {
                 let _ = writeln!(out, "  - {o}");
             }
-            if let Some(n) = &d.new {
-                let _ = writeln!(out, "  + {n}");
+            match (&d.old, &d.new) {
+                (_, Some(n)) => {
+                    let _ = writeln!(out, "  + {n}");
+                }
+                (Some(_), None) => {
+                    let _ = writeln!(out, "  + (not run: the model or the engine was not given)");
+                }
+                (None, None) => {}
             }
         }
         out.push('\n');
