@@ -10,7 +10,7 @@ use liquid_study::crosscheck::{self, Outcome};
 use liquid_study::crosscheck::BaselineArgs;
 
 use crate::output::{emit, Format};
-use crate::{EXIT_INTERNAL, EXIT_REJECTED};
+use crate::{InputError, EXIT_INTERNAL, EXIT_REJECTED};
 
 /// Output of crosscheck: a table for people, or YAML/JSON for machines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -108,6 +108,29 @@ pub fn crosscheck(a: &CrosscheckArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|e| super::engine(e))
         .collect::<anyhow::Result<_>>()?;
+    for (i, e) in engines.iter().enumerate() {
+        if engines[..i].iter().any(|f| f.name() == e.name()) {
+            return Err(InputError(format!(
+                "--engines names {} twice: each engine runs once",
+                e.name()
+            ))
+            .into());
+        }
+    }
+    // No engine of the run takes it: the limit would be dropped without a word (the
+    // default engines include native, which does).
+    if a.node_limit.is_some()
+        && !engines.is_empty()
+        && !engines.iter().any(|e| e.takes_node_limit())
+    {
+        let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
+        return Err(InputError(format!(
+            "--node-limit: no engine of --engines {} counts nodes; give one that does \
+             (native, structured, repair, exact, ilp, portfolio) or no --node-limit",
+            names.join(",")
+        ))
+        .into());
+    }
     let solve_as = &crate::progress::solve_as;
     if let (Some(shard), Some(out)) = (a.shard, &a.out) {
         let name = crate::output::format_name(&a.format);

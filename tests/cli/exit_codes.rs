@@ -426,6 +426,44 @@ fn a_node_limit_that_bounds_nothing_is_refused() {
     }
 }
 
+/// `crosscheck` runs each engine once, and takes `--node-limit` only when an engine of
+/// the run counts nodes: an engine named twice, or a limit no engine takes, is refused.
+#[test]
+fn crosscheck_refuses_an_engine_twice_and_a_node_limit_no_engine_takes() {
+    let (code, _, err) = run(&[
+        "crosscheck",
+        "models/no-team.yaml",
+        "--engines",
+        "sat,dsatur,sat",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--engines names sat twice"), "{err}");
+    let (code, _, err) = run(&[
+        "crosscheck",
+        "models/no-team.yaml",
+        "--engines",
+        "dsatur,sat",
+        "--node-limit",
+        "5",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--node-limit: no engine of --engines dsatur,sat counts nodes"),
+        "{err}"
+    );
+    for engines in ["dsatur,native", "sat,exact"] {
+        let (code, _, err) = run(&[
+            "crosscheck",
+            "models/no-team.yaml",
+            "--engines",
+            engines,
+            "--node-limit",
+            "1000",
+        ]);
+        assert_eq!(code, 0, "{engines}: {err}");
+    }
+}
+
 /// `verify --time-limit` bounds the proof (`--proof`) and the streamed check (`--stream`),
 /// `certify --time-limit` the proof's check; given alone it would bound nothing, so it is
 /// refused (exit 2), not dropped.
