@@ -297,6 +297,13 @@ fn a_misspelt_generator_is_named_with_the_closest_one() {
             err.contains("\"fattree\" is not a generator: did you mean fat-tree:4,3?"),
             "{cmd}: {err}"
         );
+        // A generator's name without its parameters says what is missing.
+        let (code, _, err) = run(&[cmd, "fat-tree"]);
+        assert_eq!(code, 2, "{cmd}: {err}");
+        assert!(
+            err.contains("\"fat-tree\" names a generator without its parameters"),
+            "{cmd}: {err}"
+        );
     }
     let (code, _, err) = run(&["solve", "no-such-dir/model.yaml"]);
     assert_eq!(code, 2, "{err}");

@@ -51,12 +51,19 @@ pub fn is_spec(arg: &str) -> bool {
 /// closest generator's name when it is close (`fattree:4,3` → `fat-tree`). For the case
 /// where `arg` is also no file: callers check that first.
 pub fn unknown_generator(arg: &str) -> Option<String> {
+    let names = PREFIXES.map(|p| p.trim_end_matches(':'));
+    // A generator's name alone (`fat-tree`): its parameters are missing.
+    if let Some(n) = names.iter().find(|n| n.eq_ignore_ascii_case(arg)) {
+        return Some(format!(
+            "{arg:?} names a generator without its parameters: give them after a colon, \
+             {n}:... (`liquid generate --help` lists each generator's, with an example)"
+        ));
+    }
     let (name, rest) = arg.split_once(':')?;
     let pathlike = |x: &str| x.contains(['/', '\\']) || x.ends_with(".yaml") || x.ends_with(".yml");
     if name.len() < 2 || name.contains('.') || pathlike(name) || pathlike(rest) || is_spec(arg) {
         return None;
     }
-    let names = PREFIXES.map(|p| p.trim_end_matches(':'));
     let closest = names
         .iter()
         .map(|n| (strsim::levenshtein(&name.to_lowercase(), n), *n))
@@ -159,6 +166,16 @@ mod tests {
         );
         let why = unknown_generator("foo:3").expect("unknown");
         assert!(!why.contains("did you mean"), "{why}");
+        // A generator's name without its parameters.
+        let why = unknown_generator("fat-tree").expect("a generator's name");
+        assert!(
+            why.contains(
+                "names a generator without its parameters: give them after a colon, fat-tree:..."
+            ),
+            "{why}"
+        );
+        assert!(unknown_generator("fat-tree.yaml").is_none());
+        assert!(unknown_generator("fattree").is_none());
         // Specs, and what reads as a path, are not unknown generators.
         for arg in [
             "fat-tree:4,3",
