@@ -268,7 +268,14 @@ pub struct Problems {
     /// Timeframes whose every entry was already reported (names the traffic lacks):
     /// not reported again as empty.
     excused: Vec<usize>,
+    /// The schedule file and its text, when the schedule was read from one: a problem of
+    /// a timeframe then names its file, line and column ([`Problems::in_file`]).
+    source: Option<std::sync::Arc<(String, String)>>,
 }
+
+/// Largest schedule file whose timeframes' problems are located (each is found by
+/// parsing the text again, for at most [`MAX_PROBLEMS`] problems).
+const LOCATE_MAX_BYTES: usize = 8 << 20;
 
 impl Problems {
     /// No problem yet.
@@ -282,6 +289,37 @@ impl Problems {
         if self.listed.len() < MAX_PROBLEMS {
             self.listed.push(message());
         }
+    }
+
+    /// The problems of a schedule read from `file`, whose text is `text`: a problem of a
+    /// timeframe then starts with `file:line:column: timeframes[i]: ` (files up to
+    /// 8 MiB; larger ones as without a file).
+    pub fn in_file(&mut self, file: &str, text: &str) {
+        if text.len() <= LOCATE_MAX_BYTES {
+            self.source = Some(std::sync::Arc::new((file.to_string(), text.to_string())));
+        }
+    }
+
+    /// One more problem of timeframe `frame` (0-based), located in the file when there
+    /// is one ([`Problems::in_file`]).
+    fn push_in_frame(&mut self, frame: usize, message: impl FnOnce() -> String) {
+        let source = self.source.clone();
+        self.push_with(|| {
+            let message = message();
+            let Some(source) = source else {
+                return message;
+            };
+            let (file, text) = &*source;
+            let field = format!("timeframes[{frame}]");
+            // The field names the timeframe: no "timeframe N: " before the message too.
+            let message = message
+                .strip_prefix(&format!("timeframe {}: ", frame + 1))
+                .map_or(message.clone(), str::to_string);
+            match crate::yaml::locate(text, &field) {
+                Some((line, column)) => format!("{file}:{line}:{column}: {field}: {message}"),
+                None => format!("{file}: {field}: {message}"),
+            }
+        });
     }
 
     /// Says that timeframe `frame` (0-based) had entries, all of them reported already
@@ -333,7 +371,7 @@ pub fn validate_all(
     let mut frame_of: Vec<Option<usize>> = vec![None; n];
     for (i, frame) in schedule.frames.iter().enumerate() {
         if frame.is_empty() && !problems.excused.contains(&i) {
-            problems.push_with(|| ScheduleError::EmptyFrame { frame: i }.to_string());
+            problems.push_in_frame(i, || ScheduleError::EmptyFrame { frame: i }.to_string());
         }
         for &t in frame {
             if t.index() >= n {
@@ -342,7 +380,7 @@ pub fn validate_all(
                     ScheduleError::UnknownTransfer { frame: i, id }.to_string()
                 });
             } else if let Some(first) = frame_of[t.index()] {
-                problems.push_with(|| {
+                problems.push_in_frame(i, || {
                     let transfer = traffic.transfer_name(t).to_string();
                     let (first, second) = (first, i);
                     ScheduleError::Duplicated {
@@ -374,7 +412,8 @@ pub fn validate_all(
                     Some((fi, other)) if fi == i => {
                         if !reported.contains(&other) {
                             reported.push(other);
-                            problems.push_with(|| conflict(traffic, i, other, t, l).to_string());
+                            problems
+                                .push_in_frame(i, || conflict(traffic, i, other, t, l).to_string());
                         }
                     }
                     _ => holder[l.index()] = Some((i, t)),

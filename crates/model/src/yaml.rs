@@ -1092,6 +1092,7 @@ pub fn parse_schedule_listing(
     traffic: &Traffic,
     problems: &mut crate::Problems,
 ) -> Result<Schedule, LoadError> {
+    problems.in_file(file, text);
     let mut unknown_in = std::collections::BTreeSet::new();
     let schedule = schedule_frames(file, text, traffic, |e, frame| {
         problems.push_with(|| e.to_string());
@@ -1652,6 +1653,36 @@ mod tests {
         let e = error(&deep);
         assert!(e.message.contains("nested more than 64 levels"), "{e}");
         assert_eq!(position(&e), (Some(2), Some(8 + 63)));
+    }
+
+    /// A schedule read from a file names the file, line and column of each timeframe
+    /// with a problem (empty, a repeated transfer, congesting transfers); a missing
+    /// transfer is of no timeframe.
+    #[test]
+    fn the_problems_of_a_schedule_file_are_located() {
+        let t = Traffic::from_paths(
+            "m",
+            &[
+                ("x", vec!["a"]),
+                ("y", vec!["a"]),
+                ("z", vec!["b"]),
+                ("w", vec!["c"]),
+            ],
+        )
+        .expect("traffic");
+        let text = "model: m\ntimeframes:\n  - [x, y]\n  - []\n  - [z, x]\n";
+        let mut problems = crate::Problems::new();
+        let s = parse_schedule_listing("s.yaml", text, &t, &mut problems).expect("parsed");
+        assert!(crate::validate_all(&t, &s, &mut problems).is_none());
+        assert_eq!(
+            problems.lines(),
+            [
+                "s.yaml:4:5: timeframes[1]: timeframe 2 is empty",
+                "s.yaml:5:5: timeframes[2]: transfer \"x\" appears in timeframes 1 and 3",
+                "s.yaml:3:5: timeframes[0]: transfers \"x\" and \"y\" congest on link \"a\"",
+                "transfer \"w\" is in no timeframe",
+            ]
+        );
     }
 
     #[test]
