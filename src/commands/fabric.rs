@@ -34,7 +34,7 @@ pub struct ImportIbArgs {
     #[arg(long, value_name = "FILE")]
     tracert: Option<PathBuf>,
     /// The model's name (default: the topology file's name without extension).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::builder::NonEmptyStringValueParser::new())]
     name: Option<String>,
     /// Where to write the model (default: stdout).
     #[arg(long, value_name = "MODEL.yaml")]

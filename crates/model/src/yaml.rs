@@ -622,6 +622,10 @@ pub fn parse_model_full(file: &str, text: &str) -> Result<LoadedModel, LoadError
 fn parse_model_with(file: &str, text: &str, fast: bool) -> Result<LoadedModel, LoadError> {
     let mut m = parse_model_file(file, text, fast)?;
     let err = |at: &str, msg: String| LoadError::at_field(file, text, at, msg);
+    if m.name.trim().is_empty() {
+        // Reports, baselines and proof manifests name the model by it.
+        return Err(err("name", "the model's name is empty: give it one".into()));
+    }
     check_latency(m.link_latency, "link_latency").map_err(|e| err("link_latency", e))?;
     // The network is built once, for the traffic and for the caller, its routes moved
     // out of the file's entries (a fabric has millions of route elements).
@@ -1683,6 +1687,17 @@ mod tests {
                 "transfer \"w\" is in no timeframe",
             ]
         );
+    }
+
+    #[test]
+    fn an_empty_model_name_is_refused_where_it_is() {
+        for name in ["\"\"", "\"  \""] {
+            let e = error(&format!(
+                "name: {name}\ntransfers: [{{id: x, path: [l]}}]\n"
+            ));
+            assert!(e.message.contains("the model's name is empty"), "{e}");
+            assert_eq!(position(&e), (Some(1), Some(7)), "{e}");
+        }
     }
 
     #[test]
