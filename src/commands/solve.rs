@@ -176,6 +176,16 @@ pub fn seeded(engine: &dyn liquid_engine::Engine, seed: Option<u64>) -> Result<(
 
 /// `liquid solve MODEL --engine E` (with `--stream`, [`super::solve_stream`]).
 pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
+    super::refuse_overwriting_inputs(
+        &[
+            ("--schedule-out", a.schedule_out.as_deref()),
+            ("--pieces-out", a.sizes_solve.pieces_out.as_deref()),
+        ],
+        &[
+            ("the model file", Some(&a.model)),
+            ("the --sizes file", a.sizes.sizes.as_deref()),
+        ],
+    )?;
     if a.stream {
         let out = a.schedule_out.as_deref();
         return super::solve_stream(&a.model, out, a.prefix, a.limits.time_limit, a.format);

@@ -1,0 +1,104 @@
+//! Hostile input, round four: a tester's findings after 0167618. Each test fails with the
+//! binary of main before its fix (`LIQUID_TEST_BIN=/path/to/old/liquid cargo test --test
+//! cli hostile4`) and passes after.
+
+use std::path::Path;
+use std::process::Output;
+
+use crate::common::{liquid, root, succeed};
+
+/// Asserts exit 2, no panic, and a message holding every needle.
+fn refused(out: &Output, needles: &[&str]) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "exit code 2: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "expected {n:?} in: {err}");
+    }
+    err
+}
+
+/// A copy of `models/NAME` in `dir`, and its bytes.
+fn copy_model(dir: &Path, name: &str, to: &str) -> (std::path::PathBuf, Vec<u8>) {
+    let path = dir.join(to);
+    std::fs::copy(root().join("models").join(name), &path).expect("copy");
+    let bytes = std::fs::read(&path).expect("read");
+    (path, bytes)
+}
+
+/// An output file that is one of the command's inputs is refused, naming the option and
+/// the file, and the input is left as it was.
+#[test]
+fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (m, bytes) = copy_model(dir.path(), "odd-wheel.yaml", "a.yaml");
+    let m = m.to_str().expect("utf-8");
+    // The same file under another spelling: ./a.yaml from the folder, and a hard link.
+    let link = dir.path().join("hard.yaml");
+    std::fs::hard_link(m, &link).expect("hard link");
+    let link = link.to_str().expect("utf-8");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["solve", m, "--schedule-out", m], "--schedule-out"),
+        (vec!["solve", m, "--schedule-out", link], "--schedule-out"),
+        (vec!["crosscheck", m, "--record", m], "--record"),
+        (
+            vec![
+                "generate",
+                "sizes",
+                m,
+                "--dist",
+                "equal",
+                "--bytes-per-rank",
+                "10",
+                "--out",
+                m,
+            ],
+            "--out",
+        ),
+        (vec!["simulate", m, "--plot", m], "--plot"),
+        (vec!["export", "ibsim", m, "--out", m], "--out"),
+    ];
+    for (args, option) in cases {
+        let out = liquid().args(&args).output().expect("runs");
+        refused(&out, &[option, "a.yaml"]);
+        assert_eq!(std::fs::read(m).expect("read"), bytes, "{args:?}");
+    }
+    // The --sizes file, and the relative spelling of the model.
+    let sizes = dir.path().join("s.csv");
+    std::fs::write(&sizes, "0,1,5\n").expect("write");
+    let out = liquid()
+        .current_dir(dir.path())
+        .args(["solve", "a.yaml", "--sizes", "s.csv", "--size", "1"])
+        .args(["--preemption", "none", "--schedule-out", "./s.csv"])
+        .output()
+        .expect("runs");
+    refused(&out, &["--schedule-out", "s.csv", "--sizes"]);
+    let out = liquid()
+        .current_dir(dir.path())
+        .args(["solve", "a.yaml", "--sizes", "s.csv", "--size", "1"])
+        .args(["--schedule-out", "x.yaml", "--pieces-out", "./x.yaml"])
+        .output()
+        .expect("runs");
+    refused(&out, &["--pieces-out", "--schedule-out", "same file"]);
+    assert_eq!(std::fs::read(m).expect("read"), bytes);
+}
+
+/// `crosscheck --baseline B --update` rewrites B on purpose: not refused.
+#[test]
+fn crosscheck_update_still_rewrites_its_baseline() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let base = dir.path().join("b.yaml");
+    succeed(
+        liquid()
+            .args(["crosscheck", "models/odd-wheel.yaml", "--engines", "native"])
+            .arg("--record")
+            .arg(&base),
+    );
+    succeed(
+        liquid()
+            .args(["crosscheck", "models/odd-wheel.yaml", "--engines", "native"])
+            .arg("--baseline")
+            .arg(&base)
+            .arg("--update"),
+    );
+}
