@@ -102,3 +102,32 @@ fn crosscheck_update_still_rewrites_its_baseline() {
             .arg("--update"),
     );
 }
+
+/// `solve --stream` used no sizes and no node limit, and said nothing: refused, as
+/// `analyze`, `verify` and `export mpi` with `--stream --sizes` are.
+#[test]
+fn solve_stream_refuses_sizes_and_node_limit() {
+    for extra in [
+        &["--sizes", "nonexistent.csv"][..],
+        &[
+            "--sizes",
+            "nonexistent.csv",
+            "--quantum",
+            "1KiB",
+            "--simulate",
+        ],
+        &["--sizes", "nonexistent.csv", "--link-throughput", "100"],
+    ] {
+        let out = liquid()
+            .args(["solve", "fat-tree:4,2", "--stream"])
+            .args(extra)
+            .output()
+            .expect("runs");
+        refused(&out, &["--stream takes no --sizes"]);
+    }
+    let out = liquid()
+        .args(["solve", "fat-tree:4,2", "--stream", "--node-limit", "5"])
+        .output()
+        .expect("runs");
+    refused(&out, &["--stream takes no --node-limit"]);
+}
