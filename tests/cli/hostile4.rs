@@ -131,3 +131,32 @@ fn solve_stream_refuses_sizes_and_node_limit() {
         .expect("runs");
     refused(&out, &["--stream takes no --node-limit"]);
 }
+
+/// A YAML sizes file's sizes are whole bytes in digits, read exactly, as the CSV's are:
+/// `1e3` and `100.0` were accepted, and a whole number above 2^53 was rounded.
+#[test]
+fn yaml_sizes_are_whole_bytes_in_digits() {
+    let dir = tempfile::tempdir().expect("tmp");
+    for (size, want) in [
+        (
+            "1e3",
+            "\"1e3\" is not a positive whole number of bytes (digits only)",
+        ),
+        (
+            "100.0",
+            "\"100.0\" is not a positive whole number of bytes (digits only)",
+        ),
+        ("[1]", "expected a whole number of bytes"),
+    ] {
+        let file = dir.path().join("s.yaml");
+        std::fs::write(&file, format!("t1: 5\nt0: {size}\n")).expect("write");
+        let out = liquid()
+            .args(["analyze", "models/odd-wheel.yaml", "--size", "1"])
+            .args(["--link-throughput", "100", "--sizes"])
+            .arg(&file)
+            .output()
+            .expect("runs");
+        let err = refused(&out, &["s.yaml:2:", "t0", want]);
+        assert!(!err.contains("f64"), "{err}");
+    }
+}

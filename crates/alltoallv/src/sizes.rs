@@ -312,17 +312,12 @@ pub fn parse_yaml(
 ) -> Result<Sizes, LoadError> {
     let mut bytes: Vec<Option<u64>> = vec![None; traffic.len()];
     // Transfer ids, duplicates and non-negative numbers are checked there.
+    // Transfer ids and duplicates are checked there; the sizes, read as the CSV's are
+    // (digits only, whole bytes, no float rounding), here.
     for (t, b) in liquid_model::yaml::parse_sizes(file, text, traffic)? {
         let id = traffic.transfer_name(t);
-        if b.fract() != 0.0 || b < 1.0 || b > u64::MAX as f64 {
-            return Err(LoadError::at_field(
-                file,
-                text,
-                id,
-                format!("{b} is not a positive whole number of bytes"),
-            ));
-        }
-        bytes[t.index()] = Some(b as u64);
+        let b = parse_bytes(&b).map_err(|m| LoadError::at_field(file, text, id, m))?;
+        bytes[t.index()] = Some(b);
     }
     finish(file, traffic, bytes, missing)
 }
@@ -587,11 +582,24 @@ mod tests {
         for (text, want) in [
             (
                 "a0->b0: 1.5\n",
-                "s.yaml:1:9: a0->b0: 1.5 is not a positive whole",
+                "s.yaml:1:9: a0->b0: \"1.5\" is not a positive whole number of bytes (digits only)",
             ),
             (
-                "a0->b0: 0\n",
-                "s.yaml:1:9: a0->b0: 0 is not a positive whole",
+                "a0->b0: 1e3\n",
+                "s.yaml:1:9: a0->b0: \"1e3\" is not a positive whole number of bytes (digits only)",
+            ),
+            (
+                "a0->b0: 100.0\n",
+                "s.yaml:1:9: a0->b0: \"100.0\" is not a positive whole",
+            ),
+            (
+                "a0->b0: -1\n",
+                "s.yaml:1:9: a0->b0: \"-1\" is not a positive whole",
+            ),
+            ("a0->b0: 0\n", "s.yaml:1:9: a0->b0: 0 bytes: every message"),
+            (
+                "a0->b0: [1]\n",
+                "s.yaml:1:9: a0->b0: invalid type: sequence, expected a whole number of bytes",
             ),
             (
                 "a0->b0: 1\nzz: 2\n",
@@ -603,6 +611,15 @@ mod tests {
                 .to_string();
             assert!(got.starts_with(want), "{text:?}: {got}");
         }
+        // Whole numbers above 2^53 are not rounded to a float's.
+        let big = parse_yaml(
+            "s.yaml",
+            "a0->b0: 9007199254740993\n",
+            &m,
+            Missing::Default(1),
+        )
+        .expect("reads");
+        assert_eq!(big.bytes.iter().max(), Some(&9_007_199_254_740_993));
         let got = parse_yaml("s.yaml", "a0->b0: 1\n", &m, Missing::Error)
             .expect_err("missing")
             .to_string();
