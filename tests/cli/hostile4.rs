@@ -160,3 +160,35 @@ fn yaml_sizes_are_whole_bytes_in_digits() {
         assert!(!err.contains("f64"), "{err}");
     }
 }
+
+/// A size above 2^53 bytes (the largest liquid computes with exactly) is refused with
+/// file, line and field, in CSV and YAML; u64::MAX was accepted and its sums overflowed.
+#[test]
+fn sizes_above_two_to_the_53_are_refused() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let csv = dir.path().join("s.csv");
+    std::fs::write(&csv, "p0,p1,5\np0,p2,18446744073709551615\n").expect("write");
+    let yaml = dir.path().join("s.yaml");
+    std::fs::write(&yaml, "p0->p1: 5\np0->p2: 9007199254740993\n").expect("write");
+    for (file, at) in [(&csv, "s.csv:2:7: bytes:"), (&yaml, "s.yaml:2:9: p0->p2:")] {
+        let out = liquid()
+            .args(["solve", "fat-tree:4,2", "--size", "1"])
+            .args(["--link-throughput", "100", "--sizes"])
+            .arg(file)
+            .output()
+            .expect("runs");
+        refused(&out, &[at, "more than 9007199254740992 (2^53"]);
+    }
+    // Each size within the bound, a link's total above it.
+    std::fs::write(&csv, "p0,p1,9007199254740992\n").expect("write");
+    let out = liquid()
+        .args(["analyze", "fat-tree:4,2", "--size", "1"])
+        .args(["--link-throughput", "100", "--sizes"])
+        .arg(&csv)
+        .output()
+        .expect("runs");
+    refused(
+        &out,
+        &["s.csv: link", "bytes in all, more than 9007199254740992"],
+    );
+}
