@@ -93,6 +93,15 @@ pub struct CrosscheckArgs {
 /// stderr. With `--shard`, one shard's file (exit 0 when it is written: the outcome is
 /// the merge's).
 pub fn crosscheck(a: &CrosscheckArgs) -> anyhow::Result<ExitCode> {
+    // `--baseline B --update` rewrites B on purpose: B is an input only.
+    let mut inputs: Vec<(&str, Option<&std::path::Path>)> = a
+        .models
+        .iter()
+        .map(|m| ("a model file", Some(m.as_path())))
+        .collect();
+    inputs.push(("the --baseline file", a.baseline.as_deref()));
+    inputs.push(("the --sizes file", a.sizes.sizes.as_deref()));
+    super::refuse_overwriting_inputs(&[("--record", a.record.as_deref())], &inputs)?;
     if let Some(args) = a.sizes.args(a.link_throughput)? {
         return crosscheck_sizes(a, &args);
     }

@@ -47,6 +47,15 @@ fn input(e: FabricError) -> anyhow::Error {
 
 /// `liquid import ib`.
 pub fn import_ib(a: &ImportIbArgs) -> anyhow::Result<ExitCode> {
+    super::refuse_overwriting_inputs(
+        &[("--out", a.out.as_deref())],
+        &[
+            ("the topology file", Some(&a.topology)),
+            ("the forwarding tables' file", Some(&a.lfts)),
+            ("the --hostfile file", a.hostfile.as_deref()),
+            ("the --tracert file", a.tracert.as_deref()),
+        ],
+    )?;
     let tname = a.topology.display().to_string();
     let lname = a.lfts.display().to_string();
     let topo =
@@ -160,6 +169,10 @@ pub struct ExportIbsimArgs {
 
 /// `liquid export ibsim`.
 pub fn export_ibsim(a: &ExportIbsimArgs) -> anyhow::Result<ExitCode> {
+    super::refuse_overwriting_inputs(
+        &[("--out", a.out.as_deref())],
+        &[("the model file", Some(&a.model))],
+    )?;
     let text = liquid_fabric::ibsim::export(&a.model).map_err(input)?;
     write_out(a.out.as_deref(), &text)?;
     Ok(ExitCode::SUCCESS)

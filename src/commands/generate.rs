@@ -312,6 +312,16 @@ pub fn generate(what: GenerateWhat) -> anyhow::Result<ExitCode> {
     }
     let schedule = closed_form_machine(&what)?;
     let (g, output) = build(what)?;
+    super::refuse_overwriting_inputs(
+        &[
+            (
+                "--schedule-out",
+                schedule.as_ref().map(|(_, p)| p.as_path()),
+            ),
+            ("--out", output.out.as_deref()),
+        ],
+        &[],
+    )?;
     if let Some((machine, path)) = schedule {
         write_schedule(&machine, &path)?;
     }

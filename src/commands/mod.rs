@@ -2,6 +2,7 @@
 
 mod analyze;
 mod certify;
+mod clash;
 mod crosscheck;
 mod encode;
 mod expand;
@@ -22,6 +23,7 @@ mod verify;
 
 pub use analyze::{analyze, AnalyzeArgs};
 pub use certify::{certify, CertifyArgs};
+pub use clash::refuse_overwriting_inputs;
 pub use crosscheck::{crosscheck, CrosscheckArgs};
 pub use encode::{encode, EncodeArgs};
 pub use expand::expand;

@@ -58,6 +58,14 @@ const BYTES: &[&str] = &["total_bytes", "bytes"];
 
 /// `liquid simulate MODEL` (with `--plan`, an MPI library's all-to-all).
 pub fn simulate(a: &SimulateArgs) -> anyhow::Result<ExitCode> {
+    super::refuse_overwriting_inputs(
+        &[("--plot", a.plot.as_deref())],
+        &[
+            ("the model file", Some(&a.model)),
+            ("the --schedule file", a.sim.schedule.as_deref()),
+            ("the --sizes file", a.sim.sizes.as_deref()),
+        ],
+    )?;
     let (model, args) = (&a.model, &a.sim.args()?);
     if a.plan.is_some() && a.sim.seed.is_some() {
         return Err(crate::InputError(

@@ -212,6 +212,13 @@ pub struct GenerateSizesArgs {
 
 /// `liquid generate sizes MODEL --dist D ...`: a `src,dst,bytes` CSV.
 pub fn generate_sizes(a: &GenerateSizesArgs) -> anyhow::Result<ExitCode> {
+    super::refuse_overwriting_inputs(
+        &[("--out", a.out.as_deref())],
+        &[
+            ("the model file", Some(&a.model)),
+            ("the --matrix file", a.matrix.as_deref()),
+        ],
+    )?;
     use liquid_alltoallv::generate::Dist;
     let dist = match (a.dist, &a.matrix, a.bytes_per_rank) {
         (DistArg::Matrix, Some(path), None) => {

@@ -121,8 +121,8 @@ pub struct SolveArgs {
     /// hosts each), rail-optimised fat-trees with PXN or as many spines as servers such
     /// as `rail:2048,8,pxn` and HyperX whose dimensions are prime powers above the hosts
     /// per router such as `hyperx:16x16x16,4` (16,384 hosts each). Default
-    /// --time-limit: 3600 s. See
-    /// crates/stream/README.md.
+    /// --time-limit: 3600 s. Takes no --sizes (nor the options that go with it) and no
+    /// --node-limit. See crates/stream/README.md.
     #[arg(long, conflicts_with_all = ["proof", "require_proof", "decide", "engine"])]
     stream: bool,
     /// With --stream: make only the first K frames (a prefix, for measurements).
@@ -196,14 +196,35 @@ pub fn node_limited(
 
 /// `liquid solve MODEL --engine E` (with `--stream`, [`super::solve_stream`]).
 pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
-    if a.stream && a.limits.node_limit.is_some() {
-        return Err(InputError(
-            "--stream makes its frames in closed form, searching nothing: give no --node-limit"
-                .into(),
-        )
-        .into());
-    }
+    super::refuse_overwriting_inputs(
+        &[
+            ("--schedule-out", a.schedule_out.as_deref()),
+            ("--pieces-out", a.sizes_solve.pieces_out.as_deref()),
+        ],
+        &[
+            ("the model file", Some(&a.model)),
+            ("the --sizes file", a.sizes.sizes.as_deref()),
+        ],
+    )?;
     if a.stream {
+        // Every sizes option requires --sizes: refusing --sizes refuses them all.
+        if a.sizes.sizes.is_some() {
+            return Err(InputError(
+                "--stream takes no --sizes (nor --size, --quantum, --preemption, --simulate \
+                 or any option that goes with --sizes): the streamed schedule is of the \
+                 traffic's transfers, sizes aside"
+                    .into(),
+            )
+            .into());
+        }
+        if a.limits.node_limit.is_some() {
+            return Err(InputError(
+                "--stream takes no --node-limit: the streamed construction searches nothing \
+                 (--time-limit bounds it)"
+                    .into(),
+            )
+            .into());
+        }
         let out = a.schedule_out.as_deref();
         return super::solve_stream(&a.model, out, a.prefix, a.limits.time_limit, a.format);
     }

@@ -169,7 +169,7 @@ fn bad_sizes_name_file_line_and_field() {
             "--link-throughput",
             "1",
         ],
-        ":1:9: p0->p1: 1.5 is not a positive whole number",
+        ":1:9: p0->p1: \"1.5\" is not a positive whole number of bytes (digits only)",
     );
     refused(
         &["generate", "sizes", "fat-tree:4,2", "--dist", "zipf"],

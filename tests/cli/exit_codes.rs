@@ -399,7 +399,7 @@ fn a_node_limit_that_bounds_nothing_is_refused() {
     for (extra, want) in [
         (
             &["solve", "fat-tree:4,3", "--stream"][..],
-            "give no --node-limit",
+            "--stream takes no --node-limit",
         ),
         (&[][..], ""),
         (

@@ -12,6 +12,7 @@ mod fabric;
 mod foundation;
 mod hostile;
 mod hostile3;
+mod hostile4;
 mod ilp;
 mod latency;
 mod latency_simulate;

@@ -174,6 +174,15 @@ pub fn parse_matrix(
                 field: Some(format!("column {}", i + 1)),
                 message: format!("{f:?} is not a whole number of bytes"),
             })?;
+            if v > crate::sizes::MAX_BYTES {
+                return Err(liquid_model::yaml::LoadError {
+                    file: file.to_string(),
+                    line: Some(n + 1),
+                    column: None,
+                    field: Some(format!("column {}", i + 1)),
+                    message: crate::sizes::too_large(f),
+                });
+            }
             row.push(v);
         }
         rows.push(row);
@@ -283,6 +292,12 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "m.txt:2: column 2: \"x\" is not a whole number of bytes"
+        );
+        let e = parse_matrix("m.txt", "0 9007199254740993\n").expect_err("above 2^53");
+        assert!(
+            e.to_string()
+                .starts_with("m.txt:1: column 2: 9007199254740993 bytes is more than"),
+            "{e}"
         );
     }
 }

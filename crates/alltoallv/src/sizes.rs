@@ -129,7 +129,24 @@ fn error(file: &str, line: usize, column: usize, field: &str, message: String) -
     }
 }
 
-/// A positive whole number of bytes, or why not.
+/// The largest message size, and the most bytes one link may carry in all: 2^53 =
+/// 9,007,199,254,740,992 bytes (8 PiB). Every whole number up to it is exact as an `f64`,
+/// and the computations that turn bytes into time do so in `f64`: a message's time
+/// divides its size ([`crate::bound::Platform::message_time`]), the time bound divides
+/// each link's total bytes ([`crate::bound::time_bound`], summed exactly in `u128`
+/// first). Above it, sizes and link totals would be rounded, and 16 EiB messages summed
+/// in `u64` overflowed. A size or a link's total above it is refused.
+pub const MAX_BYTES: u64 = 1 << 53;
+
+/// Why `bytes` is more than [`MAX_BYTES`].
+pub(crate) fn too_large(bytes: &str) -> String {
+    format!(
+        "{bytes} bytes is more than {MAX_BYTES} (2^53, 8 PiB), the largest size liquid \
+         computes with exactly"
+    )
+}
+
+/// A positive whole number of bytes, at most [`MAX_BYTES`], or why not.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let s = s.trim();
     if s.is_empty() {
@@ -146,14 +163,14 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
                       without data is not part of the all-to-allv; give a model without it)"
                 .into(),
         ),
-        Ok(v) => Ok(v),
-        Err(_) => Err(format!("{s} bytes is more than {} bytes", u64::MAX)),
+        Ok(v) if v <= MAX_BYTES => Ok(v),
+        _ => Err(too_large(s)),
     }
 }
 
 /// A byte count as options take it: a whole number with an optional unit `B`, `KiB`,
 /// `MiB`, `GiB` (powers of 1024) or `kB`, `MB`, `GB` (powers of 1000): `65536`, `64KiB`,
-/// `1MB`. At least 1.
+/// `1MB`. At least 1, at most [`MAX_BYTES`].
 pub fn parse_byte_count(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
@@ -177,8 +194,8 @@ pub fn parse_byte_count(s: &str) -> Result<u64, String> {
         .map_err(|_| format!("{s:?} is not a whole number of bytes (like 4096 or 64KiB)"))?;
     match v.checked_mul(mult) {
         Some(0) => Err(format!("{s:?}: at least 1 byte")),
-        Some(b) => Ok(b),
-        None => Err(format!("{s:?} is more than {} bytes", u64::MAX)),
+        Some(b) if b <= MAX_BYTES => Ok(b),
+        _ => Err(too_large(&format!("{s:?}"))),
     }
 }
 
@@ -312,17 +329,12 @@ pub fn parse_yaml(
 ) -> Result<Sizes, LoadError> {
     let mut bytes: Vec<Option<u64>> = vec![None; traffic.len()];
     // Transfer ids, duplicates and non-negative numbers are checked there.
+    // Transfer ids and duplicates are checked there; the sizes, read as the CSV's are
+    // (digits only, whole bytes, no float rounding), here.
     for (t, b) in liquid_model::yaml::parse_sizes(file, text, traffic)? {
         let id = traffic.transfer_name(t);
-        if b.fract() != 0.0 || b < 1.0 || b > u64::MAX as f64 {
-            return Err(LoadError::at_field(
-                file,
-                text,
-                id,
-                format!("{b} is not a positive whole number of bytes"),
-            ));
-        }
-        bytes[t.index()] = Some(b as u64);
+        let b = parse_bytes(&b).map_err(|m| LoadError::at_field(file, text, id, m))?;
+        bytes[t.index()] = Some(b);
     }
     finish(file, traffic, bytes, missing)
 }
@@ -334,6 +346,38 @@ fn finish(
     missing: Missing,
 ) -> Result<Sizes, LoadError> {
     let absent = bytes.iter().filter(|b| b.is_none()).count();
+    let sizes = finish_missing(file, traffic, bytes, missing, absent)?;
+    // Each size is at most MAX_BYTES (parse_bytes, parse_byte_count); a link's total too.
+    let on = crate::bound::link_bytes(traffic, &sizes.bytes);
+    if let Some((l, &total)) = on
+        .iter()
+        .enumerate()
+        .find(|(_, &b)| b > u128::from(MAX_BYTES))
+    {
+        return Err(LoadError {
+            file: file.to_string(),
+            line: None,
+            column: None,
+            field: None,
+            message: format!(
+                "link {:?} carries {total} bytes in all, more than {MAX_BYTES} (2^53, 8 PiB), \
+                 the most liquid computes with exactly (a link's total becomes a time as a \
+                 float)",
+                traffic.link_name(liquid_model::LinkId(l as u32))
+            ),
+        });
+    }
+    Ok(sizes)
+}
+
+/// The sizes, with `missing`'s rule for the `absent` transfers the file leaves out.
+fn finish_missing(
+    file: &str,
+    traffic: &Traffic,
+    bytes: Vec<Option<u64>>,
+    missing: Missing,
+    absent: usize,
+) -> Result<Sizes, LoadError> {
     match missing {
         Missing::Error if absent > 0 => {
             let first = bytes.iter().position(Option::is_none).unwrap_or(0);
@@ -514,11 +558,26 @@ mod tests {
                 "a0,b0,99999999999999999999\n",
                 "s.csv:1:7: bytes: 99999999999999999999 bytes is more than",
             ),
+            (
+                "a0,b0,18446744073709551615\n",
+                "s.csv:1:7: bytes: 18446744073709551615 bytes is more than 9007199254740992 (2^53",
+            ),
+            (
+                "a0,b0,9007199254740993\n",
+                "s.csv:1:7: bytes: 9007199254740993 bytes is more than",
+            ),
         ];
         for (text, want) in cases {
             let got = csv(text, Missing::Default(1)).expect_err(text);
             assert!(got.starts_with(want), "{text:?}: {got}");
         }
+        // Each size at most 2^53, and each link's total too.
+        let got = csv("a0,b0,1\n", Missing::Default(MAX_BYTES)).expect_err("link total");
+        assert!(
+            got.starts_with("s.csv: link ")
+                && got.contains("bytes in all, more than 9007199254740992"),
+            "{got}"
+        );
         let got = csv("a0,b0,3\n", Missing::Error).expect_err("missing");
         assert!(
             got.starts_with("s.csv: 11 of the 12 transfers of model \"two-clusters-2-2\" have no size, the first \"a0->a1\""),
@@ -587,11 +646,24 @@ mod tests {
         for (text, want) in [
             (
                 "a0->b0: 1.5\n",
-                "s.yaml:1:9: a0->b0: 1.5 is not a positive whole",
+                "s.yaml:1:9: a0->b0: \"1.5\" is not a positive whole number of bytes (digits only)",
             ),
             (
-                "a0->b0: 0\n",
-                "s.yaml:1:9: a0->b0: 0 is not a positive whole",
+                "a0->b0: 1e3\n",
+                "s.yaml:1:9: a0->b0: \"1e3\" is not a positive whole number of bytes (digits only)",
+            ),
+            (
+                "a0->b0: 100.0\n",
+                "s.yaml:1:9: a0->b0: \"100.0\" is not a positive whole",
+            ),
+            (
+                "a0->b0: -1\n",
+                "s.yaml:1:9: a0->b0: \"-1\" is not a positive whole",
+            ),
+            ("a0->b0: 0\n", "s.yaml:1:9: a0->b0: 0 bytes: every message"),
+            (
+                "a0->b0: [1]\n",
+                "s.yaml:1:9: a0->b0: invalid type: sequence, expected a whole number of bytes",
             ),
             (
                 "a0->b0: 1\nzz: 2\n",
@@ -603,6 +675,31 @@ mod tests {
                 .to_string();
             assert!(got.starts_with(want), "{text:?}: {got}");
         }
+        // Whole numbers are read exactly, up to MAX_BYTES = 2^53 (the other transfers of
+        // the message's links at 0 here, so that no link's total is above it); above it,
+        // refused with the number as written (not rounded to a float's).
+        let max = parse_yaml(
+            "s.yaml",
+            "a0->b0: 9007199254740992\n",
+            &m,
+            Missing::Default(0),
+        )
+        .expect("reads");
+        assert_eq!(max.bytes.iter().max(), Some(&MAX_BYTES));
+        let got = parse_yaml(
+            "s.yaml",
+            "a0->b0: 9007199254740993\n",
+            &m,
+            Missing::Default(1),
+        )
+        .expect_err("above 2^53")
+        .to_string();
+        assert!(
+            got.starts_with(
+                "s.yaml:1:9: a0->b0: 9007199254740993 bytes is more than 9007199254740992 (2^53"
+            ),
+            "{got}"
+        );
         let got = parse_yaml("s.yaml", "a0->b0: 1\n", &m, Missing::Error)
             .expect_err("missing")
             .to_string();
@@ -619,6 +716,9 @@ mod tests {
         assert!(parse_byte_count("1.5KiB").is_err());
         assert!(parse_byte_count("3 parsecs").is_err());
         assert!(parse_byte_count("99999999999GiB").is_err());
+        assert_eq!(parse_byte_count("8388608GiB"), Ok(MAX_BYTES));
+        assert!(parse_byte_count("8388609GiB").is_err());
+        assert!(parse_byte_count("9007199254740993").is_err());
     }
 
     #[test]

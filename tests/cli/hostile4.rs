@@ -1,0 +1,194 @@
+//! Hostile input, round four: a tester's findings after 0167618. Each test fails with the
+//! binary of main before its fix (`LIQUID_TEST_BIN=/path/to/old/liquid cargo test --test
+//! cli hostile4`) and passes after.
+
+use std::path::Path;
+use std::process::Output;
+
+use crate::common::{liquid, root, succeed};
+
+/// Asserts exit 2, no panic, and a message holding every needle.
+fn refused(out: &Output, needles: &[&str]) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "exit code 2: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "expected {n:?} in: {err}");
+    }
+    err
+}
+
+/// A copy of `models/NAME` in `dir`, and its bytes.
+fn copy_model(dir: &Path, name: &str, to: &str) -> (std::path::PathBuf, Vec<u8>) {
+    let path = dir.join(to);
+    std::fs::copy(root().join("models").join(name), &path).expect("copy");
+    let bytes = std::fs::read(&path).expect("read");
+    (path, bytes)
+}
+
+/// An output file that is one of the command's inputs is refused, naming the option and
+/// the file, and the input is left as it was.
+#[test]
+fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (m, bytes) = copy_model(dir.path(), "odd-wheel.yaml", "a.yaml");
+    let m = m.to_str().expect("utf-8");
+    // The same file under another spelling: ./a.yaml from the folder, and a hard link.
+    let link = dir.path().join("hard.yaml");
+    std::fs::hard_link(m, &link).expect("hard link");
+    let link = link.to_str().expect("utf-8");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["solve", m, "--schedule-out", m], "--schedule-out"),
+        (vec!["solve", m, "--schedule-out", link], "--schedule-out"),
+        (vec!["crosscheck", m, "--record", m], "--record"),
+        (
+            vec![
+                "generate",
+                "sizes",
+                m,
+                "--dist",
+                "equal",
+                "--bytes-per-rank",
+                "10",
+                "--out",
+                m,
+            ],
+            "--out",
+        ),
+        (vec!["simulate", m, "--plot", m], "--plot"),
+        (vec!["export", "ibsim", m, "--out", m], "--out"),
+    ];
+    for (args, option) in cases {
+        let out = liquid().args(&args).output().expect("runs");
+        refused(&out, &[option, "a.yaml"]);
+        assert_eq!(std::fs::read(m).expect("read"), bytes, "{args:?}");
+    }
+    // The --sizes file, and the relative spelling of the model.
+    let sizes = dir.path().join("s.csv");
+    std::fs::write(&sizes, "0,1,5\n").expect("write");
+    let out = liquid()
+        .current_dir(dir.path())
+        .args(["solve", "a.yaml", "--sizes", "s.csv", "--size", "1"])
+        .args(["--preemption", "none", "--schedule-out", "./s.csv"])
+        .output()
+        .expect("runs");
+    refused(&out, &["--schedule-out", "s.csv", "--sizes"]);
+    let out = liquid()
+        .current_dir(dir.path())
+        .args(["solve", "a.yaml", "--sizes", "s.csv", "--size", "1"])
+        .args(["--schedule-out", "x.yaml", "--pieces-out", "./x.yaml"])
+        .output()
+        .expect("runs");
+    refused(&out, &["--pieces-out", "--schedule-out", "same file"]);
+    assert_eq!(std::fs::read(m).expect("read"), bytes);
+}
+
+/// `crosscheck --baseline B --update` rewrites B on purpose: not refused.
+#[test]
+fn crosscheck_update_still_rewrites_its_baseline() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let base = dir.path().join("b.yaml");
+    succeed(
+        liquid()
+            .args(["crosscheck", "models/odd-wheel.yaml", "--engines", "native"])
+            .arg("--record")
+            .arg(&base),
+    );
+    succeed(
+        liquid()
+            .args(["crosscheck", "models/odd-wheel.yaml", "--engines", "native"])
+            .arg("--baseline")
+            .arg(&base)
+            .arg("--update"),
+    );
+}
+
+/// `solve --stream` used no sizes and no node limit, and said nothing: refused, as
+/// `analyze`, `verify` and `export mpi` with `--stream --sizes` are.
+#[test]
+fn solve_stream_refuses_sizes_and_node_limit() {
+    for extra in [
+        &["--sizes", "nonexistent.csv"][..],
+        &[
+            "--sizes",
+            "nonexistent.csv",
+            "--quantum",
+            "1KiB",
+            "--simulate",
+        ],
+        &["--sizes", "nonexistent.csv", "--link-throughput", "100"],
+    ] {
+        let out = liquid()
+            .args(["solve", "fat-tree:4,2", "--stream"])
+            .args(extra)
+            .output()
+            .expect("runs");
+        refused(&out, &["--stream takes no --sizes"]);
+    }
+    let out = liquid()
+        .args(["solve", "fat-tree:4,2", "--stream", "--node-limit", "5"])
+        .output()
+        .expect("runs");
+    refused(&out, &["--stream takes no --node-limit"]);
+}
+
+/// A YAML sizes file's sizes are whole bytes in digits, read exactly, as the CSV's are:
+/// `1e3` and `100.0` were accepted, and a whole number above 2^53 was rounded.
+#[test]
+fn yaml_sizes_are_whole_bytes_in_digits() {
+    let dir = tempfile::tempdir().expect("tmp");
+    for (size, want) in [
+        (
+            "1e3",
+            "\"1e3\" is not a positive whole number of bytes (digits only)",
+        ),
+        (
+            "100.0",
+            "\"100.0\" is not a positive whole number of bytes (digits only)",
+        ),
+        ("[1]", "expected a whole number of bytes"),
+    ] {
+        let file = dir.path().join("s.yaml");
+        std::fs::write(&file, format!("t1: 5\nt0: {size}\n")).expect("write");
+        let out = liquid()
+            .args(["analyze", "models/odd-wheel.yaml", "--size", "1"])
+            .args(["--link-throughput", "100", "--sizes"])
+            .arg(&file)
+            .output()
+            .expect("runs");
+        let err = refused(&out, &["s.yaml:2:", "t0", want]);
+        assert!(!err.contains("f64"), "{err}");
+    }
+}
+
+/// A size above 2^53 bytes (the largest liquid computes with exactly) is refused with
+/// file, line and field, in CSV and YAML; u64::MAX was accepted and its sums overflowed.
+#[test]
+fn sizes_above_two_to_the_53_are_refused() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let csv = dir.path().join("s.csv");
+    std::fs::write(&csv, "p0,p1,5\np0,p2,18446744073709551615\n").expect("write");
+    let yaml = dir.path().join("s.yaml");
+    std::fs::write(&yaml, "p0->p1: 5\np0->p2: 9007199254740993\n").expect("write");
+    for (file, at) in [(&csv, "s.csv:2:7: bytes:"), (&yaml, "s.yaml:2:9: p0->p2:")] {
+        let out = liquid()
+            .args(["solve", "fat-tree:4,2", "--size", "1"])
+            .args(["--link-throughput", "100", "--sizes"])
+            .arg(file)
+            .output()
+            .expect("runs");
+        refused(&out, &[at, "more than 9007199254740992 (2^53"]);
+    }
+    // Each size within the bound, a link's total above it.
+    std::fs::write(&csv, "p0,p1,9007199254740992\n").expect("write");
+    let out = liquid()
+        .args(["analyze", "fat-tree:4,2", "--size", "1"])
+        .args(["--link-throughput", "100", "--sizes"])
+        .arg(&csv)
+        .output()
+        .expect("runs");
+    refused(
+        &out,
+        &["s.csv: link", "bytes in all, more than 9007199254740992"],
+    );
+}
