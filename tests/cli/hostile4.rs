@@ -192,3 +192,55 @@ fn sizes_above_two_to_the_53_are_refused() {
         &["s.csv: link", "bytes in all, more than 9007199254740992"],
     );
 }
+
+/// `--size` is one parser everywhere (solve's): whole bytes, at least 1, with units.
+/// `simulate --size 1.5` ran 1.5-byte messages, `--size 0` gave a makespan of 0 and
+/// `--size 64KiB` was refused as an invalid float.
+#[test]
+fn size_is_whole_bytes_everywhere() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = dir.path().join("mpi");
+    let out = out.to_str().expect("utf-8");
+    let commands: [&[&str]; 4] = [
+        &["simulate", "paper-fig1:", "--link-throughput", "100"],
+        &[
+            "export",
+            "mpi",
+            "paper-fig1:",
+            "--link-throughput",
+            "100",
+            "--out",
+            out,
+        ],
+        &["export", "simgrid", "paper-fig1:", "--out", out],
+        &["study", "routing", "--out", out],
+    ];
+    for cmd in commands {
+        for (bad, why) in [
+            ("1.5", "not a whole number of bytes"),
+            ("0", "at least 1 byte"),
+            ("1e6", "not a whole number of bytes"),
+            ("9007199254740993", "more than 9007199254740992"),
+        ] {
+            let o = liquid()
+                .args(cmd)
+                .args(["--size", bad])
+                .output()
+                .expect("runs");
+            refused(&o, &["--size", why]);
+        }
+    }
+    let o = succeed(
+        liquid()
+            .args(["simulate", "paper-fig1:", "--link-throughput", "100"])
+            .args(["--engine", "dsatur", "--size", "64KiB", "--format", "json"]),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let n = v["transfers"].as_f64().expect("transfers");
+    assert_eq!(v["total_bytes"].as_f64(), Some(n * 65536.0), "{v}");
+    let o = liquid()
+        .args(["testbed", "t1", "--out", out, "--sim-size", "1.5"])
+        .output()
+        .expect("runs");
+    refused(&o, &["--sim-size", "not a whole number of bytes"]);
+}
