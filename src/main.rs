@@ -232,9 +232,10 @@ struct SimCliArgs {
     /// moves on when its transfer ends), all-at-once (everything posted at time 0).
     #[arg(long, value_enum, default_value_t = c::SimMode::Frames)]
     mode: c::SimMode,
-    /// Message size in bytes, for every transfer.
-    #[arg(long, default_value_t = 1e6)]
-    size: f64,
+    /// Message size in whole bytes (`4096`, `64KiB`, `1MB`; at least 1), for every
+    /// transfer.
+    #[arg(long, value_name = "BYTES", value_parser = c::parse_bytes, default_value = "1000000")]
+    size: u64,
     /// YAML mapping `transfer id: bytes` for per-transfer sizes (others use --size).
     #[arg(long, value_name = "FILE")]
     sizes: Option<PathBuf>,
@@ -275,7 +276,8 @@ impl SimCliArgs {
                 ..Default::default()
             },
             mode: self.mode.mode(),
-            size: self.size,
+            // Exact: at most 2^53 (liquid_alltoallv::sizes::MAX_BYTES).
+            size: self.size as f64,
             sizes: self.sizes.clone(),
             overhead: self.overhead,
             link_throughput: self.link_throughput,

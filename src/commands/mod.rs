@@ -34,7 +34,7 @@ pub use latency::{latency, LatencyWhat};
 pub use mpi::{compare_mpi, export_mpi, CompareArgs, ExportMpiArgs, MpiPlan};
 pub use proof::{check_proof, prove, CheckProofArgs, ProveArgs};
 pub use simulate::{export_simgrid, simulate, ExportSimgridArgs, SimMode, SimulateArgs};
-pub use sizes::{generate_sizes, GenerateSizesArgs, SizesCli, SizesSolveCli};
+pub use sizes::{generate_sizes, parse_bytes, GenerateSizesArgs, SizesCli, SizesSolveCli};
 pub use solve::{engine, engine_parser, node_limited, parse_seconds, seeded, solve, SolveArgs};
 pub use stream::{analyze_stream, export_mpi_stream, solve_stream, verify_stream};
 pub use study::{

@@ -191,9 +191,9 @@ pub struct GenerateSizesArgs {
     /// How each rank's bytes spread over its destinations.
     #[arg(long, value_enum)]
     pub dist: DistArg,
-    /// Zipf's exponent s (with --dist zipf).
-    #[arg(long, value_name = "S", default_value_t = 1.0)]
-    pub zipf_s: f64,
+    /// Zipf's exponent s (with --dist zipf only; default 1).
+    #[arg(long, value_name = "S")]
+    pub zipf_s: Option<f64>,
     /// Bytes each rank sends in all (`1KiB` .. `64MiB`), split over its destinations,
     /// each pair's share rounded down and at least 1 byte; not with --dist matrix.
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
@@ -202,9 +202,10 @@ pub struct GenerateSizesArgs {
     /// appearance in the model), whole bytes separated by commas or spaces.
     #[arg(long, value_name = "FILE")]
     pub matrix: Option<PathBuf>,
-    /// Seed of the draws (uniform weights, the popularity order).
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    /// Seed of the draws (default 0): the uniform weights, the popularity order of zipf
+    /// and one-hot; refused with equal and matrix, which draw nothing.
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Write the CSV to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -212,6 +213,24 @@ pub struct GenerateSizesArgs {
 
 /// `liquid generate sizes MODEL --dist D ...`: a `src,dst,bytes` CSV.
 pub fn generate_sizes(a: &GenerateSizesArgs) -> anyhow::Result<ExitCode> {
+    use clap::ValueEnum;
+    // The CLI's spelling of the distribution (`one-hot`), for messages.
+    let name = a
+        .dist
+        .to_possible_value()
+        .map_or_else(String::new, |v| v.get_name().to_string());
+    if a.zipf_s.is_some() && a.dist != DistArg::Zipf {
+        return Err(
+            InputError(format!("--zipf-s goes with --dist zipf, not --dist {name}")).into(),
+        );
+    }
+    if a.seed.is_some() && matches!(a.dist, DistArg::Equal | DistArg::Matrix) {
+        return Err(InputError(format!(
+            "--seed: --dist {name} draws nothing at random (the same sizes for every seed); \
+             the distributions that take a seed: uniform, zipf, one-hot"
+        ))
+        .into());
+    }
     super::refuse_overwriting_inputs(
         &[("--out", a.out.as_deref())],
         &[
@@ -238,17 +257,16 @@ pub fn generate_sizes(a: &GenerateSizesArgs) -> anyhow::Result<ExitCode> {
             return Err(InputError("--matrix goes with --dist matrix".into()).into());
         }
         (_, None, None) => {
-            return Err(
-                InputError(format!("--dist {:?} needs --bytes-per-rank BYTES", a.dist)).into(),
-            );
+            return Err(InputError(format!("--dist {name} needs --bytes-per-rank BYTES")).into());
         }
         (DistArg::Equal, ..) => Dist::Equal,
         (DistArg::Uniform, ..) => Dist::Uniform,
-        (DistArg::Zipf, ..) => Dist::Zipf(a.zipf_s),
+        (DistArg::Zipf, ..) => Dist::Zipf(a.zipf_s.unwrap_or(1.0)),
         (DistArg::OneHot, ..) => Dist::OneHot,
     };
+    let seed = a.seed.unwrap_or_default();
     let csv =
-        liquid_study::alltoallv::generate(&a.model, &dist, a.bytes_per_rank.unwrap_or(0), a.seed)?;
+        liquid_study::alltoallv::generate(&a.model, &dist, a.bytes_per_rank.unwrap_or(0), seed)?;
     match &a.out {
         Some(path) => {
             std::fs::write(path, csv).with_context(|| format!("cannot write {}", path.display()))?

@@ -176,9 +176,10 @@ pub struct RoutingArgs {
     /// Time limit of each schedule search, in seconds (fractions allowed).
     #[arg(long, value_parser = super::parse_seconds, default_value = "10")]
     time_limit: std::time::Duration,
-    /// Bytes each host sends each other host in the simulations (default 1 MiB).
-    #[arg(long, default_value_t = liquid_study::routing::DEFAULT_SIZE)]
-    size: f64,
+    /// Whole bytes each host sends each other host in the simulations (`4096`, `64KiB`;
+    /// default 1 MiB).
+    #[arg(long, value_name = "BYTES", value_parser = super::parse_bytes, default_value = "1MiB")]
+    size: u64,
     /// Link bandwidth of the simulations, MB/s (default: 4X EDR InfiniBand, 100 Gb/s).
     #[arg(long, default_value_t = liquid_study::routing::DEFAULT_LINK_MB_S)]
     link_throughput: f64,
@@ -212,7 +213,8 @@ pub fn routing(a: RoutingArgs) -> anyhow::Result<ExitCode> {
         seeds: a.seeds,
         engine: super::engine(&a.engine)?,
         time_limit: a.time_limit,
-        size: a.size,
+        // Exact: at most 2^53 (liquid_alltoallv::sizes::MAX_BYTES).
+        size: a.size as f64,
         link_mb_s: a.link_throughput,
         link_latency: a.link_latency,
     };

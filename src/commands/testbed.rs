@@ -30,8 +30,8 @@ pub struct T1Args {
     jobs: Option<usize>,
     /// Also simulate each class (liquid schedule and round-robin frame by frame, and
     /// all-at-once) with messages of this many bytes: writes DIR/t1-simulated.csv.
-    #[arg(long, value_name = "BYTES")]
-    sim_size: Option<f64>,
+    #[arg(long, value_name = "BYTES", value_parser = super::parse_bytes)]
+    sim_size: Option<u64>,
     /// Link latency in seconds for --sim-size.
     #[arg(long, default_value_t = 0.0, requires = "sim_size")]
     sim_latency: f64,
@@ -50,7 +50,8 @@ pub fn testbed_t1(a: &T1Args) -> anyhow::Result<ExitCode> {
         testbed::set_workers(j)?;
     }
     let sim = a.sim_size.map(|size| SimParams {
-        size,
+        // Exact: at most 2^53 (liquid_alltoallv::sizes::MAX_BYTES).
+        size: size as f64,
         latency: a.sim_latency,
         overhead: a.sim_overhead,
     });

@@ -192,3 +192,118 @@ fn sizes_above_two_to_the_53_are_refused() {
         &["s.csv: link", "bytes in all, more than 9007199254740992"],
     );
 }
+
+/// `--size` is one parser everywhere (solve's): whole bytes, at least 1, with units.
+/// `simulate --size 1.5` ran 1.5-byte messages, `--size 0` gave a makespan of 0 and
+/// `--size 64KiB` was refused as an invalid float.
+#[test]
+fn size_is_whole_bytes_everywhere() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = dir.path().join("mpi");
+    let out = out.to_str().expect("utf-8");
+    let commands: [&[&str]; 4] = [
+        &["simulate", "paper-fig1:", "--link-throughput", "100"],
+        &[
+            "export",
+            "mpi",
+            "paper-fig1:",
+            "--link-throughput",
+            "100",
+            "--out",
+            out,
+        ],
+        &["export", "simgrid", "paper-fig1:", "--out", out],
+        &["study", "routing", "--out", out],
+    ];
+    for cmd in commands {
+        for (bad, why) in [
+            ("1.5", "not a whole number of bytes"),
+            ("0", "at least 1 byte"),
+            ("1e6", "not a whole number of bytes"),
+            ("9007199254740993", "more than 9007199254740992"),
+        ] {
+            let o = liquid()
+                .args(cmd)
+                .args(["--size", bad])
+                .output()
+                .expect("runs");
+            refused(&o, &["--size", why]);
+        }
+    }
+    let o = succeed(
+        liquid()
+            .args(["simulate", "paper-fig1:", "--link-throughput", "100"])
+            .args(["--engine", "dsatur", "--size", "64KiB", "--format", "json"]),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let n = v["transfers"].as_f64().expect("transfers");
+    assert_eq!(v["total_bytes"].as_f64(), Some(n * 65536.0), "{v}");
+    let o = liquid()
+        .args(["testbed", "t1", "--out", out, "--sim-size", "1.5"])
+        .output()
+        .expect("runs");
+    refused(&o, &["--sim-size", "not a whole number of bytes"]);
+}
+
+/// `generate sizes`: a non-zero entry the model has no transfer for (the diagonal) was
+/// dropped; --zipf-s without zipf and --seed with a distribution that draws nothing did
+/// nothing; messages named the distributions by internal names ("Equal", "OneHot").
+#[test]
+fn generate_sizes_refuses_what_it_would_drop() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = dir.path().join("m.csv");
+    std::fs::write(&m, "0,5\n7,3\n").expect("write");
+    let out = liquid()
+        .args([
+            "generate",
+            "sizes",
+            "fat-tree:2,2",
+            "--dist",
+            "matrix",
+            "--matrix",
+        ])
+        .arg(&m)
+        .output()
+        .expect("runs");
+    refused(
+        &out,
+        &[
+            "matrix row 2 column 2: 3 bytes",
+            "p1 does not send to itself",
+        ],
+    );
+    let gen = |extra: &[&str]| {
+        liquid()
+            .args(["generate", "sizes", "fat-tree:4,2"])
+            .args(extra)
+            .output()
+            .expect("runs")
+    };
+    for dist in ["equal", "uniform", "one-hot"] {
+        let out = gen(&["--dist", dist, "--bytes-per-rank", "1KiB", "--zipf-s", "2"]);
+        refused(&out, &["--zipf-s goes with --dist zipf", dist]);
+    }
+    let out = gen(&["--dist", "equal", "--bytes-per-rank", "1KiB", "--seed", "3"]);
+    refused(&out, &["--seed", "--dist equal draws nothing at random"]);
+    let out = gen(&["--dist", "matrix", "--matrix", "x.csv", "--seed", "3"]);
+    refused(&out, &["--seed", "--dist matrix draws nothing at random"]);
+    for dist in ["one-hot", "zipf", "equal"] {
+        let out = gen(&["--dist", dist]);
+        let err = refused(&out, &[&format!("--dist {dist} needs --bytes-per-rank")]);
+        assert!(
+            !err.contains("OneHot") && !err.contains("Zipf") && !err.contains("Equal"),
+            "{err}"
+        );
+    }
+    // What still works: a seed with the distributions that draw, --zipf-s with zipf.
+    succeed(
+        liquid()
+            .args(["generate", "sizes", "fat-tree:4,2", "--dist", "zipf"])
+            .args(["--zipf-s", "1.5", "--seed", "2", "--bytes-per-rank", "1KiB"]),
+    );
+    succeed(
+        liquid()
+            .args(["generate", "sizes", "fat-tree:4,2", "--dist", "one-hot"])
+            .args(["--seed", "2", "--bytes-per-rank", "1KiB"]),
+    );
+}

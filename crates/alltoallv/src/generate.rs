@@ -90,6 +90,35 @@ pub fn generate(
             "bytes per rank must be at least 1".into(),
         ));
     }
+    if let Dist::Matrix(m) = dist {
+        // An entry for a pair that is no transfer of the model (the diagonal of an
+        // all-to-all without self-transfers) would be dropped: it must be 0.
+        for (a, row) in m.iter().enumerate() {
+            for (b, &v) in row.iter().enumerate() {
+                if v != 0 && !pairs.contains_key(&(a as u32, b as u32)) {
+                    let what = if a == b {
+                        format!(
+                            "{} does not send to itself in model {:?}",
+                            hosts[a],
+                            traffic.name()
+                        )
+                    } else {
+                        format!(
+                            "{} -> {} is not a transfer of model {:?}",
+                            hosts[a],
+                            hosts[b],
+                            traffic.name()
+                        )
+                    };
+                    return Err(GenerateError::Input(format!(
+                        "matrix row {} column {}: {v} bytes, but {what}: give 0 there",
+                        a + 1,
+                        b + 1
+                    )));
+                }
+            }
+        }
+    }
     let rank = popularity(n, seed);
     let mut rng = SplitMix64(seed ^ 0x5EED_5EED_5EED_5EED);
     let mut out = vec![0u64; traffic.len()];
@@ -261,10 +290,23 @@ mod tests {
     #[test]
     fn matrix_checked_against_the_hosts() {
         let t = ft();
+        // The diagonal 0: fat-tree:4,2's all-to-all has no self-transfers.
         let m: Vec<Vec<u64>> = (0..8)
-            .map(|i| (0..8).map(|j| 10 * i + j + 1).collect())
+            .map(|i| {
+                (0..8)
+                    .map(|j| if i == j { 0 } else { 10 * i + j + 1 })
+                    .collect()
+            })
             .collect();
         let b = generate(&t, &Dist::Matrix(m.clone()), 0, 0).expect("ok");
+        let mut d = m.clone();
+        d[2][2] = 5;
+        let e = generate(&t, &Dist::Matrix(d), 0, 0).expect_err("diagonal");
+        assert_eq!(
+            e.to_string(),
+            "matrix row 3 column 3: 5 bytes, but p2 does not send to itself in model \
+             \"fat-tree-4-2\": give 0 there"
+        );
         let x = t.find_transfer("p2->p5").expect("transfer");
         assert_eq!(b[x.index()], 26);
         let e = generate(&t, &Dist::Matrix(m[..7].to_vec()), 0, 0).expect_err("7 rows");

@@ -175,6 +175,18 @@ pub fn parse_byte_count(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
+    // A fraction or an exponent (`1.5`, `1e6`) is not a unit: say what a size is.
+    let exponent = unit.strip_prefix(['e', 'E']).is_some_and(|r| {
+        !r.is_empty()
+            && r.trim_start_matches(['+', '-'])
+                .bytes()
+                .all(|c| c.is_ascii_digit())
+    });
+    if unit.starts_with(['.', ',']) || exponent {
+        return Err(format!(
+            "{s:?} is not a whole number of bytes (like 4096 or 64KiB)"
+        ));
+    }
     let mult: u64 = match unit.trim() {
         "" | "B" => 1,
         "KiB" => 1 << 10,
@@ -714,6 +726,13 @@ mod tests {
         assert_eq!(parse_byte_count("1MB"), Ok(1_000_000));
         assert!(parse_byte_count("0").is_err());
         assert!(parse_byte_count("1.5KiB").is_err());
+        for s in ["1.5", "1e6", "1E+3", "1,5"] {
+            let e = parse_byte_count(s).expect_err(s);
+            assert!(
+                e.ends_with("is not a whole number of bytes (like 4096 or 64KiB)"),
+                "{e}"
+            );
+        }
         assert!(parse_byte_count("3 parsecs").is_err());
         assert!(parse_byte_count("99999999999GiB").is_err());
         assert_eq!(parse_byte_count("8388608GiB"), Ok(MAX_BYTES));
