@@ -658,6 +658,32 @@ fn every_engine_conforms_on_generated_machines() {
     }
 }
 
+/// Under a limit too short for the slow engines, every configuration still gives an answer
+/// the gate accepts: an engine holding a schedule of Λ timeframes calls it `liquid`, never
+/// `unknown` (ILP answered `unknown` with DSatur's 400 frames on 400 transfers of one
+/// link, and the gate refused it as a wrong answer).
+#[test]
+fn a_short_limit_never_leaves_a_schedule_at_the_bound_unknown() {
+    let names: Vec<String> = (0..400).map(|i| format!("a{i}")).collect();
+    let paths: Vec<(&str, Vec<&str>)> = names.iter().map(|n| (n.as_str(), vec!["x"])).collect();
+    let traffic = Traffic::from_paths("big", &paths).expect("valid traffic");
+    for c in configurations() {
+        let mut request = c.request;
+        request.limits.time = Some(std::time::Duration::from_millis(50));
+        let answer = liquid_engine::solve(&traffic, c.engine, &request, None, &AtomicU64::new(0));
+        match answer {
+            Ok(checked) => {
+                let o = checked.outcome();
+                if o.schedule().is_some_and(|s| s.len() == traffic.duration()) {
+                    assert_eq!(o.verdict(), Verdict::Liquid, "{}", c.label);
+                }
+            }
+            Err(SolveError::Input(_)) if !c.engine.accepts_every_traffic() => {}
+            Err(e) => panic!("{}: {e}", c.label),
+        }
+    }
+}
+
 /// The suite runs every visible engine, and the modes it must: ILP's decision mode, SAT's
 /// and the portfolio's proofs.
 #[test]

@@ -7,7 +7,8 @@
 //! one place K is chosen, by `solve` and by the LP export), so the model stays small and
 //! always has a solution; it minimises the number of used timeframes.
 //!
-//! Verdicts: `liquid` when the schedule has Λ timeframes; `optimal` only when the schedule
+//! Verdicts: `liquid` when the schedule has Λ timeframes, on every path (a starting
+//! schedule of Λ timeframes is the answer, without HiGHS: no search can shorten it); `optimal` only when the schedule
 //! meets ⌈dual bound − 1e-6⌉ (the solver's own bound: its word, reported as such);
 //! `non-liquid` when that bound exceeds Λ but the gap is open; `unknown` when a limit
 //! stopped the solver first, with the best schedule (HiGHS's or the starting one). Every
@@ -381,13 +382,13 @@ pub fn offered_frames(
     liquid_search::dsatur::colour_until(traffic, deadline, progress)
 }
 
-fn unknown(traffic: &Traffic, best: Option<Schedule>, mode: &str, why: &str) -> Answer {
+/// The answer when HiGHS did not run to the end (a limit, or a starting schedule that
+/// already meets Λ): settled by [`Outcome::settle`], so a schedule of Λ timeframes is
+/// `liquid` and anything else `unknown`, with `why` in the `stopped` stat.
+fn stopped(traffic: &Traffic, best: Option<Schedule>, mode: &str, why: &str) -> Answer {
     Answer::new(
         ENGINE,
-        Outcome::Unknown {
-            best,
-            bound: LowerBound::duration(traffic),
-        },
+        Outcome::settle(traffic, best, LowerBound::duration(traffic), false),
     )
     .stat("mode", StatValue::Text(mode.to_string()))
     .stat("stopped", StatValue::Text(why.to_string()))
@@ -405,7 +406,7 @@ pub fn solve(traffic: &Traffic, limits: &Limits, progress: &AtomicU64) -> Result
     check_size(traffic, traffic.duration())?;
     let deadline = limits.deadline();
     let Some(dsatur) = offered_frames(traffic, deadline, progress) else {
-        return Ok(unknown(
+        return Ok(stopped(
             traffic,
             None,
             "optimise",
@@ -413,11 +414,20 @@ pub fn solve(traffic: &Traffic, limits: &Limits, progress: &AtomicU64) -> Result
         ));
     };
     let k = dsatur.colours as usize;
+    if k == traffic.duration() {
+        // DSatur's schedule meets the bound Λ: it is liquid, and HiGHS could only confirm.
+        return Ok(stopped(
+            traffic,
+            Some(dsatur.to_schedule()),
+            "optimise",
+            "starting schedule meets the bound",
+        ));
+    }
     check_size(traffic, k)?;
     let f = Formulation::new(traffic, k, true);
     let start = dsatur_start(traffic, &f, &dsatur.colour, k);
     let Some(run) = run_highs(&f, limits, deadline, Some(&start))? else {
-        return Ok(unknown(
+        return Ok(stopped(
             traffic,
             Some(dsatur.to_schedule()),
             "optimise",
@@ -472,7 +482,7 @@ pub fn decide_liquid(traffic: &Traffic, limits: &Limits) -> Result<Answer, IlpEr
     check_size(traffic, k)?;
     let f = Formulation::new(traffic, k, false);
     let Some(run) = run_highs(&f, limits, limits.deadline(), None)? else {
-        return Ok(unknown(
+        return Ok(stopped(
             traffic,
             None,
             "decide",
@@ -562,6 +572,24 @@ mod tests {
         let o = solve(&t, &zero, &AtomicU64::new(0)).expect("runs").outcome;
         check_outcome(&t, &o).expect("passes the gate");
         assert_eq!(o.verdict(), Verdict::Unknown);
+    }
+
+    /// 400 transfers on one link: DSatur's schedule has Λ = 400 frames. Under a limit too
+    /// short to build the 160,000-column model it was `unknown` with that schedule, which
+    /// the gate refuses; it is `liquid`, and HiGHS is not run.
+    #[test]
+    fn a_starting_schedule_at_the_bound_is_liquid_under_a_short_limit() {
+        let names: Vec<String> = (0..400).map(|i| format!("a{i}")).collect();
+        let paths: Vec<(&str, Vec<&str>)> = names.iter().map(|n| (n.as_str(), vec!["x"])).collect();
+        let t = Traffic::from_paths("big", &paths).expect("valid traffic");
+        let short = Limits {
+            time: Some(std::time::Duration::from_millis(50)),
+            nodes: None,
+        };
+        let a = solve(&t, &short, &AtomicU64::new(0)).expect("runs");
+        check_outcome(&t, &a.outcome).expect("passes the gate");
+        assert_eq!(a.verdict(), Verdict::Liquid);
+        assert_eq!(a.outcome.schedule().map(|s| s.len()), Some(400));
     }
 
     #[test]

@@ -60,6 +60,7 @@
 //! manifest, so proofs written with `Auto` still check.
 
 use std::fmt::Write as _;
+use std::time::Instant;
 
 use liquid_model::{Schedule, Traffic, TransferId};
 use thiserror::Error;
@@ -147,11 +148,26 @@ impl Default for EncodeOptions {
 }
 
 /// The largest encoding [`encode`] builds, in literals (an upper estimate made before
-/// anything is allocated: about 4 bytes each, plus the clause lists). Larger instances
+/// anything is allocated; a run of the engine takes about [`BYTES_PER_LITERAL`] bytes
+/// per literal, so about 5 GiB at this limit). Larger instances
 /// are refused up front with [`EncodeError::BeyondLimit`] instead of exhausting memory:
 /// the all-to-all of a 1024-host fat-tree (a million transfers, Λ = 1023) would need
 /// about 10^9 variables and 5·10^10 literals.
 pub const MAX_LITERALS: usize = 1 << 26;
+
+/// Memory of a run of the SAT engine per literal of its encoding, in bytes: the clause
+/// lists (a `Vec` of 24 bytes and its allocation per clause, most clauses holding two
+/// literals) and varisat's own copy with its watch lists. Measured at 72.5 (`solve
+/// --engine sat` on fat-tree:4,2 with one transfer of count 1024, k = 1030: 36.3 M
+/// literals in 16.5 M clauses, 2.64 GB peak), rounded up. It was taken as 8, which
+/// announced 277 MiB for that run.
+pub const BYTES_PER_LITERAL: usize = 80;
+
+/// The memory a run of the SAT engine takes on an encoding of `literals` literals, in
+/// MiB (see [`BYTES_PER_LITERAL`]).
+pub fn estimated_mib(literals: usize) -> usize {
+    literals.saturating_mul(BYTES_PER_LITERAL) >> 20
+}
 
 /// An upper estimate of the literals of the encoding of `traffic` with `k` timeframes
 /// and at-most-ones written as `amo`, computed in O(links) from the links' loads before
@@ -256,9 +272,27 @@ pub struct Encoding {
 struct Builder {
     num_vars: usize,
     clauses: Vec<Vec<i32>>,
+    /// When to stop building (see [`encode_until`]).
+    deadline: Option<Instant>,
+    /// The clause count at which the clock is read next.
+    next_look: usize,
+    /// Whether the deadline passed.
+    stopped: bool,
 }
 
+/// Clauses built between two looks at the clock in [`encode_until`].
+const CLOCK_EVERY: usize = 1 << 16;
+
 impl Builder {
+    /// Whether the deadline has passed, reading the clock every [`CLOCK_EVERY`] clauses.
+    fn past(&mut self) -> bool {
+        if !self.stopped && self.clauses.len() >= self.next_look {
+            self.next_look = self.clauses.len() + CLOCK_EVERY;
+            self.stopped = self.deadline.is_some_and(|d| Instant::now() >= d);
+        }
+        self.stopped
+    }
+
     fn fresh(&mut self) -> i32 {
         self.num_vars += 1;
         self.num_vars as i32
@@ -320,7 +354,7 @@ pub fn check_size(traffic: &Traffic, k: usize, amo: AmoEncoding) -> Result<(), E
             colours: k,
             literals,
             limit: MAX_LITERALS,
-            mib: (literals * 8) >> 20,
+            mib: estimated_mib(literals),
         });
     }
     Ok(())
@@ -332,6 +366,21 @@ pub fn encode(
     k: usize,
     options: &EncodeOptions,
 ) -> Result<Encoding, EncodeError> {
+    match encode_until(traffic, k, options, None)? {
+        Some(e) => Ok(e),
+        None => unreachable!("an encoding without a deadline is never stopped"),
+    }
+}
+
+/// [`encode`], stopped when `deadline` passes (the clock is read every 65,536 clauses):
+/// `Ok(None)` then, and the clauses built so far are dropped. A large traffic takes
+/// seconds to encode (16.5 M clauses for fat-tree:4,2 with one transfer of count 1024).
+pub fn encode_until(
+    traffic: &Traffic,
+    k: usize,
+    options: &EncodeOptions,
+    deadline: Option<Instant>,
+) -> Result<Option<Encoding>, EncodeError> {
     check_size(traffic, k, options.amo)?;
     let colours = k;
     let k = match options.frames {
@@ -349,6 +398,9 @@ pub fn encode(
     let mut b = Builder {
         num_vars: n * k,
         clauses: Vec::new(),
+        deadline,
+        next_look: 0,
+        stopped: false,
     };
     let mut families = Vec::new();
     let mut mark = |b: &Builder, name: &'static str, before: usize| {
@@ -360,6 +412,9 @@ pub fn encode(
 
     let before = b.clauses.len();
     for t in 0..n {
+        if b.past() {
+            return Ok(None);
+        }
         b.clauses.push((0..k).map(|c| x(t, c)).collect());
     }
     mark(&b, "at-least-one", before);
@@ -368,6 +423,9 @@ pub fn encode(
         let before = b.clauses.len();
         let mut lits = Vec::with_capacity(k);
         for t in 0..n {
+            if b.past() {
+                return Ok(None);
+            }
             lits.clear();
             lits.extend((0..k).map(|c| x(t, c)));
             b.at_most_one(&lits, options.amo);
@@ -383,6 +441,9 @@ pub fn encode(
             continue;
         }
         for c in 0..k {
+            if b.past() {
+                return Ok(None);
+            }
             lits.clear();
             lits.extend(users.iter().map(|u| x(u.index(), c)));
             b.at_most_one(&lits, options.amo);
@@ -398,6 +459,9 @@ pub fn encode(
                 continue;
             }
             for c in 0..k {
+                if b.past() {
+                    return Ok(None);
+                }
                 b.clauses
                     .push(users.iter().map(|u| x(u.index(), c)).collect());
             }
@@ -418,6 +482,9 @@ pub fn encode(
     if k > colours {
         let before = b.clauses.len();
         for c in (colours..k).rev() {
+            if b.past() {
+                return Ok(None);
+            }
             for t in 0..n {
                 b.clauses.push(vec![-x(t, c)]);
             }
@@ -425,7 +492,7 @@ pub fn encode(
         mark(&b, "closed", before);
     }
 
-    Ok(Encoding {
+    Ok(Some(Encoding {
         model: traffic.name().to_string(),
         transfers: n,
         colours,
@@ -434,7 +501,7 @@ pub fn encode(
         num_vars: b.num_vars,
         clauses: b.clauses,
         families,
-    })
+    }))
 }
 
 /// The DIMACS text of [`encode`]: shorthand for `encode(..)?.dimacs()`.
@@ -629,6 +696,9 @@ mod tests {
         let mut b = Builder {
             num_vars: n,
             clauses: Vec::new(),
+            deadline: None,
+            next_look: 0,
+            stopped: false,
         };
         let lits: Vec<i32> = (1..=n as i32).collect();
         b.at_most_one(&lits, AmoEncoding::Sequential);
@@ -651,12 +721,52 @@ mod tests {
         }
     }
 
+    /// A passed deadline stops the encoding (it ran to the end, seconds past the limit,
+    /// on 1,079 transfers with Λ = 1030: 16.5 M clauses); no deadline builds it whole.
+    #[test]
+    fn a_passed_deadline_stops_the_encoding() {
+        let names: Vec<String> = (0..300).map(|i| format!("a{i}")).collect();
+        let paths: Vec<(&str, Vec<&str>)> =
+            names.iter().map(|n| (n.as_str(), vec!["x", "y"])).collect();
+        let t = Traffic::from_paths("big", &paths).expect("valid traffic");
+        let o = EncodeOptions::default();
+        let now = Some(std::time::Instant::now());
+        assert!(encode_until(&t, 300, &o, now).expect("fits").is_none());
+        let whole = encode_until(&t, 300, &o, None)
+            .expect("fits")
+            .expect("no deadline");
+        assert_eq!(whole.dimacs(), encode(&t, 300, &o).expect("fits").dimacs());
+    }
+
+    /// A transfer with a count (copies with a virtual link each, of load 1) is counted
+    /// like its copies: the estimate covers the encoding's literals; and the memory it
+    /// announces is that measured per literal (72.5 bytes on 36.3 M literals: 2.64 GB),
+    /// not the 8 bytes it assumed.
+    #[test]
+    fn the_size_estimate_covers_a_transfer_with_a_count() {
+        let text = "name: c\ntransfers:\n  - {id: a, path: [x, y], count: 40}\n  \
+                    - {id: b, path: [y, z]}\n  - {id: c, path: [z]}\n";
+        let t = liquid_model::yaml::parse_model("c.yaml", text).expect("valid model");
+        assert_eq!(t.len(), 42);
+        let k = t.duration();
+        let o = EncodeOptions::default();
+        let e = encode(&t, k, &o).expect("fits");
+        let literals: usize = e.clauses().iter().map(Vec::len).sum();
+        let estimate = estimated_literals(&t, k, o.amo).expect("fits");
+        assert!(estimate >= literals, "{estimate} < {literals}");
+        assert!(estimate <= 2 * literals, "{estimate} > 2 × {literals}");
+        assert!(estimated_mib(36_348_308) >= 2_640_000_000 >> 20);
+    }
+
     #[test]
     fn wide_is_pairwise_up_to_sixteen_literals_and_named_in_the_header() {
         let clauses = |n: usize, how: AmoEncoding| {
             let mut b = Builder {
                 num_vars: n,
                 clauses: Vec::new(),
+                deadline: None,
+                next_look: 0,
+                stopped: false,
             };
             let lits: Vec<i32> = (1..=n as i32).collect();
             b.at_most_one(&lits, how);

@@ -5,7 +5,7 @@
 use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
-use crate::encode::{check_size, encode, EncodeOptions, Encoding};
+use crate::encode::{check_size, encode, encode_until, EncodeOptions, Encoding};
 use crate::incremental::descend;
 use crate::prove::team_cover;
 use crate::prove::{prove_encoding, Proved, Refutation};
@@ -321,7 +321,10 @@ fn ascend_lengths(
             stopped = true;
             break;
         }
-        let e = encode(traffic, k, &opts.encode)?;
+        let Some(e) = encode_until(traffic, k, &opts.encode, deadline)? else {
+            stopped = true;
+            break;
+        };
         last_size = (e.num_vars(), e.num_clauses());
         let lrat = opts.proofs && k + 1 == best.len();
         let covered = if k == lam && opts.team_cover {
@@ -367,8 +370,12 @@ fn ascend_lengths(
             .is_none_or(|r| r.colours + 1 != bound.value)
     {
         resolves += 1;
-        let e = encode(traffic, bound.value - 1, &opts.encode)?;
-        match solve_encoding(&e, true, deadline)? {
+        let e = encode_until(traffic, bound.value - 1, &opts.encode, deadline)?;
+        match e
+            .map(|e| solve_encoding(&e, true, deadline))
+            .transpose()?
+            .flatten()
+        {
             Some(Answered::Unsat(r)) => refutation = r,
             // A schedule below the bound: varisat contradicted itself; the gate's checks
             // would catch the answer, but say it here.
@@ -423,7 +430,19 @@ fn descend_lengths(
 ) -> Result<Lengths, SatError> {
     let lam = traffic.duration();
     let top = (best.len().max(1) - 1).max(lam);
-    let e = encode(traffic, top, &opts.encode)?;
+    let Some(e) = encode_until(traffic, top, &opts.encode, deadline)? else {
+        // The deadline passed while the formula was built: the starting schedule.
+        return Ok(Lengths {
+            best,
+            bound: LowerBound::duration(traffic),
+            refutation: None,
+            calls: 0,
+            resolves: 0,
+            last_size: (0, 0),
+            stopped: true,
+            team_cover: None,
+        });
+    };
     let n = traffic.len();
     // k: frames k.. are closed; the run asks "at most k timeframes?".
     let mut k = top;

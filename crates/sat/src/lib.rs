@@ -35,8 +35,9 @@ pub mod teams;
 mod units;
 
 pub use encode::{
-    check_size, dimacs, encode, AmoEncoding, EncodeError, EncodeOptions, Encoding, Family,
-    ENCODING_VERSION, PAIRWISE_MAX, WIDE_PAIRWISE_MAX,
+    check_size, dimacs, encode, encode_until, estimated_mib, AmoEncoding, EncodeError,
+    EncodeOptions, Encoding, Family, BYTES_PER_LITERAL, ENCODING_VERSION, PAIRWISE_MAX,
+    WIDE_PAIRWISE_MAX,
 };
 pub use engine::{decide, solve, solve_with, SatOptions, SatRun, ENGINE, ENGINE_INCREMENTAL};
 pub use prove::{

@@ -629,8 +629,7 @@ fn chunks(
             let from_engine = chunk::from_pieces_schedule(quantum, &counts, &origin, s);
             // Kept when its predicted makespan is lower (fewer frames need not be faster:
             // a frame lasts its longest piece).
-            let time =
-                |x: &Chunked| -> f64 { x.frame_times(traffic, bytes, platform).iter().sum() };
+            let time = |x: &Chunked| -> f64 { x.makespan(traffic, bytes, platform) };
             let better = c.as_ref().is_none_or(|c| time(&from_engine) < time(c));
             if better {
                 c = Some(from_engine);
@@ -653,9 +652,9 @@ fn chunks(
     if let Some(c) = &c {
         chunk::validate(traffic, &lanes, c).map_err(StudyError::internal)?;
     }
-    let mut predicted: f64 = c.as_ref().map_or(f64::INFINITY, |c| {
-        c.frame_times(traffic, bytes, platform).iter().sum()
-    });
+    let mut predicted: f64 = c
+        .as_ref()
+        .map_or(f64::INFINITY, |c| c.makespan(traffic, bytes, platform));
     let largest = bytes.iter().copied().max().unwrap_or(1);
     let (mut quantum, mut rule, mut lambda, mut at, mut total) = (quantum, rule, lambda, at, total);
     // With the default quantum, the default engine on the messages themselves (one piece
@@ -673,8 +672,7 @@ fn chunks(
             })
             .flatten();
         if let Some(ff_one) = ff_one.filter(|f| f.frames.len() as u64 > one_lambda.1) {
-            let time =
-                |x: &Chunked| -> f64 { x.frame_times(traffic, bytes, platform).iter().sum() };
+            let time = |x: &Chunked| -> f64 { x.makespan(traffic, bytes, platform) };
             let mut best_one = (time(&ff_one), ff_one, "first-fit".to_string());
             // The non-preemptive schedule, when made, weighed this engine's schedule of the
             // messages already (`whole`, below).
@@ -738,7 +736,7 @@ fn chunks(
                 frames,
             };
             chunk::validate(traffic, &lanes, &one_each).map_err(StudyError::internal)?;
-            predicted = one_each.frame_times(traffic, bytes, platform).iter().sum();
+            predicted = one_each.makespan(traffic, bytes, platform);
             c = Some(one_each);
             engine = format!(
                 "the non-preemptive schedule ({}): one piece per message",
@@ -1686,7 +1684,7 @@ pub fn crosscheck(
                 c.frames.len()
             ));
         }
-        let predicted: f64 = c.frame_times(traffic, bytes, platform).iter().sum();
+        let predicted: f64 = c.makespan(traffic, bytes, platform);
         if predicted < bound.seconds * (1.0 - 1e-9) {
             notes.push(format!("predicted {predicted} s, below the time bound"));
         }
