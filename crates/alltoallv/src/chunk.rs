@@ -275,14 +275,7 @@ impl Chunked {
     /// instead put a liquid schedule of 1 MiB per rank on fat-tree:4,2 at 0.01048571999994
     /// s, below the bound of 0.01048572 s.
     pub fn makespan(&self, traffic: &Traffic, bytes: &[u64], platform: &Platform) -> f64 {
-        let lat: Vec<f64> = traffic
-            .transfer_ids()
-            .map(|t| platform.route_latency(traffic, t))
-            .collect();
-        let bw: Vec<f64> = traffic
-            .transfer_ids()
-            .map(|t| platform.route_bandwidth(traffic, t))
-            .collect();
+        let (lat, bw) = route_times(traffic, platform);
         // (rate bits, latency bits) -> (bytes, frames): positive f64s order as their bits.
         let mut by_route: std::collections::BTreeMap<(u64, u64), (u128, u64)> =
             std::collections::BTreeMap::new();
@@ -313,14 +306,7 @@ impl Chunked {
     /// Every frame's time: overhead + the longest piece (route latency + bytes / slowest
     /// link); the schedule's predicted makespan ([`Chunked::makespan`]) is their sum.
     pub fn frame_times(&self, traffic: &Traffic, bytes: &[u64], platform: &Platform) -> Vec<f64> {
-        let lat: Vec<f64> = traffic
-            .transfer_ids()
-            .map(|t| platform.route_latency(traffic, t))
-            .collect();
-        let bw: Vec<f64> = traffic
-            .transfer_ids()
-            .map(|t| platform.route_bandwidth(traffic, t))
-            .collect();
+        let (lat, bw) = route_times(traffic, platform);
         self.frames
             .iter()
             .map(|f| {
@@ -334,6 +320,19 @@ impl Chunked {
             })
             .collect()
     }
+}
+
+/// Per transfer, its route's latency and its route's bandwidth (its slowest link).
+fn route_times(traffic: &Traffic, platform: &Platform) -> (Vec<f64>, Vec<f64>) {
+    traffic
+        .transfer_ids()
+        .map(|t| {
+            (
+                platform.route_latency(traffic, t),
+                platform.route_bandwidth(traffic, t),
+            )
+        })
+        .unzip()
 }
 
 /// The traffic of the pieces (004's multiplicity through virtual links): a message of one
