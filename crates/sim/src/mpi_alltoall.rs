@@ -65,6 +65,45 @@ pub const PLAN_CHECK_EVERY: usize = 1024;
 /// One round of one rank: its messages as (destination, blocks of data), in posting order.
 pub type Round = Vec<(usize, usize)>;
 
+/// The size of an algorithm's plan, known from its rounds without building it
+/// ([`Algorithm::size`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlanSize {
+    /// Steps: a join per rank and round, and a step per message.
+    pub steps: usize,
+    /// Messages: one per send, three for a rendezvous with its handshake.
+    pub messages: usize,
+    /// The data the sends carry, summed in the plan's step order (round, then rank), as
+    /// [`Plan::bytes`] sums the messages of the plan built.
+    pub bytes: f64,
+}
+
+/// [`PlanSize`] of the plan of `rounds` over `p` ranks (see [`Algorithm::plan_with`]).
+fn size_of(
+    rounds: &[Vec<Round>],
+    p: usize,
+    bytes: f64,
+    eager_limit: Option<f64>,
+    handshake: bool,
+) -> PlanSize {
+    let depth = rounds.iter().map(Vec::len).max().unwrap_or(0);
+    let (mut messages, mut total) = (0, 0.0);
+    for &(_, blocks) in (0..depth)
+        .flat_map(|k| rounds.iter().filter_map(move |rr| rr.get(k)))
+        .flatten()
+    {
+        let size = bytes * blocks as f64;
+        let rendezvous = eager_limit.is_some_and(|e| size >= e);
+        messages += if rendezvous && handshake { 3 } else { 1 };
+        total += size;
+    }
+    PlanSize {
+        steps: depth * p + messages,
+        messages,
+        bytes: total,
+    }
+}
+
 /// An all-to-all algorithm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Algorithm {
@@ -213,6 +252,19 @@ impl Algorithm {
         self.plan_until(p, bytes, eager_limit, handshake, route, None)
     }
 
+    /// The size of [`Algorithm::plan_with`]'s plan (steps, messages, bytes), from the
+    /// rounds alone: what a plan stopped while it was built ([`Algorithm::plan_until`])
+    /// would have held.
+    pub fn size(
+        self,
+        p: usize,
+        bytes: f64,
+        eager_limit: Option<f64>,
+        handshake: bool,
+    ) -> Result<PlanSize, SimError> {
+        Ok(size_of(&self.rounds(p)?, p, bytes, eager_limit, handshake))
+    }
+
     /// [`Algorithm::plan_with`], stopped with [`SimError::TimeLimit`] when `deadline`
     /// passes while the messages are built (checked before the first one, then every
     /// [`PLAN_CHECK_EVERY`] messages): the [`Stopped`] says 0 s simulated, nothing done,
@@ -230,26 +282,13 @@ impl Algorithm {
         let rounds = self.rounds(p)?;
         let depth = rounds.iter().map(Vec::len).max().unwrap_or(0);
         let stopped = || {
-            // Messages per send: one, or three for a rendezvous with its handshake.
-            let messages: usize = rounds
-                .iter()
-                .flatten()
-                .flatten()
-                .map(|&(_, blocks)| {
-                    let rendezvous = eager_limit.is_some_and(|e| bytes * blocks as f64 >= e);
-                    if rendezvous && handshake {
-                        3
-                    } else {
-                        1
-                    }
-                })
-                .sum();
+            let size = size_of(&rounds, p, bytes, eager_limit, handshake);
             SimError::TimeLimit(Stopped {
                 simulated_s: 0.0,
                 steps_done: 0,
-                steps: depth * p + messages,
+                steps: size.steps,
                 messages_done: 0,
-                messages,
+                messages: size.messages,
             })
         };
         let past = || deadline.is_some_and(|d| Instant::now() >= d);
@@ -563,6 +602,12 @@ mod tests {
                 .plan_until(12, 4000.0, eager, handshake, &route, None)
                 .expect("plan");
             assert_eq!(same, whole);
+            let size = algorithm.size(12, 4000.0, eager, handshake).expect("size");
+            assert_eq!(
+                (size.steps, size.messages, size.bytes),
+                (whole.steps.len(), whole.messages(), whole.bytes()),
+                "{algorithm:?}"
+            );
             match algorithm.plan_until(12, 4000.0, eager, handshake, &route, Some(past)) {
                 Err(SimError::TimeLimit(s)) => assert_eq!(
                     s,

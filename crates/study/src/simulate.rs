@@ -950,62 +950,47 @@ pub fn simulate_mpi(
     let route = |i: usize, j: usize| mapped.routes[pairs[i * p + j]].clone();
     let start = Instant::now();
     // Building the messages counts against the limit as the simulation does: stopped
-    // there, the report is that of a simulation stopped before its first event.
-    let built = match algorithm.plan_until(p, args.size, None, true, &route, deadline) {
-        Ok(built) => built,
+    // there, the report is that of a simulation stopped before its first event, with the
+    // plan's size from its rounds.
+    let (messages, total_bytes, run) = match algorithm
+        .plan_until(p, args.size, None, true, &route, deadline)
+    {
+        Ok(built) => {
+            let opts = liquid_sim::Options {
+                overhead: args.overhead,
+                trace: false,
+            };
+            let transport = liquid_sim::Transport::default();
+            let run = run_within(
+                &mapped.platform,
+                &built,
+                &opts,
+                &transport,
+                deadline,
+                Some(progress),
+            )
+            .map_err(|e| match e {
+                liquid_sim::SimError::BadParameter { .. } => StudyError::Input(format!(
+                    "{e} (--size, --overhead, --link-latency or --link-throughput)"
+                )),
+                e => StudyError::internal(e),
+            })?;
+            (built.messages(), built.bytes(), run)
+        }
         Err(liquid_sim::SimError::TimeLimit(stopped)) => {
-            let rounds = algorithm.rounds(p).map_err(StudyError::internal)?;
-            let depth = rounds.iter().map(Vec::len).max().unwrap_or(0);
-            // The plan's bytes, summed in its step order (round, then rank), as
-            // `Plan::bytes` sums them.
-            let total_bytes = (0..depth)
-                .flat_map(|k| rounds.iter().filter_map(move |rr| rr.get(k)))
-                .flatten()
-                .map(|&(_, blocks)| args.size * blocks as f64)
-                .sum();
-            return Ok(MpiSimReport {
-                model: model_arg.display().to_string(),
-                plan: plan.to_string(),
-                algorithm: algorithm.name(),
-                ranks,
-                bytes_per_pair: args.size,
-                messages: stopped.messages,
-                total_bytes,
-                overhead_s: args.overhead,
-                makespan_s: None,
-                wall_s: start.elapsed().as_secs_f64(),
-                stopped: Some(stopped),
-            });
+            let size = (algorithm.size(p, args.size, None, true)).map_err(StudyError::internal)?;
+            (stopped.messages, size.bytes, Err(stopped))
         }
         Err(e) => return Err(StudyError::Input(format!("--plan {plan}: {e}"))),
     };
-    let opts = liquid_sim::Options {
-        overhead: args.overhead,
-        trace: false,
-    };
-    let transport = liquid_sim::Transport::default();
-    let run = run_within(
-        &mapped.platform,
-        &built,
-        &opts,
-        &transport,
-        deadline,
-        Some(progress),
-    )
-    .map_err(|e| match e {
-        liquid_sim::SimError::BadParameter { .. } => StudyError::Input(format!(
-            "{e} (--size, --overhead, --link-latency or --link-throughput)"
-        )),
-        e => StudyError::internal(e),
-    })?;
     Ok(MpiSimReport {
         model: model_arg.display().to_string(),
         plan: plan.to_string(),
         algorithm: algorithm.name(),
         ranks,
         bytes_per_pair: args.size,
-        messages: built.messages(),
-        total_bytes: built.bytes(),
+        messages,
+        total_bytes,
         overhead_s: args.overhead,
         makespan_s: run.as_ref().ok().map(|r| r.makespan),
         wall_s: start.elapsed().as_secs_f64(),
