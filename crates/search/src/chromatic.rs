@@ -10,8 +10,9 @@ use liquid_model::{Limits, LinkId, Traffic, TransferId};
 
 const NONE: u32 = u32::MAX;
 
-/// The result of an exact colouring of a set of transfers.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The result of an exact colouring of a set of transfers (its default: none, no
+/// schedule and no node, as a search stopped before it began).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExactColouring {
     /// The best schedule found, as timeframes of transfer ids.
     pub frames: Vec<Vec<TransferId>>,

@@ -133,11 +133,7 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
     let mut stats: Vec<(String, StatValue)> = Vec::new();
     let mut stage = "none (limit reached)";
     let r = if clique.is_none() {
-        ExactColouring {
-            frames: Vec::new(),
-            optimal: false,
-            nodes: 0,
-        }
+        ExactColouring::default()
     } else {
         // A short branch and bound settles most small traffics at once.
         let quick = Limits {
@@ -149,27 +145,26 @@ pub fn solve_with_progress(traffic: &Traffic, limits: &Limits, progress: &Atomic
         let first = if vs.len() as u64 <= QUICK_NODES {
             colour(traffic, &vs, &quick, progress, true, None, bound.value)
         } else {
-            ExactColouring {
-                frames: Vec::new(),
-                optimal: false,
-                nodes: 0,
-            }
+            ExactColouring::default()
         };
-        // There (torus:8x8,2: 16,256 transfers, no schedule after 1 s of a 300 s limit),
-        // or when the budget ended the dive, DSatur's schedule, the dive's first descent
-        // without the budget, is the start, with time and nodes left.
+        // Not settled: the tabu search and the branch and bound start from the dive's
+        // schedule, or, when it has none (torus:8x8,2: 16,256 transfers, no schedule after
+        // 1 s of a 300 s limit), from DSatur's, the dive's first descent without the
+        // budget, with time and nodes left.
         let nodes_left = limits.nodes.is_none_or(|n| first.nodes < n);
         let time_left = deadline.is_none_or(|d| Instant::now() < d);
-        let start = if !first.frames.is_empty() {
+        let start = if first.optimal {
+            None
+        } else if !first.frames.is_empty() {
             Some(Schedule::new(first.frames.clone()))
-        } else if !first.optimal && nodes_left && time_left {
+        } else if nodes_left && time_left {
             crate::dsatur::colour_until(traffic, deadline, &AtomicU64::new(0))
                 .map(|c| c.to_schedule())
         } else {
             None
         };
         match start {
-            Some(from) if !first.optimal => {
+            Some(from) => {
                 // The tabu search towards the bound, then the branch and bound from its schedule.
                 stage = if first.frames.is_empty() {
                     "dsatur, tabu search, branch and bound"
