@@ -319,7 +319,7 @@ fn simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
     let report = report?;
     let code = emitted(&report, a.format)?;
     if let Some(why) = report.stopped() {
-        let raise = if why == "time limit" {
+        let raise = if report.stopped_by_time() {
             "; raise --time-limit for all of them"
         } else {
             ""

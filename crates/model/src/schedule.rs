@@ -312,9 +312,10 @@ impl Problems {
             let (file, text) = &*source;
             let field = format!("timeframes[{frame}]");
             // The field names the timeframe: no "timeframe N: " before the message too.
-            let message = message
-                .strip_prefix(&format!("timeframe {}: ", frame + 1))
-                .map_or(message.clone(), str::to_string);
+            let message = match message.strip_prefix(&format!("timeframe {}: ", frame + 1)) {
+                Some(rest) => rest.to_string(),
+                None => message,
+            };
             match crate::yaml::locate(text, &field) {
                 Some((line, column)) => format!("{file}:{line}:{column}: {field}: {message}"),
                 None => format!("{file}: {field}: {message}"),

@@ -519,11 +519,19 @@ pub struct Report {
     flit_moves_per_s: f64,
 }
 
+/// [`Report::stopped`] when the time limit stopped the runs.
+const STOPPED_BY_TIME: &str = "time limit";
+
 impl Report {
     /// Why the runs stopped before every rate was done (the time limit, or saturation),
     /// if they did.
     pub fn stopped(&self) -> Option<&'static str> {
         self.stopped
+    }
+
+    /// Whether the time limit stopped the runs (not saturation).
+    pub fn stopped_by_time(&self) -> bool {
+        self.stopped == Some(STOPPED_BY_TIME)
     }
 }
 
@@ -714,7 +722,7 @@ pub fn simulate(p: &SimParams, progress: &mut dyn FnMut(u64, usize)) -> Result<R
             stopped = Some(if summary.runs.iter().any(|r| r.saturated) {
                 "saturated: the messages in flight reached the memory bound (1 GiB)"
             } else {
-                "time limit"
+                STOPPED_BY_TIME
             });
             break;
         }
