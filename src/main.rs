@@ -251,11 +251,6 @@ struct SimCliArgs {
 }
 
 impl SimCliArgs {
-    /// `--node-limit`, if given.
-    fn node_limit(&self) -> Option<u64> {
-        self.limits.node_limit
-    }
-
     fn args(&self) -> anyhow::Result<liquid_study::simulate::SimArgs> {
         let engine = self.engine.as_deref().map(c::engine).transpose()?;
         if let Some(e) = engine {

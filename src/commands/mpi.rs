@@ -140,7 +140,7 @@ pub fn export_mpi(a: &ExportMpiArgs) -> anyhow::Result<ExitCode> {
         .into());
     }
     if matches!(plan, MpiPlan::RoundRobin | MpiPlan::Pairwise | MpiPlan::Lg)
-        && a.sim.node_limit().is_some()
+        && a.sim.limits.node_limit.is_some()
     {
         return Err(InputError(
             "--plan round-robin, pairwise and lg run no engine: give no --node-limit".into(),

@@ -73,7 +73,7 @@ pub fn simulate(a: &SimulateArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
-    if a.plan.is_some() && a.sim.node_limit().is_some() {
+    if a.plan.is_some() && a.sim.limits.node_limit.is_some() {
         return Err(crate::InputError(
             "--plan runs an MPI library's all-to-all, which searches nothing: give no --node-limit"
                 .into(),

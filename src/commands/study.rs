@@ -178,7 +178,12 @@ pub struct RoutingArgs {
     time_limit: std::time::Duration,
     /// Whole bytes each host sends each other host in the simulations (`4096`, `64KiB`;
     /// default 1 MiB).
-    #[arg(long, value_name = "BYTES", value_parser = super::parse_bytes, default_value = "1MiB")]
+    #[arg(
+        long,
+        value_name = "BYTES",
+        value_parser = super::parse_bytes,
+        default_value_t = liquid_study::routing::DEFAULT_SIZE
+    )]
     size: u64,
     /// Link bandwidth of the simulations, MB/s (default: 4X EDR InfiniBand, 100 Gb/s).
     #[arg(long, default_value_t = liquid_study::routing::DEFAULT_LINK_MB_S)]

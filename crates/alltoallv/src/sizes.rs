@@ -340,7 +340,6 @@ pub fn parse_yaml(
     missing: Missing,
 ) -> Result<Sizes, LoadError> {
     let mut bytes: Vec<Option<u64>> = vec![None; traffic.len()];
-    // Transfer ids, duplicates and non-negative numbers are checked there.
     // Transfer ids and duplicates are checked there; the sizes, read as the CSV's are
     // (digits only, whole bytes, no float rounding), here.
     for (t, b) in liquid_model::yaml::parse_sizes(file, text, traffic)? {
@@ -357,8 +356,7 @@ fn finish(
     bytes: Vec<Option<u64>>,
     missing: Missing,
 ) -> Result<Sizes, LoadError> {
-    let absent = bytes.iter().filter(|b| b.is_none()).count();
-    let sizes = finish_missing(file, traffic, bytes, missing, absent)?;
+    let sizes = finish_missing(file, traffic, bytes, missing)?;
     // Each size is at most MAX_BYTES (parse_bytes, parse_byte_count); a link's total too.
     let on = crate::bound::link_bytes(traffic, &sizes.bytes);
     if let Some((l, &total)) = on
@@ -382,14 +380,14 @@ fn finish(
     Ok(sizes)
 }
 
-/// The sizes, with `missing`'s rule for the `absent` transfers the file leaves out.
+/// The sizes, with `missing`'s rule for the transfers the file leaves out.
 fn finish_missing(
     file: &str,
     traffic: &Traffic,
     bytes: Vec<Option<u64>>,
     missing: Missing,
-    absent: usize,
 ) -> Result<Sizes, LoadError> {
+    let absent = bytes.iter().filter(|b| b.is_none()).count();
     match missing {
         Missing::Error if absent > 0 => {
             let first = bytes.iter().position(Option::is_none).unwrap_or(0);

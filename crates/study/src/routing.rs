@@ -66,7 +66,7 @@ pub const DEFAULT_SEEDS: u64 = 10;
 /// The default time limit of one schedule search.
 pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(10);
 /// The default bytes each host sends each other host in the simulations (1 MiB).
-pub const DEFAULT_SIZE: f64 = 1_048_576.0;
+pub const DEFAULT_SIZE: u64 = 1 << 20;
 /// The default link bandwidth of the simulations, MB/s: 4X EDR InfiniBand's 100 Gb/s.
 pub const DEFAULT_LINK_MB_S: f64 = 12_500.0;
 
