@@ -17,7 +17,7 @@ use liquid_model::network::{copy_id, default_virtual_link};
 use liquid_model::{LinkId, Schedule, Traffic, TrafficBuilder, TransferId};
 use serde::Serialize;
 
-use crate::bound::{argmax_links, Platform};
+use crate::bound::{argmax_links, Platform, TimeSum};
 use crate::occupancy::{check_frames, Occupancy};
 
 /// The pieces of a message of `bytes` with quantum `quantum`.
@@ -268,17 +268,13 @@ impl Chunked {
     }
 
     /// The schedule's predicted makespan: the sum of its [`Chunked::frame_times`], added
-    /// up so that rounding cannot take it below the time bound. Each frame's longest
-    /// piece is found as in `frame_times`; the bytes of those pieces are summed in
-    /// integers per route rate (and route latency), and each sum is divided once, as
-    /// [`crate::time_bound`] divides a link's bytes once. Summing the frames' quotients
+    /// up so that rounding cannot take it below the time bound ([`TimeSum`]): each
+    /// frame's longest piece is found as in `frame_times`. Summing the frames' quotients
     /// instead put a liquid schedule of 1 MiB per rank on fat-tree:4,2 at 0.01048571999994
     /// s, below the bound of 0.01048572 s.
     pub fn makespan(&self, traffic: &Traffic, bytes: &[u64], platform: &Platform) -> f64 {
         let (lat, bw) = route_times(traffic, platform);
-        // (rate bits, latency bits) -> (bytes, frames): positive f64s order as their bits.
-        let mut by_route: std::collections::BTreeMap<(u64, u64), (u128, u64)> =
-            std::collections::BTreeMap::new();
+        let mut sum = TimeSum::default();
         for f in &self.frames {
             let mut longest: Option<(f64, TransferId, u64)> = None;
             for &(t, i) in f {
@@ -289,18 +285,10 @@ impl Chunked {
                 }
             }
             if let Some((_, t, b)) = longest {
-                let e = by_route
-                    .entry((bw[t.index()].to_bits(), lat[t.index()].to_bits()))
-                    .or_insert((0, 0));
-                e.0 += u128::from(b);
-                e.1 += 1;
+                sum.add(lat[t.index()], bw[t.index()], b);
             }
         }
-        let mut total = platform.overhead * self.frames.len() as f64;
-        for ((rate, latency), (b, frames)) in by_route {
-            total += f64::from_bits(latency) * frames as f64 + b as f64 / f64::from_bits(rate);
-        }
-        total
+        sum.seconds(platform.overhead)
     }
 
     /// Every frame's time: overhead + the longest piece (route latency + bytes / slowest

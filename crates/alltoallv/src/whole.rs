@@ -23,20 +23,87 @@ use good_lp::solvers::highs::highs;
 use good_lp::{variable, Expression, ProblemVariables, SolverModel, Variable};
 use liquid_model::{LinkId, Schedule, Traffic, TransferId};
 
-use crate::bound::{argmax_links, Platform};
+use crate::bound::{argmax_links, Platform, TimeSum};
 use crate::occupancy::Occupancy;
 
-/// Every message's time alone (overhead + route latency + bytes / slowest link).
-pub fn message_times(traffic: &Traffic, bytes: &[u64], platform: &Platform) -> Vec<f64> {
-    traffic
-        .transfer_ids()
-        .map(|t| platform.message_time(traffic, t, bytes[t.index()]))
-        .collect()
+/// Every message's time alone (overhead + route latency + bytes / slowest link), as a
+/// slice of seconds per transfer, with what each time is made of, so that sums of them
+/// ([`makespan`], [`frame_bound`]) are added up as a [`TimeSum`] and rounding cannot put
+/// a schedule below its bound.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageTimes {
+    seconds: Vec<f64>,
+    latency: Vec<f64>,
+    rate: Vec<f64>,
+    bytes: Vec<u64>,
+    overhead: f64,
 }
 
-/// The makespan of a schedule of whole messages: the sum of its frames' longest message.
-pub fn makespan(schedule: &Schedule, times: &[f64]) -> f64 {
-    frame_lengths(schedule, times).iter().sum()
+impl MessageTimes {
+    /// Messages of `bytes[t]` on routes of `latency[t]` seconds and `rate[t]` bytes/s,
+    /// each with `overhead` seconds; the three slices as long as each other.
+    pub fn from_parts(bytes: &[u64], latency: &[f64], rate: &[f64], overhead: f64) -> Self {
+        let seconds = bytes
+            .iter()
+            .zip(latency.iter().zip(rate))
+            .map(|(&b, (&l, &r))| overhead + l + b as f64 / r)
+            .collect();
+        MessageTimes {
+            seconds,
+            latency: latency.to_vec(),
+            rate: rate.to_vec(),
+            bytes: bytes.to_vec(),
+            overhead,
+        }
+    }
+
+    /// The sum of the times of `messages`.
+    pub fn sum(&self, messages: impl IntoIterator<Item = TransferId>) -> f64 {
+        let mut sum = TimeSum::default();
+        for t in messages {
+            let i = t.index();
+            sum.add(self.latency[i], self.rate[i], self.bytes[i]);
+        }
+        sum.seconds(self.overhead)
+    }
+}
+
+impl std::ops::Deref for MessageTimes {
+    type Target = [f64];
+    fn deref(&self) -> &[f64] {
+        &self.seconds
+    }
+}
+
+/// Every message's time alone on `platform` ([`MessageTimes`]).
+pub fn message_times(traffic: &Traffic, bytes: &[u64], platform: &Platform) -> MessageTimes {
+    let (latency, rate): (Vec<f64>, Vec<f64>) = traffic
+        .transfer_ids()
+        .map(|t| {
+            (
+                platform.route_latency(traffic, t),
+                platform.route_bandwidth(traffic, t),
+            )
+        })
+        .unzip();
+    MessageTimes::from_parts(bytes, &latency, &rate, platform.overhead)
+}
+
+/// The makespan of a schedule of whole messages: the sum of its frames' longest message
+/// (the first of the longest on a tie), added up as a [`TimeSum`].
+pub fn makespan(schedule: &Schedule, times: &MessageTimes) -> f64 {
+    times.sum(schedule.frames.iter().filter_map(|f| longest(f, times)))
+}
+
+/// A frame's longest message (the first of them on a tie).
+fn longest(frame: &[TransferId], times: &[f64]) -> Option<TransferId> {
+    let mut best: Option<TransferId> = None;
+    for &t in frame {
+        if best.is_none_or(|b| times[t.index()] > times[b.index()]) {
+            best = Some(t);
+        }
+    }
+    best
 }
 
 /// Each frame's length: its longest message's time.
@@ -60,16 +127,16 @@ pub struct FrameBound {
 /// The lower bound of every non-preemptive schedule ([module docs](self)). A link of c
 /// lanes holds c messages per frame, so its messages' frames last at least the sum of
 /// every c-th of their times, longest first (the sum of all of them with one lane).
-pub fn frame_bound(traffic: &Traffic, lanes: &[u32], times: &[f64]) -> FrameBound {
+pub fn frame_bound(traffic: &Traffic, lanes: &[u32], times: &MessageTimes) -> FrameBound {
     let sums: Vec<f64> = traffic
         .link_ids()
         .map(|l| {
             let c = lanes[l.index()].max(1) as usize;
-            let mut ts: Vec<f64> = traffic.users(l).iter().map(|t| times[t.index()]).collect();
+            let mut ts: Vec<TransferId> = traffic.users(l).to_vec();
             if c > 1 {
-                ts.sort_by(|a, b| b.total_cmp(a));
+                ts.sort_by(|a, b| times[b.index()].total_cmp(&times[a.index()]));
             }
-            ts.iter().step_by(c).sum()
+            times.sum(ts.into_iter().step_by(c))
         })
         .collect();
     let (max, links) = argmax_links(&sums);
@@ -329,6 +396,31 @@ pub fn exact(
 mod tests {
     use super::*;
 
+    /// Messages of these many seconds: bytes at 1 byte/s, no latency, no overhead.
+    fn secs(bytes: &[u64]) -> MessageTimes {
+        let n = bytes.len();
+        MessageTimes::from_parts(bytes, &vec![0.0; n], &vec![1.0; n], 0.0)
+    }
+
+    #[test]
+    fn a_schedule_at_the_bound_is_not_rounded_below_it() {
+        // Seven messages of 149,796 bytes at 100 MB/s on one link: the frames' quotients
+        // added one by one make 0.010485719999999999 s, below the time bound's 0.01048572.
+        let names: Vec<String> = (0..7).map(|i| format!("m{i}")).collect();
+        let paths: Vec<(&str, Vec<&str>)> = names.iter().map(|n| (n.as_str(), vec!["x"])).collect();
+        let t = Traffic::from_paths("seven", &paths).expect("builds");
+        let bytes = [149_796u64; 7];
+        let platform = Platform::uniform(&t, 1e8);
+        let times = message_times(&t, &bytes, &platform);
+        assert!((0..7).map(|_| times[0]).sum::<f64>() < 0.01048572, "the rounding shown");
+        let bound = crate::bound::time_bound(&t, &bytes, &platform).seconds;
+        assert_eq!(bound, 0.01048572);
+        let s = first_fit_decreasing(&t, &[1], &times);
+        assert_eq!(s.len(), 7);
+        assert_eq!(makespan(&s, &times), bound);
+        assert_eq!(frame_bound(&t, &[1], &times).seconds, bound);
+    }
+
     fn traffic() -> Traffic {
         // A path a-b-c of links: t1 on x, t2 on y, t3 on x and y, t4 on z.
         Traffic::from_paths(
@@ -348,7 +440,7 @@ mod tests {
         let t = traffic();
         // Times 3, 3, 2, 4: {t1, t2, t4} (4) then {t3} (2): 6; the frame bound on x is
         // 3 + 2 = 5, so the optimum 6 is above it.
-        let times = [3.0, 3.0, 2.0, 4.0];
+        let times = secs(&[3, 3, 2, 4]);
         let b = frame_bound(&t, &vec![1; t.num_links()], &times);
         assert_eq!(b.seconds, 5.0);
         let g = first_fit_decreasing(&t, &vec![1; t.num_links()], &times);
@@ -390,7 +482,7 @@ mod tests {
                 })
                 .collect();
             let t = Traffic::from_paths("r", &paths).expect("builds");
-            let times: Vec<f64> = (0..9).map(|_| 1.0 + rng.below(9) as f64).collect();
+            let times = secs(&(0..9).map(|_| 1 + rng.below(9)).collect::<Vec<u64>>());
             let g = first_fit_decreasing(&t, &vec![1; t.num_links()], &times);
             liquid_model::validate(&t, &g).expect("valid");
             let e = exact(
@@ -465,7 +557,7 @@ mod tests {
         let s = t.find_link("s").expect("s").index();
         let mut lanes = vec![1; t.num_links()];
         lanes[s] = 2;
-        let times = [3.0, 2.0, 1.0];
+        let times = secs(&[3, 2, 1]);
         // Every second time, longest first: 3 + 1.
         assert_eq!(frame_bound(&t, &lanes, &times).seconds, 4.0);
         let g = first_fit_decreasing(&t, &lanes, &times);
