@@ -385,7 +385,10 @@ impl<'a> Oracle<'a> {
         }
         if self.sat.is_none() {
             // The deadline of the SAT questions is the minimisation's (one per core).
-            self.sat = Some(Subsets::new(self.traffic, self.k, deadline)?);
+            match Subsets::new(self.traffic, self.k, deadline)? {
+                Some(s) => self.sat = Some(s),
+                None => return Ok(Answer::Stopped),
+            }
         }
         let sat = self.sat.as_mut().expect("just made");
         self.by_sat += 1;

@@ -15,7 +15,7 @@ use liquid_model::{Schedule, Traffic};
 
 use liquid_search::kcolour::{refute, Refuted};
 
-use crate::encode::{encode, EncodeOptions, Encoding, Family};
+use crate::encode::{encode_until, EncodeOptions, Encoding, Family};
 use crate::frames::{self, Framed, FramesError};
 use crate::rup::{lrat_until, RupError};
 use crate::solver::{run, Formula, Run, SolverError};
@@ -69,7 +69,9 @@ pub fn prove(
     options: &EncodeOptions,
     deadline: Option<Instant>,
 ) -> Result<Option<Proved>, SatError> {
-    let e = encode(traffic, k, options)?;
+    let Some(e) = encode_until(traffic, k, options, deadline)? else {
+        return Ok(None);
+    };
     Ok(prove_encoding(&e, deadline)?)
 }
 
@@ -82,7 +84,9 @@ pub fn prove_encoding(
     if deadline.is_some_and(|d| Instant::now() >= d) {
         return Ok(None);
     }
-    let cnf = e.dimacs();
+    let Some(cnf) = e.dimacs_until(deadline) else {
+        return Ok(None);
+    };
     Ok(match run(Formula::Dimacs(&cnf), true, deadline)? {
         Run::Timeout => None,
         Run::Sat(model) => Some(Proved::Sat(e.decode(&model))),
@@ -108,7 +112,9 @@ pub fn prove_auto(
     k: usize,
     deadline: Option<Instant>,
 ) -> Result<Option<(Proved, &'static str)>, SatError> {
-    let e = encode(traffic, k, &EncodeOptions::default())?;
+    let Some(e) = encode_until(traffic, k, &EncodeOptions::default(), deadline)? else {
+        return Ok(None);
+    };
     // A contradiction in the search's own reasoning (a bug its unit tests look for) leaves
     // the answer to varisat too.
     if let Ok(Some(found)) = team_cover(traffic, &e, deadline) {
@@ -227,7 +233,9 @@ pub fn prove_by_search(
     k: usize,
     deadline: Option<Instant>,
 ) -> Result<SearchProved, SearchProofError> {
-    let e = encode(traffic, k, &EncodeOptions::default())?;
+    let Some(e) = encode_until(traffic, k, &EncodeOptions::default(), deadline)? else {
+        return Ok(SearchProved::Stopped);
+    };
     // k = Λ: an exact cover of full teams, in extended resolution, then a search that
     // fills one timeframe at a time (full links first), both with their own hints.
     if k == traffic.duration() {
