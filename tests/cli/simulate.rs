@@ -677,3 +677,52 @@ fn an_undecided_traffic_runs_the_portfolios_schedule_by_default() {
     );
     assert_eq!(r["schedule"]["duration"], 320, "{r}");
 }
+
+/// A transfer with `count: 2` is the same traffic as its two copies written out: its
+/// copies' virtual links tell them apart and are no hop, so they add no latency (they
+/// added one link latency per copy: 0.402 s against 0.202 s in frames).
+#[test]
+fn copies_of_a_count_take_no_latency_on_their_virtual_links() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let counted = dir.path().join("counted.yaml");
+    let written = dir.path().join("written.yaml");
+    std::fs::write(
+        &counted,
+        "name: v\nlink_throughput: 1000\ntransfers:\n  - {id: a, path: [x]}\n  - {id: b, path: [y], count: 2}\n",
+    )
+    .expect("writes");
+    std::fs::write(
+        &written,
+        "name: v\nlink_throughput: 1000\ntransfers:\n  - {id: a, path: [x]}\n  - {id: b1, path: [y]}\n  - {id: b2, path: [y]}\n",
+    )
+    .expect("writes");
+    for mode in ["frames", "async", "all-at-once"] {
+        let run = |m: &std::path::Path| {
+            let p = m.to_str().expect("utf-8");
+            let args = [
+                p,
+                "--size",
+                "1000000",
+                "--link-latency",
+                "0.1",
+                "--mode",
+                mode,
+            ];
+            f(&simulate(&args), "makespan_s")
+        };
+        let (c, w) = (run(&counted), run(&written));
+        assert!(close(c, w), "{mode}: count {c} s, written out {w} s");
+    }
+    // The time bound of the sizes: one hop of latency, not two.
+    let sizes = dir.path().join("s.yaml");
+    std::fs::write(&sizes, "a: 1000000\nb#1: 1000000\nb#2: 1000000\n").expect("writes");
+    let mut cmd = liquid();
+    cmd.arg("analyze")
+        .arg(&counted)
+        .arg("--sizes")
+        .arg(&sizes)
+        .args(["--link-latency", "0.1", "--format", "json"]);
+    let v: Value = serde_json::from_slice(&succeed(&mut cmd).stdout).expect("JSON");
+    let bound = v["time_bound"]["seconds"].as_f64().expect("seconds");
+    assert!(close(bound, 0.101), "{bound}");
+}

@@ -53,6 +53,8 @@ pub struct Traffic {
     description: Option<String>,
     link_throughput: Option<f64>,
     links: Vec<String>,
+    /// Per link, whether it is a virtual link (a copy's, [`TrafficBuilder::virtual_link`]).
+    is_virtual: Vec<bool>,
     transfers: Vec<Transfer>,
     users: Vec<Vec<TransferId>>,
     transfer_index: NameMap<TransferId>,
@@ -505,6 +507,7 @@ impl TrafficBuilder {
             name: self.name,
             description: self.description,
             link_throughput: self.link_throughput,
+            is_virtual: self.link_at.iter().map(|(_, v)| *v).collect(),
             links: self.links,
             transfers: self.transfers,
             users,
@@ -601,6 +604,13 @@ impl Traffic {
     /// The user-facing name of a link.
     pub fn link_name(&self, l: LinkId) -> &str {
         &self.links[l.index()]
+    }
+
+    /// Whether `l` is a virtual link: it tells apart the copies of a repeated transfer
+    /// (`count`, 004's multiplicity) and carries no bytes, so it has no bandwidth or
+    /// latency of its own.
+    pub fn is_virtual(&self, l: LinkId) -> bool {
+        self.is_virtual[l.index()]
     }
 
     /// The user-facing id of a transfer.
@@ -886,7 +896,13 @@ impl Traffic {
             })
             .expect("sub_traffic: transfer ids must be distinct");
         }
-        b.finish()
+        let mut sub = b.finish();
+        sub.is_virtual = sub
+            .links
+            .iter()
+            .map(|n| self.find_link(n).is_some_and(|l| self.is_virtual(l)))
+            .collect();
+        sub
     }
 }
 

@@ -106,8 +106,14 @@ fn link_table(model: &Model, args: &SimArgs) -> Result<HashMap<String, (f64, f64
                 table.insert(l.id.clone(), resolve(&l.id, *p)?);
             }
         }
+        // A copy's virtual link (`count`) only tells the copies apart: no hop, so no
+        // bandwidth or latency, as in the network form (where it is in no table).
         None => {
-            for l in model.traffic.link_ids() {
+            for l in model
+                .traffic
+                .link_ids()
+                .filter(|&l| !model.traffic.is_virtual(l))
+            {
                 let name = model.traffic.link_name(l);
                 table.insert(name.to_string(), resolve(name, LinkParams::default())?);
             }
