@@ -395,7 +395,14 @@ fn command() -> clap::Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
+    let matches = command().get_matches();
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let Command::Generate {
+        what: c::GenerateWhat::TwoClusters { links_given, .. },
+    } = &mut cli.command
+    {
+        *links_given = c::two_cluster_links_given(&matches);
+    }
     // The documentation tests (tests/docs.rs) check that every documented command line
     // parses, including those too long to run: with this variable set, stop here.
     if std::env::var_os("LIQUID_CHECK_ARGS").is_some() {

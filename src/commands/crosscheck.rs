@@ -34,7 +34,7 @@ pub struct CrosscheckArgs {
     engines: Vec<String>,
     /// Record every engine's answer (verdict, length, bound, evidence; no timings) and
     /// each model's file and traffic digest in FILE: a baseline to compare later runs
-    /// with.
+    /// with. FILE may not be one of the models (a model file of a folder given too).
     #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
     record: Option<PathBuf>,
     /// Compare the answers with a recorded baseline: exit 1 when a model file changed
@@ -99,6 +99,19 @@ pub fn crosscheck(a: &CrosscheckArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|m| ("a model file", Some(m.as_path())))
         .collect();
+    // A folder stands for its model files (the listing crosscheck reads them by).
+    let mut in_folders: Vec<(String, PathBuf)> = Vec::new();
+    for dir in a.models.iter().filter(|m| m.is_dir()) {
+        if let Ok((files, _)) = crosscheck::folder_models(dir) {
+            let what = format!("a model file of the folder {}", dir.display());
+            in_folders.extend(files.into_iter().map(|f| (what.clone(), f)));
+        }
+    }
+    inputs.extend(
+        in_folders
+            .iter()
+            .map(|(what, p)| (what.as_str(), Some(p.as_path()))),
+    );
     inputs.push(("the --baseline file", a.baseline.as_deref()));
     inputs.push(("the --sizes file", a.sizes.sizes.as_deref()));
     super::refuse_overwriting_inputs(&[("--record", a.record.as_deref())], &inputs)?;

@@ -108,8 +108,10 @@ pub enum GenerateWhat {
     },
     /// Two crossbar clusters joined by a backbone (paper 001): nodes a0.. on switch A,
     /// b0.. on switch B, backbone A>B and B>A; every link with its bandwidth and latency
-    /// (write it with --form network to keep them). With --cluster SPEC both clusters are
-    /// a copy of that topology instead, A and B gateways cabled to its first switch.
+    /// (write it with --form network to keep them: the explicit form has no per-link
+    /// figures, and refuses --backbone-bandwidth, --backbone-latency, --node-bandwidth and
+    /// --node-latency). With --cluster SPEC both clusters are a copy of that topology
+    /// instead, A and B gateways cabled to its first switch.
     TwoClusters {
         /// Nodes of cluster 1 (with --cluster: the topology's host count, may be omitted).
         #[arg(long)]
@@ -130,6 +132,9 @@ pub enum GenerateWhat {
         lanes: usize,
         #[command(flatten)]
         output: GenerateOutput,
+        /// The link options given on the command line ([`two_cluster_links_given`]).
+        #[arg(skip)]
+        links_given: Vec<&'static str>,
     },
     /// Heterogeneous multi-cluster system of paper 002: per cluster an ICN1 and an ECN1
     /// (m-port n_i-trees, every node on both), a concentrator/dispatcher `c{i}.cd`, and
@@ -280,6 +285,28 @@ impl GridArgs {
             .and_then(|g| g.generated())
             .map_err(InputError::of)
     }
+}
+
+/// The link options of `liquid generate two-clusters` that `matches` (the whole command
+/// line) gives, by name: the explicit form cannot hold them, and a value the user gave is
+/// never dropped without a word.
+pub fn two_cluster_links_given(matches: &clap::ArgMatches) -> Vec<&'static str> {
+    let Some(m) = matches
+        .subcommand_matches("generate")
+        .and_then(|g| g.subcommand_matches("two-clusters"))
+    else {
+        return Vec::new();
+    };
+    [
+        ("backbone_bandwidth", "--backbone-bandwidth"),
+        ("backbone_latency", "--backbone-latency"),
+        ("node_bandwidth", "--node-bandwidth"),
+        ("node_latency", "--node-latency"),
+    ]
+    .into_iter()
+    .filter(|(id, _)| m.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
+    .map(|(_, option)| option)
+    .collect()
 }
 
 /// Two clusters, crossbars or copies of `cluster`.
@@ -545,10 +572,23 @@ fn build(what: GenerateWhat) -> anyhow::Result<(Generated, GenerateOutput)> {
             links,
             lanes,
             output,
-        } => (
-            two_clusters(n1, n2, cluster.as_deref(), links, lanes)?,
-            output,
-        ),
+            links_given,
+        } => {
+            if output.form == Form::Explicit && !links_given.is_empty() {
+                return Err(InputError(format!(
+                    "{}: the explicit form has no per-link bandwidth or latency (only one \
+                     link_throughput and link_latency for all links), so what was given would be \
+                     dropped; write the model with --form network, which keeps every \
+                     link's figures",
+                    links_given.join(", ")
+                ))
+                .into());
+            }
+            (
+                two_clusters(n1, n2, cluster.as_deref(), links, lanes)?,
+                output,
+            )
+        }
     })
 }
 

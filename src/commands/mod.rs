@@ -29,7 +29,7 @@ pub use encode::{encode, EncodeArgs};
 pub use expand::expand;
 pub use explain::{explain, ExplainArgs};
 pub use fabric::{export_ibsim, import_ib, ExportIbsimArgs, ImportIbArgs};
-pub use generate::{generate, GenerateWhat, TwoClusterLinks};
+pub use generate::{generate, two_cluster_links_given, GenerateWhat, TwoClusterLinks};
 pub use latency::{latency, LatencyWhat};
 pub use mpi::{compare_mpi, export_mpi, CompareArgs, ExportMpiArgs, MpiPlan};
 pub use proof::{check_proof, prove, CheckProofArgs, ProveArgs};

@@ -91,6 +91,9 @@ pub fn verify_stream(
         eprintln!("internal error: the counted loads differ from the closed form's");
         return Ok(ExitCode::from(EXIT_INTERNAL));
     }
+    if !report.problems.is_empty() {
+        eprintln!("rejected: the schedule is invalid (its problems are listed)");
+    }
     Ok(verdict(report.valid))
 }
 

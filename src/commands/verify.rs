@@ -33,8 +33,9 @@ pub struct VerifyArgs {
     /// and check it in memory O(hosts + links), for schedules too big to load: ranges
     /// and shared links per frame, each transfer exactly once by per-host counts and
     /// random fingerprints (a wrong schedule passes with probability below 2^-90 at
-    /// 65,536 hosts), Λ frames. MODEL: a fat-tree, multi-cluster, dragonfly,
-    /// Dragonfly+, rail-optimised fat-tree or HyperX spec.
+    /// 65,536 hosts), Λ frames; every problem listed as without --stream (the first 20,
+    /// at their byte offsets; see docs/src/large-traffics.md). MODEL: a fat-tree,
+    /// multi-cluster, dragonfly, Dragonfly+, rail-optimised fat-tree or HyperX spec.
     #[arg(long, conflicts_with = "proof")]
     stream: bool,
     /// With --stream: check only the first K frames, as a prefix of a schedule (for

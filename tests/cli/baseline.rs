@@ -308,3 +308,36 @@ fn a_first_format_baseline_is_refused_with_how_to_record_it_again() {
     );
     assert!(err.contains("--record"), "{err}");
 }
+
+/// `--record` onto a model file inside a folder given is refused (exit 2) before anything
+/// runs, and the model is left as it was; a new file in the folder is recorded. A model
+/// given by its own path was refused, one inside a folder was overwritten by the baseline.
+#[test]
+fn record_refuses_a_model_file_inside_a_folder_given() {
+    let dir = folder(&["no-team.yaml", "paper-fig1-explicit.yaml"]);
+    let model = dir.path().join("models").join("no-team.yaml");
+    let before = std::fs::read(&model).expect("model");
+    let m = model.to_str().expect("UTF-8");
+    let (code, out, err) = crosscheck(dir.path(), &["--record", m]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains(&format!(
+            "--record {m}: this is a model file of the folder {}",
+            dir.path().join("models").display()
+        )),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&model).expect("model"), before);
+    // A file of the folder that is no model yet: recorded (and skipped as a baseline by
+    // the next run over the folder).
+    let fresh = dir.path().join("models").join("baseline.yaml");
+    let f = fresh.to_str().expect("UTF-8");
+    let (code, out, err) = crosscheck(dir.path(), &["--record", f]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = crosscheck(dir.path(), &["--baseline", f]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("a baseline file, not a model: skipped"),
+        "{err}"
+    );
+}

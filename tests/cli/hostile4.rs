@@ -307,3 +307,34 @@ fn generate_sizes_refuses_what_it_would_drop() {
             .args(["--seed", "2", "--bytes-per-rank", "1KiB"]),
     );
 }
+
+/// A sender or receiver listed twice in a network-form all-to-all, or a pair given twice,
+/// is named as the user wrote it, at its entry, with the first entry's line and column:
+/// it was "duplicate transfer id" at a field `.id` the pattern does not have (and, for a
+/// receiver, at `pattern.senders[0]`).
+#[test]
+fn a_repeated_pattern_entry_is_named_as_written() {
+    for (file, want) in [
+        (
+            "tests/fixtures/bad/duplicate-sender.yaml",
+            "duplicate-sender.yaml:13:21: pattern.senders[2]: sender \"T1\" is given twice: \
+             first at pattern.senders[0] (line 13, column 13)",
+        ),
+        (
+            "tests/fixtures/bad/duplicate-receiver.yaml",
+            "duplicate-receiver.yaml:14:23: pattern.receivers[2]: receiver \"R2\" is given \
+             twice: first at pattern.receivers[1] (line 14, column 19)",
+        ),
+        (
+            "tests/fixtures/bad/duplicate-pair.yaml",
+            "duplicate-pair.yaml:12:31: pattern.pairs[1]: pair T1 -> R1 is given twice: first \
+             at pattern.pairs[0] (line 12, column 11); give it once, with `count: N`",
+        ),
+    ] {
+        let out = liquid().args(["analyze", file]).output().expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{file}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{file}: {err}");
+        assert!(!err.contains("transfer id"), "{file}: {err}");
+    }
+}

@@ -341,3 +341,206 @@ fn hyperx_stream() {
         &[("hyperx:6x6,2", "prime power")],
     );
 }
+
+/// A schedule of `spec`'s all-to-all (host `i` named `p{i}`) as pairs of host numbers,
+/// written as YAML for the in-memory `verify` and in the compact format for `verify
+/// --stream`; runs both and gives (exit code, problems) of each.
+type Run = (Option<i32>, Vec<String>);
+/// Frames as (source, destination) host numbers.
+type Frames = Vec<Vec<(u32, u32)>>;
+fn both_paths(spec: &str, model: &str, hosts: usize, frames: &[Vec<(u32, u32)>]) -> (Run, Run) {
+    use liquid_stream::FrameSink;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (yaml, compact) = (dir.path().join("s.yaml"), dir.path().join("s.frames"));
+    let mut text = format!("model: {model}\ntimeframes:\n");
+    for f in frames {
+        let names: Vec<String> = f.iter().map(|(s, d)| format!("p{s}->p{d}")).collect();
+        text.push_str(&format!("  - [{}]\n", names.join(", ")));
+    }
+    std::fs::write(&yaml, text).expect("writes");
+    let mut w = liquid_stream::FrameWriter::create(&compact, model, hosts).expect("creates");
+    for f in frames {
+        // Every frame as a sparse record, as a user's own writer may write it.
+        w.pairs(f).expect("writes");
+    }
+    w.finish().expect("finishes");
+    let run = |file: &std::path::Path, stream: bool| -> Run {
+        let mut cmd = liquid();
+        cmd.args(["verify", spec]).arg(file);
+        if stream {
+            cmd.arg("--stream");
+        }
+        let out = cmd.output().expect("runs");
+        let report: serde_yaml::Value = serde_yaml::from_slice(&out.stdout).expect("YAML");
+        let problems: Vec<String> = report["problems"]
+            .as_sequence()
+            .map(|v| {
+                v.iter()
+                    .map(|p| p.as_str().expect("text").to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        // The location: `s.yaml:L:C: ` against `s.frames: byte B: `, each naming its file.
+        let name = file.display().to_string();
+        let problems = problems
+            .into_iter()
+            .map(|p: String| match p.strip_prefix(&name) {
+                Some(rest) => {
+                    let at = rest
+                        .find("timeframes[")
+                        .expect("a field after the location");
+                    rest[at..].to_string()
+                }
+                None => p,
+            })
+            .collect();
+        (out.status.code(), problems)
+    };
+    (run(&yaml, false), run(&compact, true))
+}
+
+/// The orbit frames of `fat-tree:4,2` (a liquid schedule): frame f sends h to h ^ (f + 1)
+/// digit-wise; taken from `solve --stream`.
+fn orbit_4_2() -> Frames {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("o.frames");
+    succeed(
+        liquid()
+            .args(["solve", "fat-tree:4,2", "--stream", "--schedule-out"])
+            .arg(&path),
+    );
+    let mut r = liquid_stream::FrameReader::open(&path).expect("opens");
+    let mut frames = Vec::new();
+    while let Some(f) = r.next_frame().expect("reads") {
+        frames.push(f.pairs().collect());
+    }
+    frames
+}
+
+/// `verify --stream` lists every problem of a schedule, as the in-memory `verify` does,
+/// with the same exit code (1), the field `timeframes[i]` after a file location (a byte
+/// offset in the compact file, line and column in YAML): an empty frame, a repeated
+/// transfer, a congesting pair, a transfer the model lacks, a missing transfer, and all
+/// of them at once. It reported the first problem only.
+#[test]
+fn verify_stream_lists_every_problem_as_the_in_memory_verify() {
+    let good = orbit_4_2();
+    assert_eq!(good.len(), 7);
+    let (a, b) = both_paths("fat-tree:4,2", "fat-tree-4-2", 8, &good);
+    assert_eq!((a.0, b.0), (Some(0), Some(0)));
+    let mut cases: Vec<(&str, Frames)> = Vec::new();
+    let mut empty = good.clone();
+    empty.insert(2, Vec::new());
+    cases.push(("an empty frame", empty));
+    let mut repeated = good.clone();
+    repeated.push(vec![good[0][0]]);
+    cases.push(("a repeated transfer", repeated));
+    let mut congest = good.clone();
+    let moved = congest[0].remove(0);
+    congest[1].push(moved);
+    cases.push(("a congesting pair", congest));
+    let mut unknown = good.clone();
+    unknown[0].push((3, 3));
+    cases.push(("a transfer the model lacks", unknown));
+    let mut missing = good.clone();
+    missing[0].remove(1);
+    cases.push(("a missing transfer", missing));
+    let mut all = good.clone();
+    let again = all[1][0];
+    all[1].push(again); // twice in frame 2
+    all.insert(2, Vec::new()); // an empty frame 3
+    all[4].push((3, 3)); // no transfer (frame 5)
+    all[5].remove(0); // missing
+    all[6].push((0, 3)); // congests in frame 7, and repeated
+    cases.push(("all at once", all));
+    for (what, frames) in &cases {
+        let ((code, memory), (scode, streamed)) =
+            both_paths("fat-tree:4,2", "fat-tree-4-2", 8, frames);
+        assert_eq!((code, scode), (Some(1), Some(1)), "{what}");
+        // The streamed message for a transfer the model lacks says why, after the
+        // in-memory one.
+        let streamed: Vec<String> = streamed
+            .into_iter()
+            .map(|p| match p.find(" (a host does not send to itself") {
+                Some(at) => p[..at].to_string(),
+                None => p,
+            })
+            .collect();
+        if *what == "all at once" {
+            // The one difference the one pass makes: transfer p0->p3 is repeated in a frame
+            // where it congests; the in-memory check knows it is a repetition and checks
+            // only its first copy for congestion, the stream checks every copy.
+            let extra: Vec<&String> = streamed.iter().filter(|p| !memory.contains(p)).collect();
+            assert!(
+                extra.iter().all(|p| p.contains("and \"p0->p3\" congest")),
+                "{extra:?}\n{memory:#?}\n{streamed:#?}"
+            );
+            assert!(!extra.is_empty());
+            let rest: Vec<&String> = streamed.iter().filter(|p| memory.contains(p)).collect();
+            assert_eq!(rest, memory.iter().collect::<Vec<_>>(), "{what}");
+        } else {
+            assert_eq!(memory, streamed, "{what}");
+        }
+        assert!(!memory.is_empty());
+    }
+}
+
+/// Beyond 20 problems both paths list the first 20 and count the rest; the stream names
+/// the missing transfers of the first 20 wrong sources and bounds the others' count.
+#[test]
+fn verify_stream_lists_twenty_problems_then_counts() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let prefix = dir.path().join("p.frames");
+    let yaml = dir.path().join("p.yaml");
+    for out in [&prefix, &yaml] {
+        succeed(
+            liquid()
+                .args(["solve", "fat-tree:4,3", "--stream", "--prefix", "14"])
+                .arg("--schedule-out")
+                .arg(out),
+        );
+    }
+    let problems = |spec: &str, file: &std::path::Path, stream: bool| {
+        let mut cmd = liquid();
+        cmd.args(["verify", spec]).arg(file);
+        if stream {
+            cmd.arg("--stream");
+        }
+        let out = cmd.output().expect("runs");
+        assert_eq!(out.status.code(), Some(1));
+        let v: serde_yaml::Value = serde_yaml::from_slice(&out.stdout).expect("YAML");
+        let list: Vec<String> = v["problems"]
+            .as_sequence()
+            .expect("problems")
+            .iter()
+            .map(|p| p.as_str().expect("text").to_string())
+            .collect();
+        list
+    };
+    // 16 hosts: every source misses one transfer (the 15th frame), 16 problems.
+    let (memory, streamed) = (
+        problems("fat-tree:4,3", &yaml, false),
+        problems("fat-tree:4,3", &prefix, true),
+    );
+    assert_eq!(memory.len(), 16);
+    assert_eq!(memory, streamed);
+    // 128 hosts: 128 missing transfers, the first 20 listed.
+    let big = dir.path().join("b.frames");
+    succeed(
+        liquid()
+            .args(["solve", "fat-tree:8,3", "--stream", "--prefix", "126"])
+            .arg("--schedule-out")
+            .arg(&big),
+    );
+    let streamed = problems("fat-tree:8,3", &big, true);
+    assert_eq!(streamed.len(), 21, "{streamed:#?}");
+    assert!(streamed[..20]
+        .iter()
+        .all(|p| p.ends_with("is in no timeframe")));
+    assert!(
+        streamed[20]
+            .starts_with("and at least 108 more: the transfers of 108 more sources (from p20)"),
+        "{}",
+        streamed[20]
+    );
+}

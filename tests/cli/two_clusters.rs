@@ -51,6 +51,8 @@ fn bad_two_clusters_parameters_are_input_errors() {
             "3",
             "--backbone-latency",
             "-1",
+            "--form",
+            "network",
         ],
         vec!["analyze", "two-clusters:3"],
         vec!["analyze", "two-clusters:3,4,fast"],
@@ -471,4 +473,56 @@ fn the_time_limit_stops_each_simulation_of_the_study() {
     assert!(rows.iter().all(|r| r[5].is_empty()), "{csv}");
     // The plans are still made and counted.
     assert!(rows[..3].iter().all(|r| r[6..] == ["12", "8"]), "{csv}");
+}
+
+/// The explicit form holds no per-link bandwidth or latency: a link option given with it
+/// is refused (exit 2), naming the options and `--form network`, instead of being dropped
+/// (it was kept in the description text only, and `simulate` of that model ran every
+/// link at `--link-throughput`); without link options, and with `--form network`, the
+/// model is written.
+#[test]
+fn link_options_are_refused_with_the_explicit_form() {
+    for form in [&[][..], &["--form", "explicit"][..]] {
+        let out = liquid()
+            .args(["generate", "two-clusters", "--n1", "2", "--n2", "2"])
+            .args(["--backbone-bandwidth", "500", "--node-latency", "0.001"])
+            .args(form)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with("error: --backbone-bandwidth, --node-latency: the explicit form"),
+            "{err}"
+        );
+        assert!(err.contains("--form network"), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+    // The default figures given again are still given: refused too.
+    let out = liquid()
+        .args(["generate", "two-clusters", "--n1", "2", "--n2", "2"])
+        .args(["--node-bandwidth", "125"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    succeed(liquid().args(["generate", "two-clusters", "--n1", "2", "--n2", "2"]));
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let model = dir.path().join("tc.yaml");
+    succeed(
+        liquid()
+            .args(["generate", "two-clusters", "--n1", "2", "--n2", "2"])
+            .args(["--backbone-bandwidth", "500", "--node-latency", "0.001"])
+            .args(["--form", "network", "--out"])
+            .arg(&model),
+    );
+    // The network form carries them: 1 MB messages take 0.06 s (the node links' latency
+    // and the backbone's bandwidth as given).
+    let out = succeed(
+        liquid()
+            .arg("simulate")
+            .arg(&model)
+            .args(["--size", "1000000"]),
+    );
+    let v: serde_yaml::Value = serde_yaml::from_slice(&out.stdout).expect("YAML");
+    assert_eq!(v["makespan_s"].as_f64(), Some(0.06));
 }

@@ -212,6 +212,19 @@ pub enum NetworkError {
         /// The limit.
         max: u64,
     },
+    /// A sender or receiver listed twice in an all-to-all pattern, or a pair given twice
+    /// in a list of pairs.
+    #[error("{what} is given twice: first at {first}; {hint}")]
+    Repeated {
+        /// Field path of the second entry.
+        at: String,
+        /// What is repeated, as the user wrote it (`sender "T1"`, `pair T1 -> R1`).
+        what: String,
+        /// Field path of the first entry.
+        first: String,
+        /// What to write instead.
+        hint: &'static str,
+    },
     /// An error of the underlying traffic.
     #[error(transparent)]
     Build(#[from] BuildError),
@@ -231,10 +244,32 @@ impl NetworkError {
             | NetworkError::BadCount { at, .. }
             | NetworkError::VirtualLinks { at, .. }
             | NetworkError::SelfPair { at, .. }
-            | NetworkError::TooLarge { at, .. } => at,
+            | NetworkError::TooLarge { at, .. }
+            | NetworkError::Repeated { at, .. } => at,
             NetworkError::Build(e) => e.at(),
         }
     }
+
+    /// A second field path the error is about (the first entry of a repeated one).
+    pub fn related_at(&self) -> Option<&str> {
+        match self {
+            NetworkError::Repeated { first, .. } => Some(first),
+            NetworkError::Build(e) => e.related_at(),
+            _ => None,
+        }
+    }
+}
+
+/// The first entry of `list` equal to an earlier one: (the earlier one's index, its own).
+fn first_repeat<K: std::hash::Hash + Eq>(list: impl Iterator<Item = K>) -> Option<(usize, usize)> {
+    let mut seen: HashMap<K, usize> = HashMap::new();
+    for (i, k) in list.enumerate() {
+        if let Some(&first) = seen.get(&k) {
+            return Some((first, i));
+        }
+        seen.insert(k, i);
+    }
+    None
 }
 
 /// The largest multiplicity one transfer may have.
@@ -523,6 +558,17 @@ pub fn expand(
             for (j, d) in receivers.iter().enumerate() {
                 r.host(d, format!("pattern.receivers[{j}]"))?;
             }
+            for (role, list) in [("sender", senders), ("receiver", receivers)] {
+                if let Some((first, i)) = first_repeat(list.iter()) {
+                    return Err(NetworkError::Repeated {
+                        at: format!("pattern.{role}s[{i}]"),
+                        what: format!("{role} {:?}", list[i]),
+                        first: format!("pattern.{role}s[{first}]"),
+                        hint: "an all-to-all pattern lists each node once (for repeated \
+                               transfers, use `type: pairs` with `count`)",
+                    });
+                }
+            }
             let total = senders.len() as u128 * receivers.len() as u128;
             if total > MAX_TRANSFERS as u128 {
                 return Err(NetworkError::TooLarge {
@@ -560,6 +606,14 @@ pub fn expand(
                     });
                 }
                 pairs.push((&p.from, &p.to, p.count, PairAt::Pair(i)));
+            }
+            if let Some((first, i)) = first_repeat(list.iter().map(|p| (&p.from, &p.to))) {
+                return Err(NetworkError::Repeated {
+                    at: format!("pattern.pairs[{i}]"),
+                    what: format!("pair {} -> {}", list[i].from, list[i].to),
+                    first: format!("pattern.pairs[{first}]"),
+                    hint: "give it once, with `count: N` for N transfers",
+                });
             }
         }
     }

@@ -822,7 +822,7 @@ fn build_model(
         |e: BuildError| LoadError::at_fields(file, text, e.at(), e.related_at(), e.to_string());
     let network_err = |e: NetworkError| match e {
         NetworkError::Build(e) => build_err(e),
-        e => err(e.at(), e.to_string()),
+        e => LoadError::at_fields(file, text, e.at(), e.related_at(), e.to_string()),
     };
     match (&m.transfers, &m.network) {
         (Some(_), Some(_)) => {

@@ -307,6 +307,7 @@ pub struct FrameReader {
     ended: bool,
     raw: Vec<u8>,
     numbers: Vec<u32>,
+    place: crate::validate::FramePlace,
 }
 
 impl FrameReader {
@@ -412,6 +413,11 @@ impl FrameReader {
             ended: false,
             raw: Vec::new(),
             numbers: Vec::new(),
+            place: crate::validate::FramePlace {
+                record: 0,
+                first: 0,
+                stride: 0,
+            },
         })
     }
 
@@ -476,9 +482,33 @@ impl FrameReader {
 
     /// The next frame, or `None` after the end record (whose count is checked).
     pub fn next_frame(&mut self) -> Result<Option<Frame<'_>>, StreamError> {
+        Ok(self.read_record()?.map(|sparse| self.frame(sparse)))
+    }
+
+    /// [`FrameReader::next_frame`] with where the frame is in the file.
+    pub fn next_frame_placed(
+        &mut self,
+    ) -> Result<Option<(crate::validate::FramePlace, Frame<'_>)>, StreamError> {
+        Ok(self
+            .read_record()?
+            .map(|sparse| (self.place, self.frame(sparse))))
+    }
+
+    fn frame(&self, sparse: bool) -> Frame<'_> {
+        if sparse {
+            Frame::Sparse(&self.numbers)
+        } else {
+            Frame::Permutation(&self.numbers)
+        }
+    }
+
+    /// Reads the next record: `Some(true)` for a sparse frame, `Some(false)` for a
+    /// permutation, `None` after the end record.
+    fn read_record(&mut self) -> Result<Option<bool>, StreamError> {
         if self.ended {
             return Ok(None);
         }
+        let record = self.offset;
         let mut tag = [0u8; 1];
         match self.input.read(&mut tag) {
             Ok(1) => self.offset += 1,
@@ -496,7 +526,12 @@ impl FrameReader {
                 self.read_exact(n * w, "a permutation frame")?;
                 self.decode(n)?;
                 self.frames += 1;
-                Ok(Some(Frame::Permutation(&self.numbers)))
+                self.place = crate::validate::FramePlace {
+                    record,
+                    first: record + 1,
+                    stride: w as u64,
+                };
+                Ok(Some(false))
             }
             b'S' => {
                 self.read_exact(4, "a frame's count")?;
@@ -515,7 +550,12 @@ impl FrameReader {
                 self.read_at_most(2 * c * w as u64, "a sparse frame")?;
                 self.decode(2 * c as usize)?;
                 self.frames += 1;
-                Ok(Some(Frame::Sparse(&self.numbers)))
+                self.place = crate::validate::FramePlace {
+                    record,
+                    first: record + 5,
+                    stride: 2 * w as u64,
+                };
+                Ok(Some(true))
             }
             b'E' => {
                 self.read_exact(8, "the end record")?;

@@ -41,7 +41,9 @@ use serde::Serialize;
 pub use format::{Frame, FrameReader, FrameSink, FrameWriter, Header, YamlWriter, NO_HOST};
 pub use mpi::{MpiOptions, MpiReport, MpiWriter};
 pub use tree::Tree;
-pub use validate::{Locator, Rejection, StreamReport, Suspect, Validator};
+pub use validate::{
+    Findings, FramePlace, Locator, Problem, Rejection, StreamReport, Suspect, Unnamed, Validator,
+};
 
 /// Why a streaming command could not run (bad input, or a file that cannot be written).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -468,21 +470,19 @@ pub fn solve<M: Structured>(
     let validation = if whole {
         match validator.finish() {
             Ok(r) => r,
-            Err(suspect) => {
-                let mut locator = Locator::new(model, suspect);
+            Err(suspects) => {
+                let mut locator = Locator::new(model, &suspects);
                 for f in 0..total {
                     model.frame(f, &mut pairs);
-                    if let Err(r) = locator.frame(pairs.iter().copied()) {
+                    if let Err(r) = locator.frame(pairs.iter().copied(), None) {
                         rejection = Some(r);
                         break;
                     }
                 }
                 if rejection.is_none() {
-                    rejection = Some(
-                        locator
-                            .finish(|l| validator.counted_load(l))
-                            .ok_or_else(unstable)?,
-                    );
+                    let mut found = Findings::default();
+                    locator.finish(&mut found)?;
+                    rejection = found.first();
                 }
                 validator.finish_prefix()
             }
@@ -527,14 +527,6 @@ pub fn solve<M: Structured>(
     })
 }
 
-fn unstable() -> StreamError {
-    StreamError::Unstable(
-        "the second pass saw every transfer of the suspect source once: the frames changed \
-         between the passes"
-            .into(),
-    )
-}
-
 /// What [`verify_file`] is asked.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct VerifyOptions {
@@ -553,9 +545,10 @@ pub struct VerifyReport {
     pub schedule: String,
     /// Whether the schedule (or the prefix read) is valid.
     pub valid: bool,
-    /// Why not.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    /// Every problem found when it is not, as the in-memory `liquid verify` lists them
+    /// ([`Findings::lines`]: the first 20, then how many more).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
     /// Why the check stopped before the end of the file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
@@ -567,8 +560,12 @@ pub struct VerifyReport {
 }
 
 /// Validates the compact schedule file `path` against `model` frame by frame, in memory
-/// O(hosts + links); when the exactly-once check fails, reads the file a second time to
-/// name the duplicated or missing transfer. `progress` counts the transfers read.
+/// O(hosts + links), and lists every problem found, as the in-memory check does, up to
+/// its bound ([`Findings`]): the first pass finds the pairs that are no transfer, the
+/// empty frames, the transfers given twice in one frame and the congesting pairs; when
+/// the exactly-once check finds sources whose transfers are wrong, a second pass over
+/// the file names the repeated and missing transfers of the first 20 of them.
+/// `progress` counts the transfers read.
 pub fn verify_file<M: Structured>(
     model: &M,
     path: &Path,
@@ -579,64 +576,83 @@ pub fn verify_file<M: Structured>(
     let deadline = start + options.time_limit.unwrap_or(DEFAULT_TIME_LIMIT);
     let mut reader = open_for(model, path)?;
     let mut validator = Validator::new(model);
+    let file = path.display().to_string();
     let mut report = VerifyReport {
         model: model.name(),
-        schedule: path.display().to_string(),
+        schedule: file.clone(),
         valid: false,
-        reason: None,
+        problems: Vec::new(),
         stopped: None,
         report: None,
         time_s: 0.0,
+    };
+    let stop = |what: &str, frames: u64| {
+        format!("the time limit stopped the {what} after {frames} frames")
     };
     loop {
         if options.prefix.is_some_and(|p| validator.frames() >= p) {
             break;
         }
         if Instant::now() >= deadline {
-            report.stopped = Some(format!(
-                "the time limit stopped the check after {} frames",
-                validator.frames()
-            ));
+            report.stopped = Some(stop("check", validator.frames()));
             break;
         }
-        let Some(frame) = reader.next_frame()? else {
+        let Some((place, frame)) = reader.next_frame_placed()? else {
             break;
         };
         progress.fetch_add(frame.len() as u64, Ordering::Relaxed);
-        if let Err(r) = validator.frame(frame.pairs()) {
-            report.reason = Some(r.to_string());
-            report.time_s = start.elapsed().as_secs_f64();
-            return Ok(report);
-        }
+        // Every problem is kept in the validator's findings.
+        let _ = validator.frame_at(frame.pairs(), Some(place));
     }
-    if options.prefix.is_some() || report.stopped.is_some() {
-        report.valid = report.stopped.is_none();
-        report.report = Some(validator.finish_prefix());
-    } else {
+    let mut whole = None;
+    if options.prefix.is_none() && report.stopped.is_none() {
         match validator.finish() {
-            Ok(r) => {
-                report.valid = true;
-                report.report = Some(r);
-            }
-            Err(suspect) => {
-                let mut locator = Locator::new(model, suspect);
+            Ok(r) => whole = Some(r),
+            Err(suspects) => {
+                let mut locator = Locator::new(model, &suspects);
                 let mut again = open_for(model, path)?;
-                let mut found = None;
-                while let Some(frame) = again.next_frame()? {
-                    if let Err(r) = locator.frame(frame.pairs()) {
-                        found = Some(r);
+                let mut frames = 0u64;
+                loop {
+                    if Instant::now() >= deadline {
+                        report.stopped = Some(stop(
+                            "second pass (naming repeated and missing transfers)",
+                            frames,
+                        ));
                         break;
                     }
+                    let Some((place, frame)) = again.next_frame_placed()? else {
+                        break;
+                    };
+                    frames += 1;
+                    let _ = locator.frame(frame.pairs(), Some(place));
                 }
-                let r = match found {
-                    Some(r) => r,
-                    None => locator
-                        .finish(|l| validator.counted_load(l))
-                        .ok_or_else(unstable)?,
-                };
-                report.reason = Some(r.to_string());
+                let findings = validator.findings().clone();
+                let mut findings = findings;
+                if report.stopped.is_none() {
+                    locator.finish(&mut findings)?;
+                }
+                report.problems = findings.lines(Some(&file));
+                if report.stopped.is_some() {
+                    report.problems.push(format!(
+                        "the transfers of {} source{} (from {}) are sent a wrong number of \
+                         times or to wrong destinations, not named: the time limit stopped \
+                         the second pass",
+                        suspects.len(),
+                        if suspects.len() == 1 { "" } else { "s" },
+                        model.host_name(suspects[0].source)
+                    ));
+                }
+                report.time_s = start.elapsed().as_secs_f64();
+                return Ok(report);
             }
         }
+    }
+    let findings = validator.findings();
+    if findings.is_empty() {
+        report.valid = report.stopped.is_none();
+        report.report = Some(whole.unwrap_or_else(|| validator.finish_prefix()));
+    } else {
+        report.problems = findings.lines(Some(&file));
     }
     report.time_s = start.elapsed().as_secs_f64();
     Ok(report)

@@ -1,13 +1,15 @@
 //! The streaming validator: the model crate's rules (`liquid_model::validate`) applied
 //! frame by frame, in memory O(hosts + links), never O(transfers).
 //!
-//! For every frame, in order:
+//! For every frame, in order, every problem kept ([`Findings`]: the first
+//! [`MAX_PROBLEMS`] of each kind and the count of all) as the in-memory check finds it:
 //! - every transfer names two hosts of the model and is a transfer of its traffic
 //!   (an all-to-all: source ≠ destination), else [`Rejection::UnknownTransfer`];
 //! - no two transfers of the frame share a link: each link is stamped with the frame
-//!   and the transfer holding it, so the first transfer that reaches a stamped link names
-//!   the frame, both transfers and the link ([`Rejection::Conflict`]); the same transfer
-//!   twice in a frame is [`Rejection::Duplicated`] (it shares all its links with itself);
+//!   and the first transfer holding it, so every later transfer on it is named with that
+//!   one ([`Rejection::Conflict`], once per pair); the same transfer twice in a frame is
+//!   [`Rejection::Duplicated`] (its first copy holds one of its links, or is in the set
+//!   of transfers that found every link taken);
 //! - the frame is not empty ([`Rejection::EmptyFrame`]).
 //!
 //! **Each transfer exactly once, without a set of all transfers.** Per source host `s`,
@@ -25,10 +27,11 @@
 //! transfer, 512 MiB at 65,536 hosts; streaming algorithms that decide multiset
 //! equality exactly need memory linear in the stream.)
 //!
-//! **Naming what is wrong.** When a source's count or fingerprints are wrong, a second
-//! pass over the frames ([`Locator`]) looks at that source alone, with one frame number
-//! per destination (O(hosts)): it names the duplicated transfer and both of its frames,
-//! or the missing transfer, exactly.
+//! **Naming what is wrong.** When sources' counts or fingerprints are wrong, a second
+//! pass over the frames ([`Locator`]) follows the first [`MAX_PROBLEMS`] of them, with
+//! two frame numbers per destination (O(hosts) each): it names every repeated transfer
+//! with both of its frames and every missing transfer, exactly; the other wrong sources
+//! are counted ([`Unnamed`]).
 //!
 //! **Λ.** The validator counts every link's load over the stream. When each transfer
 //! occurred once, these are the traffic's loads: their maximum is Λ counted, which must
@@ -83,21 +86,24 @@ fn random_point(salt: u64) -> u64 {
 }
 
 /// Why a streamed schedule is not a valid schedule of the model. Frames are numbered
-/// from 1, as people do (and as `liquid verify` numbers them).
+/// from 1, as people do (and as `liquid verify` numbers them); the messages are the
+/// in-memory `liquid verify`'s (`liquid_model::ScheduleError`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Rejection {
     /// A pair that is not a transfer of the traffic.
-    #[error("timeframe {frame}: transfer {transfer} is not in the traffic ({why})")]
+    #[error("timeframe {frame}: transfer {transfer:?} is not in model {model:?} ({why})")]
     UnknownTransfer {
         /// Timeframe.
         frame: u64,
         /// The pair, as `from->to` (host numbers when out of range).
         transfer: String,
+        /// The traffic's name.
+        model: String,
         /// Why.
         why: String,
     },
     /// A transfer in two places.
-    #[error("transfer {transfer:?} appears in timeframes {first} and {second}")]
+    #[error("{}", duplicated(transfer, *first, *second))]
     Duplicated {
         /// The transfer.
         transfer: String,
@@ -107,18 +113,10 @@ pub enum Rejection {
         second: u64,
     },
     /// A transfer in no timeframe.
-    #[error(
-        "transfer {transfer:?} is in no timeframe: its first link {link:?} carries {counted} of its {load} transfers"
-    )]
+    #[error("transfer {transfer:?} is in no timeframe")]
     Missing {
         /// The transfer.
         transfer: String,
-        /// The first link of its route.
-        link: String,
-        /// The transfers the schedule put on that link.
-        counted: u64,
-        /// The link's load in the traffic.
-        load: u64,
     },
     /// Two transfers of a timeframe share a link.
     #[error("timeframe {frame}: transfers {a:?} and {b:?} congest on link {link:?}")]
@@ -138,6 +136,233 @@ pub enum Rejection {
         /// Timeframe.
         frame: u64,
     },
+}
+
+fn duplicated(transfer: &str, first: u64, second: u64) -> String {
+    if first == second {
+        format!("transfer {transfer:?} appears twice in timeframe {first}")
+    } else {
+        format!("transfer {transfer:?} appears in timeframes {first} and {second}")
+    }
+}
+
+impl Rejection {
+    /// The timeframe the problem is in (the later one of a repeated transfer), if any.
+    pub fn frame(&self) -> Option<u64> {
+        match *self {
+            Rejection::UnknownTransfer { frame, .. }
+            | Rejection::Conflict { frame, .. }
+            | Rejection::EmptyFrame { frame } => Some(frame),
+            Rejection::Duplicated { second, .. } => Some(second),
+            Rejection::Missing { .. } => None,
+        }
+    }
+}
+
+/// Where a frame's record is in a compact schedule file: the byte offset of its tag, and
+/// of its first entry and the bytes per entry (a `P` record's entries are destinations,
+/// an `S` record's pairs), so that a problem names the bytes it is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FramePlace {
+    /// The byte offset of the record's tag.
+    pub record: u64,
+    /// The byte offset of its first entry.
+    pub first: u64,
+    /// Bytes per entry.
+    pub stride: u64,
+}
+
+impl FramePlace {
+    /// The byte offset of entry `j` (0-based) of the frame.
+    pub fn entry(&self, j: usize) -> u64 {
+        self.first + j as u64 * self.stride
+    }
+}
+
+/// One problem of a streamed schedule, with where it is when the frames were read from a
+/// file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// What is wrong.
+    pub rejection: Rejection,
+    /// The entry of its frame it is about (0-based, in file order): a transfer the model
+    /// lacks, or the later copy of a repeated transfer.
+    pub entry: Option<usize>,
+    /// The byte offset in the file: of the entry for a transfer the model lacks, of the
+    /// frame's record otherwise; `None` when the frames were not read from a file, and
+    /// for a transfer in no timeframe.
+    pub byte: Option<u64>,
+}
+
+impl Problem {
+    fn new(rejection: Rejection, entry: Option<usize>, place: Option<FramePlace>) -> Problem {
+        let byte = place.map(|p| match (&rejection, entry) {
+            (Rejection::UnknownTransfer { .. }, Some(j)) => p.entry(j),
+            _ => p.record,
+        });
+        Problem {
+            rejection,
+            entry,
+            byte,
+        }
+    }
+
+    /// The problem as `liquid verify` lists it: with `file: byte B: timeframes[i]: ` before
+    /// the message when it has a place in `file` (`timeframes[i][j]` for a transfer the
+    /// model lacks), as the in-memory check names `file:line:column: timeframes[i]: `.
+    pub fn line(&self, file: Option<&str>) -> String {
+        let message = self.rejection.to_string();
+        let (Some(file), Some(byte), Some(frame)) = (file, self.byte, self.rejection.frame())
+        else {
+            return message;
+        };
+        let i = frame - 1;
+        let field = match (&self.rejection, self.entry) {
+            (Rejection::UnknownTransfer { .. }, Some(j)) => format!("timeframes[{i}][{j}]"),
+            _ => format!("timeframes[{i}]"),
+        };
+        // The field names the timeframe: no "timeframe N: " before the message too.
+        let message = match message.strip_prefix(&format!("timeframe {frame}: ")) {
+            Some(rest) => rest.to_string(),
+            None => message,
+        };
+        format!("{file}: byte {byte}: {field}: {message}")
+    }
+}
+
+/// At most this many problems of each kind are kept, and listed in all: the in-memory
+/// `liquid verify`'s bound (`liquid_model::schedule::MAX_PROBLEMS`).
+pub const MAX_PROBLEMS: usize = liquid_model::schedule::MAX_PROBLEMS;
+
+/// Problems of one kind: the first [`MAX_PROBLEMS`] in the check's order, and how many.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Kept {
+    listed: Vec<Problem>,
+    total: u64,
+}
+
+impl Kept {
+    fn push(&mut self, p: impl FnOnce() -> Problem) {
+        self.total += 1;
+        if self.listed.len() < MAX_PROBLEMS {
+            self.listed.push(p());
+        }
+    }
+}
+
+/// Sources whose transfers are wrong (a count or a fingerprint off) that the second pass
+/// did not name one by one: it follows at most [`MAX_PROBLEMS`] sources, in memory
+/// O(hosts) each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unnamed {
+    /// How many sources.
+    pub sources: u64,
+    /// The first of them (by host number), by name.
+    pub first: String,
+    /// A lower bound on their problems: each has at least one, and at least as many as
+    /// its count of transfers is off by.
+    pub at_least: u64,
+}
+
+/// Every problem a streamed check found, kept in bounded memory: the first
+/// [`MAX_PROBLEMS`] of each kind and the count of all, so that [`Findings::lines`] lists
+/// them in the in-memory `liquid verify`'s order: transfers the model lacks, then by
+/// timeframe the empty timeframes and repeated transfers, then the congesting pairs, then
+/// the transfers in no timeframe (by source, then destination).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Findings {
+    unknown: Kept,
+    /// Empty frames and transfers twice in one frame (the first pass), in frame order.
+    frames: Kept,
+    /// Transfers repeated in a later frame (the second pass), in frame order.
+    repeated: Kept,
+    conflicts: Kept,
+    missing: Kept,
+    unnamed: Option<Unnamed>,
+}
+
+impl Findings {
+    /// Whether nothing was found.
+    pub fn is_empty(&self) -> bool {
+        self.total() == 0 && self.unnamed.is_none()
+    }
+
+    /// How many problems were found and named (the sources left unnamed aside).
+    pub fn total(&self) -> u64 {
+        [
+            &self.unknown,
+            &self.frames,
+            &self.repeated,
+            &self.conflicts,
+            &self.missing,
+        ]
+        .iter()
+        .map(|k| k.total)
+        .sum()
+    }
+
+    /// The sources left unnamed, if any.
+    pub fn unnamed(&self) -> Option<&Unnamed> {
+        self.unnamed.as_ref()
+    }
+
+    /// The problems kept, in the in-memory check's order (see [`Findings`]).
+    pub fn problems(&self) -> Vec<&Problem> {
+        let key = |p: &Problem| (p.rejection.frame().unwrap_or(0), p.entry.unwrap_or(0));
+        let (mut a, mut b) = (
+            self.frames.listed.iter().peekable(),
+            self.repeated.listed.iter().peekable(),
+        );
+        let mut by_frame = Vec::new();
+        while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+            if key(x) <= key(y) {
+                by_frame.extend(a.next());
+            } else {
+                by_frame.extend(b.next());
+            }
+        }
+        by_frame.extend(a);
+        by_frame.extend(b);
+        self.unknown
+            .listed
+            .iter()
+            .chain(by_frame)
+            .chain(&self.conflicts.listed)
+            .chain(&self.missing.listed)
+            .collect()
+    }
+
+    /// The first problem, if any.
+    pub fn first(&self) -> Option<Rejection> {
+        self.problems().first().map(|p| p.rejection.clone())
+    }
+
+    /// The problems as `liquid verify` lists them: the first [`MAX_PROBLEMS`] (placed in
+    /// `file` when they were read from it, [`Problem::line`]), then `and N more`, or `and
+    /// at least N more` with the sources the second pass did not name.
+    pub fn lines(&self, file: Option<&str>) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .problems()
+            .iter()
+            .take(MAX_PROBLEMS)
+            .map(|p| p.line(file))
+            .collect();
+        let more = self.total() - lines.len() as u64;
+        match &self.unnamed {
+            None if more > 0 => lines.push(format!("and {more} more")),
+            None => {}
+            Some(u) => lines.push(format!(
+                "and at least {} more: the transfers of {} more source{} (from {}) are \
+                 sent a wrong number of times or to wrong destinations; the second pass \
+                 names those of the first {MAX_PROBLEMS} wrong sources only",
+                more + u.at_least,
+                u.sources,
+                if u.sources == 1 { "" } else { "s" },
+                u.first
+            )),
+        }
+        lines
+    }
 }
 
 /// What a streamed schedule is, once validated.
@@ -160,13 +385,13 @@ pub struct StreamReport {
     pub exactly_once: String,
 }
 
-/// The end of a pass that found a source whose transfers are not right: the second pass
-/// ([`Locator`]) names what is wrong.
+/// A source whose transfers are not right at the end of the first pass (its count or
+/// fingerprints are off): the second pass ([`Locator`]) names what is wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Suspect {
     /// The source host.
     pub source: usize,
-    /// The transfers it sent.
+    /// The transfers it sent (a transfer twice in one frame counted once).
     pub sent: u64,
 }
 
@@ -175,14 +400,15 @@ pub struct Suspect {
 struct LinkState {
     /// 1 + the frame that last used it.
     stamp: u32,
-    /// The transfer (source, destination) that holds it in that frame.
+    /// The first transfer (source, destination) that used it in that frame.
     source: u32,
     destination: u32,
     /// Transfers counted on it.
     load: u32,
 }
 
-/// Validates a schedule frame by frame against a structured model.
+/// Validates a schedule frame by frame against a structured model, and keeps every
+/// problem it finds ([`Findings`]).
 #[derive(Debug)]
 pub struct Validator<'m, M: Structured> {
     model: &'m M,
@@ -197,6 +423,13 @@ pub struct Validator<'m, M: Structured> {
     frames: u64,
     transfers: u64,
     route: Vec<u32>,
+    /// The links of the current transfer already taken in its frame, with their holder.
+    held: Vec<(u32, (u32, u32))>,
+    /// The transfers of the current frame that found every link of their route taken
+    /// (never in a valid frame; at most the frame's size): a second copy of one of them
+    /// finds no link it holds, so it is recognised here.
+    blocked: std::collections::HashSet<(u32, u32)>,
+    findings: Findings,
 }
 
 impl<'m, M: Structured> Validator<'m, M> {
@@ -221,6 +454,9 @@ impl<'m, M: Structured> Validator<'m, M> {
             frames: 0,
             transfers: 0,
             route: Vec::with_capacity(64),
+            held: Vec::new(),
+            blocked: std::collections::HashSet::new(),
+            findings: Findings::default(),
         }
     }
 
@@ -229,70 +465,117 @@ impl<'m, M: Structured> Validator<'m, M> {
         self.frames
     }
 
-    fn pair_name(&self, s: u32, d: u32) -> String {
-        let n = self.model.hosts() as u32;
-        if s < n && d < n {
-            format!(
-                "{}->{}",
-                self.model.host_name(s as usize),
-                self.model.host_name(d as usize)
-            )
-        } else {
-            format!("{s}->{d}")
-        }
+    /// The problems found so far.
+    pub fn findings(&self) -> &Findings {
+        &self.findings
     }
 
-    /// Checks the next frame, given as (source, destination) host numbers.
+    /// The problems found, for the second pass to add to.
+    pub fn into_findings(self) -> Findings {
+        self.findings
+    }
+
+    fn pair_name(&self, s: u32, d: u32) -> String {
+        pair_name(self.model, s, d)
+    }
+
+    /// Checks the next frame, given as (source, destination) host numbers; the first
+    /// problem it has, if any (all of them are kept: [`Validator::findings`]).
     pub fn frame(&mut self, pairs: impl Iterator<Item = (u32, u32)>) -> Result<(), Rejection> {
+        self.frame_at(pairs, None)
+    }
+
+    /// [`Validator::frame`] of a frame read from a file at `place`, so that its problems
+    /// name their bytes.
+    ///
+    /// Each entry is checked as the in-memory check does (`liquid_model::validate_all`):
+    /// a pair that is no transfer of the traffic is reported and left out; a transfer
+    /// given twice in the frame is reported as such (and counted once); every other
+    /// transfer is reported once with each transfer that took one of its links first in
+    /// the frame. The frame is reported when it has no entry.
+    pub fn frame_at(
+        &mut self,
+        pairs: impl Iterator<Item = (u32, u32)>,
+        place: Option<FramePlace>,
+    ) -> Result<(), Rejection> {
         let f = self.frames + 1;
         let mark = u32::try_from(f).expect("fewer than 2^32 frames");
         let n = self.model.hosts() as u32;
-        let mut count = 0u64;
-        let mut route = std::mem::take(&mut self.route);
-        for (s, d) in pairs {
-            count += 1;
-            if s >= n || d >= n {
-                return Err(Rejection::UnknownTransfer {
-                    frame: f,
-                    transfer: self.pair_name(s, d),
-                    why: format!("the model has hosts 0 to {}", n - 1),
-                });
+        let before = self.findings.total();
+        let mut first: Option<Rejection> = None;
+        let mut note = |kept: &mut Kept, r: Rejection, entry: Option<usize>| {
+            if first.is_none() {
+                first = Some(r.clone());
             }
-            if s == d {
-                return Err(Rejection::UnknownTransfer {
+            kept.push(|| Problem::new(r, entry, place));
+        };
+        let mut count = 0u64;
+        let mut known = 0u64;
+        let mut route = std::mem::take(&mut self.route);
+        let mut held = std::mem::take(&mut self.held);
+        self.blocked.clear();
+        for (j, (s, d)) in pairs.enumerate() {
+            count += 1;
+            if s >= n || d >= n || s == d {
+                let why = if s == d && s < n {
+                    "a host does not send to itself in this all-to-all".to_string()
+                } else {
+                    format!("the model has hosts 0 to {}", n - 1)
+                };
+                let r = Rejection::UnknownTransfer {
                     frame: f,
                     transfer: self.pair_name(s, d),
-                    why: "a host does not send to itself in this all-to-all".into(),
-                });
+                    model: self.model.name(),
+                    why,
+                };
+                note(&mut self.findings.unknown, r, Some(j));
+                continue;
             }
             self.model.route(s as usize, d as usize, &mut route);
+            held.clear();
+            let mut own = false;
             for &l in &route {
-                let l = l as usize;
-                let state = &mut self.link[l];
-                if state.stamp == mark {
-                    let (a, b) = (state.source, state.destination);
-                    return Err(if (a, b) == (s, d) {
-                        Rejection::Duplicated {
-                            transfer: self.pair_name(s, d),
-                            first: f,
-                            second: f,
-                        }
-                    } else {
-                        Rejection::Conflict {
-                            frame: f,
-                            a: self.pair_name(a, b),
-                            b: self.pair_name(s, d),
-                            link: self.model.link_name(l),
-                        }
-                    });
+                let state = &mut self.link[l as usize];
+                if state.stamp != mark {
+                    *state = LinkState {
+                        stamp: mark,
+                        source: s,
+                        destination: d,
+                        load: state.load + 1,
+                    };
+                } else if (state.source, state.destination) == (s, d) {
+                    own = true;
+                } else {
+                    held.push((l, (state.source, state.destination)));
                 }
-                *state = LinkState {
-                    stamp: mark,
-                    source: s,
-                    destination: d,
-                    load: state.load + 1,
-                };
             }
+            // A copy of a transfer already in the frame: the first copy took every link
+            // the others had not (so this one took none), or took none at all.
+            let twice = own || (held.len() == route.len() && !self.blocked.insert((s, d)));
+            if twice {
+                let r = Rejection::Duplicated {
+                    transfer: self.pair_name(s, d),
+                    first: f,
+                    second: f,
+                };
+                note(&mut self.findings.frames, r, Some(j));
+                continue;
+            }
+            let mut reported: Vec<(u32, u32)> = Vec::new();
+            for &(l, holder) in &held {
+                self.link[l as usize].load += 1;
+                if !reported.contains(&holder) {
+                    reported.push(holder);
+                    let r = Rejection::Conflict {
+                        frame: f,
+                        a: self.pair_name(holder.0, holder.1),
+                        b: self.pair_name(s, d),
+                        link: self.model.link_name(l as usize),
+                    };
+                    note(&mut self.findings.conflicts, r, Some(j));
+                }
+            }
+            known += 1;
             let (s, d) = (s as usize, d as usize);
             self.sent[s] += 1;
             let p = &mut self.print[s];
@@ -300,12 +583,21 @@ impl<'m, M: Structured> Validator<'m, M> {
             p[1] = add_mod(p[1], self.power[1][d]);
         }
         self.route = route;
+        self.held = held;
         if count == 0 {
-            return Err(Rejection::EmptyFrame { frame: f });
+            note(
+                &mut self.findings.frames,
+                Rejection::EmptyFrame { frame: f },
+                None,
+            );
         }
         self.frames += 1;
-        self.transfers += count;
-        Ok(())
+        self.transfers += known;
+        debug_assert_eq!(first.is_some(), self.findings.total() > before);
+        match first {
+            Some(r) => Err(r),
+            None => Ok(()),
+        }
     }
 
     /// How the exactly-once check works, in words.
@@ -318,23 +610,28 @@ impl<'m, M: Structured> Validator<'m, M> {
         )
     }
 
-    /// The end of the stream: the report, or the first source whose transfers are wrong
-    /// (to be named by a [`Locator`] pass).
-    pub fn finish(&self) -> Result<StreamReport, Suspect> {
+    /// The end of the stream: the report (Λ counted, the loads compared), or every source
+    /// whose transfers are wrong, by host number (to be named by a [`Locator`] pass).
+    /// The report is the schedule's only when [`Validator::findings`] is empty too.
+    pub fn finish(&self) -> Result<StreamReport, Vec<Suspect>> {
         let n = self.model.hosts();
         let total = |i: usize| self.power[i].iter().fold(0, |a, &x| add_mod(a, x));
         let totals = [total(0), total(1)];
-        for s in 0..n {
-            let want = [
-                add_mod(totals[0], PRIME - self.power[0][s]),
-                add_mod(totals[1], PRIME - self.power[1][s]),
-            ];
-            if self.sent[s] as usize != n - 1 || self.print[s] != want {
-                return Err(Suspect {
-                    source: s,
-                    sent: u64::from(self.sent[s]),
-                });
-            }
+        let suspects: Vec<Suspect> = (0..n)
+            .filter(|&s| {
+                let want = [
+                    add_mod(totals[0], PRIME - self.power[0][s]),
+                    add_mod(totals[1], PRIME - self.power[1][s]),
+                ];
+                self.sent[s] as usize != n - 1 || self.print[s] != want
+            })
+            .map(|s| Suspect {
+                source: s,
+                sent: u64::from(self.sent[s]),
+            })
+            .collect();
+        if !suspects.is_empty() {
+            return Err(suspects);
         }
         let counted = self.link.iter().map(|x| x.load).max().unwrap_or(0);
         let matches = self
@@ -374,68 +671,146 @@ impl<'m, M: Structured> Validator<'m, M> {
     }
 }
 
-/// The second pass: the frames of one suspect source, with the first frame holding each
-/// of its destinations.
+fn pair_name<M: Structured>(model: &M, s: u32, d: u32) -> String {
+    let n = model.hosts() as u32;
+    if s < n && d < n {
+        format!(
+            "{}->{}",
+            model.host_name(s as usize),
+            model.host_name(d as usize)
+        )
+    } else {
+        format!("{s}->{d}")
+    }
+}
+
+/// The second pass: the frames of the first [`MAX_PROBLEMS`] suspect sources, with the
+/// first and last frame holding each of their destinations (two frame numbers per
+/// destination and source followed: O(hosts) memory); it names every transfer of those sources repeated
+/// in a later frame, and every one in no frame.
 #[derive(Debug)]
 pub struct Locator<'m, M: Structured> {
     model: &'m M,
-    source: u32,
-    first: Vec<u32>,
+    /// The sources followed, by host number.
+    followed: Vec<Suspect>,
+    /// Per host: its index in `followed`, or `u32::MAX`.
+    slot: Vec<u32>,
+    /// Per source followed: per destination, 1 + the first and the last frame holding
+    /// the transfer (the last, to skip a second copy in one frame).
+    first: Vec<Vec<[u32; 2]>>,
+    /// The sources left unnamed.
+    unnamed: Option<Unnamed>,
+    repeated: Kept,
+    /// Per source followed: whether this pass found one of its transfers repeated.
+    found: Vec<bool>,
     frames: u64,
 }
 
 impl<'m, M: Structured> Locator<'m, M> {
-    /// A pass looking at `suspect.source`.
-    pub fn new(model: &'m M, suspect: Suspect) -> Self {
+    /// A pass following the first [`MAX_PROBLEMS`] of `suspects` (by host number); the
+    /// others are counted ([`Unnamed`]).
+    pub fn new(model: &'m M, suspects: &[Suspect]) -> Self {
+        let n = model.hosts();
+        let followed: Vec<Suspect> = suspects.iter().take(MAX_PROBLEMS).copied().collect();
+        let mut slot = vec![u32::MAX; n];
+        for (i, s) in followed.iter().enumerate() {
+            slot[s.source] = i as u32;
+        }
+        let rest = &suspects[followed.len()..];
+        let unnamed = rest.first().map(|first| Unnamed {
+            sources: rest.len() as u64,
+            first: model.host_name(first.source),
+            at_least: rest
+                .iter()
+                .map(|s| s.sent.abs_diff(n as u64 - 1).max(1))
+                .sum(),
+        });
         Locator {
             model,
-            source: suspect.source as u32,
-            first: vec![0; model.hosts()],
+            first: vec![vec![[0; 2]; n]; followed.len()],
+            found: vec![false; followed.len()],
+            followed,
+            slot,
+            unnamed,
+            repeated: Kept::default(),
             frames: 0,
         }
     }
 
-    /// The next frame; a duplicate is named as soon as it is seen.
-    pub fn frame(&mut self, pairs: impl Iterator<Item = (u32, u32)>) -> Result<(), Rejection> {
+    /// The next frame (read from a file at `place`, if it was); the first repeated
+    /// transfer it holds, if any (all are kept). Pairs the model lacks and the second copy
+    /// of a transfer in one frame are the first pass's to report, and skipped.
+    pub fn frame(
+        &mut self,
+        pairs: impl Iterator<Item = (u32, u32)>,
+        place: Option<FramePlace>,
+    ) -> Result<(), Rejection> {
         self.frames += 1;
         let f = u32::try_from(self.frames).expect("fewer than 2^32 frames");
-        for (s, d) in pairs.filter(|&(s, _)| s == self.source) {
-            let slot = &mut self.first[d as usize];
-            if *slot != 0 {
-                return Err(Rejection::Duplicated {
-                    transfer: format!(
-                        "{}->{}",
-                        self.model.host_name(s as usize),
-                        self.model.host_name(d as usize)
-                    ),
-                    first: u64::from(*slot),
-                    second: self.frames,
-                });
+        let n = self.model.hosts() as u32;
+        let mut first = None;
+        for (j, (s, d)) in pairs.enumerate() {
+            if s >= n || d >= n || s == d {
+                continue;
             }
-            *slot = f;
+            let i = self.slot[s as usize];
+            if i == u32::MAX {
+                continue;
+            }
+            let [earliest, last] = &mut self.first[i as usize][d as usize];
+            if *earliest == 0 {
+                (*earliest, *last) = (f, f);
+            } else if *last != f {
+                *last = f;
+                self.found[i as usize] = true;
+                let r = Rejection::Duplicated {
+                    transfer: pair_name(self.model, s, d),
+                    first: u64::from(*earliest),
+                    second: self.frames,
+                };
+                if first.is_none() {
+                    first = Some(r.clone());
+                }
+                self.repeated.push(|| Problem::new(r, Some(j), place));
+            }
         }
-        Ok(())
+        match first {
+            Some(r) => Err(r),
+            None => Ok(()),
+        }
     }
 
-    /// After the last frame: the missing transfer (the lowest destination not seen), with
-    /// the first link of its route and that link's count. `counted_load` gives the
-    /// first pass's count of a link. `None` when this pass saw every transfer of the
-    /// source once: then the frames differ from those of the first pass.
-    pub fn finish(&self, counted_load: impl Fn(usize) -> u64) -> Option<Rejection> {
-        let s = self.source as usize;
-        let missing = (0..self.model.hosts()).find(|&d| d != s && self.first[d] == 0)?;
-        let mut route = Vec::new();
-        self.model.route(s, missing, &mut route);
-        let link = route[0] as usize;
-        Some(Rejection::Missing {
-            transfer: format!(
-                "{}->{}",
-                self.model.host_name(s),
-                self.model.host_name(missing)
-            ),
-            link: self.model.link_name(link),
-            counted: counted_load(link),
-            load: self.model.load(link),
-        })
+    /// After the last frame: adds to `findings` the repeated transfers and those in no
+    /// timeframe (by source, then destination) of the sources followed, and the sources
+    /// left unnamed. `Err` when a source followed shows nothing wrong: the frames differ
+    /// from those of the first pass.
+    pub fn finish(self, findings: &mut Findings) -> Result<(), crate::StreamError> {
+        let n = self.model.hosts();
+        for (i, suspect) in self.followed.iter().enumerate() {
+            let s = suspect.source;
+            let mut any = self.found[i];
+            for d in (0..n).filter(|&d| d != s && self.first[i][d][0] == 0) {
+                any = true;
+                findings.missing.push(|| {
+                    Problem::new(
+                        Rejection::Missing {
+                            transfer: pair_name(self.model, s as u32, d as u32),
+                        },
+                        None,
+                        None,
+                    )
+                });
+            }
+            if !any {
+                return Err(crate::StreamError::Unstable(format!(
+                    "the second pass saw every transfer of {} once: the frames changed \
+                     between the passes",
+                    self.model.host_name(s)
+                )));
+            }
+        }
+        findings.repeated = self.repeated;
+        findings.unnamed = self.unnamed;
+        Ok(())
     }
 }

@@ -3,7 +3,7 @@
 //! baseline, or compared with one.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use liquid_engine::baseline::{Baseline, Change, Entry, Model};
 use liquid_engine::crosscheck::{compare, Claim, Status};
@@ -642,6 +642,21 @@ struct Loaded {
     schedules: Vec<ScheduleClaim>,
 }
 
+/// The files a folder given to crosscheck stands for: its `.yaml` files in name order,
+/// then apart the baseline files among them (kept beside the models, they are skipped).
+/// The one listing of a folder's models: [`run`] reads them, and `crosscheck --record`
+/// refuses to write over one of them.
+pub fn folder_models(dir: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), StudyError> {
+    let mut inside: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| StudyError::Input(format!("{}: cannot read: {e}", dir.display())))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    inside.sort();
+    let (baselines, models) = inside.into_iter().partition(|p| is_baseline(p));
+    Ok((models, baselines))
+}
+
 /// The models given (files, folders of `.yaml` files, generated-model specs), in order,
 /// each with its file and the schedule files among the arguments that name it.
 fn load(models: &[PathBuf]) -> Result<Vec<Loaded>, StudyError> {
@@ -651,23 +666,14 @@ fn load(models: &[PathBuf]) -> Result<Vec<Loaded>, StudyError> {
     let mut paths = Vec::new();
     for path in models {
         if path.is_dir() {
-            let mut inside: Vec<PathBuf> = std::fs::read_dir(path)
-                .map_err(|e| StudyError::Input(format!("{}: cannot read: {e}", path.display())))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-                .collect();
-            inside.sort();
+            let (inside, baselines) = folder_models(path)?;
             // A baseline kept beside the models is no model: skipped, and said so.
-            inside.retain(|p| {
-                let baseline = is_baseline(p);
-                if baseline {
-                    eprintln!(
-                        "note: {}: a baseline file, not a model: skipped",
-                        p.display()
-                    );
-                }
-                !baseline
-            });
+            for p in baselines {
+                eprintln!(
+                    "note: {}: a baseline file, not a model: skipped",
+                    p.display()
+                );
+            }
             if inside.is_empty() {
                 return Err(StudyError::Input(format!(
                     "{}: the folder holds no model (no .yaml file)",
