@@ -118,7 +118,8 @@ impl TimeSum {
     pub fn seconds(&self, overhead: f64) -> f64 {
         let mut total = overhead * self.messages as f64;
         for (&(rate, latency), &(bytes, messages)) in &self.by_route {
-            total += f64::from_bits(latency) * messages as f64 + bytes as f64 / f64::from_bits(rate);
+            total +=
+                f64::from_bits(latency) * messages as f64 + bytes as f64 / f64::from_bits(rate);
         }
         total
     }

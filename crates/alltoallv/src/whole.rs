@@ -412,7 +412,10 @@ mod tests {
         let bytes = [149_796u64; 7];
         let platform = Platform::uniform(&t, 1e8);
         let times = message_times(&t, &bytes, &platform);
-        assert!((0..7).map(|_| times[0]).sum::<f64>() < 0.01048572, "the rounding shown");
+        assert!(
+            (0..7).map(|_| times[0]).sum::<f64>() < 0.01048572,
+            "the rounding shown"
+        );
         let bound = crate::bound::time_bound(&t, &bytes, &platform).seconds;
         assert_eq!(bound, 0.01048572);
         let s = first_fit_decreasing(&t, &[1], &times);
