@@ -166,7 +166,8 @@ enum StudyWhat {
     /// the hosts, seeded): Λ, the throughput against full bisection (N − 1), the schedule
     /// with its evidence, and simulated makespans of the schedule, all at once and Open
     /// MPI's pairwise exchange. Writes DIR/routing.csv and SVG charts; see
-    /// docs/src/infiniband.md.
+    /// docs/src/infiniband.md. --time-limit (default 10 s) bounds each engine run and each
+    /// simulation: a simulation stopped by it has no makespan (a warning, exit 0).
     Routing(Box<c::RoutingArgs>),
 }
 

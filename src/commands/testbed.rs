@@ -125,7 +125,9 @@ pub fn merge(a: &MergeArgs) -> anyhow::Result<ExitCode> {
         liquid_study::merge::Merged::Explain(reports, format) => {
             super::explain::emit_many(&reports, &format)?
         }
-        liquid_study::merge::Merged::Routing(summary) => emit(&summary, format)?,
+        liquid_study::merge::Merged::Routing(summary) => {
+            return super::study::routing_emitted(&summary, format);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
