@@ -286,7 +286,8 @@ impl SimCliArgs {
 #[derive(Debug, Clone, clap::Args)]
 struct LimitArgs {
     /// Wall-clock limit in seconds (fractions allowed; default 300 s): an engine stopped
-    /// by it answers `unknown` with the best it had; a simulation it stops (`simulate`,
+    /// by it answers `unknown` with the best it had (`solve` says so on stderr too, exit
+    /// 0); a simulation it stops (`simulate`,
     /// `solve --simulate`) reports how far it got, its figures null, with a warning (exit 0).
     #[arg(long, value_parser = c::parse_seconds)]
     time_limit: Option<std::time::Duration>,
