@@ -166,7 +166,8 @@ enum StudyWhat {
     /// the hosts, seeded): Λ, the throughput against full bisection (N − 1), the schedule
     /// with its evidence, and simulated makespans of the schedule, all at once and Open
     /// MPI's pairwise exchange. Writes DIR/routing.csv and SVG charts; see
-    /// docs/src/infiniband.md.
+    /// docs/src/infiniband.md. --time-limit (default 10 s) bounds each engine run and each
+    /// simulation: a simulation stopped by it has no makespan (a warning, exit 0).
     Routing(Box<c::RoutingArgs>),
 }
 
@@ -285,7 +286,8 @@ impl SimCliArgs {
 #[derive(Debug, Clone, clap::Args)]
 struct LimitArgs {
     /// Wall-clock limit in seconds (fractions allowed; default 300 s): an engine stopped
-    /// by it answers `unknown` with the best it had; a simulation it stops (`simulate`,
+    /// by it answers `unknown` with the best it had (`solve` says so on stderr too, exit
+    /// 0); a simulation it stops (`simulate`,
     /// `solve --simulate`) reports how far it got, its figures null, with a warning (exit 0).
     #[arg(long, value_parser = c::parse_seconds)]
     time_limit: Option<std::time::Duration>,

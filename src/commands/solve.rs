@@ -267,6 +267,7 @@ pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
         // The default run answers with checked evidence (see `engine`'s help).
         proofs: a.require_proof || a.engine.is_none(),
     };
+    let began = std::time::Instant::now();
     let checked = crate::progress::with_progress(engine.counts(), |p| {
         liquid_engine::solve(&traffic, engine, &request, a.proof.as_deref(), p)
     });
@@ -295,6 +296,19 @@ pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
         (None, _) => {}
     }
     emit(&report, a.format)?;
+    // Stopped by the time limit (an `unknown` answer once the limit has passed; `ilp
+    // --decide` answers `unknown` on its own): said on stderr too, as `simulate` and
+    // `teams` say it (exit unchanged; stdout is the report alone).
+    let limit = request
+        .limits
+        .time
+        .unwrap_or(liquid_engine::DEFAULT_TIME_LIMIT);
+    if c.verdict() == liquid_model::Verdict::Unknown && began.elapsed() >= limit {
+        eprintln!(
+            "warning: {}",
+            stopped_warning(&c, &traffic, limit.as_secs_f64())
+        );
+    }
     if let Some(dir) = &a.proof {
         if let Some((why, code)) = no_proof_written(&traffic, &c) {
             eprintln!("no proof written to {}: {why}", dir.display());
@@ -306,4 +320,24 @@ pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_REJECTED));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The one-line warning of an engine stopped by its time limit (verdict `unknown`): the
+/// limit, and what was left undecided.
+fn stopped_warning(
+    c: &liquid_engine::Checked,
+    traffic: &liquid_model::Traffic,
+    time_s: f64,
+) -> String {
+    let best = match c.length() {
+        Some(l) => format!("the best schedule found has {l} timeframes"),
+        None => "no schedule found".into(),
+    };
+    format!(
+        "the time limit ({time_s} s) stopped {} before it settled the traffic: verdict \
+         unknown, whether a liquid schedule (Λ = {} timeframes) exists is undecided ({best}); \
+         raise --time-limit",
+        c.engine(),
+        traffic.duration()
+    )
 }

@@ -58,7 +58,26 @@ pub fn solve_stream(
     })
     .map_err(input)?;
     match solved {
-        Ok(report) => emitted(&report, format),
+        Ok(report) => {
+            emit(&report, format)?;
+            // Stopped by the time limit (not by --prefix): said on stderr too, as
+            // `simulate` and `teams` say it (exit 0; stdout is the report alone).
+            let want = prefix.map_or(report.frames, |p| report.frames.min(p as u64));
+            if report.stopped.is_some() && report.frames_made < want {
+                let limit = time_limit.unwrap_or(liquid_stream::DEFAULT_TIME_LIMIT);
+                eprintln!(
+                    "warning: the time limit ({} s) stopped the streamed construction after \
+                     {} of {} frames: verdict unknown, frames {} to {} not made or validated; \
+                     raise --time-limit",
+                    limit.as_secs_f64(),
+                    report.frames_made,
+                    report.frames,
+                    report.frames_made + 1,
+                    report.frames
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Err((rejection, report)) => {
             emit(&report, format)?;
             eprintln!("internal error: the streamed frames are not a valid schedule: {rejection}");

@@ -173,7 +173,10 @@ pub struct RoutingArgs {
     /// finds none in the time limit).
     #[arg(long, value_parser = super::engine_parser(), default_value = liquid_engine::DEFAULT_ENGINE)]
     engine: String,
-    /// Time limit of each schedule search, in seconds (fractions allowed).
+    /// Time limit of each engine run (the schedule search, and DSatur's when it runs) and
+    /// of each simulation, in seconds (fractions allowed; default 10 s): a simulation
+    /// stopped by it has no makespan (null, an empty CSV cell, left out of the charts and
+    /// the means; listed in the summary's stopped_by_time_limit, a warning, exit 0).
     #[arg(long, value_parser = super::parse_seconds, default_value = "10")]
     time_limit: std::time::Duration,
     /// Whole bytes each host sends each other host in the simulations (`4096`, `64KiB`;
@@ -242,8 +245,27 @@ pub fn routing(a: RoutingArgs) -> anyhow::Result<ExitCode> {
         );
     };
     match liquid_study::routing::run(&args, a.shard, &tick)? {
-        liquid_study::Swept::Full(summary) => emit(&summary, a.format)?,
+        liquid_study::Swept::Full(summary) => return routing_emitted(&summary, a.format),
         liquid_study::Swept::Shard(written) => eprintln!("{written}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The summary of a whole routing study (run or merged) on stdout, with a warning when
+/// the time limit stopped simulations (exit 0, as `study two-clusters`).
+pub fn routing_emitted(
+    summary: &liquid_study::routing::Summary,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    emit(summary, format)?;
+    let stopped = &summary.stopped_by_time_limit;
+    if !stopped.is_empty() {
+        eprintln!(
+            "warning: the time limit stopped {} simulations, which have no makespan (first: \
+             {}); raise --time-limit for them",
+            stopped.len(),
+            stopped[0]
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -105,7 +105,17 @@ pub fn merge(a: &MergeArgs) -> anyhow::Result<ExitCode> {
     let format = a.format;
     match liquid_study::merge::merge(&a.shards, &a.out)? {
         liquid_study::merge::Merged::Testbed(summary) => emit(&summary, format)?,
-        liquid_study::merge::Merged::Latency(table) => crate::output::print(&table)?,
+        liquid_study::merge::Merged::Latency(studied) => {
+            crate::output::print(&studied.table)?;
+            if let Some(cut) = studied.cut {
+                eprintln!(
+                    "warning: the shards' time limits cut {} of {} loads: the report covers \
+                     the loads simulated",
+                    cut.owned - cut.simulated,
+                    cut.owned
+                );
+            }
+        }
         liquid_study::merge::Merged::Crosscheck(report, format) => {
             return super::crosscheck::crosscheck_merged(&report, &format);
         }
@@ -115,7 +125,9 @@ pub fn merge(a: &MergeArgs) -> anyhow::Result<ExitCode> {
         liquid_study::merge::Merged::Explain(reports, format) => {
             super::explain::emit_many(&reports, &format)?
         }
-        liquid_study::merge::Merged::Routing(summary) => emit(&summary, format)?,
+        liquid_study::merge::Merged::Routing(summary) => {
+            return super::study::routing_emitted(&summary, format);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -247,3 +247,70 @@ fn study_routing_runs_sharded_and_merged_like_the_other_sweeps() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("crates/fabric/src: no run found"), "{err}");
 }
+
+/// `study routing --time-limit` bounds each simulation as it bounds each engine run: at
+/// 0 s (the repair engine still gives its schedules) every simulation stops before its
+/// first event; the study is still written, each makespan null (an empty CSV cell, listed
+/// in stopped_by_time_limit), a warning, exit 0. DSatur, run when the engine gives no
+/// schedule, is bounded too: at 0 s neither gives one, and the error says to raise the
+/// limit (exit 2).
+#[test]
+fn study_routing_time_limit_stops_each_simulation() {
+    let runs = "crates/study/tests/data/routing";
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = succeed(
+        liquid()
+            .args([
+                "study", "routing", runs, "--seeds", "1", "--engine", "repair",
+            ])
+            .args(["--time-limit", "0", "--format", "json", "--out"])
+            .arg(dir.path().join("w")),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let stopped = v["stopped_by_time_limit"].as_array().expect("a list");
+    assert_eq!(stopped.len(), 30, "three simulations of ten rows: {v}");
+    assert_eq!(
+        stopped[0],
+        "fat-tree-4-3/ftree whole seed 0: liquid schedule"
+    );
+    assert!(
+        v["groups"][0]["mean_makespan_over_crossbar"]["liquid"].is_null(),
+        "{v}"
+    );
+    let err = String::from_utf8(out.stderr).expect("UTF-8");
+    assert!(
+        err.contains("warning: the time limit stopped 30 simulations, which have no makespan"),
+        "{err}"
+    );
+    let csv = std::fs::read_to_string(dir.path().join("w/routing.csv")).expect("written");
+    for row in csv.lines().skip(1) {
+        let cells: Vec<&str> = row.split(',').collect();
+        assert_eq!(cells[18..21], ["", "", ""], "{row}");
+        assert!(
+            !cells[17].is_empty(),
+            "the crossbar's makespan is computed: {row}"
+        );
+    }
+    let out = liquid()
+        .args([
+            "study",
+            "routing",
+            runs,
+            "--seeds",
+            "1",
+            "--time-limit",
+            "0",
+            "--out",
+        ])
+        .arg(dir.path().join("x"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "and dsatur found no schedule within the time limit (0 s): raise --time-limit"
+        ),
+        "{err}"
+    );
+}

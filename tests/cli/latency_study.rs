@@ -102,3 +102,116 @@ fn bad_study_parameters_are_refused_by_name() {
         assert!(!err.contains("panicked"), "{name}: {err}");
     }
 }
+
+/// The study has a limit by default, stated in --help (before, it had none: the default
+/// study ran 191 to 881 s, and a large --messages ran without end).
+#[test]
+fn the_study_states_its_default_limit() {
+    let out = succeed(liquid().args(["latency", "study", "--help"]));
+    let help = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(help.contains("default 3600 s"), "{help}");
+}
+
+/// At 0 s nothing is simulated: exit 0, the table says what was cut, a warning, and no
+/// curve files (a curve without loads has none).
+#[test]
+fn a_time_limit_of_0_cuts_every_load_and_says_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("curves");
+    let run = succeed(liquid().args(tiny(&out)).args(["--time-limit", "0"]));
+    let table = String::from_utf8(run.stdout).expect("UTF-8");
+    assert!(
+        table.contains(
+            "stopped by the time limit: 0 of 8 loads simulated; not simulated: `4,1+2,1` M = \
+             4: loads 1-4 of 4; `4,1+2,1` M = 8: loads 1-4 of 4."
+        ),
+        "{table}"
+    );
+    assert!(!table.contains("| `4,1+2,1` |"), "{table}");
+    let err = String::from_utf8(run.stderr).expect("UTF-8");
+    assert!(
+        err.contains("warning: the time limit (0 s) stopped the study: 0 of 8 loads simulated")
+            && err.contains("raise --time-limit"),
+        "{err}"
+    );
+    let files: Vec<_> = std::fs::read_dir(&out)
+        .expect("written")
+        .map(|e| e.expect("entry").file_name().into_string().expect("UTF-8"))
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    assert!(files.is_empty(), "{files:?}");
+}
+
+/// The limit stops the load under way (a load of 10^6 counted messages on 002's N = 1120
+/// system takes many seconds), not only the loads after it.
+#[test]
+fn the_time_limit_stops_the_load_under_way() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = succeed(
+        liquid()
+            .args([
+                "latency",
+                "study",
+                "--systems",
+                "8,12x1+16x2+4x3",
+                "--sizes",
+                "32:256",
+                "--points",
+                "2",
+                "--messages",
+                "1000000",
+                "--replications",
+                "1",
+                "--time-limit",
+                "1",
+                "--out",
+            ])
+            .arg(dir.path().join("curves")),
+    );
+    let table = String::from_utf8(run.stdout).expect("UTF-8");
+    assert!(
+        table.contains("stopped by the time limit: 0 of 2 loads simulated"),
+        "{table}"
+    );
+    let err = String::from_utf8(run.stderr).expect("UTF-8");
+    assert!(err.contains("M = 32: load 1/2"), "the load started: {err}");
+}
+
+/// A shard cut by its time limit marks its loads so; the merge leaves them out of the
+/// curves and lists them, with a warning.
+#[test]
+fn a_cut_shard_merges_into_a_report_that_says_what_was_cut() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let shards = dir.path().join("shards");
+    for (shard, limit) in [("1/2", "0"), ("2/2", "600")] {
+        let run =
+            succeed(
+                liquid()
+                    .args(tiny(&shards))
+                    .args(["--shard", shard, "--time-limit", limit]),
+            );
+        let err = String::from_utf8(run.stderr).expect("UTF-8");
+        assert_eq!(
+            err.contains("warning: the time limit (0 s) stopped the study: 0 of 4 loads"),
+            limit == "0",
+            "{err}"
+        );
+    }
+    let merged = dir.path().join("merged");
+    let run = succeed(liquid().arg("merge").arg(&shards).arg("--out").arg(&merged));
+    let table = String::from_utf8(run.stdout).expect("UTF-8");
+    assert!(
+        table.contains(
+            "stopped by the time limit: 4 of 8 loads simulated; not simulated: `4,1+2,1` M = \
+             4: loads 1, 3 of 4; `4,1+2,1` M = 8: loads 1, 3 of 4."
+        ),
+        "{table}"
+    );
+    let err = String::from_utf8(run.stderr).expect("UTF-8");
+    assert!(
+        err.contains("warning: the shards' time limits cut 4 of 8 loads"),
+        "{err}"
+    );
+    let csv = std::fs::read_to_string(merged.join("latency-4-1-2-1-4.csv")).expect("CSV");
+    assert_eq!(csv.lines().count(), 3, "two loads simulated: {csv}");
+}

@@ -355,3 +355,65 @@ fn proof_dir_on_a_liquid_traffic_says_why_nothing_is_written() {
     );
     assert!(!proof.exists());
 }
+
+/// `solve` stopped by its --time-limit says so on stderr in one line (the limit, what was
+/// left undecided), in memory and with --stream, as `simulate` and `teams` do; stdout is
+/// the report alone and the exit code 0. `--prefix` (asked for) and `ilp --decide`
+/// (`unknown` on its own) give no warning.
+#[test]
+fn solve_stopped_by_the_time_limit_warns_on_stderr() {
+    let out = succeed(liquid().args([
+        "solve",
+        "torus:4x4,2",
+        "--engine",
+        "native",
+        "--time-limit",
+        "0",
+        "--format",
+        "json",
+    ]));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON alone");
+    assert_eq!(v["verdict"], "unknown");
+    let err = String::from_utf8(out.stderr).expect("UTF-8");
+    assert_eq!(
+        err,
+        "warning: the time limit (0 s) stopped native before it settled the traffic: verdict \
+         unknown, whether a liquid schedule (Λ = 48 timeframes) exists is undecided (no \
+         schedule found); raise --time-limit\n"
+    );
+    let out = succeed(liquid().args([
+        "solve",
+        "fat-tree:4,3",
+        "--stream",
+        "--time-limit",
+        "0",
+        "--format",
+        "json",
+    ]));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON alone");
+    assert_eq!(v["verdict"], "unknown");
+    assert_eq!(v["frames_made"], 0);
+    let err = String::from_utf8(out.stderr).expect("UTF-8");
+    assert_eq!(
+        err,
+        "warning: the time limit (0 s) stopped the streamed construction after 0 of 15 \
+         frames: verdict unknown, frames 1 to 15 not made or validated; raise --time-limit\n"
+    );
+    for args in [
+        &["solve", "fat-tree:4,3", "--stream", "--prefix", "2"][..],
+        &[
+            "solve",
+            "models/no-team.yaml",
+            "--engine",
+            "ilp",
+            "--decide",
+        ][..],
+    ] {
+        let out = succeed(liquid().args(args));
+        assert!(
+            out.stderr.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -649,7 +649,7 @@ fn cores_within(
     let mut out = Explained::default();
     // A generated machine's all-to-all with a closed-form liquid schedule has nothing to
     // explain (its schedule validated here, in O(Σ|x|)).
-    if let Ok(form) = crate::engines::closed_form::closed_form(traffic) {
+    if let Ok(form) = crate::engines::closed_form::closed_form_until(traffic, deadline) {
         if validate(traffic, &form.schedule).is_ok_and(|r| r.length == traffic.duration()) {
             return Ok(out);
         }

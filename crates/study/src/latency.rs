@@ -813,6 +813,9 @@ pub struct StudyParams {
     pub seed: u64,
     /// Also write the whole study as Markdown here.
     pub markdown: Option<PathBuf>,
+    /// Wall-clock limit of the whole study (None: none): the load under way stops, later
+    /// ones do not start, and the report says which were cut ([`Cut`]).
+    pub time_limit: Option<Duration>,
 }
 
 /// The systems of 002's Table 1, the study's default.
@@ -868,6 +871,10 @@ pub(crate) struct LoadResult {
     half_width: Option<f64>,
     completed: bool,
     flit_moves: u64,
+    /// The time limit cut this load: it has no figures (zeros), and the merged report
+    /// lists it as not simulated.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    stopped: bool,
 }
 
 impl LoadResult {
@@ -876,6 +883,16 @@ impl LoadResult {
     /// 95 % interval exactly when the run had two replications or more; no figure is
     /// negative or infinite.
     fn recheck(&self, replications: usize) -> Result<(), String> {
+        if self.stopped {
+            if self.mean != 0.0
+                || self.half_width.is_some()
+                || self.completed
+                || self.flit_moves != 0
+            {
+                return Err("a load cut by the time limit with figures".into());
+            }
+            return Ok(());
+        }
         let time = |field: &str, v: f64| {
             if v.is_finite() && v >= 0.0 {
                 Ok(())
@@ -908,30 +925,87 @@ impl LoadResult {
     }
 }
 
-impl From<liquid_flit::study::Simulated> for LoadResult {
-    fn from(s: liquid_flit::study::Simulated) -> LoadResult {
-        LoadResult {
-            rate: s.rate,
-            mean: s.simulated.mean,
-            half_width: s.simulated.half_width,
-            completed: s.completed,
-            flit_moves: s.flit_moves,
+impl LoadResult {
+    /// A load's result: its simulation, or (None) cut by the time limit at `rate`.
+    fn of(rate: f64, s: Option<liquid_flit::study::Simulated>) -> LoadResult {
+        match s {
+            Some(s) => LoadResult {
+                rate: s.rate,
+                mean: s.simulated.mean,
+                half_width: s.simulated.half_width,
+                completed: s.completed,
+                flit_moves: s.flit_moves,
+                stopped: false,
+            },
+            None => LoadResult {
+                rate,
+                mean: 0.0,
+                half_width: None,
+                completed: false,
+                flit_moves: 0,
+                stopped: true,
+            },
         }
+    }
+
+    /// The simulation, or None when the time limit cut the load.
+    fn simulated(self) -> Option<liquid_flit::study::Simulated> {
+        (!self.stopped).then_some(liquid_flit::study::Simulated {
+            rate: self.rate,
+            simulated: Estimate {
+                mean: self.mean,
+                half_width: self.half_width,
+            },
+            completed: self.completed,
+            flit_moves: self.flit_moves,
+        })
     }
 }
 
-impl From<LoadResult> for liquid_flit::study::Simulated {
-    fn from(l: LoadResult) -> liquid_flit::study::Simulated {
-        liquid_flit::study::Simulated {
-            rate: l.rate,
-            simulated: Estimate {
-                mean: l.mean,
-                half_width: l.half_width,
-            },
-            completed: l.completed,
-            flit_moves: l.flit_moves,
-        }
+/// The loads of a study that the time limit cut (the load under way when it passed, and
+/// every later one): the report covers the loads simulated only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cut {
+    /// Loads simulated (of those this run or these shards owned).
+    pub simulated: usize,
+    /// Loads this run or these shards owned.
+    pub owned: usize,
+    /// Per curve with loads cut: its name and the loads not simulated (1-based, as
+    /// ranges), e.g. "`4,1+2,1` M = 8: loads 2-4 of 4".
+    pub curves: Vec<String>,
+}
+
+impl std::fmt::Display for Cut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "stopped by the time limit: {} of {} loads simulated; not simulated: {}. A cut \
+             curve's CSV, SVG, error row and Markdown cover its simulated loads only (its \
+             \"simulation saturates at\" too); a curve without any has no row and no files.",
+            self.simulated,
+            self.owned,
+            self.curves.join("; ")
+        )
     }
+}
+
+/// 1-based ranges of sorted 0-based indices: `2-4, 7`.
+fn ranges(ks: &[usize]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ks.len() {
+        let mut j = i;
+        while j + 1 < ks.len() && ks[j + 1] == ks[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j {
+            format!("{}", ks[i] + 1)
+        } else {
+            format!("{}-{}", ks[i] + 1, ks[j] + 1)
+        });
+        i = j + 1;
+    }
+    out.join(", ")
 }
 
 /// A checked study: its curves (system, timing, loads) and the simulation settings.
@@ -1021,14 +1095,17 @@ fn plan(a: &StudyParams) -> Result<Plan, StudyError> {
     Ok(Plan { curves, settings })
 }
 
-/// Simulates the items of `plan` that `owns` selects, in order; `log` gets a line as each
-/// curve and load starts.
+/// Simulates the items of `plan` that `owns` selects, in order, until `deadline`: the
+/// load under way when it passes stops, and it and every later load give None (cut);
+/// `log` gets a line as each curve and load starts.
 fn simulate_items(
     plan: &Plan,
     owns: &dyn Fn(usize) -> bool,
+    deadline: Option<Instant>,
     log: &mut dyn FnMut(String),
-) -> Result<Vec<(usize, liquid_flit::study::Simulated)>, StudyError> {
+) -> Result<Vec<(usize, Option<liquid_flit::study::Simulated>)>, StudyError> {
     let input = |e: &dyn std::fmt::Display| StudyError::Input(e.to_string());
+    let before = |d: Option<Instant>| d.is_none_or(|d| Instant::now() < d);
     let mut out = Vec::new();
     let items = plan.items();
     for (c, (system, timing, rates)) in plan.curves.iter().enumerate() {
@@ -1039,6 +1116,10 @@ fn simulate_items(
             .map(|(i, &(_, k))| (i, k))
             .collect();
         if mine.is_empty() {
+            continue;
+        }
+        if !before(deadline) {
+            out.extend(mine.iter().map(|&(i, _)| (i, None)));
             continue;
         }
         let n = rates.len();
@@ -1058,6 +1139,10 @@ fn simulate_items(
             .map_err(|e| StudyError::Input(format!("systems: {e}")))?;
         let sim = Simulator::new(&wiring);
         for (i, k) in mine {
+            if !before(deadline) {
+                out.push((i, None));
+                continue;
+            }
             // A line when the simulator first reports on this load (long loads only).
             let mut announced = false;
             let s = liquid_flit::study::simulate_load(
@@ -1076,31 +1161,69 @@ fn simulate_items(
                             rates[k]
                         ));
                     }
-                    true
+                    before(deadline)
                 },
             )
-            .map_err(|e| input(&e))?
-            .ok_or_else(|| StudyError::internal("a load stopped that nothing stopped"))?;
+            .map_err(|e| input(&e))?;
             out.push((i, s));
         }
     }
     Ok(out)
 }
 
+/// The loads cut among `items` (item index, simulated or not), if any.
+fn cut(plan: &Plan, items: &[(usize, bool)]) -> Option<Cut> {
+    let index = plan.items();
+    let mut curves = Vec::new();
+    for (c, (system, timing, rates)) in plan.curves.iter().enumerate() {
+        let ks: Vec<usize> = items
+            .iter()
+            .filter(|&&(i, done)| !done && index[i].0 == c)
+            .map(|&(i, _)| index[i].1)
+            .collect();
+        if !ks.is_empty() {
+            curves.push(format!(
+                "`{}` M = {}: load{} {} of {}",
+                system.spec(),
+                timing.flits,
+                if ks.len() == 1 { "" } else { "s" },
+                ranges(&ks),
+                rates.len()
+            ));
+        }
+    }
+    (!curves.is_empty()).then(|| Cut {
+        simulated: items.iter().filter(|x| x.1).count(),
+        owned: items.len(),
+        curves,
+    })
+}
+
 /// Writes every curve's CSV and SVG into `out` (and the Markdown report to `markdown`)
-/// from every item's simulation, in item order; returns the error table.
+/// from every item's simulation (None: cut by the time limit), in item order; returns
+/// the error table, followed by what was cut when the time limit cut loads. A cut curve
+/// is drawn from its simulated loads; a curve without any is left out.
 fn render(
     plan: &Plan,
-    loads: Vec<liquid_flit::study::Simulated>,
+    loads: Vec<Option<liquid_flit::study::Simulated>>,
     out: &Path,
     markdown: Option<&Path>,
-) -> Result<String, StudyError> {
+) -> Result<Studied, StudyError> {
     use liquid_flit::study;
     let input = |e: &dyn std::fmt::Display| StudyError::Input(e.to_string());
+    let done: Vec<(usize, bool)> = loads
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (i, l.is_some()))
+        .collect();
+    let cut = cut(plan, &done);
     let mut loads = loads.into_iter();
     let mut curves = Vec::new();
     for (system, timing, rates) in &plan.curves {
-        let mine: Vec<_> = loads.by_ref().take(rates.len()).collect();
+        let mine: Vec<_> = loads.by_ref().take(rates.len()).flatten().collect();
+        if mine.is_empty() {
+            continue;
+        }
         let curve = study::curve(system, *timing, plan.settings, &mine).map_err(|e| input(&e))?;
         let name = curve.name();
         for (ext, text) in [
@@ -1113,12 +1236,23 @@ fn render(
         }
         curves.push(curve);
     }
-    let table = study::error_table(&curves);
+    let note = cut.as_ref().map(|c| format!("\n{c}\n")).unwrap_or_default();
+    let table = format!("{}{note}", study::error_table(&curves));
     if let Some(md) = markdown {
-        std::fs::write(md, study::markdown(&curves))
+        std::fs::write(md, format!("{}{note}", study::markdown(&curves)))
             .map_err(|e| StudyError::Failed(format!("cannot write {}: {e}", md.display())))?;
     }
-    Ok(table)
+    Ok(Studied { table, cut })
+}
+
+/// A whole study's (or a merge's) answer: the error table it prints, and the loads the
+/// time limit cut (also said at the table's end).
+#[derive(Debug, Clone)]
+pub struct Studied {
+    /// The error table, with [`Cut`]'s sentence after it when loads were cut.
+    pub table: String,
+    /// The loads the time limit cut, if any.
+    pub cut: Option<Cut>,
 }
 
 /// The shard file's options of a study.
@@ -1153,16 +1287,21 @@ fn shard_params(a: &StudyParams) -> Result<serde_json::Value, StudyError> {
 /// simulation, curve by curve (`liquid_flit::study`): writes each curve's CSV and SVG
 /// into `a.out` (and the Markdown report when asked) and returns the table of relative
 /// errors. Every curve's loads and the run parameters are checked before the first
-/// simulation; `log` gets a line as each curve and load starts.
+/// simulation; `log` gets a line as each curve and load starts. Past `a.time_limit`
+/// (counted from the call) the load under way stops and no later one starts: the report
+/// covers the loads simulated and says which were cut ([`Studied::cut`]; with `shard`,
+/// the second value).
 ///
 /// With `shard`, runs only that shard of the study's loads (every load of every curve is
 /// one item) and writes `latency-study-shard-I-of-N.json` into `a.out`; [`merge`] joins
-/// the shards into the files and table of the unsharded run, byte for byte.
+/// the shards into the files and table of the unsharded run, byte for byte (loads a
+/// shard's time limit cut are marked so, and the merge lists them as cut).
 pub fn study(
     a: &StudyParams,
     shard: Option<liquid_shard::Shard>,
     log: &mut dyn FnMut(String),
-) -> Result<crate::Swept<String>, StudyError> {
+) -> Result<(crate::Swept<Studied>, Option<Cut>), StudyError> {
+    let deadline = crate::simulate::deadline_in(a.time_limit);
     let plan = plan(a)?;
     let params = match shard {
         Some(_) => Some(shard_params(a)?),
@@ -1170,29 +1309,37 @@ pub fn study(
     };
     let dir = crate::outdir::for_sweep(&a.out, shard.is_some())?;
     let owns = |i: usize| shard.is_none_or(|s| s.owns(i));
-    let done = simulate_items(&plan, &owns, log)?;
+    let done = simulate_items(&plan, &owns, deadline, log)?;
     match (shard, params) {
         (Some(s), Some(params)) => {
+            let cut = cut(
+                &plan,
+                &done
+                    .iter()
+                    .map(|(i, l)| (*i, l.is_some()))
+                    .collect::<Vec<_>>(),
+            );
             let items = plan.items();
             let items: Vec<liquid_shard::Item<LoadResult>> = done
                 .into_iter()
                 .map(|(i, sim)| liquid_shard::Item {
                     index: i,
                     key: plan.key(items[i]),
-                    result: sim.into(),
+                    result: LoadResult::of(plan.curves[items[i].0].2[items[i].1], sim),
                 })
                 .collect();
             let total = plan.items().len();
-            crate::ShardWritten::write(&a.out, SWEEP, &params, s, total, items)
-                .map(crate::Swept::Shard)
+            let written = crate::ShardWritten::write(&a.out, SWEEP, &params, s, total, items)?;
+            Ok((crate::Swept::Shard(written), cut))
         }
         _ => {
             let loads = done.into_iter().map(|(_, s)| s).collect();
-            let table = render(&plan, loads, &a.out, a.markdown.as_deref())?;
+            let studied = render(&plan, loads, &a.out, a.markdown.as_deref())?;
             if let Some(d) = dir {
                 d.finish()?;
             }
-            Ok(crate::Swept::Full(table))
+            let cut = studied.cut.clone();
+            Ok((crate::Swept::Full(studied), cut))
         }
     }
 }
@@ -1205,7 +1352,7 @@ pub fn study(
 pub(crate) fn merge(
     merged: liquid_shard::Merged<LoadResult>,
     out: &Path,
-) -> Result<String, StudyError> {
+) -> Result<Studied, StudyError> {
     let p: ShardParams = serde_json::from_value(merged.params.clone())
         .map_err(|e| StudyError::Input(format!("shards of {SWEEP}: params: {e}")))?;
     let markdown = p.markdown.as_ref().map(|name| out.join(name));
@@ -1223,6 +1370,7 @@ pub(crate) fn merge(
         replications: p.replications,
         seed: p.seed,
         markdown: markdown.clone(),
+        time_limit: None,
     };
     let plan = plan(&a).map_err(|e| StudyError::Input(format!("shards of {SWEEP}: {e}")))?;
     let items = plan.items();
@@ -1249,7 +1397,7 @@ pub(crate) fn merge(
                 item.index
             ))
         })?;
-        loads.push(item.result.into());
+        loads.push(item.result.simulated());
     }
     let dir = crate::outdir::prepare(out)?;
     let table = render(&plan, loads, out, markdown.as_deref())?;

@@ -10,8 +10,9 @@ use crate::{crosscheck, explain, latency, routing, testbed, two_clusters, StudyE
 pub enum Merged {
     /// The Swiss-T1 testbed ([`testbed::SWEEP`]).
     Testbed(testbed::Summary),
-    /// The latency study ([`latency::SWEEP`]): its error table.
-    Latency(String),
+    /// The latency study ([`latency::SWEEP`]): its error table, and the loads the shards'
+    /// time limits cut.
+    Latency(latency::Studied),
     /// The two-cluster study ([`two_clusters::SWEEP`]).
     TwoClusters(Box<two_clusters::Summary>),
     /// `crosscheck` over many models ([`crosscheck::SWEEP`]): the report and the format

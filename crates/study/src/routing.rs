@@ -448,12 +448,13 @@ pub struct Row {
     pub size: f64,
     /// (hosts − 1) · size / bandwidth: the all-to-all on a non-blocking crossbar.
     pub crossbar_makespan_s: f64,
-    /// The schedule run timeframe by timeframe (a barrier between frames).
-    pub liquid_makespan_s: f64,
+    /// The schedule run timeframe by timeframe (a barrier between frames); None (null, an
+    /// empty CSV cell) when the time limit stopped the simulation, as for the other two.
+    pub liquid_makespan_s: Option<f64>,
     /// Every transfer posted at once.
-    pub all_at_once_makespan_s: f64,
+    pub all_at_once_makespan_s: Option<f64>,
     /// Open MPI's pairwise exchange (ranks in host order).
-    pub pairwise_makespan_s: f64,
+    pub pairwise_makespan_s: Option<f64>,
     /// Wall time of the engine run, seconds (the only column that varies between runs).
     pub solve_time_s: f64,
 }
@@ -480,9 +481,11 @@ impl Row {
             self.evidence,
             csv_float(self.size),
             csv_float(self.crossbar_makespan_s),
-            csv_float(self.liquid_makespan_s),
-            csv_float(self.all_at_once_makespan_s),
-            csv_float(self.pairwise_makespan_s),
+            self.liquid_makespan_s.map(csv_float).unwrap_or_default(),
+            self.all_at_once_makespan_s
+                .map(csv_float)
+                .unwrap_or_default(),
+            self.pairwise_makespan_s.map(csv_float).unwrap_or_default(),
             self.solve_time_s
         )
     }
@@ -565,12 +568,19 @@ fn run_item(
         None => {
             let ds = liquid_engine::find("dsatur")
                 .ok_or_else(|| StudyError::internal("no dsatur engine"))?;
-            let c =
-                liquid_engine::solve(&traffic, ds, &Request::default(), None, &AtomicU64::new(0))?;
+            // DSatur within the same limit: every engine run is bounded.
+            let c = liquid_engine::solve(&traffic, ds, &request, None, &AtomicU64::new(0))?;
             let s = c
                 .outcome()
                 .schedule()
-                .ok_or_else(|| StudyError::Internal(what(&"dsatur found no schedule")))?
+                .ok_or_else(|| {
+                    StudyError::Input(what(&format!(
+                        "{} and dsatur found no schedule within the time limit ({} s): raise \
+                         --time-limit",
+                        a.engine.name(),
+                        a.time_limit.as_secs_f64()
+                    )))
+                })?
                 .clone();
             (s, "dsatur".into())
         }
@@ -585,10 +595,19 @@ fn run_item(
         trace: false,
     };
     let sizes = vec![a.size; traffic.len()];
-    let sim = |plan: &liquid_sim::Plan| -> Result<f64, StudyError> {
-        liquid_sim::simulate(&mapped.platform, plan, &opts)
-            .map(|r| ns(r.makespan))
-            .map_err(|e| StudyError::Internal(what(&e)))
+    // Each simulation within the time limit (as each engine run): one it stops has no
+    // makespan.
+    let sim = |plan: &liquid_sim::Plan| -> Result<Option<f64>, StudyError> {
+        crate::simulate::run_within(
+            &mapped.platform,
+            plan,
+            &opts,
+            &liquid_sim::Transport::default(),
+            crate::simulate::deadline_in(Some(a.time_limit)),
+            None,
+        )
+        .map(|r| r.ok().map(|r| ns(r.makespan)))
+        .map_err(|e| StudyError::Internal(what(&e)))
     };
     let frames = liquid_sim::from_schedule(
         &traffic,
@@ -669,15 +688,16 @@ pub struct Group {
     pub mean_makespan_over_crossbar: MakespanRatios,
 }
 
-/// Makespans against the crossbar's.
+/// Makespans against the crossbar's, over the rows whose simulation the time limit did
+/// not stop (None, null: it stopped every one).
 #[derive(Debug, Serialize)]
 pub struct MakespanRatios {
     /// The schedule, timeframe by timeframe.
-    pub liquid: f64,
+    pub liquid: Option<f64>,
     /// Every transfer posted at once.
-    pub all_at_once: f64,
+    pub all_at_once: Option<f64>,
     /// Open MPI's pairwise exchange.
-    pub pairwise: f64,
+    pub pairwise: Option<f64>,
 }
 
 /// What the study found.
@@ -689,6 +709,11 @@ pub struct Summary {
     pub rows: usize,
     /// Per run and allocation kind.
     pub groups: Vec<Group>,
+    /// The simulations the time limit stopped (`fabric/engine allocation seed S: mode`),
+    /// each within --time-limit: null makespans, empty CSV cells, no chart point, left out
+    /// of the groups' means. Absent when none was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stopped_by_time_limit: Vec<String>,
     /// Files written.
     pub files: Vec<String>,
     /// Wall time, seconds.
@@ -721,8 +746,9 @@ fn groups(rows: &[Row]) -> Vec<Group> {
                     v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
                 ]
             };
-            let mean = |f: &dyn Fn(&Row) -> f64| {
-                round4(rs.iter().map(|r| f(r)).sum::<f64>() / rs.len() as f64)
+            let mean = |f: &dyn Fn(&Row) -> Option<f64>| {
+                let v: Vec<f64> = rs.iter().filter_map(|r| f(r)).collect();
+                (!v.is_empty()).then(|| round4(v.iter().sum::<f64>() / v.len() as f64))
             };
             let rank = match alloc.as_str() {
                 "whole" => 0,
@@ -743,9 +769,13 @@ fn groups(rows: &[Row]) -> Vec<Group> {
                     liquid_ratio: span(&|r| r.liquid_ratio),
                     liquid_schedules: rs.iter().filter(|r| r.schedule_length == r.lambda).count(),
                     mean_makespan_over_crossbar: MakespanRatios {
-                        liquid: mean(&|r| r.liquid_makespan_s / r.crossbar_makespan_s),
-                        all_at_once: mean(&|r| r.all_at_once_makespan_s / r.crossbar_makespan_s),
-                        pairwise: mean(&|r| r.pairwise_makespan_s / r.crossbar_makespan_s),
+                        liquid: mean(&|r| r.liquid_makespan_s.map(|m| m / r.crossbar_makespan_s)),
+                        all_at_once: mean(&|r| {
+                            r.all_at_once_makespan_s.map(|m| m / r.crossbar_makespan_s)
+                        }),
+                        pairwise: mean(&|r| {
+                            r.pairwise_makespan_s.map(|m| m / r.crossbar_makespan_s)
+                        }),
                     },
                 },
             )
@@ -845,13 +875,13 @@ fn plots(dir: &Path, rows: &[Row]) -> Result<Vec<String>, StudyError> {
         };
         let modes: [Mode<'_>; 3] = [
             ("liquid schedule, frame by frame", &|r| {
-                r.crossbar_makespan_s / r.liquid_makespan_s
+                r.liquid_makespan_s.map(|m| r.crossbar_makespan_s / m)
             }),
             ("all at once", &|r| {
-                r.crossbar_makespan_s / r.all_at_once_makespan_s
+                r.all_at_once_makespan_s.map(|m| r.crossbar_makespan_s / m)
             }),
             ("Open MPI pairwise", &|r| {
-                r.crossbar_makespan_s / r.pairwise_makespan_s
+                r.pairwise_makespan_s.map(|m| r.crossbar_makespan_s / m)
             }),
         ];
         let makespans = Chart {
@@ -877,7 +907,7 @@ fn plots(dir: &Path, rows: &[Row]) -> Result<Vec<String>, StudyError> {
                     dashed: false,
                     points: rs
                         .iter()
-                        .map(|r| (e_index(r) + (m as f64 - 1.0) * 0.25, f(r)))
+                        .filter_map(|r| f(r).map(|y| (e_index(r) + (m as f64 - 1.0) * 0.25, y)))
                         .collect(),
                 })
                 .collect(),
@@ -898,8 +928,9 @@ fn plots(dir: &Path, rows: &[Row]) -> Result<Vec<String>, StudyError> {
     Ok(files)
 }
 
-/// A simulated mode in a chart: its name and its throughput against the crossbar.
-type Mode<'a> = (&'a str, &'a dyn Fn(&Row) -> f64);
+/// A simulated mode in a chart: its name and its throughput against the crossbar (None:
+/// the time limit stopped the simulation, no point).
+type Mode<'a> = (&'a str, &'a dyn Fn(&Row) -> Option<f64>);
 
 /// Writes the CSV and the charts into `dir` (made ready by [`crate::outdir`]) and returns
 /// the summary.
@@ -908,10 +939,29 @@ fn finish(dir: &Path, rows: &[Row], runs: usize, start: Instant) -> Result<Summa
     write_csv(&csv, rows)?;
     let mut files = vec![csv.display().to_string()];
     files.extend(plots(dir, rows)?);
+    let stopped_by_time_limit = rows
+        .iter()
+        .flat_map(|r| {
+            [
+                ("liquid schedule", r.liquid_makespan_s),
+                ("all at once", r.all_at_once_makespan_s),
+                ("pairwise", r.pairwise_makespan_s),
+            ]
+            .into_iter()
+            .filter(|(_, m)| m.is_none())
+            .map(move |(mode, _)| {
+                format!(
+                    "{}/{} {} seed {}: {mode}",
+                    r.fabric, r.engine, r.allocation, r.seed
+                )
+            })
+        })
+        .collect();
     Ok(Summary {
         runs,
         rows: rows.len(),
         groups: groups(rows),
+        stopped_by_time_limit,
         files,
         wall_time_s: start.elapsed().as_secs_f64(),
     })
@@ -1150,12 +1200,16 @@ fn recheck(r: &Row, p: &Params) -> Result<(), String> {
             r.evidence
         ));
     }
+    // A makespan is null when the time limit stopped its simulation.
     for (field, v) in [
         ("liquid_makespan_s", r.liquid_makespan_s),
         ("all_at_once_makespan_s", r.all_at_once_makespan_s),
         ("pairwise_makespan_s", r.pairwise_makespan_s),
-        ("solve_time_s", r.solve_time_s),
-    ] {
+        ("solve_time_s", Some(r.solve_time_s)),
+    ]
+    .into_iter()
+    .filter_map(|(f, v)| v.map(|v| (f, v)))
+    {
         if !(v.is_finite() && v >= 0.0) {
             return Err(format!("{field} {v} is not a time"));
         }

@@ -96,6 +96,12 @@ pub enum NotRecognised {
         /// The traffic's name.
         name: String,
     },
+    /// The time limit came before every route was checked ([`Machine::recognise_until`]).
+    #[error("the time limit came before every route of {name:?} was checked")]
+    TimeLimit {
+        /// The traffic's name.
+        name: String,
+    },
     /// The name is a machine's, the transfers are not its all-to-all.
     #[error("{name:?} is not the all-to-all of {spec} under its routing: {why}")]
     Routes {
@@ -200,6 +206,15 @@ impl Machine {
     /// transfer taking that machine's route (links, ends, order) as its generator builds it.
     /// O(total path length).
     pub fn recognise(traffic: &Traffic) -> Result<Machine, NotRecognised> {
+        Machine::recognise_until(traffic, None)
+    }
+
+    /// [`Machine::recognise`] until `deadline` (the clock read every 1,024 transfers):
+    /// past it, [`NotRecognised::TimeLimit`].
+    pub fn recognise_until(
+        traffic: &Traffic,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<Machine, NotRecognised> {
         let name = traffic.name();
         let m = Machine::of_name(name).ok_or_else(|| NotRecognised::Name {
             name: name.to_string(),
@@ -210,13 +225,24 @@ impl Machine {
             why,
         };
         let same = match &m {
-            Machine::Dragonfly(d) => d.build().map(|f| fabric::same_traffic(&f, traffic)),
-            Machine::DragonflyPlus(d) => d.build().map(|f| fabric::same_traffic(&f, traffic)),
-            Machine::Rail(r) => r.build().map(|f| fabric::same_traffic(&f, traffic)),
-            Machine::HyperX(x) => x.build().map(|f| fabric::same_traffic(&f, traffic)),
+            Machine::Dragonfly(d) => d
+                .build()
+                .map(|f| fabric::same_traffic(&f, traffic, deadline)),
+            Machine::DragonflyPlus(d) => d
+                .build()
+                .map(|f| fabric::same_traffic(&f, traffic, deadline)),
+            Machine::Rail(r) => r
+                .build()
+                .map(|f| fabric::same_traffic(&f, traffic, deadline)),
+            Machine::HyperX(x) => x
+                .build()
+                .map(|f| fabric::same_traffic(&f, traffic, deadline)),
         };
         match same {
-            Ok(Ok(())) => Ok(m),
+            Ok(Ok(true)) => Ok(m),
+            Ok(Ok(false)) => Err(NotRecognised::TimeLimit {
+                name: name.to_string(),
+            }),
             Ok(Err(why)) => Err(routes(why)),
             Err(e) => Err(routes(e.to_string())),
         }

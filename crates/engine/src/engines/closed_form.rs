@@ -8,8 +8,9 @@
 //! reported as a wrong answer, never passed on.
 
 use std::sync::atomic::AtomicU64;
+use std::time::Instant;
 
-use liquid_model::{Answer, Outcome, Schedule, StatValue, Traffic, Verdict};
+use liquid_model::{Answer, LowerBound, Outcome, Schedule, StatValue, Traffic, Verdict};
 use liquid_topology::closed_form::{Machine, NoClosedForm, NotRecognised};
 use thiserror::Error;
 
@@ -54,13 +55,32 @@ pub enum NoForm {
     /// It is, and that machine has no closed form.
     #[error("{0}")]
     NoClosedForm(#[from] NoClosedForm),
+    /// The time limit came first (while the routes were checked or the frames made).
+    #[error("the time limit came before the closed form was made")]
+    TimeLimit,
 }
 
 /// The closed-form schedule of `traffic` when it is the all-to-all of a machine that has
 /// one; why not otherwise. O(total path length).
 pub fn closed_form(traffic: &Traffic) -> Result<Form, NoForm> {
-    let machine = Machine::recognise(traffic)?;
+    closed_form_until(traffic, None)
+}
+
+/// [`closed_form`] until `deadline`: the clock is read every 1,024 routes checked and
+/// between the steps (routes, frames, schedule); past it, [`NoForm::TimeLimit`].
+pub fn closed_form_until(traffic: &Traffic, deadline: Option<Instant>) -> Result<Form, NoForm> {
+    let past = || deadline.is_some_and(|d| Instant::now() >= d);
+    let machine = match Machine::recognise_until(traffic, deadline) {
+        Err(NotRecognised::TimeLimit { .. }) => return Err(NoForm::TimeLimit),
+        m => m?,
+    };
+    if past() {
+        return Err(NoForm::TimeLimit);
+    }
     let form = machine.closed_form()?;
+    if past() {
+        return Err(NoForm::TimeLimit);
+    }
     Ok(Form {
         machine: machine.spec(),
         construction: form.construction.clone(),
@@ -110,7 +130,8 @@ impl Engine for ClosedForm {
          every other traffic"
     }
     fn verdicts(&self) -> &'static [Verdict] {
-        &[Verdict::Liquid]
+        // Unknown when the time limit comes first.
+        &[Verdict::Liquid, Verdict::Unknown]
     }
     fn accepts_every_traffic(&self) -> bool {
         // The all-to-alls of machines with a closed form only.
@@ -120,8 +141,25 @@ impl Engine for ClosedForm {
         // It refuses every other traffic; the portfolio runs it first.
         false
     }
-    fn run(&self, t: &Traffic, _: &Request, _: &AtomicU64) -> Result<Run, EngineError> {
-        let form = closed_form(t).map_err(|e| EngineError::Input(format!("closed-form: {e}")))?;
+    fn run(&self, t: &Traffic, req: &Request, _: &AtomicU64) -> Result<Run, EngineError> {
+        let form = match closed_form_until(t, req.limits.deadline()) {
+            Ok(form) => form,
+            Err(NoForm::TimeLimit) => {
+                let mut a = Answer::new(
+                    NAME,
+                    Outcome::Unknown {
+                        best: None,
+                        bound: LowerBound::duration(t),
+                    },
+                );
+                a.stats = vec![(
+                    "stopped".into(),
+                    StatValue::Text(NoForm::TimeLimit.to_string()),
+                )];
+                return Ok(a.into());
+            }
+            Err(e) => return Err(EngineError::Input(format!("closed-form: {e}"))),
+        };
         Ok(answer(NAME, form).into())
     }
 }
@@ -170,6 +208,47 @@ mod tests {
                 other => panic!("{}: {other:?}", t.name()),
             }
         }
+    }
+
+    /// The stage reads the clock: a deadline in the past stops it (the routes are not
+    /// all checked, no frame is made), the engine answers `unknown` through the gate, and
+    /// the portfolio says so and answers `unknown` at once (no later stage runs).
+    #[test]
+    fn a_deadline_in_the_past_stops_the_closed_form() {
+        let t = machine("dragonfly:4,2,2");
+        let past = Some(Instant::now());
+        assert!(matches!(
+            closed_form_until(&t, past),
+            Err(NoForm::TimeLimit)
+        ));
+        assert!(matches!(
+            Machine::recognise_until(&t, past),
+            Err(NotRecognised::TimeLimit { .. })
+        ));
+        assert!(closed_form_until(&t, None).is_ok());
+        let zero = Request {
+            limits: liquid_model::Limits {
+                time: Some(std::time::Duration::ZERO),
+                nodes: None,
+            },
+            ..Default::default()
+        };
+        let c = crate::solve(&t, &ClosedForm, &zero, None, &AtomicU64::new(0)).expect("checked");
+        assert_eq!(c.verdict(), Verdict::Unknown);
+        assert!(c.stats().iter().any(|(k, _)| k == "stopped"), "{:?}", c.stats());
+        let p = crate::find("portfolio").expect("portfolio");
+        let c = crate::solve(&t, p, &zero, None, &AtomicU64::new(0)).expect("checked");
+        let said = c
+            .stats()
+            .iter()
+            .find(|(k, _)| k == "closed_form")
+            .map(|(_, v)| format!("{v:?}"));
+        assert!(
+            said.as_deref().is_some_and(|v| v.contains("time limit")),
+            "{:?}",
+            c.stats()
+        );        assert_eq!(c.verdict(), Verdict::Unknown);
+        assert!(!c.stats().iter().any(|(k, _)| k == "repair_length"), "{:?}", c.stats());
     }
 
     /// How a test spoils a closed-form schedule.

@@ -159,7 +159,7 @@ fn run_with_share(
         };
 
         // Stage 0: the closed form of a generated machine's all-to-all.
-        match super::closed_form::closed_form(traffic) {
+        match super::closed_form::closed_form_until(traffic, deadline) {
             Ok(form) => {
                 stats.extend(form.stats());
                 let outcome = Outcome::Liquid {
@@ -169,6 +169,16 @@ fn run_with_share(
             }
             Err(why @ super::closed_form::NoForm::NoClosedForm(_)) => {
                 say(&mut stats, "closed_form", &why.to_string())
+            }
+            // Past the deadline: nothing else runs (a later stage's set-up, such as the
+            // repair search's placement, would take longer than the closed form).
+            Err(why @ super::closed_form::NoForm::TimeLimit) => {
+                say(&mut stats, "closed_form", &why.to_string());
+                let outcome = Outcome::Unknown {
+                    best: None,
+                    bound: LowerBound::duration(traffic),
+                };
+                return Ok(finish(outcome, "none (limit reached)", stats).into());
             }
             Err(super::closed_form::NoForm::NotAMachine(_)) => {}
         }
