@@ -1,0 +1,49 @@
+//! Hostile input, round five: a tester's findings (explore2). Each test fails with the
+//! binary of main before its fix (`LIQUID_TEST_BIN=/path/to/old/liquid cargo test --test
+//! cli hostile5`) and passes after.
+
+use std::process::Output;
+
+use crate::common::{liquid, succeed};
+
+/// Asserts exit 2, no panic, and a message holding every needle.
+fn refused(out: &Output, needles: &[&str]) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "exit code 2: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "expected {n:?} in: {err}");
+    }
+    err
+}
+
+/// `solve --sizes` refuses the options that the others make change nothing, as it refuses
+/// `--pieces-out` with `--preemption none`, and still takes each where it counts.
+#[test]
+fn solve_sizes_refuses_options_that_change_nothing() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let sizes = dir.path().join("s.csv");
+    let s = sizes.to_str().expect("utf-8");
+    succeed(liquid().args([
+        "generate", "sizes", "fat-tree:4,1", "--dist", "uniform", "--bytes-per-rank",
+        "64KiB", "--out", s,
+    ]));
+    let base = ["solve", "fat-tree:4,1", "--sizes", s, "--link-throughput", "1000"];
+    let cases: [(&[&str], &[&str]); 4] = [
+        (&["--preemption", "none", "--quantum", "4096"], &["--quantum", "--preemption none"]),
+        (&["--preemption", "none", "--max-pieces", "3"], &["--max-pieces", "--preemption none"]),
+        (&["--preemption", "chunks", "--exact-max", "3"], &["--exact-max", "--preemption chunks"]),
+        (&["--quantum", "4096", "--max-pieces", "3"], &["--max-pieces", "--quantum"]),
+    ];
+    for (extra, needles) in cases {
+        let out = liquid().args(base).args(extra).output().expect("runs");
+        refused(&out, needles);
+    }
+    for extra in [
+        &["--preemption", "chunks", "--quantum", "4096"][..],
+        &["--preemption", "both", "--max-pieces", "3", "--exact-max", "3"][..],
+        &["--preemption", "none", "--exact-max", "3"][..],
+    ] {
+        succeed(liquid().args(base).args(extra));
+    }
+}
