@@ -47,3 +47,25 @@ fn solve_sizes_refuses_options_that_change_nothing() {
         succeed(liquid().args(base).args(extra));
     }
 }
+
+/// `simulate --link-throughput` on a model whose links each have their own bandwidth
+/// changes nothing: refused. Without it, no liquid throughput is made up from a bandwidth
+/// no link has; links of one bandwidth still get theirs.
+#[test]
+fn simulate_link_throughput_where_every_link_has_its_own_is_refused() {
+    let base = ["simulate", "two-clusters:3,5", "--size", "1000000", "--mode", "all-at-once"];
+    let out = liquid()
+        .args(base)
+        .args(["--link-throughput", "1000"])
+        .output()
+        .expect("runs");
+    refused(&out, &["--link-throughput changes nothing", "its own"]);
+    let out = succeed(liquid().args(base));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(!report.contains("liquid_throughput_mb_s"), "{report}");
+    let out = succeed(liquid().args([
+        "simulate", "fat-tree:4,1", "--size", "1000000", "--link-throughput", "1000",
+    ]));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("liquid_throughput_mb_s"), "{report}");
+}
