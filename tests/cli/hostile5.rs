@@ -69,3 +69,25 @@ fn simulate_link_throughput_where_every_link_has_its_own_is_refused() {
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(report.contains("liquid_throughput_mb_s"), "{report}");
 }
+
+/// Every `generate sizes --dist matrix` error names the file and the line of the row.
+#[test]
+fn matrix_errors_name_the_file_and_line() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let cases = [
+        ("# zeros\n0,0,0,0\n0,0,0,0\n0,0,0,0\n0,0,0,0\n", ":2: row 1 column 2: 0 bytes from p0 to p1"),
+        ("0 1 1\n1 0 1\n1 1 0\n", ":1: row 1: the matrix must be 4 x 4"),
+        ("0 1 1 1\n1 0 1 1\n1 1 0 1\n1 1 1 0\n\n1 1 1 1\n", ":6: row 5: the matrix must be 4 x 4"),
+        ("0 1 1 1\n1 0 1 1\n", ": the matrix must be 4 x 4"),
+    ];
+    for (i, (text, needle)) in cases.into_iter().enumerate() {
+        let path = dir.path().join(format!("m{i}.txt"));
+        std::fs::write(&path, text).expect("write");
+        let p = path.to_str().expect("utf-8");
+        let out = liquid()
+            .args(["generate", "sizes", "fat-tree:4,1", "--dist", "matrix", "--matrix", p])
+            .output()
+            .expect("runs");
+        refused(&out, &[&format!("{p}{needle}")]);
+    }
+}
