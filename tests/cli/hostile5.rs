@@ -91,3 +91,20 @@ fn matrix_errors_name_the_file_and_line() {
         refused(&out, &[&format!("{p}{needle}")]);
     }
 }
+
+/// `--sizes` as a CSV with a model that names no hosts (explicit form) says so, and how to
+/// give the sizes, instead of an empty hint ("named like \"\", or numbered 0 to 0").
+#[test]
+fn sizes_csv_for_a_model_without_hosts_gives_a_useful_hint() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let sizes = dir.path().join("s.csv");
+    std::fs::write(&sizes, "src,dst,bytes\np0,p1,100\n").expect("write");
+    let s = sizes.to_str().expect("utf-8");
+    let out = liquid()
+        .args(["simulate", "models/odd-cycle.yaml", "--size", "100", "--sizes", s])
+        .args(["--link-throughput", "1000"])
+        .output()
+        .expect("runs");
+    let err = refused(&out, &["s.csv:2:1", "names no hosts", "by transfer id"]);
+    assert!(!err.contains("named like \"\""), "{err}");
+}
