@@ -108,3 +108,36 @@ fn sizes_csv_for_a_model_without_hosts_gives_a_useful_hint() {
     let err = refused(&out, &["s.csv:2:1", "names no hosts", "by transfer id"]);
     assert!(!err.contains("named like \"\""), "{err}");
 }
+
+/// A transfer repeated in a timeframe is one problem with its count, not one line per
+/// extra copy (the problem list stays readable and the other problems are not hidden).
+#[test]
+fn a_transfer_repeated_in_a_frame_is_one_problem_with_its_count() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let sched = dir.path().join("s.yaml");
+    let copies = vec!["t0"; 50].join(", ");
+    std::fs::write(
+        &sched,
+        format!("timeframes:\n  - [{copies}, t2]\n  - [t1, t3, t0, t0]\n  - [t4]\n"),
+    )
+    .expect("write");
+    let s = sched.to_str().expect("utf-8");
+    let out = liquid()
+        .args(["verify", "models/odd-cycle.yaml", "--schedule", s])
+        .output()
+        .expect("runs");
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert_eq!(all.matches("appears 50 times in timeframe 1").count(), 1, "{all}");
+    assert_eq!(all.matches("appears twice").count(), 0, "{all}");
+    assert_eq!(
+        all.matches("appears in timeframes 1 and 2 (2 times in timeframe 2)").count(),
+        1,
+        "{all}"
+    );
+    assert!(!all.contains("more"), "{all}");
+}
