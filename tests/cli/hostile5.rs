@@ -25,15 +25,41 @@ fn solve_sizes_refuses_options_that_change_nothing() {
     let sizes = dir.path().join("s.csv");
     let s = sizes.to_str().expect("utf-8");
     succeed(liquid().args([
-        "generate", "sizes", "fat-tree:4,1", "--dist", "uniform", "--bytes-per-rank",
-        "64KiB", "--out", s,
+        "generate",
+        "sizes",
+        "fat-tree:4,1",
+        "--dist",
+        "uniform",
+        "--bytes-per-rank",
+        "64KiB",
+        "--out",
+        s,
     ]));
-    let base = ["solve", "fat-tree:4,1", "--sizes", s, "--link-throughput", "1000"];
+    let base = [
+        "solve",
+        "fat-tree:4,1",
+        "--sizes",
+        s,
+        "--link-throughput",
+        "1000",
+    ];
     let cases: [(&[&str], &[&str]); 4] = [
-        (&["--preemption", "none", "--quantum", "4096"], &["--quantum", "--preemption none"]),
-        (&["--preemption", "none", "--max-pieces", "3"], &["--max-pieces", "--preemption none"]),
-        (&["--preemption", "chunks", "--exact-max", "3"], &["--exact-max", "--preemption chunks"]),
-        (&["--quantum", "4096", "--max-pieces", "3"], &["--max-pieces", "--quantum"]),
+        (
+            &["--preemption", "none", "--quantum", "4096"],
+            &["--quantum", "--preemption none"],
+        ),
+        (
+            &["--preemption", "none", "--max-pieces", "3"],
+            &["--max-pieces", "--preemption none"],
+        ),
+        (
+            &["--preemption", "chunks", "--exact-max", "3"],
+            &["--exact-max", "--preemption chunks"],
+        ),
+        (
+            &["--quantum", "4096", "--max-pieces", "3"],
+            &["--max-pieces", "--quantum"],
+        ),
     ];
     for (extra, needles) in cases {
         let out = liquid().args(base).args(extra).output().expect("runs");
@@ -41,7 +67,14 @@ fn solve_sizes_refuses_options_that_change_nothing() {
     }
     for extra in [
         &["--preemption", "chunks", "--quantum", "4096"][..],
-        &["--preemption", "both", "--max-pieces", "3", "--exact-max", "3"][..],
+        &[
+            "--preemption",
+            "both",
+            "--max-pieces",
+            "3",
+            "--exact-max",
+            "3",
+        ][..],
         &["--preemption", "none", "--exact-max", "3"][..],
     ] {
         succeed(liquid().args(base).args(extra));
@@ -53,7 +86,14 @@ fn solve_sizes_refuses_options_that_change_nothing() {
 /// no link has; links of one bandwidth still get theirs.
 #[test]
 fn simulate_link_throughput_where_every_link_has_its_own_is_refused() {
-    let base = ["simulate", "two-clusters:3,5", "--size", "1000000", "--mode", "all-at-once"];
+    let base = [
+        "simulate",
+        "two-clusters:3,5",
+        "--size",
+        "1000000",
+        "--mode",
+        "all-at-once",
+    ];
     let out = liquid()
         .args(base)
         .args(["--link-throughput", "1000"])
@@ -64,7 +104,12 @@ fn simulate_link_throughput_where_every_link_has_its_own_is_refused() {
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(!report.contains("liquid_throughput_mb_s"), "{report}");
     let out = succeed(liquid().args([
-        "simulate", "fat-tree:4,1", "--size", "1000000", "--link-throughput", "1000",
+        "simulate",
+        "fat-tree:4,1",
+        "--size",
+        "1000000",
+        "--link-throughput",
+        "1000",
     ]));
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(report.contains("liquid_throughput_mb_s"), "{report}");
@@ -75,9 +120,18 @@ fn simulate_link_throughput_where_every_link_has_its_own_is_refused() {
 fn matrix_errors_name_the_file_and_line() {
     let dir = tempfile::tempdir().expect("tmp");
     let cases = [
-        ("# zeros\n0,0,0,0\n0,0,0,0\n0,0,0,0\n0,0,0,0\n", ":2: row 1 column 2: 0 bytes from p0 to p1"),
-        ("0 1 1\n1 0 1\n1 1 0\n", ":1: row 1: the matrix must be 4 x 4"),
-        ("0 1 1 1\n1 0 1 1\n1 1 0 1\n1 1 1 0\n\n1 1 1 1\n", ":6: row 5: the matrix must be 4 x 4"),
+        (
+            "# zeros\n0,0,0,0\n0,0,0,0\n0,0,0,0\n0,0,0,0\n",
+            ":2: row 1 column 2: 0 bytes from p0 to p1",
+        ),
+        (
+            "0 1 1\n1 0 1\n1 1 0\n",
+            ":1: row 1: the matrix must be 4 x 4",
+        ),
+        (
+            "0 1 1 1\n1 0 1 1\n1 1 0 1\n1 1 1 0\n\n1 1 1 1\n",
+            ":6: row 5: the matrix must be 4 x 4",
+        ),
         ("0 1 1 1\n1 0 1 1\n", ": the matrix must be 4 x 4"),
     ];
     for (i, (text, needle)) in cases.into_iter().enumerate() {
@@ -85,7 +139,15 @@ fn matrix_errors_name_the_file_and_line() {
         std::fs::write(&path, text).expect("write");
         let p = path.to_str().expect("utf-8");
         let out = liquid()
-            .args(["generate", "sizes", "fat-tree:4,1", "--dist", "matrix", "--matrix", p])
+            .args([
+                "generate",
+                "sizes",
+                "fat-tree:4,1",
+                "--dist",
+                "matrix",
+                "--matrix",
+                p,
+            ])
             .output()
             .expect("runs");
         refused(&out, &[&format!("{p}{needle}")]);
@@ -101,7 +163,14 @@ fn sizes_csv_for_a_model_without_hosts_gives_a_useful_hint() {
     std::fs::write(&sizes, "src,dst,bytes\np0,p1,100\n").expect("write");
     let s = sizes.to_str().expect("utf-8");
     let out = liquid()
-        .args(["simulate", "models/odd-cycle.yaml", "--size", "100", "--sizes", s])
+        .args([
+            "simulate",
+            "models/odd-cycle.yaml",
+            "--size",
+            "100",
+            "--sizes",
+            s,
+        ])
         .args(["--link-throughput", "1000"])
         .output()
         .expect("runs");
@@ -132,12 +201,63 @@ fn a_transfer_repeated_in_a_frame_is_one_problem_with_its_count() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(out.status.code(), Some(1), "{all}");
-    assert_eq!(all.matches("appears 50 times in timeframe 1").count(), 1, "{all}");
+    assert_eq!(
+        all.matches("appears 50 times in timeframe 1").count(),
+        1,
+        "{all}"
+    );
     assert_eq!(all.matches("appears twice").count(), 0, "{all}");
     assert_eq!(
-        all.matches("appears in timeframes 1 and 2 (2 times in timeframe 2)").count(),
+        all.matches("appears in timeframes 1 and 2 (2 times in timeframe 2)")
+            .count(),
         1,
         "{all}"
     );
     assert!(!all.contains("more"), "{all}");
+}
+
+/// `merge` of crosscheck shards needs no `--out` (the unsharded crosscheck writes no file)
+/// and prints the unsharded run's table; an `--out` given is said to stay empty.
+#[test]
+fn merge_of_crosscheck_shards_needs_no_out() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let shards = dir.path().join("sh");
+    let args = [
+        "crosscheck",
+        "models/odd-cycle.yaml",
+        "--engines",
+        "native,dsatur",
+    ];
+    succeed(
+        liquid()
+            .args(args)
+            .args(["--shard", "1/1", "--out"])
+            .arg(&shards),
+    );
+    let merged = succeed(liquid().arg("merge").arg(&shards));
+    let whole = succeed(liquid().args(args));
+    let (m, w) = (
+        String::from_utf8_lossy(&merged.stdout).into_owned(),
+        String::from_utf8_lossy(&whole.stdout).into_owned(),
+    );
+    assert!(m.contains("odd-cycle"), "{m}");
+    assert_eq!(m.lines().count(), w.lines().count(), "{m}\n{w}");
+    let mo = dir.path().join("mo");
+    let out = succeed(liquid().arg("merge").arg(&shards).arg("--out").arg(&mo));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing is written there"));
+    assert!(!mo.exists());
+    // A sweep that writes files still needs --out.
+    let out = liquid()
+        .args(["latency", "fat-tree:4,1", "--shard", "1/1", "--out"])
+        .arg(dir.path().join("lat"))
+        .output()
+        .expect("runs");
+    if out.status.success() {
+        let out = liquid()
+            .arg("merge")
+            .arg(dir.path().join("lat"))
+            .output()
+            .expect("runs");
+        refused(&out, &["give --out DIR"]);
+    }
 }
