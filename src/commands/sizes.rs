@@ -129,7 +129,9 @@ fn refuse_unused_options(s: &SizesSolveCli) -> anyhow::Result<()> {
         return refuse("--exact-max needs --preemption none or both: --preemption chunks runs no exact ILP of whole messages");
     }
     if s.quantum.is_some() && s.max_pieces.is_some() {
-        return refuse("--max-pieces goes without --quantum: it bounds the pieces of the default quantum only");
+        return refuse(
+            "--max-pieces goes without --quantum: it bounds the pieces of the default quantum only",
+        );
     }
     Ok(())
 }

@@ -53,7 +53,13 @@ impl From<Vec<Vec<u64>>> for Matrix {
 impl Matrix {
     /// `file:line: row r column c: ` for a message about row `a`, column `b` (0-based).
     fn at(&self, a: usize, b: usize) -> String {
-        format!("{}:{}: row {} column {}: ", self.file, self.lines[a], a + 1, b + 1)
+        format!(
+            "{}:{}: row {} column {}: ",
+            self.file,
+            self.lines[a],
+            a + 1,
+            b + 1
+        )
     }
 }
 
@@ -108,7 +114,10 @@ pub fn generate(
     }
     if let Dist::Matrix(matrix) = dist {
         let m = &matrix.rows;
-        let shape = format!("the matrix must be {n} x {n} (the hosts of model {:?})", traffic.name());
+        let shape = format!(
+            "the matrix must be {n} x {n} (the hosts of model {:?})",
+            traffic.name()
+        );
         // The first row of another length, or the first row too many: its line.
         if let Some(a) = m.iter().position(|r| r.len() != n) {
             return Err(GenerateError::Input(format!(
