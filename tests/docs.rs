@@ -184,3 +184,28 @@ fn relative_links_resolve() {
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
+
+/// The guide and the README teach `verify MODEL --schedule FILE`, not the hidden
+/// positional spelling `verify MODEL SCHEDULE` kept for one release (it would break when
+/// that spelling is removed, and the parse check above accepts it).
+#[test]
+fn documented_verify_commands_use_the_schedule_option() {
+    for doc in documents() {
+        let text = std::fs::read_to_string(&doc).expect("a readable document");
+        for (n, line) in text.lines().enumerate() {
+            let Some(at) = line.find("liquid verify ") else {
+                continue;
+            };
+            let mut words = line[at + "liquid verify ".len()..].split_whitespace();
+            let _model = words.next();
+            if let Some(second) = words.next() {
+                assert!(
+                    second.starts_with('-') || second.starts_with('`') || second == "|",
+                    "{}:{}: `liquid verify MODEL {second}`: write --schedule {second}",
+                    doc.display(),
+                    n + 1
+                );
+            }
+        }
+    }
+}

@@ -74,20 +74,23 @@ pub struct SizesSolveCli {
     /// two from 1 KiB to the largest message, and the largest message) with the lowest
     /// predicted makespan of a liquid schedule of the pieces, given --overhead, among
     /// those that cut the messages into at most --max-pieces pieces each on average.
+    /// Not with --preemption none, which cuts nothing.
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes, requires = "sizes")]
     pub quantum: Option<u64>,
     /// With --sizes and the default quantum: at most this many pieces per message on
-    /// average.
-    #[arg(long, value_name = "N", default_value_t = 64, requires = "sizes")]
-    pub max_pieces: u64,
+    /// average (default 64); not with --quantum or --preemption none, where it would
+    /// change nothing.
+    #[arg(long, value_name = "N", requires = "sizes")]
+    pub max_pieces: Option<u64>,
     /// With --sizes: preemptive schedules by chunks, non-preemptive ones (every message
     /// whole), or both.
     #[arg(long, value_enum, default_value_t = PreemptionArg::Both, requires = "sizes")]
     pub preemption: PreemptionArg,
     /// With --sizes: the exact ILP (HiGHS) of the non-preemptive schedule runs on traffics
-    /// of at most this many messages, within --time-limit (default 10 s here).
-    #[arg(long, value_name = "N", default_value_t = 64, requires = "sizes")]
-    pub exact_max: usize,
+    /// of at most this many messages (default 64), within --time-limit (default 10 s
+    /// here); not with --preemption chunks, which makes no non-preemptive schedule.
+    #[arg(long, value_name = "N", requires = "sizes")]
+    pub exact_max: Option<usize>,
     /// With --sizes: also run the schedules on the flow-level simulator (frame by frame)
     /// and report their simulated makespans, within --time-limit (a simulation it stops
     /// is null, and cut_by_time_limit says where).
@@ -103,6 +106,34 @@ pub struct SizesSolveCli {
     /// timeframes of pieces `ID#k`); --schedule-out writes the non-preemptive one.
     #[arg(long, value_name = "FILE", requires = "sizes")]
     pub pieces_out: Option<PathBuf>,
+}
+
+/// `--max-pieces`'s default: pieces per message on average.
+const DEFAULT_MAX_PIECES: u64 = 64;
+/// `--exact-max`'s default: the most messages the exact ILP runs on.
+const DEFAULT_EXACT_MAX: usize = 64;
+
+/// Refuses the options of `solve --sizes` that the other options make change nothing, as
+/// `--pieces-out` with `--preemption none` is: nothing a user gives is silently dropped.
+fn refuse_unused_options(s: &SizesSolveCli) -> anyhow::Result<()> {
+    let refuse = |msg: &str| Err(InputError(msg.into()).into());
+    if s.preemption == PreemptionArg::None {
+        if s.quantum.is_some() {
+            return refuse("--quantum needs --preemption chunks or both: --preemption none cuts no message into pieces");
+        }
+        if s.max_pieces.is_some() {
+            return refuse("--max-pieces needs --preemption chunks or both: --preemption none cuts no message into pieces");
+        }
+    }
+    if s.preemption == PreemptionArg::Chunks && s.exact_max.is_some() {
+        return refuse("--exact-max needs --preemption none or both: --preemption chunks runs no exact ILP of whole messages");
+    }
+    if s.quantum.is_some() && s.max_pieces.is_some() {
+        return refuse(
+            "--max-pieces goes without --quantum: it bounds the pieces of the default quantum only",
+        );
+    }
+    Ok(())
 }
 
 /// `liquid solve MODEL --sizes FILE`.
@@ -122,9 +153,10 @@ pub fn solve_sizes(
         // The ILP's and the pieces' engine's default limit here.
         request.limits.time = Some(std::time::Duration::from_secs(10));
     }
+    refuse_unused_options(s)?;
     let o = SolveOptions {
         quantum: s.quantum,
-        max_pieces_per_message: s.max_pieces.max(1),
+        max_pieces_per_message: s.max_pieces.unwrap_or(DEFAULT_MAX_PIECES).max(1),
         preemption: match s.preemption {
             PreemptionArg::Chunks => Preemption::Chunks,
             PreemptionArg::None => Preemption::Whole,
@@ -132,7 +164,7 @@ pub fn solve_sizes(
         },
         engine,
         request,
-        exact_max: s.exact_max,
+        exact_max: s.exact_max.unwrap_or(DEFAULT_EXACT_MAX),
         simulate: s.simulate,
         lanes: s.lanes,
         frame_barrier: None,

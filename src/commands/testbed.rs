@@ -92,9 +92,11 @@ pub struct MergeArgs {
     #[arg(required = true)]
     shards: Vec<PathBuf>,
     /// Output directory, as the sweep's own --out (new or empty, or one liquid wrote, whose
-    /// earlier files are replaced).
+    /// earlier files are replaced); needed by the sweeps that write files (testbed,
+    /// latency, two-clusters, routing); not needed by crosscheck and explain shards, whose
+    /// unsharded runs only print (given, it is left empty, with a warning).
     #[arg(long)]
-    out: PathBuf,
+    out: Option<PathBuf>,
     /// Summary format.
     #[arg(long, value_enum, default_value_t = Format::Yaml)]
     format: Format,
@@ -103,7 +105,19 @@ pub struct MergeArgs {
 /// `liquid merge SHARDS... --out DIR`: any sweep's shards, joined.
 pub fn merge(a: &MergeArgs) -> anyhow::Result<ExitCode> {
     let format = a.format;
-    match liquid_study::merge::merge(&a.shards, &a.out)? {
+    let merged = liquid_study::merge::merge(&a.shards, a.out.as_deref())?;
+    if let (
+        Some(out),
+        liquid_study::merge::Merged::Crosscheck(..) | liquid_study::merge::Merged::Explain(..),
+    ) = (&a.out, &merged)
+    {
+        eprintln!(
+            "warning: --out {}: crosscheck and explain shards merge into the printed report \
+             only, as their unsharded runs write no file; nothing is written there",
+            out.display()
+        );
+    }
+    match merged {
         liquid_study::merge::Merged::Testbed(summary) => emit(&summary, format)?,
         liquid_study::merge::Merged::Latency(studied) => {
             crate::output::print(&studied.table)?;

@@ -13,6 +13,7 @@ mod foundation;
 mod hostile;
 mod hostile3;
 mod hostile4;
+mod hostile5;
 mod ilp;
 mod latency;
 mod latency_simulate;

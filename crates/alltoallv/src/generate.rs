@@ -24,7 +24,43 @@ pub enum Dist {
     OneHot,
     /// A given rank-by-rank matrix: `matrix[i][j]` bytes from host i to host j (hosts in
     /// [`crate::sizes::hosts`] order); `bytes_per_rank` is not used.
-    Matrix(Vec<Vec<u64>>),
+    Matrix(Matrix),
+}
+
+/// A rank-by-rank matrix of bytes, and where its rows are written (for messages).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Matrix {
+    /// `rows[i][j]`: bytes from host i to host j.
+    pub rows: Vec<Vec<u64>>,
+    /// The file the rows were read from, as messages name it.
+    pub file: String,
+    /// The line (1-based) of each row in the file.
+    pub lines: Vec<usize>,
+}
+
+impl From<Vec<Vec<u64>>> for Matrix {
+    /// Rows given in code: file `matrix`, row i on line i + 1.
+    fn from(rows: Vec<Vec<u64>>) -> Self {
+        let lines = (1..=rows.len()).collect();
+        Matrix {
+            rows,
+            file: "matrix".into(),
+            lines,
+        }
+    }
+}
+
+impl Matrix {
+    /// `file:line: row r column c: ` for a message about row `a`, column `b` (0-based).
+    fn at(&self, a: usize, b: usize) -> String {
+        format!(
+            "{}:{}: row {} column {}: ",
+            self.file,
+            self.lines[a],
+            a + 1,
+            b + 1
+        )
+    }
 }
 
 /// Why sizes could not be generated.
@@ -76,13 +112,35 @@ pub fn generate(
             )));
         }
     }
-    if let Dist::Matrix(m) = dist {
-        if m.len() != n || m.iter().any(|r| r.len() != n) {
+    if let Dist::Matrix(matrix) = dist {
+        let m = &matrix.rows;
+        let shape = format!(
+            "the matrix must be {n} x {n} (the hosts of model {:?})",
+            traffic.name()
+        );
+        // The first row of another length, or the first row too many: its line.
+        if let Some(a) = m.iter().position(|r| r.len() != n) {
             return Err(GenerateError::Input(format!(
-                "the matrix must be {n} x {n} (the hosts of model {:?}), not {} rows of {:?} columns",
-                traffic.name(),
-                m.len(),
-                m.iter().map(Vec::len).max().unwrap_or(0)
+                "{}:{}: row {}: {shape}: this row has {} columns",
+                matrix.file,
+                matrix.lines[a],
+                a + 1,
+                m[a].len()
+            )));
+        }
+        if m.len() > n {
+            return Err(GenerateError::Input(format!(
+                "{}:{}: row {}: {shape}: this row is one too many",
+                matrix.file,
+                matrix.lines[n],
+                n + 1
+            )));
+        }
+        if m.len() < n {
+            return Err(GenerateError::Input(format!(
+                "{}: {shape}, not {} rows",
+                matrix.file,
+                m.len()
             )));
         }
     } else if bytes_per_rank == 0 {
@@ -90,7 +148,8 @@ pub fn generate(
             "bytes per rank must be at least 1".into(),
         ));
     }
-    if let Dist::Matrix(m) = dist {
+    if let Dist::Matrix(matrix) = dist {
+        let m = &matrix.rows;
         // An entry for a pair that is no transfer of the model (the diagonal of an
         // all-to-all without self-transfers) would be dropped: it must be 0.
         for (a, row) in m.iter().enumerate() {
@@ -111,9 +170,8 @@ pub fn generate(
                         )
                     };
                     return Err(GenerateError::Input(format!(
-                        "matrix row {} column {}: {v} bytes, but {what}: give 0 there",
-                        a + 1,
-                        b + 1
+                        "{}{v} bytes, but {what}: give 0 there",
+                        matrix.at(a, b)
                     )));
                 }
             }
@@ -133,15 +191,14 @@ pub fn generate(
     }
     for (a, dests) in by_sender.iter_mut().enumerate() {
         dests.sort_by_key(|&(_, t)| t);
-        if let Dist::Matrix(m) = dist {
+        if let Dist::Matrix(matrix) = dist {
             for &(b, t) in dests.iter() {
-                let v = m[a][b];
+                let v = matrix.rows[a][b];
                 if v == 0 {
                     return Err(GenerateError::Input(format!(
-                        "matrix row {} column {}: 0 bytes from {} to {}, a transfer of the \
-                         model: every message has at least 1 byte",
-                        a + 1,
-                        b + 1,
+                        "{}0 bytes from {} to {}, a transfer of the model: every message \
+                         has at least 1 byte",
+                        matrix.at(a, b),
                         hosts[a],
                         hosts[b]
                     )));
@@ -180,11 +237,9 @@ pub fn generate(
 
 /// Reads a rank-by-rank matrix: one row per line (sender), whole bytes separated by
 /// commas or white space; empty lines and `#` comments skipped.
-pub fn parse_matrix(
-    file: &str,
-    text: &str,
-) -> Result<Vec<Vec<u64>>, liquid_model::yaml::LoadError> {
+pub fn parse_matrix(file: &str, text: &str) -> Result<Matrix, liquid_model::yaml::LoadError> {
     let mut rows = Vec::new();
+    let mut lines = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let l = raw.trim();
         if l.is_empty() || l.starts_with('#') {
@@ -215,8 +270,13 @@ pub fn parse_matrix(
             row.push(v);
         }
         rows.push(row);
+        lines.push(n + 1);
     }
-    Ok(rows)
+    Ok(Matrix {
+        rows,
+        file: file.to_string(),
+        lines,
+    })
 }
 
 #[cfg(test)]
@@ -298,28 +358,30 @@ mod tests {
                     .collect()
             })
             .collect();
-        let b = generate(&t, &Dist::Matrix(m.clone()), 0, 0).expect("ok");
+        let b = generate(&t, &Dist::Matrix(m.clone().into()), 0, 0).expect("ok");
         let mut d = m.clone();
         d[2][2] = 5;
-        let e = generate(&t, &Dist::Matrix(d), 0, 0).expect_err("diagonal");
+        let e = generate(&t, &Dist::Matrix(d.into()), 0, 0).expect_err("diagonal");
         assert_eq!(
             e.to_string(),
-            "matrix row 3 column 3: 5 bytes, but p2 does not send to itself in model \
+            "matrix:3: row 3 column 3: 5 bytes, but p2 does not send to itself in model \
              \"fat-tree-4-2\": give 0 there"
         );
         let x = t.find_transfer("p2->p5").expect("transfer");
         assert_eq!(b[x.index()], 26);
-        let e = generate(&t, &Dist::Matrix(m[..7].to_vec()), 0, 0).expect_err("7 rows");
+        let e = generate(&t, &Dist::Matrix(m[..7].to_vec().into()), 0, 0).expect_err("7 rows");
         assert!(e.to_string().contains("must be 8 x 8"), "{e}");
         let mut z = m;
         z[1][3] = 0;
-        let e = generate(&t, &Dist::Matrix(z), 0, 0).expect_err("zero");
+        let e = generate(&t, &Dist::Matrix(z.into()), 0, 0).expect_err("zero");
         assert!(
             e.to_string()
                 .contains("row 2 column 4: 0 bytes from p1 to p3"),
             "{e}"
         );
-        let rows = parse_matrix("m.txt", "# m\n1 2,3\n\n4 5 6\n").expect("parses");
+        let parsed = parse_matrix("m.txt", "# m\n1 2,3\n\n4 5 6\n").expect("parses");
+        assert_eq!(parsed.lines, vec![2, 4]);
+        let rows = parsed.rows;
         assert_eq!(rows, vec![vec![1, 2, 3], vec![4, 5, 6]]);
         // Through a file, as liquid reads it: `read_text` drops the byte order mark.
         let dir = std::env::temp_dir().join(format!("liquid-matrix-{}", std::process::id()));
@@ -328,7 +390,7 @@ mod tests {
         std::fs::write(&path, "\u{feff}1,2,3\r\n4,5,6\r\n").expect("write");
         let text = liquid_model::yaml::read_text(&path).expect("reads");
         std::fs::remove_dir_all(&dir).ok();
-        let bom = parse_matrix("m.csv", &text).expect("parses");
+        let bom = parse_matrix("m.csv", &text).expect("parses").rows;
         assert_eq!(bom, rows);
         let e = parse_matrix("m.txt", "1 2\n3 x\n").expect_err("bad");
         assert_eq!(

@@ -277,12 +277,20 @@ pub fn parse_csv(
                     line,
                     col(i),
                     name,
-                    format!(
-                        "no host {h:?} in model {:?} (hosts are named like {:?}, or numbered 0 to {})",
-                        traffic.name(),
-                        hosts.first().copied().unwrap_or(""),
-                        hosts.len().saturating_sub(1)
-                    ),
+                    match hosts.first() {
+                        Some(first) => format!(
+                            "no host {h:?} in model {:?} (hosts are named like {first:?}, or \
+                             numbered 0 to {})",
+                            traffic.name(),
+                            hosts.len() - 1
+                        ),
+                        // An explicit-form model: transfers without end hosts.
+                        None => format!(
+                            "no host {h:?}: model {:?} names no hosts (its transfers have no \
+                             from/to): give the sizes by transfer id in a YAML mapping",
+                            traffic.name()
+                        ),
+                    },
                 )
             })?;
         }

@@ -108,6 +108,9 @@ pub enum ScheduleError {
         first: usize,
         /// Second timeframe it appears in.
         second: usize,
+        /// How many of its copies the second timeframe holds beyond the first occurrence
+        /// (1 for a single repeat).
+        times: usize,
     },
     /// Two transfers of one timeframe share a link.
     Conflict {
@@ -142,20 +145,32 @@ impl fmt::Display for ScheduleError {
                 transfer,
                 first,
                 second,
+                times,
             } => {
                 if first == second {
-                    write!(
-                        f,
-                        "transfer {transfer:?} appears twice in timeframe {}",
-                        first + 1
-                    )
+                    match times + 1 {
+                        2 => write!(
+                            f,
+                            "transfer {transfer:?} appears twice in timeframe {}",
+                            first + 1
+                        ),
+                        k => write!(
+                            f,
+                            "transfer {transfer:?} appears {k} times in timeframe {}",
+                            first + 1
+                        ),
+                    }
                 } else {
                     write!(
                         f,
                         "transfer {transfer:?} appears in timeframes {} and {}",
                         first + 1,
                         second + 1
-                    )
+                    )?;
+                    if *times > 1 {
+                        write!(f, " ({times} times in timeframe {})", second + 1)?;
+                    }
+                    Ok(())
                 }
             }
             ScheduleError::Conflict { frame, a, b, link } => write!(
@@ -204,10 +219,12 @@ pub fn validate(traffic: &Traffic, schedule: &Schedule) -> Result<ScheduleReport
                 });
             }
             if let Some(first) = frame_of[t.index()] {
+                let in_frame = frame.iter().filter(|&&u| u == t).count();
                 return Err(ScheduleError::Duplicated {
                     transfer: traffic.transfer_name(t).to_string(),
                     first,
                     second: i,
+                    times: if first == i { in_frame - 1 } else { in_frame },
                 });
             }
             frame_of[t.index()] = Some(i);
@@ -357,7 +374,8 @@ impl fmt::Display for Problems {
 }
 
 /// Like [`validate`], but finds every problem rather than the first: each empty
-/// timeframe, transfer not in the traffic, repeated transfer (each repetition), pair of
+/// timeframe, transfer not in the traffic, repeated transfer (once per timeframe it is
+/// repeated in, with the count), pair of
 /// transfers congesting in a timeframe (each later transfer with the first one holding
 /// the link, once per pair), and missing transfer, in that order, added to `problems`.
 /// `Some` when the schedule is valid (exactly when [`validate`] is `Ok`). Time and
@@ -374,6 +392,11 @@ pub fn validate_all(
         if frame.is_empty() && !problems.excused.contains(&i) {
             problems.push_in_frame(i, || ScheduleError::EmptyFrame { frame: i }.to_string());
         }
+        // The repeated transfers of this frame, in order of their first repeat, with
+        // how many repeats: one problem each, however many copies.
+        let mut repeats: Vec<(TransferId, usize, usize)> = Vec::new();
+        let mut repeat_of: std::collections::HashMap<TransferId, usize> =
+            std::collections::HashMap::new();
         for &t in frame {
             if t.index() >= n {
                 problems.push_with(|| {
@@ -381,19 +404,26 @@ pub fn validate_all(
                     ScheduleError::UnknownTransfer { frame: i, id }.to_string()
                 });
             } else if let Some(first) = frame_of[t.index()] {
-                problems.push_in_frame(i, || {
-                    let transfer = traffic.transfer_name(t).to_string();
-                    let (first, second) = (first, i);
-                    ScheduleError::Duplicated {
-                        transfer,
-                        first,
-                        second,
-                    }
-                    .to_string()
+                let k = *repeat_of.entry(t).or_insert_with(|| {
+                    repeats.push((t, first, 0));
+                    repeats.len() - 1
                 });
+                repeats[k].2 += 1;
             } else {
                 frame_of[t.index()] = Some(i);
             }
+        }
+        for (t, first, times) in repeats {
+            problems.push_in_frame(i, || {
+                let transfer = traffic.transfer_name(t).to_string();
+                ScheduleError::Duplicated {
+                    transfer,
+                    first,
+                    second: i,
+                    times,
+                }
+                .to_string()
+            });
         }
     }
     // Per link, the first transfer of the current frame that holds it; each transfer's

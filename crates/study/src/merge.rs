@@ -36,12 +36,28 @@ pub const SWEEPS: [&str; 6] = [
 ];
 
 /// Merges the shard files among `paths` (files, or folders holding them) into `out`:
-/// every file is read once, and the sweep named by the first one joins them.
-pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Merged, StudyError> {
+/// every file is read once, and the sweep named by the first one joins them. The sweeps
+/// whose unsharded run writes files (testbed, latency, two-clusters, routing) need `out`;
+/// crosscheck and explain, whose unsharded runs only print, write nothing there.
+pub fn merge(paths: &[PathBuf], out: Option<&Path>) -> Result<Merged, StudyError> {
     let shards = liquid_shard::merge_any(paths)?;
-    match shards.sweep.as_str() {
-        testbed::SWEEP => Ok(Merged::Testbed(testbed::merge(shards.typed()?, out)?)),
-        latency::SWEEP => Ok(Merged::Latency(latency::merge(shards.typed()?, out)?)),
+    let sweep = shards.sweep.as_str();
+    let need_out = || {
+        out.ok_or_else(|| {
+            StudyError::Input(format!(
+                "the {sweep} shards merge into the files of the unsharded run: give --out DIR"
+            ))
+        })
+    };
+    match sweep {
+        testbed::SWEEP => Ok(Merged::Testbed(testbed::merge(
+            shards.typed()?,
+            need_out()?,
+        )?)),
+        latency::SWEEP => Ok(Merged::Latency(latency::merge(
+            shards.typed()?,
+            need_out()?,
+        )?)),
         crosscheck::SWEEP => {
             let (report, format) = crosscheck::merge(shards.typed()?)?;
             Ok(Merged::Crosscheck(report, format))
@@ -52,11 +68,11 @@ pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Merged, StudyError> {
         }
         two_clusters::SWEEP => Ok(Merged::TwoClusters(Box::new(two_clusters::merge(
             shards.typed()?,
-            out,
+            need_out()?,
         )?))),
         routing::SWEEP => Ok(Merged::Routing(Box::new(routing::merge(
             shards.typed()?,
-            out,
+            need_out()?,
         )?))),
         other => Err(StudyError::Input(format!(
             "sweep {other:?} is not one that liquid merges (known: {})",

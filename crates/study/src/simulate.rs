@@ -105,6 +105,18 @@ fn link_table(model: &Model, args: &SimArgs) -> Result<HashMap<String, (f64, f64
             for (l, p) in net.links.iter().zip(&model.link_params) {
                 table.insert(l.id.clone(), resolve(&l.id, *p)?);
             }
+            // --link-throughput is for the links without their own bandwidth: refused
+            // when there is none, where it would change nothing.
+            if args.link_throughput.is_some()
+                && !net.links.is_empty()
+                && model.link_params.iter().all(|p| p.bandwidth.is_some())
+            {
+                return Err(StudyError::Input(format!(
+                    "--link-throughput changes nothing: every link of model {:?} has its own \
+                     bandwidth (the links' `bandwidth` fields)",
+                    model.traffic.name()
+                )));
+            }
         }
         // A copy's virtual link (`count`) only tells the copies apart: no hop, so no
         // bandwidth or latency, as in the network form (where it is in no table).
@@ -440,6 +452,8 @@ pub struct SimReport {
     makespan_s: Option<f64>,
     /// Null when the time limit stopped the simulation.
     throughput_mb_s: Option<f64>,
+    /// #X / Λ × the links' bandwidth, when every link has the same bandwidth (absent when
+    /// they differ: no single liquid throughput then).
     #[serde(skip_serializing_if = "Option::is_none")]
     liquid_throughput_mb_s: Option<f64>,
     /// max over links of bytes on the link / its bandwidth: no plan can beat it.
@@ -552,7 +566,13 @@ pub fn simulate(
         .zip(platform.links())
         .map(|(b, l)| b / l.bandwidth)
         .fold(0.0, f64::max);
-    let link_throughput = args.link_throughput.or(traffic.link_throughput());
+    // The liquid throughput (#X / Λ × the links' bandwidth) is that of links of one
+    // bandwidth: from the simulated links' real bandwidths, none when they differ.
+    let bandwidths: Vec<f64> = platform.links().iter().map(|l| l.bandwidth).collect();
+    let link_throughput = match bandwidths.split_first() {
+        Some((&b, rest)) if rest.iter().all(|&o| o == b) => Some(b / 1e6),
+        _ => None,
+    };
     let report = SimReport {
         model: traffic.name().to_string(),
         mode: args.mode.name(),

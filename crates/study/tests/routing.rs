@@ -161,14 +161,15 @@ fn shards_merge_into_the_whole_run() {
         }
     }
     let merged = tmp.path().join("merged");
-    match liquid_study::merge::merge(std::slice::from_ref(&shards), &merged).expect("merges") {
+    match liquid_study::merge::merge(std::slice::from_ref(&shards), Some(&merged)).expect("merges")
+    {
         liquid_study::merge::Merged::Routing(s) => assert_eq!(s.rows, 18),
         _ => panic!("not the routing study"),
     }
     assert_eq!(csv_without_times(&whole), csv_without_times(&merged));
     // A shard missing: refused, naming it.
     std::fs::remove_file(shards.join("routing-study-shard-2-of-3.json")).expect("test data");
-    let Err(e) = liquid_study::merge::merge(&[shards], &tmp.path().join("m2")) else {
+    let Err(e) = liquid_study::merge::merge(&[shards], Some(&tmp.path().join("m2"))) else {
         panic!("a missing shard is refused")
     };
     assert!(e.is_input(), "{e}");
