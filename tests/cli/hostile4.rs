@@ -268,7 +268,7 @@ fn generate_sizes_refuses_what_it_would_drop() {
     refused(
         &out,
         &[
-            "matrix row 2 column 2: 3 bytes",
+            "m.csv:2: row 2 column 2: 3 bytes",
             "p1 does not send to itself",
         ],
     );

@@ -188,7 +188,7 @@ fn other_run(dir: &Path, args: &[&str], n: usize) -> PathBuf {
     other.join(&f[0])
 }
 
-const LATENCY: [&str; 16] = [
+pub(crate) const LATENCY: [&str; 16] = [
     "latency",
     "study",
     "--systems",

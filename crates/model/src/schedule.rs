@@ -392,38 +392,43 @@ pub fn validate_all(
         if frame.is_empty() && !problems.excused.contains(&i) {
             problems.push_in_frame(i, || ScheduleError::EmptyFrame { frame: i }.to_string());
         }
-        // The repeated transfers of this frame, in order of their first repeat, with
-        // how many repeats: one problem each, however many copies.
-        let mut repeats: Vec<(TransferId, usize, usize)> = Vec::new();
-        let mut repeat_of: std::collections::HashMap<TransferId, usize> =
-            std::collections::HashMap::new();
-        for &t in frame {
+        // A repeated transfer is one problem per frame, at its first repeat, with the
+        // count of its repeats there: the copies of each transfer in the rest of the
+        // frame, counted once at the frame's first repeat (no map for a frame without).
+        let mut rest: Option<std::collections::HashMap<TransferId, usize>> = None;
+        for (j, &t) in frame.iter().enumerate() {
             if t.index() >= n {
                 problems.push_with(|| {
-                    let id = format!("{t}");
+                    let id = format!("transfer#{}", t.0);
                     ScheduleError::UnknownTransfer { frame: i, id }.to_string()
                 });
             } else if let Some(first) = frame_of[t.index()] {
-                let k = *repeat_of.entry(t).or_insert_with(|| {
-                    repeats.push((t, first, 0));
-                    repeats.len() - 1
+                let counts = rest.get_or_insert_with(|| {
+                    let mut m = std::collections::HashMap::new();
+                    for &u in &frame[j..] {
+                        *m.entry(u).or_insert(0) += 1;
+                    }
+                    m
                 });
-                repeats[k].2 += 1;
+                if let Some(times) = counts.remove(&t) {
+                    problems.push_in_frame(i, || {
+                        let transfer = traffic.transfer_name(t).to_string();
+                        ScheduleError::Duplicated {
+                            transfer,
+                            first,
+                            second: i,
+                            times,
+                        }
+                        .to_string()
+                    });
+                }
             } else {
                 frame_of[t.index()] = Some(i);
-            }
-        }
-        for (t, first, times) in repeats {
-            problems.push_in_frame(i, || {
-                let transfer = traffic.transfer_name(t).to_string();
-                ScheduleError::Duplicated {
-                    transfer,
-                    first,
-                    second: i,
-                    times,
+                // Its first copy is no repeat.
+                if let Some(c) = rest.as_mut().and_then(|m| m.get_mut(&t)) {
+                    *c -= 1;
                 }
-                .to_string()
-            });
+            }
         }
     }
     // Per link, the first transfer of the current frame that holds it; each transfer's

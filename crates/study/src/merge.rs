@@ -41,7 +41,7 @@ pub const SWEEPS: [&str; 6] = [
 /// crosscheck and explain, whose unsharded runs only print, write nothing there.
 pub fn merge(paths: &[PathBuf], out: Option<&Path>) -> Result<Merged, StudyError> {
     let shards = liquid_shard::merge_any(paths)?;
-    let sweep = shards.sweep.as_str();
+    let sweep = shards.sweep.clone();
     let need_out = || {
         out.ok_or_else(|| {
             StudyError::Input(format!(
@@ -49,7 +49,7 @@ pub fn merge(paths: &[PathBuf], out: Option<&Path>) -> Result<Merged, StudyError
             ))
         })
     };
-    match sweep {
+    match sweep.as_str() {
         testbed::SWEEP => Ok(Merged::Testbed(testbed::merge(
             shards.typed()?,
             need_out()?,
