@@ -493,6 +493,19 @@ impl<'a> Resolved<'a> {
                     l.to
                 )));
             }
+            // A route that comes back over a link is a cycle, and no path (a path is a
+            // set of links): said here, at the route, not at the pairs that use it.
+            if let Some(first) = links.iter().position(|&x| x == li as u32) {
+                return Err(NetworkError::BrokenRoute {
+                    at: format!("{}.path[{j}]", at()),
+                    from: route.from.clone(),
+                    to: route.to.clone(),
+                    why: format!(
+                        "it uses link {:?} twice (path[{first}] and path[{j}]): a path is a set of links",
+                        l.id
+                    ),
+                });
+            }
             here = &l.to;
             links.push(li as u32);
         }
