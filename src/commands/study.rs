@@ -132,15 +132,7 @@ pub fn two_clusters(a: TwoClustersArgs) -> anyhow::Result<ExitCode> {
 /// plans' backbone message counts are not 001's.
 pub fn emitted(summary: &two_clusters::Summary, format: Format) -> anyhow::Result<ExitCode> {
     emit(summary, format)?;
-    let stopped = summary.stopped_by_time_limit();
-    if !stopped.is_empty() {
-        eprintln!(
-            "warning: the time limit stopped {} simulations, which have no makespan (first: \
-             {}); raise --time-limit for them",
-            stopped.len(),
-            stopped[0]
-        );
-    }
+    warn_stopped(summary.stopped_by_time_limit());
     if !summary.counts_match() {
         eprintln!("error: backbone message counts differ from 2·max(n1, n2) and 2·n1·n2");
         return Ok(ExitCode::from(crate::EXIT_INTERNAL));
@@ -258,14 +250,17 @@ pub fn routing_emitted(
     format: Format,
 ) -> anyhow::Result<ExitCode> {
     emit(summary, format)?;
-    let stopped = &summary.stopped_by_time_limit;
-    if !stopped.is_empty() {
+    warn_stopped(&summary.stopped_by_time_limit);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The warning of a study whose simulations the time limit stopped (none: nothing).
+fn warn_stopped(stopped: &[String]) {
+    if let Some(first) = stopped.first() {
         eprintln!(
             "warning: the time limit stopped {} simulations, which have no makespan (first: \
-             {}); raise --time-limit for them",
-            stopped.len(),
-            stopped[0]
+             {first}); raise --time-limit for them",
+            stopped.len()
         );
     }
-    Ok(ExitCode::SUCCESS)
 }

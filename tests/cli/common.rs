@@ -229,3 +229,17 @@ macro_rules! snap {
         });
     }};
 }
+
+/// Asserts exit 2, no panic or abort, and a message holding every needle.
+pub fn refused(out: &std::process::Output, needles: &[&str]) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "exit code 2: {err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("memory allocation"),
+        "{err}"
+    );
+    for n in needles {
+        assert!(err.contains(n), "expected {n:?} in: {err}");
+    }
+    err
+}

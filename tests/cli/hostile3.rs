@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::common::{liquid, root, succeed};
+use crate::common::{liquid, refused, root, succeed};
 
 /// 1 GiB of address space: far more than any of these runs needs after the fixes.
 const MEMORY: u64 = 1 << 30;
@@ -23,20 +23,6 @@ fn limited(cmd: &Command) -> Output {
         .current_dir(root())
         .output()
         .expect("prlimit runs (util-linux)")
-}
-
-/// Asserts exit 2, no panic or abort, and a message holding every needle.
-fn refused(out: &Output, needles: &[&str]) -> String {
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(2), "exit code 2: {err}");
-    assert!(
-        !err.contains("panicked") && !err.contains("memory allocation"),
-        "{err}"
-    );
-    for n in needles {
-        assert!(err.contains(n), "expected {n:?} in: {err}");
-    }
-    err
 }
 
 fn json(out: &Output) -> Value {

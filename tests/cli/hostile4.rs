@@ -3,20 +3,8 @@
 //! cli hostile4`) and passes after.
 
 use std::path::Path;
-use std::process::Output;
 
-use crate::common::{liquid, root, succeed};
-
-/// Asserts exit 2, no panic, and a message holding every needle.
-fn refused(out: &Output, needles: &[&str]) -> String {
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(2), "exit code 2: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    for n in needles {
-        assert!(err.contains(n), "expected {n:?} in: {err}");
-    }
-    err
-}
+use crate::common::{liquid, refused, root, succeed};
 
 /// A copy of `models/NAME` in `dir`, and its bytes.
 fn copy_model(dir: &Path, name: &str, to: &str) -> (std::path::PathBuf, Vec<u8>) {

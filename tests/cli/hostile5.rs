@@ -2,20 +2,7 @@
 //! binary of main before its fix (`LIQUID_TEST_BIN=/path/to/old/liquid cargo test --test
 //! cli hostile5`) and passes after.
 
-use std::process::Output;
-
-use crate::common::{liquid, succeed};
-
-/// Asserts exit 2, no panic, and a message holding every needle.
-fn refused(out: &Output, needles: &[&str]) -> String {
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(2), "exit code 2: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    for n in needles {
-        assert!(err.contains(n), "expected {n:?} in: {err}");
-    }
-    err
-}
+use crate::common::{liquid, refused, succeed};
 
 /// `solve --sizes` refuses the options that the others make change nothing, as it refuses
 /// `--pieces-out` with `--preemption none`, and still takes each where it counts.
