@@ -478,10 +478,12 @@ pub fn solve(traffic: &Traffic, limits: &Limits, progress: &AtomicU64) -> Result
 /// reporting the model infeasible, which is its word and not a checkable proof: the
 /// `highs_status` stat says which).
 pub fn decide_liquid(traffic: &Traffic, limits: &Limits) -> Result<Answer, IlpError> {
+    // The deadline counts from the start: building the formulation is part of the run.
+    let deadline = limits.deadline();
     let k = traffic.duration();
     check_size(traffic, k)?;
     let f = Formulation::new(traffic, k, false);
-    let Some(run) = run_highs(&f, limits, limits.deadline(), None)? else {
+    let Some(run) = run_highs(&f, limits, deadline, None)? else {
         return Ok(stopped(
             traffic,
             None,

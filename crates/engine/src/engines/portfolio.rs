@@ -185,7 +185,7 @@ fn run_with_share(
 
         // Stage 0, then: the orbits of a group, for all-to-all traffics.
         if let Some((outcome, group)) =
-            liquid_search::native::liquid_by_structure(traffic, limits.deadline())
+            liquid_search::native::liquid_by_structure(traffic, deadline)
         {
             say(&mut stats, "structure", &group);
             return Ok(finish(outcome, "structure", stats).into());
