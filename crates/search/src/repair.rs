@@ -437,22 +437,30 @@ fn finish(
     let mut frame = state.frame.clone();
     let mut left: Vec<u32> = unplaced.into_iter().map(|(_, _, t)| t).collect();
     left.sort_unstable();
-    let mut used: Vec<Vec<bool>> = vec![Vec::new(); traffic.num_links()];
+    // The first frame free on every link of the path, 64 frames per word (one frame at a
+    // time, this first fit took 1.7 s of a 0.001 s limit on the 1,047,552 transfers of
+    // fat-tree:16,3, all of them left over).
+    let mut used: Vec<Vec<u64>> = vec![Vec::new(); traffic.num_links()];
     for t in left {
         let t = t as usize;
         let path = state.path(t);
-        let f = (0..)
-            .find(|&f| {
-                path.iter()
-                    .all(|&l| !used[l as usize].get(f).copied().unwrap_or(false))
-            })
-            .expect("a frame free on every link");
+        let mut w = 0;
+        let f = loop {
+            let mut busy = 0u64;
+            for &l in path {
+                busy |= used[l as usize].get(w).copied().unwrap_or(0);
+            }
+            if busy != u64::MAX {
+                break w * 64 + (!busy).trailing_zeros() as usize;
+            }
+            w += 1;
+        };
         for &l in path {
             let u = &mut used[l as usize];
-            if u.len() <= f {
-                u.resize(f + 1, false);
+            if u.len() <= w {
+                u.resize(w + 1, 0);
             }
-            u[f] = true;
+            u[w] |= 1 << (f % 64);
         }
         frame[t] = (state.k + f) as u32;
     }
