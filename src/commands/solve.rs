@@ -160,18 +160,13 @@ pub struct SolveArgs {
 /// Refuses `--seed` for an engine whose answer does not depend on it: the seed would be
 /// dropped without a word.
 pub fn seeded(engine: &dyn liquid_engine::Engine, seed: Option<u64>) -> Result<(), InputError> {
-    if seed.is_none() || engine.seeded() {
-        return Ok(());
-    }
-    let those: Vec<&str> = liquid_engine::visible()
-        .filter(|e| e.seeded())
-        .map(|e| e.name())
-        .collect();
-    Err(InputError(format!(
-        "--seed: the {} engine draws nothing at random (its answer is the same for every seed); the engines that take a seed: {}",
-        engine.name(),
-        those.join(", ")
-    )))
+    refuse_ignored(
+        engine,
+        seed.is_some(),
+        |e| e.seeded(),
+        "--seed",
+        "draws nothing at random (its answer is the same for every seed); the engines that take a seed",
+    )
 }
 
 /// Refuses `--node-limit` for an engine that counts no nodes: the limit would be dropped
@@ -180,15 +175,33 @@ pub fn node_limited(
     engine: &dyn liquid_engine::Engine,
     nodes: Option<u64>,
 ) -> Result<(), InputError> {
-    if nodes.is_none() || engine.takes_node_limit() {
+    refuse_ignored(
+        engine,
+        nodes.is_some(),
+        |e| e.takes_node_limit(),
+        "--node-limit",
+        "counts no nodes (its answer is the same for every node limit); the engines it bounds",
+    )
+}
+
+/// Refuses `option`, when `given`, for an engine that does not `take` it: "OPTION: the E
+/// engine WHY: the engines that take it".
+fn refuse_ignored(
+    engine: &dyn liquid_engine::Engine,
+    given: bool,
+    takes: fn(&dyn liquid_engine::Engine) -> bool,
+    option: &str,
+    why: &str,
+) -> Result<(), InputError> {
+    if !given || takes(engine) {
         return Ok(());
     }
     let those: Vec<&str> = liquid_engine::visible()
-        .filter(|e| e.takes_node_limit())
+        .filter(|&e| takes(e))
         .map(|e| e.name())
         .collect();
     Err(InputError(format!(
-        "--node-limit: the {} engine counts no nodes (its answer is the same for every node limit); the engines it bounds: {}",
+        "{option}: the {} engine {why}: {}",
         engine.name(),
         those.join(", ")
     )))

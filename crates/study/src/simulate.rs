@@ -385,6 +385,23 @@ fn prepare(model_arg: &Path, args: &SimArgs, solve: Solver<'_>) -> Result<Prepar
 /// How far a simulation got before the time limit stopped it (the simulator's own report).
 pub use liquid_sim::Stopped;
 
+/// [`run_within`] with the default transport on what the user gave: a size, latency or
+/// bandwidth whose times or totals overflow is an input error naming `options`.
+fn run_given(
+    platform: &liquid_sim::Platform,
+    plan: &Plan,
+    opts: &liquid_sim::Options,
+    deadline: Option<Instant>,
+    progress: &dyn Fn(&str),
+    options: &str,
+) -> Result<Result<liquid_sim::Run, Stopped>, StudyError> {
+    let transport = liquid_sim::Transport::default();
+    run_within(platform, plan, opts, &transport, deadline, Some(progress)).map_err(|e| match e {
+        liquid_sim::SimError::BadParameter { .. } => StudyError::Input(format!("{e} ({options})")),
+        e => StudyError::internal(e),
+    })
+}
+
 /// Runs `plan` on `platform` until `deadline` ([`liquid_sim::simulate_controlled`]): the
 /// run, or (`Err`) how far it got when the deadline came first. `progress`, when given,
 /// is told the simulated time reached (`simulating: 0.0123 s simulated`) at most every
@@ -535,22 +552,14 @@ pub fn simulate(
         trace: plot.is_some(),
     };
     let start = Instant::now();
-    // Sizes, latencies or bandwidths whose times or totals overflow are the user's.
-    let transport = liquid_sim::Transport::default();
-    let run = run_within(
+    let run = run_given(
         &p.mapped.platform,
         &p.plan,
         &opts,
-        &transport,
         deadline,
-        Some(progress),
-    )
-    .map_err(|e| match e {
-        liquid_sim::SimError::BadParameter { .. } => StudyError::Input(format!(
-            "{e} (--size, --sizes, --overhead, --link-latency or --link-throughput)"
-        )),
-        e => StudyError::internal(e),
-    })?;
+        progress,
+        "--size, --sizes, --overhead, --link-latency or --link-throughput",
+    )?;
     let wall_s = start.elapsed().as_secs_f64();
     let traffic = &p.model.traffic;
     let total_bytes: f64 = p.sizes.iter().sum();
@@ -986,21 +995,14 @@ pub fn simulate_mpi(
                 overhead: args.overhead,
                 trace: false,
             };
-            let transport = liquid_sim::Transport::default();
-            let run = run_within(
+            let run = run_given(
                 &mapped.platform,
                 &built,
                 &opts,
-                &transport,
                 deadline,
-                Some(progress),
-            )
-            .map_err(|e| match e {
-                liquid_sim::SimError::BadParameter { .. } => StudyError::Input(format!(
-                    "{e} (--size, --overhead, --link-latency or --link-throughput)"
-                )),
-                e => StudyError::internal(e),
-            })?;
+                progress,
+                "--size, --overhead, --link-latency or --link-throughput",
+            )?;
             (built.messages(), built.bytes(), run)
         }
         Err(liquid_sim::SimError::TimeLimit(stopped)) => {

@@ -247,7 +247,8 @@ mod tests {
             said.as_deref().is_some_and(|v| v.contains("time limit")),
             "{:?}",
             c.stats()
-        );        assert_eq!(c.verdict(), Verdict::Unknown);
+        );
+        assert_eq!(c.verdict(), Verdict::Unknown);
         assert!(!c.stats().iter().any(|(k, _)| k == "repair_length"), "{:?}", c.stats());
     }
 
