@@ -138,12 +138,16 @@ pub enum Rejection {
     },
 }
 
+/// The model validator's wording of a repeated transfer ([`liquid_model::ScheduleError`]),
+/// from the 1-based timeframes of a stream (one repeat: a stream does not count them).
 fn duplicated(transfer: &str, first: u64, second: u64) -> String {
-    if first == second {
-        format!("transfer {transfer:?} appears twice in timeframe {first}")
-    } else {
-        format!("transfer {transfer:?} appears in timeframes {first} and {second}")
+    liquid_model::ScheduleError::Duplicated {
+        transfer: transfer.to_string(),
+        first: first.saturating_sub(1) as usize,
+        second: second.saturating_sub(1) as usize,
+        times: 1,
     }
+    .to_string()
 }
 
 impl Rejection {
