@@ -252,31 +252,20 @@ pub fn first_fit_until(
     order: &[TransferId],
     deadline: Option<Instant>,
 ) -> Option<Vec<Vec<TransferId>>> {
-    let mut on_link: Vec<Vec<u32>> = vec![Vec::new(); traffic.num_links()];
+    let mut fit = crate::fit::FrameFit::new(traffic);
     let mut frames: Vec<Vec<TransferId>> = Vec::new();
-    let mut busy: Vec<bool> = Vec::new();
+    let mut path = Vec::new();
     for (k, &t) in order.iter().enumerate() {
         if k % CLOCK_EVERY == 0 && passed(deadline) {
             return None;
         }
-        busy.clear();
-        busy.resize(frames.len() + 1, false);
-        for l in &traffic.transfer(t).path {
-            for &c in &on_link[l.index()] {
-                busy[c as usize] = true;
-            }
-        }
-        let c = busy
-            .iter()
-            .position(|&b| !b)
-            .expect("the last slot is free");
+        path.clear();
+        path.extend(traffic.transfer(t).path.iter().map(|l| l.index()));
+        let c = fit.place(&path);
         if c == frames.len() {
             frames.push(Vec::new());
         }
         frames[c].push(t);
-        for l in &traffic.transfer(t).path {
-            on_link[l.index()].push(c as u32);
-        }
     }
     Some(frames)
 }

@@ -4,6 +4,7 @@
 //! - [`liquid`]: the liquid schedule search of paper 003 (depth-first over full teams).
 //! - [`exact`]: exact optimal length (chromatic number) by DSATUR branch and bound.
 //! - [`baseline`]: round-robin and seeded random-order schedules.
+//! - [`fit`]: first fit, 64 frames per word, shared by the baselines and the repair search.
 //! - [`structured`]: liquid schedules of all-to-all traffics from orbits of a group.
 //! - [`ports`]: liquid schedules from link-disjoint parts and from ports (König's edge
 //!   colouring), a stage of `structured`.
@@ -34,6 +35,7 @@ pub mod components;
 pub mod cover;
 pub mod dsatur;
 pub mod exact;
+pub mod fit;
 pub mod kcolour;
 pub mod liquid;
 pub mod native;
