@@ -654,6 +654,15 @@ fn cores_within(
             return Ok(out);
         }
     }
+    // First fit in traffic order, linear where the native engine is not: a transfer
+    // with `count: 100000` kept explain searching until its 60 s limit, "no core found".
+    let order: Vec<TransferId> = traffic.transfer_ids().collect();
+    if let Some(frames) = liquid_search::baseline::first_fit_until(traffic, &order, deadline) {
+        let fitted = Schedule::new(frames);
+        if validate(traffic, &fitted).is_ok_and(|r| r.length == traffic.duration()) {
+            return Ok(out);
+        }
+    }
     // A liquid traffic has nothing to explain: the native engine (orbits, parts, the
     // full-team search) says so in milliseconds where the colouring questions would
     // not, within the minimisation's share of the time. Its schedule is validated.
@@ -863,6 +872,27 @@ mod tests {
             .expect("a tree");
         let e = cores(&t, true, None).expect("runs");
         assert!(e.cores.is_empty() && !e.stopped);
+        assert_eq!((e.by_search, e.by_sat), (0, 0));
+    }
+
+    #[test]
+    fn many_copies_of_one_transfer_are_first_fitted_without_a_question() {
+        // 20,000 copies on three links, one free frame for the three single-link
+        // transfers: first fit in traffic order is liquid. The native engine was stopped
+        // by the minimisation's share of the limit here, and explain said "no core found".
+        let mut ts: Vec<(String, Vec<String>)> = (0..20_000)
+            .map(|i| {
+                (
+                    format!("c#{i}"),
+                    vec!["a".into(), "b".into(), "c".into(), format!("v{i}")],
+                )
+            })
+            .collect();
+        ts.extend(["a", "b", "c"].map(|l| (format!("x{l}"), vec![l.to_string()])));
+        let t = Traffic::from_paths("copies", &ts).expect("valid");
+        let deadline = Instant::now() + std::time::Duration::from_secs(20);
+        let e = cores(&t, true, Some(deadline)).expect("runs");
+        assert!(e.cores.is_empty() && !e.stopped && e.undecided.is_none());
         assert_eq!((e.by_search, e.by_sat), (0, 0));
     }
 }
