@@ -219,7 +219,8 @@ struct SimCliArgs {
     /// generated dragonfly, Dragonfly+, rail or HyperX that has one; otherwise native's
     /// liquid schedule within half the time limit, or, when native finds the traffic
     /// non-liquid or does not decide it, the portfolio's best schedule within half the
-    /// time left; all-at-once without a schedule posts the whole traffic at once).
+    /// time left; from 100,000 transfers up, the portfolio's within half the time limit;
+    /// all-at-once without a schedule posts the whole traffic at once).
     #[arg(long, value_parser = c::engine_parser())]
     engine: Option<String>,
     #[command(flatten)]

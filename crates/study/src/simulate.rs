@@ -225,7 +225,14 @@ fn get_schedule(
                 Err(liquid_engine::SolveError::Input(_)) => {}
                 Err(e) => return Err(e.into()),
             }
-            find("native")?
+            // From REPAIR_FIRST transfers up the portfolio, whose repair and first fit are
+            // near linear there: native's search took the whole half of the limit on a
+            // transfer with `count: 100000` before the portfolio ran.
+            if traffic.len() >= liquid_engine::engines::portfolio::REPAIR_FIRST {
+                find(liquid_engine::DEFAULT_ENGINE)?
+            } else {
+                find("native")?
+            }
         }
     };
     // By default the native engine gets half of the time limit, and a traffic it finds
@@ -250,7 +257,7 @@ fn get_schedule(
     let mut checked = solve(traffic, engine, &first)?;
     let undecided = checked.verdict() == liquid_model::Verdict::NonLiquid
         || checked.outcome().schedule().is_none();
-    let engine = if default && undecided {
+    let engine = if default && undecided && engine.name() != liquid_engine::DEFAULT_ENGINE {
         let portfolio = find(liquid_engine::DEFAULT_ENGINE)?;
         let rest = (args.request.limits.time).map(|t| t.saturating_sub(start.elapsed()) / 2);
         checked = solve(traffic, portfolio, &within(rest))?;
