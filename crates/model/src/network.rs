@@ -328,16 +328,15 @@ pub fn add_with_count(
         b.transfer(id, from, to, path, at, &path_at)?;
         return Ok(());
     }
+    let count_at = format!("{at}.count");
     for k in 1..=count {
-        let vname = match virtual_links {
-            Some(v) => v[(k - 1) as usize].clone(),
-            None => default_virtual_link(id, k),
+        let v = match virtual_links {
+            Some(v) => {
+                let vat = format!("{at}.virtual_links[{}]", k - 1);
+                b.virtual_link(&v[(k - 1) as usize], &vat)?
+            }
+            None => b.virtual_link(&default_virtual_link(id, k), &count_at)?,
         };
-        let vat = match virtual_links {
-            Some(_) => format!("{at}.virtual_links[{}]", k - 1),
-            None => format!("{at}.count"),
-        };
-        let v = b.virtual_link(&vname, &vat)?;
         b.transfer_copy(
             &copy_id(id, k),
             from.clone(),

@@ -467,7 +467,12 @@ impl TrafficBuilder {
         let mut links = Vec::with_capacity(path.len() + usize::from(extra.is_some()));
         let mut seen: HashSet<LinkId> = HashSet::new();
         for (i, name) in path.iter().enumerate() {
-            let l = self.link(name, &path_at(i))?;
+            // A real link declared before needs no field path (formatting one per link
+            // of every transfer was a tenth of loading a `count: 1000000`).
+            let l = match self.link_index.get(*name) {
+                Some(&l) if !self.link_at[l.index()].1 => l,
+                _ => self.link(name, &path_at(i))?,
+            };
             let repeated = if path.len() <= SHORT_PATH {
                 links.contains(&l)
             } else {
