@@ -52,7 +52,11 @@ Every command that takes a MODEL also takes the spec of a generated network in i
   hyperx:S1xS2...,T         T*S1*S2*...            S1*S2*...                 hyperx:16x16,4: 1,024 hosts
 
 The traffic is the all-to-all of the hosts: N hosts give N(N-1) transfers (t1 includes each
-host's transfer to itself, as papers 000 and 003 do: N^2).";
+host's transfer to itself, as papers 000 and 003 do: N^2).
+
+`liquid generate SPEC [--out FILE] [--form explicit|network]` writes the model of a spec
+(`liquid generate fat-tree:4,3 --form network`); the commands below name a generator and
+its parameters as options, with the options a spec has no place for.";
 
 /// Optimal schedules for collective network traffic, and proofs of their optimality.
 #[derive(Debug, Parser)]

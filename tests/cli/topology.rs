@@ -1,6 +1,6 @@
 //! Issue 8: generated models (`liquid generate`, specs in place of model files).
 
-use crate::common::{liquid, succeed};
+use crate::common::{liquid, refused, succeed};
 use crate::snap;
 
 /// The snapshot is the check here: the output is the generated instance itself, and
@@ -51,6 +51,56 @@ fn generated_paper_fig1_is_the_model_file() {
         .expect("runs");
     assert!(gen.status.success() && file.status.success());
     assert_eq!(gen.stdout, file.stdout);
+}
+
+/// `generate SPEC` writes what the generator's options write, in both forms and to a
+/// file; a word that is neither generator nor spec, a bad spec and an unknown option are
+/// refused (exit 2) with what to do.
+#[test]
+fn generate_takes_a_spec_in_place_of_a_generator() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for form in ["explicit", "network"] {
+        let by_options = succeed(liquid().args([
+            "generate",
+            "ring",
+            "--switches",
+            "3",
+            "--hosts-per-switch",
+            "2",
+            "--form",
+            form,
+        ]));
+        let by_spec = succeed(liquid().args(["generate", "ring:3,2", "--form", form]));
+        assert_eq!(by_spec.stdout, by_options.stdout, "{form}");
+        let out = dir.path().join(format!("{form}.yaml"));
+        succeed(
+            liquid()
+                .args(["generate", "ring:3,2", "--form", form, "--out"])
+                .arg(&out),
+        );
+        assert_eq!(
+            std::fs::read(&out).expect("written"),
+            by_options.stdout,
+            "{form}"
+        );
+    }
+    let run = |args: &[&str]| liquid().args(args).output().expect("runs");
+    refused(
+        &run(&["generate", "fattree:4,3"]),
+        &["did you mean fat-tree:4,3"],
+    );
+    refused(
+        &run(&["generate", "blah"]),
+        &["neither a generator nor a spec"],
+    );
+    refused(
+        &run(&["generate", "fat-tree:5,3"]),
+        &["fat-tree:5,3", "even"],
+    );
+    refused(
+        &run(&["generate", "fat-tree:4,3", "--bogus"]),
+        &["'--bogus'"],
+    );
 }
 
 /// The snapshots show the reports; independently of them, `analyze SPEC` says what
