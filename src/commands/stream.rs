@@ -113,7 +113,15 @@ pub fn verify_stream(
     if !report.problems.is_empty() {
         eprintln!("rejected: the schedule is invalid (its problems are listed)");
     }
-    Ok(verdict(report.valid))
+    if let (None, Some(why)) = (report.valid, &report.stopped) {
+        // Not valid, not rejected: exit 1 as `prove` and `verify --proof` when their
+        // limit came first, so that `verify && run` does not run an unchecked schedule.
+        eprintln!(
+            "warning: {why}, with no problem in them; the rest is unchecked (valid: null); \
+             raise --time-limit, or check a prefix with --prefix"
+        );
+    }
+    Ok(verdict(report.valid == Some(true)))
 }
 
 /// `liquid export mpi MODEL --stream --out DIR`: the streamed schedule's MPI plan.

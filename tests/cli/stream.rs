@@ -73,6 +73,26 @@ fn verify_stream_rejects_and_refuses() {
             .arg(&prefix)
             .args(["--stream", "--prefix", "14"]),
     );
+    // Stopped by the limit before a problem: undecided (`valid: null`, a warning), not
+    // valid and not rejected; exit 1 as `prove` when its limit comes first.
+    let out = liquid()
+        .args(["verify", "fat-tree:4,3", "--schedule"])
+        .arg(&prefix)
+        .args(["--stream", "--prefix", "14", "--time-limit", "0"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("valid: null") && text.contains("stopped:"),
+        "{text}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: the time limit stopped the check"),
+        "{err}"
+    );
+    assert!(!err.contains("rejected"), "{err}");
     let out = liquid()
         .args(["verify", "fat-tree:4,2"])
         .arg(&prefix)

@@ -101,7 +101,7 @@ fn run() -> Result<ExitCode, String> {
             let r = liquid_stream::verify_file(&tree, file.as_ref(), &options, &progress)
                 .map_err(|e| e.to_string())?;
             json(&r);
-            if !r.valid {
+            if r.valid != Some(true) {
                 return Ok(ExitCode::from(1));
             }
         }

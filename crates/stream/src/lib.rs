@@ -543,8 +543,10 @@ pub struct VerifyReport {
     pub model: String,
     /// The schedule file.
     pub schedule: String,
-    /// Whether the schedule (or the prefix read) is valid.
-    pub valid: bool,
+    /// Whether the schedule (or the prefix read) is valid: `None` when the time limit
+    /// stopped the check before the end of what it was to read and it had found no
+    /// problem so far (undecided, not valid: the rest was not read).
+    pub valid: Option<bool>,
     /// Every problem found when it is not, as the in-memory `liquid verify` lists them
     /// ([`Findings::lines`]: the first 20, then how many more).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -580,7 +582,7 @@ pub fn verify_file<M: Structured>(
     let mut report = VerifyReport {
         model: model.name(),
         schedule: file.clone(),
-        valid: false,
+        valid: Some(false),
         problems: Vec::new(),
         stopped: None,
         report: None,
@@ -649,7 +651,7 @@ pub fn verify_file<M: Structured>(
     }
     let findings = validator.findings();
     if findings.is_empty() {
-        report.valid = report.stopped.is_none();
+        report.valid = report.stopped.is_none().then_some(true);
         report.report = Some(whole.unwrap_or_else(|| validator.finish_prefix()));
     } else {
         report.problems = findings.lines(Some(&file));
