@@ -33,6 +33,9 @@ pub const EXIT_INPUT: u8 = 2;
 /// Exit code of an internal fault (a wrong answer, a contradiction, a panic).
 pub const EXIT_INTERNAL: u8 = 3;
 
+/// Bytes per message of `simulate` and `export` without --size.
+const DEFAULT_SIZE: u64 = 1_000_000;
+
 /// `generate --help`: what each spec builds, and how large it is.
 const GENERATE_ABOUT: &str = "Writes a generated model (a network with its all-to-all) to stdout or a file.
 
@@ -239,10 +242,11 @@ struct SimCliArgs {
     #[arg(long, value_enum, default_value_t = c::SimMode::Frames)]
     mode: c::SimMode,
     /// Message size in whole bytes (`4096`, `64KiB`, `1MB`; at least 1), for every
-    /// transfer.
-    #[arg(long, value_name = "BYTES", value_parser = c::parse_bytes, default_value = "1000000")]
-    size: u64,
-    /// YAML mapping `transfer id: bytes` for per-transfer sizes (others use --size).
+    /// transfer (default 1000000); with --sizes, for the transfers the file leaves out.
+    #[arg(long, value_name = "BYTES", value_parser = c::parse_bytes)]
+    size: Option<u64>,
+    /// Per-transfer sizes: a `src,dst,bytes` CSV or a YAML mapping `transfer id: bytes`.
+    /// A transfer it leaves out is an error unless --size is given.
     #[arg(long, value_name = "FILE")]
     sizes: Option<PathBuf>,
     /// Software overhead per message, in seconds.
@@ -278,7 +282,8 @@ impl SimCliArgs {
             },
             mode: self.mode.mode(),
             // Exact: at most 2^53 (liquid_alltoallv::sizes::MAX_BYTES).
-            size: self.size as f64,
+            size: self.size.unwrap_or(DEFAULT_SIZE) as f64,
+            size_given: self.size.is_some(),
             sizes: self.sizes.clone(),
             overhead: self.overhead,
             link_throughput: self.link_throughput,

@@ -345,7 +345,7 @@ pub fn export_mpi_sizes(
     }
     let args = SizesArgs {
         sizes: sizes.clone(),
-        size: None,
+        size: sim.size,
         overhead: sim.overhead,
         link_throughput: sim.link_throughput,
         link_latency: sim.link_latency,

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::common::{link_sets, liquid, root, succeed};
+use crate::common::{link_sets, liquid, refused, root, succeed};
 
 fn simulate(args: &[&str]) -> Value {
     let mut cmd = liquid();
@@ -102,14 +102,28 @@ fn two_flows_on_one_link_each_get_half_of_it() {
     assert!(close(f(&r, "link_bound_s"), 2.0 * 1e6 / 50e6), "{r}");
     // Sizes per transfer: a->c 3 MB, b->c 1 MB. Both at 25 MB/s until b->c ends at 0.04 s,
     // then a->c alone at 50 MB/s for its last 2 MB.
+    // The file gives a->c only: b->c takes --size, given (without it, refused).
     let r = simulate(&[
         "tests/fixtures/sim/shared-link.yaml",
         "--mode",
         "all-at-once",
         "--sizes",
         "tests/fixtures/sim/shared-link-sizes.yaml",
+        "--size",
+        "1000000",
     ]);
     assert!(close(f(&r, "makespan_s"), 0.003 + 0.04 + 0.04), "{r}");
+    let out = liquid()
+        .args([
+            "simulate",
+            "tests/fixtures/sim/shared-link.yaml",
+            "--mode",
+            "all-at-once",
+        ])
+        .args(["--sizes", "tests/fixtures/sim/shared-link-sizes.yaml"])
+        .output()
+        .expect("runs");
+    refused(&out, &["1 of the 2 transfers", "\"b->c\"", "--size BYTES"]);
     // Timeframe by timeframe (a schedule of 2 frames), each alone at 50 MB/s.
     let r = simulate(&["tests/fixtures/sim/shared-link.yaml", "--engine", "dsatur"]);
     assert!(
@@ -138,6 +152,8 @@ fn max_min_gives_the_rest_of_a_link_to_the_flow_not_held_elsewhere() {
         "all-at-once",
         "--sizes",
         sizes.to_str().expect("UTF-8"),
+        "--size",
+        "1000000",
     ]);
     assert!(close(f(&r, "makespan_s"), 0.1), "{r}");
     assert!(close(f(&r, "total_bytes"), 10e6), "{r}");
@@ -149,6 +165,8 @@ fn max_min_gives_the_rest_of_a_link_to_the_flow_not_held_elsewhere() {
         "all-at-once",
         "--sizes",
         sizes.to_str().expect("UTF-8"),
+        "--size",
+        "1000000",
     ]);
     assert!(close(f(&r, "makespan_s"), 0.2), "{r}");
 }

@@ -100,18 +100,6 @@ pub fn load(path: &Path, traffic: &Traffic, missing: Missing) -> Result<Sizes, L
     }
 }
 
-/// The sizes a file gives, without a rule for the transfers it leaves out: (transfer,
-/// bytes) in model order, with every check of [`load`] but the missing pairs (`liquid
-/// simulate` gives those its `--size`).
-pub fn load_given(path: &Path, traffic: &Traffic) -> Result<Vec<(TransferId, u64)>, LoadError> {
-    let s = load(path, traffic, Missing::Default(0))?;
-    Ok(traffic
-        .transfer_ids()
-        .zip(s.bytes)
-        .filter(|&(_, b)| b > 0)
-        .collect())
-}
-
 fn looks_like_csv(text: &str) -> bool {
     text.lines()
         .map(str::trim)

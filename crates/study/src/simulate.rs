@@ -26,7 +26,10 @@ pub struct SimArgs {
     pub mode: Mode,
     /// Bytes per transfer.
     pub size: f64,
-    /// A YAML mapping `transfer id: bytes` overriding `size` per transfer.
+    /// Whether the user gave `size` (`--size`): with `sizes`, the transfers the file
+    /// leaves out then take it; otherwise they are an error.
+    pub size_given: bool,
+    /// Per-transfer sizes, a `src,dst,bytes` CSV or a YAML mapping `transfer id: bytes`.
     pub sizes: Option<PathBuf>,
     /// Software overhead per message, seconds.
     pub overhead: f64,
@@ -164,17 +167,32 @@ fn check_args(args: &SimArgs) -> Result<(), StudyError> {
     Ok(())
 }
 
-/// `--size` for every transfer, and the sizes of `--sizes` (a `src,dst,bytes` CSV or a
-/// YAML mapping `transfer id: bytes`, read by [`liquid_alltoallv::sizes::load_given`]:
-/// each pair once, positive whole bytes, every error with its line) over it.
+/// `--size` for every transfer, or the sizes of `--sizes` (a `src,dst,bytes` CSV or a
+/// YAML mapping `transfer id: bytes`, read by [`liquid_alltoallv::sizes::load`]: each
+/// pair once, positive whole bytes, every error with its line). A transfer the file
+/// leaves out is an error, as in `solve` and `analyze`, unless `--size` was given: then
+/// it takes that size, and stderr says how many did.
 fn load_sizes(traffic: &Traffic, args: &SimArgs) -> Result<Vec<f64>, StudyError> {
-    let mut sizes = vec![args.size; traffic.len()];
-    if let Some(path) = &args.sizes {
-        for (t, bytes) in liquid_alltoallv::sizes::load_given(path, traffic)? {
-            sizes[t.index()] = bytes as f64;
-        }
+    let Some(path) = &args.sizes else {
+        return Ok(vec![args.size; traffic.len()]);
+    };
+    use liquid_alltoallv::sizes::Missing;
+    let missing = match args.size_given {
+        // Exact: --size is a whole number of bytes of at most 2^53.
+        true => Missing::Default(args.size as u64),
+        false => Missing::Error,
+    };
+    let sizes = liquid_alltoallv::sizes::load(path, traffic, missing)?;
+    if sizes.defaulted > 0 {
+        eprintln!(
+            "note: {} of the {} transfers have no size in {}: they take --size ({} bytes)",
+            sizes.defaulted,
+            traffic.len(),
+            path.display(),
+            args.size
+        );
     }
-    Ok(sizes)
+    Ok(sizes.bytes.into_iter().map(|b| b as f64).collect())
 }
 
 /// Where the schedule came from, for the report.
@@ -344,6 +362,7 @@ pub(crate) fn load_mapped(
         request: liquid_engine::Request::default(),
         mode: Mode::Frames,
         size: 0.0,
+        size_given: false,
         sizes: None,
         overhead: 0.0,
         link_throughput,
