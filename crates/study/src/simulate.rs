@@ -291,6 +291,23 @@ fn get_schedule(
             verdict.as_str()
         )));
     };
+    if verdict == liquid_model::Verdict::Unknown {
+        // The run goes on with the best schedule found, but not as if it were the
+        // engine's answer: `solve` says the same on stderr.
+        eprintln!(
+            "warning: a limit stopped engine {} before it settled the traffic: the schedule \
+             run is the best it found ({} timeframes, Λ = {}), not known optimal; raise \
+             --time-limit",
+            engine.name(),
+            s.len(),
+            traffic.duration()
+        );
+        let source = format!(
+            "engine {} (stopped by its limit: verdict unknown)",
+            engine.name()
+        );
+        return Ok((s, source));
+    }
     Ok((s, format!("engine {}", engine.name())))
 }
 
