@@ -295,7 +295,8 @@ impl SimCliArgs {
 /// `--time-limit` and `--node-limit`, shared by the commands that run engines.
 #[derive(Debug, Clone, clap::Args)]
 struct LimitArgs {
-    /// Wall-clock limit in seconds (fractions allowed; default 300 s): an engine stopped
+    /// Wall-clock limit in seconds (fractions allowed; default 300 s; `solve` counts it
+    /// from its start, the building of the model included): an engine stopped
     /// by it answers `unknown` with the best it had (`solve` says so on stderr too, exit
     /// 0); a simulation it stops (`simulate`,
     /// `solve --simulate`) reports how far it got, its figures null, with a warning (exit 0).

@@ -209,6 +209,8 @@ fn refuse_ignored(
 
 /// `liquid solve MODEL --engine E` (with `--stream`, [`super::solve_stream`]).
 pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
+    // The time limit counts from here: building a 1,024-host model takes seconds.
+    let command_start = std::time::Instant::now();
     super::refuse_overwriting_inputs(
         &[
             ("--schedule-out", a.schedule_out.as_deref()),
@@ -273,14 +275,21 @@ pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
     seeded(engine, a.seed)?;
     node_limited(engine, a.limits.node_limit)?;
     let traffic = liquid_study::input::load_traffic(&a.model)?;
+    let limits = a.limits.or_default();
+    let limit = limits.time.unwrap_or(liquid_engine::DEFAULT_TIME_LIMIT);
     let request = Request {
-        limits: a.limits.or_default(),
+        // What is left of the limit once the model is built.
+        limits: liquid_model::Limits {
+            time: limits
+                .time
+                .map(|t| t.saturating_sub(command_start.elapsed())),
+            ..limits
+        },
         seed: a.seed.unwrap_or_default(),
         decide: a.decide,
         // The default run answers with checked evidence (see `engine`'s help).
         proofs: a.require_proof || a.engine.is_none(),
     };
-    let began = std::time::Instant::now();
     let checked = crate::progress::with_progress(engine.counts(), |p| {
         liquid_engine::solve(&traffic, engine, &request, a.proof.as_deref(), p)
     });
@@ -312,11 +321,7 @@ pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
     // Stopped by the time limit (an `unknown` answer once the limit has passed; `ilp
     // --decide` answers `unknown` on its own): said on stderr too, as `simulate` and
     // `teams` say it (exit unchanged; stdout is the report alone).
-    let limit = request
-        .limits
-        .time
-        .unwrap_or(liquid_engine::DEFAULT_TIME_LIMIT);
-    if c.verdict() == liquid_model::Verdict::Unknown && began.elapsed() >= limit {
+    if c.verdict() == liquid_model::Verdict::Unknown && command_start.elapsed() >= limit {
         eprintln!(
             "warning: {}",
             stopped_warning(&c, &traffic, limit.as_secs_f64())
