@@ -474,3 +474,55 @@ fn lmc_2_from_a_real_opensm() {
         .expect("reads");
     assert_eq!((c.compared, c.disagreements.len()), (56, 0));
 }
+
+/// 2,049 hosts, 32 per switch (no switch cabled to another: the check comes before any
+/// route is followed): their all-to-all has 4,196,352 transfers, past the 2^22 a model
+/// may hold, and is refused at once, naming the most hosts that fit.
+#[test]
+fn an_all_to_all_past_the_model_limit_is_refused_before_routing() {
+    let hosts = 2049u64;
+    let switches = hosts.div_ceil(32);
+    let mut topo = String::new();
+    let mut lid = 1;
+    for s in 0..switches {
+        let sguid = 0x200000 + s;
+        topo += &format!(
+            "switchguid=0x{sguid:x}({sguid:x})\nSwitch\t36 \"S-{sguid:016x}\"\t\t# \"sw{s}\" base port 0 lid {lid} lmc 0\n"
+        );
+        lid += 1;
+        for p in 1..=32u64 {
+            let h = s * 32 + p - 1;
+            if h < hosts {
+                let hguid = 0x100000 + 2 * h;
+                topo += &format!(
+                    "[{p}]\t\"H-{hguid:016x}\"[1]({:x}) \t\t# \"n{h:04}\" lid {} 4xSDR\n",
+                    hguid + 1,
+                    1000 + h
+                );
+            }
+        }
+        topo += "\n";
+    }
+    for h in 0..hosts {
+        let (s, p) = (h / 32, h % 32 + 1);
+        let hguid = 0x100000 + 2 * h;
+        topo += &format!(
+            "caguid=0x{hguid:x}\nCa\t2 \"H-{hguid:016x}\"\t\t# \"n{h:04}\"\n[1]({:x}) \t\"S-{:016x}\"[{p}]\t\t# lid {} lmc 0 \"sw{s}\" lid {} 4xSDR\n\n",
+            hguid + 1,
+            0x200000 + s,
+            1000 + h,
+            s + 1
+        );
+    }
+    // One table, of one entry: the switch's own LID (the tables are checked against the
+    // topology before the hosts are chosen).
+    let lfts = "Unicast lids [0-1] of switch Lid 1 guid 0x0000000000200000 ('sw0'):\n\
+                0x0001 000 # Switch portguid 0x0000000000200000: 'sw0'\n1 lids dumped\n";
+    let e = err(run(&topo, lfts));
+    assert!(
+        e.contains("2049 hosts selected")
+            && e.contains("4196352 transfers")
+            && e.contains("at most 2048 hosts with --hosts"),
+        "{e}"
+    );
+}

@@ -9,7 +9,7 @@
 //! lexicographically smallest shortest path by link declaration order: deterministic, and
 //! independent of hashing or platform.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use thiserror::Error;
 
@@ -581,7 +581,15 @@ pub fn expand(
                     });
                 }
             }
-            let total = senders.len() as u128 * receivers.len() as u128;
+            // A node that both sends and receives sends to itself only with self_transfers.
+            let selves = match *self_transfers {
+                true => 0,
+                false => {
+                    let receiving: HashSet<&String> = receivers.iter().collect();
+                    senders.iter().filter(|s| receiving.contains(s)).count() as u128
+                }
+            };
+            let total = senders.len() as u128 * receivers.len() as u128 - selves;
             if total > MAX_TRANSFERS as u128 {
                 return Err(NetworkError::TooLarge {
                     at: "pattern".into(),
