@@ -483,13 +483,12 @@ fn an_all_to_all_past_the_model_limit_is_refused_before_routing() {
     let hosts = 2049u64;
     let switches = hosts.div_ceil(32);
     let mut topo = String::new();
-    let mut lid = 1;
     for s in 0..switches {
+        let lid = s + 1;
         let sguid = 0x200000 + s;
         topo += &format!(
             "switchguid=0x{sguid:x}({sguid:x})\nSwitch\t36 \"S-{sguid:016x}\"\t\t# \"sw{s}\" base port 0 lid {lid} lmc 0\n"
         );
-        lid += 1;
         for p in 1..=32u64 {
             let h = s * 32 + p - 1;
             if h < hosts {
