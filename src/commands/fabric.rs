@@ -140,6 +140,14 @@ pub fn import_ib(a: &ImportIbArgs) -> anyhow::Result<ExitCode> {
                 check.failed_unchecked
             )?;
         }
+        if check.outside > 0 {
+            writeln!(
+                err,
+                "import ib: ibtracert: {} more traces are from or to hosts the selection left \
+                 out; not checked",
+                check.outside
+            )?;
+        }
         if !check.disagreements.is_empty() {
             code = ExitCode::from(EXIT_REJECTED);
         }

@@ -648,6 +648,10 @@ pub struct TracertCheck {
     /// of a path by LID routes, which such a fabric may lack from where it runs. (On a
     /// fully routed fabric such a trace is a disagreement.)
     pub failed_unchecked: usize,
+    /// Traces from or to an adapter the host selection (`--hosts`, `--hostfile`,
+    /// `SLURM_JOB_NODELIST`) left out: not checked, since the model has no route of them
+    /// (traces collected once for the whole fabric serve every job's import).
+    pub outside: usize,
     /// Each disagreement, with the trace's line.
     pub disagreements: Vec<String>,
 }
@@ -772,27 +776,33 @@ pub fn check_tracert(
         .enumerate()
         .map(|(i, l)| (l.id.as_str(), i))
         .collect();
-    let host = |lid: u16, line: usize| -> Result<&str, FabricError> {
+    // The host of a LID; None for an adapter the selection left out (--hosts).
+    let host = |lid: u16, line: usize| -> Result<Option<&str>, FabricError> {
         let t = topo.lids.get(&lid).ok_or_else(|| {
             FabricError::at(file, line, format!("LID {lid} is not in {}", topo.file))
         })?;
-        name_of.get(&t.node).copied().ok_or_else(|| {
-            FabricError::at(
+        match name_of.get(&t.node) {
+            Some(&name) => Ok(Some(name)),
+            None if topo.nodes[t.node].kind == NodeKind::Adapter => Ok(None),
+            None => Err(FabricError::at(
                 file,
                 line,
                 format!(
                     "LID {lid} is {}, not a host of the model",
                     topo.nodes[t.node].label()
                 ),
-            )
-        })
+            )),
+        }
     };
     let mut disagreements = Vec::new();
-    let (mut failed_unrouted, mut failed_unchecked) = (0, 0);
+    let (mut failed_unrouted, mut failed_unchecked, mut outside) = (0, 0, 0);
     let partly_routed = !imported.summary.unrouted.is_empty();
     for tr in &traces {
-        let from = host(tr.src, tr.line)?;
-        let to = host(tr.dst, tr.line)?;
+        let (from, to) = (host(tr.src, tr.line)?, host(tr.dst, tr.line)?);
+        let (Some(from), Some(to)) = (from, to) else {
+            outside += 1;
+            continue;
+        };
         if tr.failed {
             match (route_of.contains_key(&(from, to)), partly_routed) {
                 (false, _) => failed_unrouted += 1,
@@ -841,9 +851,10 @@ pub fn check_tracert(
         }
     }
     Ok(TracertCheck {
-        compared: traces.len() - failed_unchecked,
+        compared: traces.len() - failed_unchecked - outside,
         failed_unrouted,
         failed_unchecked,
+        outside,
         disagreements,
     })
 }

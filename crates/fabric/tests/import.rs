@@ -127,6 +127,22 @@ fn agrees_with_ibtracert() {
     );
 }
 
+/// The traces of the whole fabric, collected once, serve a job's import of a few hosts:
+/// the traces from or to the hosts left out are counted, not refused (they were, as
+/// "not a host of the model"); a trace that ends at a switch is still refused.
+#[test]
+fn traces_outside_the_selected_hosts_are_counted_not_refused() {
+    let t = topology::parse("topology.txt", TOPO).expect("parses");
+    let selection = hosts::hostlist("--hosts", "Hca[1-2]").expect("a host list");
+    let m = run_with(TOPO, LFTS, selection, false).expect("imports");
+    let c = import::check_tracert(&m, &t, "tracert.txt", TRACERT).expect("reads");
+    assert_eq!((c.compared, c.outside), (2, 10));
+    assert!(c.disagreements.is_empty(), "{:?}", c.disagreements);
+    let e = import::check_tracert(&m, &t, "tracert.txt", "# ibtracert 2 1 failed\n")
+        .expect_err("LID 1 is Switch1");
+    assert!(e.to_string().contains("not a host of the model"), "{e}");
+}
+
 #[test]
 fn hosts_by_hostlist_and_hostfile() {
     let sel = hosts::hostlist("--hosts", "Hca[1-2],Hca4").expect("a hostlist");
