@@ -564,3 +564,18 @@ fn verify_stream_lists_twenty_problems_then_counts() {
         streamed[20]
     );
 }
+
+/// A streamed schedule that cannot fit where it goes is refused before a byte is written:
+/// fat-tree:256,3 (2^22 hosts) makes 53 TB, more than any disk this runs on has free.
+#[test]
+fn solve_stream_refuses_a_file_larger_than_the_free_space() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let frames = dir.path().join("big.frames");
+    let out = liquid()
+        .args(["solve", "fat-tree:256,3", "--stream", "--schedule-out"])
+        .arg(&frames)
+        .output()
+        .expect("runs");
+    crate::common::refused(&out, &["52776.5 GB", "GB free in", "--prefix K"]);
+    assert!(!frames.exists(), "nothing written");
+}

@@ -423,6 +423,10 @@ pub fn solve<M: Structured>(
     })?;
     let deadline = start + options.time_limit.unwrap_or(DEFAULT_TIME_LIMIT);
     let (n, total) = (model.hosts(), model.frames());
+    if let Some(path) = options.out {
+        let frames = options.prefix.map_or(total, |p| p.min(total));
+        check_room(model, path, frames)?;
+    }
     let mut sink: Option<Box<dyn FrameSink>> = match options.out {
         None => None,
         Some(path) => Some(match FileFormat::of(path) {
@@ -559,6 +563,46 @@ pub struct VerifyReport {
     pub report: Option<StreamReport>,
     /// Wall-clock seconds.
     pub time_s: f64,
+}
+
+/// Refuses, before a byte is written, a schedule file of `frames` frames that would not
+/// fit in the space free where `path` goes: `fat-tree:256,3` (2^22 hosts) makes 12.6 MB
+/// per frame and 53 TB in all, and a run had begun to fill the disk. The size is the
+/// frames' entries (one per host, [`format::width_for`] bytes each in the compact form,
+/// about two host names in YAML); where the free space cannot be read, nothing is refused.
+fn check_room<M: Structured>(model: &M, path: &Path, frames: usize) -> Result<(), StreamError> {
+    let n = model.hosts();
+    let per_entry = match FileFormat::of(path) {
+        FileFormat::Frames => format::width_for(n),
+        FileFormat::Yaml => 2 * model.host_name(n.saturating_sub(1)).len() + 10,
+    };
+    let bytes = frames as u128 * n as u128 * per_entry as u128;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let Ok(fs) = rustix::fs::statvfs(dir) else {
+        return Ok(());
+    };
+    let free = fs.f_bavail as u128 * fs.f_frsize as u128;
+    if bytes <= free {
+        return Ok(());
+    }
+    let per_frame = n as u128 * per_entry as u128;
+    let fit = free / per_frame.max(1);
+    let gb = |b: u128| b as f64 / 1e9;
+    Err(StreamError::Io {
+        file: path.display().to_string(),
+        why: format!(
+            "the schedule would take about {:.1} GB ({frames} frames of {} bytes), more than \
+             the {:.1} GB free in {}: write its first frames with --prefix K (K up to \
+             {fit} fit), or write it elsewhere",
+            gb(bytes),
+            per_frame,
+            gb(free),
+            dir.display()
+        ),
+    })
 }
 
 /// Validates the compact schedule file `path` against `model` frame by frame, in memory
