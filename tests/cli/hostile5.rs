@@ -247,3 +247,20 @@ fn merge_of_crosscheck_shards_needs_no_out() {
         .expect("runs");
     refused(&out, &["give --out DIR"]);
 }
+
+/// A plausible shorthand (`pattern: all-to-all`) is refused in the terms of the file, not
+/// of the reader's Rust types (it said "expected struct PatternEntry").
+#[test]
+fn a_field_of_the_wrong_shape_names_what_it_should_be() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = dir.path().join("m.yaml");
+    std::fs::write(
+        &model,
+        "name: x\nnetwork:\n  hosts: [a, b]\n  switches: [s]\n  links:\n    \
+         - {id: a>s, from: a, to: s}\n    - {id: s>b, from: s, to: b}\npattern: all-to-all\n",
+    )
+    .expect("writes");
+    let out = liquid().arg("analyze").arg(&model).output().expect("runs");
+    let err = refused(&out, &["m.yaml:8:10: pattern:", "{type: all-to-all}"]);
+    assert!(!err.contains("struct"), "{err}");
+}

@@ -469,6 +469,7 @@ fn strings(names: &[Name]) -> Vec<String> {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a model: a mapping with name and transfers, or name, network and pattern")]
 struct ModelFile {
     name: String,
     #[serde(default)]
@@ -487,6 +488,7 @@ struct ModelFile {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a transfer: a mapping such as {id: t1, path: [l1, l2]}")]
 struct TransferEntry {
     id: Name,
     #[serde(default)]
@@ -502,6 +504,7 @@ struct TransferEntry {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a network: a mapping with hosts, switches, links and routing or routes")]
 struct NetworkEntry {
     hosts: Vec<Name>,
     #[serde(default)]
@@ -515,6 +518,7 @@ struct NetworkEntry {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a link: a mapping such as {id: a>s, from: a, to: s}")]
 struct LinkEntry {
     id: Name,
     from: Name,
@@ -535,6 +539,7 @@ enum RoutingEntry {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a route: a mapping such as {from: a, to: b, path: [a>s, s>b]}")]
 struct RouteEntry {
     from: Name,
     to: Name,
@@ -543,6 +548,9 @@ struct RouteEntry {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(
+    expecting = "a pattern: a mapping such as {type: all-to-all} or {type: pairs, pairs: [...]}"
+)]
 struct PatternEntry {
     #[serde(rename = "type")]
     kind: PatternKind,
@@ -565,6 +573,7 @@ enum PatternKind {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a pair: a mapping such as {from: a, to: b}")]
 struct PairEntry {
     from: Name,
     to: Name,
@@ -1011,6 +1020,7 @@ pub fn scalar(s: &str) -> String {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a schedule: a mapping with timeframes (a list of lists of transfer ids)")]
 struct ScheduleFile {
     #[serde(default)]
     model: Option<String>,
