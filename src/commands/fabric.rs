@@ -72,6 +72,11 @@ pub fn import_ib(a: &ImportIbArgs) -> anyhow::Result<ExitCode> {
         .map_err(input)?,
         (None, None) => match std::env::var("SLURM_JOB_NODELIST") {
             Ok(list) if !list.trim().is_empty() => {
+                // Said, since nothing on the command line asked for it.
+                eprintln!(
+                    "import ib: the hosts are the job's, from SLURM_JOB_NODELIST ({list}); \
+                     --hosts chooses others"
+                );
                 hosts::hostlist("SLURM_JOB_NODELIST", &list).map_err(input)?
             }
             _ => Selection::All,

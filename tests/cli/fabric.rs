@@ -60,6 +60,12 @@ fn hosts_come_from_the_hostlist_or_slurm() {
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("  senders: [Hca2, Hca4]"), "{text}");
+    // Nothing on the command line asked for it: stderr says where the hosts came from.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the hosts are the job's, from SLURM_JOB_NODELIST (Hca[2,4])"),
+        "{err}"
+    );
 }
 
 #[test]
