@@ -67,7 +67,9 @@ pub fn parse_seconds(s: &str) -> Result<Duration, String> {
         .parse()
         .map_err(|_| format!("{s:?} is not a number of seconds"))?;
     if !(0.0..1e9).contains(&v) {
-        return Err(format!("{s:?} is not a usable number of seconds"));
+        return Err(format!(
+            "{s:?} is not a usable number of seconds: from 0 to below 1e9 (about 31 years)"
+        ));
     }
     Ok(Duration::from_secs_f64(v))
 }

@@ -443,7 +443,9 @@ fn cluster_network(spec: &str) -> Result<Network, TopologyError> {
         .any(|p| spec.starts_with(p))
     {
         return Err(wrong(
-            "not a cluster topology; give fat-tree:, ring:, mesh:, torus: or multi-cluster:".into(),
+            "not a cluster topology; give a generated network of switches (fat-tree:, ring:, \
+             mesh:, torus:, multi-cluster:, dragonfly:, dragonfly-plus:, rail: or hyperx:)"
+                .into(),
         ));
     }
     // Two copies must fit in MAX_HOSTS: a multi-cluster system (whose network takes
