@@ -63,6 +63,19 @@ fn hosts_come_from_the_hostlist_or_slurm() {
 }
 
 #[test]
+fn hosts_separated_by_whitespace_are_several_hosts() {
+    // `scontrol show hostnames` prints one name a line; Slurm reads spaces and newlines
+    // as separators (was: "Hca1Hca3", not in the fabric).
+    for list in ["Hca1 Hca3", "Hca1\nHca3\n", "Hca1, Hca3"] {
+        let out = import(&["--hosts", list]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{list:?}: {err}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("  senders: [Hca1, Hca3]"), "{list:?}: {text}");
+    }
+}
+
+#[test]
 fn bad_input_exits_2_naming_the_file() {
     let out = import(&["--hosts", "Hca[1-5]"]);
     assert_eq!(out.status.code(), Some(2));

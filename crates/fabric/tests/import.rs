@@ -164,6 +164,24 @@ fn hosts_by_hostlist_and_hostfile() {
     // Distinct hosts in several ranges and brackets are fine.
     let sel = hosts::hostlist("--hosts", "r[1-2]-n[01-02,04],r3-n01").expect("distinct");
     assert!(matches!(&sel, hosts::Selection::Named { names, .. } if names.len() == 7));
+    // Whitespace outside brackets separates hosts, as in Slurm (one name a line is what
+    // `scontrol show hostnames` prints); inside brackets it is ignored.
+    let names = |expr: &str| match hosts::hostlist("--hosts", expr).expect("a hostlist") {
+        hosts::Selection::Named { names, .. } => names,
+        s => panic!("{s:?}"),
+    };
+    assert_eq!(names("n0000 n0001"), ["n0000", "n0001"]);
+    assert_eq!(names("n0000\nn0001\n"), ["n0000", "n0001"]);
+    assert_eq!(
+        names(" n0000 \t n[0002-0003] ,n0005,  n0006 "),
+        ["n0000", "n0002", "n0003", "n0005", "n0006"]
+    );
+    assert_eq!(names("n[0000 - 0002]"), ["n0000", "n0001", "n0002"]);
+    let e = hosts::hostlist("--hosts", "Hca1 Hca2\nHca1").expect_err("twice");
+    assert_eq!(
+        e.to_string(),
+        "--hosts: host \"Hca1\" is named twice in \"Hca1 Hca2\\nHca1\""
+    );
     let e = hosts::hostlist("--hosts", "n[1-").expect_err("malformed");
     assert!(
         e.to_string()
