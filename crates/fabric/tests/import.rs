@@ -323,6 +323,56 @@ fn lmc_above_zero_follows_base_lids() {
 }
 
 #[test]
+fn a_lid_that_is_not_a_unicast_lid() {
+    // Hca4's port (line 31): out of range, was "lacks its LID (...truncated?)".
+    let topo = TOPO.replacen("# lid 6 lmc 0", "# lid 99999999999 lmc 0", 1);
+    assert_ne!(topo, TOPO);
+    let e = topology::parse("topology.txt", &topo).expect_err("out of range");
+    assert_eq!(
+        e.to_string(),
+        "topology.txt:31: LID 99999999999 is not a unicast LID (1-49151)"
+    );
+    let topo = TOPO.replacen("# lid 6 lmc 0", "# lid 49152 lmc 0", 1);
+    let e = topology::parse("topology.txt", &topo).expect_err("multicast");
+    assert_eq!(
+        e.to_string(),
+        "topology.txt:31: LID 49152 is not a unicast LID (1-49151)"
+    );
+    // LID 0 on an adapter port: refused at its line (was a table/LID mismatch later).
+    let topo = TOPO.replacen("# lid 6 lmc 0", "# lid 0 lmc 0", 1);
+    let e = topology::parse("topology.txt", &topo).expect_err("LID 0");
+    assert!(
+        e.to_string().starts_with(
+            "topology.txt:31: the adapter port has LID 0, which is never a unicast LID (1-49151)"
+        ),
+        "{e}"
+    );
+    // A switch's LID out of range (line 10).
+    let topo = TOPO.replacen("base port 0 lid 3 lmc 0", "base port 0 lid 70000 lmc 0", 1);
+    assert_ne!(topo, TOPO);
+    let e = topology::parse("topology.txt", &topo).expect_err("switch LID");
+    assert_eq!(
+        e.to_string(),
+        "topology.txt:10: LID 70000 is not a unicast LID (1-49151)"
+    );
+    // The ports form: Hca4's line (line 1), LID 0 and out of range.
+    let topo = TOPO_P.replacen("CA     6  1", "CA     0  1", 1);
+    assert_ne!(topo, TOPO_P);
+    let e = topology::parse("topology-p.txt", &topo).expect_err("LID 0");
+    assert!(
+        e.to_string()
+            .starts_with("topology-p.txt:1: the adapter port has LID 0"),
+        "{e}"
+    );
+    let topo = TOPO_P.replacen("CA     6  1", "CA     99999999999  1", 1);
+    let e = topology::parse("topology-p.txt", &topo).expect_err("out of range");
+    assert_eq!(
+        e.to_string(),
+        "topology-p.txt:1: LID 99999999999 is not a unicast LID (1-49151)"
+    );
+}
+
+#[test]
 fn a_truncated_topology() {
     // Cut inside the last record: the cable Switch1 port 1 - Hca1 has one end only.
     let cut = &TOPO[..TOPO.rfind("[1](100001)").expect("the last port line")];
