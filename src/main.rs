@@ -242,7 +242,11 @@ struct SimCliArgs {
     /// transfer.
     #[arg(long, value_name = "BYTES", value_parser = c::parse_bytes, default_value = "1000000")]
     size: u64,
-    /// YAML mapping `transfer id: bytes` for per-transfer sizes (others use --size).
+    /// Message sizes per transfer: a CSV `src,dst,bytes` (header optional; hosts by name or
+    /// by index in order of first appearance in the model) or a YAML mapping `transfer
+    /// id: bytes`; positive whole bytes, each pair once. Transfers the file leaves out take
+    /// --size (with `export mpi --plan pieces|whole`, only when --size is given: else an
+    /// error). See docs/src/alltoallv.md.
     #[arg(long, value_name = "FILE")]
     sizes: Option<PathBuf>,
     /// Software overhead per message, in seconds.

@@ -190,6 +190,67 @@ fn documented_sizes_files_go_with_their_model() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A model a documented command reads by a bare file name (`liquid solve fabric.yaml`) is
+/// one the page has the reader write first (`--out fabric.yaml`, `>fabric.yaml`) in a
+/// ```` ```sh ```` block: hard-liquid.md once ran `liquid solve queen12_12.yaml`, which
+/// nothing made. Paths (`models/...`) name files of the repository, which the commands'
+/// own tests read.
+#[test]
+fn documented_model_files_are_made_first() {
+    fn bare_yaml(word: &str) -> bool {
+        word.ends_with(".yaml")
+            && word
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+    }
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for doc in documents() {
+        let text = std::fs::read_to_string(&doc).expect("a readable document");
+        // The files the sh blocks write, with the line that writes each.
+        let mut written: Vec<(usize, String)> = Vec::new();
+        let mut in_sh = false;
+        for (i, line) in text.lines().enumerate() {
+            let trimmed = line.trim_start();
+            if let Some(info) = trimmed.strip_prefix("```") {
+                in_sh = !in_sh && matches!(info.trim(), "sh" | "bash" | "shell");
+                continue;
+            }
+            if !in_sh {
+                continue;
+            }
+            let words: Vec<&str> = trimmed.split_whitespace().collect();
+            for (k, w) in words.iter().enumerate() {
+                let file = match *w {
+                    "--out" | "--schedule-out" | ">" => words.get(k + 1).copied(),
+                    _ => w.strip_prefix('>'),
+                };
+                if let Some(f) = file.filter(|f| bare_yaml(f)) {
+                    written.push((i + 1, f.to_string()));
+                }
+            }
+        }
+        for (line, args) in sh_commands(&text) {
+            let Some(file) = args.get(1).filter(|a| bare_yaml(a)) else {
+                continue;
+            };
+            checked += 1;
+            if !written.iter().any(|(at, f)| *at < line && f == file) {
+                failures.push(format!(
+                    "{}:{line}: liquid {}: no block before it writes {file}",
+                    doc.display(),
+                    args.join(" ")
+                ));
+            }
+        }
+    }
+    assert!(
+        checked > 3,
+        "only {checked} commands reading a written model"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn summary_lists_every_page() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src");
