@@ -245,8 +245,10 @@ struct SimCliArgs {
     /// transfer (default 1000000); with --sizes, for the transfers the file leaves out.
     #[arg(long, value_name = "BYTES", value_parser = c::parse_bytes)]
     size: Option<u64>,
-    /// Per-transfer sizes: a `src,dst,bytes` CSV or a YAML mapping `transfer id: bytes`.
-    /// A transfer it leaves out is an error unless --size is given.
+    /// Message sizes per transfer: a CSV `src,dst,bytes` (header optional; hosts by name or
+    /// by index in order of first appearance in the model) or a YAML mapping `transfer
+    /// id: bytes`; positive whole bytes, each pair once. A transfer the file leaves out is
+    /// an error unless --size is given: then it takes --size. See docs/src/alltoallv.md.
     #[arg(long, value_name = "FILE")]
     sizes: Option<PathBuf>,
     /// Software overhead per message, in seconds.

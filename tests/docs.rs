@@ -135,6 +135,122 @@ fn sh_blocks_parse() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A sizes file names the hosts of the model it was generated for, so a documented
+/// command that reads a sizes file a page generated (`liquid generate sizes SPEC ... --out
+/// FILE`) must name that model: alltoallv.md once made `sizes.csv` for `fat-tree:4,3` and
+/// gave it to `fat-tree:8,3` and `fat-tree:4,2`, which refuse it.
+#[test]
+fn documented_sizes_files_go_with_their_model() {
+    // The model a command names: its first argument after the (sub)command words.
+    fn model(args: &[String]) -> Option<&str> {
+        let skip = match args.first().map(String::as_str) {
+            Some("export" | "generate" | "import" | "study") => 2,
+            _ => 1,
+        };
+        args.get(skip)
+            .map(String::as_str)
+            .filter(|a| !a.starts_with('-'))
+    }
+    fn option<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+        let at = args.iter().position(|a| a == name)?;
+        args.get(at + 1).map(String::as_str)
+    }
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for doc in documents() {
+        let text = std::fs::read_to_string(&doc).expect("a readable document");
+        let mut made: std::collections::HashMap<String, String> = Default::default();
+        for (line, args) in sh_commands(&text) {
+            if args.len() > 1 && args[0] == "generate" && args[1] == "sizes" {
+                if let (Some(m), Some(out)) = (model(&args), option(&args, "--out")) {
+                    made.insert(out.to_string(), m.to_string());
+                }
+                continue;
+            }
+            let Some(file) = option(&args, "--sizes") else {
+                continue;
+            };
+            let Some(for_model) = made.get(file) else {
+                continue;
+            };
+            checked += 1;
+            if model(&args) != Some(for_model.as_str()) {
+                failures.push(format!(
+                    "{}:{line}: liquid {}: {file} was generated for {for_model}",
+                    doc.display(),
+                    args.join(" ")
+                ));
+            }
+        }
+    }
+    assert!(
+        checked > 5,
+        "only {checked} commands with a generated sizes file"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A model a documented command reads by a bare file name (`liquid solve fabric.yaml`) is
+/// one the page has the reader write first (`--out fabric.yaml`, `>fabric.yaml`) in a
+/// ```` ```sh ```` block: hard-liquid.md once ran `liquid solve queen12_12.yaml`, which
+/// nothing made. Paths (`models/...`) name files of the repository, which the commands'
+/// own tests read.
+#[test]
+fn documented_model_files_are_made_first() {
+    fn bare_yaml(word: &str) -> bool {
+        word.ends_with(".yaml")
+            && word
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+    }
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for doc in documents() {
+        let text = std::fs::read_to_string(&doc).expect("a readable document");
+        // The files the sh blocks write, with the line that writes each.
+        let mut written: Vec<(usize, String)> = Vec::new();
+        let mut in_sh = false;
+        for (i, line) in text.lines().enumerate() {
+            let trimmed = line.trim_start();
+            if let Some(info) = trimmed.strip_prefix("```") {
+                in_sh = !in_sh && matches!(info.trim(), "sh" | "bash" | "shell");
+                continue;
+            }
+            if !in_sh {
+                continue;
+            }
+            let words: Vec<&str> = trimmed.split_whitespace().collect();
+            for (k, w) in words.iter().enumerate() {
+                let file = match *w {
+                    "--out" | "--schedule-out" | ">" => words.get(k + 1).copied(),
+                    _ => w.strip_prefix('>'),
+                };
+                if let Some(f) = file.filter(|f| bare_yaml(f)) {
+                    written.push((i + 1, f.to_string()));
+                }
+            }
+        }
+        for (line, args) in sh_commands(&text) {
+            let Some(file) = args.get(1).filter(|a| bare_yaml(a)) else {
+                continue;
+            };
+            checked += 1;
+            if !written.iter().any(|(at, f)| *at < line && f == file) {
+                failures.push(format!(
+                    "{}:{line}: liquid {}: no block before it writes {file}",
+                    doc.display(),
+                    args.join(" ")
+                ));
+            }
+        }
+    }
+    assert!(
+        checked > 3,
+        "only {checked} commands reading a written model"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn summary_lists_every_page() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src");

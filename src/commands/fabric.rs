@@ -18,8 +18,8 @@ pub struct ImportIbArgs {
     /// The switches' forwarding tables: OpenSM's opensm-lfts.dump (opensm
     /// --dump_files_dir DIR, debug level 0x40), or `dump_fts` / `ibroute` output.
     lfts: PathBuf,
-    /// The hosts of the traffic, in Slurm's hostlist syntax (`n[001-016,020]`). Without
-    /// --hosts or --hostfile, $SLURM_JOB_NODELIST when set, otherwise every adapter.
+    /// The hosts of the traffic, in Slurm's hostlist syntax (`n[001-016,020]`); spaces and
+    /// newlines separate hosts like commas. Without --hosts or --hostfile, $SLURM_JOB_NODELIST when set, otherwise every adapter.
     #[arg(long, value_name = "LIST", conflicts_with = "hostfile")]
     hosts: Option<String>,
     /// The hosts of the traffic, one per line (the first word: Open MPI host files work).

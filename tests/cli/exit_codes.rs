@@ -38,7 +38,7 @@ fn verify_and_certify_reject_a_schedule_with_every_problem_listed() {
     assert_eq!(code, 1, "{out}{err}");
     for problem in [
         "bad.yaml:3:6: timeframes[0][0]: transfer \"T1->R9\" is not in model \"paper-fig1\"",
-        "transfer \"T2->R2\" appears in timeframes 1 and 2",
+        "transfer \"T2->R2\" appears in timeframes[0] and timeframes[1]",
         "is in no timeframe",
     ] {
         assert!(out.contains(problem), "{problem}: {out}");

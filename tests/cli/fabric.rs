@@ -69,6 +69,19 @@ fn hosts_come_from_the_hostlist_or_slurm() {
 }
 
 #[test]
+fn hosts_separated_by_whitespace_are_several_hosts() {
+    // `scontrol show hostnames` prints one name a line; Slurm reads spaces and newlines
+    // as separators (was: "Hca1Hca3", not in the fabric).
+    for list in ["Hca1 Hca3", "Hca1\nHca3\n", "Hca1, Hca3"] {
+        let out = import(&["--hosts", list]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{list:?}: {err}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("  senders: [Hca1, Hca3]"), "{list:?}: {text}");
+    }
+}
+
+#[test]
 fn bad_input_exits_2_naming_the_file() {
     let out = import(&["--hosts", "Hca[1-5]"]);
     assert_eq!(out.status.code(), Some(2));
@@ -85,6 +98,36 @@ fn bad_input_exits_2_naming_the_file() {
         err.starts_with("error: --hosts: host \"Hca1\" is named twice"),
         "{err}"
     );
+    // An adapter's LID out of range, or 0: named at its topology line (were "lacks its
+    // LID (...truncated?)" and a table/LID mismatch in the tables).
+    let dir = tempfile::tempdir().expect("temp dir");
+    let topo = std::fs::read_to_string(format!("{DIR}/topology.txt")).expect("fixture");
+    for (lid, why) in [
+        (
+            "99999999999",
+            "LID 99999999999 is not a unicast LID (1-49151)",
+        ),
+        (
+            "0",
+            "the adapter port has LID 0, which is never a unicast LID (1-49151)",
+        ),
+    ] {
+        let file = dir.path().join(format!("topo-{lid}.txt"));
+        let edited = topo.replacen("# lid 6 lmc 0", &format!("# lid {lid} lmc 0"), 1);
+        assert_ne!(edited, topo);
+        std::fs::write(&file, edited).expect("write");
+        let file = file.to_str().expect("UTF-8");
+        let out = liquid()
+            .args(["import", "ib", file, &format!("{DIR}/opensm-lfts.dump")])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with(&format!("error: {file}:31: {why}")),
+            "{err}"
+        );
+    }
     // The tables given as the topology.
     let out = liquid()
         .args([

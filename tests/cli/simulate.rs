@@ -754,3 +754,24 @@ fn copies_of_a_count_take_no_latency_on_their_virtual_links() {
     let bound = v["time_bound"]["seconds"].as_f64().expect("seconds");
     assert!(close(bound, 0.101), "{bound}");
 }
+
+#[test]
+fn sizes_help_names_both_file_forms() {
+    // `--sizes` reads a `src,dst,bytes` CSV as well as the YAML mapping; the help of the
+    // commands sharing the option said YAML only.
+    for cmd in [
+        &["simulate", "--help"][..],
+        &["export", "mpi", "--help"],
+        &["export", "simgrid", "--help"],
+    ] {
+        let out = succeed(liquid().args(cmd));
+        let help = String::from_utf8_lossy(&out.stdout);
+        let at = help.find("--sizes <FILE>").expect("a --sizes option");
+        // The option's entry: up to the blank line after it.
+        let text = help[at..].split("\n\n").next().unwrap_or("");
+        assert!(
+            text.contains("`src,dst,bytes`") && text.contains("`transfer id: bytes`"),
+            "{cmd:?}: {text}"
+        );
+    }
+}

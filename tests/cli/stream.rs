@@ -505,6 +505,34 @@ fn verify_stream_lists_every_problem_as_the_in_memory_verify() {
     }
 }
 
+/// The frames a problem names are numbered as its location `timeframes[i]` is, from 0,
+/// in both paths: a frame given twice was `timeframes[1]: transfer "p0->p1" appears in
+/// timeframes 1 and 2` (the copies are in timeframes[0] and timeframes[1]), and an empty
+/// frame `timeframes[2]: timeframe 3 is empty`.
+#[test]
+fn verify_names_timeframes_as_their_locations() {
+    let good = orbit_4_2();
+    let mut frames = good.clone();
+    frames[1] = good[0].clone(); // frame 0 again as frame 1
+    frames.insert(2, Vec::new()); // an empty frame 2
+    let ((code, memory), (scode, streamed)) =
+        both_paths("fat-tree:4,2", "fat-tree-4-2", 8, &frames);
+    assert_eq!((code, scode), (Some(1), Some(1)));
+    let (s, d) = good[0][0];
+    for problems in [&memory, &streamed] {
+        assert!(
+            problems.contains(&format!(
+                "timeframes[1]: transfer \"p{s}->p{d}\" appears in timeframes[0] and timeframes[1]"
+            )),
+            "{problems:#?}"
+        );
+        assert!(
+            problems.contains(&"timeframes[2]: the timeframe is empty".to_string()),
+            "{problems:#?}"
+        );
+    }
+}
+
 /// Beyond 20 problems both paths list the first 20 and count the rest; the stream names
 /// the missing transfers of the first 20 wrong sources and bounds the others' count.
 #[test]

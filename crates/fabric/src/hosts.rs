@@ -21,18 +21,22 @@ pub enum Selection {
 }
 
 /// Expands a Slurm hostlist expression (`n[001-016,020]`, `a1,b[1-3]`, `r[1-2]-n[01-04]`)
-/// with the `hostlist-parser` crate. `source` names it in errors. A host named twice
-/// (`n[1-2],n1`) is an error.
+/// with the `hostlist-parser` crate. `source` names it in errors. As in Slurm, whitespace
+/// outside brackets separates hosts like a comma (`n1 n2`, or one name a line as
+/// `scontrol show hostnames` prints them); inside brackets it is ignored (`n[1 - 3]`). A
+/// host named twice (`n[1-2],n1`) is an error.
 pub fn hostlist(source: &str, expr: &str) -> Result<Selection, FabricError> {
-    let expr = expr.trim();
-    if expr.is_empty() {
+    let original = expr.trim();
+    if original.is_empty() {
         return Err(FabricError::file(source, "the host list is empty"));
     }
+    let separated = whitespace_as_commas(original);
+    let expr = separated.as_str();
     let names = hostlist_parser::parse(expr).map_err(|e| {
         FabricError::file(
             source,
             format!(
-                "{expr:?} is not a Slurm hostlist (like n[001-016,020]): {}",
+                "{original:?} is not a Slurm hostlist (like n[001-016,020]): {}",
                 e.to_string().replace('\n', " ").trim()
             ),
         )
@@ -52,7 +56,7 @@ pub fn hostlist(source: &str, expr: &str) -> Result<Selection, FabricError> {
             if !seen.insert(n.clone()) {
                 return Err(FabricError::file(
                     source,
-                    format!("host {n:?} is named twice in {expr:?}"),
+                    format!("host {n:?} is named twice in {original:?}"),
                 ));
             }
         }
@@ -97,6 +101,33 @@ pub fn hostfile(file: &str, text: &str) -> Result<Selection, FabricError> {
         names,
         lines,
     })
+}
+
+/// A hostlist with each run of whitespace outside brackets turned into a comma, as Slurm
+/// reads it: `n1 n2` and `n1\nn2` are `n1,n2`; whitespace next to a comma (`n1, n2`) is
+/// dropped, and whitespace inside brackets (`n[1 - 3]`) is kept for the parser, which
+/// ignores it. `expr` is trimmed.
+fn whitespace_as_commas(expr: &str) -> String {
+    let mut out = String::with_capacity(expr.len());
+    let mut depth = 0usize;
+    let mut gap = false;
+    for c in expr.chars() {
+        if depth == 0 && c.is_whitespace() {
+            gap = true;
+            continue;
+        }
+        if gap && c != ',' && !out.is_empty() && !out.ends_with(',') {
+            out.push(',');
+        }
+        gap = false;
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The alternatives of a hostlist expression, each with one range per bracket:

@@ -180,6 +180,24 @@ fn hosts_by_hostlist_and_hostfile() {
     // Distinct hosts in several ranges and brackets are fine.
     let sel = hosts::hostlist("--hosts", "r[1-2]-n[01-02,04],r3-n01").expect("distinct");
     assert!(matches!(&sel, hosts::Selection::Named { names, .. } if names.len() == 7));
+    // Whitespace outside brackets separates hosts, as in Slurm (one name a line is what
+    // `scontrol show hostnames` prints); inside brackets it is ignored.
+    let names = |expr: &str| match hosts::hostlist("--hosts", expr).expect("a hostlist") {
+        hosts::Selection::Named { names, .. } => names,
+        s => panic!("{s:?}"),
+    };
+    assert_eq!(names("n0000 n0001"), ["n0000", "n0001"]);
+    assert_eq!(names("n0000\nn0001\n"), ["n0000", "n0001"]);
+    assert_eq!(
+        names(" n0000 \t n[0002-0003] ,n0005,  n0006 "),
+        ["n0000", "n0002", "n0003", "n0005", "n0006"]
+    );
+    assert_eq!(names("n[0000 - 0002]"), ["n0000", "n0001", "n0002"]);
+    let e = hosts::hostlist("--hosts", "Hca1 Hca2\nHca1").expect_err("twice");
+    assert_eq!(
+        e.to_string(),
+        "--hosts: host \"Hca1\" is named twice in \"Hca1 Hca2\\nHca1\""
+    );
     let e = hosts::hostlist("--hosts", "n[1-").expect_err("malformed");
     assert!(
         e.to_string()
@@ -317,6 +335,56 @@ fn lmc_above_zero_follows_base_lids() {
     assert!(
         e.to_string().contains("LID 5 is also assigned at line"),
         "{e}"
+    );
+}
+
+#[test]
+fn a_lid_that_is_not_a_unicast_lid() {
+    // Hca4's port (line 31): out of range, was "lacks its LID (...truncated?)".
+    let topo = TOPO.replacen("# lid 6 lmc 0", "# lid 99999999999 lmc 0", 1);
+    assert_ne!(topo, TOPO);
+    let e = topology::parse("topology.txt", &topo).expect_err("out of range");
+    assert_eq!(
+        e.to_string(),
+        "topology.txt:31: LID 99999999999 is not a unicast LID (1-49151)"
+    );
+    let topo = TOPO.replacen("# lid 6 lmc 0", "# lid 49152 lmc 0", 1);
+    let e = topology::parse("topology.txt", &topo).expect_err("multicast");
+    assert_eq!(
+        e.to_string(),
+        "topology.txt:31: LID 49152 is not a unicast LID (1-49151)"
+    );
+    // LID 0 on an adapter port: refused at its line (was a table/LID mismatch later).
+    let topo = TOPO.replacen("# lid 6 lmc 0", "# lid 0 lmc 0", 1);
+    let e = topology::parse("topology.txt", &topo).expect_err("LID 0");
+    assert!(
+        e.to_string().starts_with(
+            "topology.txt:31: the adapter port has LID 0, which is never a unicast LID (1-49151)"
+        ),
+        "{e}"
+    );
+    // A switch's LID out of range (line 10).
+    let topo = TOPO.replacen("base port 0 lid 3 lmc 0", "base port 0 lid 70000 lmc 0", 1);
+    assert_ne!(topo, TOPO);
+    let e = topology::parse("topology.txt", &topo).expect_err("switch LID");
+    assert_eq!(
+        e.to_string(),
+        "topology.txt:10: LID 70000 is not a unicast LID (1-49151)"
+    );
+    // The ports form: Hca4's line (line 1), LID 0 and out of range.
+    let topo = TOPO_P.replacen("CA     6  1", "CA     0  1", 1);
+    assert_ne!(topo, TOPO_P);
+    let e = topology::parse("topology-p.txt", &topo).expect_err("LID 0");
+    assert!(
+        e.to_string()
+            .starts_with("topology-p.txt:1: the adapter port has LID 0"),
+        "{e}"
+    );
+    let topo = TOPO_P.replacen("CA     6  1", "CA     99999999999  1", 1);
+    let e = topology::parse("topology-p.txt", &topo).expect_err("out of range");
+    assert_eq!(
+        e.to_string(),
+        "topology-p.txt:1: LID 99999999999 is not a unicast LID (1-49151)"
     );
 }
 

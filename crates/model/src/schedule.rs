@@ -84,8 +84,10 @@ impl Schedule {
     }
 }
 
-/// Why a schedule is not a valid schedule of a traffic. Indices are 0-based internally;
-/// messages number timeframes from 1, as people do.
+/// Why a schedule is not a valid schedule of a traffic. Timeframe indices are 0-based,
+/// and messages name timeframes as a schedule file's fields, `timeframes[i]`, so that
+/// they agree with the location `liquid verify` puts before them
+/// (`s.yaml:11:3: timeframes[1]: transfer "a" appears in timeframes[0] and timeframes[1]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ScheduleError {
     /// A transfer id that the traffic does not have.
@@ -131,12 +133,14 @@ pub enum ScheduleError {
 }
 
 impl fmt::Display for ScheduleError {
+    /// Timeframes are named as the schedule file's fields are, `timeframes[i]` (0-based),
+    /// so that a message agrees with the `timeframes[i]` location `liquid verify` puts
+    /// before it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ScheduleError::UnknownTransfer { frame, id } => write!(
                 f,
-                "timeframe {}: transfer {id:?} is not in the traffic",
-                frame + 1
+                "timeframes[{frame}]: transfer {id:?} is not in the traffic"
             ),
             ScheduleError::Missing { transfer } => {
                 write!(f, "transfer {transfer:?} is in no timeframe")
@@ -151,35 +155,30 @@ impl fmt::Display for ScheduleError {
                     match times + 1 {
                         2 => write!(
                             f,
-                            "transfer {transfer:?} appears twice in timeframe {}",
-                            first + 1
+                            "transfer {transfer:?} appears twice in timeframes[{first}]"
                         ),
                         k => write!(
                             f,
-                            "transfer {transfer:?} appears {k} times in timeframe {}",
-                            first + 1
+                            "transfer {transfer:?} appears {k} times in timeframes[{first}]"
                         ),
                     }
                 } else {
                     write!(
                         f,
-                        "transfer {transfer:?} appears in timeframes {} and {}",
-                        first + 1,
-                        second + 1
+                        "transfer {transfer:?} appears in timeframes[{first}] and timeframes[{second}]"
                     )?;
                     if *times > 1 {
-                        write!(f, " ({times} times in timeframe {})", second + 1)?;
+                        write!(f, " ({times} times in timeframes[{second}])")?;
                     }
                     Ok(())
                 }
             }
             ScheduleError::Conflict { frame, a, b, link } => write!(
                 f,
-                "timeframe {}: transfers {a:?} and {b:?} congest on link {link:?}",
-                frame + 1
+                "timeframes[{frame}]: transfers {a:?} and {b:?} congest on link {link:?}"
             ),
             ScheduleError::EmptyFrame { frame } => {
-                write!(f, "timeframe {} is empty", frame + 1)
+                write!(f, "timeframes[{frame}]: the timeframe is empty")
             }
         }
     }
@@ -328,8 +327,8 @@ impl Problems {
             };
             let (file, text) = &*source;
             let field = format!("timeframes[{frame}]");
-            // The field names the timeframe: no "timeframe N: " before the message too.
-            let message = match message.strip_prefix(&format!("timeframe {}: ", frame + 1)) {
+            // The field names the timeframe: not twice before the message.
+            let message = match message.strip_prefix(&format!("{field}: ")) {
                 Some(rest) => rest.to_string(),
                 None => message,
             };
@@ -527,8 +526,8 @@ mod tests {
         assert_eq!(p.total(), 4, "{p}");
         let text = p.to_string();
         for part in [
-            "timeframe 2 is empty",
-            "\"c\" appears in timeframes 1 and 3",
+            "timeframes[1]: the timeframe is empty",
+            "\"c\" appears in timeframes[0] and timeframes[2]",
             "\"a\" and \"b\" congest on link \"x\"",
             "\"d\" is in no timeframe",
         ] {

@@ -1139,7 +1139,7 @@ pub fn parse_partition(file: &str, text: &str, traffic: &Traffic) -> Result<Sche
                 file,
                 text,
                 &format!("timeframes[{i}]"),
-                format!("timeframe {} is empty", i + 1),
+                "the timeframe is empty",
             ));
         }
         for (j, &t) in f.iter().enumerate() {
@@ -1705,8 +1705,8 @@ mod tests {
         assert_eq!(
             problems.lines(),
             [
-                "s.yaml:4:5: timeframes[1]: timeframe 2 is empty",
-                "s.yaml:5:5: timeframes[2]: transfer \"x\" appears in timeframes 1 and 3",
+                "s.yaml:4:5: timeframes[1]: the timeframe is empty",
+                "s.yaml:5:5: timeframes[2]: transfer \"x\" appears in timeframes[0] and timeframes[2]",
                 "s.yaml:3:5: timeframes[0]: transfers \"x\" and \"y\" congest on link \"a\"",
                 "transfer \"w\" is in no timeframe",
             ]

@@ -86,12 +86,16 @@ fn random_point(salt: u64) -> u64 {
 }
 
 /// Why a streamed schedule is not a valid schedule of the model. Frames are numbered
-/// from 1, as people do (and as `liquid verify` numbers them); the messages are the
-/// in-memory `liquid verify`'s (`liquid_model::ScheduleError`).
+/// from 1 here (the first frame of the stream is frame 1); the messages name them as the
+/// in-memory `liquid verify`'s do (`liquid_model::ScheduleError`), as a schedule file's
+/// fields, `timeframes[i]` (0-based: frame 1 is `timeframes[0]`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Rejection {
     /// A pair that is not a transfer of the traffic.
-    #[error("timeframe {frame}: transfer {transfer:?} is not in model {model:?} ({why})")]
+    #[error(
+        "timeframes[{}]: transfer {transfer:?} is not in model {model:?} ({why})",
+        frame.saturating_sub(1)
+    )]
     UnknownTransfer {
         /// Timeframe.
         frame: u64,
@@ -119,7 +123,10 @@ pub enum Rejection {
         transfer: String,
     },
     /// Two transfers of a timeframe share a link.
-    #[error("timeframe {frame}: transfers {a:?} and {b:?} congest on link {link:?}")]
+    #[error(
+        "timeframes[{}]: transfers {a:?} and {b:?} congest on link {link:?}",
+        frame.saturating_sub(1)
+    )]
     Conflict {
         /// Timeframe.
         frame: u64,
@@ -131,7 +138,7 @@ pub enum Rejection {
         link: String,
     },
     /// A timeframe without transfers.
-    #[error("timeframe {frame} is empty")]
+    #[error("timeframes[{}]: the timeframe is empty", frame.saturating_sub(1))]
     EmptyFrame {
         /// Timeframe.
         frame: u64,
@@ -225,8 +232,8 @@ impl Problem {
             (Rejection::UnknownTransfer { .. }, Some(j)) => format!("timeframes[{i}][{j}]"),
             _ => format!("timeframes[{i}]"),
         };
-        // The field names the timeframe: no "timeframe N: " before the message too.
-        let message = match message.strip_prefix(&format!("timeframe {frame}: ")) {
+        // The field names the timeframe: not twice before the message.
+        let message = match message.strip_prefix(&format!("timeframes[{i}]: ")) {
             Some(rest) => rest.to_string(),
             None => message,
         };

@@ -248,7 +248,7 @@ fn the_validator_rejects_a_duplicated_transfer_naming_both_frames() {
     assert_eq!(
         report.problems[0],
         format!(
-            "{}: byte 53: timeframes[0]: transfer \"p0->p1\" appears twice in timeframe 1",
+            "{}: byte 53: timeframes[0]: transfer \"p0->p1\" appears twice in timeframes[0]",
             path.display()
         )
     );

@@ -133,7 +133,7 @@ pub fn wrong_frame_caught(d: &impl Structured) {
     pairs[0].1 = pairs[1].1;
     let err = v.frame(pairs.iter().copied()).expect_err("a conflict");
     assert!(
-        err.to_string().starts_with("timeframe 4: transfers"),
+        err.to_string().starts_with("timeframes[3]: transfers"),
         "{err}"
     );
 }
