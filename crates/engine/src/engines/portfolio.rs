@@ -556,30 +556,37 @@ mod tests {
         let t = Traffic::from_paths("copies", &ts).expect("valid");
         assert!(!liquid_search::repair::fits(&t, t.duration()), "no repair stage");
         for (repair_first, by) in [(0, "first fit"), (REPAIR_FIRST, "dsatur")] {
-            let run = run_with_share(
-                &t,
-                &Request::default(),
-                &AtomicU64::new(0),
-                DSATUR_SHARE,
-                repair_first,
-            )
-            .expect("runs");
-            check_outcome(&t, &run.answer.outcome).expect("consistent outcome");
-            let schedule = run.answer.outcome.schedule().expect("a schedule");
-            assert_eq!(liquid_model::validate(&t, schedule).expect("valid").length, 5001);
-            let stats: Vec<&str> = run.answer.stats.iter().map(|(k, _)| k.as_str()).collect();
-            let decided = run.answer.stats.iter().find(|(k, _)| k == "decided_by");
-            assert!(
-                matches!(decided, Some((_, StatValue::Text(x))) if x == by),
-                "{:?}",
-                run.answer.stats
-            );
+            let stats = decided_at(&t, repair_first, 5001, by);
             assert_eq!(
                 stats.iter().any(|k| k.starts_with("dsatur")),
                 by == "dsatur",
                 "{stats:?}"
             );
         }
+    }
+
+    /// Runs the portfolio with the repair search first from `repair_first` transfers up,
+    /// checks its answer, that its schedule has `length` timeframes and that `by`
+    /// decided; returns the names of its statistics.
+    fn decided_at(t: &Traffic, repair_first: usize, length: usize, by: &str) -> Vec<String> {
+        let run = run_with_share(
+            t,
+            &Request::default(),
+            &AtomicU64::new(0),
+            DSATUR_SHARE,
+            repair_first,
+        )
+        .expect("runs");
+        check_outcome(t, &run.answer.outcome).expect("consistent outcome");
+        let schedule = run.answer.outcome.schedule().expect("a schedule");
+        assert_eq!(liquid_model::validate(t, schedule).expect("valid").length, length);
+        let decided = run.answer.stats.iter().find(|(k, _)| k == "decided_by");
+        assert!(
+            matches!(decided, Some((_, StatValue::Text(x))) if x == by),
+            "{:?}",
+            run.answer.stats
+        );
+        run.answer.stats.into_iter().map(|(k, _)| k).collect()
     }
 
     /// queen7_7: DSatur needs more than Λ = 7 timeframes; the repair stage reaches 7 from
@@ -590,25 +597,9 @@ mod tests {
         let t = liquid_model::examples::queens(7);
         assert!(liquid_search::dsatur::colour(&t).colours > 7);
         for repair_first in [REPAIR_FIRST, 0] {
-            let run = run_with_share(
-                &t,
-                &Request::default(),
-                &AtomicU64::new(0),
-                DSATUR_SHARE,
-                repair_first,
-            )
-            .expect("runs");
-            check_outcome(&t, &run.answer.outcome).expect("consistent outcome");
-            let schedule = run.answer.outcome.schedule().expect("a schedule");
-            assert_eq!(liquid_model::validate(&t, schedule).expect("valid").length, 7);
-            let decided = run.answer.stats.iter().find(|(k, _)| k == "decided_by");
-            assert!(
-                matches!(decided, Some((_, StatValue::Text(x))) if x == "repair"),
-                "{:?}",
-                run.answer.stats
-            );
-            let stats: Vec<&str> = run.answer.stats.iter().map(|(k, _)| k.as_str()).collect();
-            assert_eq!(stats.contains(&"repair_length"), repair_first == 0, "{stats:?}");
+            let stats = decided_at(&t, repair_first, 7, "repair");
+            let repaired_first = stats.iter().any(|k| k == "repair_length");
+            assert_eq!(repaired_first, repair_first == 0, "{stats:?}");
         }
     }
 
