@@ -606,4 +606,15 @@ fn solve_stream_refuses_a_file_larger_than_the_free_space() {
         .expect("runs");
     crate::common::refused(&out, &["52776.5 GB", "GB free in", "--prefix K"]);
     assert!(!frames.exists(), "nothing written");
+    // /dev/null holds nothing: the run goes on (here until its limit).
+    let out = succeed(liquid().args([
+        "solve",
+        "fat-tree:256,3",
+        "--stream",
+        "--schedule-out",
+        "/dev/null",
+        "--time-limit",
+        "0.5",
+    ]));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("verdict: unknown"));
 }

@@ -569,8 +569,13 @@ pub struct VerifyReport {
 /// fit in the space free where `path` goes: `fat-tree:256,3` (2^22 hosts) makes 12.6 MB
 /// per frame and 53 TB in all, and a run had begun to fill the disk. The size is the
 /// frames' entries (one per host, [`format::width_for`] bytes each in the compact form,
-/// about two host names in YAML); where the free space cannot be read, nothing is refused.
+/// about two host names in YAML); where the free space cannot be read, or `path` is a
+/// device or a pipe, nothing is refused.
 fn check_room<M: Structured>(model: &M, path: &Path, frames: usize) -> Result<(), StreamError> {
+    // A device or a pipe (`/dev/null`, a FIFO) holds nothing.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Ok(());
+    }
     let n = model.hosts();
     let per_entry = match FileFormat::of(path) {
         FileFormat::Frames => format::width_for(n),
