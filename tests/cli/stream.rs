@@ -606,6 +606,23 @@ fn solve_stream_refuses_a_file_larger_than_the_free_space() {
         .expect("runs");
     crate::common::refused(&out, &["52776.5 GB", "GB free in", "--prefix K"]);
     assert!(!frames.exists(), "nothing written");
+    // So is an MPI plan of it (2^22 rank files of 2^22 lines each).
+    let plan = dir.path().join("plan");
+    let out = liquid()
+        .args([
+            "export",
+            "mpi",
+            "fat-tree:256,3",
+            "--stream",
+            "--link-throughput",
+            "1000",
+        ])
+        .arg("--out")
+        .arg(&plan)
+        .output()
+        .expect("runs");
+    crate::common::refused(&out, &["4194304 rank files", "GB free in"]);
+    assert!(!plan.join("rank-0.txt").exists(), "no rank file written");
     // /dev/null holds nothing: the run goes on (here until its limit).
     let out = succeed(liquid().args([
         "solve",

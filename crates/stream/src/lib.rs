@@ -437,7 +437,10 @@ pub fn solve<M: Structured>(
         }),
     };
     let mut mpi = match options.mpi {
-        Some(o) => Some(MpiWriter::create(model, o.clone())?),
+        Some(o) => {
+            check_mpi_room(model, &o.dir)?;
+            Some(MpiWriter::create(model, o.clone())?)
+        }
         None => None,
     };
     let mut validator = Validator::new(model);
@@ -569,10 +572,8 @@ pub struct VerifyReport {
 /// fit in the space free where `path` goes: `fat-tree:256,3` (2^22 hosts) makes 12.6 MB
 /// per frame and 53 TB in all, and a run had begun to fill the disk. The size is the
 /// frames' entries (one per host, [`format::width_for`] bytes each in the compact form,
-/// about two host names in YAML); where the free space cannot be read, or `path` is a
-/// device or a pipe, nothing is refused.
+/// about two host names in YAML); a device or a pipe (`/dev/null`) is not checked.
 fn check_room<M: Structured>(model: &M, path: &Path, frames: usize) -> Result<(), StreamError> {
-    // A device or a pipe (`/dev/null`, a FIFO) holds nothing.
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
         return Ok(());
     }
@@ -581,11 +582,55 @@ fn check_room<M: Structured>(model: &M, path: &Path, frames: usize) -> Result<()
         FileFormat::Frames => format::width_for(n),
         FileFormat::Yaml => 2 * model.host_name(n.saturating_sub(1)).len() + 10,
     };
-    let bytes = frames as u128 * n as u128 * per_entry as u128;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
+    let per_frame = n as u128 * per_entry as u128;
+    let size = format!("{frames} frames of {per_frame} bytes");
+    room(path, frames as u128 * per_frame, &size, |free| {
+        format!(
+            "write its first frames with --prefix K (K up to {} fit), or write it elsewhere",
+            free / per_frame.max(1)
+        )
+    })
+}
+
+/// Least bytes of an MPI plan's rank files per transfer: its `expect` line in the
+/// receiver's file and its `send` and `recv` lines, each at least 10 bytes.
+const MPI_BYTES_PER_TRANSFER: u128 = 30;
+
+/// Refuses, before a byte is written, an MPI plan whose rank files would not fit in the
+/// space free where `dir` goes, at [`MPI_BYTES_PER_TRANSFER`] at least per transfer:
+/// `export mpi --stream fat-tree:256,3` wrote 1.7 GB of `expect` lines in 8 s, its
+/// 2^22 rank files would hold 530 TB.
+fn check_mpi_room<M: Structured>(model: &M, dir: &Path) -> Result<(), StreamError> {
+    let n = model.hosts() as u128;
+    let size = format!("{n} rank files, {} transfers", n * n.saturating_sub(1));
+    room(
+        dir,
+        n * n.saturating_sub(1) * MPI_BYTES_PER_TRANSFER,
+        &size,
+        |_| "export a smaller machine, or write it elsewhere".into(),
+    )
+}
+
+/// `bytes` (of `what`) to be written at `path`: an error when they exceed the space free in
+/// the nearest folder of `path` that exists, with `advice(free)`; none when the free
+/// space cannot be read.
+fn room(
+    path: &Path,
+    bytes: u128,
+    what: &str,
+    advice: impl Fn(u128) -> String,
+) -> Result<(), StreamError> {
+    let mut dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    if path.is_dir() {
+        dir = Some(path);
+    }
+    let mut dir = dir.unwrap_or(Path::new("."));
+    while !dir.exists() {
+        dir = dir
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+    }
     let Ok(fs) = rustix::fs::statvfs(dir) else {
         return Ok(());
     };
@@ -593,19 +638,15 @@ fn check_room<M: Structured>(model: &M, path: &Path, frames: usize) -> Result<()
     if bytes <= free {
         return Ok(());
     }
-    let per_frame = n as u128 * per_entry as u128;
-    let fit = free / per_frame.max(1);
     let gb = |b: u128| b as f64 / 1e9;
     Err(StreamError::Io {
         file: path.display().to_string(),
         why: format!(
-            "the schedule would take about {:.1} GB ({frames} frames of {} bytes), more than \
-             the {:.1} GB free in {}: write its first frames with --prefix K (K up to \
-             {fit} fit), or write it elsewhere",
+            "it would take about {:.1} GB ({what}), more than the {:.1} GB free in {}: {}",
             gb(bytes),
-            per_frame,
             gb(free),
-            dir.display()
+            dir.display(),
+            advice(free)
         ),
     })
 }
