@@ -265,7 +265,7 @@ pub enum GenerateWhat {
     Spec(Vec<String>),
 }
 
-/// The options of `liquid generate SPEC`.
+/// Writes the model of a generated-model spec (`liquid generate --help` lists the specs).
 #[derive(Debug, clap::Parser)]
 struct SpecArgs {
     #[command(flatten)]
@@ -289,6 +289,11 @@ fn from_spec(args: &[String]) -> anyhow::Result<(Generated, GenerateOutput)> {
         std::iter::once(name.as_str()).chain(args[1..].iter().map(String::as_str)),
     )
     .map_err(|e| {
+        use clap::error::ErrorKind;
+        if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+            // `--help` is no error: printed on stdout, exit 0, as clap does.
+            e.exit();
+        }
         let text = e.to_string();
         InputError(text.trim_start_matches("error: ").trim_end().to_string())
     })?;

@@ -101,6 +101,13 @@ fn generate_takes_a_spec_in_place_of_a_generator() {
         &run(&["generate", "fat-tree:4,3", "--bogus"]),
         &["'--bogus'"],
     );
+    // Help is no error.
+    let help = succeed(liquid().args(["generate", "fat-tree:4,3", "--help"]));
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        text.contains("Usage: liquid generate fat-tree:4,3") && text.contains("--form"),
+        "{text}"
+    );
 }
 
 /// The snapshots show the reports; independently of them, `analyze SPEC` says what
