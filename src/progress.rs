@@ -133,7 +133,9 @@ fn show(
             } else {
                 now
             });
-        } else if unit.is_empty() {
+        } else if unit.is_empty() || n == 0 {
+            // Nothing counted yet (a portfolio stage that counts no nodes): not "0 nodes,
+            // 0/s", which looks stuck.
             bar.set_message("running");
         } else {
             bar.set_message(format!(

@@ -623,6 +623,25 @@ fn solve_stream_refuses_a_file_larger_than_the_free_space() {
         .expect("runs");
     crate::common::refused(&out, &["4194304 rank files", "GB free in"]);
     assert!(!plan.join("rank-0.txt").exists(), "no rank file written");
+    // A plan that fits but whose rank files take longer than the limit stops there
+    // (they looked at no clock: 8,192 files of 8,191 expect lines each).
+    let out = liquid()
+        .args([
+            "export",
+            "mpi",
+            "fat-tree:32,3",
+            "--stream",
+            "--link-throughput",
+            "1000",
+        ])
+        .args(["--time-limit", "0.05", "--out"])
+        .arg(dir.path().join("plan32"))
+        .output()
+        .expect("runs");
+    crate::common::refused(
+        &out,
+        &["the time limit stopped the plan's rank files after"],
+    );
     // /dev/null holds nothing: the run goes on (here until its limit).
     let out = succeed(liquid().args([
         "solve",

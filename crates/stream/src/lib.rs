@@ -439,7 +439,7 @@ pub fn solve<M: Structured>(
     let mut mpi = match options.mpi {
         Some(o) => {
             check_mpi_room(model, &o.dir)?;
-            Some(MpiWriter::create(model, o.clone())?)
+            Some(MpiWriter::create_until(model, o.clone(), Some(deadline))?)
         }
         None => None,
     };

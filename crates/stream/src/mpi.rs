@@ -242,12 +242,30 @@ impl<'m, M: Structured> MpiWriter<'m, M> {
     /// Creates the directory and every rank file with its header and `expect` lines (the
     /// all-to-all: `bytes` from every other rank), one file open at a time.
     pub fn create(model: &'m M, options: MpiOptions) -> Result<Self, StreamError> {
+        Self::create_until(model, options, None)
+    }
+
+    /// [`MpiWriter::create`], looking at the clock between rank files: past `deadline`,
+    /// an error that says how far it got (the `expect` lines alone are hosts² lines: at
+    /// 2^22 hosts they ran on past a 2 s limit).
+    pub fn create_until(
+        model: &'m M,
+        options: MpiOptions,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<Self, StreamError> {
         options.check()?;
         let dir = &options.dir;
         std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
         let n = model.hosts();
         let mut written = 0;
         for r in 0..n {
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return Err(StreamError::Parameter(format!(
+                    "{}: the time limit stopped the plan's rank files after {r} of {n} (their \
+                     headers and expect lines, before any frame); raise --time-limit",
+                    dir.display()
+                )));
+            }
             let path = rank_file(dir, r);
             let file = File::create(&path).map_err(|e| io_error(&path, e))?;
             let mut w = BufWriter::with_capacity(1 << 16, file);
