@@ -88,8 +88,12 @@ pub struct Exported {
     /// end; `manifest.json` has the figures under `prediction.stopped`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
-    /// The command that runs it here (Open MPI).
+    /// The command that runs it here (Open MPI), every rank on this machine.
     pub run: String,
+    /// The command that runs it on the machines of `DIR/hostfile` (rank i on its line i):
+    /// the one for a cluster, once the hostfile names its machines (an imported fabric's
+    /// hosts are its machines already).
+    pub run_on_hosts: String,
 }
 
 /// Builds the program and the simulator's plan of the same messages, checks both, predicts
@@ -249,12 +253,20 @@ fn finish(
         bytes: program.bytes(),
         predicted_s: manifest.prediction.total_s.map(|t| round_significant(t, 4)),
         stopped: manifest.prediction.stopped.as_ref().map(|s| s.describe()),
-        run: format!(
-            "mpirun -np {} --oversubscribe ./liquid-mpi-run {}",
-            program.ranks.len(),
-            out.display()
-        ),
+        run: run_here(program.ranks.len(), &out.display().to_string()),
+        run_on_hosts: run_on_hosts(program.ranks.len(), &out.display().to_string()),
     })
+}
+
+/// The Open MPI command that runs the plan in `dir` of `ranks` ranks on this machine.
+pub fn run_here(ranks: usize, dir: &str) -> String {
+    format!("mpirun -np {ranks} --oversubscribe ./liquid-mpi-run {dir}")
+}
+
+/// The Open MPI command that runs the plan in `dir` of `ranks` ranks on the machines of
+/// its hostfile, rank i on line i.
+pub fn run_on_hosts(ranks: usize, dir: &str) -> String {
+    format!("mpirun -np {ranks} --hostfile {dir}/hostfile ./liquid-mpi-run {dir}")
 }
 
 fn build(input: &ExportInput<'_>) -> Result<(Program, Plan, String), MpiError> {

@@ -212,8 +212,10 @@ pub struct MpiReport {
     pub output_bytes: u64,
     /// How often the spool was appended to the rank files.
     pub spool_flushes: u64,
-    /// The command that runs it here (Open MPI).
+    /// The command that runs it here (Open MPI), every rank on this machine.
     pub run: String,
+    /// The command that runs it on the machines of `DIR/hostfile` (rank i on its line i).
+    pub run_on_hosts: String,
 }
 
 /// Writes the per-rank files of the frames it is given ([`FrameSink`]), then `ranks.txt`,
@@ -461,7 +463,8 @@ impl<M: Structured> FrameSink for MpiWriter<'_, M> {
         self.write_text("manifest.json", &(json + "\n"))?;
         let dir = self.options.dir.display().to_string();
         self.finished = Some(MpiReport {
-            run: format!("mpirun -np {n} --oversubscribe ./liquid-mpi-run {dir}"),
+            run: liquid_mpi::export::run_here(n, &dir),
+            run_on_hosts: liquid_mpi::export::run_on_hosts(n, &dir),
             dir,
             mode: MODE.into(),
             ranks: n,
