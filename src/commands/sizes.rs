@@ -194,6 +194,16 @@ pub fn solve_sizes(
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     emit(&solved.report, format)?;
+    // Said on stderr too, as `solve` without sizes says it (exit unchanged).
+    let cut = solved.report.cut_by_time_limit();
+    if let Some(first) = cut.first() {
+        eprintln!(
+            "warning: the time limit cut {} part{} of the run short (first: {first}); the \
+             report gives the best validated schedules made before it; raise --time-limit",
+            cut.len(),
+            if cut.len() == 1 { "" } else { "s" }
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -668,7 +668,7 @@ fn a_tiny_time_limit_returns_promptly_with_validated_schedules() {
     );
     let pieces = d.path().join("pieces.yaml");
     let started = std::time::Instant::now();
-    let r = run_json(&[
+    let out = succeed(liquid().args([
         "solve",
         "fat-tree:8,3",
         "--sizes",
@@ -683,8 +683,17 @@ fn a_tiny_time_limit_returns_promptly_with_validated_schedules() {
         "0.3",
         "--pieces-out",
         pieces.to_str().expect("UTF-8"),
-    ]);
+        "--format",
+        "json",
+    ]));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let wall = started.elapsed().as_secs_f64();
+    // Said on stderr too, as `solve` without sizes says it.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: the time limit cut") && err.contains("liquid estimate"),
+        "{err}"
+    );
     // Generous for a loaded machine and a debug build; the whole weighing takes far longer.
     assert!(wall < 5.0, "{wall} s against --time-limit 0.3");
     assert_eq!(r["time_limit_s"], 0.3);
