@@ -612,25 +612,25 @@ fn check_mpi_room<M: Structured>(model: &M, dir: &Path) -> Result<(), StreamErro
 }
 
 /// `bytes` (of `what`) to be written at `path`: an error when they exceed the space free in
-/// the nearest folder of `path` that exists, with `advice(free)`; none when the free
-/// space cannot be read.
+/// the nearest folder that exists among `path` and its ancestors (`.` for a bare name),
+/// with `advice(free)`; none when there is no such folder or its free space cannot be
+/// read.
 fn room(
     path: &Path,
     bytes: u128,
     what: &str,
     advice: impl Fn(u128) -> String,
 ) -> Result<(), StreamError> {
-    let mut dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    if path.is_dir() {
-        dir = Some(path);
-    }
-    let mut dir = dir.unwrap_or(Path::new("."));
-    while !dir.exists() {
-        dir = dir
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-    }
+    let folder = path
+        .ancestors()
+        .map(|a| match a.as_os_str().is_empty() {
+            true => Path::new("."),
+            false => a,
+        })
+        .find(|a| a.is_dir());
+    let Some(dir) = folder else {
+        return Ok(());
+    };
     let Ok(fs) = rustix::fs::statvfs(dir) else {
         return Ok(());
     };
