@@ -65,24 +65,31 @@ fn console_blocks_run_as_documented() {
     std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).expect("the repository");
 }
 
-/// The `liquid …` command lines of a document's ```` ```sh ```` blocks, continuation lines
-/// joined, comments and what follows a pipe or `;` dropped: (line number, arguments).
-fn sh_commands(text: &str) -> Vec<(usize, Vec<String>)> {
+/// The lines of the ```` ```sh ```` (`bash`, `shell`) blocks of a page, each with its
+/// 1-based line number, leading blanks trimmed.
+fn sh_lines(text: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut in_sh = false;
-    let mut pending: Option<(usize, String)> = None;
     for (i, line) in text.lines().enumerate() {
         let trimmed = line.trim_start();
         if let Some(info) = trimmed.strip_prefix("```") {
             in_sh = !in_sh && matches!(info.trim(), "sh" | "bash" | "shell");
-            continue;
+        } else if in_sh {
+            out.push((i + 1, trimmed));
         }
-        if !in_sh {
-            continue;
-        }
+    }
+    out
+}
+
+/// The `liquid …` command lines of a document's ```` ```sh ```` blocks, continuation lines
+/// joined, comments and what follows a pipe or `;` dropped: (line number, arguments).
+fn sh_commands(text: &str) -> Vec<(usize, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut pending: Option<(usize, String)> = None;
+    for (line, trimmed) in sh_lines(text) {
         let (start, mut joined) = match pending.take() {
             Some((n, s)) => (n, s + " " + trimmed),
-            None => (i + 1, trimmed.to_string()),
+            None => (line, trimmed.to_string()),
         };
         if let Some(rest) = joined.strip_suffix('\\') {
             pending = Some((start, rest.to_string()));
@@ -209,16 +216,7 @@ fn documented_model_files_are_made_first() {
         let text = std::fs::read_to_string(&doc).expect("a readable document");
         // The files the sh blocks write, with the line that writes each.
         let mut written: Vec<(usize, String)> = Vec::new();
-        let mut in_sh = false;
-        for (i, line) in text.lines().enumerate() {
-            let trimmed = line.trim_start();
-            if let Some(info) = trimmed.strip_prefix("```") {
-                in_sh = !in_sh && matches!(info.trim(), "sh" | "bash" | "shell");
-                continue;
-            }
-            if !in_sh {
-                continue;
-            }
+        for (line, trimmed) in sh_lines(&text) {
             let words: Vec<&str> = trimmed.split_whitespace().collect();
             for (k, w) in words.iter().enumerate() {
                 let file = match *w {
@@ -226,7 +224,7 @@ fn documented_model_files_are_made_first() {
                     _ => w.strip_prefix('>'),
                 };
                 if let Some(f) = file.filter(|f| bare_yaml(f)) {
-                    written.push((i + 1, f.to_string()));
+                    written.push((line, f.to_string()));
                 }
             }
         }

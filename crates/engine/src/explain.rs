@@ -647,10 +647,13 @@ fn cores_within(
 ) -> Result<Explained, ExplainError> {
     let mut oracle = Oracle::new(traffic, questions);
     let mut out = Explained::default();
+    // A valid schedule of Λ timeframes: the traffic is liquid, nothing to explain.
+    let lambda = traffic.duration();
+    let liquid = |s: &Schedule| validate(traffic, s).is_ok_and(|r| r.length == lambda);
     // A generated machine's all-to-all with a closed-form liquid schedule has nothing to
     // explain (its schedule validated here, in O(Σ|x|)).
     if let Ok(form) = crate::engines::closed_form::closed_form_until(traffic, deadline) {
-        if validate(traffic, &form.schedule).is_ok_and(|r| r.length == traffic.duration()) {
+        if liquid(&form.schedule) {
             return Ok(out);
         }
     }
@@ -658,15 +661,13 @@ fn cores_within(
     // with `count: 100000` kept explain searching until its 60 s limit, "no core found".
     let order: Vec<TransferId> = traffic.transfer_ids().collect();
     if let Some(frames) = liquid_search::baseline::first_fit_until(traffic, &order, deadline) {
-        let fitted = Schedule::new(frames);
-        if validate(traffic, &fitted).is_ok_and(|r| r.length == traffic.duration()) {
+        if liquid(&Schedule::new(frames)) {
             return Ok(out);
         }
     }
     // From REPAIR_FIRST transfers up, the portfolio's repair search from its own placement
     // (its stage 1a), in a quarter of the time: on a 1,024-host InfiniBand fabric, liquid
     // for `solve` by this search in 1.3 s, explain answered "undecided" after 25 s.
-    let lambda = traffic.duration();
     if traffic.len() >= crate::engines::portfolio::REPAIR_FIRST
         && liquid_search::repair::fits(traffic, lambda)
     {
@@ -677,7 +678,7 @@ fn cores_within(
         let steps = Some(20 * traffic.len() as u64);
         let progress = std::sync::atomic::AtomicU64::new(0);
         let r = liquid_search::repair::repair(traffic, None, lambda, 0, steps, quarter, &progress);
-        if r.placed_all && validate(traffic, &r.schedule).is_ok_and(|v| v.length == lambda) {
+        if r.placed_all && liquid(&r.schedule) {
             return Ok(out);
         }
     }
@@ -693,10 +694,8 @@ fn cores_within(
         nodes: Some(SEARCH_NODES),
     };
     let native = liquid_search::native::solve(traffic, &native_limits);
-    if let Some(s) = native.outcome.schedule() {
-        if validate(traffic, s).is_ok_and(|r| r.length == traffic.duration()) {
-            return Ok(out);
-        }
+    if native.outcome.schedule().is_some_and(liquid) {
+        return Ok(out);
     }
     let mut rest: Vec<TransferId> = traffic.transfer_ids().collect();
     loop {

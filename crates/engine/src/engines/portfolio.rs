@@ -180,6 +180,12 @@ fn run_with_share(
         let start = Instant::now();
         let deadline = limits.deadline();
         let left = || limits.time.map(|t| t.saturating_sub(start.elapsed()));
+        let out_of_time = || left().is_some_and(|t| t.is_zero());
+        // The answer of a run the limit stopped before any schedule.
+        let nothing = || Outcome::Unknown {
+            best: None,
+            bound: LowerBound::duration(traffic),
+        };
         let mut stats: Vec<(String, StatValue)> = Vec::new();
         let say = |stats: &mut Vec<(String, StatValue)>, k: &str, v: &str| {
             stats.push((k.to_string(), StatValue::Text(v.to_string())));
@@ -209,11 +215,7 @@ fn run_with_share(
             // repair search's placement, would take longer than the closed form).
             Err(why @ super::closed_form::NoForm::TimeLimit) => {
                 say(&mut stats, "closed_form", &why.to_string());
-                let outcome = Outcome::Unknown {
-                    best: None,
-                    bound: LowerBound::duration(traffic),
-                };
-                return Ok(finish(outcome, "none (limit reached)", stats).into());
+                return Ok(finish(nothing(), "none (limit reached)", stats).into());
             }
             Err(super::closed_form::NoForm::NotAMachine(_)) => {}
         }
@@ -230,12 +232,8 @@ fn run_with_share(
         let lambda = traffic.duration();
         // No time left (a limit the building of the model used up): the repair's
         // placement alone takes seconds at a million transfers, and looks at no clock.
-        if left().is_some_and(|t| t.is_zero()) {
-            let outcome = Outcome::Unknown {
-                best: None,
-                bound: LowerBound::duration(traffic),
-            };
-            return Ok(finish(outcome, "none (limit reached)", stats).into());
+        if out_of_time() {
+            return Ok(finish(nothing(), "none (limit reached)", stats).into());
         }
         // Stage 1a, from REPAIR_FIRST transfers up: the repair search from its own
         // placement, within half the time left (DSatur takes minutes there).
@@ -289,7 +287,7 @@ fn run_with_share(
         // share (so that a limit still leaves a schedule) or finished above Λ (first fit
         // is sometimes shorter: 1,195 against DSatur's 1,265 frames on `dragonfly:8,4,4`);
         // the shorter schedule is kept.
-        if !fit_first && !left().is_some_and(|t| t.is_zero()) {
+        if !fit_first && !out_of_time() {
             if let Some(outcome) = first_fit_stage(traffic, req, left(), &mut stats, &mut best) {
                 return Ok(finish(outcome, "first fit", stats).into());
             }
@@ -315,7 +313,6 @@ fn run_with_share(
         let mut bound = LowerBound::duration(traffic);
         // No time left: the later stages would only spend their set-up time (seconds at a
         // million transfers) past the limit.
-        let out_of_time = || left().is_some_and(|t| t.is_zero());
         if out_of_time() {
             let outcome = Outcome::settle(traffic, best, bound, false);
             return Ok(finish(outcome, "none (limit reached)", stats).into());
