@@ -307,8 +307,15 @@ pub fn generate_sizes(a: &GenerateSizesArgs) -> anyhow::Result<ExitCode> {
         (DistArg::OneHot, ..) => Dist::OneHot,
     };
     let seed = a.seed.unwrap_or_default();
-    let csv =
-        liquid_study::alltoallv::generate(&a.model, &dist, a.bytes_per_rank.unwrap_or(0), seed)?;
+    let bytes_per_rank = a.bytes_per_rank.unwrap_or(0);
+    let (csv, raised) = liquid_study::alltoallv::generate(&a.model, &dist, bytes_per_rank, seed)?;
+    if raised > 0 {
+        eprintln!(
+            "warning: {raised} pairs' shares of --bytes-per-rank {bytes_per_rank} rounded down \
+             to 0 bytes and were raised to 1 byte (every message has at least 1): their \
+             senders send more than {bytes_per_rank} bytes in all"
+        );
+    }
     match &a.out {
         Some(path) => {
             std::fs::write(path, csv).with_context(|| format!("cannot write {}", path.display()))?

@@ -56,6 +56,25 @@ fn generated_sizes_are_seeded_and_read_back() {
     let (a, b, c) = (gen("1"), gen("1"), gen("2"));
     assert_eq!(a, b);
     assert_ne!(a, c);
+    // Fewer bytes than destinations: the 1-byte minimum raises every share, and says so.
+    let few = |bytes: &str| {
+        let out = succeed(
+            liquid()
+                .args(["generate", "sizes", "fat-tree:4,2", "--dist"])
+                .args(["equal", "--bytes-per-rank", bytes]),
+        );
+        String::from_utf8(out.stderr).expect("UTF-8")
+    };
+    let err = few("5");
+    assert!(
+        err.contains("warning: 56 pairs' shares of --bytes-per-rank 5 rounded down to 0 bytes"),
+        "{err}"
+    );
+    assert_eq!(
+        few("7"),
+        "",
+        "7 bytes over 7 destinations: 1 each, nothing raised"
+    );
     let text = String::from_utf8(a).expect("UTF-8");
     assert!(text.starts_with("src,dst,bytes\np0,p1,"), "{text}");
     assert_eq!(text.lines().count(), 1 + 56);

@@ -684,6 +684,7 @@ mod tests {
     fn sizes(t: &Traffic, seed: u64) -> Vec<u64> {
         crate::generate::generate(t, &crate::generate::Dist::Zipf(1.0), 1 << 16, seed)
             .expect("generates")
+            .bytes
     }
 
     #[test]

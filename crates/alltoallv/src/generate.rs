@@ -87,6 +87,17 @@ fn popularity(n: usize, seed: u64) -> Vec<usize> {
     rank
 }
 
+/// Generated sizes, with what the 1-byte minimum changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generated {
+    /// The bytes of every transfer, in model order.
+    pub bytes: Vec<u64>,
+    /// Pairs the distribution gave a share (a weight above 0) that rounded down to 0 bytes,
+    /// raised to 1 byte: each raises its sender's total above the bytes per rank asked
+    /// for. (One hot expert's 1 byte to the cold destinations, its rule, is not counted.)
+    pub raised: usize,
+}
+
 /// The bytes of every transfer of `traffic` (model order). Transfers without both end
 /// hosts cannot be given a sender's share: an error.
 pub fn generate(
@@ -94,7 +105,7 @@ pub fn generate(
     dist: &Dist,
     bytes_per_rank: u64,
     seed: u64,
-) -> Result<Vec<u64>, GenerateError> {
+) -> Result<Generated, GenerateError> {
     let (hosts, pairs) = pairs(traffic);
     let paired: usize = pairs.values().map(Vec::len).sum();
     if paired != traffic.len() {
@@ -180,6 +191,7 @@ pub fn generate(
     let rank = popularity(n, seed);
     let mut rng = SplitMix64(seed ^ 0x5EED_5EED_5EED_5EED);
     let mut out = vec![0u64; traffic.len()];
+    let mut raised = 0;
     // Per sender, its transfers in model order.
     let mut by_sender: Vec<Vec<(usize, liquid_model::TransferId)>> = vec![Vec::new(); n];
     let mut keys: Vec<&(u32, u32)> = pairs.keys().collect();
@@ -229,10 +241,11 @@ pub fn generate(
         let total: f64 = weights.iter().sum();
         for (&(_, t), w) in dests.iter().zip(&weights) {
             let share = (bytes_per_rank as f64 * w / total).floor();
+            raised += usize::from(*w > 0.0 && share < 1.0);
             out[t.index()] = (share as u64).max(1);
         }
     }
-    Ok(out)
+    Ok(Generated { bytes: out, raised })
 }
 
 /// Reads a rank-by-rank matrix: one row per line (sender), whole bytes separated by
@@ -308,8 +321,10 @@ mod tests {
             Dist::Zipf(1.5),
             Dist::OneHot,
         ] {
-            let a = generate(&t, &d, 1 << 20, 7).expect("generates");
-            assert_eq!(a, generate(&t, &d, 1 << 20, 7).expect("generates"), "{d:?}");
+            let g = generate(&t, &d, 1 << 20, 7).expect("generates");
+            assert_eq!(g, generate(&t, &d, 1 << 20, 7).expect("generates"), "{d:?}");
+            assert_eq!(g.raised, 0, "{d:?}: no share below a byte");
+            let a = g.bytes;
             assert!(a.iter().all(|&b| b >= 1));
             for h in ["p0", "p5"] {
                 let s: u64 = per_sender(&t, &a, h).iter().sum();
@@ -320,18 +335,28 @@ mod tests {
                 );
             }
         }
-        assert_eq!(generate(&t, &Dist::Equal, 7000, 0).expect("ok")[0], 1000);
+        assert_eq!(
+            generate(&t, &Dist::Equal, 7000, 0).expect("ok").bytes[0],
+            1000
+        );
+        // 5 bytes over 7 destinations: every share rounds to 0 and is raised to 1 byte.
+        let small = generate(&t, &Dist::Equal, 5, 0).expect("ok");
+        assert_eq!((small.raised, small.bytes[0]), (8 * 7, 1));
+        // One hot expert's cold destinations get their 1 byte by rule, not raised.
+        assert_eq!(generate(&t, &Dist::OneHot, 5, 0).expect("ok").raised, 0);
     }
 
     #[test]
     fn zipf_is_skewed_one_hot_is_one_destination() {
         let t = ft();
-        let z = generate(&t, &Dist::Zipf(1.5), 1 << 20, 3).expect("ok");
+        let z = generate(&t, &Dist::Zipf(1.5), 1 << 20, 3)
+            .expect("ok")
+            .bytes;
         let p0 = per_sender(&t, &z, "p0");
         let (max, min) = (p0.iter().max().copied(), p0.iter().min().copied());
         // The hottest of 7 destinations against the coldest: at least (7/1)^1.5 / (8/7 ...)
         assert!(max.zip(min).is_some_and(|(a, b)| a > 10 * b), "{p0:?}");
-        let o = generate(&t, &Dist::OneHot, 1 << 20, 3).expect("ok");
+        let o = generate(&t, &Dist::OneHot, 1 << 20, 3).expect("ok").bytes;
         let p0 = per_sender(&t, &o, "p0");
         assert_eq!(p0.iter().filter(|&&b| b > 1).count(), 1, "{p0:?}");
         // One hot expert for everyone but itself: the receivers of big messages are at most two.
@@ -358,7 +383,9 @@ mod tests {
                     .collect()
             })
             .collect();
-        let b = generate(&t, &Dist::Matrix(m.clone().into()), 0, 0).expect("ok");
+        let b = generate(&t, &Dist::Matrix(m.clone().into()), 0, 0)
+            .expect("ok")
+            .bytes;
         let mut d = m.clone();
         d[2][2] = 5;
         let e = generate(&t, &Dist::Matrix(d.into()), 0, 0).expect_err("diagonal");

@@ -1121,22 +1121,24 @@ fn simulate_whole(
     run(l, &plan, deadline)
 }
 
-/// What `liquid generate sizes` writes: a `src,dst,bytes` CSV.
+/// What `liquid generate sizes` writes: a `src,dst,bytes` CSV, with how many pairs the
+/// 1-byte minimum raised ([`liquid_alltoallv::generate::Generated::raised`]).
 pub fn generate(
     model_arg: &Path,
     dist: &Dist,
     bytes_per_rank: u64,
     seed: u64,
-) -> Result<String, StudyError> {
+) -> Result<(String, usize), StudyError> {
     let traffic = crate::input::load_traffic(model_arg)?;
-    let bytes = liquid_alltoallv::generate::generate(&traffic, dist, bytes_per_rank, seed)
+    let g = liquid_alltoallv::generate::generate(&traffic, dist, bytes_per_rank, seed)
         .map_err(|e| StudyError::Input(e.to_string()))?;
-    liquid_alltoallv::sizes::to_csv(&traffic, &bytes).ok_or_else(|| {
+    let csv = liquid_alltoallv::sizes::to_csv(&traffic, &g.bytes).ok_or_else(|| {
         StudyError::Input(format!(
             "model {:?} has transfers without hosts: sizes are written per pair",
             traffic.name()
         ))
-    })
+    })?;
+    Ok((csv, g.raised))
 }
 
 /// The schedule of pieces as a YAML schedule of the pieces traffic (`ID#k` for piece k of
