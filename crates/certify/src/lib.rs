@@ -138,17 +138,27 @@ pub struct CheckReport {
 /// A plain decimal integer: an optional `-`, then `0` alone or digits without a leading
 /// zero (no `+`, no `-0`, no leading zeros: see the crate's documentation).
 fn decimal(tok: &str) -> Option<i64> {
-    let digits = tok.strip_prefix('-').unwrap_or(tok);
-    let plain = match digits.as_bytes() {
-        [b'0'] => digits.len() == tok.len(),
-        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
-        _ => false,
-    };
-    if plain {
+    if plain_syntax(tok) {
         tok.parse().ok()
     } else {
         None
     }
+}
+
+/// Whether `tok` is written as [`decimal`] takes it, whatever its size.
+fn plain_syntax(tok: &str) -> bool {
+    let digits = tok.strip_prefix('-').unwrap_or(tok);
+    match digits.as_bytes() {
+        [b'0'] => digits.len() == tok.len(),
+        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
+        _ => false,
+    }
+}
+
+/// Whether `tok` looks like a number: digits after an optional sign.
+fn numeric(tok: &str) -> bool {
+    let digits = tok.trim_start_matches(['-', '+']);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// A plain decimal number >= 0 (a clause id).
@@ -156,9 +166,17 @@ fn parse_id(tok: &str) -> Option<u64> {
     decimal(tok).and_then(|v| u64::try_from(v).ok())
 }
 
-/// Why a token is not a number here: names the rule when it is a number in another syntax.
+/// Why a token is not a number here: its range when it is plain decimal but too large (or
+/// negative where it cannot be), the rule when it is a number in another syntax.
 fn not_plain(what: &str, tok: &str) -> String {
-    if tok.trim_start_matches(['-', '+']).parse::<u64>().is_ok() {
+    if plain_syntax(tok) {
+        let range = match what {
+            "literal" => format!("from {} to {}", -i32::MAX, i32::MAX),
+            "hint" => format!("from {} to {}", i64::MIN, i64::MAX),
+            _ => format!("from 0 to {}", i64::MAX),
+        };
+        format!("bad {what} {tok:?}: out of range (a {what} is {range})")
+    } else if numeric(tok) {
         format!(
             "bad {what} {tok:?}: numbers are plain decimal (no `+`, no leading zeros, no `-0`), \
              as the LRAT and DIMACS formats define them"
@@ -441,13 +459,11 @@ pub fn check_until(
         let mut toks = l.split_whitespace();
         let first = toks.next().unwrap_or("");
         let id: u64 = parse_id(first).ok_or_else(|| {
-            syntax(
-                if first.trim_start_matches(['-', '+']).parse::<u64>().is_ok() {
-                    not_plain("step id", first)
-                } else {
-                    format!("expected a step id at the start of {l:?}")
-                },
-            )
+            syntax(if numeric(first) {
+                not_plain("step id", first)
+            } else {
+                format!("expected a step id at the start of {l:?}")
+            })
         })?;
         let rest: Vec<&str> = toks.collect();
         if rest.first() == Some(&"d") {
@@ -942,6 +958,18 @@ mod tests {
         }
         let e = check_texts("p cnf 2 1\n1 02 0\n", "").expect_err("dimacs");
         assert!(e.to_string().contains("plain decimal"), "{e}");
+        // Plain decimal but too large: its range, not the syntax rule.
+        for (bad, what) in [
+            ("5 2147483648 0 0\n", "literal \"2147483648\": out of range (a literal is from -2147483647 to 2147483647)"),
+            ("99999999999999999999999 0 0\n", "step id \"99999999999999999999999\": out of range"),
+            ("5 2 0 99999999999999999999 0\n", "hint \"99999999999999999999\": out of range"),
+            ("5 2 0 1 2 0\n5 d -1 0\n", "clause id \"-1\": out of range (a clause id is from 0 to"),
+        ] {
+            let m = check_texts(CNF, bad).expect_err(bad).to_string();
+            assert!(m.contains(what) && !m.contains("plain decimal"), "{bad}: {m}");
+        }
+        let e = check_texts("p cnf 2 1\n1 -2147483648 0\n", "").expect_err("dimacs");
+        assert!(e.to_string().contains("out of range"), "{e}");
     }
 
     #[test]

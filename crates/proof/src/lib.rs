@@ -508,6 +508,25 @@ mod tests {
                 .expect_err("a lie");
             assert!(why.0.contains("does not describe this proof"), "{why}");
         }
+        // A family's clause count: named field by field, in words.
+        let f = &r.families[1];
+        let from = format!("name: {}\n  clauses: {}", f.name, f.clauses);
+        let to = format!("name: {}\n  clauses: {}", f.name, f.clauses + 1);
+        assert!(text.contains(&from), "{from} in {text}");
+        std::fs::write(&path, text.replacen(&from, &to, 1)).expect("edit");
+        let why = verify_dir(&t, dir.path())
+            .expect("readable")
+            .expect_err("a lie");
+        let want = format!(
+            "families[1].clauses ({}) says {}, but it is {}",
+            f.name,
+            f.clauses + 1,
+            f.clauses
+        );
+        assert!(
+            why.0.contains(&want) && !why.0.contains("Manifest"),
+            "{why}"
+        );
     }
 
     #[test]

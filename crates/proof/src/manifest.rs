@@ -210,16 +210,37 @@ pub fn differences(found: &ProofManifest, expected: &ProofManifest) -> Vec<Strin
         expected.colours.to_string(),
     );
     cmp("claim", q(&found.claim), q(&expected.claim));
-    cmp(
-        "options",
-        format!("{:?}", found.options),
-        format!("{:?}", expected.options),
-    );
-    cmp(
-        "families",
-        format!("{:?}", found.families),
-        format!("{:?}", expected.families),
-    );
+    let (o, e) = (&found.options, &expected.options);
+    cmp("options.amo", q(&o.amo), q(&e.amo));
+    for (field, a, b) in [
+        ("options.transfer_amo", o.transfer_amo, e.transfer_amo),
+        ("options.team", o.team, e.team),
+        ("options.symmetry", o.symmetry, e.symmetry),
+    ] {
+        cmp(field, a.to_string(), b.to_string());
+    }
+    let frames = |f: Option<usize>| f.map_or_else(|| "nothing".to_string(), |f| f.to_string());
+    cmp("options.frames", frames(o.frames), frames(e.frames));
+    let names = |fs: &[ManifestFamily]| {
+        let n: Vec<&str> = fs.iter().map(|f| f.name.as_str()).collect();
+        format!("{} ({})", fs.len(), n.join(", "))
+    };
+    if found.families.len() != expected.families.len() {
+        cmp(
+            "families",
+            names(&found.families),
+            names(&expected.families),
+        );
+    } else {
+        for (i, (a, b)) in found.families.iter().zip(&expected.families).enumerate() {
+            cmp(&format!("families[{i}].name"), q(&a.name), q(&b.name));
+            cmp(
+                &format!("families[{i}].clauses ({})", b.name),
+                a.clauses.to_string(),
+                b.clauses.to_string(),
+            );
+        }
+    }
     for (name, a, b) in [
         ("formula", &found.formula, &expected.formula),
         ("proof", &found.proof, &expected.proof),
