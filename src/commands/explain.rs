@@ -84,10 +84,7 @@ pub fn explain(a: &ExplainArgs) -> anyhow::Result<ExitCode> {
         })?;
         emit(&report, a.format)?;
         if !report.non_liquid() {
-            eprintln!(
-                "no proof written to {}: no core was found (see `explanation`)",
-                dir.display()
-            );
+            super::proof::no_proof_in(dir, "no core was found (see `explanation`)")?;
             return Ok(crate::output::verdict(false));
         }
         let core = dir.join(liquid_engine::explain::CORE_FILE);

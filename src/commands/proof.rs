@@ -12,6 +12,20 @@ use crate::commands::encode::colours_or_duration;
 use crate::output::{emit, verdict, Format};
 use crate::{InputError, EXIT_INTERNAL};
 
+/// For a run given `--proof DIR` that writes no proof there: removes the evidence an
+/// earlier run left in DIR ([`liquid_proof::clear_stale`]) and says on stderr that no
+/// proof was written, `why`, and what was removed.
+pub fn no_proof_in(dir: &std::path::Path, why: &str) -> anyhow::Result<()> {
+    let removed = liquid_proof::clear_stale(dir)?;
+    let earlier = if removed.is_empty() {
+        String::new()
+    } else {
+        format!(" (removed an earlier run's {} there)", removed.join(", "))
+    };
+    eprintln!("no proof written to {}: {why}{earlier}", dir.display());
+    Ok(())
+}
+
 /// Who writes the proof of `liquid prove`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Prover {
@@ -107,6 +121,9 @@ pub fn prove(a: &ProveArgs) -> anyhow::Result<ExitCode> {
         }
     };
     emit(&report, a.format)?;
+    if !report.proved() {
+        no_proof_in(&a.proof, "not proven (see the report)")?;
+    }
     Ok(verdict(report.proved()))
 }
 

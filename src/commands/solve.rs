@@ -331,7 +331,7 @@ pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(dir) = &a.proof {
         if let Some((why, code)) = no_proof_written(&traffic, &c) {
-            eprintln!("no proof written to {}: {why}", dir.display());
+            super::proof::no_proof_in(dir, &why)?;
             return Ok(code);
         }
     }

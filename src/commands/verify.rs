@@ -114,6 +114,14 @@ pub fn verify(a: &VerifyArgs) -> anyhow::Result<ExitCode> {
         }
         _ => emit(&report, a.format)?,
     }
+    if let Some(dir) = prove.filter(|_| report.evidence().is_none()) {
+        let why = match (report.valid(), report.optimal()) {
+            (false, _) => "the schedule is invalid",
+            (true, true) => "the schedule is liquid: Λ is its proof",
+            (true, false) => "not settled (see `optimality`)",
+        };
+        super::proof::no_proof_in(dir, why)?;
+    }
     if !report.valid() {
         eprintln!("rejected: the schedule is invalid (its problems are listed)");
     } else if prove.is_some() && report.not_optimal() {

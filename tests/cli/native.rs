@@ -356,6 +356,89 @@ fn proof_dir_on_a_liquid_traffic_says_why_nothing_is_written() {
     assert!(!proof.exists());
 }
 
+/// A run given `--proof DIR` never leaves another run's evidence in DIR under its name:
+/// one that writes no proof removes an earlier proof (and says so), `verify --proof` that
+/// finds a shorter schedule removes it before writing the schedule, and a later proof
+/// replaces that schedule. A folder that holds any other file is left alone.
+#[test]
+fn proof_dir_keeps_only_this_runs_evidence() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path().join("p");
+    let files = || {
+        let mut v: Vec<String> = std::fs::read_dir(&dir)
+            .map(|d| {
+                d.map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    let proof = ["formula.cnf", "manifest.yaml", "proof.lrat"];
+    let wheel = |args: &[&str]| {
+        let mut c = liquid();
+        c.args(args).arg("--proof").arg(&dir);
+        c.output().expect("runs")
+    };
+    // An odd-wheel proof, then runs on other traffics that prove nothing.
+    for (args, code, why) in [
+        (
+            &["solve", "models/paper-fig1.yaml"][..],
+            0,
+            "nothing to prove",
+        ),
+        (&["prove", "models/paper-fig1.yaml"][..], 1, "not proven"),
+    ] {
+        let p = wheel(&["prove", "models/odd-wheel.yaml", "--colours", "3"]);
+        assert_eq!(p.status.code(), Some(0));
+        assert_eq!(files(), proof);
+        let out = wheel(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+        assert!(
+            err.contains(why)
+                && err.contains(
+                    "(removed an earlier run's formula.cnf, proof.lrat, manifest.yaml there)"
+                ),
+            "{args:?}: {err}"
+        );
+        assert!(files().is_empty(), "{args:?}: {:?}", files());
+    }
+    // verify --proof of a 6-frame odd-wheel schedule: SAT finds a shorter one.
+    assert_eq!(
+        wheel(&["prove", "models/odd-wheel.yaml", "--colours", "3"])
+            .status
+            .code(),
+        Some(0)
+    );
+    let long = tmp.path().join("long.yaml");
+    std::fs::write(&long, "timeframes: [[t0], [t1], [t2], [t3], [t4], [h]]\n").expect("write");
+    let long = long.to_str().expect("UTF-8");
+    let out = wheel(&["verify", "models/odd-wheel.yaml", "--schedule", long]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(files(), ["shorter-schedule.yaml"]);
+    // A proof replaces the shorter schedule.
+    let p = wheel(&["prove", "models/odd-wheel.yaml", "--colours", "3"]);
+    assert_eq!(
+        p.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&p.stderr)
+    );
+    assert_eq!(files(), proof);
+    // Another file there: nothing is removed.
+    std::fs::write(dir.join("notes.txt"), "mine\n").expect("write");
+    succeed(
+        liquid()
+            .args(["solve", "models/paper-fig1.yaml", "--proof"])
+            .arg(&dir),
+    );
+    assert_eq!(
+        files(),
+        ["formula.cnf", "manifest.yaml", "notes.txt", "proof.lrat"]
+    );
+}
+
 /// `solve` stopped by its --time-limit says so on stderr in one line (the limit, what was
 /// left undecided), in memory and with --stream, as `simulate` and `teams` do; stdout is
 /// the report alone and the exit code 0. `--prefix` (asked for) and `ilp --decide`

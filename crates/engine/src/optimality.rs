@@ -64,7 +64,9 @@ pub fn settle(
                 .map_err(|e| failed(format!("the SAT schedule is invalid: {e}")))?;
             std::fs::create_dir_all(dir)
                 .map_err(|e| SolveError::Input(format!("cannot create {}: {e}", dir.display())))?;
-            let file = dir.join("shorter-schedule.yaml");
+            // An earlier proof there would sit beside a schedule that refutes its claim.
+            liquid_proof::clear_stale(dir).map_err(|e| SolveError::Input(e.to_string()))?;
+            let file = dir.join(liquid_proof::SHORTER_FILE);
             std::fs::write(&file, liquid_model::yaml::write_schedule(traffic, &shorter))
                 .map_err(|e| SolveError::Input(format!("cannot write {}: {e}", file.display())))?;
             Ok(Settled::Shorter {

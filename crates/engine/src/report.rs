@@ -256,6 +256,12 @@ impl Verification {
     pub fn not_optimal(&self) -> bool {
         self.not_optimal
     }
+
+    /// Where `--prove` wrote its evidence (the proof directory, or the shorter schedule's
+    /// file); `None` when it wrote none.
+    pub fn evidence(&self) -> Option<&str> {
+        self.evidence.as_deref()
+    }
 }
 
 /// Settles whether a schedule shorter than `len` exists: whether it was settled (optimal

@@ -32,6 +32,41 @@ pub use crate::manifest::{
     PROOF_FILE,
 };
 
+/// The file `verify --proof DIR` writes into DIR, in place of a proof, when a shorter
+/// schedule exists.
+pub const SHORTER_FILE: &str = "shorter-schedule.yaml";
+
+/// The files liquid writes into an evidence directory, and the only ones it replaces or
+/// removes there.
+const OWNED: [&str; 5] = [
+    FORMULA_FILE,
+    PROOF_FILE,
+    MANIFEST_FILE,
+    CORE_FILE,
+    SHORTER_FILE,
+];
+
+/// Removes what an earlier run left in the evidence directory `dir` (the files liquid
+/// writes there: a proof, its core, a shorter schedule), for a run that writes other
+/// evidence or none, so that `dir` never holds another run's evidence under this run's
+/// name. A `dir` that does not exist, or that holds any other file (where a proof would be
+/// refused), is left alone. Returns the names removed.
+pub fn clear_stale(dir: &Path) -> Result<Vec<&'static str>, ProofError> {
+    if !dir.is_dir() || check_target(dir).is_err() {
+        return Ok(Vec::new());
+    }
+    let mut removed = Vec::new();
+    for name in OWNED {
+        let p = dir.join(name);
+        match std::fs::remove_file(&p) {
+            Ok(()) => removed.push(name),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(write_error(&p, &e)),
+        }
+    }
+    Ok(removed)
+}
+
 /// Why a proof could not be written or read (as opposed to rejected).
 #[derive(Debug, Error)]
 pub enum ProofError {
@@ -232,17 +267,14 @@ fn check_target(dir: &Path) -> Result<(), ProofError> {
     for entry in entries {
         let entry = entry.map_err(|e| write_error(dir, &e))?;
         let name = entry.file_name();
-        if ![FORMULA_FILE, PROOF_FILE, MANIFEST_FILE, CORE_FILE]
-            .iter()
-            .any(|f| name == std::ffi::OsStr::new(f))
-        {
+        if !OWNED.iter().any(|f| name == std::ffi::OsStr::new(f)) {
             return Err(write_error(
                 dir,
                 &format!(
                     "the directory holds {:?}: a proof goes into a new or empty directory, or \
-                     replaces one written by liquid (only {FORMULA_FILE}, {PROOF_FILE}, \
-                     {MANIFEST_FILE}, {CORE_FILE})",
-                    name.to_string_lossy()
+                     replaces evidence written by liquid (only {})",
+                    name.to_string_lossy(),
+                    OWNED.join(", ")
                 ),
             ));
         }
