@@ -250,6 +250,38 @@ fn latency_study_markdown_comes_out_of_the_merge() {
         std::fs::read_to_string(merged.join("study.md")).expect("the merge writes the report"),
         std::fs::read_to_string(&md).expect("written")
     );
+    // Shards are not trusted: a report name that is a path (absolute, or out of --out) is
+    // refused, and nothing is written there.
+    let victim = dir.path().join("victim.txt");
+    std::fs::write(&victim, "mine\n").expect("write");
+    for name in [victim.to_str().expect("UTF-8"), "../escape.md", "sub/x.md"] {
+        let edited = dir.path().join("edited");
+        let _ = std::fs::remove_dir_all(&edited);
+        std::fs::create_dir(&edited).expect("mkdir");
+        for f in files(&shards) {
+            let mut v: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(shards.join(&f)).expect("read"))
+                    .expect("JSON");
+            v["params"]["markdown"] = name.into();
+            let to = edited.join(f.file_name().expect("name"));
+            std::fs::write(&to, serde_json::to_vec(&v).expect("JSON")).expect("write");
+        }
+        let out = liquid()
+            .arg("merge")
+            .arg(&edited)
+            .arg("--out")
+            .arg(dir.path().join("m2"))
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains(&format!("params.markdown: {name:?} is not a file name")),
+            "{name}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&victim).expect("read"), "mine\n");
+    assert!(!dir.path().join("escape.md").exists());
 }
 
 const TWO_CLUSTERS: [&str; 12] = [

@@ -1355,7 +1355,12 @@ pub(crate) fn merge(
 ) -> Result<Studied, StudyError> {
     let p: ShardParams = serde_json::from_value(merged.params.clone())
         .map_err(|e| StudyError::Input(format!("shards of {SWEEP}: params: {e}")))?;
-    let markdown = p.markdown.as_ref().map(|name| out.join(name));
+    let markdown = p
+        .markdown
+        .as_ref()
+        .map(|name| crate::outdir::shard_file_in(out, "markdown", name))
+        .transpose()
+        .map_err(|e| StudyError::Input(format!("shards of {SWEEP}: {e}")))?;
     let a = StudyParams {
         out: out.to_path_buf(),
         systems: p.systems,

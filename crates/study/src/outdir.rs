@@ -24,6 +24,20 @@ pub const LIST: &str = ".liquid-output";
 const HEADER: &str = "liquid-output 1";
 const UNFINISHED: &str = "unfinished";
 
+/// `out/name` for a file a shard names by `field` (the Markdown report's): shards are not
+/// trusted, so `name` must be a bare file name, never a path that would write outside
+/// `out` (an absolute path, `..`, a folder).
+pub(crate) fn shard_file_in(out: &Path, field: &str, name: &str) -> Result<PathBuf, StudyError> {
+    let mut parts = Path::new(name).components();
+    match (parts.next(), parts.next()) {
+        (Some(std::path::Component::Normal(n)), None) if n == name => Ok(out.join(name)),
+        _ => Err(StudyError::Input(format!(
+            "params.{field}: {name:?} is not a file name (a shard names the file it writes \
+             into the merge's --out, without a folder)"
+        ))),
+    }
+}
+
 /// An output directory prepared by [`prepare`]: empty but for its list, which says
 /// `unfinished` until [`OutputDir::finish`].
 #[derive(Debug)]

@@ -459,7 +459,12 @@ pub(crate) fn merge(
             .ok_or_else(|| bad(format!("no engine {:?}", p.engine)))?,
         time_limit: Duration::try_from_secs_f64(p.time_limit_s)
             .map_err(|e| bad(format!("time limit: {e}")))?,
-        markdown: p.markdown.as_ref().map(|m| out.join(m)),
+        markdown: p
+            .markdown
+            .as_ref()
+            .map(|m| crate::outdir::shard_file_in(out, "markdown", m))
+            .transpose()
+            .map_err(|e| bad(e.to_string()))?,
     };
     let items = items(&args);
     if merged.items.len() != items.len() {
