@@ -557,6 +557,75 @@ fn merge_checks_the_answers_inside_the_shards() {
     assert!(text.contains("CONTRADICTION"), "{text}");
 }
 
+/// `merge` holds every crosscheck row to the rules the gate holds every answer to: the
+/// verdict its length and bound give, a bottleneck bound of Λ, no checked proof from a run
+/// that wrote none (a contradiction, exit 3); one row per engine of the run, and times
+/// that are durations (refused, exit 2).
+#[test]
+fn merge_checks_each_crosscheck_row_as_the_gate_does() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let wheel = root().join("models/odd-wheel.yaml");
+    let wheel = wheel.to_str().expect("UTF-8");
+    let args = ["crosscheck", wheel, "--engines", "native,dsatur,sat"];
+    // Sets `field` of `engine`'s row of the model.
+    let edit = |v: &mut Value, engine: &str, field: &str, to: Value| {
+        let rows = v["items"][0]["result"]["engines"]
+            .as_array_mut()
+            .expect("rows");
+        let r = rows
+            .iter_mut()
+            .find(|r| r["engine"] == engine)
+            .expect("row");
+        r[field] = to;
+    };
+    let contradiction = |name: &str, tamper: &dyn Fn(&mut Value), why: &str| {
+        let d = tmp.path().join(name);
+        std::fs::create_dir(&d).expect("mkdir");
+        let out = merge_tampered(&d, &args, |v| tamper(v));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(3), "{name}: {text}");
+        assert!(
+            text.contains("CONTRADICTION") && text.contains(why),
+            "{name}: {text}"
+        );
+    };
+    // sat's optimal 4-frame answer called liquid (Λ = 2), with its bound lowered to Λ.
+    contradiction(
+        "verdict",
+        &|v| {
+            edit(v, "sat", "verdict", "liquid".into());
+            edit(v, "sat", "lower_bound", 2.into());
+        },
+        "verdict liquid does not match length 4 and lower bound 2 (Λ = 2)",
+    );
+    contradiction(
+        "proof",
+        &|v| edit(v, "sat", "witness", "sat-proof".into()),
+        "a checked proof (sat-proof) from a run that wrote no proofs",
+    );
+    contradiction(
+        "bottleneck",
+        &|v| {
+            edit(v, "dsatur", "lower_bound", 4.into());
+            edit(v, "dsatur", "verdict", "optimal".into());
+        },
+        "a bottleneck bound is Λ = 2, not 4",
+    );
+    let d = tmp.path().join("dropped");
+    std::fs::create_dir(&d).expect("mkdir");
+    let out = merge_tampered(&d, &args, |v| {
+        v["items"][0]["result"]["engines"]
+            .as_array_mut()
+            .expect("rows")
+            .retain(|r| r["engine"] != "dsatur");
+    });
+    refused(&out, &["item 0", "the run's engines are"]);
+    let d = tmp.path().join("time");
+    std::fs::create_dir(&d).expect("mkdir");
+    let out = merge_tampered(&d, &args, |v| edit(v, "native", "time_s", (-5.0).into()));
+    refused(&out, &["item 0", "native: time_s -5 is no duration"]);
+}
+
 /// Runs `args` as shard 1/1 into `dir/shards`, applies `tamper` to the shard file's JSON,
 /// and returns what `liquid merge` then does (into `dir/merged`).
 fn merge_tampered(dir: &Path, args: &[&str], tamper: impl FnOnce(&mut Value)) -> Output {

@@ -42,6 +42,33 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Every verdict, in the order of the variants.
+    pub const ALL: [Verdict; 5] = [
+        Verdict::Liquid,
+        Verdict::Optimal,
+        Verdict::NonLiquid,
+        Verdict::Feasible,
+        Verdict::Unknown,
+    ];
+
+    /// The verdict a report names ([`Verdict::as_str`]), if any.
+    pub fn from_name(name: &str) -> Option<Verdict> {
+        Verdict::ALL.into_iter().find(|v| v.as_str() == name)
+    }
+
+    /// Whether this verdict is the one a schedule of `length` timeframes (if any) and a
+    /// lower bound `lower` give on a traffic of duration Λ = `duration`: the rule of the
+    /// gate ([`check_outcome`]), for answers read back from files (a shard's rows).
+    pub fn fits(self, length: Option<usize>, lower: usize, duration: usize) -> bool {
+        let (len, lb, d) = (length, lower, duration);
+        match self {
+            Verdict::Liquid => len == Some(d),
+            Verdict::Optimal => len == Some(lb) && lb > d,
+            Verdict::NonLiquid => lb > d && len != Some(lb),
+            Verdict::Feasible | Verdict::Unknown => lb == d && len != Some(d),
+        }
+    }
+
     /// The verdict's name as it appears in reports.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -494,13 +521,7 @@ pub fn check_outcome(
             ));
         }
     }
-    let ok = match outcome {
-        Outcome::Liquid { .. } => len == Some(d),
-        Outcome::Optimal { .. } => len == Some(lb) && lb > d,
-        Outcome::NonLiquid { .. } => lb > d && len != Some(lb),
-        Outcome::Feasible { .. } | Outcome::Unknown { .. } => lb == d && len != Some(d),
-    };
-    if !ok {
+    if !outcome.verdict().fits(len, lb, d) {
         return Err(format!(
             "verdict {} does not match schedule length {} and lower bound {lb} (Λ = {d})",
             outcome.verdict(),

@@ -971,7 +971,7 @@ impl ModelReport {
 /// its row says (else the row is a wrong answer); and the claims are compared again
 /// (`liquid_engine::crosscheck::compare`), so the lower and upper bounds, the status and
 /// the contradictions are the merge's own, not the shard's.
-fn recheck(mut m: ModelReport) -> Result<ModelReport, StudyError> {
+fn recheck(mut m: ModelReport, p: &ShardParams) -> Result<ModelReport, StudyError> {
     let path = PathBuf::from(&m.file);
     let traffic = match path.to_str() {
         Some(s) if liquid_topology::spec::is_spec(s) => crate::input::load_traffic(&path)?,
@@ -1004,6 +1004,32 @@ fn recheck(mut m: ModelReport) -> Result<ModelReport, StudyError> {
             m.model
         )));
     }
+    // The rows the run writes: its schedule files', then one per engine of the run, in
+    // its order, each with a time.
+    let engines: Vec<&str> = m
+        .engines
+        .iter()
+        .map(|r| r.engine.as_str())
+        .filter(|e| !e.starts_with("schedule "))
+        .collect();
+    if engines != p.engines {
+        return Err(StudyError::Input(format!(
+            "model {:?}: the shard's rows are of the engines {engines:?}, the run's engines \
+             are {:?}",
+            m.model, p.engines
+        )));
+    }
+    if let Some(row) = m
+        .engines
+        .iter()
+        .find(|r| !(r.time_s.is_finite() && r.time_s >= 0.0))
+    {
+        return Err(StudyError::Input(format!(
+            "model {:?}: {}: time_s {} is no duration",
+            m.model, row.engine, row.time_s
+        )));
+    }
+    let d = traffic.duration();
     let mut claims = Vec::new();
     let mut wrong = Vec::new();
     for row in &mut m.engines {
@@ -1070,6 +1096,49 @@ fn recheck(mut m: ModelReport) -> Result<ModelReport, StudyError> {
                 continue;
             }
         };
+        // The verdict the row's length and bound give, as the gate requires of every
+        // answer (a schedule file's row: liquid or feasible by its length, no bound).
+        let verdict = row.verdict.as_deref().unwrap_or("none");
+        let fits = if row.engine.starts_with("schedule ") {
+            lower.is_none()
+                && length.is_some()
+                && verdict
+                    == if length == Some(d) {
+                        "liquid"
+                    } else {
+                        "feasible"
+                    }
+        } else {
+            match (liquid_model::Verdict::from_name(verdict), lower) {
+                (Some(v), Some((b, _))) => b >= d && v.fits(length, b, d),
+                _ => false,
+            }
+        };
+        if !fits {
+            fail(
+                row,
+                format!(
+                    "verdict {verdict} does not match length {} and lower bound {} (Λ = {d})",
+                    opt(&length),
+                    lower.map_or("none".to_string(), |(b, _)| b.to_string())
+                ),
+            );
+            continue;
+        }
+        match lower {
+            Some((b, "bottleneck")) if b != d => {
+                fail(row, format!("a bottleneck bound is Λ = {d}, not {b}"));
+                continue;
+            }
+            Some((_, "sat-proof")) if !p.proofs => {
+                fail(
+                    row,
+                    "a checked proof (sat-proof) from a run that wrote no proofs".to_string(),
+                );
+                continue;
+            }
+            _ => {}
+        }
         claims.push(Claim {
             source: row.engine.clone(),
             lower,
@@ -1103,7 +1172,7 @@ pub(crate) fn merge(
             )));
         }
         let index = item.index;
-        models.push(recheck(item.result).map_err(|e| bad(format!("item {index}: {e}")))?);
+        models.push(recheck(item.result, &p).map_err(|e| bad(format!("item {index}: {e}")))?);
     }
     Ok((
         Report {
