@@ -186,9 +186,10 @@ pub struct RoutingArgs {
     /// Link latency of the simulations, s.
     #[arg(long, default_value_t = 0.0)]
     link_latency: f64,
-    /// Worker threads (default: one per core).
-    #[arg(long)]
-    jobs: Option<usize>,
+    /// Worker threads, 1 to 4096 (default: one per core); never more than the rows to
+    /// run.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    jobs: Option<u64>,
     /// Run only shard i of n (1 <= i <= n) of the rows (items i, i+n, ... of the runs ×
     /// allocations in order), writing DIR/routing-study-shard-i-of-n.json into --out;
     /// join the shards with `liquid merge`.
@@ -203,9 +204,6 @@ pub struct RoutingArgs {
 /// stderr); a line per row on stderr as it finishes.
 pub fn routing(a: RoutingArgs) -> anyhow::Result<ExitCode> {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    if let Some(j) = a.jobs {
-        liquid_study::testbed::set_workers(j)?;
-    }
     let args = liquid_study::routing::RoutingArgs {
         runs: a.runs,
         out: a.out,
@@ -220,6 +218,9 @@ pub fn routing(a: RoutingArgs) -> anyhow::Result<ExitCode> {
     };
     let (runs, total) = liquid_study::routing::plan(&args)?;
     let todo = a.shard.map_or(total, |s| s.item_count(total));
+    if let Some(j) = a.jobs {
+        liquid_study::testbed::set_workers((j as usize).min(todo))?;
+    }
     eprintln!(
         "study routing: {} runs, {total} rows{}",
         runs.len(),

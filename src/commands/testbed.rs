@@ -25,9 +25,10 @@ pub struct T1Args {
     /// Wall-clock limit of the native search per class, in seconds.
     #[arg(long, value_parser = super::parse_seconds, default_value = "10")]
     time_limit: Duration,
-    /// Worker threads (default: one per core).
-    #[arg(long)]
-    jobs: Option<usize>,
+    /// Worker threads, 1 to 4096 (default: one per core); never more than the classes to
+    /// run.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    jobs: Option<u64>,
     /// Also simulate each class (liquid schedule and round-robin frame by frame, and
     /// all-at-once) with messages of this many bytes: writes DIR/t1-simulated.csv.
     #[arg(long, value_name = "BYTES", value_parser = super::parse_bytes)]
@@ -46,9 +47,6 @@ pub struct T1Args {
 /// `liquid testbed t1`: the summary on stdout, or (one shard) what was written on stderr;
 /// exit 3 when a class fails.
 pub fn testbed_t1(a: &T1Args) -> anyhow::Result<ExitCode> {
-    if let Some(j) = a.jobs {
-        testbed::set_workers(j)?;
-    }
     let sim = a.sim_size.map(|size| SimParams {
         // Exact: at most 2^53 (liquid_alltoallv::sizes::MAX_BYTES).
         size: size as f64,
@@ -58,6 +56,9 @@ pub fn testbed_t1(a: &T1Args) -> anyhow::Result<ExitCode> {
     let shard = a.shard;
     let classes = liquid_topology::t1::classes().len();
     let todo = shard.map_or(classes, |s| s.items(classes).count());
+    if let Some(j) = a.jobs {
+        testbed::set_workers((j as usize).min(todo))?;
+    }
     let pb = crate::progress::bar(
         todo as u64,
         "{elapsed_precise} [{bar:40}] {pos}/{len} classes {msg}",

@@ -14,6 +14,7 @@ mod hostile;
 mod hostile3;
 mod hostile4;
 mod hostile5;
+mod hostile6;
 mod ilp;
 mod latency;
 mod latency_simulate;
