@@ -345,5 +345,8 @@ fn testbed_shards_merge_into_the_unsharded_sweep() {
         other.join("t1-testbed-shard-2-of-3.json"),
         shard(3),
     ]);
-    assert!(e.contains("foreign shard: its params differs"), "{e}");
+    assert!(
+        e.contains("foreign shard: its params.time_limit_s differs"),
+        "{e}"
+    );
 }

@@ -189,8 +189,8 @@ pub enum ShardError {
     Foreign {
         /// The foreign file.
         path: PathBuf,
-        /// The field that differs.
-        field: &'static str,
+        /// The field that differs (`params.engines`: the first option that differs).
+        field: String,
         /// The first shard file read, which the others are compared with.
         first: PathBuf,
     },
@@ -215,14 +215,14 @@ pub enum ShardError {
         given: String,
     },
     /// A shard whose items are not the ones its index owns.
-    #[error("{path}: item {index} ({key:?}) {why}")]
+    #[error("{path}: item {index}{} {why}", key.as_ref().map(|k| format!(" ({k:?})")).unwrap_or_default())]
     BadItem {
         /// The file.
         path: PathBuf,
         /// The item's index.
         index: usize,
-        /// The item's key.
-        key: String,
+        /// The item's key, when the file holds the item.
+        key: Option<String>,
         /// What is wrong.
         why: String,
     },
@@ -378,6 +378,19 @@ pub struct Merged<T> {
     pub items: Vec<Item<T>>,
 }
 
+/// The first option (`params.KEY`, keys in order) in which two shards' params differ.
+fn params_field(a: &serde_json::Value, b: &serde_json::Value) -> String {
+    match (a.as_object(), b.as_object()) {
+        (Some(x), Some(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            keys.into_iter()
+                .find(|k| x.get(*k) != y.get(*k))
+                .map_or_else(|| "params".to_string(), |k| format!("params.{k}"))
+        }
+        _ => "params".to_string(),
+    }
+}
+
 /// Reads shard files (see [`shard_files`]) of the sweep `sweep` and checks that they
 /// belong to one run (same sweep, options, shard count and item count as the first file),
 /// that no shard is given twice or missing, that each file holds exactly the items its
@@ -405,7 +418,7 @@ impl Merged<serde_json::Value> {
                 let result = serde_json::from_value(i.result).map_err(|e| ShardError::BadItem {
                     path: PathBuf::from(format!("the shards of {sweep}")),
                     index: i.index,
-                    key: i.key.clone(),
+                    key: Some(i.key.clone()),
                     why: format!("is not a result of {sweep}: {e}"),
                 })?;
                 Ok(Item {
@@ -452,7 +465,7 @@ fn merge_checked<T: DeserializeOwned>(
                 if let Some(sweep) = sweep.filter(|&w| w != head.sweep) {
                     return Err(ShardError::Foreign {
                         path: path.clone(),
-                        field: "sweep",
+                        field: "sweep".into(),
                         first: PathBuf::from(format!("the {sweep} sweep")),
                     });
                 }
@@ -460,13 +473,13 @@ fn merge_checked<T: DeserializeOwned>(
             }
             Some((fpath, f)) => {
                 let field = if head.sweep != f.sweep {
-                    Some("sweep")
+                    Some("sweep".to_string())
                 } else if head.params != f.params {
-                    Some("params")
+                    Some(params_field(&head.params, &f.params))
                 } else if head.shard.count != f.shard.count {
-                    Some("shard count")
+                    Some("shard count".to_string())
                 } else if head.items_total != f.items_total {
-                    Some("items_total")
+                    Some("items_total".to_string())
                 } else {
                     None
                 };
@@ -495,6 +508,7 @@ fn merge_checked<T: DeserializeOwned>(
             .zip(file.items.iter().map(|i| i.index))
             .position(|(e, g)| e != g);
         if first_difference.is_some() || file.items.len() != expected {
+            let counts = format!("({} items, expected {expected})", file.items.len());
             let (index, key, why) = match file
                 .items
                 .iter()
@@ -502,22 +516,39 @@ fn merge_checked<T: DeserializeOwned>(
             {
                 Some(i) => (
                     i.index,
-                    i.key.clone(),
+                    Some(i.key.clone()),
                     format!("does not belong to shard {}", head.shard),
                 ),
                 None => {
+                    // The first position where the file's item is not the one expected:
+                    // an item given twice, one out of its place, or one missing.
+                    // (Every index there belongs to the shard: an item beyond the
+                    // expected count is one given twice.)
                     let at = first_difference.unwrap_or(file.items.len().min(expected));
-                    let missing = head.shard.items(head.items_total).nth(at).unwrap_or(0);
-                    (
-                        missing,
-                        String::new(),
-                        format!(
-                            "is missing or out of order in shard {} ({} items, expected {})",
-                            head.shard,
-                            file.items.len(),
-                            expected
+                    let want = head.shard.items(head.items_total).nth(at);
+                    let given = |w: usize| file.items.iter().any(|i| i.index == w);
+                    match (file.items.get(at), want) {
+                        (Some(i), _) if file.items[..at].iter().any(|e| e.index == i.index) => (
+                            i.index,
+                            Some(i.key.clone()),
+                            format!("is given twice in shard {} {counts}", head.shard),
                         ),
-                    )
+                        (_, Some(w)) if !given(w) => (
+                            w,
+                            None,
+                            format!("is missing from shard {} {counts}", head.shard),
+                        ),
+                        (Some(i), _) => (
+                            i.index,
+                            Some(i.key.clone()),
+                            format!("is out of order in shard {} {counts}", head.shard),
+                        ),
+                        (None, want) => (
+                            want.unwrap_or(0),
+                            None,
+                            format!("is missing from shard {} {counts}", head.shard),
+                        ),
+                    }
                 }
             };
             return Err(ShardError::BadItem {
@@ -673,7 +704,7 @@ mod tests {
         let fb = run(b.path(), 2, 10, serde_json::json!({"seed": 2}));
         let e = merge::<usize>(&[fa[0].clone(), fb[1].clone()], "squares").expect_err("foreign");
         assert!(
-            matches!(&e, ShardError::Foreign { path, field: "params", .. } if path == &fb[1]),
+            matches!(&e, ShardError::Foreign { path, field, .. } if path == &fb[1] && field == "params.seed"),
             "{e}"
         );
         let fc = run(b.path(), 3, 10, serde_json::json!({"seed": 1}));
@@ -681,16 +712,13 @@ mod tests {
         assert!(
             matches!(
                 &e,
-                ShardError::Foreign {
-                    field: "shard count",
-                    ..
-                }
+                ShardError::Foreign { field, .. } if field == "shard count"
             ),
             "{e}"
         );
         let e = merge::<usize>(&fa, "cubes").expect_err("other sweep");
         assert!(
-            matches!(&e, ShardError::Foreign { field: "sweep", .. }),
+            matches!(&e, ShardError::Foreign { field, .. } if field == "sweep"),
             "{e}"
         );
     }
@@ -709,6 +737,43 @@ mod tests {
         std::fs::write(&files[0], "{\"format\":\"other\"}").expect("write");
         let e = merge::<usize>(&files, "squares").expect_err("not a shard");
         assert!(matches!(&e, ShardError::NotAShard { .. }), "{e}");
+    }
+
+    #[test]
+    fn an_item_twice_missing_or_out_of_order_is_named_so() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let files = run(dir.path(), 2, 10, serde_json::json!({}));
+        let text = std::fs::read_to_string(&files[0]).expect("read");
+        let good: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let edit = |f: &dyn Fn(&mut Vec<serde_json::Value>)| {
+            let mut v = good.clone();
+            f(v["items"].as_array_mut().expect("items"));
+            std::fs::write(&files[0], v.to_string()).expect("write");
+            merge::<usize>(&files, "squares")
+                .expect_err("tampered")
+                .to_string()
+        };
+        // Shard 1 of 2 owns items 0, 2, 4, 6, 8.
+        let twice = edit(&|items| items.push(items[0].clone()));
+        assert!(
+            twice
+                .ends_with("item 0 (\"item 0\") is given twice in shard 1/2 (6 items, expected 5)"),
+            "{twice}"
+        );
+        let missing = edit(&|items| {
+            items.remove(1);
+        });
+        assert!(
+            missing.ends_with("item 2 is missing from shard 1/2 (4 items, expected 5)"),
+            "{missing}"
+        );
+        let order = edit(&|items| items.swap(1, 2));
+        assert!(
+            order.ends_with(
+                "item 4 (\"item 4\") is out of order in shard 1/2 (5 items, expected 5)"
+            ),
+            "{order}"
+        );
     }
 
     #[test]
