@@ -622,6 +622,31 @@ fn check_latency(value: Option<f64>, at: &str) -> Result<(), String> {
     }
 }
 
+/// The error of a schedule file (top-level `timeframes:`) read as a model, naming what it
+/// is, rather than the model format's first complaint ("unknown field `model`").
+fn schedule_not_model(file: &str, text: &str) -> Option<LoadError> {
+    let serde_yaml::Value::Mapping(m) = serde_yaml::from_str::<serde_yaml::Value>(text).ok()?
+    else {
+        return None;
+    };
+    if !m.contains_key("timeframes") {
+        return None;
+    }
+    let of = match m.get("model") {
+        Some(serde_yaml::Value::String(name)) => format!(" of model {name:?}"),
+        _ => String::new(),
+    };
+    Some(LoadError::at_field(
+        file,
+        text,
+        "timeframes",
+        format!(
+            "this is a schedule file{of} (it has `timeframes:`), not a model: give the model \
+             it schedules, and this file with --schedule"
+        ),
+    ))
+}
+
 /// Parses model text with its physical parameters; `file` names it in errors.
 pub fn parse_model_full(file: &str, text: &str) -> Result<LoadedModel, LoadError> {
     parse_model_with(file, text, true)
@@ -629,7 +654,8 @@ pub fn parse_model_full(file: &str, text: &str) -> Result<LoadedModel, LoadError
 
 /// [`parse_model_full`], with or without [`fast_routes`].
 fn parse_model_with(file: &str, text: &str, fast: bool) -> Result<LoadedModel, LoadError> {
-    let mut m = parse_model_file(file, text, fast)?;
+    let mut m = parse_model_file(file, text, fast)
+        .map_err(|e| schedule_not_model(file, text).unwrap_or(e))?;
     let err = |at: &str, msg: String| LoadError::at_field(file, text, at, msg);
     if m.name.trim().is_empty() {
         // Reports, baselines and proof manifests name the model by it.
@@ -1681,6 +1707,21 @@ mod tests {
         let e = error(&deep);
         assert!(e.message.contains("nested more than 64 levels"), "{e}");
         assert_eq!(position(&e), (Some(2), Some(8 + 63)));
+    }
+
+    /// A schedule file given as a model says so, not "unknown field `model`"; a model
+    /// that merely has an unknown field still gets the format's complaint.
+    #[test]
+    fn a_schedule_file_given_as_a_model_is_named_so() {
+        let e = error("model: fig1\ntimeframes:\n  - [a, b]\n");
+        assert_eq!(
+            e.message,
+            "this is a schedule file of model \"fig1\" (it has `timeframes:`), not a model: \
+             give the model it schedules, and this file with --schedule"
+        );
+        assert_eq!(e.line, Some(3));
+        let e = error("name: x\nmodel: y\ntransfers: []\n");
+        assert!(e.message.contains("unknown field `model`"), "{e}");
     }
 
     /// A schedule read from a file names the file, line and column of each timeframe
