@@ -325,6 +325,17 @@ fn simulate(a: &LatencySimArgs) -> anyhow::Result<ExitCode> {
     bar.finish_and_clear();
     let report = report?;
     let code = emitted(&report, a.format)?;
+    for (rate, mean) in report.saturated() {
+        let zero = report.zero_load_latency().map_or_else(String::new, |z| {
+            format!(", the model's zero-load latency {z}")
+        });
+        eprintln!(
+            "warning: rate {rate} is past saturation (mean latency {mean}{zero}; the study's \
+             rule: above {}x it, or not completed): the queues grow without bound, so the mean \
+             grows with the run's length and is no steady-state latency",
+            liquid_flit::study::SATURATION_FACTOR
+        );
+    }
     if let Some(why) = report.stopped() {
         let raise = if report.stopped_by_time() {
             "; raise --time-limit for all of them"

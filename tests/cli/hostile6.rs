@@ -19,3 +19,30 @@ fn worker_counts_out_of_range_are_refused() {
         }
     }
 }
+
+/// `latency simulate` far past saturation gave a "mean" with a tight interval and no
+/// word: the point is now `saturated` (the study's rule) and stderr warns.
+#[test]
+fn latency_simulate_past_saturation_says_so() {
+    let run = |rate: &str| {
+        let out = liquid()
+            .args(["latency", "simulate", "4,2x1+1x2", "--rate", rate])
+            .args(["--messages", "300", "--warmup", "30", "--drain", "30"])
+            .args(["--replications", "2", "--format", "json"])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        (v, String::from_utf8(out.stderr).expect("UTF-8"))
+    };
+    let (v, err) = run("1");
+    assert_eq!(v["points"][0]["saturated"], true);
+    assert!(
+        err.contains("warning: rate 1 is past saturation") && err.contains("no steady-state"),
+        "{err}"
+    );
+    let (v, err) = run("0.001");
+    assert_eq!(v["points"][0]["saturated"], false);
+    assert!(!err.contains("saturation"), "{err}");
+    assert!(v["zero_load_latency"].as_f64().is_some_and(|z| z > 0.0));
+}

@@ -467,6 +467,10 @@ struct RunReport {
 struct Point {
     rate: f64,
     completed: bool,
+    /// Past saturation by the study's rule: not completed, or a mean latency above
+    /// [`liquid_flit::study::SATURATION_FACTOR`] times the model's zero-load latency
+    /// (the queues grow without bound: the mean measures the run's length).
+    saturated: bool,
     #[serde(flatten)]
     overall: Group,
     runs: Vec<RunReport>,
@@ -509,6 +513,10 @@ pub struct Report {
     replications: usize,
     seed: u64,
     concentrator: &'static str,
+    /// The model's (002) latency at zero load: a point whose mean exceeds
+    /// [`liquid_flit::study::SATURATION_FACTOR`] times it is `saturated`. None for a
+    /// system the model does not take.
+    zero_load_latency: Option<f64>,
     stopped: Option<&'static str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     points: Vec<Point>,
@@ -527,6 +535,22 @@ impl Report {
     /// if they did.
     pub fn stopped(&self) -> Option<&'static str> {
         self.stopped
+    }
+
+    /// The rates simulated past saturation (see `saturated` in the points), each with its
+    /// mean latency.
+    pub fn saturated(&self) -> Vec<(f64, f64)> {
+        self.points
+            .iter()
+            .filter(|p| p.saturated)
+            .map(|p| (p.rate, p.overall.latency.mean))
+            .collect()
+    }
+
+    /// The model's zero-load latency, the yardstick of `saturated` (none for a system
+    /// the model does not take).
+    pub fn zero_load_latency(&self) -> Option<f64> {
+        self.zero_load_latency
     }
 
     /// Whether the time limit stopped the runs (not saturation).
@@ -695,6 +719,11 @@ pub fn simulate(p: &SimParams, progress: &mut dyn FnMut(u64, usize)) -> Result<R
             "replications: at least one replication is needed".into(),
         ));
     }
+    // Every wait is 0 at zero load, under every reading of the model (none for a system
+    // the model does not take).
+    let zero_load = Model::new(system, p.timing)
+        .ok()
+        .map(|m| m.zero_load().latency);
     let sim = Simulator::new(&wiring);
     let start = Instant::now();
     let deadline = p.time_limit.map(|l| start + l);
@@ -717,7 +746,7 @@ pub fn simulate(p: &SimParams, progress: &mut dyn FnMut(u64, usize)) -> Result<R
         moves += summary.runs.iter().map(|r| r.flit_moves).sum::<u64>();
         let completed =
             summary.runs.len() == p.replications && summary.runs.iter().all(|r| r.completed);
-        points.push(point(p, rate, completed, &summary));
+        points.push(point(p, rate, completed, zero_load, &summary));
         if !completed {
             stopped = Some(if summary.runs.iter().any(|r| r.saturated) {
                 "saturated: the messages in flight reached the memory bound (1 GiB)"
@@ -750,6 +779,7 @@ pub fn simulate(p: &SimParams, progress: &mut dyn FnMut(u64, usize)) -> Result<R
             Forwarding::CutThrough => "cut-through",
             Forwarding::StoreAndForward => "store-and-forward",
         },
+        zero_load_latency: zero_load.map(|z| (z * 1e4).round() / 1e4),
         stopped,
         points,
         plan,
@@ -760,10 +790,19 @@ pub fn simulate(p: &SimParams, progress: &mut dyn FnMut(u64, usize)) -> Result<R
 }
 
 /// One offered load's report.
-fn point(p: &SimParams, rate: f64, completed: bool, summary: &liquid_flit::Summary) -> Point {
+fn point(
+    p: &SimParams,
+    rate: f64,
+    completed: bool,
+    zero_load: Option<f64>,
+    summary: &liquid_flit::Summary,
+) -> Point {
+    let factor = liquid_flit::study::SATURATION_FACTOR;
+    let mean = summary.overall.latency.mean;
     Point {
         rate,
         completed,
+        saturated: !completed || zero_load.is_some_and(|z| mean > factor * z),
         overall: Group::of(&summary.overall, None),
         runs: summary
             .runs
