@@ -218,6 +218,24 @@ impl Baseline {
                     ));
                 }
             }
+            // The gate's rule ([`liquid_model::Verdict::fits`]) without Λ, which a
+            // baseline does not record: liquid and optimal answers meet their bound,
+            // the others do not; a feasible answer has a schedule.
+            if let Some(lb) = e.lower_bound {
+                let v = e.verdict.as_str();
+                let meets = e.length == Some(lb);
+                if (matches!(v, "liquid" | "optimal") != meets)
+                    || (v == "feasible" && e.length.is_none())
+                {
+                    return Err((
+                        at("verdict"),
+                        format!(
+                            "verdict {v} does not go with length {} and lower bound {lb}",
+                            e.length.map_or("none".to_string(), |l| l.to_string())
+                        ),
+                    ));
+                }
+            }
             let failed = FAILED.contains(&e.verdict.as_str());
             let recorded = [
                 e.length.is_some(),
@@ -249,6 +267,21 @@ impl Baseline {
                     ),
                 ));
             }
+        }
+        // Every model a run records, it records the answers of its engines for.
+        if let Some(i) = self
+            .models
+            .iter()
+            .position(|m| !self.answers.iter().any(|e| e.file == m.file))
+        {
+            return Err((
+                format!("models[{i}].file"),
+                format!(
+                    "model file {:?} has no answers recorded (a run records every model it \
+                     ran with its engines' answers)",
+                    self.models[i].file
+                ),
+            ));
         }
         Ok(())
     }
@@ -713,7 +746,22 @@ mod tests {
                 "models[0].traffic_sha256",
                 5,
             ),
-            (dup_model, "models[1].file", 6),
+            (dup_model.clone(), "models[1].file", 6),
+            // A verdict its length and bound do not give.
+            (
+                good.replace("length: 4", "length: 5"),
+                "answers[0].verdict",
+                9,
+            ),
+            (good.replace("optimal", "feasible"), "answers[0].verdict", 9),
+            // A model recorded with no answer.
+            (
+                dup_model
+                    .replacen("- file: m.yaml\n  name: m", "- file: g.yaml\n  name: g", 2)
+                    .replacen("- file: g.yaml\n  name: g", "- file: m.yaml\n  name: m", 1),
+                "models[1].file",
+                6,
+            ),
         ] {
             std::fs::write(&f, &text).expect("write");
             let e = Baseline::load(&f).expect_err(&text);
