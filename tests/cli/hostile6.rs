@@ -46,3 +46,37 @@ fn latency_simulate_past_saturation_says_so() {
     assert!(!err.contains("saturation"), "{err}");
     assert!(v["zero_load_latency"].as_f64().is_some_and(|z| z > 0.0));
 }
+
+/// `merge` of crosscheck shards re-loads each model: one whose traffic changed since the
+/// shards ran is refused (its shards' bounds are not about it: `no-team` made liquid kept
+/// a clique bound of 3 and `status: optimal`); a comment changes nothing.
+#[test]
+fn crosscheck_merge_refuses_a_model_that_changed_since_the_shards() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = dir.path().join("no-team.yaml");
+    let text =
+        std::fs::read_to_string(crate::common::root().join("models/no-team.yaml")).expect("model");
+    std::fs::write(&model, &text).expect("write");
+    let shards = dir.path().join("shards");
+    crate::common::succeed(
+        liquid()
+            .arg("crosscheck")
+            .arg(&model)
+            .args(["--engines", "native,dsatur", "--shard", "1/1", "--out"])
+            .arg(&shards),
+    );
+    let merge = || liquid().arg("merge").arg(&shards).output().expect("runs");
+    std::fs::write(&model, format!("# a comment\n{text}")).expect("write");
+    assert_eq!(merge().status.code(), Some(0));
+    let changed = text.replace("{id: z, path: [a, c]}", "{id: z, path: [d]}");
+    assert_ne!(changed, text, "the edit applies");
+    std::fs::write(&model, changed).expect("write");
+    refused(
+        &merge(),
+        &[
+            "item 0",
+            "the model changed since the shards ran",
+            "run the sweep again",
+        ],
+    );
+}

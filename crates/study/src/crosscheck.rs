@@ -908,6 +908,10 @@ struct ShardParams {
     /// How the merge prints the report (the caller's name of the format).
     format: String,
     models: Vec<String>,
+    /// Each model's traffic digest ([`Traffic::sha256`]) when the shard ran, in the
+    /// order of `models`: the merge refuses a model file that changed since, whose
+    /// answers the shards' bounds no longer are.
+    digests: Vec<String>,
 }
 
 /// A model's name in a shard file: its file and its name.
@@ -941,6 +945,7 @@ pub fn shard(
         proofs: request.proofs,
         format: format.to_string(),
         models: loaded.iter().map(|l| key(&l.file, &l.traffic)).collect(),
+        digests: loaded.iter().map(|l| l.traffic.sha256()).collect(),
     };
     crate::create_dir(out)?;
     let mut items = Vec::new();
@@ -971,7 +976,7 @@ impl ModelReport {
 /// its row says (else the row is a wrong answer); and the claims are compared again
 /// (`liquid_engine::crosscheck::compare`), so the lower and upper bounds, the status and
 /// the contradictions are the merge's own, not the shard's.
-fn recheck(mut m: ModelReport, p: &ShardParams) -> Result<ModelReport, StudyError> {
+fn recheck(mut m: ModelReport, p: &ShardParams, digest: &str) -> Result<ModelReport, StudyError> {
     let path = PathBuf::from(&m.file);
     let traffic = match path.to_str() {
         Some(s) if liquid_topology::spec::is_spec(s) => crate::input::load_traffic(&path)?,
@@ -1002,6 +1007,14 @@ fn recheck(mut m: ModelReport, p: &ShardParams) -> Result<ModelReport, StudyErro
             m.file,
             traffic.name(),
             m.model
+        )));
+    }
+    let now = traffic.sha256();
+    if now != digest {
+        return Err(StudyError::Input(format!(
+            "{}: the model changed since the shards ran (its traffic's SHA-256 is {now}, \
+             theirs {digest}): their answers are not about this traffic; run the sweep again",
+            m.file
         )));
     }
     // The rows the run writes: its schedule files', then one per engine of the run, in
@@ -1172,7 +1185,15 @@ pub(crate) fn merge(
             )));
         }
         let index = item.index;
-        models.push(recheck(item.result, &p).map_err(|e| bad(format!("item {index}: {e}")))?);
+        let digest = p.digests.get(index).ok_or_else(|| {
+            bad(format!(
+                "params.digests: {} digests for {} models",
+                p.digests.len(),
+                p.models.len()
+            ))
+        })?;
+        models
+            .push(recheck(item.result, &p, digest).map_err(|e| bad(format!("item {index}: {e}")))?);
     }
     Ok((
         Report {
