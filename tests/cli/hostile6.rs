@@ -80,3 +80,41 @@ fn crosscheck_merge_refuses_a_model_that_changed_since_the_shards() {
         ],
     );
 }
+
+/// `export mpi` wrote host names verbatim into the hostfile and ranks.txt: a name with a
+/// newline shifted every later rank a line, one with `slots=64` gave Open MPI an option.
+/// Such names are refused before any file of the plan is written.
+#[test]
+fn export_mpi_refuses_host_names_that_are_no_hostfile_line() {
+    let dir = tempfile::tempdir().expect("tmp");
+    for (host, shown) in [
+        ("h1 slots=64", "h1 slots=64"),
+        ("h2\\nh3", "h2\nh3"),
+        ("#h", "#h"),
+    ] {
+        let model = dir.path().join("m.yaml");
+        std::fs::write(
+            &model,
+            format!(
+                "name: evil\ntransfers:\n  - {{id: t1, from: \"{host}\", to: h9, path: [l1]}}\n  \
+                 - {{id: t2, from: h9, to: \"{host}\", path: [l2]}}\n"
+            ),
+        )
+        .expect("write");
+        let out = dir.path().join("plan");
+        let run = liquid()
+            .args(["export", "mpi"])
+            .arg(&model)
+            .args(["--size", "4096", "--link-throughput", "1000", "--out"])
+            .arg(&out)
+            .output()
+            .expect("runs");
+        refused(
+            &run,
+            &[&format!(
+                "host {shown:?} (rank 0) cannot be a line of the hostfile"
+            )],
+        );
+        assert!(!out.join("hostfile").exists() && !out.join("rank-0.txt").exists());
+    }
+}

@@ -638,8 +638,31 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> MpiError + '_ {
     }
 }
 
-/// Writes the directory: rank files, ranks.txt, hostfile, manifest.json.
+/// Whether `host` can be a line of a hostfile and of ranks.txt: one host a line, in Open
+/// MPI's hostfile format (where white space separates options such as `slots=N` and `#`
+/// starts a comment). An error names the host and its rank.
+pub fn check_host_name(rank: usize, host: &str) -> Result<(), MpiError> {
+    let bad = host.is_empty()
+        || host
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || c == '#');
+    if bad {
+        return Err(MpiError::Input(format!(
+            "host {host:?} (rank {rank}) cannot be a line of the hostfile and ranks.txt: a \
+             host name there has no white space, control character or `#` (Open MPI's \
+             hostfile reads them as options and comments); rename it in the model"
+        )));
+    }
+    Ok(())
+}
+
+/// Writes the directory: rank files, ranks.txt, hostfile, manifest.json (every host name
+/// checked first, [`check_host_name`]: no file of the plan is written for a name that is
+/// no line).
 pub fn write(program: &Program, manifest: &Manifest, out: &Path) -> Result<(), MpiError> {
+    for (r, h) in program.ranks.iter().enumerate() {
+        check_host_name(r, h)?;
+    }
     std::fs::create_dir_all(out).map_err(io(out))?;
     let n = program.ranks.len() as u32;
     for (r, ops) in program.ops.iter().enumerate() {
