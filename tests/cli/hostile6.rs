@@ -118,3 +118,55 @@ fn export_mpi_refuses_host_names_that_are_no_hostfile_line() {
         assert!(!out.join("hostfile").exists() && !out.join("rank-0.txt").exists());
     }
 }
+
+/// A curve or a case given twice ran twice and wrote one file for both: refused, naming
+/// it (two message sizes of one flit count name one curve's files too).
+#[test]
+fn studies_refuse_a_curve_or_case_given_twice() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let latency = |systems: &str, sizes: &str| {
+        liquid()
+            .args(["latency", "study", "--systems", systems, "--sizes", sizes])
+            .args(["--points", "2", "--messages", "100", "--out"])
+            .arg(dir.path().join("lat"))
+            .output()
+            .expect("runs")
+    };
+    refused(
+        &latency("4,2x1;4,2x1", "32:256"),
+        &["would write the same files (latency-4-2x1-1-32.*"],
+    );
+    refused(
+        &latency("4,2x1", "32:256,32:512"),
+        &[
+            "sizes \"32:512\"",
+            "sizes \"32:256\"",
+            "give each system and M once",
+        ],
+    );
+    for (flag, values, twice) in [
+        (
+            "--size-cases",
+            "2+2,3+1,2+2",
+            "--size-cases: 2+2 is given twice",
+        ),
+        ("--equal", "2,3,2", "--equal: 2 is given twice"),
+        ("--node-sizes", "64,64", "--node-sizes: 64 is given twice"),
+    ] {
+        let out = liquid()
+            .args([
+                "study",
+                "two-clusters",
+                "--size-exponents",
+                "0..1",
+                flag,
+                values,
+            ])
+            .arg("--out")
+            .arg(dir.path().join("tc"))
+            .output()
+            .expect("runs");
+        refused(&out, &[twice]);
+    }
+    assert!(!dir.path().join("tc").exists() && !dir.path().join("lat").exists());
+}

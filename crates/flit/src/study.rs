@@ -600,15 +600,21 @@ fn pct(x: Option<f64>) -> String {
     x.map_or("–".into(), |v| format!("{:.1} %", 100.0 * v))
 }
 
+/// The file name of the curve of `system` with `timing` ([`Curve::name`]): two curves of
+/// one name would write the same files.
+pub fn curve_name(system: &MultiCluster, timing: Timing) -> String {
+    format!(
+        "{}-{}",
+        system.spec().replace([',', '+'], "-"),
+        timing.flits
+    )
+}
+
 impl Curve {
     /// A short name for files: the system's spec with `,`/`+` as `-`, then `M`
     /// (e.g. `8-12x1-16x2-4x3-2-32`).
     pub fn name(&self) -> String {
-        format!(
-            "{}-{}",
-            self.system.spec().replace([',', '+'], "-"),
-            self.timing.flits
-        )
+        curve_name(&self.system, self.timing)
     }
 
     /// The points as CSV: `rate`, `load_<reading>` for each reading (the load as a

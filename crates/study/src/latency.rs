@@ -1106,6 +1106,20 @@ fn plan(a: &StudyParams) -> Result<Plan, StudyError> {
         forwarding: Forwarding::CutThrough,
     };
     let mut curves = Vec::new();
+    // Each curve writes files of its name: two of one name would overwrite each other.
+    let mut names: std::collections::HashMap<String, (String, String)> = Default::default();
+    for (system, spec) in systems.iter().zip(&specs) {
+        for (&timing, size) in timings.iter().zip(&a.sizes) {
+            let name = study::curve_name(system, timing);
+            if let Some((s0, z0)) = names.insert(name.clone(), (spec.clone(), size.clone())) {
+                return Err(StudyError::Input(format!(
+                    "systems {spec:?} with sizes {size:?} and systems {s0:?} with sizes {z0:?} \
+                     would write the same files (latency-{name}.*, named by the system and M): \
+                     give each system and M once"
+                )));
+            }
+        }
+    }
     for system in &systems {
         for &timing in &timings {
             let rates = study::loads(system, timing, a.points, a.beyond).map_err(|e| input(&e))?;

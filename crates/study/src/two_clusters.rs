@@ -230,6 +230,30 @@ pub fn run(
     {
         return Err(StudyError::Input("--node-sizes must be byte counts".into()));
     }
+    // A value given twice would run its rows twice (and write one chart for both).
+    let twice = |what: &str, values: Vec<String>| -> Result<(), StudyError> {
+        let mut seen = std::collections::HashSet::new();
+        match values.into_iter().find(|v| !seen.insert(v.clone())) {
+            Some(v) => Err(StudyError::Input(format!("{what}: {v} is given twice"))),
+            None => Ok(()),
+        }
+    };
+    twice(
+        "--size-cases",
+        args.size_cases
+            .iter()
+            .map(|(a, b)| format!("{a}+{b}"))
+            .collect(),
+    )?;
+    twice("--equal", args.equal.iter().map(usize::to_string).collect())?;
+    twice(
+        "--double",
+        args.double.iter().map(usize::to_string).collect(),
+    )?;
+    twice(
+        "--node-sizes",
+        args.node_sizes.iter().map(f64::to_string).collect(),
+    )?;
     let dir = crate::outdir::for_sweep(&args.out, shard.is_some())?;
     let request = liquid_engine::Request {
         limits: liquid_model::Limits {
