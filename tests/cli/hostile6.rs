@@ -170,3 +170,58 @@ fn studies_refuse_a_curve_or_case_given_twice() {
     }
     assert!(!dir.path().join("tc").exists() && !dir.path().join("lat").exists());
 }
+
+/// `verify --proof DIR` wrote `shorter-schedule.yaml` through a link there (to a file
+/// outside DIR); `check-proof` of a folder whose formula.cnf is a FIFO waited for ever.
+#[test]
+fn proof_folders_neither_write_through_links_nor_wait_on_fifos() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let precious = dir.path().join("precious.txt");
+    std::fs::write(&precious, "mine\n").expect("write");
+    let proof = dir.path().join("p");
+    std::fs::create_dir(&proof).expect("mkdir");
+    std::fs::write(proof.join("notes.txt"), "a file of the user's\n").expect("write");
+    std::os::unix::fs::symlink(&precious, proof.join("shorter-schedule.yaml")).expect("link");
+    let long = dir.path().join("long.yaml");
+    std::fs::write(&long, "timeframes: [[t0], [t1], [t2], [t3], [t4], [h]]\n").expect("write");
+    let out = liquid()
+        .args(["verify", "models/odd-wheel.yaml", "--schedule"])
+        .arg(&long)
+        .arg("--proof")
+        .arg(&proof)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1), "not optimal");
+    assert_eq!(std::fs::read_to_string(&precious).expect("read"), "mine\n");
+    let written = proof.join("shorter-schedule.yaml");
+    assert!(std::fs::symlink_metadata(&written)
+        .expect("written")
+        .is_file());
+    // A FIFO for formula.cnf: refused at once, not waited on.
+    let fifo_dir = dir.path().join("f");
+    let p = liquid()
+        .args([
+            "prove",
+            "models/odd-wheel.yaml",
+            "--colours",
+            "3",
+            "--proof",
+        ])
+        .arg(&fifo_dir)
+        .output()
+        .expect("runs");
+    assert_eq!(p.status.code(), Some(0));
+    let cnf = fifo_dir.join("formula.cnf");
+    std::fs::remove_file(&cnf).expect("rm");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&cnf)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let out = liquid()
+        .args(["check-proof", "models/odd-wheel.yaml", "--proof"])
+        .arg(&fifo_dir)
+        .output()
+        .expect("runs");
+    refused(&out, &["formula.cnf: not a regular file"]);
+}

@@ -380,11 +380,30 @@ fn verify_read(
     deadline: Option<std::time::Instant>,
 ) -> Result<Result<CheckedProof, Rejection>, ProofError> {
     let path = from.join(MANIFEST_FILE);
-    let text = liquid_model::yaml::read_text(&path)?;
+    let text = read_file(&path)?;
     let found: ProofManifest = liquid_model::yaml::from_str(&path.display().to_string(), &text)?;
-    let cnf = liquid_model::yaml::read_text(&from.join(FORMULA_FILE))?;
-    let lrat = liquid_model::yaml::read_text(&from.join(PROOF_FILE))?;
+    let cnf = read_file(&from.join(FORMULA_FILE))?;
+    let lrat = read_file(&from.join(PROOF_FILE))?;
     Ok(verify_texts(traffic, dir, &found, cnf, lrat, deadline))
+}
+
+/// Reads a file of a proof directory, which must be a regular file (or a link to one):
+/// opening a FIFO would wait for a writer for ever.
+fn read_file(path: &Path) -> Result<String, ProofError> {
+    if let Ok(m) = std::fs::metadata(path) {
+        if !m.is_file() {
+            return Err(ProofError::Load(LoadError {
+                file: path.display().to_string(),
+                line: None,
+                column: None,
+                field: None,
+                message: "not a regular file (a FIFO, a device or a folder): a proof \
+                          directory holds files"
+                    .into(),
+            }));
+        }
+    }
+    Ok(liquid_model::yaml::read_text(path)?)
 }
 
 fn verify_texts(
