@@ -225,3 +225,41 @@ fn proof_folders_neither_write_through_links_nor_wait_on_fifos() {
         .expect("runs");
     refused(&out, &["formula.cnf: not a regular file"]);
 }
+
+/// `merge` of `study routing` shards mixed two fabrics when a run folder was refilled
+/// between shards (rows of 4 hosts beside rows of 31): shards record a digest of each
+/// run's topology and tables, so such shards are of two runs.
+#[test]
+fn routing_shards_of_a_changed_fabric_do_not_merge() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let data = crate::common::root().join("crates/study/tests/data/routing/fat-tree-4-3");
+    let run = dir.path().join("runs/fab/minhop");
+    let fill = |from: &str| {
+        let _ = std::fs::remove_dir_all(&run);
+        std::fs::create_dir_all(&run).expect("mkdir");
+        for f in ["topology.txt", "opensm-lfts.dump"] {
+            std::fs::copy(data.join(from).join(f), run.join(f)).expect("copy");
+        }
+    };
+    let shard = |i: &str| {
+        crate::common::succeed(
+            liquid()
+                .args(["study", "routing"])
+                .arg(dir.path().join("runs"))
+                .args(["--seeds", "1", "--shard", i, "--out"])
+                .arg(dir.path().join("shards")),
+        );
+    };
+    fill("minhop");
+    shard("1/2");
+    fill("ftree");
+    shard("2/2");
+    let out = liquid()
+        .arg("merge")
+        .arg(dir.path().join("shards"))
+        .arg("--out")
+        .arg(dir.path().join("merged"))
+        .output()
+        .expect("runs");
+    refused(&out, &["foreign shard: its params.inputs differs"]);
+}

@@ -97,6 +97,9 @@ pub struct RoutingArgs {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Params {
     runs: Vec<String>,
+    /// Per run, the SHA-256 of its topology file and forwarding tables: shards of folders
+    /// whose fabric changed between them are of two runs.
+    inputs: Vec<String>,
     fractions: Vec<u32>,
     seeds: u64,
     engine: String,
@@ -967,12 +970,26 @@ fn finish(dir: &Path, rows: &[Row], runs: usize, start: Instant) -> Result<Summa
     })
 }
 
-fn params(a: &RoutingArgs, runs: &[RunDir]) -> Params {
-    Params {
+/// The SHA-256 (hex) of a run folder's topology file and forwarding tables, in order.
+fn inputs_digest(r: &RunDir) -> Result<String, StudyError> {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for f in [&r.topology, &r.lfts] {
+        let bytes = std::fs::read(f)
+            .map_err(|e| StudyError::Input(format!("{}: cannot read: {e}", f.display())))?;
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(&bytes);
+    }
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn params(a: &RoutingArgs, runs: &[RunDir]) -> Result<Params, StudyError> {
+    Ok(Params {
         runs: runs
             .iter()
             .map(|r| format!("{}/{}", r.fabric, r.engine))
             .collect(),
+        inputs: runs.iter().map(inputs_digest).collect::<Result<_, _>>()?,
         fractions: a.fractions.clone(),
         seeds: a.seeds,
         engine: a.engine.name().to_string(),
@@ -980,7 +997,7 @@ fn params(a: &RoutingArgs, runs: &[RunDir]) -> Params {
         size: a.size,
         link_mb_s: a.link_mb_s,
         link_latency: a.link_latency,
-    }
+    })
 }
 
 /// How many items the study of `args` has, and the runs it found (for a progress bar).
@@ -1075,7 +1092,7 @@ pub fn run(
             Ok(crate::Swept::Shard(crate::ShardWritten::write(
                 &a.out,
                 SWEEP,
-                &params(a, &runs),
+                &params(a, &runs)?,
                 s,
                 all.len(),
                 items,
