@@ -247,10 +247,20 @@ pub fn read_text_limited(path: &Path, max: u64) -> Result<String, LoadError> {
         if let Some(i) = bytes[checked..ok].iter().position(|&b| b == 0) {
             let at = checked + i;
             let prefix = String::from_utf8_lossy(&bytes[..at]);
+            // What the binary files liquid meets are, where their first bytes say it.
+            let what = if bytes.starts_with(b"liquid-frames ") {
+                ": a compact schedule (`solve --stream --schedule-out`), read with \
+                 `verify MODEL --schedule FILE --stream`"
+            } else if bytes.first() == Some(&b'a') && path.ends_with("proof.lrat") {
+                ": binary LRAT (its additions start with `a`) is not read: write the proof \
+                 as textual LRAT"
+            } else {
+                ": not a text file"
+            };
             return Err(LoadError::at_position(
                 &file,
                 position_after(&prefix),
-                format!("NUL byte at offset {at}: not a text file"),
+                format!("NUL byte at offset {at}{what}"),
             ));
         }
         if bad {
@@ -1880,6 +1890,16 @@ mod tests {
         std::fs::write(&f, "name: a\n\u{e9}x\0").expect("write");
         let e = read_text(&f).expect_err("a NUL");
         assert_eq!((e.line, e.column), (Some(2), Some(3)), "{e}");
+        assert!(e.message.ends_with("not a text file"), "{e}");
+        // The binary files liquid meets are named: a compact schedule, binary LRAT.
+        std::fs::write(&f, "liquid-frames 1\nmodel m\n\0\x01").expect("write");
+        let e = read_text(&f).expect_err("compact");
+        assert!(e.message.contains("a compact schedule"), "{e}");
+        assert!(e.message.contains("--stream"), "{e}");
+        let lrat = dir.join("proof.lrat");
+        std::fs::write(&lrat, b"a\x02\x00").expect("write");
+        let e = read_text(&lrat).expect_err("binary LRAT");
+        assert!(e.message.contains("binary LRAT"), "{e}");
         std::fs::write(&f, b"name: a\n\xff").expect("write");
         let e = read_text(&f).expect_err("not UTF-8");
         assert!(e.message.contains("not UTF-8"), "{e}");
