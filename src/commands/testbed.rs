@@ -98,14 +98,20 @@ pub struct MergeArgs {
     /// unsharded runs only print (given, it is left empty, with a warning).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Summary format.
-    #[arg(long, value_enum, default_value_t = Format::Yaml)]
-    format: Format,
+    /// Summary format (default yaml; crosscheck and explain shards: the format their run
+    /// was given, unless this option is).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
 }
 
 /// `liquid merge SHARDS... --out DIR`: any sweep's shards, joined.
 pub fn merge(a: &MergeArgs) -> anyhow::Result<ExitCode> {
-    let format = a.format;
+    let format = a.format.unwrap_or(Format::Yaml);
+    // The format a crosscheck or explain run recorded, unless --format is given.
+    let chosen = |recorded: String| {
+        a.format
+            .map_or(recorded, |f| crate::output::format_name(&f))
+    };
     let merged = liquid_study::merge::merge(&a.shards, a.out.as_deref())?;
     if let (
         Some(out),
@@ -131,14 +137,14 @@ pub fn merge(a: &MergeArgs) -> anyhow::Result<ExitCode> {
                 );
             }
         }
-        liquid_study::merge::Merged::Crosscheck(report, format) => {
-            return super::crosscheck::crosscheck_merged(&report, &format);
+        liquid_study::merge::Merged::Crosscheck(report, recorded) => {
+            return super::crosscheck::crosscheck_merged(&report, &chosen(recorded));
         }
         liquid_study::merge::Merged::TwoClusters(summary) => {
             return super::study::emitted(&summary, format);
         }
-        liquid_study::merge::Merged::Explain(reports, format) => {
-            super::explain::emit_many(&reports, &format)?
+        liquid_study::merge::Merged::Explain(reports, recorded) => {
+            super::explain::emit_many(&reports, &chosen(recorded))?
         }
         liquid_study::merge::Merged::Routing(summary) => {
             return super::study::routing_emitted(&summary, format);

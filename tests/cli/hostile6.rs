@@ -263,3 +263,25 @@ fn routing_shards_of_a_changed_fabric_do_not_merge() {
         .expect("runs");
     refused(&out, &["foreign shard: its params.inputs differs"]);
 }
+
+/// `merge --format json` of crosscheck shards printed the run's YAML without a word: a
+/// given --format is the one printed; without it, the run's.
+#[test]
+fn merge_format_is_honoured_for_crosscheck_shards() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let shards = dir.path().join("shards");
+    crate::common::succeed(
+        liquid()
+            .args(["crosscheck", "models/no-team.yaml", "--engines", "native"])
+            .args(["--format", "yaml", "--shard", "1/1", "--out"])
+            .arg(&shards),
+    );
+    let merged = |extra: &[&str]| {
+        let out = crate::common::succeed(liquid().arg("merge").arg(&shards).args(extra));
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let json = merged(&["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(v["consistent"], true);
+    assert!(merged(&[]).starts_with("consistent: true"));
+}
