@@ -17,7 +17,7 @@ impl Engine for Ilp {
     }
     fn about(&self) -> &'static str {
         "0-1 program solved by HiGHS (minimise the used timeframes): `optimal` only when the \
-         MIP dual bound meets the schedule; `--decide` asks only whether a liquid schedule exists"
+         MIP dual bound meets the schedule; `solve --decide` asks only whether a liquid schedule exists"
     }
     fn verdicts(&self) -> &'static [Verdict] {
         super::SETTLING

@@ -17,7 +17,7 @@ impl Engine for Random {
         liquid_search::baseline::RANDOM
     }
     fn about(&self) -> &'static str {
-        "first fit in a seeded random order (`--seed`)"
+        "first fit in a seeded random order (`solve --seed`; seed 0 elsewhere)"
     }
     fn verdicts(&self) -> &'static [Verdict] {
         &[Verdict::Liquid, Verdict::Feasible, Verdict::Unknown]
