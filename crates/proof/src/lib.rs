@@ -299,7 +299,15 @@ fn sibling(dir: &Path, what: &str) -> Result<std::path::PathBuf, ProofError> {
         COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
     if what == "new" {
-        std::fs::create_dir(&path).map_err(|e| write_error(&path, &e))?;
+        std::fs::create_dir(&path).map_err(|e| {
+            write_error(
+                dir,
+                &format!(
+                    "{e} (making its staging folder {} beside it)",
+                    path.display()
+                ),
+            )
+        })?;
     }
     Ok(path)
 }
