@@ -285,3 +285,35 @@ fn merge_format_is_honoured_for_crosscheck_shards() {
     assert_eq!(v["consistent"], true);
     assert!(merged(&[]).starts_with("consistent: true"));
 }
+
+/// `merge` of explain shards took a report's `time_limit_s` other than the run's, and
+/// named a wrong liquidity in Rust's words (`Some(true)`).
+#[test]
+fn explain_merge_checks_the_time_limit_and_names_liquidity_plainly() {
+    let run = |name: &str, tamper: &dyn Fn(&mut serde_json::Value)| {
+        let dir = tempfile::tempdir().expect("tmp");
+        let shards = dir.path().join("shards");
+        crate::common::succeed(
+            liquid()
+                .args(["explain", "models/odd-wheel.yaml", "--time-limit", "20"])
+                .args(["--shard", "1/1", "--out"])
+                .arg(&shards),
+        );
+        let file = shards.join("explain-shard-1-of-1.json");
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&file).expect("read")).expect("JSON");
+        tamper(&mut v["items"][0]["result"]);
+        std::fs::write(&file, v.to_string()).expect("write");
+        let out = liquid().arg("merge").arg(&shards).output().expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        err
+    };
+    let err = run("limit", &|r| r["time_limit_s"] = 1.0.into());
+    assert!(err.contains("time_limit_s 1, the run's is 20"), "{err}");
+    let err = run("liquid", &|r| r["liquid"] = true.into());
+    assert!(
+        err.contains("liquid is true, but 1 cores and stopped false give false"),
+        "{err}"
+    );
+}

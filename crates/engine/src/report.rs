@@ -511,11 +511,13 @@ impl ExplainReport {
         }
         let liquid = liquidity(&self.cores, self.stopped, self.undecided.as_deref());
         if self.liquid != liquid {
+            let name = |l: Option<bool>| l.map_or("null".to_string(), |l| l.to_string());
             return Err(format!(
-                "liquid is {:?} with {} cores and stopped {}",
-                self.liquid,
+                "liquid is {}, but {} cores and stopped {} give {}",
+                name(self.liquid),
                 self.cores.len(),
-                self.stopped
+                self.stopped,
+                name(liquid)
             ));
         }
         if liquid == Some(true) {
@@ -549,6 +551,11 @@ impl ExplainReport {
             ));
         }
         Ok(())
+    }
+
+    /// The time limit the run had, in seconds.
+    pub fn time_limit_s(&self) -> f64 {
+        self.time_limit_s
     }
 
     /// The report of what [`cores`] found within `limit` (its time left at 0).

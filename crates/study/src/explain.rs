@@ -123,6 +123,14 @@ pub(crate) fn merge(
                 .map_err(|e| bad(format!("params: time_limit_s {t}: {e}")))?,
             None => liquid_engine::report::DEFAULT_EXPLAIN_LIMIT,
         };
+        if item.result.time_limit_s() != limit.as_secs_f64() {
+            return Err(bad(format!(
+                "item {} ({k}): time_limit_s {}, the run's is {}",
+                item.index,
+                item.result.time_limit_s(),
+                limit.as_secs_f64()
+            )));
+        }
         item.result
             .recheck(&traffic, std::time::Instant::now().checked_add(limit))
             .map_err(|e| bad(format!("item {} ({k}): {e}", item.index)))?;
