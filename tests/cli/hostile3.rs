@@ -684,6 +684,16 @@ fn merge_checks_every_sweep_s_results() {
         },
     );
     refused(&out, &["item 3", "native_verdict liquid"]);
+    // Testbed: round-robin's length raised (it is computed again, as DSatur's is).
+    let out = merge_tampered(
+        &case("t1-rr"),
+        &["testbed", "t1", "--time-limit", "0"],
+        |v| {
+            let row = &mut v["items"][5]["result"]["row"];
+            row["rr_length"] = (row["rr_length"].as_u64().expect("rr") + 1).into();
+        },
+    );
+    refused(&out, &["item 5", "rr_length is", "round-robin gives"]);
     // Two clusters: a negative makespan; a schedule's Λ changed.
     let study = [
         "study",

@@ -678,8 +678,9 @@ pub fn t1(
 }
 
 /// Checks a class's results read from a shard file against the class, as far as they can
-/// be without running the engines again: the class's own facts (nodes, allocation, its
-/// count, transfers, Λ, liquid throughput, computed again from the class's traffic);
+/// be without running the slow engines again: the class's own facts (nodes, allocation, its
+/// count, transfers, Λ, liquid throughput, computed again from the class's traffic; the
+/// round-robin and DSatur lengths, computed again);
 /// every schedule length at least Λ, and consistent with native's verdict (a liquid
 /// verdict is a schedule of Λ frames; after a proof that Λ frames are impossible no
 /// schedule has Λ); every figure derived from a length (throughputs, losses) as the
@@ -737,6 +738,17 @@ fn recheck(r: &ClassResult, c: &Class, sim: Option<&SimParams>) -> Result<(), St
             if (l as u64) < d {
                 return Err(format!("{field} {l} is below the class's Λ {d}"));
             }
+        }
+    }
+    // Round-robin and DSatur are deterministic and quick, and run without a limit: their
+    // lengths are computed again.
+    for (field, engine, got) in [
+        ("rr_length", "round-robin", row.rr_length),
+        ("dsatur_length", "dsatur", row.dsatur_length),
+    ] {
+        let again = gated(&traffic, engine, &Limits::default()).and_then(|c| length(&c, engine))?;
+        if got != again {
+            return Err(format!("{field} is {got}, {engine} gives {again}"));
         }
     }
     derived(
