@@ -153,6 +153,15 @@ pub fn import_ib(a: &ImportIbArgs) -> anyhow::Result<ExitCode> {
                 check.outside
             )?;
         }
+        if check.other_port > 0 {
+            writeln!(
+                err,
+                "import ib: ibtracert: {} more traces are from or to a port of an adapter that \
+                 the model does not route by (a host uses its adapter's lowest-numbered \
+                 connected port); not checked",
+                check.other_port
+            )?;
+        }
         if !check.disagreements.is_empty() {
             code = ExitCode::from(EXIT_REJECTED);
         }

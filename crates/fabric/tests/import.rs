@@ -609,3 +609,29 @@ fn an_all_to_all_past_the_model_limit_is_refused_before_routing() {
         "{e}"
     );
 }
+
+/// Real output with a dual-port adapter cabled on both ports (tests/data/dual-port: its
+/// `net` through ibsim and OpenSM's minhop, collected by `scripts/ib-local run net minhop
+/// DIR 100`, which traces every adapter LID): hy is routed by its port 1, so the traces
+/// from or to hy's port 2 (and between its two ports) are not checked, not disagreements.
+#[test]
+fn traces_of_a_port_the_model_does_not_route_by_are_not_checked() {
+    let topo = include_str!("data/dual-port/topology.txt");
+    let lfts = include_str!("data/dual-port/opensm-lfts.dump");
+    let m = run(topo, lfts).expect("imports");
+    assert_eq!(m.summary.routes, 4 * 3);
+    let t = topology::parse("topology.txt", topo).expect("parses");
+    let c = import::check_tracert(
+        &m,
+        &t,
+        "tracert.txt",
+        include_str!("data/dual-port/tracert.txt"),
+    )
+    .expect("reads");
+    assert_eq!(
+        (c.compared, c.other_port, c.disagreements.len()),
+        (12, 8, 0),
+        "{:?}",
+        c.disagreements
+    );
+}
