@@ -4,8 +4,11 @@ use std::process::ExitCode;
 
 /// `liquid expand MODEL`: the explicit form on stdout.
 pub fn expand(model: &Path) -> anyhow::Result<ExitCode> {
-    let traffic = liquid_study::input::load_traffic(model)?;
+    let (text, warnings) = liquid_study::simulate::expanded(model)?;
+    for w in warnings {
+        eprintln!("warning: expand: {w}");
+    }
     let mut out = std::io::stdout().lock();
-    out.write_all(liquid_model::yaml::write_explicit(&traffic).as_bytes())?;
+    out.write_all(text.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -317,3 +317,41 @@ fn explain_merge_checks_the_time_limit_and_names_liquidity_plainly() {
         "{err}"
     );
 }
+
+/// `expand` dropped the explicit form's `link_latency` and, without a word, every link's
+/// own bandwidth and latency, so the expansion simulated otherwise: the latency is kept,
+/// and what the explicit form cannot hold is named on stderr.
+#[test]
+fn expand_keeps_link_latency_and_names_what_it_cannot_hold() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let explicit = dir.path().join("e.yaml");
+    std::fs::write(
+        &explicit,
+        "name: e\nlink_throughput: 10\nlink_latency: 0.5\ntransfers:\n  - {id: x, path: [a, b]}\n  \
+         - {id: y, path: [b]}\n",
+    )
+    .expect("write");
+    let out = crate::common::succeed(liquid().arg("expand").arg(&explicit));
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(
+        text.contains("link_throughput: 10\nlink_latency: 0.5\ntransfers:"),
+        "{text}"
+    );
+    assert!(out.stderr.is_empty());
+    let network = dir.path().join("n.yaml");
+    std::fs::write(
+        &network,
+        "name: n\nlink_throughput: 200\nnetwork:\n  hosts: [a, d]\n  switches: [s]\n  links:\n    \
+         - {id: a>s, from: a, to: s, bandwidth: 100}\n    \
+         - {id: s>d, from: s, to: d, latency: 0.001}\n  routing: shortest-path\npattern:\n  \
+         type: pairs\n  pairs: [{from: a, to: d}]\n",
+    )
+    .expect("write");
+    let out = liquid().arg("expand").arg(&network).output().expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("warning: expand: 2 links have their own bandwidth or latency"),
+        "{err}"
+    );
+}

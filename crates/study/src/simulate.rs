@@ -88,6 +88,47 @@ fn load_model(arg: &Path) -> Result<Model, StudyError> {
     })
 }
 
+/// What `liquid expand` prints: the model in the explicit form (its `link_latency` kept),
+/// with a warning for each figure the explicit form cannot hold: the links' own bandwidth
+/// and latency, and the copies' virtual links, which become ordinary links (not physical
+/// in the original: with a latency, `simulate` would add it on them).
+pub fn expanded(arg: &Path) -> Result<(String, Vec<String>), StudyError> {
+    let m = load_model(arg)?;
+    let mut text = liquid_model::yaml::write_explicit(&m.traffic);
+    if let Some(lat) = m.link_latency {
+        let at = text.find("transfers:\n").unwrap_or(0);
+        text.insert_str(at, &format!("link_latency: {lat}\n"));
+    }
+    let mut warnings = Vec::new();
+    let own = m
+        .link_params
+        .iter()
+        .filter(|p| p.bandwidth.is_some() || p.latency.is_some())
+        .count();
+    if own > 0 {
+        warnings.push(format!(
+            "{own} links have their own bandwidth or latency, which the explicit form cannot \
+             hold: dropped here (simulate and export the model itself, or its network form)"
+        ));
+    }
+    let latency = m.link_latency.is_some_and(|l| l > 0.0)
+        || m.link_params
+            .iter()
+            .any(|p| p.latency.is_some_and(|l| l > 0.0));
+    let copies = m
+        .traffic
+        .link_ids()
+        .filter(|&l| m.traffic.is_virtual(l))
+        .count();
+    if copies > 0 && latency {
+        warnings.push(format!(
+            "{copies} virtual links of `count:` copies become ordinary links here: with a \
+             link latency, simulate adds it on them (the original's are not physical)"
+        ));
+    }
+    Ok((text, warnings))
+}
+
 /// Bandwidth (bytes/s) and latency (s) of every physical link by name; virtual links (the
 /// copies' links of the network form) are absent.
 fn link_table(model: &Model, args: &SimArgs) -> Result<HashMap<String, (f64, f64)>, StudyError> {
