@@ -1096,7 +1096,7 @@ pub fn simulate_mpi(
         Err(e) => return Err(StudyError::Input(format!("--plan {plan}: {e}"))),
     };
     Ok(MpiSimReport {
-        model: model_arg.display().to_string(),
+        model: traffic.name().to_string(),
         plan: plan.to_string(),
         algorithm: algorithm.name(),
         ranks,
