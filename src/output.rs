@@ -62,14 +62,23 @@ pub fn emitted_figures<T: Serialize>(
     format: Format,
     integers: &[&str],
 ) -> anyhow::Result<std::process::ExitCode> {
+    emit_figures(value, format, integers)?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// [`emitted_figures`] without the exit code, for commands that go on after the report.
+pub fn emit_figures<T: Serialize>(
+    value: &T,
+    format: Format,
+    integers: &[&str],
+) -> anyhow::Result<()> {
     match format {
         Format::Yaml => emit(
             &without_float_noise(serde_json::to_value(value)?, integers),
             format,
-        )?,
-        Format::Json => emit(value, format)?,
+        ),
+        Format::Json => emit(value, format),
     }
-    Ok(std::process::ExitCode::SUCCESS)
 }
 
 /// Writes a report to stdout in the chosen format; exit 0.

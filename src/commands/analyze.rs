@@ -62,7 +62,7 @@ pub fn analyze(a: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(args) = a.sizes.args(a.link_throughput)? {
         let report = liquid_study::alltoallv::analyze(&a.model, &args, a.options())?;
-        return emitted(&report, a.format);
+        return crate::output::emitted_figures(&report, a.format, &[]);
     }
     if a.link_throughput.is_some() {
         return Err(InputError("--link-throughput goes with --stream or --sizes".into()).into());

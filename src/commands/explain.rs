@@ -157,5 +157,5 @@ fn explain_sizes(
     let report = crate::progress::with_phases(&label, |phase| {
         liquid_study::alltoallv::explain(model, args, &o, phase)
     })?;
-    emitted(&report, a.format)
+    crate::output::emitted_figures(&report, a.format, &[])
 }

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use liquid_study::alltoallv::{Preemption, SizesArgs, SolveOptions};
 
-use crate::output::{emit, Format};
+use crate::output::Format;
 use crate::InputError;
 
 /// Parses a byte count (`4096`, `64KiB`, `1MB`).
@@ -193,7 +193,7 @@ pub fn solve_sizes(
         std::fs::write(path, liquid_study::alltoallv::pieces_yaml(traffic, c))
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    emit(&solved.report, format)?;
+    crate::output::emit_figures(&solved.report, format, &[])?;
     // Said on stderr too, as `solve` without sizes says it (exit unchanged).
     let cut = solved.report.cut_by_time_limit();
     if let Some(first) = cut.first() {

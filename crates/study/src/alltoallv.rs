@@ -197,8 +197,11 @@ pub struct ChunkReport {
     pub pieces: u64,
     /// Λ of the pieces: the most pieces on one link.
     pub piece_duration: u64,
-    /// Links carrying Λ pieces (at most 8 listed).
+    /// Links carrying Λ pieces (at most 8 listed: `piece_bottleneck_count` says how many
+    /// there are).
     pub piece_bottlenecks: Vec<String>,
+    /// How many links carry Λ pieces.
+    pub piece_bottleneck_count: usize,
     /// What made the schedule.
     pub engine: String,
     /// Timeframes.
@@ -787,6 +790,7 @@ fn chunks(
             pieces: total,
             piece_duration: lambda,
             piece_bottlenecks: names,
+            piece_bottleneck_count: at.len(),
             engine,
             frames: c.frames.len(),
             liquid,
