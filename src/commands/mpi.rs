@@ -99,6 +99,14 @@ pub(crate) fn exported(written: &liquid_mpi::Exported) -> anyhow::Result<ExitCod
     if let Some(why) = &written.stopped {
         eprintln!("warning: {why}");
     }
+    if let Some(n) = written.control_without_route {
+        eprintln!(
+            "warning: {n} rank pairs that the runtime's barriers and rendezvous \
+             acknowledgements use have no route in the model (its traffic has no transfer \
+             between them): the prediction counts their messages as free \
+             (`control_without_route`)"
+        );
+    }
     emitted(written, Format::Yaml)
 }
 

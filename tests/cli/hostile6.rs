@@ -355,3 +355,44 @@ fn expand_keeps_link_latency_and_names_what_it_cannot_hold() {
         "{err}"
     );
 }
+
+/// `export mpi` predicted the runtime's barrier and acknowledgement messages between
+/// hosts the model has no route for as free, without a word: the report counts those
+/// rank pairs and stderr warns. paper-fig1 (senders T, receivers R): 13 barrier pairs
+/// (R to T1, T to T1 and back) and 20 acknowledgements (R to T2..T5) have no route.
+#[test]
+fn export_mpi_names_control_messages_without_a_route() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let export = |model: &str, size: &str| {
+        let out = liquid()
+            .args([
+                "export",
+                "mpi",
+                model,
+                "--size",
+                size,
+                "--link-throughput",
+                "100",
+            ])
+            .arg("--out")
+            .arg(dir.path().join(model.replace(['/', ':', ','], "_")))
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0));
+        (
+            String::from_utf8(out.stdout).expect("UTF-8"),
+            String::from_utf8(out.stderr).expect("UTF-8"),
+        )
+    };
+    let (report, err) = export("models/paper-fig1.yaml", "1MB");
+    assert!(report.contains("control_without_route: 33"), "{report}");
+    assert!(err.contains("warning: 33 rank pairs"), "{err}");
+    // Eager messages have no acknowledgement: the barrier's 13 pairs remain.
+    let (report, _) = export("models/paper-fig1.yaml", "1KB");
+    assert!(report.contains("control_without_route: 13"), "{report}");
+    let (report, err) = export("fat-tree:4,2", "1MB");
+    assert!(
+        !report.contains("control_without_route") && !err.contains("warning"),
+        "{err}"
+    );
+}

@@ -94,6 +94,26 @@ pub struct Exported {
     /// the one for a cluster, once the hostfile names its machines (an imported fabric's
     /// hosts are its machines already).
     pub run_on_hosts: String,
+    /// Rank pairs whose messages the runtime sends for its barriers (every rank with rank
+    /// 0, both ways) and for rendezvous acknowledgements (receiver to sender, from the
+    /// eager limit up) that have no route in the model (a traffic without every pair, as
+    /// `pattern: pairs` gives): the prediction counts those messages as free. Absent: 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub control_without_route: Option<usize>,
+}
+
+/// The rank pairs of [`Exported::control_without_route`].
+fn control_without_route(program: &Program, input: &ExportInput<'_>) -> usize {
+    let routes = rank_routes(&program.ranks, input.traffic, input.mapped);
+    let n = program.ranks.len() as u32;
+    let mut needed: std::collections::BTreeSet<(u32, u32)> =
+        (1..n).flat_map(|r| [(r, 0), (0, r)]).collect();
+    for m in &program.messages {
+        if m.from != m.to && m.bytes() >= input.library.eager_limit {
+            needed.insert((m.to, m.from));
+        }
+    }
+    needed.iter().filter(|p| !routes.contains_key(p)).count()
 }
 
 /// Builds the program and the simulator's plan of the same messages, checks both, predicts
@@ -255,6 +275,7 @@ fn finish(
         stopped: manifest.prediction.stopped.as_ref().map(|s| s.describe()),
         run: run_here(program.ranks.len(), &out.display().to_string()),
         run_on_hosts: run_on_hosts(program.ranks.len(), &out.display().to_string()),
+        control_without_route: Some(control_without_route(&program, input)).filter(|&c| c > 0),
     })
 }
 
