@@ -396,3 +396,39 @@ fn export_mpi_names_control_messages_without_a_route() {
         "{err}"
     );
 }
+
+/// `analyze` and `solve` gave a liquid throughput of #X / Λ × `link_throughput` although
+/// the bottleneck link has its own, lower bandwidth: a figure no schedule reaches. With a
+/// link of its own bandwidth there is no single liquid throughput (as `simulate` says).
+#[test]
+fn liquid_throughput_is_none_when_links_have_their_own_bandwidth() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = |own: &str| {
+        let p = dir.path().join(format!("m{}.yaml", own.len()));
+        std::fs::write(
+            &p,
+            format!(
+                "name: star\nlink_throughput: 200\nnetwork:\n  hosts: [a, b, d]\n  switches: [s]\n  \
+                 links:\n    - {{id: a>s, from: a, to: s}}\n    - {{id: b>s, from: b, to: s}}\n    \
+                 - {{id: s>d, from: s, to: d{own}}}\n  routing: shortest-path\npattern:\n  \
+                 type: pairs\n  pairs: [{{from: a, to: d}}, {{from: b, to: d}}]\n"
+            ),
+        )
+        .expect("write");
+        p
+    };
+    let figures = |p: &std::path::Path, cmd: &str| {
+        let out = crate::common::succeed(liquid().arg(cmd).arg(p).args(["--format", "json"]));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        v["liquid_throughput"].clone()
+    };
+    let uniform = model("");
+    assert_eq!(figures(&uniform, "analyze"), 200.0);
+    assert_eq!(figures(&uniform, "solve"), 200.0);
+    let own = model(", bandwidth: 100");
+    assert_eq!(figures(&own, "analyze"), serde_json::Value::Null);
+    assert_eq!(figures(&own, "solve"), serde_json::Value::Null);
+    // The same bandwidth as the model's is no bandwidth of its own.
+    let same = model(", bandwidth: 200");
+    assert_eq!(figures(&same, "analyze"), 200.0);
+}

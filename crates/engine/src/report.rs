@@ -136,7 +136,7 @@ impl<'a> SolveReport<'a> {
             liquid_throughput: traffic.liquid_throughput().map(round2),
             schedule_throughput: length.and_then(|len| {
                 traffic
-                    .link_throughput()
+                    .uniform_throughput()
                     .map(|t| round2(t * traffic.len() as f64 / len as f64))
             }),
             loss_percent: length.map(|len| round2(100.0 * (1.0 - d as f64 / len as f64))),

@@ -52,6 +52,9 @@ pub struct Traffic {
     name: String,
     description: Option<String>,
     link_throughput: Option<f64>,
+    /// Some link has its own bandwidth, other than `link_throughput` (the network form's
+    /// per-link `bandwidth`): no single liquid throughput then.
+    mixed_bandwidths: bool,
     links: Vec<String>,
     /// Per link, whether it is a virtual link (a copy's, [`TrafficBuilder::virtual_link`]).
     is_virtual: Vec<bool>,
@@ -512,6 +515,7 @@ impl TrafficBuilder {
             name: self.name,
             description: self.description,
             link_throughput: self.link_throughput,
+            mixed_bandwidths: false,
             is_virtual: self.link_at.iter().map(|(_, v)| *v).collect(),
             links: self.links,
             transfers: self.transfers,
@@ -667,9 +671,24 @@ impl Traffic {
         self.len() as f64 / self.duration().max(1) as f64
     }
 
-    /// Liquid throughput in MB/s, when the model gives a link throughput.
+    /// Liquid throughput in MB/s, when the model gives a link throughput that every link
+    /// has ([`Traffic::uniform_throughput`]).
     pub fn liquid_throughput(&self) -> Option<f64> {
-        self.link_throughput.map(|t| t * self.liquid_ratio())
+        self.uniform_throughput().map(|t| t * self.liquid_ratio())
+    }
+
+    /// The link throughput of every link, MB/s: `link_throughput`, unless some link has
+    /// its own bandwidth ([`Traffic::with_mixed_bandwidths`]), which a figure of one
+    /// throughput (#X / Λ × it) would ignore.
+    pub fn uniform_throughput(&self) -> Option<f64> {
+        self.link_throughput.filter(|_| !self.mixed_bandwidths)
+    }
+
+    /// The traffic of a model some of whose links have their own bandwidth, other than
+    /// `link_throughput`: its [`Traffic::liquid_throughput`] is none.
+    pub fn with_mixed_bandwidths(mut self) -> Traffic {
+        self.mixed_bandwidths = true;
+        self
     }
 
     /// Total path length Σ|x|: the size measure that memory bounds refer to.
@@ -902,6 +921,7 @@ impl Traffic {
             .expect("sub_traffic: transfer ids must be distinct");
         }
         let mut sub = b.finish();
+        sub.mixed_bandwidths = self.mixed_bandwidths;
         sub.is_virtual = sub
             .links
             .iter()

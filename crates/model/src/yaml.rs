@@ -675,7 +675,15 @@ fn parse_model_with(file: &str, text: &str, fast: bool) -> Result<LoadedModel, L
     // The network is built once, for the traffic and for the caller, its routes moved
     // out of the file's entries (a fabric has millions of route elements).
     let built = m.network.as_mut().map(network_of);
-    let traffic = build_model(file, text, &m, built.as_ref())?;
+    let mut traffic = build_model(file, text, &m, built.as_ref())?;
+    let own_bandwidth = m.network.as_ref().is_some_and(|net| {
+        net.links
+            .iter()
+            .any(|l| l.bandwidth.is_some() && l.bandwidth != m.link_throughput)
+    });
+    if own_bandwidth {
+        traffic = traffic.with_mixed_bandwidths();
+    }
     let (network, link_params) = match &m.network {
         None => (None, Vec::new()),
         Some(net) => {
