@@ -432,3 +432,36 @@ fn liquid_throughput_is_none_when_links_have_their_own_bandwidth() {
     let same = model(", bandwidth: 200");
     assert_eq!(figures(&same, "analyze"), 200.0);
 }
+
+/// `export mpi --sizes --size B --plan pieces|whole` gave the pairs a sizes file leaves
+/// out `--size` without the note the other plans and `simulate` write.
+#[test]
+fn export_mpi_sizes_plans_say_how_many_pairs_took_size() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let part = dir.path().join("part.csv");
+    std::fs::write(&part, "src,dst,bytes\np0,p1,5000\np1,p0,7000\n").expect("write");
+    for plan in ["whole", "pieces"] {
+        let out = liquid()
+            .args(["export", "mpi", "fat-tree:4,2", "--sizes"])
+            .arg(&part)
+            .args([
+                "--size",
+                "1000",
+                "--link-throughput",
+                "1000",
+                "--plan",
+                plan,
+            ])
+            .arg("--out")
+            .arg(dir.path().join(plan))
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{plan}: {err}");
+        assert!(
+            err.contains("note: 54 of the 56 transfers have no size in")
+                && err.contains("they take --size (1000 bytes)"),
+            "{plan}: {err}"
+        );
+    }
+}

@@ -1199,6 +1199,13 @@ pub fn export_mpi(
     let deadline = Instant::now().checked_add(limit);
     let solved = solve(model_arg, a, o, solver, phase)?;
     let l = &solved.loaded;
+    // As `simulate` and `export mpi` of a schedule say it (the plan's files do not).
+    if let (true, Some(size)) = (l.info.defaulted > 0, a.size) {
+        eprintln!(
+            "note: {} of the {} transfers have no size in {}: they take --size ({size} bytes)",
+            l.info.defaulted, l.info.messages, l.info.file
+        );
+    }
     let sizes: Vec<f64> = l.sizes.bytes.iter().map(|&b| b as f64).collect();
     let mut input = liquid_mpi::ExportInput {
         traffic: &l.traffic,
