@@ -58,15 +58,18 @@ pub struct ExportMpiArgs {
     /// Bytes the MPI library adds to every message, in the prediction (SimGrid SMPI:
     /// 16). The prediction runs the plan as the runtime does: every rank's operations
     /// in order, and MPI_Barrier as SMPI's default basic linear barrier.
-    #[arg(long, value_name = "BYTES", default_value_t = 0.0)]
-    envelope: f64,
+    /// Whole bytes, with units as --size (`16`, `1KiB`).
+    #[arg(long, value_name = "BYTES", default_value = "0", value_parser = bytes_or_zero)]
+    envelope: u64,
     /// Sends below this many bytes complete when posted (eager), in the prediction
-    /// (SMPI's smpi/send-is-detached-thresh and Open MPI's TCP eager limit: 65536).
-    #[arg(long, value_name = "BYTES", default_value_t = 65536)]
+    /// (SMPI's smpi/send-is-detached-thresh and Open MPI's TCP eager limit: 65536). Whole
+    /// bytes, with units as --size (`64KiB`).
+    #[arg(long, value_name = "BYTES", default_value = "65536", value_parser = bytes_or_zero)]
     eager_limit: u64,
     /// In the prediction, messages share a link in inverse proportion to their route
-    /// latency: TCP's RTT unfairness as SimGrid's CM02 network model (SMPI's) has it.
-    /// Default: max-min, every message the same share.
+    /// latency: TCP's RTT unfairness as SimGrid's CM02 network model (SMPI's) has it. A
+    /// route without latency weighs as 1 s, as in CM02 (the least share beside routes of
+    /// any smaller latency). Default: max-min, every message the same share.
     #[arg(long)]
     rtt_unfair: bool,
     /// Output directory (created if needed).
@@ -92,6 +95,15 @@ pub struct ExportMpiArgs {
     lanes: bool,
 }
 
+/// `--envelope` and `--eager-limit`: whole bytes with units, 0 allowed (no envelope; no
+/// eager send).
+fn bytes_or_zero(s: &str) -> Result<u64, String> {
+    if s.trim() == "0" {
+        return Ok(0);
+    }
+    super::parse_bytes(s)
+}
+
 /// Prints what `export mpi` wrote; a prediction stopped by the time limit is also said on
 /// stderr (exit 0: the program is written, as an engine stopped by --time-limit answers
 /// `unknown` with exit 0).
@@ -114,7 +126,8 @@ pub(crate) fn exported(written: &liquid_mpi::Exported) -> anyhow::Result<ExitCod
 pub fn export_mpi(a: &ExportMpiArgs) -> anyhow::Result<ExitCode> {
     let (model, plan, out, args) = (&a.model, a.plan, &a.out, &a.sim.args()?);
     let library = liquid_mpi::RuntimeModel {
-        envelope: a.envelope,
+        // Exact: at most 2^53 (parse_bytes).
+        envelope: a.envelope as f64,
         eager_limit: a.eager_limit,
         rtt_unfair: a.rtt_unfair,
     };
@@ -126,13 +139,6 @@ pub fn export_mpi(a: &ExportMpiArgs) -> anyhow::Result<ExitCode> {
     }
     if a.stream {
         return super::export_mpi_stream(model, args, plan, library, out);
-    }
-    if !(library.envelope.is_finite() && library.envelope >= 0.0) {
-        return Err(InputError(format!(
-            "--envelope {}: bytes per message, a number >= 0",
-            library.envelope
-        ))
-        .into());
     }
     if matches!(plan, MpiPlan::Pieces | MpiPlan::Whole) {
         return super::sizes::export_mpi_sizes(

@@ -465,3 +465,26 @@ fn export_mpi_sizes_plans_say_how_many_pairs_took_size() {
         );
     }
 }
+
+/// `--envelope` took half a byte and 1e30, `--eager-limit` refused `64KiB`: both are whole
+/// bytes with units now, as every other byte option (0 allowed).
+#[test]
+fn export_mpi_envelope_and_eager_limit_are_byte_counts() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let run = |envelope: &str, eager: &str| {
+        liquid()
+            .args(["export", "mpi", "fat-tree:4,2", "--size", "1000"])
+            .args(["--link-throughput", "100", "--envelope", envelope])
+            .args(["--eager-limit", eager, "--out"])
+            .arg(dir.path().join(format!("{envelope}-{eager}")))
+            .output()
+            .expect("runs")
+    };
+    assert_eq!(run("16", "64KiB").status.code(), Some(0));
+    assert_eq!(run("0", "0").status.code(), Some(0));
+    refused(
+        &run("0.5", "65536"),
+        &["--envelope", "\"0.5\" is not a whole number of bytes"],
+    );
+    refused(&run("1e30", "65536"), &["--envelope"]);
+}
