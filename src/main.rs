@@ -246,7 +246,8 @@ struct SimCliArgs {
     #[arg(long, value_name = "BYTES", value_parser = c::parse_bytes)]
     size: Option<u64>,
     /// Message sizes per transfer: a CSV `src,dst,bytes` (header optional; hosts by name or
-    /// by index in order of first appearance in the model) or a YAML mapping `transfer
+    /// by index in the order the model's transfers first name them, the ranks of
+    /// `export mpi`'s ranks.txt) or a YAML mapping `transfer
     /// id: bytes`; positive whole bytes, each pair once. A transfer the file leaves out is
     /// an error unless --size is given: then it takes --size. See docs/src/alltoallv.md.
     #[arg(long, value_name = "FILE")]

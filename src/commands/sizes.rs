@@ -20,7 +20,8 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 #[derive(Debug, Clone, clap::Args)]
 pub struct SizesCli {
     /// Message sizes per pair: a CSV `src,dst,bytes` (header optional; hosts by name or by
-    /// index in order of first appearance in the model) or a YAML mapping `transfer id:
+    /// index in the order the model's transfers first name them, the ranks of
+    /// `export mpi`'s ranks.txt) or a YAML mapping `transfer id:
     /// bytes`; positive whole bytes, each pair once. A pair of the traffic the file leaves
     /// out is an error unless --size is given. Reports the time bound (analyze) and
     /// schedules for these sizes (solve: every phase within --time-limit, default 10 s

@@ -488,3 +488,33 @@ fn export_mpi_envelope_and_eager_limit_are_byte_counts() {
     );
     refused(&run("1e30", "65536"), &["--envelope"]);
 }
+
+/// `solve --sizes --quantum 1` on 5.6 million bytes built 5.6 million pieces and, ten
+/// times larger, aborted on a failed allocation: a quantum that makes more pieces than a
+/// traffic may have transfers is refused at once, naming the smallest that fits.
+#[test]
+fn a_quantum_of_too_many_pieces_is_refused() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let sizes = dir.path().join("s.csv");
+    crate::common::succeed(
+        liquid()
+            .args(["generate", "sizes", "fat-tree:4,2", "--dist", "equal"])
+            .args(["--bytes-per-rank", "700000", "--out"])
+            .arg(&sizes),
+    );
+    for cmd in ["solve", "crosscheck"] {
+        let out = liquid()
+            .args([cmd, "fat-tree:4,2", "--sizes"])
+            .arg(&sizes)
+            .args(["--link-throughput", "1000", "--quantum", "1"])
+            .output()
+            .expect("runs");
+        refused(
+            &out,
+            &[
+                "--quantum 1: 5600000 pieces, more than the 4194304",
+                "at least 2 bytes",
+            ],
+        );
+    }
+}

@@ -67,6 +67,42 @@ pub struct SizesInfo {
     pub largest_bytes: u64,
 }
 
+/// The most pieces a schedule of pieces may have: as many as transfers a traffic may
+/// ([`liquid_model::network::MAX_TRANSFERS`]); each takes about 100 bytes.
+pub const MAX_PIECES: u64 = liquid_model::network::MAX_TRANSFERS;
+
+/// A quantum given (`--quantum`) must make pieces of at least 1 byte, and at most
+/// [`MAX_PIECES`] of them: else an error naming the count and the smallest quantum that
+/// fits, before anything is allocated.
+fn check_quantum(quantum: Option<u64>, bytes: &[u64]) -> Result<(), StudyError> {
+    let Some(q) = quantum else { return Ok(()) };
+    if q == 0 {
+        return Err(StudyError::Input(
+            "--quantum 0: a piece has at least 1 byte".into(),
+        ));
+    }
+    let total = |q: u64| -> u128 { bytes.iter().map(|&b| u128::from(b.div_ceil(q))).sum() };
+    let n = total(q);
+    if n <= u128::from(MAX_PIECES) {
+        return Ok(());
+    }
+    // The smallest quantum that fits: the count falls as the quantum grows.
+    let (mut lo, mut hi) = (q, bytes.iter().copied().max().unwrap_or(1).max(q));
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if total(mid) <= u128::from(MAX_PIECES) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Err(StudyError::Input(format!(
+        "--quantum {q}: {n} pieces, more than the {MAX_PIECES} a schedule of pieces may have \
+         (about 100 bytes each): give a quantum of at least {lo} bytes, or none (the default \
+         keeps to 64 pieces per message on average)"
+    )))
+}
+
 /// Loads a model, its sizes and its platform.
 pub fn load(model_arg: &Path, a: &SizesArgs) -> Result<Loaded, StudyError> {
     if !(a.overhead.is_finite() && a.overhead >= 0.0) {
@@ -397,11 +433,6 @@ pub fn solve(
     solver: Solver<'_>,
     phase: &dyn Fn(&str),
 ) -> Result<Solved, StudyError> {
-    if o.quantum == Some(0) {
-        return Err(StudyError::Input(
-            "--quantum 0: a piece has at least 1 byte".into(),
-        ));
-    }
     let limit = o.request.limits.time.unwrap_or(DEFAULT_TIME_LIMIT);
     let mut clock = Clock {
         deadline: Instant::now() + limit,
@@ -410,6 +441,7 @@ pub fn solve(
     phase("loading the model and the sizes");
     let l = load(model_arg, a)?;
     let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
+    check_quantum(o.quantum, bytes)?;
     let bound = time_bound(traffic, bytes, platform);
     let frame_cost_s = match &o.frame_barrier {
         Some(library) => {
@@ -1609,13 +1641,9 @@ pub fn crosscheck(
     engines: &[&'static dyn liquid_engine::Engine],
     solver: Solver<'_>,
 ) -> Result<CrossReport, StudyError> {
-    if o.quantum == Some(0) {
-        return Err(StudyError::Input(
-            "--quantum 0: a piece has at least 1 byte".into(),
-        ));
-    }
     let l = load(model_arg, a)?;
     let (traffic, bytes, platform) = (&l.traffic, &l.sizes.bytes, &l.platform);
+    check_quantum(o.quantum, bytes)?;
     let ones = vec![1u32; traffic.num_links()];
     let bound = time_bound(traffic, bytes, platform);
     let mut contradictions = Vec::new();
