@@ -75,7 +75,8 @@ enum Command {
     Analyze(c::AnalyzeArgs),
     /// Checks a schedule file against a model: valid, liquid, optimal.
     Verify(c::VerifyArgs),
-    /// Schedules a traffic with one engine and reports the verdict with its evidence.
+    /// Schedules a traffic (by default with the portfolio of engines; one engine with
+    /// --engine) and reports the verdict with its evidence.
     Solve(Box<c::SolveArgs>),
     /// Counts (and with --list lists) the full teams of a traffic (004, sections 2-3).
     /// --time-limit (default 300 s) bounds the whole command: past it the report counts

@@ -73,9 +73,11 @@ pub enum PreemptionArg {
 pub struct SizesSolveCli {
     /// With --sizes: bytes per piece (`64KiB`); default: the candidate quantum (powers of
     /// two from 1 KiB to the largest message, and the largest message) with the lowest
-    /// predicted makespan of a liquid schedule of the pieces, given --overhead, among
-    /// those that cut the messages into at most --max-pieces pieces each on average.
-    /// Not with --preemption none, which cuts nothing.
+    /// predicted makespan, given --overhead, among those that cut the messages into at
+    /// most --max-pieces pieces each on average: the makespan of its first-fit schedule
+    /// (above 100,000 messages, or past the time limit, that of a liquid schedule of its
+    /// pieces). At most 4,194,304 pieces in all. Not with --preemption none, which cuts
+    /// nothing.
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes, requires = "sizes")]
     pub quantum: Option<u64>,
     /// With --sizes and the default quantum: at most this many pieces per message on

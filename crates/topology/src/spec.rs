@@ -54,10 +54,18 @@ pub fn unknown_generator(arg: &str) -> Option<String> {
     let names = PREFIXES.map(|p| p.trim_end_matches(':'));
     // A generator's name alone (`fat-tree`): its parameters are missing.
     if let Some(n) = names.iter().find(|n| n.eq_ignore_ascii_case(arg)) {
-        return Some(format!(
-            "{arg:?} names a generator without its parameters: give them after a colon, \
-             {n}:... (`liquid generate --help` lists each generator's, with an example)"
-        ));
+        // A generator without parameters (`paper-fig1:`) needs its colon only.
+        let takes_none = PREFIXES
+            .iter()
+            .any(|p| p.trim_end_matches(':') == *n && parse(p).is_ok_and(|g| g.is_some()));
+        return Some(if takes_none {
+            format!("{arg:?} names a generator: write it with its colon, {n}:")
+        } else {
+            format!(
+                "{arg:?} names a generator without its parameters: give them after a colon, \
+                 {n}:... (`liquid generate --help` lists each generator's, with an example)"
+            )
+        });
     }
     let (name, rest) = arg.split_once(':')?;
     let pathlike = |x: &str| x.contains(['/', '\\']) || x.ends_with(".yaml") || x.ends_with(".yml");
@@ -173,6 +181,12 @@ mod tests {
                 "names a generator without its parameters: give them after a colon, fat-tree:..."
             ),
             "{why}"
+        );
+        // One without parameters needs its colon only.
+        let why = unknown_generator("paper-fig1").expect("a generator's name");
+        assert_eq!(
+            why,
+            "\"paper-fig1\" names a generator: write it with its colon, paper-fig1:"
         );
         assert!(unknown_generator("fat-tree.yaml").is_none());
         assert!(unknown_generator("fattree").is_none());
