@@ -305,21 +305,20 @@ pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
     };
     let report = SolveReport::new(&traffic, &c);
     let schedule = c.outcome().schedule();
-    match (&a.schedule_out, schedule) {
-        (Some(path), Some(s)) => {
-            std::fs::write(path, liquid_model::yaml::write_schedule(&traffic, s))
-                .with_context(|| format!("cannot write {}", path.display()))?
-        }
-        (Some(path), None) => {
-            return Err(InputError(format!(
-                "no schedule to write to {}: the engine found none",
-                path.display()
-            ))
-            .into())
-        }
-        (None, _) => {}
+    if let (Some(path), Some(s)) = (&a.schedule_out, schedule) {
+        std::fs::write(path, liquid_model::yaml::write_schedule(&traffic, s))
+            .with_context(|| format!("cannot write {}", path.display()))?
     }
     emit(&report, a.format)?;
+    // The report first (why there is no schedule: a bound above Λ, a limit), then the
+    // error.
+    if let (Some(path), None) = (&a.schedule_out, schedule) {
+        return Err(InputError(format!(
+            "no schedule to write to {}: the engine found none (see the report)",
+            path.display()
+        ))
+        .into());
+    }
     // Stopped by the time limit (an `unknown` answer once the limit has passed; `ilp
     // --decide` answers `unknown` on its own): said on stderr too, as `simulate` and
     // `teams` say it (exit unchanged; stdout is the report alone).

@@ -518,3 +518,25 @@ fn a_quantum_of_too_many_pieces_is_refused() {
         );
     }
 }
+
+/// `solve --engine native --schedule-out FILE` of a traffic with no liquid schedule threw
+/// the report away: it is printed (why there is no schedule), then the error.
+#[test]
+fn solve_schedule_out_without_a_schedule_still_prints_the_report() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = liquid()
+        .args([
+            "solve",
+            "models/odd-wheel.yaml",
+            "--engine",
+            "native",
+            "--schedule-out",
+        ])
+        .arg(dir.path().join("s.yaml"))
+        .output()
+        .expect("runs");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("verdict: non-liquid"), "{report}");
+    refused(&out, &["no schedule to write to", "the engine found none"]);
+    assert!(!dir.path().join("s.yaml").exists());
+}
