@@ -540,3 +540,36 @@ fn solve_schedule_out_without_a_schedule_still_prints_the_report() {
     refused(&out, &["no schedule to write to", "the engine found none"]);
     assert!(!dir.path().join("s.yaml").exists());
 }
+
+/// `--pieces-out` named a message of one piece `ID` and piece k `ID#k`: transfers `m` and
+/// `m#1` gave `[m#1, m#1]`. Every piece is `ID#k` now, one name per piece.
+#[test]
+fn pieces_out_names_every_piece_once() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = dir.path().join("amb.yaml");
+    std::fs::write(
+        &model,
+        "name: amb\nlink_throughput: 100\ntransfers:\n  - {id: m, path: [a]}\n  - {id: \"m#1\", path: [b]}\n",
+    )
+    .expect("write");
+    let sizes = dir.path().join("s.yaml");
+    std::fs::write(&sizes, "m: 2000000\n\"m#1\": 500000\n").expect("write");
+    let pieces = dir.path().join("p.yaml");
+    crate::common::succeed(
+        liquid()
+            .arg("solve")
+            .arg(&model)
+            .arg("--sizes")
+            .arg(&sizes)
+            .args([
+                "--preemption",
+                "chunks",
+                "--quantum",
+                "1000000",
+                "--pieces-out",
+            ])
+            .arg(&pieces),
+    );
+    let text = std::fs::read_to_string(&pieces).expect("written");
+    assert!(text.contains("  - [m#1, m#1#1]\n  - [m#2]\n"), "{text}");
+}

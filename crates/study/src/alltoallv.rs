@@ -1177,30 +1177,27 @@ pub fn generate(
     Ok((csv, g.raised))
 }
 
-/// The schedule of pieces as a YAML schedule of the pieces traffic (`ID#k` for piece k of
-/// a message cut in several, `ID` for a message of one piece), with the quantum.
+/// The schedule of pieces as YAML, with the quantum: each piece `ID#k`, piece k (from 1)
+/// of message ID, a message of one piece too (`ID#1`), so that the piece number after
+/// the last `#` names it whatever the ids hold (`m#1` is piece 1 of `m`, `m#1#1` the
+/// message `m#1`).
 pub fn pieces_yaml(traffic: &Traffic, c: &Chunked) -> String {
     let mut out = format!(
-        "# pieces of {} bytes (the last of a message: the rest), frame by frame\nquantum: {}\ntimeframes:\n",
+        "# pieces of {} bytes (the last of a message: the rest), frame by frame; ID#k is \
+         piece k of message ID\nquantum: {}\ntimeframes:\n",
         c.quantum, c.quantum
     );
     for f in &c.frames {
         let names: Vec<String> = f
             .iter()
-            .map(|&(t, i)| piece_name(traffic, c, t, i))
+            .map(|&(t, i)| {
+                let id = traffic.transfer_name(t);
+                liquid_model::yaml::scalar(&liquid_model::network::copy_id(id, u64::from(i) + 1))
+            })
             .collect();
         out.push_str(&format!("  - [{}]\n", names.join(", ")));
     }
     out
-}
-
-fn piece_name(traffic: &Traffic, c: &Chunked, t: TransferId, i: u32) -> String {
-    let id = traffic.transfer_name(t);
-    if c.pieces[t.index()] == 1 {
-        id.to_string()
-    } else {
-        liquid_model::network::copy_id(id, u64::from(i) + 1)
-    }
 }
 
 /// `liquid export mpi MODEL --sizes FILE --plan pieces|whole [--mode frames|async]`: the
