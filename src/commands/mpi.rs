@@ -203,6 +203,15 @@ pub fn compare_mpi(a: &CompareArgs) -> anyhow::Result<ExitCode> {
     let manifest_path = dir.join("manifest.json");
     let manifest = liquid_mpi::Manifest::read(&manifest_path).map_err(mpi_error)?;
     let path = report.map_or_else(|| dir.join("report.json"), Path::to_path_buf);
+    if report.is_none() && !path.exists() {
+        return Err(InputError(format!(
+            "{}: no run report yet: run the plan first ({}), which writes it there, or \
+             give --report FILE",
+            path.display(),
+            liquid_mpi::export::run_here(manifest.ranks.len(), &dir.display().to_string())
+        ))
+        .into());
+    }
     let run = liquid_mpi::RunReport::read(&path).map_err(mpi_error)?;
     let c = liquid_mpi::compare(
         &manifest,

@@ -573,3 +573,30 @@ fn pieces_out_names_every_piece_once() {
     let text = std::fs::read_to_string(&pieces).expect("written");
     assert!(text.contains("  - [m#1, m#1#1]\n  - [m#2]\n"), "{text}");
 }
+
+/// `compare DIR` before any run said only "DIR/report.json: No such file or directory":
+/// it says where the report comes from.
+#[test]
+fn compare_before_a_run_says_where_the_report_comes_from() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let plan = dir.path().join("plan");
+    crate::common::succeed(
+        liquid()
+            .args([
+                "export",
+                "mpi",
+                "fat-tree:4,2",
+                "--size",
+                "1000",
+                "--link-throughput",
+                "100",
+            ])
+            .arg("--out")
+            .arg(&plan),
+    );
+    let out = liquid().arg("compare").arg(&plan).output().expect("runs");
+    refused(
+        &out,
+        &["no run report yet: run the plan first (mpirun -np 8 --oversubscribe ./liquid-mpi-run"],
+    );
+}
