@@ -3,7 +3,8 @@
 //! The engines count their search nodes (or coloured transfers) in an [`AtomicU64`]; a second thread polls it and,
 //! only when stderr is a terminal and the run has lasted more than [`QUIET_FOR`], shows a
 //! spinner with the node count and rate (with the elapsed time only, for runs that count
-//! nothing: SAT, ILP, proofs). Otherwise nothing is written to stderr, so tests,
+//! nothing: SAT, ILP, proofs); under the portfolio, the stage that runs and its own count
+//! (`liquid_engine::stage`). Otherwise nothing is written to stderr, so tests,
 //! pipes and CI stay quiet and deterministic. The engines' crates hold no terminal code.
 
 use std::io::IsTerminal;
@@ -110,6 +111,8 @@ fn show(
 ) {
     let start = Instant::now();
     let mut bar: Option<ProgressBar> = None;
+    // The portfolio's stage (liquid_engine::stage) and when it began, for its rate.
+    let mut stage: (Option<&str>, Instant) = (None, start);
     while !done.load(Ordering::Relaxed) {
         std::thread::sleep(POLL);
         let elapsed = start.elapsed();
@@ -125,8 +128,22 @@ fn show(
             b.set_prefix(label.to_string());
             b
         });
-        let n = nodes.load(Ordering::Relaxed);
-        if let Some(p) = phase {
+        let (named, n) = liquid_engine::stage::read(nodes.load(Ordering::Relaxed));
+        if let Some((name, stage_unit)) = named {
+            if stage.0 != Some(name) {
+                stage = (Some(name), Instant::now());
+            }
+            // Each stage counts its own thing, or nothing (SAT): its name says which runs.
+            let secs = stage.1.elapsed().as_secs_f64();
+            bar.set_message(if stage_unit.is_empty() || n == 0 {
+                format!("{name}, running")
+            } else {
+                format!(
+                    "{name}, {n} {stage_unit}, {:.0}/s",
+                    n as f64 / secs.max(1e-3)
+                )
+            });
+        } else if let Some(p) = phase {
             let now = p.lock().map(|s| s.clone()).unwrap_or_default();
             bar.set_message(if now.is_empty() {
                 "running".into()

@@ -29,6 +29,7 @@ pub mod gate;
 pub mod optimality;
 pub mod registry;
 pub mod report;
+pub mod stage;
 
 use std::sync::atomic::AtomicU64;
 

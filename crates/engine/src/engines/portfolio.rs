@@ -199,7 +199,9 @@ fn run_with_share(
             }
         };
 
+        use crate::stage::{enter, Stage};
         // Stage 0: the closed form of a generated machine's all-to-all.
+        enter(progress, Stage::ClosedForm);
         match super::closed_form::closed_form_until(traffic, deadline) {
             Ok(form) => {
                 stats.extend(form.stats());
@@ -221,6 +223,7 @@ fn run_with_share(
         }
 
         // Stage 0, then: the orbits of a group, for all-to-all traffics.
+        enter(progress, Stage::Structure);
         if let Some((outcome, group)) =
             liquid_search::native::liquid_by_structure(traffic, deadline)
         {
@@ -240,6 +243,7 @@ fn run_with_share(
         let mut repaired: Option<Schedule> = None;
         let repair_fits = liquid_search::repair::fits(traffic, lambda);
         if repair_fits && traffic.len() >= repair_first {
+            enter(progress, Stage::Repair);
             let r = liquid_search::repair::repair(
                 traffic,
                 None,
@@ -263,6 +267,7 @@ fn run_with_share(
         // s, a million more than the default limit) where first fit is linear.
         let fit_first = traffic.len() >= repair_first;
         if fit_first {
+            enter(progress, Stage::FirstFit);
             if let Some(outcome) = first_fit_stage(traffic, req, left(), &mut stats, &mut repaired) {
                 return Ok(finish(outcome, "first fit", stats).into());
             }
@@ -274,6 +279,7 @@ fn run_with_share(
             time: left().map(|t| t * share.0 / share.1),
             nodes: limits.nodes,
         };
+        enter(progress, Stage::Dsatur);
         let dsatur = liquid_search::dsatur::solve_with_progress(traffic, &dsatur_limits, progress);
         match dsatur.outcome.schedule() {
             Some(s) => stats.push(("dsatur_length".into(), StatValue::Count(s.len() as u64))),
@@ -288,6 +294,7 @@ fn run_with_share(
         // is sometimes shorter: 1,195 against DSatur's 1,265 frames on `dragonfly:8,4,4`);
         // the shorter schedule is kept.
         if !fit_first && !out_of_time() {
+            enter(progress, Stage::FirstFit);
             if let Some(outcome) = first_fit_stage(traffic, req, left(), &mut stats, &mut best) {
                 return Ok(finish(outcome, "first fit", stats).into());
             }
@@ -295,6 +302,7 @@ fn run_with_share(
         // Stage 1c, below REPAIR_FIRST transfers: the repair search from the best schedule
         // so far, on a step budget and a quarter of the time left.
         if let Some(start) = best.as_ref().filter(|_| repair_fits && traffic.len() < repair_first) {
+            enter(progress, Stage::Repair);
             let r = liquid_search::repair::repair(
                 traffic,
                 Some(start),
@@ -323,6 +331,7 @@ fn run_with_share(
             time: left().map(|t| t / 2),
             nodes: Some(limits.nodes.map_or(NATIVE_NODES, |n| n.min(NATIVE_NODES))),
         };
+        enter(progress, Stage::Native);
         let native = liquid_search::native::search_with_cover(
             traffic,
             &native_limits,
@@ -367,11 +376,13 @@ fn run_with_share(
             seed: req.seed,
             ..Default::default()
         };
+        enter(progress, Stage::Sat);
         let (third, refutation, by) = match liquid_sat::solve_with(traffic, &rest, &opts, progress)
         {
             Ok(r) => (r.answer, r.refutation, liquid_sat::ENGINE),
             Err(liquid_sat::SatError::Encode(e)) => {
                 say(&mut stats, "sat_skipped", &e.to_string());
+                enter(progress, Stage::Exact);
                 (
                     liquid_search::exact::solve_with_progress(traffic, &rest, progress),
                     None,
