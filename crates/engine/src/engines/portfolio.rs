@@ -462,6 +462,29 @@ mod tests {
         );
     }
 
+    /// The progress counter names the stage that ran last: the closed form for a machine
+    /// that has one, the native search for queen11_11 (liquid there), SAT for the odd wheel
+    /// (DSatur's 4 frames against native's clique of 3).
+    #[test]
+    fn the_progress_counter_names_the_last_stage() {
+        let last = |t: &Traffic| {
+            let p = AtomicU64::new(0);
+            Portfolio.run(t, &Request::default(), &p).expect("runs");
+            crate::stage::read(p.load(std::sync::atomic::Ordering::Relaxed)).0.map(|s| s.0)
+        };
+        let machine = liquid_topology::spec::traffic("dragonfly:4,2,2")
+            .expect("valid")
+            .expect("a spec");
+        assert_eq!(last(&machine), Some("closed form"));
+        assert_eq!(last(&liquid_model::examples::queens(11)), Some("native search"));
+        let wheel = liquid_model::yaml::load_model(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../models/odd-wheel.yaml"
+        )))
+        .expect("the bundled model");
+        assert_eq!(last(&wheel), Some("SAT"));
+    }
+
     /// The portfolio's native stage reaches the cover stage: queen11_11's liquid schedule
     /// (which neither DSatur nor the full-team search's first nodes find).
     #[test]
