@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::output::{emit, emitted, format_name, format_named, Format};
+use crate::output::{emit, format_name, format_named, Format};
 
 // `liquid explain`'s arguments.
 #[derive(Debug, clap::Args)]
@@ -83,6 +83,7 @@ pub fn explain(a: &ExplainArgs) -> anyhow::Result<ExitCode> {
             liquid_study::explain::one_with_proof(one, all, time_limit, dir)
         })?;
         emit(&report, a.format)?;
+        warn_stopped(std::slice::from_ref(&report));
         if !report.non_liquid() {
             super::proof::no_proof_in(dir, "no core was found (see `explanation`)")?;
             return Ok(crate::output::verdict(false));
@@ -103,15 +104,27 @@ pub fn explain(a: &ExplainArgs) -> anyhow::Result<ExitCode> {
             let report = crate::progress::with_phases(&label, |_| {
                 liquid_study::explain::one(one, all, time_limit)
             })?;
-            emitted(&report, a.format)
+            emit(&report, a.format)?;
+            warn_stopped(std::slice::from_ref(&report));
+            Ok(ExitCode::SUCCESS)
         }
         many => {
             let label = format!("explain ({} models)", many.len());
             let reports = crate::progress::with_phases(&label, |_| {
                 liquid_study::explain::run(many, all, time_limit)
             })?;
-            emitted(&reports, a.format)
+            emit(&reports, a.format)?;
+            warn_stopped(&reports);
+            Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// Says on stderr, as `solve` does, of each report the time limit stopped (exit unchanged:
+/// stdout is the report alone).
+fn warn_stopped(reports: &[liquid_engine::report::ExplainReport]) {
+    for w in reports.iter().filter_map(|r| r.stopped_warning()) {
+        eprintln!("warning: {w}");
     }
 }
 

@@ -600,3 +600,30 @@ fn compare_before_a_run_says_where_the_report_comes_from() {
         &["no run report yet: run the plan first (mpirun -np 8 --oversubscribe ./liquid-mpi-run"],
     );
 }
+
+/// `explain` stopped by its limit said so only inside the report (`stopped: true`), with
+/// nothing on stderr: it warns, as `solve` does (exit 0, stdout the report alone).
+#[test]
+fn explain_stopped_by_its_limit_warns() {
+    let out = liquid()
+        .args(["explain", "torus:6x6,2", "--time-limit", "0.5"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("stopped: true"), "{report}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("warning: explain \"torus-6x6-k2\": stopped by --time-limit 0.5 s"),
+        "{err}"
+    );
+    let quick = liquid()
+        .args(["explain", "models/odd-wheel.yaml"])
+        .output()
+        .expect("runs");
+    assert!(
+        quick.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&quick.stderr)
+    );
+}

@@ -395,6 +395,17 @@ impl ExplainReport {
         self.liquid == Some(false)
     }
 
+    /// What the time limit left undone, for a warning: `None` when it did not stop the
+    /// run; else the model, the limit and the report's explanation.
+    pub fn stopped_warning(&self) -> Option<String> {
+        self.stopped.then(|| {
+            format!(
+                "explain {:?}: stopped by --time-limit {} s: {}",
+                self.model, self.time_limit_s, self.explanation
+            )
+        })
+    }
+
     /// Checks this report (read from a shard file of `liquid explain --shard`) against
     /// `traffic`, the model it names, rather than trust it: the model's name, size and Λ;
     /// every core's transfers (the model's, each once, cores disjoint), shared links and
