@@ -119,8 +119,16 @@ fn control_without_route(program: &Program, input: &ExportInput<'_>) -> usize {
 /// Builds the program and the simulator's plan of the same messages, checks both, predicts
 /// the plan's times and writes the directory.
 pub fn export(input: &ExportInput<'_>, out: &Path) -> Result<Exported, MpiError> {
+    say(input, "building the program and the simulator's plan");
     let (program, plan, source) = build(input)?;
     finish(input, program, plan, source, out, None)
+}
+
+/// Names the phase under way on the progress line, if there is one.
+fn say(input: &ExportInput<'_>, phase: &str) {
+    if let Some(say) = input.budget.progress {
+        say(phase);
+    }
 }
 
 /// A piece of a transfer's message: (transfer index, offset in the transfer's bytes,
@@ -249,8 +257,22 @@ fn finish(
     out: &Path,
     run: Option<RunPredicted>,
 ) -> Result<Exported, MpiError> {
+    say(
+        input,
+        &format!(
+            "checking the program ({} messages)",
+            program.messages.len()
+        ),
+    );
     program.check()?;
     let prediction = predict(&program, &plan, input, run)?;
+    say(
+        input,
+        &format!(
+            "writing the plan ({} rank files, not stopped by --time-limit)",
+            program.ranks.len()
+        ),
+    );
     let manifest = Manifest {
         format: "liquid-mpi-export/1".into(),
         model: input.traffic.name().to_string(),
@@ -533,9 +555,7 @@ fn predict(
         return Ok(prediction);
     }
     // The plan alone, within what the deadline leaves.
-    if let Some(say) = input.budget.progress {
-        say("simulating the plan alone (plan_s)");
-    }
+    say(input, "simulating the plan alone (plan_s)");
     let control = liquid_sim::Control {
         deadline: input.budget.deadline,
         ..liquid_sim::Control::default()

@@ -880,6 +880,7 @@ pub fn export_mpi(
         model_args.engine = None;
         model_args.mode = Mode::AllAtOnce;
     }
+    progress("loading the model and scheduling it");
     let p = prepare(model_arg, &model_args, solve)?;
     let phase_engine = match args.engine {
         Some(e) => Some(e),
