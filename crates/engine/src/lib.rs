@@ -29,7 +29,7 @@ pub mod gate;
 pub mod optimality;
 pub mod registry;
 pub mod report;
-pub mod stage;
+pub use liquid_model::stage;
 
 use std::sync::atomic::AtomicU64;
 

@@ -413,6 +413,8 @@ pub fn solve(traffic: &Traffic, limits: &Limits, progress: &AtomicU64) -> Result
             "time limit (before a starting schedule)",
         ));
     };
+    // DSatur's count stops here: the display names the solver.
+    liquid_model::stage::enter(progress, liquid_model::stage::Stage::Highs);
     let k = dsatur.colours as usize;
     if k == traffic.duration() {
         // DSatur's schedule meets the bound Λ: it is liquid, and HiGHS could only confirm.

@@ -18,6 +18,7 @@ pub mod examples;
 pub mod network;
 pub mod rng;
 pub mod schedule;
+pub mod stage;
 pub mod traffic;
 pub mod yaml;
 

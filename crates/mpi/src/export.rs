@@ -259,10 +259,7 @@ fn finish(
 ) -> Result<Exported, MpiError> {
     say(
         input,
-        &format!(
-            "checking the program ({} messages)",
-            program.messages.len()
-        ),
+        &format!("checking the program ({} messages)", program.messages.len()),
     );
     program.check()?;
     let prediction = predict(&program, &plan, input, run)?;

@@ -219,6 +219,8 @@ pub fn solve_with(
         .to_string(),
         StatValue::Count(start.as_ref().map_or(0, |s| s.len() as u64)),
     ));
+    // DSatur's count stops here: the display names the solver.
+    liquid_model::stage::enter(progress, liquid_model::stage::Stage::Sat);
     let Some(mut best) = start else {
         stats.push((
             "stopped".to_string(),

@@ -1,11 +1,11 @@
-//! Which stage of the portfolio runs, for the progress display.
+//! Which stage of a search runs, for the progress display.
 //!
 //! Every engine is given one progress counter (`&AtomicU64`) and adds what it counts
 //! (search nodes, transfers coloured, repair steps) with `fetch_add`. The portfolio runs
-//! several engines in turn on that counter; so that a display can say which one runs (a
-//! count that stops moving otherwise looks stuck while SAT works), the counter's top 8
-//! bits hold the stage ([`enter`]) and its low 56 bits the stage's count ([`read`]). No
-//! engine counts near 2^56.
+//! several engines in turn on that counter, and SAT and the ILP colour with DSatur before
+//! their solver; so that a display can say what runs (a count that stops moving otherwise
+//! looks stuck while a solver works), the counter's top 8 bits hold the stage ([`enter`])
+//! and its low 56 bits the stage's count ([`read`]). No engine counts near 2^56.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -32,10 +32,12 @@ pub enum Stage {
     Sat,
     /// The exact colouring search, when SAT declines (counts nodes).
     Exact,
+    /// HiGHS, the ILP's solver (counts nothing).
+    Highs,
 }
 
 /// Per stage (index `stage - 1`), its name and what its count counts ("" for nothing).
-const STAGES: [(&str, &str); 8] = [
+const STAGES: [(&str, &str); 9] = [
     ("closed form", ""),
     ("structure", ""),
     ("repair search", "steps"),
@@ -44,6 +46,7 @@ const STAGES: [(&str, &str); 8] = [
     ("native search", "nodes"),
     ("SAT", ""),
     ("exact search", "nodes"),
+    ("HiGHS", ""),
 ];
 
 /// Marks `progress` as counting `stage`, from 0.
