@@ -627,3 +627,74 @@ fn explain_stopped_by_its_limit_warns() {
         String::from_utf8_lossy(&quick.stderr)
     );
 }
+
+/// `--proof DIR` took any file of liquid's names for liquid's: a user's `manifest.yaml`
+/// (a Kubernetes one) and `formula.cnf` were removed as "an earlier run's", and a proof
+/// would have replaced the folder. Files of those names are liquid's only when they read
+/// as such (a proof manifest of liquid's format, a shorter schedule alone).
+#[test]
+fn proof_folders_of_the_users_files_are_left_alone() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mine = dir.path().join("mine");
+    std::fs::create_dir(&mine).expect("mkdir");
+    let files = [
+        ("manifest.yaml", "apiVersion: v1\nkind: Deployment\n"),
+        ("formula.cnf", "my notes\n"),
+        ("shorter-schedule.yaml", "keep\n"),
+    ];
+    for (name, text) in files {
+        std::fs::write(mine.join(name), text).expect("write");
+    }
+    let intact = || {
+        for (name, text) in files {
+            assert_eq!(
+                std::fs::read_to_string(mine.join(name)).expect("kept"),
+                text,
+                "{name}"
+            );
+        }
+    };
+    let solve = liquid()
+        .args(["solve", "models/paper-fig1.yaml", "--proof"])
+        .arg(&mine)
+        .output()
+        .expect("runs");
+    assert_eq!(solve.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&solve.stderr).contains("removed"));
+    intact();
+    let prove = liquid()
+        .args([
+            "prove",
+            "models/odd-wheel.yaml",
+            "--colours",
+            "3",
+            "--proof",
+        ])
+        .arg(&mine)
+        .output()
+        .expect("runs");
+    refused(&prove, &["which liquid did not write", "manifest.yaml"]);
+    intact();
+    // A shorter schedule alone that is no schedule file is not liquid's either.
+    std::fs::remove_file(mine.join("manifest.yaml")).expect("rm");
+    std::fs::remove_file(mine.join("formula.cnf")).expect("rm");
+    let prove = liquid()
+        .args([
+            "prove",
+            "models/odd-wheel.yaml",
+            "--colours",
+            "3",
+            "--proof",
+        ])
+        .arg(&mine)
+        .output()
+        .expect("runs");
+    refused(
+        &prove,
+        &["shorter-schedule.yaml, which liquid did not write"],
+    );
+    assert_eq!(
+        std::fs::read_to_string(mine.join("shorter-schedule.yaml")).expect("kept"),
+        "keep\n"
+    );
+}

@@ -49,8 +49,9 @@ const OWNED: [&str; 5] = [
 /// Removes what an earlier run left in the evidence directory `dir` (the files liquid
 /// writes there: a proof, its core, a shorter schedule), for a run that writes other
 /// evidence or none, so that `dir` never holds another run's evidence under this run's
-/// name. A `dir` that does not exist, or that holds any other file (where a proof would be
-/// refused), is left alone. Returns the names removed.
+/// name. A `dir` that does not exist, that holds any other file, or whose files of
+/// liquid's names do not read as liquid's (a `manifest.yaml` that is no proof manifest:
+/// where a proof would be refused), is left alone. Returns the names removed.
 pub fn clear_stale(dir: &Path) -> Result<Vec<&'static str>, ProofError> {
     if !dir.is_dir() || check_target(dir).is_err() {
         return Ok(Vec::new());
@@ -264,22 +265,67 @@ fn check_target(dir: &Path) -> Result<(), ProofError> {
         Err(e) => return Err(write_error(dir, &e)),
         Ok(entries) => entries,
     };
+    let mut held: Vec<&'static str> = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| write_error(dir, &e))?;
         let name = entry.file_name();
-        if !OWNED.iter().any(|f| name == std::ffi::OsStr::new(f)) {
-            return Err(write_error(
-                dir,
-                &format!(
-                    "the directory holds {:?}: a proof goes into a new or empty directory, or \
-                     replaces evidence written by liquid (only {})",
-                    name.to_string_lossy(),
-                    OWNED.join(", ")
-                ),
-            ));
+        match OWNED.iter().find(|f| name == std::ffi::OsStr::new(f)) {
+            Some(f) => held.push(f),
+            None => {
+                return Err(write_error(
+                    dir,
+                    &format!(
+                        "the directory holds {:?}: a proof goes into a new or empty \
+                         directory, or replaces evidence written by liquid (only {})",
+                        name.to_string_lossy(),
+                        OWNED.join(", ")
+                    ),
+                ))
+            }
         }
     }
+    // Files of liquid's names are liquid's only when they read as such: a proof
+    // directory's manifest, or a shorter schedule alone; a user's `manifest.yaml` is not.
+    let ours = if held.is_empty() {
+        true
+    } else if held.contains(&MANIFEST_FILE) {
+        is_proof_manifest(&dir.join(MANIFEST_FILE))
+    } else {
+        held == [SHORTER_FILE] && is_shorter_schedule(&dir.join(SHORTER_FILE))
+    };
+    if !ours {
+        return Err(write_error(
+            dir,
+            &format!(
+                "the directory holds {}, which liquid did not write (no proof manifest of \
+                 format {MANIFEST_FORMAT:?}, or a shorter schedule alone): a proof goes into a \
+                 new or empty directory, or replaces evidence written by liquid",
+                held.join(", ")
+            ),
+        ));
+    }
     Ok(())
+}
+
+/// Whether `path` is a proof manifest liquid writes (a regular file of [`MANIFEST_FORMAT`]).
+fn is_proof_manifest(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() < 1 << 20)
+        && liquid_model::yaml::read_text(path)
+            .ok()
+            .and_then(|text| {
+                liquid_model::yaml::from_str::<ProofManifest>(&path.display().to_string(), &text)
+                    .ok()
+            })
+            .is_some_and(|m| m.format == MANIFEST_FORMAT)
+}
+
+/// Whether `path` is a schedule file as `verify --proof` writes it (`model:`, then
+/// `timeframes:`).
+fn is_shorter_schedule(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+        && liquid_model::yaml::read_text(path).is_ok_and(|text| {
+            text.starts_with("model: ") && text.lines().nth(1) == Some("timeframes:")
+        })
 }
 
 /// A fresh directory beside `dir` (same parent, so a rename moves it in place).
