@@ -15,7 +15,8 @@
 //! in frame f gives `load·(load − 1)/2` pairs): zero exactly when every frame is
 //! simultaneous. `gamma[t][f]`, the users of t's links in frame f, is kept up to date in
 //! O(Σ loads of the moved transfer's links) per move; a step scans the congesting
-//! transfers only. Memory: `(transfers + links) × frames` counters.
+//! transfers only. Memory: `(transfers + links) × frames` counters, at most
+//! [`MAX_COUNTERS`] (above it the schedule given is returned).
 //!
 //! The result is a heuristic's: the caller validates it with the model crate (the gate
 //! does), and nothing here claims optimality.
@@ -37,6 +38,13 @@ pub const STEPS: u64 = 20_000;
 /// about a second, so that a traffic far larger than queen8_8 costs a bounded time (with
 /// 10⁴ congesting transfers and 100 frames, 200 steps).
 pub const MAX_WORK: u64 = 400_000_000;
+
+/// The most counters the search state may hold ((transfers + links) × frames, 4 bytes
+/// each: 1 GiB). Above it, or when setting the state up would take more than
+/// [`MAX_WORK`] (total path length × frames), [`shorten`] returns the schedule it was
+/// given: `rail:64,8,4` (261,632 transfers, 7,135 frames) took 16 GB and ran 30 s past
+/// its time limit setting up, with no clock to look at.
+pub const MAX_COUNTERS: u64 = 1 << 28;
 
 /// What [`shorten`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -215,6 +223,16 @@ pub fn shorten(
     let mut rng = SplitMix64(seed);
     let mut total = 0u64;
     let n = traffic.len();
+    let frames = start.len() as u64;
+    if (n + traffic.num_links()) as u64 * frames > MAX_COUNTERS
+        || traffic.total_path_length() as u64 * frames > MAX_WORK
+    {
+        return Shortened {
+            schedule: best,
+            steps: 0,
+            stopped: false,
+        };
+    }
     // A valid schedule places every transfer.
     let mut frame = start.timeframes(n);
     let mut work = MAX_WORK;
@@ -279,6 +297,29 @@ mod tests {
     use crate::test_support::arb_traffic;
     use liquid_model::validate;
     use proptest::prelude::*;
+
+    /// Above MAX_COUNTERS the schedule given comes back untouched, without the state
+    /// (here it would be 2 × 0.5 G counters, 4 GB): 16,400 transfers of two links each,
+    /// one a frame.
+    #[test]
+    fn a_state_above_the_memory_bound_is_not_built() {
+        let n = 16_400;
+        let mut b = liquid_model::TrafficBuilder::new("wide".to_string());
+        for i in 0..n {
+            let (own, pair) = (format!("o{i}"), format!("s{}", i / 2));
+            b.transfer(&format!("t{i}"), None, None, &[&own, &pair], "", &|_| {
+                String::new()
+            })
+            .expect("a transfer");
+        }
+        let t = b.build("transfers").expect("builds");
+        let start = Schedule::new((0..n).map(|i| vec![TransferId(i as u32)]).collect());
+        assert!((n + t.num_links()) as u64 * n as u64 > MAX_COUNTERS);
+        let began = std::time::Instant::now();
+        let r = shorten(&t, &start, 2, 0, None, None);
+        assert_eq!((r.schedule.len(), r.steps), (n, 0));
+        assert!(began.elapsed().as_secs() < 5, "{:?}", began.elapsed());
+    }
 
     #[test]
     fn shortens_dsatur_on_the_queen_graph_to_its_optimum() {
