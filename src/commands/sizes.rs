@@ -220,8 +220,8 @@ pub enum DistArg {
     /// Zipf over destinations (hot experts): weight 1/r^s for the destination of
     /// popularity rank r, in a seeded popularity order shared by all senders (--zipf-s).
     Zipf,
-    /// One hot expert: each sender's bytes to its most popular destination, 1 byte to
-    /// each other one.
+    /// One hot expert: 1 byte to each destination, the rest of each sender's bytes to
+    /// its most popular one.
     OneHot,
     /// A given rank-by-rank matrix (--matrix FILE): row i, column j = bytes from host i
     /// to host j.
@@ -239,8 +239,10 @@ pub struct GenerateSizesArgs {
     /// Zipf's exponent s (with --dist zipf only; default 1).
     #[arg(long, value_name = "S")]
     pub zipf_s: Option<f64>,
-    /// Bytes each rank sends in all (`1KiB` .. `64MiB`), split over its destinations,
-    /// each pair's share rounded down and at least 1 byte; not with --dist matrix.
+    /// Bytes each rank sends in all (`1KiB` .. `64MiB`), split over its destinations: 1
+    /// byte each, the rest by the distribution's weights, to whole bytes by largest
+    /// remainder (a rank with more destinations than bytes sends 1 byte to each, with a
+    /// warning); not with --dist matrix.
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     pub bytes_per_rank: Option<u64>,
     /// With --dist matrix: the matrix, one row per sender (hosts in order of first
@@ -311,12 +313,12 @@ pub fn generate_sizes(a: &GenerateSizesArgs) -> anyhow::Result<ExitCode> {
     };
     let seed = a.seed.unwrap_or_default();
     let bytes_per_rank = a.bytes_per_rank.unwrap_or(0);
-    let (csv, raised) = liquid_study::alltoallv::generate(&a.model, &dist, bytes_per_rank, seed)?;
-    if raised > 0 {
+    let (csv, short) = liquid_study::alltoallv::generate(&a.model, &dist, bytes_per_rank, seed)?;
+    if short > 0 {
         eprintln!(
-            "warning: {raised} pairs' shares of --bytes-per-rank {bytes_per_rank} rounded down \
-             to 0 bytes and were raised to 1 byte (every message has at least 1): their \
-             senders send more than {bytes_per_rank} bytes in all"
+            "warning: {short} ranks have more destinations than --bytes-per-rank \
+             {bytes_per_rank}: each sends 1 byte to each destination (every message has at \
+             least 1), more than {bytes_per_rank} bytes in all"
         );
     }
     match &a.out {

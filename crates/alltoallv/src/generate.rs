@@ -1,7 +1,9 @@
 //! Seeded skewed message sizes for studies (`liquid generate sizes`): every sending host
 //! spreads `bytes_per_rank` over the destinations the traffic gives it, by weights that a
-//! [`Dist`] draws; each pair gets its share rounded down, and at least 1 byte (a pair of
-//! the traffic always carries a message).
+//! [`Dist`] draws. Every pair gets 1 byte first (a pair of the traffic always carries a
+//! message), the rest by the weights, rounded to whole bytes by largest remainder, so
+//! that each sender sends exactly `bytes_per_rank` in all; a sender with more
+//! destinations than bytes sends 1 byte to each ([`Generated::short`]).
 
 use liquid_model::rng::SplitMix64;
 use liquid_model::Traffic;
@@ -19,8 +21,8 @@ pub enum Dist {
     /// permutation (one popularity order shared by all senders) and the destination of
     /// popularity rank r (1 = hottest) weighs 1 / r^s.
     Zipf(f64),
-    /// One hot expert: every sender sends its bytes to its most popular destination (the
-    /// seeded popularity order of [`Dist::Zipf`]) and 1 byte to each other one.
+    /// One hot expert: every sender sends 1 byte to each destination and the rest of its
+    /// bytes to its most popular one (the seeded popularity order of [`Dist::Zipf`]).
     OneHot,
     /// A given rank-by-rank matrix: `matrix[i][j]` bytes from host i to host j (hosts in
     /// [`crate::sizes::hosts`] order); `bytes_per_rank` is not used.
@@ -92,10 +94,9 @@ fn popularity(n: usize, seed: u64) -> Vec<usize> {
 pub struct Generated {
     /// The bytes of every transfer, in model order.
     pub bytes: Vec<u64>,
-    /// Pairs the distribution gave a share (a weight above 0) that rounded down to 0 bytes,
-    /// raised to 1 byte: each raises its sender's total above the bytes per rank asked
-    /// for. (One hot expert's 1 byte to the cold destinations, its rule, is not counted.)
-    pub raised: usize,
+    /// Senders with more destinations than the bytes per rank asked for: each sends 1
+    /// byte to each destination, more than asked (every other sender sends exactly it).
+    pub short: usize,
 }
 
 /// The bytes of every transfer of `traffic` (model order). Transfers without both end
@@ -191,7 +192,7 @@ pub fn generate(
     let rank = popularity(n, seed);
     let mut rng = SplitMix64(seed ^ 0x5EED_5EED_5EED_5EED);
     let mut out = vec![0u64; traffic.len()];
-    let mut raised = 0;
+    let mut short = 0;
     // Per sender, its transfers in model order.
     let mut by_sender: Vec<Vec<(usize, liquid_model::TransferId)>> = vec![Vec::new(); n];
     let mut keys: Vec<&(u32, u32)> = pairs.keys().collect();
@@ -225,10 +226,16 @@ pub fn generate(
                 .iter()
                 .map(|_| ((rng.next() >> 11) as f64 + 1.0) / (1u64 << 53) as f64)
                 .collect(),
-            Dist::Zipf(s) => dests
-                .iter()
-                .map(|&(b, _)| (rank[b] as f64).powf(-s))
-                .collect(),
+            // r^-s relative to the sender's hottest destination, in log space: 1/r^s
+            // underflows to 0 for every r from s ≈ 1100 up, which left a sender whose
+            // hottest host is itself with no weight at all.
+            Dist::Zipf(s) => {
+                let top = dests.iter().map(|&(b, _)| rank[b]).min().unwrap_or(1) as f64;
+                dests
+                    .iter()
+                    .map(|&(b, _)| (-s * ((rank[b] as f64).ln() - top.ln())).exp())
+                    .collect()
+            }
             Dist::OneHot => {
                 let hot = dests.iter().map(|&(b, _)| rank[b]).min().unwrap_or(0);
                 dests
@@ -238,14 +245,35 @@ pub fn generate(
             }
             Dist::Matrix(_) => unreachable!("handled above"),
         };
-        let total: f64 = weights.iter().sum();
-        for (&(_, t), w) in dests.iter().zip(&weights) {
-            let share = (bytes_per_rank as f64 * w / total).floor();
-            raised += usize::from(*w > 0.0 && share < 1.0);
-            out[t.index()] = (share as u64).max(1);
+        let shares = spread(bytes_per_rank, &weights);
+        short += usize::from(bytes_per_rank < dests.len() as u64);
+        for (&(_, t), b) in dests.iter().zip(shares) {
+            out[t.index()] = b;
         }
     }
-    Ok(Generated { bytes: out, raised })
+    Ok(Generated { bytes: out, short })
+}
+
+/// `total` bytes over destinations of these weights (at least one above 0): 1 byte each,
+/// the rest in proportion to the weights, rounded down, and the bytes rounding lost one
+/// each to the largest remainders (the first destinations on ties); exactly `total` in
+/// all when `total` is at least the number of destinations, else 1 byte each.
+fn spread(total: u64, weights: &[f64]) -> Vec<u64> {
+    let n = weights.len() as u64;
+    let rest = total.saturating_sub(n);
+    let sum: f64 = weights.iter().sum();
+    let exact: Vec<f64> = weights.iter().map(|w| rest as f64 * w / sum).collect();
+    let mut out: Vec<u64> = exact.iter().map(|x| 1 + x.floor() as u64).collect();
+    let given: u64 = out.iter().sum::<u64>() - n;
+    let mut order: Vec<usize> = (0..weights.len()).collect();
+    order.sort_by(|&a, &b| {
+        let frac = |i: usize| exact[i] - exact[i].floor();
+        frac(b).total_cmp(&frac(a)).then(a.cmp(&b))
+    });
+    for &i in order.iter().take(rest.saturating_sub(given) as usize) {
+        out[i] += 1;
+    }
+    out
 }
 
 /// Reads a rank-by-rank matrix: one row per line (sender), whole bytes separated by
@@ -323,27 +351,34 @@ mod tests {
         ] {
             let g = generate(&t, &d, 1 << 20, 7).expect("generates");
             assert_eq!(g, generate(&t, &d, 1 << 20, 7).expect("generates"), "{d:?}");
-            assert_eq!(g.raised, 0, "{d:?}: no share below a byte");
+            assert_eq!(g.short, 0, "{d:?}");
             let a = g.bytes;
             assert!(a.iter().all(|&b| b >= 1));
             for h in ["p0", "p5"] {
                 let s: u64 = per_sender(&t, &a, h).iter().sum();
-                // Rounded down per pair (at most 1 byte each), 1-byte floors added.
-                assert!(
-                    ((1 << 20) - 7..=(1 << 20) + 7).contains(&s),
-                    "{d:?} {h}: {s}"
-                );
+                assert_eq!(s, 1 << 20, "{d:?} {h}: each rank sends exactly its bytes");
             }
         }
         assert_eq!(
             generate(&t, &Dist::Equal, 7000, 0).expect("ok").bytes[0],
             1000
         );
-        // 5 bytes over 7 destinations: every share rounds to 0 and is raised to 1 byte.
+        // 5 bytes over 7 destinations: 1 byte each, more than asked, for all 8 senders.
         let small = generate(&t, &Dist::Equal, 5, 0).expect("ok");
-        assert_eq!((small.raised, small.bytes[0]), (8 * 7, 1));
-        // One hot expert's cold destinations get their 1 byte by rule, not raised.
-        assert_eq!(generate(&t, &Dist::OneHot, 5, 0).expect("ok").raised, 0);
+        assert_eq!((small.short, small.bytes[0]), (8, 1));
+        // Exactly the bytes asked for, down to one per destination, for every law: one
+        // hot expert's 1 byte to each cold one included, and Zipf at an exponent whose
+        // 1/r^s underflows (a sender whose hottest host is itself kept no weight).
+        for d in [Dist::OneHot, Dist::Zipf(2000.0), Dist::Uniform, Dist::Equal] {
+            for bytes in [7, 10, 1000] {
+                let g = generate(&t, &d, bytes, 3).expect("ok");
+                assert_eq!(g.short, 0);
+                for h in ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"] {
+                    let s: u64 = per_sender(&t, &g.bytes, h).iter().sum();
+                    assert_eq!(s, bytes, "{d:?} {bytes} {h}");
+                }
+            }
+        }
     }
 
     #[test]

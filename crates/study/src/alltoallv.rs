@@ -1158,7 +1158,7 @@ fn simulate_whole(
 }
 
 /// What `liquid generate sizes` writes: a `src,dst,bytes` CSV, with how many pairs the
-/// 1-byte minimum raised ([`liquid_alltoallv::generate::Generated::raised`]).
+/// senders with more destinations than bytes ([`liquid_alltoallv::generate::Generated::short`]).
 pub fn generate(
     model_arg: &Path,
     dist: &Dist,
@@ -1174,7 +1174,7 @@ pub fn generate(
             traffic.name()
         ))
     })?;
-    Ok((csv, g.raised))
+    Ok((csv, g.short))
 }
 
 /// The schedule of pieces as YAML, with the quantum: each piece `ID#k`, piece k (from 1)
