@@ -249,8 +249,9 @@ pub fn read_text_limited(path: &Path, max: u64) -> Result<String, LoadError> {
             let prefix = String::from_utf8_lossy(&bytes[..at]);
             // What the binary files liquid meets are, where their first bytes say it.
             let what = if bytes.starts_with(b"liquid-frames ") {
-                ": a compact schedule (`solve --stream --schedule-out`), read with \
-                 `verify MODEL --schedule FILE --stream`"
+                ": a compact schedule (`solve --stream --schedule-out`), which only `verify \
+                 MODEL --schedule FILE --stream` reads; the other commands read a YAML \
+                 schedule (`solve --stream --schedule-out FILE.yaml`)"
             } else if bytes.first() == Some(&b'a') && path.ends_with("proof.lrat") {
                 ": binary LRAT (its additions start with `a`) is not read: write the proof \
                  as textual LRAT"
@@ -652,7 +653,8 @@ fn schedule_not_model(file: &str, text: &str) -> Option<LoadError> {
         "timeframes",
         format!(
             "this is a schedule file{of} (it has `timeframes:`), not a model: give the model \
-             it schedules, and this file with --schedule"
+             it schedules; a schedule goes with `verify`, `simulate`, `certify` or `export` \
+             (--schedule FILE)"
         ),
     ))
 }
@@ -1735,7 +1737,8 @@ mod tests {
         assert_eq!(
             e.message,
             "this is a schedule file of model \"fig1\" (it has `timeframes:`), not a model: \
-             give the model it schedules, and this file with --schedule"
+             give the model it schedules; a schedule goes with `verify`, `simulate`, \
+             `certify` or `export` (--schedule FILE)"
         );
         assert_eq!(e.line, Some(3));
         let e = error("name: x\nmodel: y\ntransfers: []\n");
