@@ -170,9 +170,15 @@ pub fn parse_byte_count(s: &str) -> Result<u64, String> {
                 .bytes()
                 .all(|c| c.is_ascii_digit())
     });
+    if num.is_empty() && unit.starts_with(['-', '+']) {
+        return Err(format!(
+            "{s:?}: a number of bytes is a whole number of at least 1, without a sign"
+        ));
+    }
     if unit.starts_with(['.', ',']) || exponent {
         return Err(format!(
-            "{s:?} is not a whole number of bytes (like 4096 or 64KiB)"
+            "{s:?} is not a whole number of bytes (like 4096 or 64KiB; no fraction of a \
+             unit, no exponent)"
         ));
     }
     let mult: u64 = match unit.trim() {
@@ -189,9 +195,16 @@ pub fn parse_byte_count(s: &str) -> Result<u64, String> {
             ))
         }
     };
-    let v: u64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a whole number of bytes (like 4096 or 64KiB)"))?;
+    let v: u64 = match num.parse() {
+        Ok(v) => v,
+        // Digits beyond u64: too large, as any count above 2^53 is.
+        Err(_) if !num.is_empty() => return Err(too_large(&format!("{s:?}"))),
+        Err(_) => {
+            return Err(format!(
+                "{s:?} is not a whole number of bytes (like 4096 or 64KiB)"
+            ))
+        }
+    };
     match v.checked_mul(mult) {
         Some(0) => Err(format!("{s:?}: at least 1 byte")),
         Some(b) if b <= MAX_BYTES => Ok(b),
@@ -723,13 +736,23 @@ mod tests {
         for s in ["1.5", "1e6", "1E+3", "1,5"] {
             let e = parse_byte_count(s).expect_err(s);
             assert!(
-                e.ends_with("is not a whole number of bytes (like 4096 or 64KiB)"),
+                e.ends_with(
+                    "is not a whole number of bytes (like 4096 or 64KiB; no fraction of a \
+                     unit, no exponent)"
+                ),
                 "{e}"
             );
         }
         assert!(parse_byte_count("3 parsecs").is_err());
         assert!(parse_byte_count("99999999999GiB").is_err());
         assert_eq!(parse_byte_count("8388608GiB"), Ok(MAX_BYTES));
+        // A sign, a fraction of a unit, and digits past u64 say what they are.
+        let e = parse_byte_count("-1").expect_err("negative");
+        assert!(e.contains("without a sign"), "{e}");
+        let e = parse_byte_count("1.5KB").expect_err("a fraction");
+        assert!(e.contains("no fraction of a unit"), "{e}");
+        let e = parse_byte_count("18446744073709551616").expect_err("past u64");
+        assert!(e.contains("is more than 9007199254740992"), "{e}");
         assert!(parse_byte_count("8388609GiB").is_err());
         assert!(parse_byte_count("9007199254740993").is_err());
     }
