@@ -71,6 +71,17 @@ pub struct SizesInfo {
 /// ([`liquid_model::network::MAX_TRANSFERS`]); each takes about 100 bytes.
 pub const MAX_PIECES: u64 = liquid_model::network::MAX_TRANSFERS;
 
+/// The most pieces the default quantum may make: `--max-pieces` per message on average,
+/// and never more than [`MAX_PIECES`] in all (a quantum given is held to the same:
+/// [`check_quantum`]). At 1,024 hosts 64 per message allowed 67 million: the first fit of
+/// a 34-million-piece candidate ran 29 s past a 5 s limit, and `export mpi --plan pieces`
+/// of a 7-million-piece one filled 24 GB.
+fn piece_cap(o: &SolveOptions, messages: usize) -> u64 {
+    o.max_pieces_per_message
+        .saturating_mul(messages as u64)
+        .min(MAX_PIECES)
+}
+
 /// A quantum given (`--quantum`) must make pieces of at least 1 byte, and at most
 /// [`MAX_PIECES`] of them: else an error naming the count and the smallest quantum that
 /// fits, before anything is allocated.
@@ -531,9 +542,7 @@ fn chunks(
         Some(q) => (q, "given (--quantum)".to_string(), Vec::new()),
         None => {
             phase("weighing the candidate quanta");
-            let cap = o
-                .max_pieces_per_message
-                .saturating_mul(traffic.len() as u64);
+            let cap = piece_cap(o, traffic.len());
             let by_schedule = traffic.len() <= chunk::SCHEDULE_CANDIDATES_UP_TO;
             let choice = chunk::choose_quantum_until(
                 traffic,
@@ -1356,9 +1365,7 @@ fn weigh_by_run(
 ) -> Result<Option<WeighedByRun>, StudyError> {
     let (traffic, bytes) = (&l.traffic, &l.sizes.bytes);
     let lanes = lanes_of(l, o);
-    let cap = o
-        .max_pieces_per_message
-        .saturating_mul(traffic.len() as u64);
+    let cap = piece_cap(o, traffic.len());
     let mut quanta = chunk::candidate_quanta(bytes, cap);
     quanta.push(solved.quantum);
     quanta.sort_unstable_by(|a, b| b.cmp(a));
@@ -1695,9 +1702,7 @@ pub fn crosscheck(
     let quantum = match o.quantum {
         Some(q) => q,
         None => {
-            let cap = o
-                .max_pieces_per_message
-                .saturating_mul(traffic.len() as u64);
+            let cap = piece_cap(o, traffic.len());
             chunk::choose_quantum(traffic, bytes, platform, &ones, cap).0
         }
     };
