@@ -110,7 +110,7 @@ fn check_quantum(quantum: Option<u64>, bytes: &[u64]) -> Result<(), StudyError> 
     Err(StudyError::Input(format!(
         "--quantum {q}: {n} pieces, more than the {MAX_PIECES} a schedule of pieces may have \
          (about 100 bytes each): give a quantum of at least {lo} bytes, or none (the default \
-         keeps to 64 pieces per message on average)"
+         keeps within both this and 64 pieces per message on average)"
     )))
 }
 
