@@ -698,3 +698,38 @@ fn proof_folders_of_the_users_files_are_left_alone() {
         "keep\n"
     );
 }
+
+/// `crosscheck --sizes` whose every simulation the limit stopped still ended "every
+/// prediction simulated to its end the simulator's" (cut mid-phrase, and true of none).
+#[test]
+fn crosscheck_sizes_says_when_no_prediction_was_compared() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let sizes = dir.path().join("u.csv");
+    crate::common::succeed(
+        liquid()
+            .args(["generate", "sizes", "fat-tree:4,2", "--dist", "uniform"])
+            .args(["--bytes-per-rank", "1MiB", "--out"])
+            .arg(&sizes),
+    );
+    let run = |limit: &[&str]| {
+        let out = liquid()
+            .args(["crosscheck", "fat-tree:4,2", "--sizes"])
+            .arg(&sizes)
+            .args(["--link-throughput", "100"])
+            .args(limit)
+            .output()
+            .expect("runs");
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let cut = run(&["--time-limit", "0"]);
+    let last = cut.lines().last().expect("a verdict line");
+    assert!(
+        last.starts_with("agreed: every schedule valid, every time at or above its bound; no prediction compared with the simulator ("),
+        "{cut}"
+    );
+    let full = run(&[]);
+    assert!(
+        full.ends_with("every prediction the simulator's\n"),
+        "{full}"
+    );
+}

@@ -1605,10 +1605,24 @@ impl CrossReport {
             out.push_str(&format!("not compared: {c}\n"));
         }
         if self.contradictions.is_empty() {
-            out.push_str(if self.cut_by_time_limit.is_empty() {
-                "agreed: every schedule valid, every time at or above its bound, every prediction the simulator's\n"
-            } else {
-                "agreed: every schedule valid, every time at or above its bound, every prediction simulated to its end the simulator's\n"
+            let simulated = self
+                .rows
+                .iter()
+                .filter(|r| r.simulated_s.flatten().is_some())
+                .count();
+            out.push_str(&match (self.cut_by_time_limit.len(), simulated) {
+                (0, _) => "agreed: every schedule valid, every time at or above its bound, \
+                           every prediction the simulator's\n"
+                    .to_string(),
+                (cut, 0) => format!(
+                    "agreed: every schedule valid, every time at or above its bound; no \
+                     prediction compared with the simulator ({cut} stopped by the time limit)\n"
+                ),
+                (cut, n) => format!(
+                    "agreed: every schedule valid, every time at or above its bound; the {n} \
+                     predictions simulated to their end are the simulator's ({cut} stopped by \
+                     the time limit)\n"
+                ),
             });
         } else {
             for c in &self.contradictions {
