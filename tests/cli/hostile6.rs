@@ -733,3 +733,61 @@ fn crosscheck_sizes_says_when_no_prediction_was_compared() {
         "{full}"
     );
 }
+
+/// `--markdown` naming one of the study's own output files overwrote the data with the
+/// report: refused, the data kept.
+#[test]
+fn a_markdown_report_never_overwrites_the_studys_data() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let tc = dir.path().join("tc");
+    let csv = tc.join("two-clusters.csv");
+    let out = liquid()
+        .args([
+            "study",
+            "two-clusters",
+            "--no-node-sweep",
+            "--size-exponents",
+            "0..1",
+        ])
+        .args(["--size-cases", "2+2", "--out"])
+        .arg(&tc)
+        .arg("--markdown")
+        .arg(&csv)
+        .output()
+        .expect("runs");
+    refused(&out, &["a file of the study's own output"]);
+    assert!(std::fs::read_to_string(&csv)
+        .expect("kept")
+        .starts_with("sweep,n1,n2"));
+    let lat = dir.path().join("lat");
+    let data = lat.join("latency-4-2x1-1-32.csv");
+    let out = liquid()
+        .args([
+            "latency",
+            "study",
+            "--systems",
+            "4,2x1",
+            "--sizes",
+            "32:256",
+        ])
+        .args([
+            "--points",
+            "2",
+            "--messages",
+            "100",
+            "--warmup",
+            "10",
+            "--drain",
+            "10",
+        ])
+        .args(["--replications", "1", "--out"])
+        .arg(&lat)
+        .arg("--markdown")
+        .arg(&data)
+        .output()
+        .expect("runs");
+    refused(&out, &["a file of the study's own output"]);
+    assert!(std::fs::read_to_string(&data)
+        .expect("kept")
+        .starts_with("rate,"));
+}

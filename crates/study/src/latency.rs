@@ -1272,6 +1272,7 @@ fn render(
     let cut = cut(plan, &done);
     let mut loads = loads.into_iter();
     let mut curves = Vec::new();
+    let mut written = Vec::new();
     for (system, timing, rates) in &plan.curves {
         let mine: Vec<_> = loads.by_ref().take(rates.len()).flatten().collect();
         if mine.is_empty() {
@@ -1286,12 +1287,14 @@ fn render(
             let path = out.join(format!("latency-{name}.{ext}"));
             std::fs::write(&path, text)
                 .map_err(|e| StudyError::Failed(format!("cannot write {}: {e}", path.display())))?;
+            written.push(path);
         }
         curves.push(curve);
     }
     let note = cut.as_ref().map(|c| format!("\n{c}\n")).unwrap_or_default();
     let table = format!("{}{note}", study::error_table(&curves));
     if let Some(md) = markdown {
+        crate::outdir::not_a_written_file(md, &written)?;
         std::fs::write(md, format!("{}{note}", study::markdown(&curves)))
             .map_err(|e| StudyError::Failed(format!("cannot write {}: {e}", md.display())))?;
     }

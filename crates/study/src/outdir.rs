@@ -38,6 +38,22 @@ pub(crate) fn shard_file_in(out: &Path, field: &str, name: &str) -> Result<PathB
     }
 }
 
+/// Refuses a Markdown report (`--markdown`) that would overwrite a file the run itself
+/// wrote (`latency-…csv`, `two-clusters.csv`): the report is written last, over the data.
+pub(crate) fn not_a_written_file(markdown: &Path, written: &[PathBuf]) -> Result<(), StudyError> {
+    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let md = abs(markdown);
+    match written.iter().find(|w| abs(w) == md) {
+        Some(w) => Err(StudyError::Input(format!(
+            "--markdown {}: a file of the study's own output ({}), which the report would \
+             overwrite: give the report another name",
+            markdown.display(),
+            w.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// An output directory prepared by [`prepare`]: empty but for its list, which says
 /// `unfinished` until [`OutputDir::finish`].
 #[derive(Debug)]

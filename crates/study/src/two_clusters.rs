@@ -841,6 +841,8 @@ fn finish(
         wall_time_s: start.elapsed().as_secs_f64(),
     };
     if let Some(path) = &args.markdown {
+        let written: Vec<PathBuf> = summary.files.iter().map(PathBuf::from).collect();
+        crate::outdir::not_a_written_file(path, &written)?;
         let md = markdown(args, &summary, &rows);
         crate::write(path, md)?;
     }
