@@ -791,3 +791,19 @@ fn a_markdown_report_never_overwrites_the_studys_data() {
         .expect("kept")
         .starts_with("rate,"));
 }
+
+/// crosscheck's table said "optimal length between 3 and -" when no engine found a
+/// schedule: it says the optimum is at least the bound.
+#[test]
+fn crosscheck_without_a_schedule_says_at_least() {
+    let out = liquid()
+        .args(["crosscheck", "models/odd-wheel.yaml", "--engines", "native"])
+        .args(["--format", "table"])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("optimal length at least 3 (no schedule found)") && !text.contains("and -"),
+        "{text}"
+    );
+}

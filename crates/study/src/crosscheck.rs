@@ -318,6 +318,17 @@ fn check_model(
     })
 }
 
+/// The optimum's range, in words: no schedule found leaves it open above.
+fn between(lower: Option<usize>, upper: Option<usize>) -> String {
+    match upper {
+        Some(u) => format!("optimal length between {} and {u}", opt(&lower)),
+        None => format!(
+            "optimal length at least {} (no schedule found)",
+            opt(&lower)
+        ),
+    }
+}
+
 fn opt<T: ToString>(v: &Option<T>) -> String {
     v.as_ref().map_or("-".to_string(), ToString::to_string)
 }
@@ -502,11 +513,7 @@ fn table(report: &Report, accept_improvements: bool) -> String {
                 opt(&m.upper_bound),
                 m.duration
             ),
-            s if s == Status::Open.as_str() => format!(
-                "optimal length between {} and {}",
-                opt(&m.lower_bound),
-                opt(&m.upper_bound)
-            ),
+            s if s == Status::Open.as_str() => between(m.lower_bound, m.upper_bound),
             // Only schedule files given were wrong: the engines' answer stands.
             _ if m.contradictions.len() == rejected_schedules(m) => {
                 let engines = match (m.lower_bound, m.upper_bound) {
@@ -514,7 +521,7 @@ fn table(report: &Report, accept_improvements: bool) -> String {
                     (Some(l), Some(u)) if l == u => {
                         format!("optimal length {u} (Λ = {})", m.duration)
                     }
-                    (l, u) => format!("optimal length between {} and {}", opt(&l), opt(&u)),
+                    (l, u) => between(l, u),
                 };
                 format!("SCHEDULE REJECTED; {engines}")
             }
