@@ -807,3 +807,30 @@ fn crosscheck_without_a_schedule_says_at_least() {
         "{text}"
     );
 }
+
+/// `export ibsim` of a model with an error named the file twice
+/// (`w.yaml: w.yaml:7:12: ...`): once, with its line.
+#[test]
+fn export_ibsim_names_a_model_error_once() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = dir.path().join("w.yaml");
+    std::fs::write(
+        &model,
+        "name: w\nnetwork:\n  hosts: [a, b]\n  switches: [s]\n  links:\n    \
+         - {id: a>s, from: a, to: s}\n  routing: sideways\npattern:\n  type: pairs\n  \
+         pairs: [{from: a, to: b}]\n",
+    )
+    .expect("write");
+    let out = liquid()
+        .args(["export", "ibsim"])
+        .arg(&model)
+        .arg("--out")
+        .arg(dir.path().join("w.net"))
+        .output()
+        .expect("runs");
+    let err = refused(
+        &out,
+        &["w.yaml:7: column 12: network.routing: unknown variant"],
+    );
+    assert_eq!(err.matches("w.yaml").count(), 1, "{err}");
+}

@@ -38,8 +38,20 @@ pub fn export(model: &Path) -> Result<String, FabricError> {
         let cabled = (!generated.ports.is_empty()).then_some(generated.ports);
         (generated.network, cabled)
     } else {
-        let m = liquid_model::yaml::load_model_full(model)
-            .map_err(|e| FabricError::file(&arg, e.to_string()))?;
+        // The model's error names its file, line and field already: kept as it is.
+        let m = liquid_model::yaml::load_model_full(model).map_err(|e| FabricError {
+            message: [
+                e.column.map(|c| format!("column {c}")),
+                e.field.clone(),
+                Some(e.message.clone()),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(": "),
+            file: e.file,
+            line: e.line,
+        })?;
         let network = m.network.ok_or_else(|| {
             FabricError::file(
                 &arg,
