@@ -102,6 +102,19 @@ pub fn bar(len: u64, template: &str) -> ProgressBar {
     b
 }
 
+/// `n` things of `unit` counted in `secs`, with their rate; `running` when nothing is
+/// counted (yet): not "0 nodes, 0/s", which looks stuck.
+fn counted(n: u64, unit: &str, secs: Duration) -> String {
+    if unit.is_empty() || n == 0 {
+        "running".into()
+    } else {
+        format!(
+            "{n} {unit}, {:.0}/s",
+            n as f64 / secs.as_secs_f64().max(1e-3)
+        )
+    }
+}
+
 fn show(
     label: &str,
     nodes: &AtomicU64,
@@ -134,15 +147,10 @@ fn show(
                 stage = (Some(name), Instant::now());
             }
             // Each stage counts its own thing, or nothing (SAT): its name says which runs.
-            let secs = stage.1.elapsed().as_secs_f64();
-            bar.set_message(if stage_unit.is_empty() || n == 0 {
-                format!("{name}, running")
-            } else {
-                format!(
-                    "{name}, {n} {stage_unit}, {:.0}/s",
-                    n as f64 / secs.max(1e-3)
-                )
-            });
+            bar.set_message(format!(
+                "{name}, {}",
+                counted(n, stage_unit, stage.1.elapsed())
+            ));
         } else if let Some(p) = phase {
             let now = p.lock().map(|s| s.clone()).unwrap_or_default();
             bar.set_message(if now.is_empty() {
@@ -150,15 +158,8 @@ fn show(
             } else {
                 now
             });
-        } else if unit.is_empty() || n == 0 {
-            // Nothing counted yet (a portfolio stage that counts no nodes): not "0 nodes,
-            // 0/s", which looks stuck.
-            bar.set_message("running");
         } else {
-            bar.set_message(format!(
-                "{n} {unit}, {:.0}/s",
-                n as f64 / elapsed.as_secs_f64()
-            ));
+            bar.set_message(counted(n, unit, elapsed));
         }
         bar.tick();
     }
