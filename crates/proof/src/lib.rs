@@ -307,25 +307,22 @@ fn check_target(dir: &Path) -> Result<(), ProofError> {
     Ok(())
 }
 
-/// Whether `path` is a proof manifest liquid writes (a regular file of [`MANIFEST_FORMAT`]).
+/// Whether `path` is a proof manifest liquid writes (a regular file of [`MANIFEST_FORMAT`],
+/// read only up to 1 MiB: a manifest is a few hundred bytes).
 fn is_proof_manifest(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() < 1 << 20)
-        && liquid_model::yaml::read_text(path)
-            .ok()
-            .and_then(|text| {
-                liquid_model::yaml::from_str::<ProofManifest>(&path.display().to_string(), &text)
-                    .ok()
-            })
-            .is_some_and(|m| m.format == MANIFEST_FORMAT)
+    read_file_limited(path, 1 << 20)
+        .ok()
+        .and_then(|text| {
+            liquid_model::yaml::from_str::<ProofManifest>(&path.display().to_string(), &text).ok()
+        })
+        .is_some_and(|m| m.format == MANIFEST_FORMAT)
 }
 
 /// Whether `path` is a schedule file as `verify --proof` writes it (`model:`, then
 /// `timeframes:`).
 fn is_shorter_schedule(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file())
-        && liquid_model::yaml::read_text(path).is_ok_and(|text| {
-            text.starts_with("model: ") && text.lines().nth(1) == Some("timeframes:")
-        })
+    read_file(path)
+        .is_ok_and(|text| text.starts_with("model: ") && text.lines().nth(1) == Some("timeframes:"))
 }
 
 /// A fresh directory beside `dir` (same parent, so a rename moves it in place).
@@ -444,6 +441,11 @@ fn verify_read(
 /// Reads a file of a proof directory, which must be a regular file (or a link to one):
 /// opening a FIFO would wait for a writer for ever.
 fn read_file(path: &Path) -> Result<String, ProofError> {
+    read_file_limited(path, liquid_model::yaml::MAX_TEXT_BYTES)
+}
+
+/// [`read_file`] of at most `max` bytes.
+fn read_file_limited(path: &Path, max: u64) -> Result<String, ProofError> {
     if let Ok(m) = std::fs::metadata(path) {
         if !m.is_file() {
             return Err(ProofError::Load(LoadError {
@@ -457,7 +459,7 @@ fn read_file(path: &Path) -> Result<String, ProofError> {
             }));
         }
     }
-    Ok(liquid_model::yaml::read_text(path)?)
+    Ok(liquid_model::yaml::read_text_limited(path, max)?)
 }
 
 fn verify_texts(
