@@ -286,13 +286,19 @@ fn check_target(dir: &Path) -> Result<(), ProofError> {
     }
     // Files of liquid's names are liquid's only when they read as such: a proof
     // directory's manifest, or a shorter schedule alone; a user's `manifest.yaml` is not.
-    let ours = if held.is_empty() {
-        true
+    let (ours, read) = if held.is_empty() {
+        (true, None)
     } else if held.contains(&MANIFEST_FILE) {
-        is_proof_manifest(&dir.join(MANIFEST_FILE))
+        let m = dir.join(MANIFEST_FILE);
+        (is_proof_manifest(&m), Some(m))
     } else {
-        held == [SHORTER_FILE] && is_shorter_schedule(&dir.join(SHORTER_FILE))
+        let s = dir.join(SHORTER_FILE);
+        (held == [SHORTER_FILE] && is_shorter_schedule(&s), Some(s))
     };
+    // Gone since the listing: another run moved the folder aside (`install` tries again).
+    if read.is_some_and(|f| f.symlink_metadata().is_err()) {
+        return Ok(());
+    }
     if !ours {
         return Err(write_error(
             dir,
