@@ -62,31 +62,11 @@ pub fn settle(
             let shorter: Schedule = shorter.normalized();
             let r = validate(traffic, &shorter)
                 .map_err(|e| failed(format!("the SAT schedule is invalid: {e}")))?;
-            std::fs::create_dir_all(dir)
-                .map_err(|e| SolveError::Input(format!("cannot create {}: {e}", dir.display())))?;
-            // An earlier proof there would sit beside a schedule that refutes its claim.
-            liquid_proof::clear_stale(dir).map_err(|e| SolveError::Input(e.to_string()))?;
-            let file = dir.join(liquid_proof::SHORTER_FILE);
-            // Written beside and renamed onto its name: a link there is replaced, never
-            // written through (to a file outside `dir`).
-            let temp = dir.join(format!(
-                ".{}.{}",
-                liquid_proof::SHORTER_FILE,
-                std::process::id()
-            ));
-            let cannot = |e: std::io::Error| {
-                SolveError::Input(format!("cannot write {}: {e}", file.display()))
-            };
-            std::fs::write(&temp, liquid_model::yaml::write_schedule(traffic, &shorter)).map_err(
-                |e| {
-                    let _ = std::fs::remove_file(&temp);
-                    cannot(e)
-                },
-            )?;
-            std::fs::rename(&temp, &file).map_err(|e| {
-                let _ = std::fs::remove_file(&temp);
-                cannot(e)
-            })?;
+            let file = liquid_proof::write_shorter(
+                dir,
+                &liquid_model::yaml::write_schedule(traffic, &shorter),
+            )
+            .map_err(|e| SolveError::Input(e.to_string()))?;
             Ok(Settled::Shorter {
                 length: r.length,
                 file,

@@ -68,6 +68,25 @@ pub fn clear_stale(dir: &Path) -> Result<Vec<&'static str>, ProofError> {
     Ok(removed)
 }
 
+/// Writes `schedule` (a schedule file's text) as `dir/`[`SHORTER_FILE`], the evidence of
+/// `verify --proof` when a shorter schedule exists: `dir` is created if needed, an earlier
+/// run's evidence there removed ([`clear_stale`]: a proof beside a schedule that refutes
+/// its claim), and the file written beside and renamed onto its name, so that a link
+/// there is replaced, never written through (to a file outside `dir`). Returns its path.
+pub fn write_shorter(dir: &Path, schedule: &str) -> Result<std::path::PathBuf, ProofError> {
+    std::fs::create_dir_all(dir).map_err(|e| write_error(dir, &e))?;
+    clear_stale(dir)?;
+    let file = dir.join(SHORTER_FILE);
+    let temp = dir.join(format!(".{SHORTER_FILE}.{}", std::process::id()));
+    std::fs::write(&temp, schedule)
+        .and_then(|()| std::fs::rename(&temp, &file))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&temp);
+            write_error(&file, &e)
+        })?;
+    Ok(file)
+}
+
 /// Why a proof could not be written or read (as opposed to rejected).
 #[derive(Debug, Error)]
 pub enum ProofError {
