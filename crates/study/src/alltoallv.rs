@@ -114,6 +114,17 @@ fn check_quantum(quantum: Option<u64>, bytes: &[u64]) -> Result<(), StudyError> 
     )))
 }
 
+/// Says on stderr how many of `messages` transfers the sizes file `file` leaves out and
+/// take `--size` bytes (nothing when none do).
+pub(crate) fn note_defaulted(defaulted: usize, messages: usize, file: &str, size: u64) {
+    if defaulted > 0 {
+        eprintln!(
+            "note: {defaulted} of the {messages} transfers have no size in {file}: they take \
+             --size ({size} bytes)"
+        );
+    }
+}
+
 /// Loads a model, its sizes and its platform.
 pub fn load(model_arg: &Path, a: &SizesArgs) -> Result<Loaded, StudyError> {
     if !(a.overhead.is_finite() && a.overhead >= 0.0) {
@@ -1238,11 +1249,8 @@ pub fn export_mpi(
     let solved = solve(model_arg, a, o, solver, phase)?;
     let l = &solved.loaded;
     // As `simulate` and `export mpi` of a schedule say it (the plan's files do not).
-    if let (true, Some(size)) = (l.info.defaulted > 0, a.size) {
-        eprintln!(
-            "note: {} of the {} transfers have no size in {}: they take --size ({size} bytes)",
-            l.info.defaulted, l.info.messages, l.info.file
-        );
+    if let Some(size) = a.size {
+        note_defaulted(l.info.defaulted, l.info.messages, &l.info.file, size);
     }
     let sizes: Vec<f64> = l.sizes.bytes.iter().map(|&b| b as f64).collect();
     let mut input = liquid_mpi::ExportInput {

@@ -224,15 +224,13 @@ fn load_sizes(traffic: &Traffic, args: &SimArgs) -> Result<Vec<f64>, StudyError>
         false => Missing::Error,
     };
     let sizes = liquid_alltoallv::sizes::load(path, traffic, missing)?;
-    if sizes.defaulted > 0 {
-        eprintln!(
-            "note: {} of the {} transfers have no size in {}: they take --size ({} bytes)",
-            sizes.defaulted,
-            traffic.len(),
-            path.display(),
-            args.size
-        );
-    }
+    // Exact: --size is a whole number of bytes of at most 2^53.
+    crate::alltoallv::note_defaulted(
+        sizes.defaulted,
+        traffic.len(),
+        &path.display().to_string(),
+        args.size as u64,
+    );
     Ok(sizes.bytes.into_iter().map(|b| b as f64).collect())
 }
 
