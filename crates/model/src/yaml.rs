@@ -1003,6 +1003,12 @@ fn build_model(
 /// Writes a traffic in the explicit form (the interchange format), paths as flow lists.
 /// Reading the output back gives the same traffic.
 pub fn write_explicit(traffic: &Traffic) -> String {
+    write_explicit_with_latency(traffic, None)
+}
+
+/// [`write_explicit`] with the model-wide `link_latency` the traffic does not hold (a
+/// model's physical parameter, [`LoadedModel::link_latency`]).
+pub fn write_explicit_with_latency(traffic: &Traffic, link_latency: Option<f64>) -> String {
     let mut out = String::new();
     out.push_str(&format!("name: {}\n", scalar(traffic.name())));
     if let Some(d) = traffic.description() {
@@ -1010,6 +1016,9 @@ pub fn write_explicit(traffic: &Traffic) -> String {
     }
     if let Some(t) = traffic.link_throughput() {
         out.push_str(&format!("link_throughput: {t}\n"));
+    }
+    if let Some(l) = link_latency {
+        out.push_str(&format!("link_latency: {l}\n"));
     }
     out.push_str("transfers:\n");
     for t in traffic.transfers() {

@@ -94,11 +94,7 @@ fn load_model(arg: &Path) -> Result<Model, StudyError> {
 /// in the original: with a latency, `simulate` would add it on them).
 pub fn expanded(arg: &Path) -> Result<(String, Vec<String>), StudyError> {
     let m = load_model(arg)?;
-    let mut text = liquid_model::yaml::write_explicit(&m.traffic);
-    if let Some(lat) = m.link_latency {
-        let at = text.find("transfers:\n").unwrap_or(0);
-        text.insert_str(at, &format!("link_latency: {lat}\n"));
-    }
+    let text = liquid_model::yaml::write_explicit_with_latency(&m.traffic, m.link_latency);
     let mut warnings = Vec::new();
     let own = m
         .link_params
