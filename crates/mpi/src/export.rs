@@ -102,9 +102,12 @@ pub struct Exported {
     pub control_without_route: Option<usize>,
 }
 
-/// The rank pairs of [`Exported::control_without_route`].
-fn control_without_route(program: &Program, input: &ExportInput<'_>) -> usize {
-    let routes = rank_routes(&program.ranks, input.traffic, input.mapped);
+/// The rank pairs of [`Exported::control_without_route`], given the routes by rank pair.
+fn control_without_route(
+    program: &Program,
+    input: &ExportInput<'_>,
+    routes: &RankRoutes<'_>,
+) -> usize {
     let n = program.ranks.len() as u32;
     let mut needed: std::collections::BTreeSet<(u32, u32)> =
         (1..n).flat_map(|r| [(r, 0), (0, r)]).collect();
@@ -177,7 +180,8 @@ pub fn predict_pieces(
 ) -> Result<RunPredicted, MpiError> {
     let (_, program, _) = pieces_program(input, frames)?;
     program.check()?;
-    let (prediction, segments) = predict_run(&program, input)?;
+    let routes = rank_routes(&program.ranks, input.traffic, input.mapped);
+    let (prediction, segments) = predict_run(&program, input, &routes)?;
     Ok(RunPredicted {
         prediction,
         segments,
@@ -294,7 +298,8 @@ fn finish(
         &format!("checking the program ({} messages)", program.messages.len()),
     );
     program.check()?;
-    let prediction = predict(&program, &plan, input, run)?;
+    let routes = rank_routes(&program.ranks, input.traffic, input.mapped);
+    let prediction = predict(&program, &plan, input, &routes, run)?;
     say(
         input,
         &format!(
@@ -326,7 +331,8 @@ fn finish(
         stopped: manifest.prediction.stopped.as_ref().map(|s| s.describe()),
         run: run_here(program.ranks.len(), &out.display().to_string()),
         run_on_hosts: run_on_hosts(program.ranks.len(), &out.display().to_string()),
-        control_without_route: Some(control_without_route(&program, input)).filter(|&c| c > 0),
+        control_without_route: Some(control_without_route(&program, input, &routes))
+            .filter(|&c| c > 0),
     })
 }
 
@@ -553,6 +559,7 @@ fn predict(
     program: &Program,
     plan: &Plan,
     input: &ExportInput<'_>,
+    routes: &RankRoutes<'_>,
     run: Option<RunPredicted>,
 ) -> Result<Prediction, MpiError> {
     let per = program.per_step();
@@ -578,7 +585,7 @@ fn predict(
     }
     let (mut prediction, segments) = match run {
         Some(r) => (r.prediction, r.segments),
-        None => predict_run(program, input)?,
+        None => predict_run(program, input, routes)?,
     };
     if prediction.stopped.is_some() {
         return Ok(prediction);
@@ -621,13 +628,13 @@ fn options(input: &ExportInput<'_>) -> liquid_sim::Options {
     }
 }
 
-/// The prediction of the program's run ([`model::predict`] with the input's routes,
-/// runtime model and budget), and the segments simulated to their end.
+/// The prediction of the program's run ([`model::predict`] with the routes by rank pair,
+/// the input's runtime model and budget), and the segments simulated to their end.
 fn predict_run(
     program: &Program,
     input: &ExportInput<'_>,
+    routes: &RankRoutes<'_>,
 ) -> Result<(Prediction, usize), MpiError> {
-    let routes = rank_routes(&program.ranks, input.traffic, input.mapped);
     let route = |a: u32, b: u32| routes.get(&(a, b)).map(|r| (*r).clone());
     model::predict_counted(
         program,
@@ -641,11 +648,14 @@ fn predict_run(
 
 /// The platform route between two ranks' hosts: the model's (one per pair of hosts, as
 /// `liquid export simgrid` writes it), by (rank, rank).
+/// Routes by (sending rank, receiving rank).
+type RankRoutes<'m> = HashMap<(u32, u32), &'m Vec<u32>>;
+
 fn rank_routes<'m>(
     ranks: &[String],
     traffic: &Traffic,
     mapped: &'m MappedTraffic,
-) -> HashMap<(u32, u32), &'m Vec<u32>> {
+) -> RankRoutes<'m> {
     let rank_of: HashMap<&str, u32> = ranks
         .iter()
         .enumerate()
