@@ -1177,8 +1177,8 @@ fn simulate_whole(
     run(l, &plan, deadline)
 }
 
-/// What `liquid generate sizes` writes: a `src,dst,bytes` CSV, with how many pairs the
-/// senders with more destinations than bytes ([`liquid_alltoallv::generate::Generated::short`]).
+/// What `liquid generate sizes` writes: a `src,dst,bytes` CSV, with how many senders have
+/// more destinations than bytes ([`liquid_alltoallv::generate::Generated::short`]).
 pub fn generate(
     model_arg: &Path,
     dist: &Dist,

@@ -197,6 +197,19 @@ struct ScheduleClaim {
     text: String,
 }
 
+/// How a schedule file's row begins (`schedule FILE`), where an engine's names the engine.
+const SCHEDULE_ROW: &str = "schedule ";
+
+/// The verdict of a valid schedule file's row: liquid when it has Λ timeframes, else
+/// feasible (a file proves no bound).
+fn schedule_verdict(liquid: bool) -> &'static str {
+    if liquid {
+        liquid_model::Verdict::Liquid.as_str()
+    } else {
+        liquid_model::Verdict::Feasible.as_str()
+    }
+}
+
 fn check_model(
     file: &str,
     key: &str,
@@ -220,7 +233,7 @@ fn check_model(
             .filter(|_| problems.is_empty())
             .ok_or(problems);
         let mut row = EngineRow {
-            engine: format!("schedule {}", s.file),
+            engine: format!("{SCHEDULE_ROW}{}", s.file),
             status: RowStatus::Ok,
             verdict: None,
             length: Some(schedule.len()),
@@ -233,7 +246,7 @@ fn check_model(
         match checked {
             Ok(r) => {
                 row.schedule = Some(liquid_model::yaml::write_schedule(traffic, &schedule));
-                row.verdict = Some(if r.liquid { "liquid" } else { "feasible" }.to_string());
+                row.verdict = Some(schedule_verdict(r.liquid).to_string());
                 claims.push(Claim {
                     source: row.engine.clone(),
                     lower: None,
@@ -499,7 +512,7 @@ fn unchecked(m: &ModelReport) -> bool {
 fn rejected_schedules(m: &ModelReport) -> usize {
     m.engines
         .iter()
-        .filter(|r| r.engine.starts_with("schedule ") && r.status == RowStatus::WrongAnswer)
+        .filter(|r| r.engine.starts_with(SCHEDULE_ROW) && r.status == RowStatus::WrongAnswer)
         .count()
 }
 
@@ -1030,7 +1043,7 @@ fn recheck(mut m: ModelReport, p: &ShardParams, digest: &str) -> Result<ModelRep
         .engines
         .iter()
         .map(|r| r.engine.as_str())
-        .filter(|e| !e.starts_with("schedule "))
+        .filter(|e| !e.starts_with(SCHEDULE_ROW))
         .collect();
     if engines != p.engines {
         return Err(StudyError::Input(format!(
@@ -1119,15 +1132,8 @@ fn recheck(mut m: ModelReport, p: &ShardParams, digest: &str) -> Result<ModelRep
         // The verdict the row's length and bound give, as the gate requires of every
         // answer (a schedule file's row: liquid or feasible by its length, no bound).
         let verdict = row.verdict.as_deref().unwrap_or("none");
-        let fits = if row.engine.starts_with("schedule ") {
-            lower.is_none()
-                && length.is_some()
-                && verdict
-                    == if length == Some(d) {
-                        "liquid"
-                    } else {
-                        "feasible"
-                    }
+        let fits = if row.engine.starts_with(SCHEDULE_ROW) {
+            lower.is_none() && length.is_some() && verdict == schedule_verdict(length == Some(d))
         } else {
             match (liquid_model::Verdict::from_name(verdict), lower) {
                 (Some(v), Some((b, _))) => b >= d && v.fits(length, b, d),
