@@ -106,13 +106,18 @@ pub fn bar(len: u64, template: &str) -> ProgressBar {
 /// counted (yet): not "0 nodes, 0/s", which looks stuck.
 fn counted(n: u64, unit: &str, secs: Duration) -> String {
     if unit.is_empty() || n == 0 {
-        "running".into()
-    } else {
-        format!(
-            "{n} {unit}, {:.0}/s",
-            n as f64 / secs.as_secs_f64().max(1e-3)
-        )
+        return "running".into();
     }
+    // "1 question", "1 transfer coloured": the unit's first word without its plural s.
+    let unit = match (n, unit.split_once(' ')) {
+        (1, Some((word, rest))) => format!("{} {rest}", word.trim_end_matches('s')),
+        (1, None) => unit.trim_end_matches('s').to_string(),
+        _ => unit.to_string(),
+    };
+    format!(
+        "{n} {unit}, {:.0}/s",
+        n as f64 / secs.as_secs_f64().max(1e-3)
+    )
 }
 
 fn show(
@@ -165,5 +170,26 @@ fn show(
     }
     if let Some(b) = bar {
         b.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_thing_is_counted_in_the_singular() {
+        let s = Duration::from_secs(2);
+        assert_eq!(counted(1, "questions", s), "1 question, 0/s");
+        assert_eq!(
+            counted(1, "transfers coloured", s),
+            "1 transfer coloured, 0/s"
+        );
+        assert_eq!(
+            counted(4, "transfers coloured", s),
+            "4 transfers coloured, 2/s"
+        );
+        assert_eq!(counted(0, "nodes", s), "running");
+        assert_eq!(counted(9, "", s), "running");
     }
 }

@@ -79,9 +79,10 @@ pub fn explain(a: &ExplainArgs) -> anyhow::Result<ExitCode> {
             .into());
         };
         let label = format!("explain {}", one.display());
-        let report = crate::progress::with_phases(&label, |_| {
-            liquid_study::explain::one_with_proof(one, all, time_limit, dir)
-        })?;
+        let report =
+            crate::progress::with_progress_as(&label, liquid_engine::Counts::Nothing, |p| {
+                liquid_study::explain::one_with_proof(one, all, time_limit, dir, p)
+            })?;
         emit(&report, a.format)?;
         warn_stopped(std::slice::from_ref(&report));
         if !report.non_liquid() {
@@ -101,18 +102,20 @@ pub fn explain(a: &ExplainArgs) -> anyhow::Result<ExitCode> {
     match &models[..] {
         [one] => {
             let label = format!("explain {}", one.display());
-            let report = crate::progress::with_phases(&label, |_| {
-                liquid_study::explain::one(one, all, time_limit)
-            })?;
+            let report =
+                crate::progress::with_progress_as(&label, liquid_engine::Counts::Nothing, |p| {
+                    liquid_study::explain::one(one, all, time_limit, p)
+                })?;
             emit(&report, a.format)?;
             warn_stopped(std::slice::from_ref(&report));
             Ok(ExitCode::SUCCESS)
         }
         many => {
             let label = format!("explain ({} models)", many.len());
-            let reports = crate::progress::with_phases(&label, |_| {
-                liquid_study::explain::run(many, all, time_limit)
-            })?;
+            let reports =
+                crate::progress::with_progress_as(&label, liquid_engine::Counts::Nothing, |p| {
+                    liquid_study::explain::run(many, all, time_limit, p)
+                })?;
             emit(&reports, a.format)?;
             warn_stopped(&reports);
             Ok(ExitCode::SUCCESS)

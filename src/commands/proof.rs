@@ -105,8 +105,9 @@ pub fn prove(a: &ProveArgs) -> anyhow::Result<ExitCode> {
         Prover::Search => liquid_proof::report::Prover::Search,
     };
     let deadline = Some(Instant::now() + a.time_limit.unwrap_or(DEFAULT_TIME_LIMIT));
-    let proved = crate::progress::with_progress(liquid_engine::Counts::Nothing, |_| {
-        liquid_proof::report::prove(&traffic, k, prover, deadline, &a.proof)
+    let label = format!("prove {}", model.display());
+    let proved = crate::progress::with_progress_as(&label, liquid_engine::Counts::Nothing, |p| {
+        liquid_proof::report::prove(&traffic, k, prover, deadline, &a.proof, p)
     });
     let report = match proved {
         Ok(r) => r,

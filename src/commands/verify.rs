@@ -96,8 +96,8 @@ pub fn verify(a: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let prove = a.proof.as_deref();
     // A spinner with the elapsed time on a terminal: with --proof, SAT may take minutes.
     let label = format!("verify {}", a.model.display());
-    let report = crate::progress::with_phases(&label, |_| {
-        Verification::new(&traffic, &schedule, problems, &name, prove, deadline)
+    let report = crate::progress::with_progress_as(&label, liquid_engine::Counts::Nothing, |p| {
+        Verification::new(&traffic, &schedule, problems, &name, prove, deadline, p)
     })
     .map_err(crate::commands::solve::gate_error)?;
     match (&sizes, report.valid()) {

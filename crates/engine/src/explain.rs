@@ -33,8 +33,10 @@
 //! transfer shown needed the core without it gets a Λ-frame schedule validated by the
 //! model crate.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use liquid_model::stage::{self, Stage};
 use liquid_model::{validate, CheckedProof, Schedule, Traffic, TransferId};
 use liquid_sat::{
     prove, prove_by_search, EncodeError, EncodeOptions, Proved, SatError, SearchProved, Subset,
@@ -196,7 +198,13 @@ pub fn recheck_core(
     let k = traffic.duration();
     let structure = structure(traffic, core, k);
     let sub = traffic.sub_traffic(core);
-    let (proof, _) = certify(&sub, k, structure == Structure::Clique, deadline)?;
+    let (proof, _) = certify(
+        &sub,
+        k,
+        structure == Structure::Clique,
+        deadline,
+        &AtomicU64::new(0),
+    )?;
     Ok((structure, proof))
 }
 
@@ -267,6 +275,8 @@ struct Oracle<'a> {
     last: Vec<u32>,
     /// Questions answered by that repair.
     by_repair: u64,
+    /// The progress display's counter: every question counts one.
+    progress: &'a AtomicU64,
 }
 
 /// No timeframe (in [`Oracle::last`]).
@@ -278,8 +288,9 @@ const REPAIR_MAX: usize = 4;
 
 impl<'a> Oracle<'a> {
     /// An oracle for Λ timeframes of `traffic`, with an optional question budget.
-    fn new(traffic: &'a Traffic, questions: Option<u64>) -> Oracle<'a> {
+    fn new(traffic: &'a Traffic, questions: Option<u64>, progress: &'a AtomicU64) -> Oracle<'a> {
         Oracle {
+            progress,
             traffic,
             k: traffic.duration(),
             sat: None,
@@ -343,6 +354,7 @@ impl<'a> Oracle<'a> {
         if let Some(q) = &mut self.questions {
             *q -= 1;
         }
+        self.progress.fetch_add(1, Ordering::Relaxed);
         if let Some(s) = self.repair(set) {
             self.by_repair += 1;
             return Ok(Answer::Fits(s));
@@ -519,7 +531,9 @@ fn certify(
     k: usize,
     clique: bool,
     deadline: Option<Instant>,
+    progress: &AtomicU64,
 ) -> Result<(CheckedProof, liquid_sat::Refutation), ExplainError> {
+    stage::enter(progress, Stage::Proof);
     let schedule_found =
         || ExplainError::Internal("the core has a schedule of Λ timeframes after all".into());
     let mut refutation = None;
@@ -540,6 +554,7 @@ fn certify(
             None => return Err(ExplainError::Stopped),
         },
     };
+    stage::enter(progress, Stage::Check);
     let checked = liquid_proof::check_refutation(sub, &refutation)
         .map_err(|e| ExplainError::Internal(format!("the core's proof was rejected: {e}")))?;
     Ok((checked, *refutation))
@@ -552,7 +567,8 @@ pub fn core_of(
     candidates: &[TransferId],
     deadline: Option<Instant>,
 ) -> Result<Option<Core>, ExplainError> {
-    let mut oracle = Oracle::new(traffic, None);
+    let progress = AtomicU64::new(0);
+    let mut oracle = Oracle::new(traffic, None, &progress);
     core_with(&mut oracle, candidates, deadline)
 }
 
@@ -569,12 +585,19 @@ fn core_with(
         let now = Instant::now();
         now + d.saturating_duration_since(now) * LOOP_SHARE / 1000
     });
+    stage::enter(oracle.progress, Stage::Core);
     let Some((core, minimal, needed)) = minimise(oracle, candidates, loop_deadline)? else {
         return Ok(None);
     };
     let structure = structure(traffic, &core, k);
     let sub = traffic.sub_traffic(&core);
-    let (proof, refutation) = certify(&sub, k, structure == Structure::Clique, deadline)?;
+    let (proof, refutation) = certify(
+        &sub,
+        k,
+        structure == Structure::Clique,
+        deadline,
+        oracle.progress,
+    )?;
     let mut without_one = Vec::new();
     for &(t, ref superset) in &needed {
         // The schedule of a superset of the core without t, restricted to it.
@@ -635,23 +658,37 @@ pub fn cores(
     all: bool,
     deadline: Option<Instant>,
 ) -> Result<Explained, ExplainError> {
-    cores_within(traffic, all, deadline, None)
+    cores_with_progress(traffic, all, deadline, &AtomicU64::new(0))
 }
 
-/// [`cores`], the minimisation stopped after `questions` subset questions if given.
+/// [`cores`], saying on `progress` which stage runs ([`liquid_model::stage`]) and counting
+/// the core search's questions, for a progress display.
+pub fn cores_with_progress(
+    traffic: &Traffic,
+    all: bool,
+    deadline: Option<Instant>,
+    progress: &AtomicU64,
+) -> Result<Explained, ExplainError> {
+    cores_within(traffic, all, deadline, None, progress)
+}
+
+/// [`cores_with_progress`], the minimisation stopped after `questions` subset questions if
+/// given.
 fn cores_within(
     traffic: &Traffic,
     all: bool,
     deadline: Option<Instant>,
     questions: Option<u64>,
+    progress: &AtomicU64,
 ) -> Result<Explained, ExplainError> {
-    let mut oracle = Oracle::new(traffic, questions);
+    let mut oracle = Oracle::new(traffic, questions, progress);
     let mut out = Explained::default();
     // A valid schedule of Λ timeframes: the traffic is liquid, nothing to explain.
     let lambda = traffic.duration();
     let liquid = |s: &Schedule| validate(traffic, s).is_ok_and(|r| r.length == lambda);
     // A generated machine's all-to-all with a closed-form liquid schedule has nothing to
     // explain (its schedule validated here, in O(Σ|x|)).
+    stage::enter(progress, Stage::ClosedForm);
     if let Ok(form) = crate::engines::closed_form::closed_form_until(traffic, deadline) {
         if liquid(&form.schedule) {
             return Ok(out);
@@ -660,6 +697,7 @@ fn cores_within(
     // First fit in traffic order, linear where the native engine is not: a transfer
     // with `count: 100000` kept explain searching until its 60 s limit, "no core found".
     let order: Vec<TransferId> = traffic.transfer_ids().collect();
+    stage::enter(progress, Stage::FirstFit);
     if let Some(frames) = liquid_search::baseline::first_fit_until(traffic, &order, deadline) {
         if liquid(&Schedule::new(frames)) {
             return Ok(out);
@@ -676,8 +714,8 @@ fn cores_within(
             now + d.saturating_duration_since(now) / 4
         });
         let steps = Some(20 * traffic.len() as u64);
-        let progress = std::sync::atomic::AtomicU64::new(0);
-        let r = liquid_search::repair::repair(traffic, None, lambda, 0, steps, quarter, &progress);
+        stage::enter(progress, Stage::Repair);
+        let r = liquid_search::repair::repair(traffic, None, lambda, 0, steps, quarter, progress);
         if r.placed_all && liquid(&r.schedule) {
             return Ok(out);
         }
@@ -693,6 +731,7 @@ fn cores_within(
         time: native_deadline.map(|d| d.saturating_duration_since(Instant::now())),
         nodes: Some(SEARCH_NODES),
     };
+    stage::enter(progress, Stage::Native);
     let native = liquid_search::native::solve(traffic, &native_limits);
     if native.outcome.schedule().is_some_and(liquid) {
         return Ok(out);
@@ -856,7 +895,7 @@ mod tests {
         let t = wheel();
         // The first question finds the whole traffic non-fitting; the next two remove a
         // transfer each; then the limit.
-        let e = cores_within(&t, true, None, Some(3)).expect("runs");
+        let e = cores_within(&t, true, None, Some(3), &AtomicU64::new(0)).expect("runs");
         assert!(e.stopped);
         assert_eq!(e.cores.len(), 1);
         let c = &e.cores[0];

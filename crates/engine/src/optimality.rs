@@ -3,8 +3,10 @@
 //! proof that it does not, or the shorter schedule, validated.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
+use liquid_model::stage::{self, Stage};
 use liquid_model::{validate, CheckedProof, Schedule, Traffic};
 use liquid_sat::{Proved, SatError};
 
@@ -29,23 +31,27 @@ pub enum Settled {
 }
 
 /// Settles whether a schedule of `length` timeframes is optimal, writing the evidence into
-/// `dir` (created if needed): a proof directory, or `dir/shorter-schedule.yaml`.
+/// `dir` (created if needed): a proof directory, or `dir/shorter-schedule.yaml`. The stage
+/// that runs (the proof search, its check) is told on `progress`.
 pub fn settle(
     traffic: &Traffic,
     length: usize,
     dir: &Path,
     deadline: Option<Instant>,
+    progress: &AtomicU64,
 ) -> Result<Settled, SolveError> {
     let failed = |message: String| SolveError::Failed {
         engine: "sat".to_string(),
         message,
     };
     let k = length - 1;
+    stage::enter(progress, Stage::Proof);
     match liquid_sat::prove_auto(traffic, k, deadline).map(|p| p.map(|(p, _)| p)) {
         Err(SatError::Encode(e)) => Ok(Settled::TooLarge(e.to_string())),
         Err(e) => Err(failed(e.to_string())),
         Ok(None) => Ok(Settled::Stopped),
         Ok(Some(Proved::Unsat(r))) => {
+            stage::enter(progress, Stage::Check);
             match liquid_proof::write_and_verify(dir, traffic, &r)
                 .map_err(|e| SolveError::Input(e.to_string()))?
             {

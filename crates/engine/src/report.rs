@@ -4,6 +4,7 @@
 //! program gets the same report as the command line.
 
 use std::path::Path;
+use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 
 use liquid_model::display::round2;
@@ -11,7 +12,7 @@ use liquid_model::{validate_all, Evidence, Problems, Schedule, StatValue, Traffi
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use crate::explain::{cores, ExplainError, Explained};
+use crate::explain::{cores, cores_with_progress, ExplainError, Explained};
 use crate::gate::{Checked, SolveError};
 
 fn names(traffic: &Traffic, ts: &[TransferId]) -> Vec<String> {
@@ -195,7 +196,8 @@ impl Verification {
     /// found reading it: transfer names the traffic does not have) against `traffic`,
     /// listing every problem ([`liquid_model::validate_all`]). A liquid schedule is
     /// optimal; with `prove`, a valid schedule that is not liquid is settled with SAT
-    /// ([`crate::optimality::settle`]), the evidence written there.
+    /// ([`crate::optimality::settle`]), the evidence written there, the stage that runs
+    /// told on `progress`.
     pub fn new(
         traffic: &Traffic,
         schedule: &Schedule,
@@ -203,6 +205,7 @@ impl Verification {
         label: &str,
         prove: Option<&Path>,
         deadline: Option<Instant>,
+        progress: &AtomicU64,
     ) -> Result<Verification, SolveError> {
         let mut report = Verification {
             model: traffic.name().to_string(),
@@ -229,7 +232,7 @@ impl Verification {
                     None => "not proven".to_string(),
                     Some(dir) => {
                         let (settled, statement, evidence) =
-                            settle(traffic, r.length, dir, deadline)?;
+                            settle(traffic, r.length, dir, deadline, progress)?;
                         report.evidence = evidence;
                         report.optimal = settled == Some(true);
                         report.not_optimal = settled == Some(false);
@@ -271,9 +274,10 @@ fn settle(
     len: usize,
     dir: &Path,
     deadline: Option<Instant>,
+    progress: &AtomicU64,
 ) -> Result<(Option<bool>, String, Option<String>), SolveError> {
     use crate::optimality::{settle, Settled};
-    Ok(match settle(traffic, len, dir, deadline)? {
+    Ok(match settle(traffic, len, dir, deadline, progress)? {
         Settled::Optimal(p) => (
             Some(true),
             format!(
@@ -360,13 +364,15 @@ struct WithoutOne {
 
 impl ExplainReport {
     /// Explains `traffic` within `limit` (default [`DEFAULT_EXPLAIN_LIMIT`]): its first
-    /// core, or with `all` disjoint cores until the rest is liquid ([`cores`]).
+    /// core, or with `all` disjoint cores until the rest is liquid ([`cores`]). The stage
+    /// that runs is told on `progress` ([`crate::explain::cores_with_progress`]).
     pub fn new(
         traffic: &Traffic,
         all: bool,
         limit: Option<Duration>,
+        progress: &AtomicU64,
     ) -> Result<ExplainReport, ExplainError> {
-        Ok(ExplainReport::with_cores(traffic, all, limit)?.0)
+        Ok(ExplainReport::with_cores(traffic, all, limit, progress)?.0)
     }
 
     /// [`ExplainReport::new`], and the cores it reports (to write their proofs:
@@ -375,10 +381,11 @@ impl ExplainReport {
         traffic: &Traffic,
         all: bool,
         limit: Option<Duration>,
+        progress: &AtomicU64,
     ) -> Result<(ExplainReport, Explained), ExplainError> {
         let start = Instant::now();
         let limit = limit.unwrap_or(DEFAULT_EXPLAIN_LIMIT);
-        let found = cores(traffic, all, start.checked_add(limit))?;
+        let found = cores_with_progress(traffic, all, start.checked_add(limit), progress)?;
         let mut report = ExplainReport::of(traffic, &found, limit);
         report.time_s = start.elapsed().as_secs_f64();
         Ok((report, found))

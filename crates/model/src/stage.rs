@@ -12,7 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The bit where the stage starts.
 const SHIFT: u32 = 56;
 
-/// The portfolio's stages, in the order it may run them.
+/// The stages of a search: the portfolio's, in the order it may run them, then
+/// `explain`'s and the proofs'.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Stage {
@@ -34,10 +35,17 @@ pub enum Stage {
     Exact,
     /// HiGHS, the ILP's solver (counts nothing).
     Highs,
+    /// `explain`'s search for a core: the subsets it asks whether they fit in Λ
+    /// timeframes (counts questions).
+    Core,
+    /// A refutation's search (`prove`, `verify --proof`, `explain`'s core; counts nothing).
+    Proof,
+    /// The proof checker reading a refutation back (counts nothing).
+    Check,
 }
 
 /// Per stage (index `stage - 1`), its name and what its count counts ("" for nothing).
-const STAGES: [(&str, &str); 9] = [
+const STAGES: [(&str, &str); 12] = [
     ("closed form", ""),
     ("structure", ""),
     ("repair search", "steps"),
@@ -47,6 +55,9 @@ const STAGES: [(&str, &str); 9] = [
     ("SAT", ""),
     ("exact search", "nodes"),
     ("HiGHS", ""),
+    ("core search", "questions"),
+    ("proof search", ""),
+    ("proof check", ""),
 ];
 
 /// Marks `progress` as counting `stage`, from 0.
@@ -81,6 +92,11 @@ mod tests {
         assert_eq!(
             read(p.load(Ordering::Relaxed)),
             (Some(("exact search", "nodes")), 0)
+        );
+        enter(&p, Stage::Check);
+        assert_eq!(
+            read(p.load(Ordering::Relaxed)),
+            (Some(("proof check", "")), 0)
         );
     }
 }

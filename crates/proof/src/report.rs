@@ -4,8 +4,10 @@
 //! and JSON outputs show.
 
 use std::path::Path;
+use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
+use liquid_model::stage::{self, Stage};
 use liquid_model::{Schedule, Traffic};
 use liquid_sat::{EncodeOptions, Proved, SatError, SearchProofError, SearchProved};
 use serde::Serialize;
@@ -137,14 +139,17 @@ fn run(
 /// reading it back and checking it before the report calls it a proof. The report says
 /// `unsatisfiable` (proved), `satisfiable` (a schedule of k exists: nothing to prove) or
 /// `unknown` (the deadline came first, or the colouring search's trace passed its cap).
+/// The stage that runs (the proof search, its check) is told on `progress`.
 pub fn prove(
     traffic: &Traffic,
     k: usize,
     prover: Prover,
     deadline: Option<Instant>,
     out: &Path,
+    progress: &AtomicU64,
 ) -> Result<ProveReport, ProveError> {
     let start = Instant::now();
+    stage::enter(progress, Stage::Proof);
     let proved = run(traffic, k, prover, deadline)?;
     let mut report = ProveReport {
         model: traffic.name().to_string(),
@@ -168,6 +173,7 @@ pub fn prove(
         }
         Ok((Proved::Unsat(p), by)) => {
             // Written, read back and checked before it is called a proof.
+            stage::enter(progress, Stage::Check);
             if let Err(why) = write_and_verify(out, traffic, &p)? {
                 return Err(ProveError::Rejected {
                     dir: out.display().to_string(),

@@ -2,6 +2,7 @@
 //! merge`): each model is one item, explained as `liquid explain MODEL` explains it.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use liquid_engine::explain::ExplainError;
@@ -25,10 +26,16 @@ struct ShardParams {
     models: Vec<String>,
 }
 
-/// Explains one model (a file or a generated-model spec) within `limit`.
-pub fn one(model: &Path, all: bool, limit: Option<Duration>) -> Result<ExplainReport, StudyError> {
+/// Explains one model (a file or a generated-model spec) within `limit`, the stage that
+/// runs told on `progress` ([`liquid_engine::stage`]).
+pub fn one(
+    model: &Path,
+    all: bool,
+    limit: Option<Duration>,
+    progress: &AtomicU64,
+) -> Result<ExplainReport, StudyError> {
     let traffic = crate::input::load_traffic(model)?;
-    ExplainReport::new(&traffic, all, limit).map_err(|e| match e {
+    ExplainReport::new(&traffic, all, limit, progress).map_err(|e| match e {
         ExplainError::Sat(liquid_sat::SatError::Encode(e)) => {
             StudyError::Input(format!("{}: {e}", model.display()))
         }
@@ -45,10 +52,11 @@ pub fn one_with_proof(
     all: bool,
     limit: Option<Duration>,
     dir: &Path,
+    progress: &AtomicU64,
 ) -> Result<ExplainReport, StudyError> {
     let traffic = crate::input::load_traffic(model)?;
     let (mut report, found) =
-        ExplainReport::with_cores(&traffic, all, limit).map_err(|e| match e {
+        ExplainReport::with_cores(&traffic, all, limit, progress).map_err(|e| match e {
             ExplainError::Sat(liquid_sat::SatError::Encode(e)) => {
                 StudyError::Input(format!("{}: {e}", model.display()))
             }
@@ -64,13 +72,17 @@ pub fn one_with_proof(
     Ok(report)
 }
 
-/// Explains every model in the order given, each within `limit`.
+/// Explains every model in the order given, each within `limit` (stages on `progress`).
 pub fn run(
     models: &[PathBuf],
     all: bool,
     limit: Option<Duration>,
+    progress: &AtomicU64,
 ) -> Result<Vec<ExplainReport>, StudyError> {
-    models.iter().map(|m| one(m, all, limit)).collect()
+    models
+        .iter()
+        .map(|m| one(m, all, limit, progress))
+        .collect()
 }
 
 /// Runs shard `shard` of [`run`] (model i is item i) and writes
@@ -96,7 +108,7 @@ pub fn shard(
         items.push(liquid_shard::Item {
             index,
             key: params.models[index].clone(),
-            result: one(&models[index], all, limit)?,
+            result: one(&models[index], all, limit, &AtomicU64::new(0))?,
         });
     }
     crate::ShardWritten::write(out, SWEEP, &params, shard, models.len(), items)
