@@ -221,6 +221,9 @@ pub fn compare_mpi(a: &CompareArgs) -> anyhow::Result<ExitCode> {
         dir,
     )
     .map_err(mpi_error)?;
+    if c.misplaced_ranks > 0 {
+        eprintln!("warning: {}", c.placement);
+    }
     match a.format {
         // For people: 4 significant digits, whole byte counts as integers.
         Format::Yaml => {

@@ -156,6 +156,19 @@ int main(int argc, char **argv) {
     }
     double total_bytes = 0;
     MPI_Reduce(&mine, &total_bytes, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    /* Where each rank ran (MPI_Get_processor_name), for `liquid compare` to check the
+       placement against the plan's hostfile: an mpirun that fills a node's slots first puts
+       rank i elsewhere than on line i, and the times would be another placement's. */
+    char host[MPI_MAX_PROCESSOR_NAME];
+    int host_len = 0;
+    memset(host, 0, sizeof host);
+    MPI_Get_processor_name(host, &host_len);
+    host[MPI_MAX_PROCESSOR_NAME - 1] = 0;
+    for (char *c = host; *c; c++)
+        if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = ' ';
+    char *hosts = rank == 0 ? liquid_mem_calloc((size_t)size, MPI_MAX_PROCESSOR_NAME) : NULL;
+    MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
+               MPI_COMM_WORLD);
     if (rank == 0) {
         double b = 0, m = 0;
         for (int s = 0; s < nsteps; s++) {
@@ -184,6 +197,12 @@ int main(int argc, char **argv) {
                         liquid_plan_mode(plan));
                 fprintf(f, "\"ranks\":%d,\"check\":%s,\"repeat\":%d,\"mpi_library\":\"%s\",", size,
                         opts.check ? "true" : "false", repeat, lib);
+                fprintf(f, "\"hosts\":[");
+                for (int r = 0; r < size; r++) {
+                    const char *h = hosts + (size_t)r * MPI_MAX_PROCESSOR_NAME;
+                    fprintf(f, "%s\"%s\"", r ? "," : "", h);
+                }
+                fprintf(f, "],");
                 fprintf(f, "\"errors\":%ld,\"total_s\":", all_errors);
                 json_num(f, best_total);
                 fprintf(f, ",\"runs_s\":[");
@@ -232,6 +251,7 @@ int main(int argc, char **argv) {
     liquid_mem_free(gbytes);
     liquid_mem_free(gmsgs);
     liquid_mem_free(runs);
+    liquid_mem_free(hosts);
     MPI_Finalize();
     return all_errors ? 1 : 0;
 }

@@ -130,6 +130,10 @@ pub struct RunReport {
     pub repeat: usize,
     /// `MPI_Get_library_version`.
     pub mpi_library: String,
+    /// Where each rank ran (`MPI_Get_processor_name`), rank by rank; empty in a report of
+    /// a runtime that did not record it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
     /// Errors found over all runs.
     pub errors: u64,
     /// The fastest run's time, seconds.
@@ -217,6 +221,12 @@ pub struct Comparison {
     pub mpi_library: String,
     /// Whether the run checked every byte.
     pub checked: bool,
+    /// Where the ranks ran, against the plan's hostfile ([`placement`]).
+    pub placement: String,
+    /// Ranks that ran on another machine than their line of the hostfile names: their
+    /// times are another placement's (0 when all are on their line, or when the run was
+    /// on one machine or did not record its hosts).
+    pub misplaced_ranks: usize,
     /// Errors the run found (0 for a correct run).
     pub errors: u64,
     /// liquid's predicted total, seconds (None: the time limit stopped the prediction).
@@ -325,6 +335,13 @@ pub fn check_run(r: &RunReport) -> Result<(), String> {
     }
     if r.repeat == 0 {
         return Err("field repeat: a run is made at least once".into());
+    }
+    if !r.hosts.is_empty() && r.hosts.len() != r.ranks {
+        return Err(format!(
+            "field hosts: {} names for {} ranks",
+            r.hosts.len(),
+            r.ranks
+        ));
     }
     if r.runs_s.len() != r.repeat {
         return Err(format!(
@@ -462,7 +479,11 @@ pub fn compare(
             ratio: ratio(m.time_s, p.time_s),
         });
     }
+    let hostfile = std::fs::read_to_string(dir.join("hostfile")).ok();
+    let (placement, misplaced_ranks) = placement(&run.hosts, hostfile.as_deref());
     Ok(Comparison {
+        placement,
+        misplaced_ranks,
         model: manifest.model.clone(),
         mode: manifest.mode.clone(),
         source: manifest.source.clone(),
@@ -475,4 +496,126 @@ pub fn compare(
         ratio: ratio(run.total_s, manifest.prediction.total_s),
         steps,
     })
+}
+
+/// Where a run's ranks ran (`hosts`, rank by rank, as the runtime recorded them) against
+/// the plan's `hostfile` (rank i on its line i): in words, and how many ranks ran
+/// elsewhere than their line names. A machine matches a line by its name, or by the part
+/// before the first dot on either side (`n001` and `n001.cluster`), in any case. A run on
+/// one machine that the hostfile does not name is the `run` command's (every rank here):
+/// nothing to check.
+pub fn placement(hosts: &[String], hostfile: Option<&str>) -> (String, usize) {
+    if hosts.is_empty() {
+        return (
+            "not recorded (the run's report names no hosts: a runtime older than this liquid)"
+                .into(),
+            0,
+        );
+    }
+    let Some(hostfile) = hostfile else {
+        return (
+            "not checked: the plan directory has no readable hostfile".into(),
+            0,
+        );
+    };
+    let lines: Vec<&str> = hostfile
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().next().unwrap_or(l))
+        .collect();
+    let same = |a: &str, b: &str| {
+        let short = |s: &str| s.split('.').next().unwrap_or(s).to_lowercase();
+        a.eq_ignore_ascii_case(b) || short(a) == short(b)
+    };
+    let first = &hosts[0];
+    if hosts.iter().all(|h| h == first) && !lines.iter().any(|l| same(l, first)) {
+        return (
+            format!(
+                "every rank on {first}, one machine the hostfile does not name (the `run` \
+                 command): the hostfile's placement was not used"
+            ),
+            0,
+        );
+    }
+    let misplaced: Vec<String> = hosts
+        .iter()
+        .enumerate()
+        .filter(|(r, h)| !lines.get(*r).is_some_and(|l| same(l, h)))
+        .map(|(r, h)| match lines.get(r) {
+            Some(l) => format!("rank {r} on {h}, line {} names {l}", r + 1),
+            None => format!("rank {r} on {h}, the hostfile has no line {}", r + 1),
+        })
+        .collect();
+    if misplaced.is_empty() {
+        return (
+            format!(
+                "every rank on its line of the hostfile ({} ranks)",
+                hosts.len()
+            ),
+            0,
+        );
+    }
+    let shown: Vec<&str> = misplaced.iter().take(3).map(String::as_str).collect();
+    (
+        format!(
+            "{} of {} ranks not on their line of the hostfile ({}{}): the times are another \
+             placement's; with Open MPI, run_on_hosts's `--map-by node` puts rank i on line i \
+             when each machine has one line",
+            misplaced.len(),
+            hosts.len(),
+            shown.join("; "),
+            if misplaced.len() > shown.len() {
+                "; ..."
+            } else {
+                ""
+            }
+        ),
+        misplaced.len(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::placement;
+
+    fn hosts(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn ranks_on_their_lines_pass_and_filled_slots_are_named() {
+        let file = "n001\nn013 # spine 2\n\nn021\nn030\n";
+        let ok = placement(
+            &hosts(&["n001", "N013.cluster", "n021", "n030"]),
+            Some(file),
+        );
+        assert_eq!(ok.1, 0, "{}", ok.0);
+        assert!(ok.0.starts_with("every rank on its line"), "{}", ok.0);
+        // Open MPI without slots: the first machines' cores filled first.
+        let (why, n) = placement(&hosts(&["n001", "n001", "n013", "n013"]), Some(file));
+        assert_eq!(n, 3, "{why}");
+        assert!(why.contains("rank 1 on n001, line 2 names n013"), "{why}");
+        let (why, n) = placement(
+            &hosts(&["n001", "n013", "n021", "n030", "n031"]),
+            Some(file),
+        );
+        assert_eq!(n, 1);
+        assert!(why.contains("the hostfile has no line 5"), "{why}");
+    }
+
+    #[test]
+    fn a_run_on_this_machine_or_an_old_report_is_not_misplaced() {
+        let file = "p0\np1\n";
+        let (why, n) = placement(&hosts(&["vm", "vm"]), Some(file));
+        assert_eq!(n, 0);
+        assert!(why.contains("every rank on vm"), "{why}");
+        assert_eq!(placement(&[], Some(file)).1, 0);
+        assert!(placement(&[], Some(file)).0.starts_with("not recorded"));
+        assert!(placement(&hosts(&["a", "b"]), None)
+            .0
+            .starts_with("not checked"));
+        // One machine the hostfile does name: checked line by line.
+        assert_eq!(placement(&hosts(&["p0", "p0"]), Some(file)).1, 1);
+    }
 }
