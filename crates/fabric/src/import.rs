@@ -12,6 +12,11 @@
 //!   the usual single-port cluster); a second connected port stays in the network, unused
 //!   by the routes.
 //! - Routes are explicit (`routing: explicit`), one per ordered pair of selected hosts.
+//! - Link rates: the width and speed ibnetdiscover prints for each port (`4xEDR`) give
+//!   its link's data rate ([`crate::topology::Rate::mb_s`]). The rate most links run at
+//!   is the model's `link_throughput`; a link at another rate (a cable trained at 1X, a
+//!   slower adapter) gets its own `bandwidth`, and [`Imported::notes`] names it. Without
+//!   any rate in the file the model has none (give `--link-throughput`).
 //!
 //! # LMC > 0
 //! With LMC l a port has 2^l LIDs and the tables may route each differently. A message
@@ -27,11 +32,11 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use liquid_model::network::{NetLink, Network, Pair, Pattern, Route, Routing};
+use liquid_model::network::{LinkParams, NetLink, Network, Pair, Pattern, Route, Routing};
 
 use crate::hosts::Selection;
 use crate::lft::Lfts;
-use crate::topology::{NodeKind, Topology};
+use crate::topology::{NodeKind, Rate, Topology};
 use crate::{guid_str, FabricError};
 
 /// What to import.
@@ -90,8 +95,14 @@ pub struct Imported {
     pub pattern: Pattern,
     /// Figures.
     pub summary: Summary,
-    /// Remarks the user should read (LMC handling).
+    /// Remarks the user should read (LMC handling, links at another rate).
     pub notes: Vec<String>,
+    /// The rate most links run at, MB/s (the model's `link_throughput`); `None` when the
+    /// topology file prints no rates.
+    pub link_throughput: Option<f64>,
+    /// Per link (as `network.links`), its own bandwidth when its rate is not
+    /// `link_throughput`'s.
+    pub link_params: Vec<LinkParams>,
     /// YAML comment lines listing every node (GUID, LID, description).
     pub header: String,
     /// For each link, the topology node and port it leaves by.
@@ -104,11 +115,12 @@ impl Imported {
     /// The model file: the header comments and the network form.
     pub fn to_yaml(&self) -> String {
         let mut out = self.header.clone();
-        out.push_str(&liquid_model::yaml::write_network(
+        out.push_str(&liquid_model::yaml::write_network_with_params(
             &self.name,
             Some(&self.description),
-            None,
+            self.link_throughput,
             &self.network,
+            &self.link_params,
             &self.pattern,
         ));
         out
@@ -516,7 +528,22 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
                 .collect(),
         )
     };
-    let mut notes = Vec::new();
+    let rates: Vec<Option<Rate>> = link_ends
+        .iter()
+        .map(|&(i, p)| topo.nodes[i].ports.get(&p).and_then(|port| port.rate))
+        .collect();
+    // A link as a person finds it: its id, and the nodes' descriptions with the port.
+    let label = |i: usize| {
+        let (node, port) = link_ends[i];
+        let n = &topo.nodes[node];
+        let remote = n
+            .ports
+            .get(&port)
+            .map_or("", |p| topo.nodes[p.remote].desc.as_str());
+        format!("{} ({:?} port {port} -> {remote:?})", links[i].id, n.desc)
+    };
+    let (common, link_params, rate_notes) = link_rates(&rates, label);
+    let mut notes = rate_notes;
     if lmc_in_tables {
         notes.push(format!(
             "{lfile} routes more LIDs than ports' base LIDs (LMC > 0; ibnetdiscover -p does not print the LMC): every route follows its destination's base LID (what MPI uses unless told otherwise), the tables' entries for the other LIDs are not followed"
@@ -545,9 +572,10 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
         crate::lft::Layout::DumpFts => "dump_fts/ibroute",
     };
     let description = format!(
-        "InfiniBand fabric read by liquid import ib from {tfile} ({form}) and {lfile} ({layout}): {} switches, {} adapters; the all-to-all of {} hosts over the subnet manager's routes",
+        "InfiniBand fabric read by liquid import ib from {tfile} ({form}) and {lfile} ({layout}): {} switches, {} adapters{}; the all-to-all of {} hosts over the subnet manager's routes",
         switches.len(),
         adapters.len(),
+        common.map_or(String::new(), |r| format!(", links at {r} ({} MB/s)", r.mb_s())),
         selected.len()
     );
 
@@ -615,9 +643,59 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
         summary,
         notes,
         header,
+        link_throughput: common.map(|r| r.mb_s()),
+        link_params,
         link_ends,
         host_ports,
     })
+}
+
+/// The rate most links run at (ties: the faster), each link's own bandwidth where its
+/// rate differs, and the notes that name those links and the links without a rate.
+fn link_rates(
+    rates: &[Option<Rate>],
+    label: impl Fn(usize) -> String,
+) -> (Option<Rate>, Vec<LinkParams>, Vec<String>) {
+    let mut count: Vec<(Rate, usize)> = Vec::new();
+    for r in rates.iter().flatten() {
+        match count.iter_mut().find(|(c, _)| c == r) {
+            Some((_, n)) => *n += 1,
+            None => count.push((*r, 1)),
+        }
+    }
+    let Some(&(common, _)) = count.iter().max_by(|a, b| {
+        a.1.cmp(&b.1)
+            .then(a.0.mb_s().total_cmp(&b.0.mb_s()))
+            .then(b.0.to_string().cmp(&a.0.to_string()))
+    }) else {
+        return (None, Vec::new(), Vec::new());
+    };
+    let mut params = vec![LinkParams::default(); rates.len()];
+    let mut other = Vec::new();
+    for (i, r) in rates.iter().enumerate() {
+        if let Some(r) = r.filter(|r| *r != common) {
+            params[i].bandwidth = Some(r.mb_s());
+            other.push(format!("{} at {r} ({} MB/s)", label(i), r.mb_s()));
+        }
+    }
+    let mut notes = Vec::new();
+    if !other.is_empty() {
+        notes.push(format!(
+            "{} of {} links run at another rate than the fabric's {common} ({} MB/s), each with its own bandwidth in the model: {}",
+            other.len(),
+            rates.len(),
+            common.mb_s(),
+            other.join(", ")
+        ));
+    }
+    let unknown = rates.iter().filter(|r| r.is_none()).count();
+    if unknown > 0 {
+        notes.push(format!(
+            "{unknown} of {} links have no rate in the topology file (width or speed `??`): they take the fabric's {common}",
+            rates.len()
+        ));
+    }
+    (Some(common), params, notes)
 }
 
 /// Whether `lid` is one of the LMC LIDs of the port with GUID `guid` (at most 127 above

@@ -51,8 +51,75 @@ pub struct Port {
     pub remote: usize,
     /// Port number at the other end.
     pub remote_port: u8,
+    /// The link's active width and speed as the file prints them (`4xEDR`, `4x EDR`);
+    /// `None` when it prints none or one liquid does not know (`??`).
+    pub rate: Option<Rate>,
     /// Line of this port in the file.
     pub line: usize,
+}
+
+/// A link's active width (lanes) and speed, as ibnetdiscover prints them
+/// (`dump_linkwidth_compat`, `dump_linkspeed(ext)_compat` in rdma-core's
+/// `infiniband-diags/ibnetdiscover.c`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rate {
+    /// Lanes: 1, 2, 4, 8 or 12.
+    pub lanes: u8,
+    /// The speed's name: SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR or XDR.
+    pub speed: &'static str,
+}
+
+/// Per speed name, one lane's data rate in Gb/s: the signalling rate less the line code
+/// (SDR 2.5 GBd at 8b/10b: 2; FDR 14.0625 GBd at 64b/66b: 13.636...; EDR 25.78125 GBd:
+/// 25), and the nominal rates of HDR (50), NDR (100), XDR (200).
+const SPEEDS: [(&str, f64); 9] = [
+    ("SDR", 2.0),
+    ("DDR", 4.0),
+    ("QDR", 8.0),
+    ("FDR10", 10.0),
+    ("FDR", 14.0625 * 64.0 / 66.0),
+    ("EDR", 25.0),
+    ("HDR", 50.0),
+    ("NDR", 100.0),
+    ("XDR", 200.0),
+];
+
+impl Rate {
+    /// A width (`4x`) and a speed (`EDR`), as ibnetdiscover prints them.
+    pub fn parse(width: &str, speed: &str) -> Option<Rate> {
+        let lanes: u8 = width.strip_suffix('x')?.parse().ok()?;
+        if ![1, 2, 4, 8, 12].contains(&lanes) {
+            return None;
+        }
+        let &(speed, _) = SPEEDS.iter().find(|(name, _)| *name == speed)?;
+        Some(Rate { lanes, speed })
+    }
+
+    /// Data rate of one lane, Gb/s, after the line code (8b/10b up to QDR, 64b/66b from
+    /// FDR10 on; HDR and up their nominal 50, 100, 200 Gb/s).
+    pub fn lane_gbps(&self) -> f64 {
+        SPEEDS
+            .iter()
+            .find(|(name, _)| *name == self.speed)
+            .map_or(0.0, |&(_, g)| g)
+    }
+
+    /// One word as the default form prints it: `4xEDR`.
+    pub fn parse_word(word: &str) -> Option<Rate> {
+        let x = word.find('x')?;
+        Rate::parse(&word[..=x], &word[x + 1..])
+    }
+
+    /// The link's data rate in MB/s (10^6 bytes per second): lanes x lane rate / 8.
+    pub fn mb_s(&self) -> f64 {
+        f64::from(self.lanes) * self.lane_gbps() * 1000.0 / 8.0
+    }
+}
+
+impl std::fmt::Display for Rate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}x{}", self.lanes, self.speed)
+    }
 }
 
 /// A node of the fabric.
@@ -157,6 +224,7 @@ struct RawPort {
     lmc: u8,
     remote: String,
     remote_port: u8,
+    rate: Option<Rate>,
     line: usize,
 }
 
@@ -489,6 +557,10 @@ fn parse_port_line(file: &str, n: usize, t: &str, kind: NodeKind) -> Result<RawP
             (lid, lmc)
         }
     };
+    // The rate is the first word after the remote description that reads as one
+    // (`lid 1 4xEDR`, then maybe ` s=4 w=2 v=3` with -f).
+    let after_desc = comment.rsplit('"').next().unwrap_or(comment);
+    let rate = after_desc.split_whitespace().find_map(Rate::parse_word);
     Ok(RawPort {
         num,
         guid,
@@ -496,6 +568,7 @@ fn parse_port_line(file: &str, n: usize, t: &str, kind: NodeKind) -> Result<RawP
         lmc,
         remote: remote.to_string(),
         remote_port,
+        rate,
         line: n,
     })
 }
@@ -599,6 +672,10 @@ fn parse_ports_form(file: &str, text: &str) -> Result<Vec<RawNode>, FabricError>
                         lmc: 0,
                         remote: format!("{rkind}-{rguid:016x}"),
                         remote_port: rport,
+                        rate: words
+                            .get(4)
+                            .zip(words.get(5))
+                            .and_then(|(w, s)| Rate::parse(w, s)),
                         line: n,
                     }),
                 )
@@ -710,6 +787,7 @@ fn resolve(file: &str, form: Form, raw: Vec<RawNode>) -> Result<Topology, Fabric
                 lmc: p.lmc,
                 remote: r,
                 remote_port: p.remote_port,
+                rate: p.rate,
                 line: p.line,
             };
             if let Some(old) = ports.insert(p.num, port) {

@@ -635,3 +635,87 @@ fn traces_of_a_port_the_model_does_not_route_by_are_not_checked() {
         c.disagreements
     );
 }
+
+#[test]
+fn a_link_at_another_rate_gets_its_own_bandwidth() {
+    // The fabric runs at 4xSDR (1000 MB/s); the cable between the switches' ports 3 trained
+    // at 1X, as ibnetdiscover prints it on both of its ends, in both forms.
+    let topo = TOPO
+        .replace(
+            "[3]\t\"S-0000000000200000\"[3]\t\t# \"Switch1\" lid 1 4xSDR",
+            "[3]\t\"S-0000000000200000\"[3]\t\t# \"Switch1\" lid 1 1xSDR",
+        )
+        .replace(
+            "[3]\t\"S-0000000000200001\"[3]\t\t# \"Switch2\" lid 3 4xSDR",
+            "[3]\t\"S-0000000000200001\"[3]\t\t# \"Switch2\" lid 3 1xSDR",
+        );
+    assert_eq!(topo.matches("1xSDR").count(), 2, "the edit applies");
+    let ports = TOPO_P
+        .replace(
+            "SW     3  3 0x0000000000200001 4x SDR",
+            "SW     3  3 0x0000000000200001 1x SDR",
+        )
+        .replace(
+            "SW     1  3 0x0000000000200000 4x SDR",
+            "SW     1  3 0x0000000000200000 1x SDR",
+        );
+    assert_eq!(ports.matches("1x SDR").count(), 2, "the edit applies");
+    let m = run(&topo, LFTS).expect("imports");
+    assert_eq!(m.link_throughput, Some(1000.0));
+    let slow: Vec<(&str, Option<f64>)> = m
+        .network
+        .links
+        .iter()
+        .zip(&m.link_params)
+        .filter(|(_, p)| p.bandwidth.is_some())
+        .map(|(l, p)| (l.id.as_str(), p.bandwidth))
+        .collect();
+    assert_eq!(
+        slow,
+        [
+            ("S-0000000000200000/3", Some(250.0)),
+            ("S-0000000000200001/3", Some(250.0))
+        ]
+    );
+    let note = m.notes.join("\n");
+    assert!(
+        note.contains("2 of 12 links run at another rate than the fabric's 4xSDR (1000 MB/s)")
+            && note.contains(
+                "S-0000000000200000/3 (\"Switch1\" port 3 -> \"Switch2\") at 1xSDR (250 MB/s)"
+            ),
+        "{note}"
+    );
+    assert_eq!(body(&m), body(&run(&ports, LFTS).expect("imports")));
+    // The model file carries them.
+    let yaml = m.to_yaml();
+    assert!(yaml.contains("\nlink_throughput: 1000\n"), "{yaml}");
+    assert_eq!(yaml.matches("bandwidth: 250}").count(), 2, "{yaml}");
+    liquid_model::yaml::parse_model("m.yaml", &yaml).expect("a valid model");
+    // Unchanged, the fabric has one rate and no link its own.
+    let plain = run(TOPO, LFTS).expect("imports");
+    assert_eq!(plain.link_throughput, Some(1000.0));
+    assert!(plain.link_params.iter().all(|p| p.bandwidth.is_none()));
+    assert!(plain.notes.is_empty(), "{:?}", plain.notes);
+}
+
+#[test]
+fn rates_as_ibnetdiscover_prints_them() {
+    use liquid_fabric::topology::Rate;
+    let mb = |w: &str| Rate::parse_word(w).map(|r| r.mb_s());
+    assert_eq!(mb("4xSDR"), Some(1000.0));
+    assert_eq!(mb("1xSDR"), Some(250.0));
+    assert_eq!(mb("12xQDR"), Some(12000.0));
+    assert_eq!(mb("4xEDR"), Some(12500.0));
+    assert_eq!(mb("4xHDR"), Some(25000.0));
+    assert_eq!(mb("2xNDR"), Some(25000.0));
+    assert_eq!(mb("4xFDR10"), Some(5000.0));
+    let fdr = mb("4xFDR").expect("FDR");
+    assert!((fdr - 6818.18).abs() < 0.01, "{fdr}");
+    for w in ["?????", "??xSDR", "4x???", "3xSDR", "4xFOO", "lid"] {
+        assert_eq!(mb(w), None, "{w}");
+    }
+    assert_eq!(
+        Rate::parse("4x", "EDR").map(|r| r.to_string()),
+        Some("4xEDR".into())
+    );
+}
