@@ -23,14 +23,31 @@ pub enum CrossFormat {
     Json,
 }
 
+/// `--engines`'s help, with the default list as the registry has it.
+fn engines_help() -> String {
+    let names: Vec<&str> = liquid_engine::registry::crosscheck_defaults()
+        .map(|e| e.name())
+        .collect();
+    format!(
+        "Engines to run, comma-separated (default: {})",
+        names.join(", ")
+    )
+}
+
 // `liquid crosscheck`'s arguments.
 #[derive(Debug, clap::Args)]
 pub struct CrosscheckArgs {
     /// Model files, folders (every `.yaml` inside) or generated-model specs.
     #[arg(required = true)]
     models: Vec<PathBuf>,
-    /// Engines to run, comma-separated (default: native, dsatur, exact, sat, ilp).
-    #[arg(long, value_parser = super::engine_parser(), value_delimiter = ',')]
+    /// Engines to run, comma-separated (default: the registry's crosscheck engines, named
+    /// in the help).
+    #[arg(
+        long,
+        value_parser = super::engine_parser(),
+        value_delimiter = ',',
+        help = engines_help()
+    )]
     engines: Vec<String>,
     /// Record every engine's answer (verdict, length, bound, evidence; no timings) and
     /// each model's file and traffic digest in FILE: a baseline to compare later runs

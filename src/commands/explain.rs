@@ -35,10 +35,10 @@ pub struct ExplainArgs {
     /// With --shard: the folder for the shard file.
     #[arg(long, value_name = "DIR", requires = "shard")]
     out: Option<PathBuf>,
-    /// Write the (first) core's checked proof into DIR, as `prove --out DIR` does
+    /// Write the (first) core's checked proof into DIR, as `prove --proof DIR` does
     /// (formula.cnf, proof.lrat, manifest.yaml), with the core itself as DIR/core.yaml:
-    /// `liquid check-proof DIR/core.yaml DIR` and `liquid certify DIR/core.yaml --proof
-    /// DIR` check it. One model only. Exit 1 when there is no core to prove (the traffic
+    /// `liquid check-proof DIR/core.yaml --proof DIR` and `liquid certify DIR/core.yaml
+    /// --proof DIR` check it. One model only. Exit 1 when there is no core to prove (the traffic
     /// is liquid, or the time limit came before a core).
     #[arg(
         long,
@@ -91,7 +91,7 @@ pub fn explain(a: &ExplainArgs) -> anyhow::Result<ExitCode> {
         }
         let core = dir.join(liquid_engine::explain::CORE_FILE);
         eprintln!(
-            "the core's checked proof is in {}; check it with: liquid check-proof {} {}",
+            "the core's checked proof is in {}; check it with: liquid check-proof {} --proof {}",
             dir.display(),
             core.display(),
             dir.display()

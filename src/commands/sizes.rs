@@ -239,7 +239,7 @@ pub struct GenerateSizesArgs {
     /// Zipf's exponent s (with --dist zipf only; default 1).
     #[arg(long, value_name = "S")]
     pub zipf_s: Option<f64>,
-    /// Bytes each rank sends in all (`1KiB` .. `64MiB`), split over its destinations: 1
+    /// Bytes each rank sends in all (a byte count such as `1KiB` or `64MiB`), split over its destinations: 1
     /// byte each, the rest by the distribution's weights, to whole bytes by largest
     /// remainder (a rank with more destinations than bytes sends 1 byte to each, with a
     /// warning); not with --dist matrix.

@@ -47,7 +47,8 @@ fn no_proof_written(
     let why = if bound.value <= d {
         format!(
             "{}'s answer ({}) has no lower bound above Λ = {d} to prove; an engine that \
-             settles the optimum (native, sat, portfolio) or `liquid prove` writes one",
+             proves its bound (portfolio, native, exact, sat, ilp) or `liquid prove` writes \
+             one",
             c.engine(),
             c.verdict().as_str()
         )

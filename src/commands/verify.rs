@@ -39,7 +39,8 @@ pub struct VerifyArgs {
     #[arg(long, conflicts_with = "proof")]
     stream: bool,
     /// With --stream: check only the first K frames, as a prefix of a schedule (for
-    /// measurements; "exactly once" and Λ need the whole schedule and are not checked).
+    /// measurements; "exactly once" and Λ need the whole schedule and are not checked:
+    /// `valid: true` then says only that these frames have no problem).
     #[arg(long, value_name = "K", requires = "stream")]
     prefix: Option<u64>,
     /// With --sizes: the link throughput in MB/s for links without their own.

@@ -151,7 +151,7 @@ impl Core {
         traffic.sub_traffic(&self.transfers)
     }
 
-    /// Writes the core's checked proof into `dir` as `liquid prove --out DIR` does
+    /// Writes the core's checked proof into `dir` as `liquid prove --proof DIR` does
     /// (formula.cnf, proof.lrat, manifest.yaml), with the core itself as
     /// `dir/core.yaml` ([`liquid_proof::CORE_FILE`]): the model to give `check-proof`
     /// and `certify`. The directory is read back and checked before it is put in place.
@@ -166,7 +166,7 @@ impl Core {
         let comment = format!(
             "A non-liquid core of {:?} found by `liquid explain`: {} of its {} transfers \
              cannot share Λ = {} timeframes (name and description are the whole model's).\nThe \
-             proof in this directory is about exactly this traffic: liquid check-proof {} {}",
+             proof in this directory is about exactly this traffic: liquid check-proof {} --proof {}",
             traffic.name(),
             self.transfers.len(),
             traffic.len(),

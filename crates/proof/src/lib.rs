@@ -226,7 +226,7 @@ pub fn write_and_verify(
 
 /// [`write_and_verify`], with the traffic itself written as `dir/`[`CORE_FILE`] (its
 /// explicit form after the comment lines `comment`), for a proof about a traffic that is
-/// no file of the user's: `liquid check-proof DIR/core.yaml DIR` then checks it. The
+/// no file of the user's: `liquid check-proof DIR/core.yaml --proof DIR` then checks it. The
 /// file is written before the check and installed with the proof, never apart from it.
 pub fn write_and_verify_with_traffic(
     dir: &Path,

@@ -331,8 +331,10 @@ fn check_model(
     })
 }
 
-/// The optimum's range, in words: no schedule found leaves it open above.
-fn between(lower: Option<usize>, upper: Option<usize>) -> String {
+/// The optimum's range, in words: no schedule found leaves it open above. `lower` is
+/// never below Λ (`duration`), which bounds every schedule.
+fn between(lower: Option<usize>, upper: Option<usize>, duration: usize) -> String {
+    let lower = Some(lower.map_or(duration, |l| l.max(duration)));
     match upper {
         Some(u) => format!("optimal length between {} and {u}", opt(&lower)),
         None => format!(
@@ -526,7 +528,7 @@ fn table(report: &Report, accept_improvements: bool) -> String {
                 opt(&m.upper_bound),
                 m.duration
             ),
-            s if s == Status::Open.as_str() => between(m.lower_bound, m.upper_bound),
+            s if s == Status::Open.as_str() => between(m.lower_bound, m.upper_bound, m.duration),
             // Only schedule files given were wrong: the engines' answer stands.
             _ if m.contradictions.len() == rejected_schedules(m) => {
                 let engines = match (m.lower_bound, m.upper_bound) {
@@ -534,7 +536,7 @@ fn table(report: &Report, accept_improvements: bool) -> String {
                     (Some(l), Some(u)) if l == u => {
                         format!("optimal length {u} (Λ = {})", m.duration)
                     }
-                    (l, u) => between(l, u),
+                    (l, u) => between(l, u, m.duration),
                 };
                 format!("SCHEDULE REJECTED; {engines}")
             }

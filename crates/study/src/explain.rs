@@ -45,7 +45,7 @@ pub fn one(
 
 /// Explains one model as [`one`] does and writes its first core's checked proof into
 /// `dir` (formula.cnf, proof.lrat, manifest.yaml, and the core as core.yaml: `liquid
-/// check-proof DIR/core.yaml DIR` checks it). The report says where (`proof_dir`); a
+/// check-proof DIR/core.yaml --proof DIR` checks it). The report says where (`proof_dir`); a
 /// traffic without a core (liquid, or stopped before one was found) writes nothing.
 pub fn one_with_proof(
     model: &Path,
