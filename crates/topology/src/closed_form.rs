@@ -357,20 +357,25 @@ impl Machine {
                     ),
                 )
             }
-            Machine::Rail(r) => (
-                r.schedule()?.ok_or_else(|| none(RAIL_WHEN))?,
-                r.build()?.host_count(),
-                format!(
-                    "rail shifts: {} frames (Δs, Δj), GPU j of server x to GPU j + Δj of server \
-                     x + Δs, with the NVLink shifts within the servers laid into frames {}",
+            Machine::Rail(r) => {
+                let frames = r.schedule()?.ok_or_else(|| none(RAIL_WHEN))?;
+                // The shifts make G·(S − 1) frames; where NVLink is the bottleneck (PXN
+                // with more GPUs than servers, or one server) its shifts need more.
+                let construction = format!(
+                    "rail shifts: {} frames: {} cross-server shifts (Δs, Δj), GPU j of server \
+                     x to GPU j + Δj of server x + Δs, with the NVLink shifts within the \
+                     servers laid into frames {} (frames of their own where NVLink is the \
+                     bottleneck)",
+                    frames.len(),
                     r.gpus * (r.servers - 1),
                     if r.pxn {
                         "of the same rail (PXN)"
                     } else {
                         "that do not use NVLink"
                     }
-                ),
-            ),
+                );
+                (frames, r.build()?.host_count(), construction)
+            }
             Machine::HyperX(x) => {
                 let net = x.build()?;
                 (
