@@ -2,7 +2,7 @@
 //!
 //! `DIR/rank-R.txt` per rank (see [`crate::format`]), `DIR/ranks.txt` (rank → the model's
 //! host), `DIR/hostfile` (the hosts in rank order, one per line: rank i runs on line i
-//! with `smpirun -hostfile`, and with Open MPI's `--hostfile` and `--map-by node`), and
+//! with `smpirun -hostfile`, and with Open MPI's `--hostfile` and `--mca rmaps seq`), and
 //! `DIR/manifest.json` ([`Manifest`]): the plan's shape and liquid's prediction of the
 //! same plan by `liquid_sim`, step by step.
 
@@ -342,11 +342,13 @@ pub fn run_here(ranks: usize, dir: &str) -> String {
 }
 
 /// The Open MPI command that runs the plan in `dir` of `ranks` ranks on the machines of
-/// its hostfile, rank i on line i: `--map-by node`, since Open MPI gives a line without
-/// `slots=` as many slots as the machine has cores and by default fills them first (all
-/// ranks on the first machines). `liquid compare` checks where the ranks ran.
+/// its hostfile, rank i on line i: Open MPI's sequential mapper (`--mca rmaps seq`, "reads
+/// the hostfile line by line, assigning processes to nodes in whatever order the hostfile
+/// specifies", mpirun(1) of Open MPI 4.1). Without it a hostfile is no ordered list: a line
+/// without `slots=` gets the machine's cores as slots, filled first, and the node mpirun
+/// runs on comes first. `liquid compare` checks where the ranks ran.
 pub fn run_on_hosts(ranks: usize, dir: &str) -> String {
-    format!("mpirun -np {ranks} --hostfile {dir}/hostfile --map-by node ./liquid-mpi-run {dir}")
+    format!("mpirun -np {ranks} --hostfile {dir}/hostfile --mca rmaps seq ./liquid-mpi-run {dir}")
 }
 
 fn build(input: &ExportInput<'_>) -> Result<(Program, Plan, String), MpiError> {

@@ -565,7 +565,7 @@ pub fn placement(hosts: &[String], hostfile: Option<&str>) -> (String, usize) {
     (
         format!(
             "{} of {} ranks not on their line of the hostfile ({}{}): the times are another \
-             placement's; with Open MPI, run_on_hosts's `--map-by node` puts rank i on line i \
+             placement's; with Open MPI, run_on_hosts's `--mca rmaps seq` puts rank i on line i \
              when each machine has one line",
             misplaced.len(),
             hosts.len(),
