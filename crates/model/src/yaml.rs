@@ -1089,6 +1089,26 @@ pub fn load_schedule(path: &Path, traffic: &Traffic) -> Result<Schedule, LoadErr
     parse_schedule(&path.display().to_string(), &text, traffic)
 }
 
+/// When schedule text is `liquid solve`'s report (its top-level `verdict` and `engine`),
+/// the error that says where the schedule file comes from.
+fn report_given(file: &str, text: &str) -> Option<LoadError> {
+    #[derive(Deserialize)]
+    struct Report {
+        #[allow(dead_code)]
+        verdict: serde::de::IgnoredAny,
+        #[allow(dead_code)]
+        engine: serde::de::IgnoredAny,
+    }
+    serde_yaml::from_str::<Report>(text).ok()?;
+    Some(LoadError::at_field(
+        file,
+        text,
+        "engine",
+        "this is `liquid solve`'s report, not a schedule file: write the schedule with \
+         `liquid solve MODEL --schedule-out FILE`",
+    ))
+}
+
 /// Parses schedule text against a traffic; `file` names it in errors.
 pub fn parse_schedule(file: &str, text: &str, traffic: &Traffic) -> Result<Schedule, LoadError> {
     schedule_frames(file, text, traffic, |e, _| Err(e))
@@ -1103,7 +1123,7 @@ fn schedule_frames(
     traffic: &Traffic,
     mut unknown: impl FnMut(LoadError, usize) -> Result<(), LoadError>,
 ) -> Result<Schedule, LoadError> {
-    let s: ScheduleFile = parse(file, text)?;
+    let s: ScheduleFile = parse(file, text).map_err(|e| report_given(file, text).unwrap_or(e))?;
     if let Some(m) = &s.model {
         if m != traffic.name() {
             return Err(LoadError::at_field(
@@ -1752,6 +1772,25 @@ mod tests {
         assert_eq!(e.line, Some(3));
         let e = error("name: x\nmodel: y\ntransfers: []\n");
         assert!(e.message.contains("unknown field `model`"), "{e}");
+    }
+
+    /// `liquid solve`'s report given where a schedule file goes says where the schedule
+    /// file comes from, not "unknown field `engine`".
+    #[test]
+    fn a_solve_report_given_as_a_schedule_is_named_so() {
+        let t = Traffic::from_paths("m", &[("x", vec!["a"])]).expect("traffic");
+        let report = "model: m\nengine: portfolio\nverdict: liquid\nschedule:\n  - [x]\n";
+        let e = parse_schedule("r.yaml", report, &t).expect_err("a report");
+        assert_eq!(e.line, Some(2));
+        assert!(
+            e.message
+                .starts_with("this is `liquid solve`'s report, not a schedule file")
+                && e.message.contains("--schedule-out"),
+            "{e}"
+        );
+        // Another unknown field keeps the library's message.
+        let e = parse_schedule("s.yaml", "model: m\nframes: []\n", &t).expect_err("bad");
+        assert!(e.message.contains("unknown field `frames`"), "{e}");
     }
 
     /// A schedule read from a file names the file, line and column of each timeframe
