@@ -898,3 +898,35 @@ fn the_time_limit_stops_the_simulations_of_solve_and_crosscheck() {
         "{err}"
     );
 }
+
+/// An engine that gives no schedule of non-liquid pieces (native decides liquidity only)
+/// leaves the pieces' first fit as the schedule, named so; it was exit 2 "raise
+/// --time-limit", which no limit would have helped.
+#[test]
+fn an_engine_without_a_schedule_of_the_pieces_leaves_first_fit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sizes = write(
+        dir.path(),
+        "sizes.yaml",
+        "t0: 1000\nt1: 2000\nt2: 3000\nt3: 4000\nt4: 5000\nh: 6000\n",
+    );
+    for engine in ["native", "structured"] {
+        let v = run_json(&[
+            "solve",
+            "models/odd-wheel.yaml",
+            "--sizes",
+            &sizes,
+            "--link-throughput",
+            "1000",
+            "--engine",
+            engine,
+        ]);
+        let p = &v["preemptive"];
+        assert_eq!(
+            p["engine"],
+            format!("first-fit ({engine} gave no schedule of the pieces: non-liquid)"),
+            "{v}"
+        );
+        assert!(p["frames"].as_u64().expect("frames") >= 4, "{v}");
+    }
+}

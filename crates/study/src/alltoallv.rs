@@ -694,13 +694,21 @@ fn chunks(
                     .into();
             }
         } else if c.is_none() {
-            return Err(StudyError::Input(format!(
-                "engine {} found no schedule of the pieces ({}); raise --time-limit",
+            // An engine that gives no schedule of a non-liquid traffic (native, structured)
+            // or stopped without one: the pieces' first fit is the schedule, said so (no
+            // time limit would have helped native on non-liquid pieces).
+            phase(&format!("first fit of {total} pieces"));
+            c = Some(
+                chunk::first_fit_until(traffic, bytes, quantum, platform, &lanes, deadline, true)
+                    .ok_or_else(|| StudyError::internal("first fit without a schedule"))?,
+            );
+            engine = format!(
+                "first-fit ({} gave no schedule of the pieces: {})",
                 e.name(),
                 checked.verdict().as_str()
-            )));
+            );
         }
-        if engine != e.name() {
+        if engine != e.name() && !engine.starts_with("first-fit (") {
             engine = format!("first-fit ({} found no faster schedule)", e.name());
         }
     }
