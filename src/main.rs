@@ -133,7 +133,8 @@ enum Command {
         #[command(subcommand)]
         what: ImportWhat,
     },
-    /// Writes a model and a plan for another simulator.
+    /// Writes a model and a plan for another tool: an MPI program (`mpi`), SimGrid
+    /// (`simgrid`), an ibsim fabric (`ibsim`).
     Export {
         #[command(subcommand)]
         what: ExportWhat,
@@ -151,7 +152,8 @@ enum Command {
         #[command(subcommand)]
         what: TestbedWhat,
     },
-    /// Studies on the simulator (paper 001's total exchange between two clusters).
+    /// Studies: paper 001's total exchange between two clusters on the simulator, and
+    /// OpenSM routing engines on imported fabrics (`study routing`).
     Study {
         #[command(subcommand)]
         what: StudyWhat,

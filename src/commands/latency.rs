@@ -24,9 +24,10 @@ pub enum LatencyWhat {
     /// destinations, concentrator/dispatcher queues): mean latency per offered traffic,
     /// overall and per cluster, with 95 % confidence intervals over replications.
     Simulate(LatencySimArgs),
-    /// The model (both readings of its source queues) against the simulation: per
-    /// curve (system and message size), latency against offered traffic as CSV and SVG,
-    /// and the relative errors below 50, 70 and 90 % of the model's saturation load.
+    /// The model (its four readings: printed, per node, concentrator blocking, one-way
+    /// channels) against the simulation: per curve (system and message size), latency
+    /// against offered traffic as CSV and SVG, and the relative errors below 50, 70 and
+    /// 90 % of each reading's saturation load and the simulation's.
     Study(LatencyStudyArgs),
 }
 
