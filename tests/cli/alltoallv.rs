@@ -930,3 +930,22 @@ fn an_engine_without_a_schedule_of_the_pieces_leaves_first_fit() {
         assert!(p["frames"].as_u64().expect("frames") >= 4, "{v}");
     }
 }
+
+/// `analyze --sizes --link-throughput B` reports the links at B (the rate its time bound
+/// uses), not `null` as a model without a `link_throughput` of its own would.
+#[test]
+fn analyze_with_sizes_reports_the_throughput_given() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sizes = sizes_file(dir.path(), "fat-tree:4,3", "uniform", "1MiB", &[]);
+    let v = run_json(&[
+        "analyze",
+        "fat-tree:4,3",
+        "--sizes",
+        &sizes,
+        "--link-throughput",
+        "1000",
+    ]);
+    assert_eq!(v["link_throughput"], 1000.0, "{v}");
+    // #X / Λ = 240 / 15 = 16.
+    assert_eq!(v["liquid_throughput"], 16000.0, "{v}");
+}

@@ -136,4 +136,13 @@ impl Analysis {
             conflict_edges_note: note,
         }
     }
+
+    /// The report with every link at `mb_s` MB/s (a platform given apart from the
+    /// model, such as `--link-throughput` with `--sizes`): `link_throughput` and the
+    /// liquid throughput of `traffic` (the traffic the report is of) at that rate.
+    pub fn at_link_throughput(mut self, traffic: &Traffic, mb_s: f64) -> Analysis {
+        self.link_throughput = Some(mb_s);
+        self.liquid_throughput = Some(round2(mb_s * traffic.liquid_ratio()));
+        self
+    }
 }

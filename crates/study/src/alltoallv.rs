@@ -182,8 +182,17 @@ pub fn analyze(
     options: AnalysisOptions,
 ) -> Result<AnalyzeReport, StudyError> {
     let l = load(model_arg, a)?;
+    let mut analysis = Analysis::new(&l.traffic, options);
+    // Every real link at one rate (`--link-throughput`, or the model's): the report's
+    // link and liquid throughputs are at that rate, the one the time bound uses.
+    let mut rates = l.platform.bandwidth.iter().filter(|b| b.is_finite());
+    if let Some(&first) = rates.next() {
+        if rates.all(|&b| b == first) {
+            analysis = analysis.at_link_throughput(&l.traffic, first / 1e6);
+        }
+    }
     Ok(AnalyzeReport {
-        analysis: Analysis::new(&l.traffic, options),
+        analysis,
         time_bound: time_bound(&l.traffic, &l.sizes.bytes, &l.platform),
         sizes: l.info,
         overhead_s: a.overhead,
