@@ -6,6 +6,12 @@
 //! - Switches are named `S-<node GUID>` (as ibnetdiscover names them), adapters by their
 //!   host name, the first word of the node description (`"n001 HCA-1"` → `n001`). The
 //!   model file's leading comments list every node's GUID, LID and description.
+//! - Names need to be unique, non-empty and not a switch's among the selected hosts
+//!   only, and a selected host's port needs a LID (not 0); with no selection every
+//!   adapter is selected. An adapter left out that its first word cannot name (a storage
+//!   server with the firmware's description, an empty one, a multi-rail node's) is named
+//!   `H-<port or node GUID>` as ibnetdiscover names it; [`Imported::notes`] says how many
+//!   and why, and notes adapters left out whose port has LID 0.
 //! - One directed link per connected port and direction, named `<node>/<port>`: the link
 //!   that leaves that node by that port (`S-0002c90300a1b2c3/17`, `n001/1`).
 //! - A host sends and receives on its adapter's lowest-numbered connected port (port 1 on
@@ -139,6 +145,20 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
         .filter(|(_, t)| t.offset == 0)
         .map(|(&lid, &t)| (topo.lid_guid(t), lid))
         .collect();
+    // Adapter ports with LID 0 in the topology (no LID yet when it was collected), by port
+    // GUID: the tables, collected a moment later, may route the LID the port got since.
+    // Refused for a selected host (`name_hosts`); no route needs one left out.
+    let zero_ports: std::collections::HashSet<u64> = topo
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Adapter)
+        .flat_map(|n| {
+            n.ports
+                .values()
+                .filter(|p| p.lid == 0)
+                .map(move |p| p.guid.unwrap_or(n.guid))
+        })
+        .collect();
     let mut lmc_in_tables = false;
     for t in &lfts.tables {
         let Some(s) = topo.node_by_guid(NodeKind::Switch, t.guid) else {
@@ -164,6 +184,7 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
                 {
                     lmc_in_tables = true;
                 }
+                None if zero_ports.contains(&g) => {}
                 None => {
                     return Err(FabricError::at(
                         lfile,
@@ -195,82 +216,16 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
         }
     }
 
-    // Hosts: adapters named by the first word of their description.
-    let mut by_name: HashMap<String, usize> = HashMap::new();
-    for (i, n) in topo.nodes.iter().enumerate() {
-        if n.kind != NodeKind::Adapter {
-            continue;
-        }
-        let name = n.host_name();
-        if name.is_empty() {
-            return Err(FabricError::at(
-                tfile,
-                n.line,
-                format!(
-                    "{} has an empty node description: liquid names a host by its first word",
-                    n.label()
-                ),
-            ));
-        }
-        if let Some(&j) = by_name.get(name) {
-            let other = &topo.nodes[j];
-            return Err(FabricError::at(
-                tfile,
-                n.line,
-                format!(
-                    "host {name:?} is named twice: by {} here and by {} at line {}. liquid names a host by the first word of its adapter's node description; give each adapter a description of its own (rdma-ndd sets \"<hostname> <device>\"); hosts with several adapters are not supported",
-                    n.label(),
-                    other.label(),
-                    other.line
-                ),
-            ));
-        }
-        if topo
-            .nodes
-            .iter()
-            .any(|m| m.kind == NodeKind::Switch && m.switch_id() == name)
-        {
-            return Err(FabricError::at(
-                tfile,
-                n.line,
-                format!("host {name:?} has the name of a switch"),
-            ));
-        }
-        by_name.insert(name.to_string(), i);
-    }
-
-    // The selection.
-    let selected: Vec<String> = match &opts.selection {
-        Selection::All => {
-            let mut v: Vec<String> = by_name.keys().cloned().collect();
-            v.sort();
-            v
-        }
-        Selection::Named {
-            source,
-            names,
-            lines,
-        } => {
-            for (k, name) in names.iter().enumerate() {
-                if !by_name.contains_key(name) {
-                    let mut known: Vec<&String> = by_name.keys().collect();
-                    known.sort();
-                    let sample: Vec<&str> = known.iter().take(5).map(|s| s.as_str()).collect();
-                    let msg = format!(
-                        "host {name:?} is not in the fabric {tfile} ({} hosts: {}{})",
-                        known.len(),
-                        sample.join(", "),
-                        if known.len() > 5 { ", ..." } else { "" }
-                    );
-                    return Err(match lines.get(k) {
-                        Some(&l) => FabricError::at(source, l, msg),
-                        None => FabricError::file(source, msg),
-                    });
-                }
-            }
-            names.clone()
-        }
-    };
+    // Hosts: adapters named by the first word of their description. Names must be
+    // unique, non-empty and not a switch's among the selected hosts only (with no
+    // selection, every adapter is selected); an adapter left out that its first word
+    // cannot name is named by GUID, as ibnetdiscover names it.
+    let names = name_hosts(topo, &opts.selection)?;
+    let HostNames {
+        selected,
+        by_name,
+        notes: name_notes,
+    } = names;
     if selected.len() < 2 {
         return Err(FabricError::file(
             tfile,
@@ -335,8 +290,8 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
         }
     }
 
-    // Each selected host's port and LID (1 or more: `topology::parse` refuses a connected
-    // adapter port's LID 0 at its line).
+    // Each selected host's port and LID (1 or more: `name_hosts` refuses a selected
+    // adapter's connected port with LID 0 at its line).
     let mut host_ports: HashMap<String, (usize, u8)> = HashMap::new();
     let mut dlid: HashMap<&str, u16> = HashMap::new();
     for name in &selected {
@@ -543,7 +498,8 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
         format!("{} ({:?} port {port} -> {remote:?})", links[i].id, n.desc)
     };
     let (common, link_params, rate_notes) = link_rates(&rates, label);
-    let mut notes = rate_notes;
+    let mut notes = name_notes;
+    notes.extend(rate_notes);
     if lmc_in_tables {
         notes.push(format!(
             "{lfile} routes more LIDs than ports' base LIDs (LMC > 0; ibnetdiscover -p does not print the LMC): every route follows its destination's base LID (what MPI uses unless told otherwise), the tables' entries for the other LIDs are not followed"
@@ -647,6 +603,272 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
         link_params,
         link_ends,
         host_ports,
+    })
+}
+
+/// The hosts' names: which adapters are selected, under which name, and every other
+/// adapter's name in the network.
+struct HostNames {
+    /// The selected hosts, in the selection's order (sorted with no selection).
+    selected: Vec<String>,
+    /// Every adapter by its name in the model (selected or not).
+    by_name: HashMap<String, usize>,
+    /// Adapters named by GUID, ports with LID 0 left out, short names matched.
+    notes: Vec<String>,
+}
+
+/// Why an adapter's first word cannot name it: the topology's line and the message.
+fn unnameable(
+    topo: &Topology,
+    a: usize,
+    by_word: &HashMap<&str, Vec<usize>>,
+    switch_ids: &std::collections::HashSet<String>,
+) -> Option<(usize, String)> {
+    let n = &topo.nodes[a];
+    let name = n.host_name();
+    if name.is_empty() {
+        return Some((
+            n.line,
+            format!(
+                "{} has an empty node description: liquid names a host by its first word",
+                n.label()
+            ),
+        ));
+    }
+    let same = &by_word[name];
+    if same.len() > 1 {
+        let first = same[0];
+        let (here, other) = if first == a {
+            (&topo.nodes[same[1]], n)
+        } else {
+            (n, &topo.nodes[first])
+        };
+        let why = if same
+            .iter()
+            .all(|&b| topo.nodes[b].desc == topo.nodes[same[0]].desc)
+        {
+            "give each adapter a description of its own (rdma-ndd sets \"<hostname> <device>\")"
+        } else {
+            "hosts with several adapters (multi-rail, \"<hostname> mlx5_0\" and \"<hostname> mlx5_1\") are not supported"
+        };
+        return Some((
+            here.line,
+            format!(
+                "host {name:?} is named twice: by {} here and by {} at line {}{}. liquid names a host by the first word of its adapter's node description; {why}",
+                here.label(),
+                other.label(),
+                other.line,
+                if same.len() > 2 {
+                    format!(" (and by {} more)", same.len() - 2)
+                } else {
+                    String::new()
+                }
+            ),
+        ));
+    }
+    if switch_ids.contains(name) {
+        return Some((n.line, format!("host {name:?} has the name of a switch")));
+    }
+    None
+}
+
+/// A selected adapter's connected port with LID 0, refused at its line.
+fn lid_zero(topo: &Topology, a: usize) -> Option<(usize, String)> {
+    let n = &topo.nodes[a];
+    n.ports.values().find(|p| p.lid == 0).map(|p| {
+        (
+            p.line,
+            format!(
+                "the adapter port has LID 0, which is never a unicast LID (1-49151): was a subnet manager running when the topology was collected? (port {} of {})",
+                p.num,
+                n.label()
+            ),
+        )
+    })
+}
+
+/// Names the hosts (see [`import`]'s comments): the selected adapters by the first word
+/// of their description (an error when it is empty, shared or a switch's, or when a
+/// selected adapter's port has LID 0), the others by it when they can be, by GUID
+/// otherwise.
+fn name_hosts(topo: &Topology, selection: &Selection) -> Result<HostNames, FabricError> {
+    let tfile = topo.file.as_str();
+    let adapters: Vec<usize> = (0..topo.nodes.len())
+        .filter(|&i| topo.nodes[i].kind == NodeKind::Adapter)
+        .collect();
+    let mut by_word: HashMap<&str, Vec<usize>> = HashMap::new();
+    for &a in &adapters {
+        by_word
+            .entry(topo.nodes[a].host_name())
+            .or_default()
+            .push(a);
+    }
+    let switch_ids: std::collections::HashSet<String> = topo
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Switch)
+        .map(|n| n.switch_id())
+        .collect();
+    let leave_out = "; --hosts or --hostfile can leave such adapters out (storage, login or \
+                     multi-rail nodes): an adapter left out that its first word cannot name \
+                     is named by its GUID";
+    let mut notes = Vec::new();
+    // (name, adapter) of each selected host.
+    let mut chosen: Vec<(String, usize)> = Vec::new();
+    match selection {
+        Selection::All => {
+            for &a in &adapters {
+                if let Some((line, msg)) = unnameable(topo, a, &by_word, &switch_ids) {
+                    return Err(FabricError::at(tfile, line, format!("{msg}{leave_out}")));
+                }
+                if let Some((line, msg)) = lid_zero(topo, a) {
+                    return Err(FabricError::at(
+                        tfile,
+                        line,
+                        format!("{msg}; --hosts or --hostfile can leave this adapter out"),
+                    ));
+                }
+                chosen.push((topo.nodes[a].host_name().to_string(), a));
+            }
+            chosen.sort();
+        }
+        Selection::Named {
+            source,
+            names,
+            lines,
+        } => {
+            for (k, name) in names.iter().enumerate() {
+                let at = |msg: String| match lines.get(k) {
+                    Some(&l) => FabricError::at(source, l, msg),
+                    None => FabricError::file(source, msg),
+                };
+                let a = match by_word.get(name.as_str()) {
+                    Some(v) => v[0],
+                    None => {
+                        let mut known: Vec<&str> = by_word
+                            .iter()
+                            .filter(|(w, v)| {
+                                !w.is_empty() && v.len() == 1 && !switch_ids.contains(**w)
+                            })
+                            .map(|(w, _)| *w)
+                            .collect();
+                        known.sort();
+                        let sample: Vec<&str> = known.iter().take(5).copied().collect();
+                        return Err(at(format!(
+                            "host {name:?} is not in the fabric {tfile} ({} hosts: {}{})",
+                            known.len(),
+                            sample.join(", "),
+                            if known.len() > 5 { ", ..." } else { "" },
+                        )));
+                    }
+                };
+                if let Some((line, mut msg)) = unnameable(topo, a, &by_word, &switch_ids) {
+                    msg.push_str(&format!(
+                        " ({source} selects {name:?}; a selection without it works)"
+                    ));
+                    return Err(FabricError::at(tfile, line, msg));
+                }
+                if let Some((line, msg)) = lid_zero(topo, a) {
+                    return Err(FabricError::at(tfile, line, msg));
+                }
+                if let Some((other, _)) = chosen.iter().find(|(_, b)| *b == a) {
+                    return Err(at(format!(
+                        "hosts {other:?} and {name:?} are the same adapter, {}",
+                        topo.nodes[a].label()
+                    )));
+                }
+                chosen.push((name.clone(), a));
+            }
+        }
+    }
+    let selected: Vec<String> = chosen.iter().map(|(n, _)| n.clone()).collect();
+    let mut by_name: HashMap<String, usize> = chosen.iter().cloned().collect();
+    let is_chosen: std::collections::HashSet<usize> = chosen.iter().map(|&(_, a)| a).collect();
+    // The adapters left out.
+    let (mut by_guid, mut empty, mut shared, mut switch_named, mut zero) =
+        (0usize, 0usize, 0usize, 0usize, 0usize);
+    let mut shared_words: Vec<&str> = Vec::new();
+    for &a in &adapters {
+        if is_chosen.contains(&a) {
+            continue;
+        }
+        let n = &topo.nodes[a];
+        if n.ports.values().any(|p| p.lid == 0) {
+            zero += 1;
+        }
+        let word = n.host_name();
+        let name = if word.is_empty() {
+            empty += 1;
+            None
+        } else if by_word[word].len() > 1 {
+            shared += 1;
+            if !shared_words.contains(&word) {
+                shared_words.push(word);
+            }
+            None
+        } else if switch_ids.contains(word) {
+            switch_named += 1;
+            None
+        } else if by_name.contains_key(word) {
+            // A selected short name took it (`n001` for `n001.example.org`).
+            shared += 1;
+            None
+        } else {
+            Some(word.to_string())
+        };
+        let name = name.unwrap_or_else(|| {
+            by_guid += 1;
+            format!("H-{:016x}", n.guid)
+        });
+        if let Some(&b) = by_name.get(&name) {
+            return Err(FabricError::at(
+                tfile,
+                n.line,
+                format!(
+                    "{} would be named {name:?} in the model, as is {} at line {}",
+                    n.label(),
+                    topo.nodes[b].label(),
+                    topo.nodes[b].line
+                ),
+            ));
+        }
+        by_name.insert(name, a);
+    }
+    if by_guid > 0 {
+        let mut why = Vec::new();
+        if shared > 0 {
+            shared_words.sort();
+            let shown: Vec<String> = shared_words
+                .iter()
+                .take(5)
+                .map(|w| format!("{w:?}"))
+                .collect();
+            why.push(format!(
+                "{shared} whose first word another adapter's description shares ({}{})",
+                shown.join(", "),
+                if shared_words.len() > 5 { ", ..." } else { "" }
+            ));
+        }
+        if empty > 0 {
+            why.push(format!("{empty} with an empty description"));
+        }
+        if switch_named > 0 {
+            why.push(format!("{switch_named} with a switch's name"));
+        }
+        notes.push(format!(
+            "{by_guid} adapter(s) left out of the selection named by GUID in the model (H-<GUID>, as ibnetdiscover names them), since the first word of their description cannot name them: {}; they stay in the network, and no route starts or ends at them",
+            why.join(", ")
+        ));
+    }
+    if zero > 0 {
+        notes.push(format!(
+            "{zero} adapter(s) left out of the selection have a port with LID 0 (none assigned when the topology was collected: a node coming up?); no route starts or ends at them"
+        ));
+    }
+    Ok(HostNames {
+        selected,
+        by_name,
+        notes,
     })
 }
 

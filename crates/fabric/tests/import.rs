@@ -354,11 +354,13 @@ fn a_lid_that_is_not_a_unicast_lid() {
         e.to_string(),
         "topology.txt:31: LID 49152 is not a unicast LID (1-49151)"
     );
-    // LID 0 on an adapter port: refused at its line (was a table/LID mismatch later).
+    // LID 0 on a selected adapter's port: refused at its line by the import (was a
+    // table/LID mismatch later); the topology itself reads (see
+    // a_port_with_lid_0_left_out_of_the_selection).
     let topo = TOPO.replacen("# lid 6 lmc 0", "# lid 0 lmc 0", 1);
-    let e = topology::parse("topology.txt", &topo).expect_err("LID 0");
+    let e = err(run(&topo, LFTS));
     assert!(
-        e.to_string().starts_with(
+        e.starts_with(
             "topology.txt:31: the adapter port has LID 0, which is never a unicast LID (1-49151)"
         ),
         "{e}"
@@ -374,10 +376,18 @@ fn a_lid_that_is_not_a_unicast_lid() {
     // The ports form: Hca4's line (line 1), LID 0 and out of range.
     let topo = TOPO_P.replacen("CA     6  1", "CA     0  1", 1);
     assert_ne!(topo, TOPO_P);
-    let e = topology::parse("topology-p.txt", &topo).expect_err("LID 0");
+    let t = topology::parse("topology-p.txt", &topo).expect("reads");
+    let l = lft::parse("lfts", LFTS).expect("reads");
+    let opts = Options {
+        name: "f".into(),
+        selection: Selection::All,
+        allow_unrouted: false,
+    };
+    let e = import::import(&t, &l, &opts)
+        .expect_err("LID 0")
+        .to_string();
     assert!(
-        e.to_string()
-            .starts_with("topology-p.txt:1: the adapter port has LID 0"),
+        e.starts_with("topology-p.txt:1: the adapter port has LID 0"),
         "{e}"
     );
     let topo = TOPO_P.replacen("CA     6  1", "CA     99999999999  1", 1);
@@ -717,5 +727,151 @@ fn rates_as_ibnetdiscover_prints_them() {
     assert_eq!(
         Rate::parse("4x", "EDR").map(|r| r.to_string()),
         Some("4xEDR".into())
+    );
+}
+
+// ---- Names and LIDs need to be good among the selected hosts only (explore9 D7) ----
+
+/// Hca3 and Hca4 with the firmware's description (storage servers without rdma-ndd).
+fn storage_named() -> String {
+    let t = TOPO
+        .replace("\"Hca3\"", "\"MT4123 ConnectX6   Mellanox Technologies\"")
+        .replace("\"Hca4\"", "\"MT4123 ConnectX6   Mellanox Technologies\"");
+    assert_ne!(t, TOPO);
+    t
+}
+
+#[test]
+fn adapters_left_out_that_their_first_word_cannot_name_are_named_by_guid() {
+    let topo = storage_named();
+    // Every adapter selected: refused as before, and the message says how to leave them out.
+    let e = err(run(&topo, LFTS));
+    assert!(e.contains("host \"MT4123\" is named twice"), "{e}");
+    assert!(
+        e.contains("give each adapter a description of its own"),
+        "{e}"
+    );
+    assert!(
+        e.contains("--hosts or --hostfile can leave such adapters out"),
+        "{e}"
+    );
+    // A job of Hca1 and Hca2 imports; the two others are named by GUID.
+    let sel = hosts::hostlist("--hosts", "Hca[1-2]").expect("a host list");
+    let m = run_with(&topo, LFTS, sel, false).expect("imports");
+    assert_eq!(
+        m.network.hosts,
+        ["H-0000000000100006", "H-0000000000100009", "Hca1", "Hca2"]
+    );
+    assert_eq!(m.summary.routes, 2);
+    assert!(
+        m.notes.iter().any(|n| n.starts_with(
+            "2 adapter(s) left out of the selection named by GUID in the model (H-<GUID>"
+        ) && n.contains("\"MT4123\"")),
+        "{:?}",
+        m.notes
+    );
+    assert!(m
+        .network
+        .links
+        .iter()
+        .any(|l| l.id == "H-0000000000100009/1"));
+    let t = liquid_model::yaml::parse_model("m.yaml", &m.to_yaml()).expect("a valid model");
+    assert_eq!(t.len(), 2);
+    // The routes are those of the fabric with its usual names.
+    let plain = run_with(
+        TOPO,
+        LFTS,
+        hosts::hostlist("--hosts", "Hca[1-2]").expect("a host list"),
+        false,
+    )
+    .expect("imports");
+    assert_eq!(m.network.routes, plain.network.routes);
+    // Selecting one of them is still refused.
+    let sel = hosts::hostlist("--hosts", "Hca1,MT4123").expect("a host list");
+    let e = err(run_with(&topo, LFTS, sel, false));
+    assert!(e.contains("host \"MT4123\" is named twice"), "{e}");
+}
+
+#[test]
+fn an_empty_description_left_out_is_named_by_guid() {
+    let topo = TOPO.replacen(
+        "Ca\t2 \"H-0000000000100009\"\t\t# \"Hca4\"",
+        "Ca\t2 \"H-0000000000100009\"\t\t# \"\"",
+        1,
+    );
+    assert_ne!(topo, TOPO);
+    let e = err(run(&topo, LFTS));
+    assert!(e.contains("has an empty node description"), "{e}");
+    assert!(
+        e.contains("--hosts or --hostfile can leave such adapters out"),
+        "{e}"
+    );
+    let sel = hosts::hostlist("--hosts", "Hca[1-3]").expect("a host list");
+    let m = run_with(&topo, LFTS, sel, false).expect("imports");
+    assert!(m.network.hosts.contains(&"H-0000000000100009".to_string()));
+    assert!(
+        m.notes
+            .iter()
+            .any(|n| n.contains("1 with an empty description")),
+        "{:?}",
+        m.notes
+    );
+}
+
+#[test]
+fn a_port_with_lid_0_left_out_of_the_selection() {
+    // Hca4 came up after ibnetdiscover ran: LID 0 in the topology, LID 6 in the tables.
+    let topo = TOPO.replacen("# lid 6 lmc 0", "# lid 0 lmc 0", 1);
+    assert_ne!(topo, TOPO);
+    let e = err(run(&topo, LFTS));
+    assert!(
+        e.starts_with("topology.txt:31: the adapter port has LID 0"),
+        "{e}"
+    );
+    assert!(
+        e.contains("--hosts or --hostfile can leave this adapter out"),
+        "{e}"
+    );
+    let sel = hosts::hostlist("--hosts", "Hca4,Hca1").expect("a host list");
+    let e = err(run_with(&topo, LFTS, sel, false));
+    assert!(
+        e.starts_with("topology.txt:31: the adapter port has LID 0"),
+        "{e}"
+    );
+    let sel = hosts::hostlist("--hosts", "Hca[1-3]").expect("a host list");
+    let m = run_with(&topo, LFTS, sel, false).expect("imports");
+    assert_eq!(m.summary.routes, 6);
+    assert!(
+        m.notes
+            .iter()
+            .any(|n| n.starts_with("1 adapter(s) left out of the selection have a port with LID 0")),
+        "{:?}",
+        m.notes
+    );
+    // Named by its first word still: only its LID is missing.
+    assert!(m.network.hosts.contains(&"Hca4".to_string()));
+}
+
+#[test]
+fn a_multi_rail_host_is_refused_only_when_selected() {
+    // Hca1 and Hca2 are the two adapters of host n001 (rdma-ndd's "<hostname> <device>").
+    let topo = TOPO
+        .replace("\"Hca1\"", "\"n001 mlx5_0\"")
+        .replace("\"Hca2\"", "\"n001 mlx5_1\"");
+    let sel = hosts::hostlist("--hosts", "n001,Hca3").expect("a host list");
+    let e = err(run_with(&topo, LFTS, sel, false));
+    assert!(e.contains("host \"n001\" is named twice"), "{e}");
+    assert!(e.contains("hosts with several adapters"), "{e}");
+    assert!(e.contains("a selection without it works"), "{e}");
+    // The convention that caused it is not what the message recommends.
+    assert!(
+        !e.contains("give each adapter a description of its own"),
+        "{e}"
+    );
+    let sel = hosts::hostlist("--hosts", "Hca[3-4]").expect("a host list");
+    let m = run_with(&topo, LFTS, sel, false).expect("imports");
+    assert_eq!(
+        m.network.hosts,
+        ["H-0000000000100000", "H-0000000000100003", "Hca3", "Hca4"]
     );
 }
