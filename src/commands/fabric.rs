@@ -162,6 +162,22 @@ pub fn import_ib(a: &ImportIbArgs) -> anyhow::Result<ExitCode> {
                 check.other_port
             )?;
         }
+        if check.self_traces > 0 {
+            writeln!(
+                err,
+                "import ib: ibtracert: {} more traces are from a host to itself (an \
+                 all-to-all has no such pair); not checked",
+                check.self_traces
+            )?;
+        }
+        if check.switch > 0 {
+            writeln!(
+                err,
+                "import ib: ibtracert: {} more traces are from or to a switch's LID (the \
+                 model routes between hosts); not checked",
+                check.switch
+            )?;
+        }
         if !check.disagreements.is_empty() {
             code = ExitCode::from(EXIT_REJECTED);
         }

@@ -947,6 +947,12 @@ pub struct TracertCheck {
     /// host uses its adapter's lowest-numbered connected port; `scripts/ib-local` traces
     /// every adapter LID): not checked, since the model has no route of that port.
     pub other_port: usize,
+    /// Traces from a host to itself (`ibtracert 2 2`): not checked, since an all-to-all
+    /// has no such pair and the model no route of it.
+    pub self_traces: usize,
+    /// Traces from or to a switch's LID (`ibtracert 2 1`, as a "trace every LID" loop
+    /// makes them): not checked, since the model routes between hosts only.
+    pub switch: usize,
     /// Each disagreement, with the trace's line.
     pub disagreements: Vec<String>,
 }
@@ -1043,7 +1049,9 @@ fn parse_traces(file: &str, text: &str) -> Result<Vec<Trace>, FabricError> {
 
 /// Compares every trace of `ibtracert` output (traces concatenated, as `ibtracert SLID
 /// DLID` prints them) with the imported routes: the same output port at every hop and
-/// the same node reached. A trace between hosts the model does not cover is an error.
+/// the same node reached. Traces the model has no route of are counted apart, not
+/// checked: from or to a host the selection left out, a port the model does not route
+/// by, a switch's LID; from a host to itself.
 pub fn check_tracert(
     imported: &Imported,
     topo: &Topology,
@@ -1072,36 +1080,46 @@ pub fn check_tracert(
         .enumerate()
         .map(|(i, l)| (l.id.as_str(), i))
         .collect();
-    // The host of a LID, and whether the LID is of the port the model routes the host
-    // by; None for an adapter the selection left out (--hosts).
-    let host = |lid: u16, line: usize| -> Result<Option<(&str, bool)>, FabricError> {
+    // What a LID addresses: a host of the model (and whether the LID is of the port the
+    // model routes it by), an adapter the selection left out (--hosts), or a switch.
+    enum End<'a> {
+        Host(&'a str, bool),
+        Outside,
+        Switch,
+    }
+    let end = |lid: u16, line: usize| -> Result<End<'_>, FabricError> {
         let t = topo.lids.get(&lid).ok_or_else(|| {
             FabricError::at(file, line, format!("LID {lid} is not in {}", topo.file))
         })?;
-        match name_of.get(&t.node) {
-            Some(&(name, port)) => Ok(Some((name, t.port == port))),
-            None if topo.nodes[t.node].kind == NodeKind::Adapter => Ok(None),
-            None => Err(FabricError::at(
-                file,
-                line,
-                format!(
-                    "LID {lid} is {}, not a host of the model",
-                    topo.nodes[t.node].label()
-                ),
-            )),
-        }
+        Ok(match name_of.get(&t.node) {
+            Some(&(name, port)) => End::Host(name, t.port == port),
+            None if topo.nodes[t.node].kind == NodeKind::Adapter => End::Outside,
+            None => End::Switch,
+        })
     };
     let mut disagreements = Vec::new();
     let (mut failed_unrouted, mut failed_unchecked, mut outside, mut other_port) = (0, 0, 0, 0);
+    let (mut self_traces, mut switch) = (0, 0);
     let partly_routed = !imported.summary.unrouted.is_empty();
     for tr in &traces {
-        let (from, to) = (host(tr.src, tr.line)?, host(tr.dst, tr.line)?);
-        let (Some((from, from_port)), Some((to, to_port))) = (from, to) else {
-            outside += 1;
-            continue;
+        let (from, to) = (end(tr.src, tr.line)?, end(tr.dst, tr.line)?);
+        let ((from, from_port), (to, to_port)) = match (from, to) {
+            (End::Switch, _) | (_, End::Switch) => {
+                switch += 1;
+                continue;
+            }
+            (End::Host(f, fp), End::Host(t, tp)) => ((f, fp), (t, tp)),
+            _ => {
+                outside += 1;
+                continue;
+            }
         };
         if !(from_port && to_port) {
             other_port += 1;
+            continue;
+        }
+        if from == to {
+            self_traces += 1;
             continue;
         }
         if tr.failed {
@@ -1152,11 +1170,13 @@ pub fn check_tracert(
         }
     }
     Ok(TracertCheck {
-        compared: traces.len() - failed_unchecked - outside - other_port,
+        compared: traces.len() - failed_unchecked - outside - other_port - self_traces - switch,
         failed_unrouted,
         failed_unchecked,
         outside,
         other_port,
+        self_traces,
+        switch,
         disagreements,
     })
 }

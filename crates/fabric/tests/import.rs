@@ -129,7 +129,7 @@ fn agrees_with_ibtracert() {
 
 /// The traces of the whole fabric, collected once, serve a job's import of a few hosts:
 /// the traces from or to the hosts left out are counted, not refused (they were, as
-/// "not a host of the model"); a trace that ends at a switch is still refused.
+/// "not a host of the model").
 #[test]
 fn traces_outside_the_selected_hosts_are_counted_not_refused() {
     let t = topology::parse("topology.txt", TOPO).expect("parses");
@@ -138,9 +138,34 @@ fn traces_outside_the_selected_hosts_are_counted_not_refused() {
     let c = import::check_tracert(&m, &t, "tracert.txt", TRACERT).expect("reads");
     assert_eq!((c.compared, c.outside), (2, 10));
     assert!(c.disagreements.is_empty(), "{:?}", c.disagreements);
-    let e = import::check_tracert(&m, &t, "tracert.txt", "# ibtracert 2 1 failed\n")
-        .expect_err("LID 1 is Switch1");
-    assert!(e.to_string().contains("not a host of the model"), "{e}");
+}
+
+/// A trace from a host to itself, and traces from or to a switch's LID (a loop over every
+/// LID pair makes them), are counted apart and not checked: the first was a
+/// disagreement (exit 1), the others refused the whole check (exit 2).
+#[test]
+fn self_and_switch_traces_are_counted_not_checked() {
+    let t = topology::parse("topology.txt", TOPO).expect("parses");
+    let m = run(TOPO, LFTS).expect("imports");
+    let own = "From ca {0x0000000000100000} portnum 1 lid 2-2 \"Hca1\"\n\
+               To ca {0x0000000000100000} portnum 1 lid 2-2 \"Hca1\"\n";
+    let to_switch = "From ca {0x0000000000100000} portnum 1 lid 2-2 \"Hca1\"\n\
+                     [1] -> switch port {0x0000000000200000}[1] lid 1-1 \"Switch1\"\n\
+                     To switch {0x0000000000200000} portnum 0 lid 1-1 \"Switch1\"\n";
+    let from_switch = "From switch {0x0000000000200000} portnum 0 lid 1-1 \"Switch1\"\n\
+                       [1] -> ca port {0x0000000000100001}[1] lid 2-2 \"Hca1\"\n\
+                       To ca {0x0000000000100000} portnum 1 lid 2-2 \"Hca1\"\n";
+    let text = format!("{TRACERT}{own}{to_switch}{from_switch}# ibtracert 2 1 failed\n");
+    let c = import::check_tracert(&m, &t, "tracert.txt", &text).expect("reads");
+    assert_eq!((c.compared, c.self_traces, c.switch), (12, 1, 3));
+    assert!(c.disagreements.is_empty(), "{:?}", c.disagreements);
+    // A LID that is nothing of the topology is still refused.
+    let e = import::check_tracert(&m, &t, "tracert.txt", "# ibtracert 2 99 failed\n")
+        .expect_err("LID 99");
+    assert!(
+        e.to_string().contains("LID 99 is not in topology.txt"),
+        "{e}"
+    );
 }
 
 #[test]
