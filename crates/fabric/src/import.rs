@@ -953,6 +953,11 @@ pub struct TracertCheck {
     /// Traces from or to a switch's LID (`ibtracert 2 1`, as a "trace every LID" loop
     /// makes them): not checked, since the model routes between hosts only.
     pub switch: usize,
+    /// Traces to a port with several LIDs (LMC > 0) that follow the route of one of its
+    /// other LIDs, not the base LID's the model follows (ibtracert names the
+    /// destination's LID range, not the LID it was given): not disagreements. Each with
+    /// the trace's line and the LID whose route it matches.
+    pub other_lid: Vec<String>,
     /// Each disagreement, with the trace's line.
     pub disagreements: Vec<String>,
 }
@@ -964,6 +969,8 @@ struct Trace {
     line: usize,
     src: u16,
     dst: u16,
+    /// The last LID of the destination's range (`lid 98-99`: 99); `dst` without LMC.
+    dst_last: u16,
     hops: Vec<(u8, u16)>,
     /// `ibtracert` found no route (a `# ibtracert SLID DLID failed` line).
     failed: bool,
@@ -980,9 +987,20 @@ fn failed_trace(t: &str) -> Option<(u16, u16)> {
 
 /// The base LID in `lid A-B "..."`.
 fn lid_in(s: &str) -> Option<u16> {
+    lid_range_in(s).map(|(a, _)| a)
+}
+
+/// The LID range `A-B` in `lid A-B "..."` (`lid A`: A-A).
+fn lid_range_in(s: &str) -> Option<(u16, u16)> {
     let at = s.find(" lid ")?;
     let w = s[at + 5..].split_whitespace().next()?;
-    w.split('-').next()?.parse().ok()
+    let mut parts = w.split('-');
+    let a: u16 = parts.next()?.parse().ok()?;
+    let b = match parts.next() {
+        Some(b) => b.parse().ok()?,
+        None => a,
+    };
+    Some((a, b))
 }
 
 fn parse_traces(file: &str, text: &str) -> Result<Vec<Trace>, FabricError> {
@@ -996,6 +1014,7 @@ fn parse_traces(file: &str, text: &str) -> Result<Vec<Trace>, FabricError> {
                 line: n,
                 src,
                 dst,
+                dst_last: dst,
                 hops: Vec::new(),
                 failed: true,
             });
@@ -1016,6 +1035,7 @@ fn parse_traces(file: &str, text: &str) -> Result<Vec<Trace>, FabricError> {
                 line: n,
                 src,
                 dst: 0,
+                dst_last: 0,
                 hops: Vec::new(),
                 failed: false,
             });
@@ -1031,7 +1051,7 @@ fn parse_traces(file: &str, text: &str) -> Result<Vec<Trace>, FabricError> {
             c.hops.push((port, lid));
         } else if t.starts_with("To ") {
             let mut c = cur.take().ok_or_else(|| bad("a To line outside a trace"))?;
-            c.dst = lid_in(t).ok_or_else(|| bad("the To line has no lid"))?;
+            (c.dst, c.dst_last) = lid_range_in(t).ok_or_else(|| bad("the To line has no lid"))?;
             out.push(c);
         } else {
             return Err(bad(&format!("not a line of ibtracert output: {t:?}")));
@@ -1047,6 +1067,45 @@ fn parse_traces(file: &str, text: &str) -> Result<Vec<Trace>, FabricError> {
     Ok(out)
 }
 
+/// The hops (output port, LID reached: a switch's, an adapter port's base LID) of the
+/// route to `lid` from adapter `src` by its port `port`, through the switches' tables,
+/// as `ibtracert` prints them; `None` when a table lacks the LID or the route loops.
+fn follow_lid(
+    topo: &Topology,
+    lfts: &Lfts,
+    src: usize,
+    port: u8,
+    lid: u16,
+) -> Option<Vec<(u8, u16)>> {
+    let reached = |node: usize, p: u8| -> Option<(usize, u16)> {
+        let link = topo.nodes[node].ports.get(&p)?;
+        let r = &topo.nodes[link.remote];
+        let l = match r.kind {
+            NodeKind::Switch => r.lid,
+            NodeKind::Adapter => r.ports.get(&link.remote_port)?.lid,
+        };
+        Some((link.remote, l))
+    };
+    let (mut here, l) = reached(src, port)?;
+    let mut hops = vec![(port, l)];
+    let nswitches = topo
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Switch)
+        .count();
+    while topo.nodes[here].kind == NodeKind::Switch {
+        if hops.len() > nswitches + 1 {
+            return None;
+        }
+        let t = &lfts.tables[*lfts.by_guid.get(&topo.nodes[here].guid)?];
+        let out = t.port(lid).filter(|&o| o != 0)?;
+        let (next, l) = reached(here, out)?;
+        hops.push((out, l));
+        here = next;
+    }
+    Some(hops)
+}
+
 /// Compares every trace of `ibtracert` output (traces concatenated, as `ibtracert SLID
 /// DLID` prints them) with the imported routes: the same output port at every hop and
 /// the same node reached. Traces the model has no route of are counted apart, not
@@ -1055,6 +1114,7 @@ fn parse_traces(file: &str, text: &str) -> Result<Vec<Trace>, FabricError> {
 pub fn check_tracert(
     imported: &Imported,
     topo: &Topology,
+    lfts: &Lfts,
     file: &str,
     text: &str,
 ) -> Result<TracertCheck, FabricError> {
@@ -1100,6 +1160,7 @@ pub fn check_tracert(
     let mut disagreements = Vec::new();
     let (mut failed_unrouted, mut failed_unchecked, mut outside, mut other_port) = (0, 0, 0, 0);
     let (mut self_traces, mut switch) = (0, 0);
+    let mut other_lid = Vec::new();
     let partly_routed = !imported.summary.unrouted.is_empty();
     for tr in &traces {
         let (from, to) = (end(tr.src, tr.line)?, end(tr.dst, tr.line)?);
@@ -1155,6 +1216,19 @@ pub fn check_tracert(
             })
             .collect();
         if mine != tr.hops {
+            // LMC > 0: ibtracert was perhaps given another LID of the destination's range
+            // (it prints the range, not the LID); the model follows the base LID.
+            let (sa, sp) = imported.host_ports[from];
+            let last = tr.dst_last.min(tr.dst.saturating_add(127));
+            if let Some(lid) = (tr.dst.saturating_add(1)..=last)
+                .find(|&lid| follow_lid(topo, lfts, sa, sp, lid).as_deref() == Some(&tr.hops[..]))
+            {
+                other_lid.push(format!(
+                    "{file}:{}: {from} -> {to} matches LID {lid}'s route, not the base LID {}'s the model follows",
+                    tr.line, tr.dst
+                ));
+                continue;
+            }
             let show = |h: &[(u8, u16)]| {
                 h.iter()
                     .map(|(p, l)| format!("[{p}]->lid {l}"))
@@ -1170,13 +1244,20 @@ pub fn check_tracert(
         }
     }
     Ok(TracertCheck {
-        compared: traces.len() - failed_unchecked - outside - other_port - self_traces - switch,
+        compared: traces.len()
+            - failed_unchecked
+            - outside
+            - other_port
+            - self_traces
+            - switch
+            - other_lid.len(),
         failed_unrouted,
         failed_unchecked,
         outside,
         other_port,
         self_traces,
         switch,
+        other_lid,
         disagreements,
     })
 }

@@ -31,6 +31,10 @@ fn run_with(
     )
 }
 
+fn lfts_of(text: &str) -> lft::Lfts {
+    lft::parse("lfts", text).expect("reads")
+}
+
 fn run(topo: &str, lfts: &str) -> Result<Imported, FabricError> {
     run_with(topo, lfts, Selection::All, false)
 }
@@ -99,7 +103,7 @@ fn every_form_gives_the_same_model() {
 fn agrees_with_ibtracert() {
     let t = topology::parse("topology.txt", TOPO).expect("parses");
     let m = run(TOPO, LFTS).expect("imports");
-    let c = import::check_tracert(&m, &t, "tracert.txt", TRACERT).expect("reads");
+    let c = import::check_tracert(&m, &t, &lfts_of(LFTS), "tracert.txt", TRACERT).expect("reads");
     assert_eq!(c.compared, 12);
     assert!(c.disagreements.is_empty(), "{:?}", c.disagreements);
     // A trace that differs is found: Switch1 sends LID 4 by port 5 instead of 3.
@@ -109,7 +113,7 @@ fn agrees_with_ibtracert() {
         1,
     );
     assert_ne!(edited, TRACERT);
-    let c = import::check_tracert(&m, &t, "tracert.txt", &edited).expect("reads");
+    let c = import::check_tracert(&m, &t, &lfts_of(LFTS), "tracert.txt", &edited).expect("reads");
     assert_eq!(c.disagreements.len(), 1, "{:?}", c.disagreements);
     assert!(
         c.disagreements[0].contains("Hca1 -> Hca2"),
@@ -117,8 +121,14 @@ fn agrees_with_ibtracert() {
         c.disagreements[0]
     );
     // On this fully routed fabric, a trace that found no route is a disagreement.
-    let c =
-        import::check_tracert(&m, &t, "tracert.txt", "# ibtracert 2 4 failed\n").expect("reads");
+    let c = import::check_tracert(
+        &m,
+        &t,
+        &lfts_of(LFTS),
+        "tracert.txt",
+        "# ibtracert 2 4 failed\n",
+    )
+    .expect("reads");
     assert_eq!(c.disagreements.len(), 1, "{:?}", c.disagreements);
     assert!(
         c.disagreements[0].contains("tracert.txt:1: ibtracert found no route from Hca1 to Hca2"),
@@ -135,7 +145,7 @@ fn traces_outside_the_selected_hosts_are_counted_not_refused() {
     let t = topology::parse("topology.txt", TOPO).expect("parses");
     let selection = hosts::hostlist("--hosts", "Hca[1-2]").expect("a host list");
     let m = run_with(TOPO, LFTS, selection, false).expect("imports");
-    let c = import::check_tracert(&m, &t, "tracert.txt", TRACERT).expect("reads");
+    let c = import::check_tracert(&m, &t, &lfts_of(LFTS), "tracert.txt", TRACERT).expect("reads");
     assert_eq!((c.compared, c.outside), (2, 10));
     assert!(c.disagreements.is_empty(), "{:?}", c.disagreements);
 }
@@ -156,12 +166,18 @@ fn self_and_switch_traces_are_counted_not_checked() {
                        [1] -> ca port {0x0000000000100001}[1] lid 2-2 \"Hca1\"\n\
                        To ca {0x0000000000100000} portnum 1 lid 2-2 \"Hca1\"\n";
     let text = format!("{TRACERT}{own}{to_switch}{from_switch}# ibtracert 2 1 failed\n");
-    let c = import::check_tracert(&m, &t, "tracert.txt", &text).expect("reads");
+    let c = import::check_tracert(&m, &t, &lfts_of(LFTS), "tracert.txt", &text).expect("reads");
     assert_eq!((c.compared, c.self_traces, c.switch), (12, 1, 3));
     assert!(c.disagreements.is_empty(), "{:?}", c.disagreements);
     // A LID that is nothing of the topology is still refused.
-    let e = import::check_tracert(&m, &t, "tracert.txt", "# ibtracert 2 99 failed\n")
-        .expect_err("LID 99");
+    let e = import::check_tracert(
+        &m,
+        &t,
+        &lfts_of(LFTS),
+        "tracert.txt",
+        "# ibtracert 2 99 failed\n",
+    )
+    .expect_err("LID 99");
     assert!(
         e.to_string().contains("LID 99 is not in topology.txt"),
         "{e}"
@@ -285,7 +301,8 @@ fn a_destination_lid_without_an_entry() {
     // (ibtracert reaches switches by LID routes, which may be missing).
     let topo = topology::parse("topology.txt", TOPO).expect("parses");
     let traces = "# ibtracert 2 6 failed\n# ibtracert 2 4 failed\n";
-    let c = import::check_tracert(&m, &topo, "tracert.txt", traces).expect("reads");
+    let c =
+        import::check_tracert(&m, &topo, &lfts_of(&lfts), "tracert.txt", traces).expect("reads");
     assert_eq!(
         (c.compared, c.failed_unrouted, c.failed_unchecked),
         (1, 1, 1)
@@ -589,8 +606,14 @@ fn lmc_2_from_a_real_opensm() {
         b.notes
     );
     let t = topology::parse("topology.txt", topo).expect("parses");
-    let c = import::check_tracert(&a, &t, "tracert.txt", include_str!("data/lmc2/tracert.txt"))
-        .expect("reads");
+    let c = import::check_tracert(
+        &a,
+        &t,
+        &lfts_of(osm),
+        "tracert.txt",
+        include_str!("data/lmc2/tracert.txt"),
+    )
+    .expect("reads");
     assert_eq!((c.compared, c.disagreements.len()), (56, 0));
 }
 
@@ -659,6 +682,7 @@ fn traces_of_a_port_the_model_does_not_route_by_are_not_checked() {
     let c = import::check_tracert(
         &m,
         &t,
+        &lfts_of(lfts),
         "tracert.txt",
         include_str!("data/dual-port/tracert.txt"),
     )
@@ -898,5 +922,39 @@ fn a_multi_rail_host_is_refused_only_when_selected() {
     assert_eq!(
         m.network.hosts,
         ["H-0000000000100000", "H-0000000000100003", "Hca3", "Hca4"]
+    );
+}
+
+/// LMC 2: ibtracert to a non-base LID of the destination (LID 33 of p4, whose base LID is
+/// 32) follows that LID's entries, which OpenSM routes through sw0_1 where the base LID
+/// goes through sw0_0; its output names the range (`lid 32-35`), not the LID. Such a
+/// trace matches one of the range's routes and is counted apart, not as a disagreement
+/// (it was, exit 1); a trace that matches no LID of the range still disagrees.
+#[test]
+fn a_trace_to_a_non_base_lid_is_not_a_disagreement() {
+    let topo = include_str!("data/lmc2/topology.txt");
+    let osm = include_str!("data/lmc2/opensm-lfts.dump");
+    let m = run(topo, osm).expect("imports");
+    let t = topology::parse("topology.txt", topo).expect("parses");
+    let to_33 = "From ca {0x0000000000100000} portnum 1 lid 4-7 \"p0 HCA-1\"\n\
+                 [1] -> switch port {0x0000000000200002}[1] lid 9-9 \"sw1_0\"\n\
+                 [4] -> switch port {0x0000000000200001}[1] lid 8-8 \"sw0_1\"\n\
+                 [3] -> switch port {0x0000000000200004}[4] lid 17-17 \"sw1_2\"\n\
+                 [1] -> ca port {0x0000000000100009}[1] lid 32-35 \"p4 HCA-1\"\n\
+                 To ca {0x0000000000100008} portnum 1 lid 32-35 \"p4 HCA-1\"\n";
+    let c = import::check_tracert(&m, &t, &lfts_of(osm), "tracert.txt", to_33).expect("reads");
+    assert!(c.disagreements.is_empty(), "{:?}", c.disagreements);
+    assert_eq!(c.compared, 0);
+    assert_eq!(
+        c.other_lid,
+        ["tracert.txt:1: p0 -> p4 matches LID 33's route, not the base LID 32's the model follows"]
+    );
+    // The last hop by another port: no LID of 32-35 is routed so.
+    let wrong = to_33.replacen("[1] -> ca port", "[2] -> ca port", 1);
+    assert_ne!(wrong, to_33);
+    let c = import::check_tracert(&m, &t, &lfts_of(osm), "tracert.txt", &wrong).expect("reads");
+    assert_eq!(
+        (c.compared, c.other_lid.len(), c.disagreements.len()),
+        (1, 0, 1)
     );
 }
