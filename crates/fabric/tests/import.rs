@@ -958,3 +958,17 @@ fn a_trace_to_a_non_base_lid_is_not_a_disagreement() {
         (1, 0, 1)
     );
 }
+
+/// `n[004-001]` was read as n001-n004; Slurm refuses a range that runs backwards.
+#[test]
+fn a_backward_range_is_refused() {
+    let e = hosts::hostlist("--hosts", "n[004-001]").expect_err("backwards");
+    assert_eq!(
+        e.to_string(),
+        "--hosts: the range \"004-001\" in \"n[004-001]\" runs backwards: write it from low to high (as Slurm requires)"
+    );
+    let e = hosts::hostlist("--hosts", "a1,n[001-002,9 - 5]").expect_err("backwards");
+    assert!(e.to_string().contains("the range \"9-5\""), "{e}");
+    // Forward ranges and a single number are fine.
+    hosts::hostlist("--hosts", "n[001-004,007],m[5-5]").expect("forward");
+}
