@@ -737,6 +737,7 @@ fn name_hosts(topo: &Topology, selection: &Selection) -> Result<HostNames, Fabri
             names,
             lines,
         } => {
+            let mut short = Vec::new();
             for (k, name) in names.iter().enumerate() {
                 let at = |msg: String| match lines.get(k) {
                     Some(&l) => FabricError::at(source, l, msg),
@@ -745,21 +746,42 @@ fn name_hosts(topo: &Topology, selection: &Selection) -> Result<HostNames, Fabri
                 let a = match by_word.get(name.as_str()) {
                     Some(v) => v[0],
                     None => {
-                        let mut known: Vec<&str> = by_word
+                        // A short name (SLURM_JOB_NODELIST's) for the one adapter whose
+                        // description starts with the full name (rdma-ndd's %h).
+                        let prefix = format!("{name}.");
+                        let full: Vec<usize> = adapters
                             .iter()
-                            .filter(|(w, v)| {
-                                !w.is_empty() && v.len() == 1 && !switch_ids.contains(**w)
-                            })
-                            .map(|(w, _)| *w)
+                            .copied()
+                            .filter(|&a| topo.nodes[a].host_name().starts_with(&prefix))
                             .collect();
-                        known.sort();
-                        let sample: Vec<&str> = known.iter().take(5).copied().collect();
-                        return Err(at(format!(
-                            "host {name:?} is not in the fabric {tfile} ({} hosts: {}{})",
-                            known.len(),
-                            sample.join(", "),
-                            if known.len() > 5 { ", ..." } else { "" },
-                        )));
+                        if let [a] = full[..] {
+                            short.push(format!("{name} -> {}", topo.nodes[a].host_name()));
+                            a
+                        } else {
+                            let mut known: Vec<&str> = by_word
+                                .iter()
+                                .filter(|(w, v)| {
+                                    !w.is_empty() && v.len() == 1 && !switch_ids.contains(**w)
+                                })
+                                .map(|(w, _)| *w)
+                                .collect();
+                            known.sort();
+                            let sample: Vec<&str> = known.iter().take(5).copied().collect();
+                            return Err(at(format!(
+                                "host {name:?} is not in the fabric {tfile} ({} hosts: {}{}){}",
+                                known.len(),
+                                sample.join(", "),
+                                if known.len() > 5 { ", ..." } else { "" },
+                                if full.len() > 1 {
+                                    format!(
+                                        "; the descriptions of {} adapters start with {prefix:?}, so the short name names none",
+                                        full.len()
+                                    )
+                                } else {
+                                    String::new()
+                                }
+                            )));
+                        }
                     }
                 };
                 if let Some((line, mut msg)) = unnameable(topo, a, &by_word, &switch_ids) {
@@ -778,6 +800,13 @@ fn name_hosts(topo: &Topology, selection: &Selection) -> Result<HostNames, Fabri
                     )));
                 }
                 chosen.push((name.clone(), a));
+            }
+            if !short.is_empty() {
+                notes.push(format!(
+                    "{} selected host(s) matched by short name to the one adapter whose description starts with that name and a dot (the model names them by the short name, as selected): {}",
+                    short.len(),
+                    short.join(", ")
+                ));
             }
         }
     }

@@ -972,3 +972,46 @@ fn a_backward_range_is_refused() {
     // Forward ranges and a single number are fine.
     hosts::hostlist("--hosts", "n[001-004,007],m[5-5]").expect("forward");
 }
+
+/// rdma-ndd's `%h` is the full host name on many systems, and SLURM_JOB_NODELIST gives
+/// short names: a short name that starts exactly one adapter's first word and a dot
+/// selects that adapter, with a note; the model names the host as selected.
+#[test]
+fn a_short_name_selects_the_one_adapter_with_that_full_name() {
+    let topo = TOPO
+        .replace("\"Hca1\"", "\"Hca1.cluster.example.org HCA-1\"")
+        .replace("\"Hca2\"", "\"Hca2.cluster.example.org HCA-1\"");
+    let sel = hosts::hostlist("--hosts", "Hca[1-3]").expect("a host list");
+    let m = run_with(&topo, LFTS, sel, false).expect("imports");
+    assert_eq!(m.network.hosts, ["Hca1", "Hca2", "Hca3", "Hca4"]);
+    assert_eq!(m.summary.routes, 6);
+    assert!(
+        m.notes.iter().any(
+            |n| n.starts_with("2 selected host(s) matched by short name")
+                && n.contains("Hca1 -> Hca1.cluster.example.org")
+        ),
+        "{:?}",
+        m.notes
+    );
+    // The full name still selects it.
+    let sel = hosts::hostlist("--hosts", "Hca1.cluster.example.org,Hca3").expect("a host list");
+    let m = run_with(&topo, LFTS, sel, false).expect("imports");
+    assert!(m
+        .network
+        .hosts
+        .contains(&"Hca1.cluster.example.org".to_string()));
+    // Two adapters with that short name: it names none.
+    let two = TOPO
+        .replace("\"Hca1\"", "\"Hca1.a HCA-1\"")
+        .replace("\"Hca2\"", "\"Hca1.b HCA-1\"");
+    let sel = hosts::hostlist("--hosts", "Hca1,Hca3").expect("a host list");
+    let e = err(run_with(&two, LFTS, sel, false));
+    assert!(
+        e.starts_with("--hosts: host \"Hca1\" is not in the fabric"),
+        "{e}"
+    );
+    assert!(
+        e.contains("the descriptions of 2 adapters start with \"Hca1.\""),
+        "{e}"
+    );
+}
