@@ -101,7 +101,8 @@ pub struct Imported {
     pub pattern: Pattern,
     /// Figures.
     pub summary: Summary,
-    /// Remarks the user should read (LMC handling, links at another rate).
+    /// Remarks the user should read (LMC handling, links at another rate, adapters left
+    /// out of the selection named by GUID or with LID 0, short names matched).
     pub notes: Vec<String>,
     /// The rate most links run at, MB/s (the model's `link_throughput`); `None` when the
     /// topology file prints no rates.
@@ -1098,10 +1099,12 @@ fn parse_traces(file: &str, text: &str) -> Result<Vec<Trace>, FabricError> {
 
 /// The hops (output port, LID reached: a switch's, an adapter port's base LID) of the
 /// route to `lid` from adapter `src` by its port `port`, through the switches' tables,
-/// as `ibtracert` prints them; `None` when a table lacks the LID or the route loops.
+/// as `ibtracert` prints them; `None` when a table lacks the LID or the route crosses
+/// more than the fabric's `nswitches` switches (a loop).
 fn follow_lid(
     topo: &Topology,
     lfts: &Lfts,
+    nswitches: usize,
     src: usize,
     port: u8,
     lid: u16,
@@ -1117,11 +1120,6 @@ fn follow_lid(
     };
     let (mut here, l) = reached(src, port)?;
     let mut hops = vec![(port, l)];
-    let nswitches = topo
-        .nodes
-        .iter()
-        .filter(|n| n.kind == NodeKind::Switch)
-        .count();
     while topo.nodes[here].kind == NodeKind::Switch {
         if hops.len() > nswitches + 1 {
             return None;
@@ -1190,6 +1188,11 @@ pub fn check_tracert(
     let (mut failed_unrouted, mut failed_unchecked, mut outside, mut other_port) = (0, 0, 0, 0);
     let (mut self_traces, mut switch) = (0, 0);
     let mut other_lid = Vec::new();
+    let nswitches = topo
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Switch)
+        .count();
     let partly_routed = !imported.summary.unrouted.is_empty();
     for tr in &traces {
         let (from, to) = (end(tr.src, tr.line)?, end(tr.dst, tr.line)?);
@@ -1249,9 +1252,9 @@ pub fn check_tracert(
             // (it prints the range, not the LID); the model follows the base LID.
             let (sa, sp) = imported.host_ports[from];
             let last = tr.dst_last.min(tr.dst.saturating_add(127));
-            if let Some(lid) = (tr.dst.saturating_add(1)..=last)
-                .find(|&lid| follow_lid(topo, lfts, sa, sp, lid).as_deref() == Some(&tr.hops[..]))
-            {
+            if let Some(lid) = (tr.dst.saturating_add(1)..=last).find(|&lid| {
+                follow_lid(topo, lfts, nswitches, sa, sp, lid).as_deref() == Some(&tr.hops[..])
+            }) {
                 other_lid.push(format!(
                     "{file}:{}: {from} -> {to} matches LID {lid}'s route, not the base LID {}'s the model follows",
                     tr.line, tr.dst
