@@ -122,7 +122,7 @@ pub fn import_ib(a: &ImportIbArgs) -> anyhow::Result<ExitCode> {
     if let Some(file) = &a.tracert {
         let fname = file.display().to_string();
         let text = liquid_fabric::read(file).map_err(input)?;
-        let check = import::check_tracert(&imported, &topo, &fname, &text).map_err(input)?;
+        let check = import::check_tracert(&imported, &topo, &lfts, &fname, &text).map_err(input)?;
         for d in &check.disagreements {
             writeln!(err, "import ib: disagrees: {d}")?;
         }
@@ -160,6 +160,32 @@ pub fn import_ib(a: &ImportIbArgs) -> anyhow::Result<ExitCode> {
                  the model does not route by (a host uses its adapter's lowest-numbered \
                  connected port); not checked",
                 check.other_port
+            )?;
+        }
+        if let Some(first) = check.other_lid.first() {
+            writeln!(
+                err,
+                "import ib: ibtracert: {} more traces follow the route of another LID of their \
+                 destination's range (LMC > 0; ibtracert prints the range, not the LID it was \
+                 given), not the base LID's that the model follows; not disagreements (first: \
+                 {first})",
+                check.other_lid.len()
+            )?;
+        }
+        if check.self_traces > 0 {
+            writeln!(
+                err,
+                "import ib: ibtracert: {} more traces are from a host to itself (an \
+                 all-to-all has no such pair); not checked",
+                check.self_traces
+            )?;
+        }
+        if check.switch > 0 {
+            writeln!(
+                err,
+                "import ib: ibtracert: {} more traces are from or to a switch's LID (the \
+                 model routes between hosts); not checked",
+                check.switch
             )?;
         }
         if !check.disagreements.is_empty() {

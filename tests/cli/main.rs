@@ -9,6 +9,7 @@ mod crosscheck;
 mod dsatur;
 mod exit_codes;
 mod fabric;
+mod fabric_names;
 mod foundation;
 mod hostile;
 mod hostile3;

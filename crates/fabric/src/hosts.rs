@@ -32,6 +32,15 @@ pub fn hostlist(source: &str, expr: &str) -> Result<Selection, FabricError> {
     }
     let separated = whitespace_as_commas(original);
     let expr = separated.as_str();
+    if let Some(range) = backward_range(expr) {
+        return Err(FabricError::file(
+            source,
+            format!(
+                "the range {range:?} in {original:?} runs backwards: write it from low to high \
+                 (as Slurm requires)"
+            ),
+        ));
+    }
     let names = hostlist_parser::parse(expr).map_err(|e| {
         FabricError::file(
             source,
@@ -173,4 +182,25 @@ fn alternatives(expr: &str) -> Vec<String> {
         out.extend(partial.into_iter().map(|p| p + rest));
     }
     out
+}
+
+/// The first range `hi-lo` with hi > lo inside brackets (`n[004-001]`), which Slurm
+/// refuses and the hostlist crate would read as `lo-hi`.
+fn backward_range(expr: &str) -> Option<String> {
+    let mut rest = expr;
+    while let Some(open) = rest.find('[') {
+        let close = open + rest[open..].find(']')?;
+        for part in rest[open + 1..close].split(',') {
+            if let Some((lo, hi)) = part.split_once('-') {
+                let (lo, hi) = (lo.trim(), hi.trim());
+                if let (Ok(l), Ok(h)) = (lo.parse::<u64>(), hi.parse::<u64>()) {
+                    if l > h {
+                        return Some(format!("{lo}-{hi}"));
+                    }
+                }
+            }
+        }
+        rest = &rest[close + 1..];
+    }
+    None
 }

@@ -6,6 +6,12 @@
 //! - Switches are named `S-<node GUID>` (as ibnetdiscover names them), adapters by their
 //!   host name, the first word of the node description (`"n001 HCA-1"` → `n001`). The
 //!   model file's leading comments list every node's GUID, LID and description.
+//! - Names need to be unique, non-empty and not a switch's among the selected hosts
+//!   only, and a selected host's port needs a LID (not 0); with no selection every
+//!   adapter is selected. An adapter left out that its first word cannot name (a storage
+//!   server with the firmware's description, an empty one, a multi-rail node's) is named
+//!   `H-<port or node GUID>` as ibnetdiscover names it; [`Imported::notes`] says how many
+//!   and why, and notes adapters left out whose port has LID 0.
 //! - One directed link per connected port and direction, named `<node>/<port>`: the link
 //!   that leaves that node by that port (`S-0002c90300a1b2c3/17`, `n001/1`).
 //! - A host sends and receives on its adapter's lowest-numbered connected port (port 1 on
@@ -95,7 +101,8 @@ pub struct Imported {
     pub pattern: Pattern,
     /// Figures.
     pub summary: Summary,
-    /// Remarks the user should read (LMC handling, links at another rate).
+    /// Remarks the user should read (LMC handling, links at another rate, adapters left
+    /// out of the selection named by GUID or with LID 0, short names matched).
     pub notes: Vec<String>,
     /// The rate most links run at, MB/s (the model's `link_throughput`); `None` when the
     /// topology file prints no rates.
@@ -139,6 +146,20 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
         .filter(|(_, t)| t.offset == 0)
         .map(|(&lid, &t)| (topo.lid_guid(t), lid))
         .collect();
+    // Adapter ports with LID 0 in the topology (no LID yet when it was collected), by port
+    // GUID: the tables, collected a moment later, may route the LID the port got since.
+    // Refused for a selected host (`name_hosts`); no route needs one left out.
+    let zero_ports: std::collections::HashSet<u64> = topo
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Adapter)
+        .flat_map(|n| {
+            n.ports
+                .values()
+                .filter(|p| p.lid == 0)
+                .map(move |p| p.guid.unwrap_or(n.guid))
+        })
+        .collect();
     let mut lmc_in_tables = false;
     for t in &lfts.tables {
         let Some(s) = topo.node_by_guid(NodeKind::Switch, t.guid) else {
@@ -164,6 +185,7 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
                 {
                     lmc_in_tables = true;
                 }
+                None if zero_ports.contains(&g) => {}
                 None => {
                     return Err(FabricError::at(
                         lfile,
@@ -195,82 +217,16 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
         }
     }
 
-    // Hosts: adapters named by the first word of their description.
-    let mut by_name: HashMap<String, usize> = HashMap::new();
-    for (i, n) in topo.nodes.iter().enumerate() {
-        if n.kind != NodeKind::Adapter {
-            continue;
-        }
-        let name = n.host_name();
-        if name.is_empty() {
-            return Err(FabricError::at(
-                tfile,
-                n.line,
-                format!(
-                    "{} has an empty node description: liquid names a host by its first word",
-                    n.label()
-                ),
-            ));
-        }
-        if let Some(&j) = by_name.get(name) {
-            let other = &topo.nodes[j];
-            return Err(FabricError::at(
-                tfile,
-                n.line,
-                format!(
-                    "host {name:?} is named twice: by {} here and by {} at line {}. liquid names a host by the first word of its adapter's node description; give each adapter a description of its own (rdma-ndd sets \"<hostname> <device>\"); hosts with several adapters are not supported",
-                    n.label(),
-                    other.label(),
-                    other.line
-                ),
-            ));
-        }
-        if topo
-            .nodes
-            .iter()
-            .any(|m| m.kind == NodeKind::Switch && m.switch_id() == name)
-        {
-            return Err(FabricError::at(
-                tfile,
-                n.line,
-                format!("host {name:?} has the name of a switch"),
-            ));
-        }
-        by_name.insert(name.to_string(), i);
-    }
-
-    // The selection.
-    let selected: Vec<String> = match &opts.selection {
-        Selection::All => {
-            let mut v: Vec<String> = by_name.keys().cloned().collect();
-            v.sort();
-            v
-        }
-        Selection::Named {
-            source,
-            names,
-            lines,
-        } => {
-            for (k, name) in names.iter().enumerate() {
-                if !by_name.contains_key(name) {
-                    let mut known: Vec<&String> = by_name.keys().collect();
-                    known.sort();
-                    let sample: Vec<&str> = known.iter().take(5).map(|s| s.as_str()).collect();
-                    let msg = format!(
-                        "host {name:?} is not in the fabric {tfile} ({} hosts: {}{})",
-                        known.len(),
-                        sample.join(", "),
-                        if known.len() > 5 { ", ..." } else { "" }
-                    );
-                    return Err(match lines.get(k) {
-                        Some(&l) => FabricError::at(source, l, msg),
-                        None => FabricError::file(source, msg),
-                    });
-                }
-            }
-            names.clone()
-        }
-    };
+    // Hosts: adapters named by the first word of their description. Names must be
+    // unique, non-empty and not a switch's among the selected hosts only (with no
+    // selection, every adapter is selected); an adapter left out that its first word
+    // cannot name is named by GUID, as ibnetdiscover names it.
+    let names = name_hosts(topo, &opts.selection)?;
+    let HostNames {
+        selected,
+        by_name,
+        notes: name_notes,
+    } = names;
     if selected.len() < 2 {
         return Err(FabricError::file(
             tfile,
@@ -335,8 +291,8 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
         }
     }
 
-    // Each selected host's port and LID (1 or more: `topology::parse` refuses a connected
-    // adapter port's LID 0 at its line).
+    // Each selected host's port and LID (1 or more: `name_hosts` refuses a selected
+    // adapter's connected port with LID 0 at its line).
     let mut host_ports: HashMap<String, (usize, u8)> = HashMap::new();
     let mut dlid: HashMap<&str, u16> = HashMap::new();
     for name in &selected {
@@ -543,7 +499,8 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
         format!("{} ({:?} port {port} -> {remote:?})", links[i].id, n.desc)
     };
     let (common, link_params, rate_notes) = link_rates(&rates, label);
-    let mut notes = rate_notes;
+    let mut notes = name_notes;
+    notes.extend(rate_notes);
     if lmc_in_tables {
         notes.push(format!(
             "{lfile} routes more LIDs than ports' base LIDs (LMC > 0; ibnetdiscover -p does not print the LMC): every route follows its destination's base LID (what MPI uses unless told otherwise), the tables' entries for the other LIDs are not followed"
@@ -650,6 +607,301 @@ pub fn import(topo: &Topology, lfts: &Lfts, opts: &Options) -> Result<Imported, 
     })
 }
 
+/// The hosts' names: which adapters are selected, under which name, and every other
+/// adapter's name in the network.
+struct HostNames {
+    /// The selected hosts, in the selection's order (sorted with no selection).
+    selected: Vec<String>,
+    /// Every adapter by its name in the model (selected or not).
+    by_name: HashMap<String, usize>,
+    /// Adapters named by GUID, ports with LID 0 left out, short names matched.
+    notes: Vec<String>,
+}
+
+/// Why an adapter's first word cannot name it: the topology's line and the message.
+fn unnameable(
+    topo: &Topology,
+    a: usize,
+    by_word: &HashMap<&str, Vec<usize>>,
+    switch_ids: &std::collections::HashSet<String>,
+) -> Option<(usize, String)> {
+    let n = &topo.nodes[a];
+    let name = n.host_name();
+    if name.is_empty() {
+        return Some((
+            n.line,
+            format!(
+                "{} has an empty node description: liquid names a host by its first word",
+                n.label()
+            ),
+        ));
+    }
+    let same = &by_word[name];
+    if same.len() > 1 {
+        let first = same[0];
+        let (here, other) = if first == a {
+            (&topo.nodes[same[1]], n)
+        } else {
+            (n, &topo.nodes[first])
+        };
+        let why = if same
+            .iter()
+            .all(|&b| topo.nodes[b].desc == topo.nodes[same[0]].desc)
+        {
+            "give each adapter a description of its own (rdma-ndd sets \"<hostname> <device>\")"
+        } else {
+            "hosts with several adapters (multi-rail, \"<hostname> mlx5_0\" and \"<hostname> mlx5_1\") are not supported"
+        };
+        return Some((
+            here.line,
+            format!(
+                "host {name:?} is named twice: by {} here and by {} at line {}{}. liquid names a host by the first word of its adapter's node description; {why}",
+                here.label(),
+                other.label(),
+                other.line,
+                if same.len() > 2 {
+                    format!(" (and by {} more)", same.len() - 2)
+                } else {
+                    String::new()
+                }
+            ),
+        ));
+    }
+    if switch_ids.contains(name) {
+        return Some((n.line, format!("host {name:?} has the name of a switch")));
+    }
+    None
+}
+
+/// A selected adapter's connected port with LID 0, refused at its line.
+fn lid_zero(topo: &Topology, a: usize) -> Option<(usize, String)> {
+    let n = &topo.nodes[a];
+    n.ports.values().find(|p| p.lid == 0).map(|p| {
+        (
+            p.line,
+            format!(
+                "the adapter port has LID 0, which is never a unicast LID (1-49151): was a subnet manager running when the topology was collected? (port {} of {})",
+                p.num,
+                n.label()
+            ),
+        )
+    })
+}
+
+/// Names the hosts (see [`import`]'s comments): the selected adapters by the first word
+/// of their description (an error when it is empty, shared or a switch's, or when a
+/// selected adapter's port has LID 0), the others by it when they can be, by GUID
+/// otherwise.
+fn name_hosts(topo: &Topology, selection: &Selection) -> Result<HostNames, FabricError> {
+    let tfile = topo.file.as_str();
+    let adapters: Vec<usize> = (0..topo.nodes.len())
+        .filter(|&i| topo.nodes[i].kind == NodeKind::Adapter)
+        .collect();
+    let mut by_word: HashMap<&str, Vec<usize>> = HashMap::new();
+    for &a in &adapters {
+        by_word
+            .entry(topo.nodes[a].host_name())
+            .or_default()
+            .push(a);
+    }
+    let switch_ids: std::collections::HashSet<String> = topo
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Switch)
+        .map(|n| n.switch_id())
+        .collect();
+    let leave_out = "; --hosts or --hostfile can leave such adapters out (storage, login or \
+                     multi-rail nodes): an adapter left out that its first word cannot name \
+                     is named by its GUID";
+    let mut notes = Vec::new();
+    // (name, adapter) of each selected host.
+    let mut chosen: Vec<(String, usize)> = Vec::new();
+    match selection {
+        Selection::All => {
+            for &a in &adapters {
+                if let Some((line, msg)) = unnameable(topo, a, &by_word, &switch_ids) {
+                    return Err(FabricError::at(tfile, line, format!("{msg}{leave_out}")));
+                }
+                if let Some((line, msg)) = lid_zero(topo, a) {
+                    return Err(FabricError::at(
+                        tfile,
+                        line,
+                        format!("{msg}; --hosts or --hostfile can leave this adapter out"),
+                    ));
+                }
+                chosen.push((topo.nodes[a].host_name().to_string(), a));
+            }
+            chosen.sort();
+        }
+        Selection::Named {
+            source,
+            names,
+            lines,
+        } => {
+            let mut short = Vec::new();
+            for (k, name) in names.iter().enumerate() {
+                let at = |msg: String| match lines.get(k) {
+                    Some(&l) => FabricError::at(source, l, msg),
+                    None => FabricError::file(source, msg),
+                };
+                let a = match by_word.get(name.as_str()) {
+                    Some(v) => v[0],
+                    None => {
+                        // A short name (SLURM_JOB_NODELIST's) for the one adapter whose
+                        // description starts with the full name (rdma-ndd's %h).
+                        let prefix = format!("{name}.");
+                        let full: Vec<usize> = adapters
+                            .iter()
+                            .copied()
+                            .filter(|&a| topo.nodes[a].host_name().starts_with(&prefix))
+                            .collect();
+                        if let [a] = full[..] {
+                            short.push(format!("{name} -> {}", topo.nodes[a].host_name()));
+                            a
+                        } else {
+                            let mut known: Vec<&str> = by_word
+                                .iter()
+                                .filter(|(w, v)| {
+                                    !w.is_empty() && v.len() == 1 && !switch_ids.contains(**w)
+                                })
+                                .map(|(w, _)| *w)
+                                .collect();
+                            known.sort();
+                            let sample: Vec<&str> = known.iter().take(5).copied().collect();
+                            return Err(at(format!(
+                                "host {name:?} is not in the fabric {tfile} ({} hosts: {}{}){}",
+                                known.len(),
+                                sample.join(", "),
+                                if known.len() > 5 { ", ..." } else { "" },
+                                if full.len() > 1 {
+                                    format!(
+                                        "; the descriptions of {} adapters start with {prefix:?}, so the short name names none",
+                                        full.len()
+                                    )
+                                } else {
+                                    String::new()
+                                }
+                            )));
+                        }
+                    }
+                };
+                if let Some((line, mut msg)) = unnameable(topo, a, &by_word, &switch_ids) {
+                    msg.push_str(&format!(
+                        " ({source} selects {name:?}; a selection without it works)"
+                    ));
+                    return Err(FabricError::at(tfile, line, msg));
+                }
+                if let Some((line, msg)) = lid_zero(topo, a) {
+                    return Err(FabricError::at(tfile, line, msg));
+                }
+                if let Some((other, _)) = chosen.iter().find(|(_, b)| *b == a) {
+                    return Err(at(format!(
+                        "hosts {other:?} and {name:?} are the same adapter, {}",
+                        topo.nodes[a].label()
+                    )));
+                }
+                chosen.push((name.clone(), a));
+            }
+            if !short.is_empty() {
+                notes.push(format!(
+                    "{} selected host(s) matched by short name to the one adapter whose description starts with that name and a dot (the model names them by the short name, as selected): {}",
+                    short.len(),
+                    short.join(", ")
+                ));
+            }
+        }
+    }
+    let selected: Vec<String> = chosen.iter().map(|(n, _)| n.clone()).collect();
+    let mut by_name: HashMap<String, usize> = chosen.iter().cloned().collect();
+    let is_chosen: std::collections::HashSet<usize> = chosen.iter().map(|&(_, a)| a).collect();
+    // The adapters left out.
+    let (mut by_guid, mut empty, mut shared, mut switch_named, mut zero) =
+        (0usize, 0usize, 0usize, 0usize, 0usize);
+    let mut shared_words: Vec<&str> = Vec::new();
+    for &a in &adapters {
+        if is_chosen.contains(&a) {
+            continue;
+        }
+        let n = &topo.nodes[a];
+        if n.ports.values().any(|p| p.lid == 0) {
+            zero += 1;
+        }
+        let word = n.host_name();
+        let name = if word.is_empty() {
+            empty += 1;
+            None
+        } else if by_word[word].len() > 1 {
+            shared += 1;
+            if !shared_words.contains(&word) {
+                shared_words.push(word);
+            }
+            None
+        } else if switch_ids.contains(word) {
+            switch_named += 1;
+            None
+        } else if by_name.contains_key(word) {
+            // A selected short name took it (`n001` for `n001.example.org`).
+            shared += 1;
+            None
+        } else {
+            Some(word.to_string())
+        };
+        let name = name.unwrap_or_else(|| {
+            by_guid += 1;
+            format!("H-{:016x}", n.guid)
+        });
+        if let Some(&b) = by_name.get(&name) {
+            return Err(FabricError::at(
+                tfile,
+                n.line,
+                format!(
+                    "{} would be named {name:?} in the model, as is {} at line {}",
+                    n.label(),
+                    topo.nodes[b].label(),
+                    topo.nodes[b].line
+                ),
+            ));
+        }
+        by_name.insert(name, a);
+    }
+    if by_guid > 0 {
+        let mut why = Vec::new();
+        if shared > 0 {
+            shared_words.sort();
+            let shown: Vec<String> = shared_words
+                .iter()
+                .take(5)
+                .map(|w| format!("{w:?}"))
+                .collect();
+            why.push(format!(
+                "{shared} whose first word another adapter's description shares ({}{})",
+                shown.join(", "),
+                if shared_words.len() > 5 { ", ..." } else { "" }
+            ));
+        }
+        if empty > 0 {
+            why.push(format!("{empty} with an empty description"));
+        }
+        if switch_named > 0 {
+            why.push(format!("{switch_named} with a switch's name"));
+        }
+        notes.push(format!(
+            "{by_guid} adapter(s) left out of the selection named by GUID in the model (H-<GUID>, as ibnetdiscover names them), since the first word of their description cannot name them: {}; they stay in the network, and no route starts or ends at them",
+            why.join(", ")
+        ));
+    }
+    if zero > 0 {
+        notes.push(format!(
+            "{zero} adapter(s) left out of the selection have a port with LID 0 (none assigned when the topology was collected: a node coming up?); no route starts or ends at them"
+        ));
+    }
+    Ok(HostNames {
+        selected,
+        by_name,
+        notes,
+    })
+}
+
 /// The rate most links run at (ties: the faster), each link's own bandwidth where its
 /// rate differs, and the notes that name those links and the links without a rate.
 fn link_rates(
@@ -725,6 +977,17 @@ pub struct TracertCheck {
     /// host uses its adapter's lowest-numbered connected port; `scripts/ib-local` traces
     /// every adapter LID): not checked, since the model has no route of that port.
     pub other_port: usize,
+    /// Traces from a host to itself (`ibtracert 2 2`): not checked, since an all-to-all
+    /// has no such pair and the model no route of it.
+    pub self_traces: usize,
+    /// Traces from or to a switch's LID (`ibtracert 2 1`, as a "trace every LID" loop
+    /// makes them): not checked, since the model routes between hosts only.
+    pub switch: usize,
+    /// Traces to a port with several LIDs (LMC > 0) that follow the route of one of its
+    /// other LIDs, not the base LID's the model follows (ibtracert names the
+    /// destination's LID range, not the LID it was given): not disagreements. Each with
+    /// the trace's line and the LID whose route it matches.
+    pub other_lid: Vec<String>,
     /// Each disagreement, with the trace's line.
     pub disagreements: Vec<String>,
 }
@@ -736,6 +999,8 @@ struct Trace {
     line: usize,
     src: u16,
     dst: u16,
+    /// The last LID of the destination's range (`lid 98-99`: 99); `dst` without LMC.
+    dst_last: u16,
     hops: Vec<(u8, u16)>,
     /// `ibtracert` found no route (a `# ibtracert SLID DLID failed` line).
     failed: bool,
@@ -752,9 +1017,20 @@ fn failed_trace(t: &str) -> Option<(u16, u16)> {
 
 /// The base LID in `lid A-B "..."`.
 fn lid_in(s: &str) -> Option<u16> {
+    lid_range_in(s).map(|(a, _)| a)
+}
+
+/// The LID range `A-B` in `lid A-B "..."` (`lid A`: A-A).
+fn lid_range_in(s: &str) -> Option<(u16, u16)> {
     let at = s.find(" lid ")?;
     let w = s[at + 5..].split_whitespace().next()?;
-    w.split('-').next()?.parse().ok()
+    let mut parts = w.split('-');
+    let a: u16 = parts.next()?.parse().ok()?;
+    let b = match parts.next() {
+        Some(b) => b.parse().ok()?,
+        None => a,
+    };
+    Some((a, b))
 }
 
 fn parse_traces(file: &str, text: &str) -> Result<Vec<Trace>, FabricError> {
@@ -768,6 +1044,7 @@ fn parse_traces(file: &str, text: &str) -> Result<Vec<Trace>, FabricError> {
                 line: n,
                 src,
                 dst,
+                dst_last: dst,
                 hops: Vec::new(),
                 failed: true,
             });
@@ -788,6 +1065,7 @@ fn parse_traces(file: &str, text: &str) -> Result<Vec<Trace>, FabricError> {
                 line: n,
                 src,
                 dst: 0,
+                dst_last: 0,
                 hops: Vec::new(),
                 failed: false,
             });
@@ -803,7 +1081,7 @@ fn parse_traces(file: &str, text: &str) -> Result<Vec<Trace>, FabricError> {
             c.hops.push((port, lid));
         } else if t.starts_with("To ") {
             let mut c = cur.take().ok_or_else(|| bad("a To line outside a trace"))?;
-            c.dst = lid_in(t).ok_or_else(|| bad("the To line has no lid"))?;
+            (c.dst, c.dst_last) = lid_range_in(t).ok_or_else(|| bad("the To line has no lid"))?;
             out.push(c);
         } else {
             return Err(bad(&format!("not a line of ibtracert output: {t:?}")));
@@ -819,12 +1097,51 @@ fn parse_traces(file: &str, text: &str) -> Result<Vec<Trace>, FabricError> {
     Ok(out)
 }
 
+/// The hops (output port, LID reached: a switch's, an adapter port's base LID) of the
+/// route to `lid` from adapter `src` by its port `port`, through the switches' tables,
+/// as `ibtracert` prints them; `None` when a table lacks the LID or the route crosses
+/// more than the fabric's `nswitches` switches (a loop).
+fn follow_lid(
+    topo: &Topology,
+    lfts: &Lfts,
+    nswitches: usize,
+    src: usize,
+    port: u8,
+    lid: u16,
+) -> Option<Vec<(u8, u16)>> {
+    let reached = |node: usize, p: u8| -> Option<(usize, u16)> {
+        let link = topo.nodes[node].ports.get(&p)?;
+        let r = &topo.nodes[link.remote];
+        let l = match r.kind {
+            NodeKind::Switch => r.lid,
+            NodeKind::Adapter => r.ports.get(&link.remote_port)?.lid,
+        };
+        Some((link.remote, l))
+    };
+    let (mut here, l) = reached(src, port)?;
+    let mut hops = vec![(port, l)];
+    while topo.nodes[here].kind == NodeKind::Switch {
+        if hops.len() > nswitches + 1 {
+            return None;
+        }
+        let t = &lfts.tables[*lfts.by_guid.get(&topo.nodes[here].guid)?];
+        let out = t.port(lid).filter(|&o| o != 0)?;
+        let (next, l) = reached(here, out)?;
+        hops.push((out, l));
+        here = next;
+    }
+    Some(hops)
+}
+
 /// Compares every trace of `ibtracert` output (traces concatenated, as `ibtracert SLID
 /// DLID` prints them) with the imported routes: the same output port at every hop and
-/// the same node reached. A trace between hosts the model does not cover is an error.
+/// the same node reached. Traces the model has no route of are counted apart, not
+/// checked: from or to a host the selection left out, a port the model does not route
+/// by, a switch's LID; from a host to itself.
 pub fn check_tracert(
     imported: &Imported,
     topo: &Topology,
+    lfts: &Lfts,
     file: &str,
     text: &str,
 ) -> Result<TracertCheck, FabricError> {
@@ -850,36 +1167,52 @@ pub fn check_tracert(
         .enumerate()
         .map(|(i, l)| (l.id.as_str(), i))
         .collect();
-    // The host of a LID, and whether the LID is of the port the model routes the host
-    // by; None for an adapter the selection left out (--hosts).
-    let host = |lid: u16, line: usize| -> Result<Option<(&str, bool)>, FabricError> {
+    // What a LID addresses: a host of the model (and whether the LID is of the port the
+    // model routes it by), an adapter the selection left out (--hosts), or a switch.
+    enum End<'a> {
+        Host(&'a str, bool),
+        Outside,
+        Switch,
+    }
+    let end = |lid: u16, line: usize| -> Result<End<'_>, FabricError> {
         let t = topo.lids.get(&lid).ok_or_else(|| {
             FabricError::at(file, line, format!("LID {lid} is not in {}", topo.file))
         })?;
-        match name_of.get(&t.node) {
-            Some(&(name, port)) => Ok(Some((name, t.port == port))),
-            None if topo.nodes[t.node].kind == NodeKind::Adapter => Ok(None),
-            None => Err(FabricError::at(
-                file,
-                line,
-                format!(
-                    "LID {lid} is {}, not a host of the model",
-                    topo.nodes[t.node].label()
-                ),
-            )),
-        }
+        Ok(match name_of.get(&t.node) {
+            Some(&(name, port)) => End::Host(name, t.port == port),
+            None if topo.nodes[t.node].kind == NodeKind::Adapter => End::Outside,
+            None => End::Switch,
+        })
     };
     let mut disagreements = Vec::new();
     let (mut failed_unrouted, mut failed_unchecked, mut outside, mut other_port) = (0, 0, 0, 0);
+    let (mut self_traces, mut switch) = (0, 0);
+    let mut other_lid = Vec::new();
+    let nswitches = topo
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Switch)
+        .count();
     let partly_routed = !imported.summary.unrouted.is_empty();
     for tr in &traces {
-        let (from, to) = (host(tr.src, tr.line)?, host(tr.dst, tr.line)?);
-        let (Some((from, from_port)), Some((to, to_port))) = (from, to) else {
-            outside += 1;
-            continue;
+        let (from, to) = (end(tr.src, tr.line)?, end(tr.dst, tr.line)?);
+        let ((from, from_port), (to, to_port)) = match (from, to) {
+            (End::Switch, _) | (_, End::Switch) => {
+                switch += 1;
+                continue;
+            }
+            (End::Host(f, fp), End::Host(t, tp)) => ((f, fp), (t, tp)),
+            _ => {
+                outside += 1;
+                continue;
+            }
         };
         if !(from_port && to_port) {
             other_port += 1;
+            continue;
+        }
+        if from == to {
+            self_traces += 1;
             continue;
         }
         if tr.failed {
@@ -915,6 +1248,19 @@ pub fn check_tracert(
             })
             .collect();
         if mine != tr.hops {
+            // LMC > 0: ibtracert was perhaps given another LID of the destination's range
+            // (it prints the range, not the LID); the model follows the base LID.
+            let (sa, sp) = imported.host_ports[from];
+            let last = tr.dst_last.min(tr.dst.saturating_add(127));
+            if let Some(lid) = (tr.dst.saturating_add(1)..=last).find(|&lid| {
+                follow_lid(topo, lfts, nswitches, sa, sp, lid).as_deref() == Some(&tr.hops[..])
+            }) {
+                other_lid.push(format!(
+                    "{file}:{}: {from} -> {to} matches LID {lid}'s route, not the base LID {}'s the model follows",
+                    tr.line, tr.dst
+                ));
+                continue;
+            }
             let show = |h: &[(u8, u16)]| {
                 h.iter()
                     .map(|(p, l)| format!("[{p}]->lid {l}"))
@@ -930,11 +1276,20 @@ pub fn check_tracert(
         }
     }
     Ok(TracertCheck {
-        compared: traces.len() - failed_unchecked - outside - other_port,
+        compared: traces.len()
+            - failed_unchecked
+            - outside
+            - other_port
+            - self_traces
+            - switch
+            - other_lid.len(),
         failed_unrouted,
         failed_unchecked,
         outside,
         other_port,
+        self_traces,
+        switch,
+        other_lid,
         disagreements,
     })
 }

@@ -452,7 +452,7 @@ fn parse_default_form(file: &str, text: &str) -> Result<Vec<RawNode>, FabricErro
                 let tail = &body[end + 1..];
                 let lid_word = word_after::<String>(tail, "lid")
                     .ok_or_else(|| bad("the switch line lacks its LID (lid N)"))?;
-                let lid = unicast_lid(file, n, &lid_word, false)?;
+                let lid = unicast_lid(file, n, &lid_word)?;
                 let lmc: u8 = word_after(tail, "lmc")
                     .ok_or_else(|| bad("the switch line lacks its LMC (lmc N)"))?;
                 (body[..end].to_string(), lid, lmc)
@@ -491,24 +491,18 @@ fn parse_default_form(file: &str, text: &str) -> Result<Vec<RawNode>, FabricErro
 /// The largest unicast LID (0xBFFF); 0xC000 up are multicast, 0xFFFF the permissive LID.
 const MAX_UNICAST_LID: u64 = 0xbfff;
 
-/// A LID as written at `file:n`, which must be a unicast LID (1-49151). With
-/// `refuse_zero` (a connected adapter port), 0 is refused too: the port has no LID (no
-/// subnet manager had assigned one when the topology was collected). A switch's 0 is let
-/// through, as before: its table is found by GUID, and a route to its LID is refused where
-/// it is needed.
-fn unicast_lid(file: &str, n: usize, word: &str, refuse_zero: bool) -> Result<u16, FabricError> {
+/// A LID as written at `file:n`, which must be a unicast LID (1-49151) or 0. A port's 0
+/// means no subnet manager had assigned it a LID when the topology was collected (a node
+/// coming up): the import refuses it for a selected host, at the port's line, and lets
+/// it through for an adapter the selection leaves out (`--hosts`), which no route
+/// needs; a switch's table is found by GUID, and a route to its LID is refused where it
+/// is needed.
+fn unicast_lid(file: &str, n: usize, word: &str) -> Result<u16, FabricError> {
     let bad = |why: String| FabricError::at(file, n, why);
     if word.is_empty() || !word.bytes().all(|b| b.is_ascii_digit()) {
         return Err(bad(format!("the LID {:?} is not a number", shorten(word))));
     }
     let lid: u64 = word.parse().unwrap_or(u64::MAX); // only digits: too large if it fails
-    if lid == 0 && refuse_zero {
-        return Err(bad(
-            "the adapter port has LID 0, which is never a unicast LID (1-49151): was a subnet \
-             manager running when the topology was collected?"
-                .to_string(),
-        ));
-    }
     if lid > MAX_UNICAST_LID {
         return Err(bad(format!(
             "LID {} is not a unicast LID (1-{MAX_UNICAST_LID})",
@@ -551,7 +545,7 @@ fn parse_port_line(file: &str, n: usize, t: &str, kind: NodeKind) -> Result<RawP
                 .ok_or_else(|| {
                     bad("the adapter port lacks its LID (# lid N lmc M ...; truncated?)")
                 })?;
-            let lid = unicast_lid(file, n, lid_word, true)?;
+            let lid = unicast_lid(file, n, lid_word)?;
             let lmc: u8 = word_after(comment.split('"').next().unwrap_or(""), "lmc")
                 .ok_or_else(|| bad("the adapter port lacks its LMC (lmc M)"))?;
             (lid, lmc)
@@ -613,13 +607,8 @@ fn parse_ports_form(file: &str, text: &str) -> Result<Vec<RawNode>, FabricError>
         // The rest: "4x SDR - SW 3 2 0x... ( 'a' - 'b' )" or "4x SDR    'a'".
         let after_guid = &t[t.find(words[3]).unwrap_or(0) + words[3].len()..];
         let link = find_link(after_guid);
-        // A connected adapter port's LID 0 is refused; an unconnected port may have none.
-        let lid = unicast_lid(
-            file,
-            n,
-            words[1],
-            kind == NodeKind::Adapter && link.is_some(),
-        )?;
+        // A connected adapter port's LID 0 is refused by the import for a selected host.
+        let lid = unicast_lid(file, n, words[1])?;
         let id = match kind {
             NodeKind::Switch => format!("S-{guid:016x}"),
             NodeKind::Adapter => format!("H-{guid:016x}"),

@@ -31,6 +31,10 @@ fn run_with(
     )
 }
 
+fn lfts_of(text: &str) -> lft::Lfts {
+    lft::parse("lfts", text).expect("reads")
+}
+
 fn run(topo: &str, lfts: &str) -> Result<Imported, FabricError> {
     run_with(topo, lfts, Selection::All, false)
 }
@@ -99,7 +103,7 @@ fn every_form_gives_the_same_model() {
 fn agrees_with_ibtracert() {
     let t = topology::parse("topology.txt", TOPO).expect("parses");
     let m = run(TOPO, LFTS).expect("imports");
-    let c = import::check_tracert(&m, &t, "tracert.txt", TRACERT).expect("reads");
+    let c = import::check_tracert(&m, &t, &lfts_of(LFTS), "tracert.txt", TRACERT).expect("reads");
     assert_eq!(c.compared, 12);
     assert!(c.disagreements.is_empty(), "{:?}", c.disagreements);
     // A trace that differs is found: Switch1 sends LID 4 by port 5 instead of 3.
@@ -109,7 +113,7 @@ fn agrees_with_ibtracert() {
         1,
     );
     assert_ne!(edited, TRACERT);
-    let c = import::check_tracert(&m, &t, "tracert.txt", &edited).expect("reads");
+    let c = import::check_tracert(&m, &t, &lfts_of(LFTS), "tracert.txt", &edited).expect("reads");
     assert_eq!(c.disagreements.len(), 1, "{:?}", c.disagreements);
     assert!(
         c.disagreements[0].contains("Hca1 -> Hca2"),
@@ -117,8 +121,14 @@ fn agrees_with_ibtracert() {
         c.disagreements[0]
     );
     // On this fully routed fabric, a trace that found no route is a disagreement.
-    let c =
-        import::check_tracert(&m, &t, "tracert.txt", "# ibtracert 2 4 failed\n").expect("reads");
+    let c = import::check_tracert(
+        &m,
+        &t,
+        &lfts_of(LFTS),
+        "tracert.txt",
+        "# ibtracert 2 4 failed\n",
+    )
+    .expect("reads");
     assert_eq!(c.disagreements.len(), 1, "{:?}", c.disagreements);
     assert!(
         c.disagreements[0].contains("tracert.txt:1: ibtracert found no route from Hca1 to Hca2"),
@@ -129,18 +139,49 @@ fn agrees_with_ibtracert() {
 
 /// The traces of the whole fabric, collected once, serve a job's import of a few hosts:
 /// the traces from or to the hosts left out are counted, not refused (they were, as
-/// "not a host of the model"); a trace that ends at a switch is still refused.
+/// "not a host of the model").
 #[test]
 fn traces_outside_the_selected_hosts_are_counted_not_refused() {
     let t = topology::parse("topology.txt", TOPO).expect("parses");
     let selection = hosts::hostlist("--hosts", "Hca[1-2]").expect("a host list");
     let m = run_with(TOPO, LFTS, selection, false).expect("imports");
-    let c = import::check_tracert(&m, &t, "tracert.txt", TRACERT).expect("reads");
+    let c = import::check_tracert(&m, &t, &lfts_of(LFTS), "tracert.txt", TRACERT).expect("reads");
     assert_eq!((c.compared, c.outside), (2, 10));
     assert!(c.disagreements.is_empty(), "{:?}", c.disagreements);
-    let e = import::check_tracert(&m, &t, "tracert.txt", "# ibtracert 2 1 failed\n")
-        .expect_err("LID 1 is Switch1");
-    assert!(e.to_string().contains("not a host of the model"), "{e}");
+}
+
+/// A trace from a host to itself, and traces from or to a switch's LID (a loop over every
+/// LID pair makes them), are counted apart and not checked: the first was a
+/// disagreement (exit 1), the others refused the whole check (exit 2).
+#[test]
+fn self_and_switch_traces_are_counted_not_checked() {
+    let t = topology::parse("topology.txt", TOPO).expect("parses");
+    let m = run(TOPO, LFTS).expect("imports");
+    let own = "From ca {0x0000000000100000} portnum 1 lid 2-2 \"Hca1\"\n\
+               To ca {0x0000000000100000} portnum 1 lid 2-2 \"Hca1\"\n";
+    let to_switch = "From ca {0x0000000000100000} portnum 1 lid 2-2 \"Hca1\"\n\
+                     [1] -> switch port {0x0000000000200000}[1] lid 1-1 \"Switch1\"\n\
+                     To switch {0x0000000000200000} portnum 0 lid 1-1 \"Switch1\"\n";
+    let from_switch = "From switch {0x0000000000200000} portnum 0 lid 1-1 \"Switch1\"\n\
+                       [1] -> ca port {0x0000000000100001}[1] lid 2-2 \"Hca1\"\n\
+                       To ca {0x0000000000100000} portnum 1 lid 2-2 \"Hca1\"\n";
+    let text = format!("{TRACERT}{own}{to_switch}{from_switch}# ibtracert 2 1 failed\n");
+    let c = import::check_tracert(&m, &t, &lfts_of(LFTS), "tracert.txt", &text).expect("reads");
+    assert_eq!((c.compared, c.self_traces, c.switch), (12, 1, 3));
+    assert!(c.disagreements.is_empty(), "{:?}", c.disagreements);
+    // A LID that is nothing of the topology is still refused.
+    let e = import::check_tracert(
+        &m,
+        &t,
+        &lfts_of(LFTS),
+        "tracert.txt",
+        "# ibtracert 2 99 failed\n",
+    )
+    .expect_err("LID 99");
+    assert!(
+        e.to_string().contains("LID 99 is not in topology.txt"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -260,7 +301,8 @@ fn a_destination_lid_without_an_entry() {
     // (ibtracert reaches switches by LID routes, which may be missing).
     let topo = topology::parse("topology.txt", TOPO).expect("parses");
     let traces = "# ibtracert 2 6 failed\n# ibtracert 2 4 failed\n";
-    let c = import::check_tracert(&m, &topo, "tracert.txt", traces).expect("reads");
+    let c =
+        import::check_tracert(&m, &topo, &lfts_of(&lfts), "tracert.txt", traces).expect("reads");
     assert_eq!(
         (c.compared, c.failed_unrouted, c.failed_unchecked),
         (1, 1, 1)
@@ -354,11 +396,13 @@ fn a_lid_that_is_not_a_unicast_lid() {
         e.to_string(),
         "topology.txt:31: LID 49152 is not a unicast LID (1-49151)"
     );
-    // LID 0 on an adapter port: refused at its line (was a table/LID mismatch later).
+    // LID 0 on a selected adapter's port: refused at its line by the import (was a
+    // table/LID mismatch later); the topology itself reads (see
+    // a_port_with_lid_0_left_out_of_the_selection).
     let topo = TOPO.replacen("# lid 6 lmc 0", "# lid 0 lmc 0", 1);
-    let e = topology::parse("topology.txt", &topo).expect_err("LID 0");
+    let e = err(run(&topo, LFTS));
     assert!(
-        e.to_string().starts_with(
+        e.starts_with(
             "topology.txt:31: the adapter port has LID 0, which is never a unicast LID (1-49151)"
         ),
         "{e}"
@@ -374,10 +418,18 @@ fn a_lid_that_is_not_a_unicast_lid() {
     // The ports form: Hca4's line (line 1), LID 0 and out of range.
     let topo = TOPO_P.replacen("CA     6  1", "CA     0  1", 1);
     assert_ne!(topo, TOPO_P);
-    let e = topology::parse("topology-p.txt", &topo).expect_err("LID 0");
+    let t = topology::parse("topology-p.txt", &topo).expect("reads");
+    let l = lft::parse("lfts", LFTS).expect("reads");
+    let opts = Options {
+        name: "f".into(),
+        selection: Selection::All,
+        allow_unrouted: false,
+    };
+    let e = import::import(&t, &l, &opts)
+        .expect_err("LID 0")
+        .to_string();
     assert!(
-        e.to_string()
-            .starts_with("topology-p.txt:1: the adapter port has LID 0"),
+        e.starts_with("topology-p.txt:1: the adapter port has LID 0"),
         "{e}"
     );
     let topo = TOPO_P.replacen("CA     6  1", "CA     99999999999  1", 1);
@@ -554,8 +606,14 @@ fn lmc_2_from_a_real_opensm() {
         b.notes
     );
     let t = topology::parse("topology.txt", topo).expect("parses");
-    let c = import::check_tracert(&a, &t, "tracert.txt", include_str!("data/lmc2/tracert.txt"))
-        .expect("reads");
+    let c = import::check_tracert(
+        &a,
+        &t,
+        &lfts_of(osm),
+        "tracert.txt",
+        include_str!("data/lmc2/tracert.txt"),
+    )
+    .expect("reads");
     assert_eq!((c.compared, c.disagreements.len()), (56, 0));
 }
 
@@ -624,6 +682,7 @@ fn traces_of_a_port_the_model_does_not_route_by_are_not_checked() {
     let c = import::check_tracert(
         &m,
         &t,
+        &lfts_of(lfts),
         "tracert.txt",
         include_str!("data/dual-port/tracert.txt"),
     )
@@ -717,5 +776,242 @@ fn rates_as_ibnetdiscover_prints_them() {
     assert_eq!(
         Rate::parse("4x", "EDR").map(|r| r.to_string()),
         Some("4xEDR".into())
+    );
+}
+
+// ---- Names and LIDs need to be good among the selected hosts only (explore9 D7) ----
+
+/// Hca3 and Hca4 with the firmware's description (storage servers without rdma-ndd).
+fn storage_named() -> String {
+    let t = TOPO
+        .replace("\"Hca3\"", "\"MT4123 ConnectX6   Mellanox Technologies\"")
+        .replace("\"Hca4\"", "\"MT4123 ConnectX6   Mellanox Technologies\"");
+    assert_ne!(t, TOPO);
+    t
+}
+
+#[test]
+fn adapters_left_out_that_their_first_word_cannot_name_are_named_by_guid() {
+    let topo = storage_named();
+    // Every adapter selected: refused as before, and the message says how to leave them out.
+    let e = err(run(&topo, LFTS));
+    assert!(e.contains("host \"MT4123\" is named twice"), "{e}");
+    assert!(
+        e.contains("give each adapter a description of its own"),
+        "{e}"
+    );
+    assert!(
+        e.contains("--hosts or --hostfile can leave such adapters out"),
+        "{e}"
+    );
+    // A job of Hca1 and Hca2 imports; the two others are named by GUID.
+    let sel = hosts::hostlist("--hosts", "Hca[1-2]").expect("a host list");
+    let m = run_with(&topo, LFTS, sel, false).expect("imports");
+    assert_eq!(
+        m.network.hosts,
+        ["H-0000000000100006", "H-0000000000100009", "Hca1", "Hca2"]
+    );
+    assert_eq!(m.summary.routes, 2);
+    assert!(
+        m.notes.iter().any(|n| n.starts_with(
+            "2 adapter(s) left out of the selection named by GUID in the model (H-<GUID>"
+        ) && n.contains("\"MT4123\"")),
+        "{:?}",
+        m.notes
+    );
+    assert!(m
+        .network
+        .links
+        .iter()
+        .any(|l| l.id == "H-0000000000100009/1"));
+    let t = liquid_model::yaml::parse_model("m.yaml", &m.to_yaml()).expect("a valid model");
+    assert_eq!(t.len(), 2);
+    // The routes are those of the fabric with its usual names.
+    let plain = run_with(
+        TOPO,
+        LFTS,
+        hosts::hostlist("--hosts", "Hca[1-2]").expect("a host list"),
+        false,
+    )
+    .expect("imports");
+    assert_eq!(m.network.routes, plain.network.routes);
+    // Selecting one of them is still refused.
+    let sel = hosts::hostlist("--hosts", "Hca1,MT4123").expect("a host list");
+    let e = err(run_with(&topo, LFTS, sel, false));
+    assert!(e.contains("host \"MT4123\" is named twice"), "{e}");
+}
+
+#[test]
+fn an_empty_description_left_out_is_named_by_guid() {
+    let topo = TOPO.replacen(
+        "Ca\t2 \"H-0000000000100009\"\t\t# \"Hca4\"",
+        "Ca\t2 \"H-0000000000100009\"\t\t# \"\"",
+        1,
+    );
+    assert_ne!(topo, TOPO);
+    let e = err(run(&topo, LFTS));
+    assert!(e.contains("has an empty node description"), "{e}");
+    assert!(
+        e.contains("--hosts or --hostfile can leave such adapters out"),
+        "{e}"
+    );
+    let sel = hosts::hostlist("--hosts", "Hca[1-3]").expect("a host list");
+    let m = run_with(&topo, LFTS, sel, false).expect("imports");
+    assert!(m.network.hosts.contains(&"H-0000000000100009".to_string()));
+    assert!(
+        m.notes
+            .iter()
+            .any(|n| n.contains("1 with an empty description")),
+        "{:?}",
+        m.notes
+    );
+}
+
+#[test]
+fn a_port_with_lid_0_left_out_of_the_selection() {
+    // Hca4 came up after ibnetdiscover ran: LID 0 in the topology, LID 6 in the tables.
+    let topo = TOPO.replacen("# lid 6 lmc 0", "# lid 0 lmc 0", 1);
+    assert_ne!(topo, TOPO);
+    let e = err(run(&topo, LFTS));
+    assert!(
+        e.starts_with("topology.txt:31: the adapter port has LID 0"),
+        "{e}"
+    );
+    assert!(
+        e.contains("--hosts or --hostfile can leave this adapter out"),
+        "{e}"
+    );
+    let sel = hosts::hostlist("--hosts", "Hca4,Hca1").expect("a host list");
+    let e = err(run_with(&topo, LFTS, sel, false));
+    assert!(
+        e.starts_with("topology.txt:31: the adapter port has LID 0"),
+        "{e}"
+    );
+    let sel = hosts::hostlist("--hosts", "Hca[1-3]").expect("a host list");
+    let m = run_with(&topo, LFTS, sel, false).expect("imports");
+    assert_eq!(m.summary.routes, 6);
+    assert!(
+        m.notes
+            .iter()
+            .any(|n| n.starts_with("1 adapter(s) left out of the selection have a port with LID 0")),
+        "{:?}",
+        m.notes
+    );
+    // Named by its first word still: only its LID is missing.
+    assert!(m.network.hosts.contains(&"Hca4".to_string()));
+}
+
+#[test]
+fn a_multi_rail_host_is_refused_only_when_selected() {
+    // Hca1 and Hca2 are the two adapters of host n001 (rdma-ndd's "<hostname> <device>").
+    let topo = TOPO
+        .replace("\"Hca1\"", "\"n001 mlx5_0\"")
+        .replace("\"Hca2\"", "\"n001 mlx5_1\"");
+    let sel = hosts::hostlist("--hosts", "n001,Hca3").expect("a host list");
+    let e = err(run_with(&topo, LFTS, sel, false));
+    assert!(e.contains("host \"n001\" is named twice"), "{e}");
+    assert!(e.contains("hosts with several adapters"), "{e}");
+    assert!(e.contains("a selection without it works"), "{e}");
+    // The convention that caused it is not what the message recommends.
+    assert!(
+        !e.contains("give each adapter a description of its own"),
+        "{e}"
+    );
+    let sel = hosts::hostlist("--hosts", "Hca[3-4]").expect("a host list");
+    let m = run_with(&topo, LFTS, sel, false).expect("imports");
+    assert_eq!(
+        m.network.hosts,
+        ["H-0000000000100000", "H-0000000000100003", "Hca3", "Hca4"]
+    );
+}
+
+/// LMC 2: ibtracert to a non-base LID of the destination (LID 33 of p4, whose base LID is
+/// 32) follows that LID's entries, which OpenSM routes through sw0_1 where the base LID
+/// goes through sw0_0; its output names the range (`lid 32-35`), not the LID. Such a
+/// trace matches one of the range's routes and is counted apart, not as a disagreement
+/// (it was, exit 1); a trace that matches no LID of the range still disagrees.
+#[test]
+fn a_trace_to_a_non_base_lid_is_not_a_disagreement() {
+    let topo = include_str!("data/lmc2/topology.txt");
+    let osm = include_str!("data/lmc2/opensm-lfts.dump");
+    let m = run(topo, osm).expect("imports");
+    let t = topology::parse("topology.txt", topo).expect("parses");
+    let to_33 = "From ca {0x0000000000100000} portnum 1 lid 4-7 \"p0 HCA-1\"\n\
+                 [1] -> switch port {0x0000000000200002}[1] lid 9-9 \"sw1_0\"\n\
+                 [4] -> switch port {0x0000000000200001}[1] lid 8-8 \"sw0_1\"\n\
+                 [3] -> switch port {0x0000000000200004}[4] lid 17-17 \"sw1_2\"\n\
+                 [1] -> ca port {0x0000000000100009}[1] lid 32-35 \"p4 HCA-1\"\n\
+                 To ca {0x0000000000100008} portnum 1 lid 32-35 \"p4 HCA-1\"\n";
+    let c = import::check_tracert(&m, &t, &lfts_of(osm), "tracert.txt", to_33).expect("reads");
+    assert!(c.disagreements.is_empty(), "{:?}", c.disagreements);
+    assert_eq!(c.compared, 0);
+    assert_eq!(
+        c.other_lid,
+        ["tracert.txt:1: p0 -> p4 matches LID 33's route, not the base LID 32's the model follows"]
+    );
+    // The last hop by another port: no LID of 32-35 is routed so.
+    let wrong = to_33.replacen("[1] -> ca port", "[2] -> ca port", 1);
+    assert_ne!(wrong, to_33);
+    let c = import::check_tracert(&m, &t, &lfts_of(osm), "tracert.txt", &wrong).expect("reads");
+    assert_eq!(
+        (c.compared, c.other_lid.len(), c.disagreements.len()),
+        (1, 0, 1)
+    );
+}
+
+/// `n[004-001]` was read as n001-n004; Slurm refuses a range that runs backwards.
+#[test]
+fn a_backward_range_is_refused() {
+    let e = hosts::hostlist("--hosts", "n[004-001]").expect_err("backwards");
+    assert_eq!(
+        e.to_string(),
+        "--hosts: the range \"004-001\" in \"n[004-001]\" runs backwards: write it from low to high (as Slurm requires)"
+    );
+    let e = hosts::hostlist("--hosts", "a1,n[001-002,9 - 5]").expect_err("backwards");
+    assert!(e.to_string().contains("the range \"9-5\""), "{e}");
+    // Forward ranges and a single number are fine.
+    hosts::hostlist("--hosts", "n[001-004,007],m[5-5]").expect("forward");
+}
+
+/// rdma-ndd's `%h` is the full host name on many systems, and SLURM_JOB_NODELIST gives
+/// short names: a short name that starts exactly one adapter's first word and a dot
+/// selects that adapter, with a note; the model names the host as selected.
+#[test]
+fn a_short_name_selects_the_one_adapter_with_that_full_name() {
+    let topo = TOPO
+        .replace("\"Hca1\"", "\"Hca1.cluster.example.org HCA-1\"")
+        .replace("\"Hca2\"", "\"Hca2.cluster.example.org HCA-1\"");
+    let sel = hosts::hostlist("--hosts", "Hca[1-3]").expect("a host list");
+    let m = run_with(&topo, LFTS, sel, false).expect("imports");
+    assert_eq!(m.network.hosts, ["Hca1", "Hca2", "Hca3", "Hca4"]);
+    assert_eq!(m.summary.routes, 6);
+    assert!(
+        m.notes.iter().any(
+            |n| n.starts_with("2 selected host(s) matched by short name")
+                && n.contains("Hca1 -> Hca1.cluster.example.org")
+        ),
+        "{:?}",
+        m.notes
+    );
+    // The full name still selects it.
+    let sel = hosts::hostlist("--hosts", "Hca1.cluster.example.org,Hca3").expect("a host list");
+    let m = run_with(&topo, LFTS, sel, false).expect("imports");
+    assert!(m
+        .network
+        .hosts
+        .contains(&"Hca1.cluster.example.org".to_string()));
+    // Two adapters with that short name: it names none.
+    let two = TOPO
+        .replace("\"Hca1\"", "\"Hca1.a HCA-1\"")
+        .replace("\"Hca2\"", "\"Hca1.b HCA-1\"");
+    let sel = hosts::hostlist("--hosts", "Hca1,Hca3").expect("a host list");
+    let e = err(run_with(&two, LFTS, sel, false));
+    assert!(
+        e.starts_with("--hosts: host \"Hca1\" is not in the fabric"),
+        "{e}"
+    );
+    assert!(
+        e.contains("the descriptions of 2 adapters start with \"Hca1.\""),
+        "{e}"
     );
 }

@@ -168,10 +168,38 @@ fn subdirs(dir: &Path) -> Result<Vec<PathBuf>, StudyError> {
     Ok(out)
 }
 
+/// Why `dir` is a failed run, if it is one: `scripts/ib-local run` writes `engine.txt`
+/// whatever happens, and the topology and tables only when OpenSM routed the fabric (a
+/// `timeout`, an engine failing without a fallback). `None` for a folder without
+/// `engine.txt` (not a run folder) or with a topology file (a run).
+fn failed_run(dir: &Path) -> Option<String> {
+    let engine = std::fs::read_to_string(dir.join("engine.txt")).ok()?;
+    if ["topology.txt", "topology-p.txt"]
+        .iter()
+        .any(|n| dir.join(n).is_file())
+    {
+        return None;
+    }
+    let engine = engine.trim();
+    Some(format!(
+        "{}: skipped, a run folder (engine.txt) without topology.txt or topology-p.txt: its \
+         engine.txt says {engine:?}, so the OpenSM run failed (see its opensm.log)",
+        dir.display()
+    ))
+}
+
 /// The runs the arguments name: each folder that holds a topology file is a run; a folder
 /// that holds none is searched for runs in its subfolders and theirs (two levels). Sorted
 /// by fabric and engine; the same fabric and engine twice is an error.
 pub fn find_runs(args: &[PathBuf]) -> Result<Vec<RunDir>, StudyError> {
+    find_runs_and_failed(args).map(|(runs, _)| runs)
+}
+
+/// [`find_runs`], and a warning for each folder found that is a failed run
+/// (`engine.txt` without a topology: `scripts/ib-local run` after an OpenSM timeout),
+/// which is left out.
+pub fn find_runs_and_failed(args: &[PathBuf]) -> Result<(Vec<RunDir>, Vec<String>), StudyError> {
+    let mut failed = Vec::new();
     let mut runs = Vec::new();
     for a in args {
         if !a.is_dir() {
@@ -185,21 +213,37 @@ pub fn find_runs(args: &[PathBuf]) -> Result<Vec<RunDir>, StudyError> {
             runs.push(r);
             continue;
         }
+        if let Some(why) = failed_run(a) {
+            return Err(StudyError::Input(why.replacen(": skipped, ", ": ", 1)));
+        }
         let before = runs.len();
+        let failed_before = failed.len();
         for sub in subdirs(a)? {
             if let Some(r) = run_in(&sub)? {
                 runs.push(r);
                 continue;
             }
+            if let Some(why) = failed_run(&sub) {
+                failed.push(why);
+                continue;
+            }
             for subsub in subdirs(&sub)? {
-                runs.extend(run_in(&subsub)?);
+                match run_in(&subsub)? {
+                    Some(r) => runs.push(r),
+                    None => failed.extend(failed_run(&subsub)),
+                }
             }
         }
         if runs.len() == before {
             return Err(StudyError::Input(format!(
                 "{}: no run found (a folder with topology.txt or topology-p.txt and \
-                 opensm-lfts.dump or dump_fts.txt, here or one or two levels down)",
-                a.display()
+                 opensm-lfts.dump or dump_fts.txt, here or one or two levels down){}",
+                a.display(),
+                if failed.len() > failed_before {
+                    format!("; {}", failed[failed_before..].join("; "))
+                } else {
+                    String::new()
+                }
             )));
         }
     }
@@ -215,7 +259,7 @@ pub fn find_runs(args: &[PathBuf]) -> Result<Vec<RunDir>, StudyError> {
             )));
         }
     }
-    Ok(runs)
+    Ok((runs, failed))
 }
 
 /// A run imported: its traffic (the all-to-all of every host) and its hosts in natural
@@ -1049,7 +1093,11 @@ pub fn run(
     tick: &(dyn Fn(&str) + Sync),
 ) -> Result<crate::Swept<Summary>, StudyError> {
     let start = Instant::now();
-    let (runs, _) = plan(a)?;
+    check(a)?;
+    let (runs, failed) = find_runs_and_failed(&a.runs)?;
+    for why in &failed {
+        eprintln!("warning: study routing: {why}");
+    }
     let all = items(runs.len(), &a.fractions, a.seeds);
     let todo: Vec<(usize, ItemSpec)> = all
         .iter()
@@ -1242,6 +1290,40 @@ fn recheck(r: &Row, p: &Params) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A folder `scripts/ib-local run` left after an OpenSM timeout (engine.txt, no
+    /// topology or tables) is reported, not dropped silently.
+    #[test]
+    fn a_failed_run_folder_is_reported() {
+        let root = tempfile::tempdir().expect("temp dir");
+        let fab = root.path().join("fab");
+        let ok = fab.join("minhop");
+        let bad = fab.join("lash");
+        std::fs::create_dir_all(&ok).expect("mkdir");
+        std::fs::create_dir_all(&bad).expect("mkdir");
+        for f in ["topology.txt", "opensm-lfts.dump", "engine.txt"] {
+            std::fs::write(ok.join(f), "x\n").expect("write");
+        }
+        std::fs::write(bad.join("engine.txt"), "timeout\n").expect("write");
+        let (runs, failed) =
+            find_runs_and_failed(&[root.path().to_path_buf()]).expect("one run found");
+        assert_eq!(runs.len(), 1);
+        assert_eq!(failed.len(), 1, "{failed:?}");
+        assert!(failed[0].contains("lash: skipped"), "{}", failed[0]);
+        assert!(
+            failed[0].contains("engine.txt says \"timeout\""),
+            "{}",
+            failed[0]
+        );
+        // The failed folder alone: no run, and the error says why.
+        let e = find_runs(std::slice::from_ref(&fab.join("lash"))).expect_err("no run");
+        assert!(e.to_string().contains("engine.txt says \"timeout\""), "{e}");
+        // A folder of failed runs only.
+        std::fs::remove_dir_all(&ok).expect("rm");
+        let e = find_runs(&[fab]).expect_err("no run");
+        assert!(e.to_string().contains("no run found"), "{e}");
+        assert!(e.to_string().contains("engine.txt says \"timeout\""), "{e}");
+    }
 
     #[test]
     fn natural_order() {
