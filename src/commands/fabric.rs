@@ -45,6 +45,25 @@ fn input(e: FabricError) -> anyhow::Error {
     InputError::of(e)
 }
 
+/// The hosts `--hosts LIST` or `--hostfile FILE` select (`None`: neither given), for
+/// `import ib` and `study routing`.
+pub fn host_selection(
+    list: Option<&str>,
+    file: Option<&Path>,
+) -> anyhow::Result<Option<Selection>> {
+    Ok(match (list, file) {
+        (Some(list), _) => Some(hosts::hostlist("--hosts", list).map_err(input)?),
+        (None, Some(file)) => Some(
+            hosts::hostfile(
+                &file.display().to_string(),
+                &liquid_fabric::read(file).map_err(input)?,
+            )
+            .map_err(input)?,
+        ),
+        (None, None) => None,
+    })
+}
+
 /// `liquid import ib`.
 pub fn import_ib(a: &ImportIbArgs) -> anyhow::Result<ExitCode> {
     super::refuse_overwriting_inputs(
@@ -63,14 +82,9 @@ pub fn import_ib(a: &ImportIbArgs) -> anyhow::Result<ExitCode> {
             .map_err(input)?;
     let lfts = liquid_fabric::lft::parse(&lname, &liquid_fabric::read(&a.lfts).map_err(input)?)
         .map_err(input)?;
-    let selection = match (&a.hosts, &a.hostfile) {
-        (Some(list), _) => hosts::hostlist("--hosts", list).map_err(input)?,
-        (None, Some(file)) => hosts::hostfile(
-            &file.display().to_string(),
-            &liquid_fabric::read(file).map_err(input)?,
-        )
-        .map_err(input)?,
-        (None, None) => match std::env::var("SLURM_JOB_NODELIST") {
+    let selection = match host_selection(a.hosts.as_deref(), a.hostfile.as_deref())? {
+        Some(s) => s,
+        None => match std::env::var("SLURM_JOB_NODELIST") {
             Ok(list) if !list.trim().is_empty() => {
                 // Said, since nothing on the command line asked for it.
                 eprintln!(

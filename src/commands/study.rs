@@ -186,6 +186,14 @@ pub struct RoutingArgs {
     /// Link latency of the simulations, s.
     #[arg(long, default_value_t = 0.0)]
     link_latency: f64,
+    /// The machine's hosts, of which the allocations are drawn, in Slurm's hostlist
+    /// syntax (`n[001-128]`, e.g. `sinfo -p compute -h -o %N`): storage, login and
+    /// gateway nodes left out. Default: every adapter of the fabric.
+    #[arg(long, value_name = "LIST", conflicts_with = "hostfile")]
+    hosts: Option<String>,
+    /// The machine's hosts, one per line (the first word: Open MPI host files work).
+    #[arg(long, value_name = "FILE")]
+    hostfile: Option<PathBuf>,
     /// Worker threads, 1 to 4096 (default: one per core); never more than the rows to
     /// run.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
@@ -215,6 +223,8 @@ pub fn routing(a: RoutingArgs) -> anyhow::Result<ExitCode> {
         size: a.size as f64,
         link_mb_s: a.link_throughput,
         link_latency: a.link_latency,
+        hosts: super::fabric::host_selection(a.hosts.as_deref(), a.hostfile.as_deref())?
+            .unwrap_or(liquid_fabric::hosts::Selection::All),
     };
     let (runs, total) = liquid_study::routing::plan(&args)?;
     let todo = a.shard.map_or(total, |s| s.item_count(total));

@@ -399,3 +399,55 @@ fn study_routing_pairwise_sends_large_messages_by_rendezvous() {
     assert_eq!(row[col("pairwise_makespan_s")], "0.002181038");
     assert_eq!(row[col("liquid_makespan_s")], "0.002013266");
 }
+
+/// `study routing --hosts LIST` draws the allocations from the hosts given (a machine's
+/// compute nodes, without its storage or login nodes), not every adapter.
+#[test]
+fn study_routing_draws_allocations_from_the_hosts_given() {
+    let runs = "crates/study/tests/data/routing";
+    let dir = tempfile::tempdir().expect("temp dir");
+    succeed(
+        liquid()
+            .args([
+                "study",
+                "routing",
+                runs,
+                "--seeds",
+                "2",
+                "--fractions",
+                "50",
+            ])
+            .args(["--hosts", "p[0-11]", "--out"])
+            .arg(dir.path().join("w")),
+    );
+    let csv = std::fs::read_to_string(dir.path().join("w/routing.csv")).expect("written");
+    let header: Vec<&str> = csv.lines().next().expect("a header").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 10, "{csv}");
+    for r in &rows {
+        let hosts: Vec<&str> = r[col("host_list")].split(' ').collect();
+        let want = if r[col("allocation")] == "whole" {
+            12
+        } else {
+            6
+        };
+        assert_eq!(hosts.len(), want, "{r:?}");
+        for h in hosts {
+            let n: u32 = h.strip_prefix('p').and_then(|n| n.parse().ok()).expect(h);
+            assert!(n <= 11, "{h} is not of p[0-11]: {r:?}");
+        }
+    }
+    // A host the fabric lacks is refused, naming it.
+    let out = liquid()
+        .args(["study", "routing", runs, "--hosts", "p[0-3],q9", "--out"])
+        .arg(dir.path().join("x"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("q9"));
+}

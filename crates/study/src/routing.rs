@@ -91,6 +91,10 @@ pub struct RoutingArgs {
     pub link_mb_s: f64,
     /// Link latency of the simulations, seconds.
     pub link_latency: f64,
+    /// The machine's hosts, of which allocations are drawn (`--hosts`/`--hostfile`: the
+    /// compute nodes, leaving out storage, login and gateway nodes); every adapter by
+    /// default.
+    pub hosts: liquid_fabric::hosts::Selection,
 }
 
 /// The sweep's own options, which every shard of one run shares.
@@ -107,6 +111,9 @@ struct Params {
     size: f64,
     link_mb_s: f64,
     link_latency: f64,
+    /// The hosts selected (`--hosts`/`--hostfile`), in order; empty: every adapter.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    hosts: Vec<String>,
 }
 
 /// One run folder: a fabric routed by one engine.
@@ -273,7 +280,7 @@ struct Loaded {
     hosts: Vec<String>,
 }
 
-fn load(run: &RunDir) -> Result<Loaded, StudyError> {
+fn load(run: &RunDir, selection: &liquid_fabric::hosts::Selection) -> Result<Loaded, StudyError> {
     let input = |e: liquid_fabric::FabricError| StudyError::Input(e.to_string());
     let tname = run.topology.display().to_string();
     let lname = run.lfts.display().to_string();
@@ -287,7 +294,7 @@ fn load(run: &RunDir) -> Result<Loaded, StudyError> {
         &lfts,
         &liquid_fabric::import::Options {
             name: format!("{}-{}", run.fabric, run.engine),
-            selection: liquid_fabric::hosts::Selection::All,
+            selection: selection.clone(),
             allow_unrouted: false,
         },
     )
@@ -1046,6 +1053,10 @@ fn params(a: &RoutingArgs, runs: &[RunDir]) -> Result<Params, StudyError> {
         size: a.size,
         link_mb_s: a.link_mb_s,
         link_latency: a.link_latency,
+        hosts: match &a.hosts {
+            liquid_fabric::hosts::Selection::All => Vec::new(),
+            liquid_fabric::hosts::Selection::Named { names, .. } => names.clone(),
+        },
     })
 }
 
@@ -1112,7 +1123,7 @@ pub fn run(
     needed.dedup();
     let loaded: Vec<(usize, Loaded)> = needed
         .par_iter()
-        .map(|&r| load(&runs[r]).map(|l| (r, l)))
+        .map(|&r| load(&runs[r], &a.hosts).map(|l| (r, l)))
         .collect::<Result<_, _>>()?;
     let loaded: HashMap<usize, Loaded> = loaded.into_iter().collect();
     let rows: Vec<Row> = todo

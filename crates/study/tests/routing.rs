@@ -23,6 +23,7 @@ fn args(runs: Vec<PathBuf>, out: &Path) -> RoutingArgs {
         size: 1_048_576.0,
         link_mb_s: 12_500.0,
         link_latency: 1e-6,
+        hosts: liquid_fabric::hosts::Selection::All,
     }
 }
 
