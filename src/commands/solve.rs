@@ -337,9 +337,19 @@ pub fn solve(a: &SolveArgs) -> anyhow::Result<ExitCode> {
             return Ok(code);
         }
     }
-    if let Some(why) = report.uncertified_reason().filter(|_| a.require_proof) {
-        eprintln!("not certified: {why}");
-        return Ok(ExitCode::from(EXIT_REJECTED));
+    if let Some(why) = report.uncertified_reason() {
+        if a.require_proof {
+            eprintln!("not certified: {why}");
+            return Ok(ExitCode::from(EXIT_REJECTED));
+        }
+        // The default run answers with checked evidence when it can: say so when it
+        // could not (the time limit came before the proof), as the report's `certified`.
+        if a.engine.is_none() {
+            eprintln!(
+                "warning: not certified: {why} (see `proof` in the report); \
+                 --require-proof makes such an answer exit 1"
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
