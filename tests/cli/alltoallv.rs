@@ -948,4 +948,83 @@ fn analyze_with_sizes_reports_the_throughput_given() {
     assert_eq!(v["link_throughput"], 1000.0, "{v}");
     // #X / Λ = 240 / 15 = 16.
     assert_eq!(v["liquid_throughput"], 16000.0, "{v}");
+    // Links at several rates: the links without their own are at B (the time bound's),
+    // and there is no one liquid throughput.
+    let model = write(
+        dir.path(),
+        "mixed.yaml",
+        "name: mixed\nnetwork:\n  hosts: [a, b]\n  switches: [S]\n  links:\n    \
+         - {id: a>S, from: a, to: S, bandwidth: 100}\n    - {id: S>a, from: S, to: a}\n    \
+         - {id: b>S, from: b, to: S}\n    - {id: S>b, from: S, to: b}\n\
+         pattern: {type: all-to-all, senders: [a, b], receivers: [a, b]}\n",
+    );
+    let sizes = write(dir.path(), "m.csv", "src,dst,bytes\na,b,1000\nb,a,1000\n");
+    let v = run_json(&[
+        "analyze",
+        &model,
+        "--sizes",
+        &sizes,
+        "--link-throughput",
+        "500",
+    ]);
+    assert_eq!(v["link_throughput"], 500.0, "{v}");
+    assert!(v["liquid_throughput"].is_null(), "{v}");
+}
+
+/// An engine that does not take the pieces' traffic (round-robin needs an all-to-all,
+/// closed-form a generated machine's: the pieces are neither) leaves the pieces' first fit
+/// too, with its reason; it was exit 2 naming a model the user never wrote.
+#[test]
+fn an_engine_that_refuses_the_pieces_leaves_first_fit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (spec, engine) in [("fat-tree:4,2", "round-robin"), ("rail:2,4", "closed-form")] {
+        let sizes = sizes_file(dir.path(), spec, "uniform", "64KiB", &["--seed", "1"]);
+        let v = run_json(&[
+            "solve",
+            spec,
+            "--sizes",
+            &sizes,
+            "--link-throughput",
+            "1000",
+            "--engine",
+            engine,
+        ]);
+        let name = v["preemptive"]["engine"]
+            .as_str()
+            .expect("an engine")
+            .to_string();
+        assert!(
+            name.starts_with(&format!(
+                "first-fit ({engine} does not take the pieces' traffic: "
+            )),
+            "{v}"
+        );
+    }
+}
+
+/// `simulate --engine native` on a traffic that is not liquid: native decided, and no time
+/// limit gives it a schedule; the error names engines that schedule any traffic.
+#[test]
+fn simulate_with_an_engine_that_schedules_liquid_traffics_only_says_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let model = write(
+        dir.path(),
+        "oddh.yaml",
+        "name: oddh\ntransfers:\n  - {id: t0, from: h0, to: g0, path: [e0, e1]}\n  \
+         - {id: t1, from: h1, to: g1, path: [e1, e2]}\n  \
+         - {id: t2, from: h2, to: g2, path: [e2, e3]}\n  \
+         - {id: t3, from: h3, to: g3, path: [e3, e4]}\n  \
+         - {id: t4, from: h4, to: g4, path: [e4, e0]}\n",
+    );
+    refused(
+        &[
+            "simulate",
+            &model,
+            "--engine",
+            "native",
+            "--link-throughput",
+            "1000",
+        ],
+        "the traffic is not liquid, and native schedules liquid traffics only",
+    );
 }

@@ -145,4 +145,13 @@ impl Analysis {
         self.liquid_throughput = Some(round2(mb_s * traffic.liquid_ratio()));
         self
     }
+
+    /// The report with the links that have no bandwidth of their own at `mb_s` MB/s,
+    /// other links keeping theirs: `link_throughput` is `mb_s`, and there is no one
+    /// liquid throughput.
+    pub fn with_default_link_throughput(mut self, mb_s: f64) -> Analysis {
+        self.link_throughput = Some(mb_s);
+        self.liquid_throughput = None;
+        self
+    }
 }

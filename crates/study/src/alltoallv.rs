@@ -185,10 +185,13 @@ pub fn analyze(
     let mut analysis = Analysis::new(&l.traffic, options);
     // Every real link at one rate (`--link-throughput`, or the model's): the report's
     // link and liquid throughputs are at that rate, the one the time bound uses.
+    // Links at several rates: `--link-throughput` is the rate of those without their own.
     let mut rates = l.platform.bandwidth.iter().filter(|b| b.is_finite());
     if let Some(&first) = rates.next() {
         if rates.all(|&b| b == first) {
             analysis = analysis.at_link_throughput(&l.traffic, first / 1e6);
+        } else if let Some(mb_s) = a.link_throughput {
+            analysis = analysis.with_default_link_throughput(mb_s);
         }
     }
     Ok(AnalyzeReport {
@@ -681,13 +684,21 @@ fn chunks(
         // The rest of the run's time (an engine given by --engine runs even when none is
         // left: it makes the only schedule).
         request.limits.time = Some(clock.left().max(Duration::from_millis(1)));
-        let checked = solver(&pt, e, &request)?;
+        // An engine that does not take the pieces' traffic (closed-form needs a generated
+        // machine's all-to-all, round-robin an all-to-all: the pieces are neither; SAT a
+        // traffic it can encode) leaves the pieces' first fit below, said so with the
+        // engine's reason, as an engine that gives no schedule does.
+        let (checked, declined) = match solver(&pt, e, &request) {
+            Ok(c) => (Some(c), None),
+            Err(liquid_engine::SolveError::Input(why)) => (None, Some(why)),
+            Err(err) => return Err(err.into()),
+        };
         if clock.passed() && c.is_some() {
             clock
                 .cut
                 .push(format!("engine {} on the pieces: stopped", e.name()));
         }
-        if let Some(s) = checked.outcome().schedule() {
+        if let Some(s) = checked.as_ref().and_then(|c| c.outcome().schedule()) {
             // The gate validated it; once more, here, against the pieces traffic.
             liquid_model::validate(&pt, s).map_err(StudyError::internal)?;
             let from_engine = chunk::from_pieces_schedule(quantum, &counts, &origin, s);
@@ -711,11 +722,18 @@ fn chunks(
                 chunk::first_fit_until(traffic, bytes, quantum, platform, &lanes, deadline, true)
                     .ok_or_else(|| StudyError::internal("first fit without a schedule"))?,
             );
-            engine = format!(
-                "first-fit ({} gave no schedule of the pieces: {})",
-                e.name(),
-                checked.verdict().as_str()
-            );
+            engine = match (&checked, &declined) {
+                (Some(checked), _) => format!(
+                    "first-fit ({} gave no schedule of the pieces: {})",
+                    e.name(),
+                    checked.verdict().as_str()
+                ),
+                (None, why) => format!(
+                    "first-fit ({} does not take the pieces' traffic: {})",
+                    e.name(),
+                    why.as_deref().unwrap_or("refused")
+                ),
+            };
         }
         if engine != e.name() && !engine.starts_with("first-fit (") {
             engine = format!("first-fit ({} found no faster schedule)", e.name());

@@ -596,12 +596,10 @@ fn run_plans(
                 &std::sync::atomic::AtomicU64::new(0),
             )?;
             let verdict = checked.verdict();
-            let s = checked.into_outcome().into_schedule().ok_or_else(|| {
-                StudyError::Input(format!(
-                    "engine {name} found no schedule ({}); raise --time-limit or give --schedule",
-                    verdict.as_str()
-                ))
-            })?;
+            let s = checked
+                .into_outcome()
+                .into_schedule()
+                .ok_or_else(|| crate::simulate::no_schedule(name, verdict))?;
             (s, format!("engine {name}"))
         }
     };

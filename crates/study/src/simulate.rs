@@ -320,11 +320,7 @@ fn get_schedule(
     };
     let verdict = checked.verdict();
     let Some(s) = checked.into_outcome().into_schedule() else {
-        return Err(StudyError::Input(format!(
-            "engine {} found no schedule ({}); raise --time-limit or give --schedule",
-            engine.name(),
-            verdict.as_str()
-        )));
+        return Err(no_schedule(engine.name(), verdict));
     };
     if verdict == liquid_model::Verdict::Unknown {
         // The run goes on with the best schedule found, but not as if it were the
@@ -951,6 +947,24 @@ impl MpiSimReport {
             )
         })
     }
+}
+
+/// Why an engine asked for a schedule gave none: a limit came first (raise it), or it
+/// decided the traffic is not liquid and schedules liquid traffics only (native,
+/// structured: no limit helps, another engine does).
+pub(crate) fn no_schedule(engine: &str, verdict: liquid_model::Verdict) -> StudyError {
+    StudyError::Input(if verdict == liquid_model::Verdict::NonLiquid {
+        format!(
+            "engine {engine} found no schedule: the traffic is not liquid, and {engine} \
+             schedules liquid traffics only; give an engine that schedules any traffic \
+             (the default, portfolio, or dsatur) or --schedule"
+        )
+    } else {
+        format!(
+            "engine {engine} found no schedule ({}); raise --time-limit or give --schedule",
+            verdict.as_str()
+        )
+    })
 }
 
 /// `liquid simulate MODEL --plan NAME`: the all-to-all of an MPI library (`mpi-ompi-1.1.2`,
