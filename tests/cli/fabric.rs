@@ -451,3 +451,52 @@ fn study_routing_draws_allocations_from_the_hosts_given() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("q9"));
 }
+
+/// `study routing` simulates a link at another rate than the fabric's (a cable trained at
+/// 1X among 4X ones, as ibnetdiscover prints it on both ends) at its ratio to
+/// `--link-throughput`: the whole machine's schedule takes longer than on the healthy
+/// fabric, where it took the same.
+#[test]
+fn study_routing_keeps_a_degraded_cable_s_rate() {
+    let src = std::path::Path::new("crates/study/tests/data/routing/fat-tree-4-3/minhop");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = dir.path().join("degraded/minhop");
+    std::fs::create_dir_all(&run).expect("mkdir");
+    for f in ["opensm-lfts.dump", "engine.txt"] {
+        std::fs::copy(src.join(f), run.join(f)).expect("copy");
+    }
+    let topo = std::fs::read_to_string(src.join("topology.txt")).expect("read");
+    let edited = topo
+        .replace(
+            "[1]\t\"S-0000000000200005\"[2]\t\t# \"sw1_0_1\" lid 9 4xSDR",
+            "[1]\t\"S-0000000000200005\"[2]\t\t# \"sw1_0_1\" lid 9 1xSDR",
+        )
+        .replace(
+            "[2]\t\"S-0000000000200003\"[1]\t\t# \"sw0_1_1\" lid 6 4xSDR",
+            "[2]\t\"S-0000000000200003\"[1]\t\t# \"sw0_1_1\" lid 6 1xSDR",
+        );
+    assert_eq!(edited.matches("1xSDR").count(), 2, "the edit applies");
+    std::fs::write(run.join("topology.txt"), edited).expect("write");
+    let whole = |runs: &std::path::Path, out: &str| -> f64 {
+        succeed(
+            liquid()
+                .arg("study")
+                .arg("routing")
+                .arg(runs)
+                .args(["--seeds", "1", "--fractions", "50", "--out"])
+                .arg(dir.path().join(out)),
+        );
+        let csv = std::fs::read_to_string(dir.path().join(out).join("routing.csv")).expect("csv");
+        let header: Vec<&str> = csv.lines().next().expect("header").split(',').collect();
+        let col = |n: &str| header.iter().position(|h| *h == n).expect(n);
+        let row: Vec<&str> = csv
+            .lines()
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .find(|c| c[col("allocation")] == "whole")
+            .expect("the whole machine's row");
+        row[col("liquid_makespan_s")].parse().expect("a makespan")
+    };
+    let healthy = whole(src, "healthy");
+    let degraded = whole(&run, "degraded-out");
+    assert!(degraded > healthy * 1.5, "{degraded} against {healthy}");
+}

@@ -278,6 +278,9 @@ struct Loaded {
     /// The fabric with every host pair's route.
     network: liquid_model::network::Network,
     hosts: Vec<String>,
+    /// Per link at another rate than the fabric's (a cable trained at 1X, faster
+    /// uplinks), by link id: its rate over the fabric's, as the topology file gives them.
+    rate_ratio: HashMap<String, f64>,
 }
 
 fn load(run: &RunDir, selection: &liquid_fabric::hosts::Selection) -> Result<Loaded, StudyError> {
@@ -317,11 +320,22 @@ fn load(run: &RunDir, selection: &liquid_fabric::hosts::Selection) -> Result<Loa
     } else {
         "not recorded".into()
     };
+    let rate_ratio = match imported.link_throughput {
+        Some(common) => imported
+            .network
+            .links
+            .iter()
+            .zip(&imported.link_params)
+            .filter_map(|(l, p)| p.bandwidth.map(|b| (l.id.clone(), b / common)))
+            .collect(),
+        None => HashMap::new(),
+    };
     Ok(Loaded {
         engine_used,
         name: imported.name,
         network: imported.network,
         hosts,
+        rate_ratio,
     })
 }
 
@@ -642,8 +656,13 @@ fn run_item(
     let length = schedule.frames.len();
     // Simulations.
     let bandwidth = a.link_mb_s * 1e6;
-    let mapped = liquid_sim::MappedTraffic::new(&traffic, |_| Some((bandwidth, a.link_latency)))
-        .map_err(|e| StudyError::Internal(what(&e)))?;
+    // Every link at --link-throughput, but a link at another rate than the fabric's keeps
+    // its ratio to it (a 1X cable among 4X ones runs at a quarter).
+    let mapped = liquid_sim::MappedTraffic::new(&traffic, |name| {
+        let ratio = loaded.rate_ratio.get(name).copied().unwrap_or(1.0);
+        Some((bandwidth * ratio, a.link_latency))
+    })
+    .map_err(|e| StudyError::Internal(what(&e)))?;
     let opts = liquid_sim::Options {
         overhead: 0.0,
         trace: false,
