@@ -635,8 +635,29 @@ fn build(what: GenerateWhat) -> anyhow::Result<(Generated, GenerateOutput)> {
     })
 }
 
-/// Writes a generated model in the output's form.
+/// Writes a generated model in the output's form, saying on stderr what the form cannot
+/// hold: the links' own bandwidth and latency (explicit form), a lattice's cabling by
+/// dimension (no form: only `export ibsim SPEC` cables by it).
 fn write(g: &Generated, output: GenerateOutput) -> anyhow::Result<ExitCode> {
+    let own = g
+        .link_params
+        .iter()
+        .filter(|p| p.bandwidth.is_some() || p.latency.is_some())
+        .count();
+    if output.form == Form::Explicit && own > 0 {
+        eprintln!(
+            "warning: {own} links have their own bandwidth or latency, which the explicit \
+             form cannot hold: dropped from this file (--form network keeps them; every \
+             command also takes the spec itself)"
+        );
+    }
+    if output.form == Form::Network && !g.ports.is_empty() {
+        eprintln!(
+            "note: the file does not keep the lattice's cabling by dimension: `export ibsim` \
+             of it numbers the ports in link order, and OpenSM's dor then routes another way; \
+             export the spec itself (`liquid export ibsim SPEC`) for dor"
+        );
+    }
     let text = match output.form {
         Form::Explicit => g
             .to_explicit_yaml()

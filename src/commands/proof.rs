@@ -52,10 +52,11 @@ pub struct ProveArgs {
     #[arg(long = "proof", alias = "out", value_name = "DIR")]
     proof: PathBuf,
     /// Who writes the proof: `auto` (the default: at k = Λ the team-cover search, else or
-    /// when it declines varisat), varisat, or a native search (k from Λ to 32; at k = Λ
-    /// the team-cover search, then the frame search, both writing their own hints; else,
-    /// or when they give up, the colouring search, whose trace becomes LRAT hints by unit
-    /// propagation on the same CNF). The report's `proof_by` says who wrote the proof.
+    /// when it declines varisat), `sat` (varisat), or `search`, a native search (k from Λ
+    /// to 32; at k = Λ the team-cover search, then the frame search, both writing their own
+    /// hints; else, or when they give up, the colouring search, whose trace becomes LRAT
+    /// hints by unit propagation on the same CNF). The report's `proof_by` says who wrote
+    /// the proof.
     #[arg(long, value_enum, default_value_t = Prover::Auto)]
     prover: Prover,
     /// Wall-clock limit in seconds (default 300): without a proof by then, the report

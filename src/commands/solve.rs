@@ -367,7 +367,11 @@ fn stopped_warning(
         Some(l) => format!("the best schedule found has {l} timeframes"),
         None => "no schedule found".into(),
     };
-    let loading = if loading_s >= 0.1 && loading_s >= time_s / 10.0 {
+    let loading = if loading_s < 0.1 {
+        String::new()
+    } else if loading_s >= time_s {
+        format!(" (reading the model took {loading_s:.1} s: the limit had passed before the engines started)")
+    } else if loading_s >= time_s / 10.0 {
         format!(" (reading the model took {loading_s:.1} s of it)")
     } else {
         String::new()

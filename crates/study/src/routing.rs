@@ -188,9 +188,14 @@ fn failed_run(dir: &Path) -> Option<String> {
         return None;
     }
     let engine = engine.trim();
+    let log = if dir.join("opensm.log").is_file() {
+        " (see its opensm.log)"
+    } else {
+        ""
+    };
     Some(format!(
         "{}: skipped, a run folder (engine.txt) without topology.txt or topology-p.txt: its \
-         engine.txt says {engine:?}, so the OpenSM run failed (see its opensm.log)",
+         engine.txt says {engine:?}, so the OpenSM run failed{log}",
         dir.display()
     ))
 }
