@@ -364,6 +364,40 @@ fn study_routing_time_limit_stops_each_simulation() {
     );
 }
 
+/// `liquid study routing RUNS --seeds SEEDS --fractions 50 EXTRA... --out DIR/OUT`, its
+/// routing.csv read back: one map of column to cell per row.
+fn study_rows(
+    runs: &std::path::Path,
+    seeds: &str,
+    extra: &[&str],
+    dir: &std::path::Path,
+    out: &str,
+) -> Vec<std::collections::HashMap<String, String>> {
+    succeed(
+        liquid()
+            .args(["study", "routing"])
+            .arg(runs)
+            .args(["--seeds", seeds, "--fractions", "50"])
+            .args(extra)
+            .arg("--out")
+            .arg(dir.join(out)),
+    );
+    let csv = std::fs::read_to_string(dir.join(out).join("routing.csv")).expect("written");
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .zip(l.split(','))
+                .map(|(h, c)| (h.to_string(), c.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+const ROUTING_RUNS: &str = "crates/study/tests/data/routing";
+
 /// `study routing`'s Open MPI pairwise exchange sends 1 MiB messages by rendezvous (ob1,
 /// from the 64 KiB eager limit), as Open MPI does: on the minhop fabric of the test data
 /// the whole machine's pairwise takes 2.181 ms. With every send eager (the study before
@@ -371,71 +405,33 @@ fn study_routing_time_limit_stops_each_simulation() {
 /// liquid schedule's 2.013 ms plus a round's worth.
 #[test]
 fn study_routing_pairwise_sends_large_messages_by_rendezvous() {
-    let runs = "crates/study/tests/data/routing";
     let dir = tempfile::tempdir().expect("temp dir");
-    succeed(
-        liquid()
-            .args([
-                "study",
-                "routing",
-                runs,
-                "--seeds",
-                "1",
-                "--fractions",
-                "50",
-            ])
-            .arg("--out")
-            .arg(dir.path().join("w")),
-    );
-    let csv = std::fs::read_to_string(dir.path().join("w/routing.csv")).expect("written");
-    let header: Vec<&str> = csv.lines().next().expect("a header").split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
-    let row = csv
-        .lines()
-        .map(|l| l.split(',').collect::<Vec<_>>())
-        .find(|c| c[col("engine")] == "minhop" && c[col("allocation")] == "whole")
+    let rows = study_rows(ROUTING_RUNS.as_ref(), "1", &[], dir.path(), "w");
+    let row = rows
+        .iter()
+        .find(|r| r["engine"] == "minhop" && r["allocation"] == "whole")
         .expect("the minhop whole-machine row");
-    assert_eq!(row[col("size_bytes")], "1048576");
-    assert_eq!(row[col("pairwise_makespan_s")], "0.002181038");
-    assert_eq!(row[col("liquid_makespan_s")], "0.002013266");
+    assert_eq!(row["size_bytes"], "1048576");
+    assert_eq!(row["pairwise_makespan_s"], "0.002181038");
+    assert_eq!(row["liquid_makespan_s"], "0.002013266");
 }
 
 /// `study routing --hosts LIST` draws the allocations from the hosts given (a machine's
 /// compute nodes, without its storage or login nodes), not every adapter.
 #[test]
 fn study_routing_draws_allocations_from_the_hosts_given() {
-    let runs = "crates/study/tests/data/routing";
     let dir = tempfile::tempdir().expect("temp dir");
-    succeed(
-        liquid()
-            .args([
-                "study",
-                "routing",
-                runs,
-                "--seeds",
-                "2",
-                "--fractions",
-                "50",
-            ])
-            .args(["--hosts", "p[0-11]", "--out"])
-            .arg(dir.path().join("w")),
+    let rows = study_rows(
+        ROUTING_RUNS.as_ref(),
+        "2",
+        &["--hosts", "p[0-11]"],
+        dir.path(),
+        "w",
     );
-    let csv = std::fs::read_to_string(dir.path().join("w/routing.csv")).expect("written");
-    let header: Vec<&str> = csv.lines().next().expect("a header").split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
-    let rows: Vec<Vec<&str>> = csv
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect())
-        .collect();
-    assert_eq!(rows.len(), 10, "{csv}");
+    assert_eq!(rows.len(), 10, "{rows:?}");
     for r in &rows {
-        let hosts: Vec<&str> = r[col("host_list")].split(' ').collect();
-        let want = if r[col("allocation")] == "whole" {
-            12
-        } else {
-            6
-        };
+        let hosts: Vec<&str> = r["host_list"].split(' ').collect();
+        let want = if r["allocation"] == "whole" { 12 } else { 6 };
         assert_eq!(hosts.len(), want, "{r:?}");
         for h in hosts {
             let n: u32 = h.strip_prefix('p').and_then(|n| n.parse().ok()).expect(h);
@@ -444,7 +440,14 @@ fn study_routing_draws_allocations_from_the_hosts_given() {
     }
     // A host the fabric lacks is refused, naming it.
     let out = liquid()
-        .args(["study", "routing", runs, "--hosts", "p[0-3],q9", "--out"])
+        .args([
+            "study",
+            "routing",
+            ROUTING_RUNS,
+            "--hosts",
+            "p[0-3],q9",
+            "--out",
+        ])
         .arg(dir.path().join("x"))
         .output()
         .expect("runs");
@@ -458,7 +461,7 @@ fn study_routing_draws_allocations_from_the_hosts_given() {
 /// fabric, where it took the same.
 #[test]
 fn study_routing_keeps_a_degraded_cable_s_rate() {
-    let src = std::path::Path::new("crates/study/tests/data/routing/fat-tree-4-3/minhop");
+    let src = std::path::Path::new(ROUTING_RUNS).join("fat-tree-4-3/minhop");
     let dir = tempfile::tempdir().expect("temp dir");
     let run = dir.path().join("degraded/minhop");
     std::fs::create_dir_all(&run).expect("mkdir");
@@ -478,25 +481,14 @@ fn study_routing_keeps_a_degraded_cable_s_rate() {
     assert_eq!(edited.matches("1xSDR").count(), 2, "the edit applies");
     std::fs::write(run.join("topology.txt"), edited).expect("write");
     let whole = |runs: &std::path::Path, out: &str| -> f64 {
-        succeed(
-            liquid()
-                .arg("study")
-                .arg("routing")
-                .arg(runs)
-                .args(["--seeds", "1", "--fractions", "50", "--out"])
-                .arg(dir.path().join(out)),
-        );
-        let csv = std::fs::read_to_string(dir.path().join(out).join("routing.csv")).expect("csv");
-        let header: Vec<&str> = csv.lines().next().expect("header").split(',').collect();
-        let col = |n: &str| header.iter().position(|h| *h == n).expect(n);
-        let row: Vec<&str> = csv
-            .lines()
-            .map(|l| l.split(',').collect::<Vec<_>>())
-            .find(|c| c[col("allocation")] == "whole")
+        let rows = study_rows(runs, "1", &[], dir.path(), out);
+        let row = rows
+            .iter()
+            .find(|r| r["allocation"] == "whole")
             .expect("the whole machine's row");
-        row[col("liquid_makespan_s")].parse().expect("a makespan")
+        row["liquid_makespan_s"].parse().expect("a makespan")
     };
-    let healthy = whole(src, "healthy");
+    let healthy = whole(&src, "healthy");
     let degraded = whole(&run, "degraded-out");
     assert!(degraded > healthy * 1.5, "{degraded} against {healthy}");
 }
