@@ -639,11 +639,7 @@ fn build(what: GenerateWhat) -> anyhow::Result<(Generated, GenerateOutput)> {
 /// hold: the links' own bandwidth and latency (explicit form), a lattice's cabling by
 /// dimension (no form: only `export ibsim SPEC` cables by it).
 fn write(g: &Generated, output: GenerateOutput) -> anyhow::Result<ExitCode> {
-    let own = g
-        .link_params
-        .iter()
-        .filter(|p| p.bandwidth.is_some() || p.latency.is_some())
-        .count();
+    let own = g.link_params.iter().filter(|p| p.is_set()).count();
     if output.form == Form::Explicit && own > 0 {
         eprintln!(
             "warning: {own} links have their own bandwidth or latency, which the explicit \

@@ -37,6 +37,13 @@ pub struct LinkParams {
     pub latency: Option<f64>,
 }
 
+impl LinkParams {
+    /// Whether the link gives a figure of its own (which the explicit form cannot hold).
+    pub fn is_set(&self) -> bool {
+        self.bandwidth.is_some() || self.latency.is_some()
+    }
+}
+
 /// An explicit route for one (sender, receiver) pair.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Route {

@@ -96,11 +96,7 @@ pub fn expanded(arg: &Path) -> Result<(String, Vec<String>), StudyError> {
     let m = load_model(arg)?;
     let text = liquid_model::yaml::write_explicit_with_latency(&m.traffic, m.link_latency);
     let mut warnings = Vec::new();
-    let own = m
-        .link_params
-        .iter()
-        .filter(|p| p.bandwidth.is_some() || p.latency.is_some())
-        .count();
+    let own = m.link_params.iter().filter(|p| p.is_set()).count();
     if own > 0 {
         warnings.push(format!(
             "{own} links have their own bandwidth or latency, which the explicit form cannot \
