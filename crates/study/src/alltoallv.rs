@@ -688,9 +688,9 @@ fn chunks(
         // machine's all-to-all, round-robin an all-to-all: the pieces are neither; SAT a
         // traffic it can encode) leaves the pieces' first fit below, said so with the
         // engine's reason, as an engine that gives no schedule does.
-        let (checked, declined) = match solver(&pt, e, &request) {
-            Ok(c) => (Some(c), None),
-            Err(liquid_engine::SolveError::Input(why)) => (None, Some(why)),
+        let checked = match solver(&pt, e, &request) {
+            Ok(c) => Ok(c),
+            Err(liquid_engine::SolveError::Input(why)) => Err(why),
             Err(err) => return Err(err.into()),
         };
         if clock.passed() && c.is_some() {
@@ -698,7 +698,7 @@ fn chunks(
                 .cut
                 .push(format!("engine {} on the pieces: stopped", e.name()));
         }
-        if let Some(s) = checked.as_ref().and_then(|c| c.outcome().schedule()) {
+        if let Some(s) = checked.as_ref().ok().and_then(|c| c.outcome().schedule()) {
             // The gate validated it; once more, here, against the pieces traffic.
             liquid_model::validate(&pt, s).map_err(StudyError::internal)?;
             let from_engine = chunk::from_pieces_schedule(quantum, &counts, &origin, s);
@@ -722,16 +722,15 @@ fn chunks(
                 chunk::first_fit_until(traffic, bytes, quantum, platform, &lanes, deadline, true)
                     .ok_or_else(|| StudyError::internal("first fit without a schedule"))?,
             );
-            engine = match (&checked, &declined) {
-                (Some(checked), _) => format!(
+            engine = match &checked {
+                Ok(checked) => format!(
                     "first-fit ({} gave no schedule of the pieces: {})",
                     e.name(),
                     checked.verdict().as_str()
                 ),
-                (None, why) => format!(
-                    "first-fit ({} does not take the pieces' traffic: {})",
-                    e.name(),
-                    why.as_deref().unwrap_or("refused")
+                Err(why) => format!(
+                    "first-fit ({} does not take the pieces' traffic: {why})",
+                    e.name()
                 ),
             };
         }
